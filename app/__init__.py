@@ -1,0 +1,1 @@
+"""Entry points of Vault Librarian: the CLI (and, later, the HTTP service) and their wiring."""

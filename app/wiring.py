@@ -1,0 +1,100 @@
+"""The one place that names concrete adapters: builds every service from `Settings`."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.errors import InvalidRequest
+from core.ports import DocStore, Embedder, VectorStore, WatermarkStore
+from core.settings import Settings
+from rag.docstore import build_docstore
+from rag.embedders import build_embedder
+from rag.indexer import NoteIndexer
+from rag.linkindex import SqliteLinkIndex
+from rag.rerank import build_reranker
+from rag.retrieve import Retriever
+from rag.stores import build_vector_store
+from sync.reindex import Reindexer
+from sync.watermarks import SqliteWatermarkStore
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """Every port instance the entry points need, built once and closed together."""
+
+    settings: Settings
+    embedder: Embedder
+    store: VectorStore
+    docstore: DocStore
+    watermarks: WatermarkStore
+    links: SqliteLinkIndex
+    retriever: Retriever
+    reindexer: Reindexer
+
+    def close(self) -> None:
+        """Release files and connections."""
+        self.store.close()
+        self.docstore.close()
+        self.watermarks.close()
+        self.links.close()
+
+
+def utc_now() -> datetime:
+    """Return the current time in UTC (the production clock)."""
+    return datetime.now(UTC)
+
+
+def build_services(settings: Settings, *, embedder: Embedder | None = None) -> Services:
+    """Build every service from settings; tests may pass a fake embedder."""
+    data_dir = settings.data_dir
+    data_dir.mkdir(parents=True, exist_ok=True)
+    embedder = embedder or build_embedder(settings.embedding)
+    store = build_vector_store(settings.store)
+    docstore = build_docstore(settings.store)
+    watermarks = SqliteWatermarkStore(data_dir / "watermarks.sqlite")
+    links = SqliteLinkIndex(data_dir / "links.sqlite")
+    indexer = NoteIndexer(
+        embedder, overlap_tokens=settings.chunk_overlap_tokens, batch_size=settings.embed_batch_size
+    )
+    reindexer = Reindexer(
+        vault=settings.vault,
+        embedder=embedder,
+        indexer=indexer,
+        store=store,
+        docstore=docstore,
+        watermarks=watermarks,
+        links=links,
+        clock=utc_now,
+    )
+    retriever = Retriever(embedder, store, build_reranker(settings.retrieval), settings.retrieval)
+    return Services(
+        settings=settings,
+        embedder=embedder,
+        store=store,
+        docstore=docstore,
+        watermarks=watermarks,
+        links=links,
+        retriever=retriever,
+        reindexer=reindexer,
+    )
+
+
+@contextmanager
+def index_lock(data_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on DATA_DIR so two index runs never write the same index at once."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / "index.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise InvalidRequest(f"another process is indexing {data_dir}; wait for it to finish") from exc
+        yield
+    finally:
+        os.close(fd)

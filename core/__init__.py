@@ -1,0 +1,1 @@
+"""Shared nouns, ports and settings of Vault Librarian (stdlib and pydantic only)."""

@@ -1,0 +1,34 @@
+"""Application errors that adapters raise and the edges (CLI, HTTP) translate for users."""
+
+
+class AppError(Exception):
+    """Base class for errors a user should see as a clear message, never a traceback."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(AppError):
+    """A requested note, path or resource does not exist."""
+
+
+class InvalidRequest(AppError):
+    """The input or configuration is wrong in a way the user can fix."""
+
+
+class EditConflict(AppError):
+    """A note changed between proposing an edit and applying it."""
+
+
+class UpstreamUnavailable(AppError):
+    """A backing service (Qdrant, Redis, an LLM endpoint) cannot be reached."""
+
+    def __init__(self, service: str, detail: str = "") -> None:
+        message = f"{service} is unavailable" + (f": {detail}" if detail else "")
+        super().__init__(message)
+        self.service = service
+
+
+class IndexModelMismatch(AppError):
+    """The index on disk was built with a different embedding model than the one configured."""

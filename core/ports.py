@@ -1,0 +1,175 @@
+"""Ports: the small Protocols that adapters implement and the rest of the code depends on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from core.domain import (
+    EmbeddedChunk,
+    Embedding,
+    IndexIdentity,
+    SearchFilters,
+    SearchHit,
+    StoredDoc,
+    Watermark,
+)
+
+
+class Embedder(Protocol):
+    """Turns text into dense + sparse vectors and measures text in the dense model's tokens."""
+
+    @property
+    def identity(self) -> IndexIdentity:
+        """Return the model id and dense dimension, stored with the index."""
+        ...
+
+    @property
+    def max_tokens(self) -> int:
+        """Return the dense model's window in tokens (special tokens included)."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Return the number of dense-model tokens of `text`, special tokens included."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Embedding]:
+        """Embed texts to be stored (document prefix, BM25 document weights)."""
+        ...
+
+    def embed_query(self, text: str) -> Embedding:
+        """Embed a search query (query prefix, BM25 query weights)."""
+        ...
+
+
+class VectorStore(Protocol):
+    """Stores chunk points with a named dense and a named sparse vector and runs hybrid search."""
+
+    def reset(self, identity: IndexIdentity) -> None:
+        """Drop every point and recreate the collection for this model identity."""
+        ...
+
+    def identity(self) -> IndexIdentity | None:
+        """Return the identity the collection was created for, or None if there is none yet."""
+        ...
+
+    def upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
+        """Insert or replace points; ids are derived from `path::chunk_index`."""
+        ...
+
+    def delete_paths(self, paths: Iterable[str]) -> None:
+        """Delete every point of these note paths."""
+        ...
+
+    def embeddings_for_paths(self, paths: Iterable[str]) -> dict[str, Embedding]:
+        """Return stored vectors of these notes keyed by `embed_key`, so unchanged chunks skip embedding."""
+        ...
+
+    def search(
+        self,
+        query: Embedding,
+        *,
+        limit: int,
+        filters: SearchFilters | None = None,
+        prefetch_limit: int = 50,
+        rrf_k: int = 60,
+    ) -> list[SearchHit]:
+        """Run dense and sparse prefetches (each filtered) and fuse them with RRF."""
+        ...
+
+    def count(self) -> int:
+        """Return the number of points."""
+        ...
+
+    def indexed_paths(self) -> set[str]:
+        """Return the note paths that have at least one point."""
+        ...
+
+    def flush(self) -> None:
+        """Persist pending writes."""
+        ...
+
+    def close(self) -> None:
+        """Release files and connections."""
+        ...
+
+
+class Reranker(Protocol):
+    """Reorders retrieved hits by a finer relevance model."""
+
+    def rerank(self, query: str, hits: Sequence[SearchHit], *, top_k: int) -> list[SearchHit]:
+        """Return the best `top_k` hits for `query`, best first."""
+        ...
+
+
+class DocStore(Protocol):
+    """Keeps the verbatim markdown of each indexed note and the set of content hashes seen."""
+
+    def put(self, doc: StoredDoc) -> None:
+        """Store or replace the markdown of a note."""
+        ...
+
+    def get(self, path: str) -> StoredDoc | None:
+        """Return the stored note, or None."""
+        ...
+
+    def delete(self, path: str) -> None:
+        """Forget a note (and its hash when no other note has it)."""
+        ...
+
+    def paths(self) -> set[str]:
+        """Return every stored path."""
+        ...
+
+    def paths_with_hash(self, content_hash: str) -> set[str]:
+        """Return the stored paths whose content has this hash (the dedup set)."""
+        ...
+
+    def clear(self) -> None:
+        """Forget everything."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+class WatermarkStore(Protocol):
+    """Remembers per file what was indexed, so unchanged files are skipped."""
+
+    def all(self) -> dict[str, Watermark]:
+        """Return every watermark keyed by path."""
+        ...
+
+    def mark_pending(self, path: str, *, mtime_ns: int, size: int) -> None:
+        """Record that indexing of `path` started; a crash leaves it pending for the next run."""
+        ...
+
+    def record_success(self, path: str, *, mtime_ns: int, size: int, sha256: str, at: datetime) -> None:
+        """Record that `path` with this content is fully indexed."""
+        ...
+
+    def record_error(self, path: str, *, mtime_ns: int, size: int, error: str, at: datetime) -> None:
+        """Record that `path` could not be indexed, and why."""
+        ...
+
+    def delete(self, path: str) -> None:
+        """Forget a path that left the vault."""
+        ...
+
+    def clear(self) -> None:
+        """Forget every file (a full re-index follows)."""
+        ...
+
+    def get_meta(self, key: str) -> str | None:
+        """Return a stored index-level value (model identity, last run ...)."""
+        ...
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store an index-level value."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection."""
+        ...

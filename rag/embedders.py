@@ -1,0 +1,112 @@
+"""The real Embedder: a fastembed dense model plus qdrant-edge BM25 sparse vectors, blocking (run it in a thread)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from core.domain import Embedding, IndexIdentity, SparseVector
+from core.errors import InvalidRequest
+from core.ports import Embedder
+from core.settings import EmbeddingSettings
+from rag.dense_models import load_dense_model, prefixes_for
+
+if TYPE_CHECKING:
+    from fastembed import TextEmbedding
+    from qdrant_edge import SparseVector as EdgeSparseVector
+    from tokenizers import Tokenizer
+
+FALLBACK_MAX_TOKENS = 512
+
+
+class FastembedEmbedder:
+    """Embed text with a fastembed dense model and qdrant-edge BM25; every call blocks on ONNX work."""
+
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        from qdrant_edge import Bm25
+
+        model = load_dense_model(settings.model, cache_dir=settings.cache_dir, threads=settings.threads)
+        self._dense: TextEmbedding = model.embedding
+        self._identity = IndexIdentity(model_id=model.model_id, dim=model.dim)
+        self._prefixes = prefixes_for(model.model_id)
+        self._batch_size = settings.batch_size
+        # No lock: onnxruntime documents InferenceSession.run as thread-safe, the loaded fastembed model only
+        # reads its session and tokenizer, and BM25 is immutable; a query thus never waits behind a re-index
+        # batch (tests/integration/test_embedder_contract.py checks concurrent calls against sequential ones).
+        self._bm25 = Bm25()
+        self._counter, self._max_tokens = _counting_tokenizer(self._dense, model.model_id)
+
+    @property
+    def identity(self) -> IndexIdentity:
+        """Return the model id and dense dimension, stored with the index."""
+        return self._identity
+
+    @property
+    def dense_model(self) -> TextEmbedding:
+        """Return the bare fastembed model (benchmarks compare the whole pipeline against it)."""
+        return self._dense
+
+    @property
+    def max_tokens(self) -> int:
+        """Return the dense model's window in tokens (special tokens included)."""
+        return self._max_tokens
+
+    def count_tokens(self, text: str) -> int:
+        """Return the tokens of `text` as it is embedded as a document (prefix and special tokens included)."""
+        return len(self._counter.encode(self._prefixes.document + text).ids)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[Embedding]:
+        """Embed texts to be stored (document prefix, BM25 document weights), in input order."""
+        embeddings: list[Embedding] = []
+        for start in range(0, len(texts), self._batch_size):
+            batch = texts[start : start + self._batch_size]
+            prefixed = [self._prefixes.document + text for text in batch]
+            dense = _unit_rows(list(self._dense.passage_embed(prefixed, batch_size=self._batch_size)))
+            sparse = [_sparse(self._bm25.embed_document(text)) for text in batch]
+            embeddings.extend(Embedding(dense=d, sparse=s) for d, s in zip(dense, sparse, strict=True))
+        return embeddings
+
+    def embed_query(self, text: str) -> Embedding:
+        """Embed a search query (query prefix, BM25 query weights)."""
+        dense = _unit_rows(list(self._dense.query_embed([self._prefixes.query + text])))
+        return Embedding(dense=dense[0], sparse=_sparse(self._bm25.embed_query(text)))
+
+
+def build_embedder(settings: EmbeddingSettings) -> Embedder:
+    """Load the configured dense model (the bundled one by default) with BM25, offline."""
+    # Set here, not at import: the hub must never be asked (and never hang) unless the user opted in.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return FastembedEmbedder(settings)
+
+
+def _counting_tokenizer(dense: TextEmbedding, model_id: str) -> tuple[Tokenizer, int]:
+    """Return a copy of the model's tokenizer that neither truncates nor pads, and the model's window."""
+    from tokenizers import Tokenizer
+
+    loaded = getattr(dense.model, "tokenizer", None)
+    if not isinstance(loaded, Tokenizer):
+        raise InvalidRequest(f"embedding model {model_id!r} has no text tokenizer, so chunks cannot be sized")
+    truncation = loaded.truncation
+    max_tokens = int(truncation["max_length"]) if truncation else FALLBACK_MAX_TOKENS
+    # A copy, so counting texts longer than the window is exact and the embedding tokenizer is untouched.
+    counter = Tokenizer.from_str(loaded.to_str())
+    counter.no_truncation()
+    counter.no_padding()
+    return counter, max_tokens
+
+
+def _unit_rows(rows: list[NDArray[Any]]) -> list[tuple[float, ...]]:
+    """Return the vectors as tuples of Python floats, scaled to unit length (some models don't normalise)."""
+    matrix = np.asarray(rows, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit = matrix / np.where(norms == 0.0, 1.0, norms)
+    return [tuple(row) for row in unit.tolist()]
+
+
+def _sparse(vector: EdgeSparseVector) -> SparseVector:
+    """Translate a qdrant-edge sparse vector into the domain type."""
+    return SparseVector(indices=tuple(int(i) for i in vector.indices), values=tuple(float(v) for v in vector.values))

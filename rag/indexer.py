@@ -1,0 +1,91 @@
+"""Turning note text into embedded chunks: parse, chunk, reuse known vectors, embed the rest in batches."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from core.domain import Chunk, EmbeddedChunk, Embedding, Link, Note
+from core.ports import Embedder
+from rag.chunking import chunk_note
+from rag.links import LinkResolver
+from rag.markdown import parse_note
+
+EmbeddedTextLookup = Callable[[str, Link], str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedNote:
+    """A parsed and chunked note whose chunks still need vectors."""
+
+    path: str
+    note: Note
+    chunks: tuple[Chunk, ...]
+    embed_keys: tuple[str, ...]
+
+
+def compute_embed_key(model_id: str, chunk: Chunk) -> str:
+    """Return the key under which a chunk's vectors can be reused.
+
+    The note's title and path are left out on purpose: a renamed note keeps its vectors instead of being
+    re-embedded (its breadcrumb then still carries the old title until the chunk's text changes).
+    """
+    material = "\x1f".join((model_id, *chunk.heading_path, "", chunk.text))
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+class NoteIndexer:
+    """Prepares notes for the vector store with one embedder."""
+
+    def __init__(self, embedder: Embedder, *, overlap_tokens: int, batch_size: int) -> None:
+        self._embedder = embedder
+        self._overlap_tokens = overlap_tokens
+        self._batch_size = batch_size
+
+    def prepare(
+        self, path: str, text: str, *, resolver: LinkResolver, embedded_text: EmbeddedTextLookup | None = None
+    ) -> PreparedNote:
+        """Parse and chunk one note; embeds (`![[...]]`) are expanded through `embedded_text`."""
+        note = parse_note(path, text)
+        lookup = None if embedded_text is None else (lambda link: embedded_text(path, link))
+        chunks = chunk_note(
+            note,
+            link_text=resolver.link_text_for(path),
+            count_tokens=self._embedder.count_tokens,
+            max_tokens=self._embedder.max_tokens,
+            overlap_tokens=self._overlap_tokens,
+            embedded_text=lookup,
+        )
+        model_id = self._embedder.identity.model_id
+        keys = tuple(compute_embed_key(model_id, chunk) for chunk in chunks)
+        return PreparedNote(path=path, note=note, chunks=tuple(chunks), embed_keys=keys)
+
+    def embed(
+        self, notes: Sequence[PreparedNote], *, known: Mapping[str, Embedding]
+    ) -> tuple[list[list[EmbeddedChunk]], int]:
+        """Attach vectors to every chunk, embedding only keys not in `known`; return chunks per note and count embedded."""
+        missing: dict[str, str] = {}
+        for prepared in notes:
+            for chunk, key in zip(prepared.chunks, prepared.embed_keys, strict=True):
+                if key not in known and key not in missing:
+                    missing[key] = chunk.embed_text
+        fresh = self._embed_texts(missing)
+        vectors = {**known, **fresh}
+        embedded = [
+            [
+                EmbeddedChunk(chunk=chunk, embedding=vectors[key], embed_key=key)
+                for chunk, key in zip(prepared.chunks, prepared.embed_keys, strict=True)
+            ]
+            for prepared in notes
+        ]
+        return embedded, len(fresh)
+
+    def _embed_texts(self, texts_by_key: Mapping[str, str]) -> dict[str, Embedding]:
+        keys = list(texts_by_key)
+        result: dict[str, Embedding] = {}
+        for start in range(0, len(keys), self._batch_size):
+            batch = keys[start : start + self._batch_size]
+            embeddings = self._embedder.embed_documents([texts_by_key[key] for key in batch])
+            result.update(zip(batch, embeddings, strict=True))
+        return result

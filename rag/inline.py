@@ -1,0 +1,141 @@
+"""Inline Obsidian syntax on one scanned line: tags, wikilinks, markdown links, block ids and tasks."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from core.domain import BlockId, Link, Task
+from rag.scanner import MASK
+
+# Obsidian's tag lexer (as Dataview documents it): '#' after start or whitespace, then characters that are
+# not whitespace, general/supplemental punctuation blocks, or ASCII punctuation other than '_', '-', '/'.
+TAG = re.compile(r"(?<!\S)#([^\s\u2000-\u206F\u2E00-\u2E7F'!\"#$%&()*+,.:;<=>?@^`{|}~\[\]\\]+)")
+_DIGITS = re.compile(r"\d+")
+WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_MD_LINK = re.compile(
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"  # text, one level of nested brackets (an image in a link)
+    r"\(\s*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))+)"  # destination: <...> or balanced one-level parens
+    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"  # optional title
+)
+_SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*:|//)")
+_URL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.\-]*://|www\.)\S+|<[^<>\s]+>")
+_SIZE = re.compile(r"^\s*\d+(?:\s*x\s*\d+)?\s*$")
+BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9_-]+)[ \t]*$")
+_TASK = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+]|\d{1,9}[.)])[ \t]+\[([^\n])\](?:[ \t]+(.*))?$")
+_EDITOR_QUERY = ("##", "^^")  # [[## query]] and [[^^query]] are autocomplete syntax, not links
+
+
+def is_valid_tag(tag: str) -> bool:
+    """Return True when a tag body (without '#') has a non-digit, as Obsidian requires."""
+    return bool(tag) and _DIGITS.fullmatch(tag) is None
+
+
+def find_tags(masked: str) -> list[str]:
+    """Return the inline tags of a masked line, without '#', in order (links and URLs must be masked)."""
+    if "#" not in masked:
+        return []
+    return [match[1] for match in TAG.finditer(masked) if is_valid_tag(match[1])]
+
+
+def _split_subpath(subpath: str) -> tuple[str | None, str | None]:
+    """Return (heading, block) for the part after the first '#': "H1#H2", "^id" or "H#^id"."""
+    parts = [part.strip() for part in subpath.split("#")]
+    block = None
+    if parts and parts[-1].startswith("^"):
+        block = parts.pop()[1:].strip() or None
+    heading = "#".join(part for part in parts if part) or None
+    return heading, block
+
+
+def parse_wikilink(content: str, *, is_embed: bool, line: int) -> Link | None:
+    r"""Parse the inside of `[[...]]`; `\|` (escaped in tables) separates the alias like `|`."""
+    content = content.replace("\\|", "|")
+    if content.startswith(_EDITOR_QUERY):
+        return None
+    linkpath, _, alias = content.partition("|")
+    target, _, subpath = linkpath.partition("#")
+    heading, block = _split_subpath(subpath)
+    display: str | None = alias.strip() or None
+    if is_embed and display is not None:
+        display = "|".join(part for part in display.split("|") if not _SIZE.match(part)).strip() or None
+    return Link(target.strip(), heading, block, display, is_embed, line, "wikilink")
+
+
+def _markdown_link(match: re.Match[str], line: int) -> Link | None:
+    destination = match[3]
+    if destination.startswith("<"):
+        destination = destination[1:-1].strip()
+    if not destination or _SCHEME.match(destination):
+        return None
+    path, _, subpath = destination.partition("#")
+    heading, block = _split_subpath(unquote(subpath))
+    alias: str | None = match[2].strip() or None
+    if match[1] and alias is not None:  # ![alt|100](img.png): the part after '|' is a size
+        alias = "|".join(part for part in alias.split("|") if not _SIZE.match(part)).strip() or None
+    target = unquote(path).strip()
+    if not target and heading is None and block is None:
+        return None
+    return Link(target, heading, block, alias, bool(match[1]), line, "markdown")
+
+
+def _mask_span(text: str, start: int, end: int) -> str:
+    return text[:start] + MASK * (end - start) + text[end:]
+
+
+def find_links(visible: str, masked: str, line: int) -> tuple[list[Link], str]:
+    """Return the links of a line in order and the masked line with links and URLs masked too.
+
+    Regexes run on `masked` (code and math hidden) and read text from `visible` at the same offsets.
+    """
+    found: list[tuple[int, Link]] = []
+    if "[[" in masked:
+        for match in WIKILINK.finditer(masked):
+            link = parse_wikilink(visible[match.start(2) : match.end(2)], is_embed=bool(match[1]), line=line)
+            if link is not None:
+                found.append((match.start(), link))
+            masked = _mask_span(masked, match.start(), match.end())
+    if "](" in masked:
+        for match in _MD_LINK.finditer(masked):
+            found.extend(_markdown_links_at(match, visible, line))
+            masked = _mask_span(masked, match.start(), match.end())
+    if "://" in masked or "www." in masked or "<" in masked:
+        masked = _URL.sub(lambda url: MASK * len(url[0]), masked)
+    found.sort(key=lambda item: item[0])
+    return [link for _, link in found], masked
+
+
+def _markdown_links_at(match: re.Match[str], visible: str, line: int) -> list[tuple[int, Link]]:
+    shown = _MD_LINK.match(visible, match.start(), match.end())
+    if shown is None:  # masking changed the shape (code inside the link); read the masked match instead
+        shown = match
+    links: list[tuple[int, Link]] = []
+    if "](" in match[2]:  # an image inside the link text: [![alt](img.png)](Note.md)
+        offset = match.start(2)
+        for inner in _MD_LINK.finditer(visible, offset, match.end(2)):
+            inner_link = _markdown_link(inner, line)
+            if inner_link is not None:
+                links.append((inner.start(), inner_link))
+    outer = _markdown_link(shown, line)
+    if outer is not None:
+        links.append((match.start(), outer))
+    return links
+
+
+def find_block_id(masked: str, line: int) -> BlockId | None:
+    """Return the `^id` at the end of a masked line, if any."""
+    if "^" not in masked:
+        return None
+    match = BLOCK_ID.search(masked)
+    return BlockId(match[1], line) if match else None
+
+
+def find_task(visible: str, line: int) -> Task | None:
+    """Return the task on a list-item line like `- [x] text` (any single status character)."""
+    if "[" not in visible:
+        return None
+    match = _TASK.match(visible)
+    if match is None:
+        return None
+    text = BLOCK_ID.sub("", match[2] or "").strip()
+    return Task(text, match[1], line)

@@ -1,0 +1,136 @@
+"""Finding the files of a vault: what is a note, what is skipped and why, without following links out."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from core.errors import InvalidRequest
+from core.settings import VaultSettings
+
+NOTE_SUFFIX = ".md"
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    """Size and modification time of a file, as the watermarks compare them."""
+
+    mtime_ns: int
+    size: int
+
+
+@dataclass(slots=True)
+class VaultScan:
+    """The result of walking a vault once."""
+
+    root: Path
+    notes: dict[str, FileStat] = field(default_factory=dict)  # vault-relative POSIX path -> stat
+    other_files: list[str] = field(default_factory=list)  # attachments, .base, .canvas: link targets only
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason) worth telling the user
+
+    @property
+    def all_paths(self) -> list[str]:
+        """Return every linkable file path (notes and other files)."""
+        return [*self.notes, *self.other_files]
+
+
+def check_vault_path(path: Path) -> Path:
+    """Return the resolved vault root, or raise InvalidRequest saying what is wrong with it."""
+    if not str(path).strip():
+        raise InvalidRequest("the vault path is empty; set VAULT_PATH or pass the vault folder")
+    root = path.expanduser()
+    if not root.exists():
+        raise InvalidRequest(f"the vault folder {root} does not exist")
+    if not root.is_dir():
+        raise InvalidRequest(f"the vault path {root} is not a folder")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise InvalidRequest(f"the vault folder {root} is not readable")
+    return root.resolve()
+
+
+def is_ignored(rel_path: str, globs: tuple[str, ...]) -> bool:
+    """Return True when a vault-relative path, or one of its folders, matches an IGNORE_GLOBS pattern."""
+    if not globs:
+        return False
+    parts = rel_path.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for pattern in globs:
+        bare = pattern.rstrip("/").removesuffix("/**")
+        if any(fnmatchcase(prefix, bare) for prefix in prefixes):
+            return True
+        if fnmatchcase(rel_path, pattern):
+            return True
+    return False
+
+
+def scan_vault(settings: VaultSettings) -> VaultScan:
+    """Walk the vault: notes and other files, skipping dot-entries, IGNORE_GLOBS and symlinks that leave it.
+
+    Dot-entries cover `.obsidian/`, `.trash/`, `.git/` and dotfiles. Symlinks are never followed out of the
+    vault; a symlink that stays inside is skipped too, because its target is indexed under its real path.
+    """
+    root = check_vault_path(settings.path)
+    scan = VaultScan(root=root)
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            scan.skipped.append((_relative(root, Path(folder)), f"folder not readable: {exc.strerror or exc}"))
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            rel = _relative(root, Path(entry.path))
+            if is_ignored(rel, settings.ignore_globs):
+                continue
+            if entry.is_symlink():
+                _note_symlink(root, entry, rel, scan)
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                    continue
+                stat = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                scan.skipped.append((rel, f"cannot stat: {exc.strerror or exc}"))
+                continue
+            if rel.lower().endswith(NOTE_SUFFIX):
+                scan.notes[rel] = FileStat(mtime_ns=stat.st_mtime_ns, size=stat.st_size)
+            else:
+                scan.other_files.append(rel)
+    return scan
+
+
+def _note_symlink(root: Path, entry: os.DirEntry[str], rel: str, scan: VaultScan) -> None:
+    target = Path(os.path.realpath(entry.path))
+    if not target.is_relative_to(root):
+        scan.skipped.append((rel, f"symlink leads outside the vault ({target}); not followed"))
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def read_note_text(root: Path, rel_path: str) -> tuple[bytes, str, list[str]]:
+    """Read a note; return its bytes, its text, and warnings (non-UTF-8 bytes are replaced, not fatal)."""
+    path = root / rel_path
+    # O_NOFOLLOW: a file swapped for a symlink between scan and read is refused rather than followed.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    warnings: list[str] = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        data_text = data[3:]
+    else:
+        data_text = data
+    try:
+        text = data_text.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data_text.decode("utf-8", errors="replace")
+        warnings.append(f"not valid UTF-8 (byte 0x{data_text[exc.start]:02x} at offset {exc.start}); "
+                        "undecodable bytes were replaced")
+    return data, text, warnings

@@ -1,0 +1,1 @@
+"""Incremental re-indexing: watermarks, the reindexer and its schedule."""

@@ -1,0 +1,270 @@
+"""Incremental re-indexing: skip what is unchanged, index what changed, repair what a crash left behind."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from core.domain import IndexIdentity, StoredDoc
+from core.errors import AppError, InvalidRequest
+from core.ports import DocStore, Embedder, VectorStore, WatermarkStore
+from core.settings import VaultSettings
+from rag.indexer import NoteIndexer, PreparedNote
+from rag.linkindex import SqliteLinkIndex, link_name_key
+from rag.links import LinkResolver
+from rag.vault import FileStat, VaultScan, read_note_text, scan_vault
+from sync.embeds import EmbedReader
+from sync.report import Progress, ReindexReport
+
+logger = logging.getLogger(__name__)
+
+ProgressCallback = Callable[[Progress], None]
+RUN_FLAG = "run_in_progress"
+LAST_RUN = "last_run"
+CHUNKS_PER_COMMIT = 128
+
+
+@dataclass(slots=True)
+class _Pending:
+    path: str
+    stat: FileStat
+    sha256: str
+    text: str
+    kind: Literal["added", "modified", "refreshed"] = "added"
+    renamed_from: str | None = None
+
+
+@dataclass(slots=True)
+class _Plan:
+    to_index: dict[str, _Pending] = field(default_factory=dict)
+    deleted: list[str] = field(default_factory=list)
+
+
+class Reindexer:
+    """Brings the index in line with the vault; `run_once` is safe to repeat and to interrupt."""
+
+    def __init__(
+        self,
+        *,
+        vault: VaultSettings,
+        embedder: Embedder,
+        indexer: NoteIndexer,
+        store: VectorStore,
+        docstore: DocStore,
+        watermarks: WatermarkStore,
+        links: SqliteLinkIndex,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._vault = vault
+        self._embedder = embedder
+        self._indexer = indexer
+        self._store = store
+        self._docstore = docstore
+        self._watermarks = watermarks
+        self._links = links
+        self._clock = clock
+
+    def run_once(self, on_progress: ProgressCallback | None = None) -> ReindexReport:
+        """Index new and changed notes, drop removed ones, and return what was done."""
+        notify = on_progress or (lambda _progress: None)
+        report = ReindexReport(started_at=self._clock())
+        notify(Progress("scan"))
+        scan = scan_vault(self._vault)
+        if not scan.notes:
+            raise InvalidRequest(f"no notes (*.md) found in the vault {scan.root}; is VAULT_PATH right?")
+        report.notes_total = len(scan.notes)
+        report.warnings.extend(scan.skipped)
+        self._ensure_identity(report)
+        if self._watermarks.get_meta(RUN_FLAG) == "1":
+            self._repair_interrupted_run(report)
+        self._watermarks.set_meta(RUN_FLAG, "1")
+        plan = self._plan(scan, report)
+        resolver = LinkResolver(scan.all_paths)
+        self._add_dependents(plan, scan, report)
+        self._delete(plan.deleted, report)
+        self._index(plan, scan, resolver, report, notify)
+        self._store.flush()
+        report.finished_at = self._clock()
+        self._watermarks.set_meta(LAST_RUN, json.dumps(report.to_json()))
+        self._watermarks.set_meta(RUN_FLAG, "0")
+        notify(Progress("done", len(plan.to_index), len(plan.to_index), report.chunks_indexed))
+        return report
+
+    def _ensure_identity(self, report: ReindexReport) -> None:
+        wanted = self._embedder.identity
+        current = self._store.identity()
+        if current == wanted:
+            return
+        if current is not None:
+            report.rebuilt_reason = (
+                f"the index was built with {current.model_id} ({current.dim} dimensions) but EMBED_MODEL is "
+                f"{wanted.model_id} ({wanted.dim} dimensions); rebuilding the whole index"
+            )
+        elif self._watermarks.all():
+            report.rebuilt_reason = "the vector index is missing; rebuilding the whole index"
+        if report.rebuilt_reason:
+            logger.warning("%s", report.rebuilt_reason)
+        self._reset(wanted)
+
+    def _reset(self, identity: IndexIdentity) -> None:
+        self._store.reset(identity)
+        self._watermarks.clear()
+        self._docstore.clear()
+        self._links.clear()
+
+    def _repair_interrupted_run(self, report: ReindexReport) -> None:
+        """Drop index entries that no confirmed watermark vouches for (left by a crash mid-run)."""
+        confirmed = {path for path, mark in self._watermarks.all().items() if mark.sha256}
+        orphans = (self._store.indexed_paths() | self._docstore.paths() | self._links.sources()) - confirmed
+        if orphans:
+            self._store.delete_paths(sorted(orphans))
+            for path in orphans:
+                self._docstore.delete(path)
+                self._links.delete_source(path)
+        report.repaired = sorted(orphans)
+
+    def _plan(self, scan: VaultScan, report: ReindexReport) -> _Plan:
+        plan = _Plan()
+        marks = self._watermarks.all()
+        vanished = [path for path in marks if path not in scan.notes]
+        vanished_by_hash = {marks[p].sha256: p for p in vanished if marks[p].sha256}
+        for path, stat in scan.notes.items():
+            mark = marks.get(path)
+            if mark and not mark.is_pending and (mark.mtime_ns, mark.size) == (stat.mtime_ns, stat.size):
+                report.unchanged += 1
+                continue
+            pending = self._read(scan, path, stat, report)
+            if pending is None:
+                continue
+            if mark and mark.sha256 == pending.sha256:
+                # Touched but identical: remember the new mtime so the next run skips hashing.
+                self._watermarks.record_success(
+                    path, mtime_ns=stat.mtime_ns, size=stat.size, sha256=pending.sha256, at=self._clock()
+                )
+                report.unchanged += 1
+                continue
+            if mark is None:
+                pending.renamed_from = vanished_by_hash.pop(pending.sha256, None)
+            else:
+                pending.kind = "modified"
+            plan.to_index[path] = pending
+        renamed_from = {p.renamed_from for p in plan.to_index.values() if p.renamed_from}
+        plan.deleted = sorted(set(vanished) - renamed_from)
+        return plan
+
+    def _read(self, scan: VaultScan, path: str, stat: FileStat, report: ReindexReport) -> _Pending | None:
+        limit = self._vault.max_note_bytes
+        if stat.size > limit:
+            error = f"note is {stat.size / 1e6:.1f} MB, above the {limit / 1e6:.1f} MB limit (MAX_NOTE_BYTES)"
+            return self._fail(path, stat, error, report)
+        try:
+            data, text, warnings = read_note_text(scan.root, path)
+        except OSError as exc:
+            return self._fail(path, stat, f"cannot read: {exc.strerror or exc}", report)
+        report.warnings.extend((path, warning) for warning in warnings)
+        return _Pending(path=path, stat=stat, sha256=hashlib.sha256(data).hexdigest(), text=text)
+
+    def _fail(self, path: str, stat: FileStat, error: str, report: ReindexReport) -> None:
+        # A file that can no longer be indexed must not keep stale chunks in the index.
+        self._store.delete_paths([path])
+        self._docstore.delete(path)
+        self._links.delete_source(path)
+        self._watermarks.record_error(path, mtime_ns=stat.mtime_ns, size=stat.size, error=error, at=self._clock())
+        report.errors.append((path, error))
+        return None
+
+    def _add_dependents(self, plan: _Plan, scan: VaultScan, report: ReindexReport) -> None:
+        """Re-index unchanged notes whose indexed text depends on changed ones (embeds, colliding names)."""
+        changed = set(plan.to_index) | set(plan.deleted)
+        changed |= {p.renamed_from for p in plan.to_index.values() if p.renamed_from}
+        if not changed:
+            return
+        # Resolve against old and new files alike, so embeds of deleted notes are found too.
+        resolver = LinkResolver([*scan.all_paths, *changed])
+        dependents = self._links.linking_sources(changed, resolver, embeds_only=True)
+        changed_names = {link_name_key(path) for path in changed}
+        dependents |= {path for path in scan.notes if link_name_key(path) in changed_names}
+        for path in sorted(dependents - set(plan.to_index)):
+            stat = scan.notes.get(path)
+            if stat is None or stat.size > self._vault.max_note_bytes:
+                continue
+            pending = self._read(scan, path, stat, report)
+            if pending is not None:
+                pending.kind = "refreshed"
+                plan.to_index[path] = pending
+
+    def _delete(self, paths: list[str], report: ReindexReport) -> None:
+        if not paths:
+            return
+        self._store.delete_paths(paths)
+        for path in paths:
+            self._links.delete_source(path)
+            self._docstore.delete(path)
+            self._watermarks.delete(path)
+        report.deleted.extend(paths)
+
+    def _index(
+        self, plan: _Plan, scan: VaultScan, resolver: LinkResolver, report: ReindexReport, notify: ProgressCallback
+    ) -> None:
+        reader = EmbedReader(scan.root, resolver, {p: item.text for p, item in plan.to_index.items()})
+        total = len(plan.to_index)
+        batch: list[tuple[_Pending, PreparedNote]] = []
+        done = 0
+        for path in sorted(plan.to_index):
+            item = plan.to_index[path]
+            try:
+                prepared = self._indexer.prepare(path, item.text, resolver=resolver, embedded_text=reader.lookup)
+            except (ValueError, AppError) as exc:
+                self._fail(path, item.stat, f"cannot parse: {exc}", report)
+                continue
+            report.warnings.extend((path, warning) for warning in prepared.note.warnings)
+            batch.append((item, prepared))
+            if sum(len(p.chunks) for _, p in batch) >= CHUNKS_PER_COMMIT:
+                done += self._commit(batch, report)
+                notify(Progress("index", done, total, report.chunks_indexed))
+                batch = []
+        if batch:
+            done += self._commit(batch, report)
+            notify(Progress("index", done, total, report.chunks_indexed))
+
+    def _commit(self, batch: list[tuple[_Pending, PreparedNote]], report: ReindexReport) -> int:
+        """Write a batch of notes; watermarks go pending first so a crash in between is redone next run."""
+        old_paths = [item.renamed_from for item, _ in batch if item.renamed_from]
+        paths = [item.path for item, _ in batch]
+        known = self._store.embeddings_for_paths([*paths, *old_paths])
+        embedded, fresh = self._indexer.embed([prepared for _, prepared in batch], known=known)
+        for item, _ in batch:
+            self._watermarks.mark_pending(item.path, mtime_ns=item.stat.mtime_ns, size=item.stat.size)
+        self._store.delete_paths([*paths, *old_paths])
+        self._store.upsert([chunk for chunks in embedded for chunk in chunks])
+        now = self._clock()
+        for item, prepared in batch:
+            self._links.replace_links(item.path, prepared.note.links)
+            self._docstore.put(StoredDoc(path=item.path, markdown=item.text, content_hash=item.sha256))
+            if item.renamed_from:
+                self._links.delete_source(item.renamed_from)
+                self._docstore.delete(item.renamed_from)
+                self._watermarks.delete(item.renamed_from)
+            self._watermarks.record_success(
+                item.path, mtime_ns=item.stat.mtime_ns, size=item.stat.size, sha256=item.sha256, at=now
+            )
+            self._classify(item, report)
+        report.chunks_indexed += sum(len(chunks) for chunks in embedded)
+        report.chunks_embedded += fresh
+        return len(batch)
+
+    @staticmethod
+    def _classify(item: _Pending, report: ReindexReport) -> None:
+        if item.renamed_from:
+            report.renamed.append((item.renamed_from, item.path))
+        elif item.kind == "refreshed":
+            report.refreshed.append(item.path)
+        elif item.kind == "modified":
+            report.modified.append(item.path)
+        else:
+            report.added.append(item.path)

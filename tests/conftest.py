@@ -1,0 +1,53 @@
+"""Shared fixtures: isolated settings, a private copy of sample_vault, services wired with the hashing embedder."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_VAULT = ROOT / "sample_vault"
+SETTINGS_ENV = (
+    "VAULT_PATH", "DATA_DIR", "IGNORE_GLOBS", "MAX_NOTE_BYTES", "EMBED_MODEL", "EMBED_THREADS", "EMBED_BATCH_SIZE",
+    "CHUNK_OVERLAP_TOKENS", "QDRANT_URL", "QDRANT_API_KEY", "QDRANT_COLLECTION", "REDIS_URL", "RERANKER_MODEL_DIR",
+    "RERANK_CANDIDATES", "TOP_K", "PREFETCH_LIMIT", "RRF_K", "SYNC_INTERVAL_MINUTES",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Keep the developer's environment and .env out of every test."""
+    for name in SETTINGS_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    """Return a private copy of sample_vault that a test may change."""
+    target = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, target, symlinks=True)
+    return target
+
+
+@pytest.fixture
+def settings(vault: Path, tmp_path: Path) -> Settings:
+    """Return settings for the copied vault with the embedded defaults and a private DATA_DIR."""
+    return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+
+
+@pytest.fixture
+def services(settings: Settings) -> Iterator[object]:
+    """Return services wired like production but with the fast, deterministic HashingEmbedder."""
+    from app.wiring import build_services
+    from tests.fakes import HashingEmbedder
+
+    built = build_services(settings, embedder=HashingEmbedder())
+    yield built
+    built.close()

@@ -1,0 +1,157 @@
+"""Rerankers: the passthrough default, and the fastembed loader on a tiny generated cross-encoder ONNX."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from tokenizers import Tokenizer
+
+from core.domain import Chunk, SearchHit
+from core.errors import InvalidRequest
+from core.settings import RetrievalSettings
+from rag.dense_models import bundled_tokenizer_dir
+from rag.rerank import FastembedReranker, PassthroughReranker, build_reranker
+
+KEYWORD = "banana"
+
+
+def _write_keyword_cross_encoder(model_file: Path, *, vocab_size: int, keyword_id: int) -> None:
+    """Write a cross-encoder whose logit counts KEYWORD in the passage segment (token type 1) of each pair."""
+    weights = np.zeros(vocab_size, dtype=np.float32)
+    weights[keyword_id] = 1.0
+    ids = ("input_ids", "attention_mask", "token_type_ids")
+    nodes = [
+        helper.make_node("Gather", ["weights", "input_ids"], ["token_scores"], axis=0),
+        helper.make_node("Cast", ["attention_mask"], ["mask"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["token_type_ids"], ["passage"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["token_scores", "mask"], ["masked"]),
+        helper.make_node("Mul", ["masked", "passage"], ["passage_scores"]),
+        helper.make_node("ReduceSum", ["passage_scores", "axes"], ["logits"], keepdims=1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "keyword_cross_encoder",
+        [helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "sequence"]) for name in ids],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1])],
+        initializer=[
+            numpy_helper.from_array(weights, "weights"),
+            numpy_helper.from_array(np.array([1], dtype=np.int64), "axes"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model)
+    model_file.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(model_file))
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("reranker")
+    for file in bundled_tokenizer_dir().iterdir():
+        if file.suffix == ".json":
+            shutil.copy(file, folder / file.name)
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    keyword_id = tokenizer.token_to_id(KEYWORD)
+    assert keyword_id is not None, "the keyword must be a single token of the vocabulary"
+    _write_keyword_cross_encoder(
+        folder / "onnx" / "model.onnx", vocab_size=tokenizer.get_vocab_size(), keyword_id=keyword_id
+    )
+    return folder
+
+
+@pytest.fixture(scope="module")
+def reranker(model_dir: Path) -> FastembedReranker:
+    return FastembedReranker(model_dir, threads=1)
+
+
+def _hit(title: str, text: str, score: float) -> SearchHit:
+    chunk = Chunk(path=f"{title}.md", title=title, heading_path=(), anchor=f"[[{title}]]", text=text)
+    return SearchHit(chunk=chunk, score=score)
+
+
+HITS = [
+    _hit("Apples", "Apples keep for months in a cool cellar.", 0.9),
+    _hit("Smoothie", "Blend a banana with yoghurt; a second banana makes it thicker.", 0.8),
+    _hit("Bread", "Banana bread uses overripe fruit.", 0.7),
+    _hit("Kubernetes", "Pods run on nodes.", 0.6),
+]
+
+
+def test_cross_encoder_puts_passages_with_the_keyword_first(reranker: FastembedReranker) -> None:
+    reranked = reranker.rerank(f"what can I make with a {KEYWORD}?", HITS, top_k=4)
+
+    assert [hit.chunk.title for hit in reranked] == ["Smoothie", "Bread", "Apples", "Kubernetes"]
+    assert [hit.score for hit in reranked] == [2.0, 1.0, 0.0, 0.0]
+
+
+def test_cross_encoder_returns_only_top_k_hits(reranker: FastembedReranker) -> None:
+    reranked = reranker.rerank(KEYWORD, HITS, top_k=1)
+
+    assert [hit.chunk for hit in reranked] == [HITS[1].chunk]
+
+
+def test_cross_encoder_handles_no_hits_and_zero_top_k(reranker: FastembedReranker) -> None:
+    assert reranker.rerank(KEYWORD, [], top_k=3) == []
+    assert reranker.rerank(KEYWORD, HITS, top_k=0) == []
+
+
+def test_cross_encoder_loads_twice_from_the_same_folder(model_dir: Path) -> None:
+    again = FastembedReranker(model_dir)
+
+    assert again.rerank(KEYWORD, HITS, top_k=1)[0].chunk.title == "Smoothie"
+
+
+def test_model_file_at_the_folder_root_is_found(model_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "flat"
+    shutil.copytree(model_dir, folder)
+    (folder / "onnx" / "model.onnx").rename(folder / "model.onnx")
+
+    assert FastembedReranker(folder).rerank(KEYWORD, HITS, top_k=1)[0].chunk.title == "Smoothie"
+
+
+def test_folder_without_onnx_model_is_an_invalid_request(model_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "no-onnx"
+    shutil.copytree(model_dir, folder)
+    shutil.rmtree(folder / "onnx")
+
+    with pytest.raises(InvalidRequest, match="ONNX model"):
+        FastembedReranker(folder)
+
+
+def test_folder_without_tokenizer_is_an_invalid_request(model_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "no-tokenizer"
+    shutil.copytree(model_dir, folder)
+    (folder / "tokenizer.json").unlink()
+
+    with pytest.raises(InvalidRequest, match=r"tokenizer\.json"):
+        FastembedReranker(folder)
+
+
+def test_missing_folder_is_an_invalid_request(tmp_path: Path) -> None:
+    with pytest.raises(InvalidRequest, match="does not exist"):
+        FastembedReranker(tmp_path / "nowhere")
+
+
+def test_passthrough_keeps_order_and_scores_up_to_top_k() -> None:
+    assert PassthroughReranker().rerank("anything", HITS, top_k=2) == HITS[:2]
+    assert PassthroughReranker().rerank("anything", HITS, top_k=10) == HITS
+
+
+def _retrieval(model_dir: Path | None) -> RetrievalSettings:
+    return RetrievalSettings(top_k=2, prefetch_limit=50, rrf_k=60, reranker_model_dir=model_dir, rerank_candidates=20)
+
+
+def test_build_reranker_passes_through_without_a_model_dir() -> None:
+    assert isinstance(build_reranker(_retrieval(None)), PassthroughReranker)
+
+
+def test_build_reranker_loads_the_configured_cross_encoder(model_dir: Path) -> None:
+    reranker = build_reranker(_retrieval(model_dir))
+
+    assert isinstance(reranker, FastembedReranker)
+    assert reranker.rerank(KEYWORD, HITS, top_k=2)[0].chunk.title == "Smoothie"

@@ -1,0 +1,350 @@
+"""One contract suite for both VectorStore adapters: qdrant-edge on tmp_path and qdrant-client on `:memory:`."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from qdrant_client import QdrantClient
+
+from core.domain import Chunk, EmbeddedChunk, Embedding, IndexIdentity, SearchFilters, SparseVector
+from core.errors import IndexModelMismatch, InvalidRequest, UpstreamUnavailable
+from core.ports import VectorStore
+from core.settings import StoreSettings
+from rag.stores import build_vector_store
+from rag.stores.edge import EdgeVectorStore
+from rag.stores.server import ServerVectorStore
+
+DIM = 8
+IDENTITY = IndexIdentity(model_id="test/tiny", dim=DIM)
+UNREACHABLE = "http://127.0.0.1:9"  # the discard port: connections are refused at once
+
+
+def vec(weights: dict[int, float], dim: int = DIM) -> tuple[float, ...]:
+    return tuple(weights.get(i, 0.0) for i in range(dim))
+
+
+def sparse(weights: dict[int, float] | None = None) -> SparseVector:
+    weights = weights or {}
+    return SparseVector(tuple(weights), tuple(weights.values()))
+
+
+def item(
+    path: str,
+    index: int = 0,
+    *,
+    dense: tuple[float, ...],
+    terms: dict[int, float] | None = None,
+    tags: tuple[str, ...] = (),
+    text: str = "",
+) -> EmbeddedChunk:
+    title = path.rsplit("/", 1)[-1].removesuffix(".md")
+    chunk = Chunk(
+        path=path,
+        title=title,
+        heading_path=("Intro", "Details"),
+        anchor=f"[[{path.removesuffix('.md')}#Details]]",
+        text=text or f"text of {path} chunk {index}",
+        tags=tags,
+        links=("Other Note",),
+        line_start=10 * index + 1,
+        line_end=10 * index + 9,
+        index=index,
+    )
+    return EmbeddedChunk(chunk=chunk, embedding=Embedding(dense, sparse(terms)), embed_key=f"key:{path}:{index}")
+
+
+def query(dense: tuple[float, ...], terms: dict[int, float] | None = None) -> Embedding:
+    return Embedding(dense, sparse(terms))
+
+
+class Backend:
+    """Opens stores of one kind on shared storage, so a test can reopen what it wrote."""
+
+    def __init__(self, kind: str, tmp_path: Path) -> None:
+        self.kind = kind
+        self._path = tmp_path / "qdrant-edge"
+        self._client = QdrantClient(":memory:") if kind == "server" else None
+
+    def open(self) -> VectorStore:
+        if self._client is not None:
+            return ServerVectorStore(self._client, "vault")
+        return EdgeVectorStore(self._path)
+
+    def reopen(self, store: VectorStore) -> VectorStore:
+        if self._client is None:
+            store.close()  # a shard is locked while open
+        return self.open()
+
+
+@pytest.fixture(params=["edge", "server"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    return Backend(request.param, tmp_path)
+
+
+@pytest.fixture
+def store(backend: Backend) -> Iterator[VectorStore]:
+    opened = backend.open()
+    opened.reset(IDENTITY)
+    yield opened
+    opened.close()
+
+
+def test_search_finds_the_matching_chunk_best_first(store: VectorStore) -> None:
+    items = [
+        item("Alpha.md", dense=vec({0: 1.0}), terms={1: 1.0}, tags=("Project/Librarian",)),
+        item("Notes/Beta.md", dense=vec({1: 1.0}), terms={2: 1.0}),
+        item("Notes/Gamma.md", dense=vec({1: 0.5, 2: 0.5}), terms={3: 1.0}),
+    ]
+    store.upsert(items)
+
+    hits = store.search(query(vec({1: 1.0}), {2: 1.0}), limit=3)
+
+    assert hits[0].chunk == items[1].chunk
+    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+    assert {hit.chunk for hit in hits} == {entry.chunk for entry in items}
+
+
+def test_rrf_lifts_sparse_only_and_keeps_dense_only_matches(store: VectorStore) -> None:
+    dense_match = item("Dense.md", dense=vec({0: 1.0}), terms={7: 1.0})
+    sparse_match = item("Sparse.md", dense=vec({1: 1.0}), terms={5: 1.0})
+    neither = item("Neither.md", dense=vec({0: -1.0}), terms={6: 1.0})
+    store.upsert([dense_match, sparse_match, neither])
+
+    fused = store.search(query(vec({0: 1.0}), {5: 1.0}), limit=3)
+    dense_only = store.search(query(vec({0: 1.0})), limit=3)  # empty sparse query: the dense branch alone
+
+    assert [hit.chunk.path for hit in fused] == ["Sparse.md", "Dense.md", "Neither.md"]
+    assert [hit.chunk.path for hit in dense_only] == ["Dense.md", "Sparse.md", "Neither.md"]
+
+
+FILTER_CASES = {
+    "folder with sub-folders": (
+        SearchFilters(folder="/Projects/"),
+        ("Projects/Librarian/Design/Wanted.md", "Projects/Other.md"),
+        ("Archive/Projects/Old.md", "Projects.md"),
+    ),
+    "nested tag matches its parent": (
+        SearchFilters(tags=("#project",)),
+        ("A.md", "B.md"),
+        ("C.md", "D.md"),
+    ),
+    "paths": (
+        SearchFilters(paths=("Keep/One.md", "Keep/Two.md")),
+        ("Keep/One.md", "Keep/Two.md"),
+        ("Keep/Three.md", "Drop/One.md"),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", FILTER_CASES, ids=list(FILTER_CASES))
+def test_filters_restrict_both_dense_and_sparse_branches(store: VectorStore, case: str) -> None:
+    filters, (dense_target, sparse_target), outsiders = FILTER_CASES[case]
+    wanted_tags = ("Project/Librarian",)
+    other_tags = ("projects", "other/project")
+    store.upsert(
+        [
+            # Outsiders beat both targets in both branches: with prefetch_limit=2 an unfiltered branch would
+            # return only them, and the filtered result would lose the targets.
+            *(item(path, dense=vec({0: 1.0}), terms={1: 3.0}, tags=other_tags) for path in outsiders),
+            item(dense_target, dense=vec({0: 0.5, 2: 0.5}), terms={4: 1.0}, tags=wanted_tags),
+            item(sparse_target, dense=vec({3: 1.0}), terms={1: 0.5}, tags=wanted_tags),
+        ]
+    )
+
+    hits = store.search(query(vec({0: 1.0}), {1: 1.0}), limit=5, filters=filters, prefetch_limit=2)
+
+    # The sparse target ranks first only if the filtered sparse branch found it.
+    assert [hit.chunk.path for hit in hits] == [sparse_target, dense_target]
+
+
+def test_upsert_of_the_same_path_and_index_replaces_the_point(store: VectorStore) -> None:
+    store.upsert([item("Note.md", dense=vec({0: 1.0}), text="first draft")])
+    store.upsert([item("Note.md", dense=vec({0: 1.0}), text="second draft")])
+
+    hits = store.search(query(vec({0: 1.0})), limit=5)
+
+    assert store.count() == 1
+    assert [hit.chunk.text for hit in hits] == ["second draft"]
+
+
+def test_delete_paths_removes_all_and_only_that_notes_points(store: VectorStore) -> None:
+    store.upsert([item("Gone.md", i, dense=vec({i: 1.0})) for i in range(3)])
+    store.upsert([item("Kept.md", i, dense=vec({i: 1.0})) for i in range(2)])
+
+    store.delete_paths(["Gone.md", "Never/Indexed.md"])
+
+    assert store.count() == 2
+    assert store.indexed_paths() == {"Kept.md"}
+    assert {hit.chunk.path for hit in store.search(query(vec({0: 1.0})), limit=10)} == {"Kept.md"}
+
+
+def test_embeddings_for_paths_round_trips_the_stored_vectors(store: VectorStore) -> None:
+    # Unit vectors of exact binary fractions: cosine storage normalises and stores float32.
+    first = item("A.md", 0, dense=vec({0: 0.5, 1: 0.5, 2: 0.5, 3: 0.5}), terms={3: 1.5, 11: 0.25})
+    second = item("A.md", 1, dense=vec({4: 1.0}))  # no sparse terms at all
+    other = item("B.md", dense=vec({5: 1.0}), terms={2: 1.0})
+    store.upsert([first, second, other])
+
+    found = store.embeddings_for_paths(["A.md"])
+
+    assert found == {first.embed_key: first.embedding, second.embed_key: second.embedding}
+
+
+def test_indexed_paths_and_count_cover_every_point(store: VectorStore) -> None:
+    paths = [f"Folder{i % 7}/Note{i}.md" for i in range(300)]  # more than one upsert batch
+    store.upsert([item(path, chunk, dense=vec({chunk: 1.0})) for path in paths for chunk in range(2)])
+
+    assert store.count() == 600
+    assert store.indexed_paths() == set(paths)
+
+
+def test_identity_survives_reopening_and_reset_changes_dim_and_empties(backend: Backend) -> None:
+    store = backend.open()
+    store.reset(IDENTITY)
+    store.upsert([item("Note.md", dense=vec({0: 1.0}), terms={1: 1.0})])
+    store.flush()
+
+    store = backend.reopen(store)
+    assert store.identity() == IDENTITY
+    assert store.count() == 1
+    assert store.search(query(vec({0: 1.0}), {1: 1.0}), limit=1)[0].chunk.path == "Note.md"
+
+    smaller = IndexIdentity(model_id="test/smaller", dim=4)
+    store.reset(smaller)
+    assert store.identity() == smaller
+    assert store.count() == 0
+    with pytest.raises(IndexModelMismatch):
+        store.upsert([item("Note.md", dense=vec({0: 1.0}))])
+    store.upsert([item("Note.md", dense=vec({0: 1.0}, dim=4))])
+
+    store = backend.reopen(store)
+    assert store.identity() == smaller
+    assert store.indexed_paths() == {"Note.md"}
+    store.close()
+    store.close()  # closing twice is harmless
+
+
+def test_store_without_identity_is_empty_and_refuses_writes(backend: Backend) -> None:
+    store = backend.open()
+
+    assert store.identity() is None
+    assert store.search(query(vec({0: 1.0}), {1: 1.0}), limit=5) == []
+    assert store.count() == 0
+    assert store.indexed_paths() == set()
+    assert store.embeddings_for_paths(["Note.md"]) == {}
+    store.delete_paths(["Note.md"])
+    with pytest.raises(InvalidRequest, match="call reset"):
+        store.upsert([item("Note.md", dense=vec({0: 1.0}))])
+    store.close()
+
+
+def test_search_refuses_a_query_of_another_dimension(store: VectorStore) -> None:
+    store.upsert([item("Note.md", dense=vec({0: 1.0}))])
+
+    with pytest.raises(IndexModelMismatch):
+        store.search(query(vec({0: 1.0}, dim=4)), limit=1)
+
+
+def random_items(rng: random.Random) -> list[EmbeddedChunk]:
+    folders = ["Projects/Librarian", "Projects/Other", "Areas", ""]
+    tags = [("project/librarian",), ("Project",), ("area",), ()]
+    items = []
+    for n in range(24):
+        path = f"{folders[n % 4]}/Note{n}.md".lstrip("/")
+        terms = {rng.randrange(12): round(rng.uniform(0.5, 3.0), 3) for _ in range(rng.randint(0, 4))}
+        dense = tuple(rng.uniform(-1.0, 1.0) for _ in range(DIM))
+        items.append(item(path, n % 3, dense=dense, terms=terms, tags=tags[n % 4]))
+    return items
+
+
+@pytest.mark.parametrize("prefetch_limit", [5, 50])
+def test_both_adapters_rank_the_same_data_identically(tmp_path: Path, prefetch_limit: int) -> None:
+    rng = random.Random(20240611)
+    items = random_items(rng)
+    stores = [Backend("edge", tmp_path).open(), Backend("server", tmp_path).open()]
+    filter_options = [None, SearchFilters(folder="Projects"), SearchFilters(tags=("project",))]
+    for store in stores:
+        store.reset(IDENTITY)
+        store.upsert(items)
+
+    for _ in range(6):
+        probe = query(
+            tuple(rng.uniform(-1.0, 1.0) for _ in range(DIM)), {rng.randrange(12): 1.0, rng.randrange(12): 1.0}
+        )
+        for filters in filter_options:
+            edge_hits, server_hits = (
+                store.search(probe, limit=30, filters=filters, prefetch_limit=prefetch_limit, rrf_k=10)
+                for store in stores
+            )
+            assert [h.chunk for h in edge_hits] == [h.chunk for h in server_hits]
+            assert [h.score for h in edge_hits] == pytest.approx([h.score for h in server_hits], rel=1e-5)
+            assert edge_hits
+    for store in stores:
+        store.close()
+
+
+def test_edge_upserts_survive_a_killed_process_without_flush(tmp_path: Path) -> None:
+    script = f"""
+        import os, signal
+        from pathlib import Path
+        from core.domain import Chunk, EmbeddedChunk, Embedding, IndexIdentity, SparseVector
+        from rag.stores.edge import EdgeVectorStore
+        store = EdgeVectorStore(Path({str(tmp_path)!r}))
+        store.reset(IndexIdentity("test/tiny", 2))
+        embedding = Embedding((1.0, 0.0), SparseVector((1,), (1.0,)))
+        chunks = [Chunk(f"N{{i}}.md", f"N{{i}}", (), f"[[N{{i}}]]", "text") for i in range(300)]
+        store.upsert([EmbeddedChunk(chunk, embedding, chunk.path) for chunk in chunks])
+        os.kill(os.getpid(), signal.SIGKILL)
+    """
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=Path(__file__).parents[2], check=False)
+
+    store = EdgeVectorStore(tmp_path)
+    assert run.returncode < 0  # killed, not a clean exit
+    assert store.count() == 300
+    store.close()
+
+
+def test_edge_shard_open_in_another_store_is_reported_unavailable(tmp_path: Path) -> None:
+    first = EdgeVectorStore(tmp_path)
+    first.reset(IDENTITY)
+
+    with pytest.raises(UpstreamUnavailable, match="another process"):
+        EdgeVectorStore(tmp_path)
+    first.close()
+
+
+def build_settled(tmp_path: Path, url: str | None) -> VectorStore:
+    """Build a store and wait for threads it started (qdrant-client's server version check) to finish."""
+    before = set(threading.enumerate())
+    with pytest.warns(UserWarning, match="server version") if url else contextlib.nullcontext():
+        store = build_vector_store(
+            StoreSettings(data_dir=tmp_path, qdrant_url=url, qdrant_api_key=None, qdrant_collection="v", redis_url=None)
+        )
+        for thread in set(threading.enumerate()) - before:
+            thread.join(timeout=10)
+    return store
+
+
+@pytest.mark.parametrize(("url", "expected"), [(None, EdgeVectorStore), (UNREACHABLE, ServerVectorStore)])
+def test_build_vector_store_picks_the_adapter_from_settings(tmp_path: Path, url: str | None, expected: type) -> None:
+    store = build_settled(tmp_path, url)
+
+    assert isinstance(store, expected)
+    assert not (tmp_path / "qdrant-edge").exists()  # nothing is created before reset()
+    store.close()
+
+
+def test_server_store_reports_an_unreachable_server_as_unavailable(tmp_path: Path) -> None:
+    store = build_settled(tmp_path, UNREACHABLE)
+
+    with pytest.raises(UpstreamUnavailable, match="qdrant is unavailable"):
+        store.count()
+    store.close()

@@ -1,0 +1,76 @@
+"""Layering rules from STYLE.md, checked over the source with `ast`: imports point inward, modules stay small."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("core", "rag", "agent", "sync", "app")
+# What each layer must never import (app -> agent | sync -> rag -> core).
+FORBIDDEN = {
+    "core": {"rag", "agent", "sync", "app"},
+    "rag": {"agent", "sync", "app"},
+    "agent": {"sync", "app"},
+    "sync": {"agent", "app"},
+    "app": set(),
+}
+CORE_THIRD_PARTY = {"pydantic", "pydantic_settings"}
+BANNED_MODULE_NAMES = {"utils", "helpers", "common", "misc", "manager"}
+MAX_MODULE_LINES = 500
+
+
+def source_files() -> list[Path]:
+    return [path for package in PACKAGES if (ROOT / package).is_dir() for path in (ROOT / package).rglob("*.py")]
+
+
+def imported_roots(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    roots: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_there_are_sources_to_check() -> None:
+    assert len(source_files()) > 10
+
+
+@pytest.mark.parametrize("path", source_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_point_inward(path: Path) -> None:
+    layer = path.relative_to(ROOT).parts[0]
+    bad = imported_roots(path) & FORBIDDEN[layer]
+    assert not bad, f"{path.relative_to(ROOT)} ({layer}) must not import {sorted(bad)}"
+
+
+@pytest.mark.parametrize("path", [p for p in source_files() if p.relative_to(ROOT).parts[0] == "core"], ids=str)
+def test_core_imports_only_stdlib_and_pydantic(path: Path) -> None:
+    allowed = set(sys.stdlib_module_names) | CORE_THIRD_PARTY | {"core", "__future__"}
+    extra = imported_roots(path) - allowed
+    assert not extra, f"{path.relative_to(ROOT)} imports {sorted(extra)}"
+
+
+@pytest.mark.parametrize("path", source_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_modules_stay_small_and_well_named(path: Path) -> None:
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_MODULE_LINES, f"{path.relative_to(ROOT)} has {lines} lines (limit {MAX_MODULE_LINES})"
+    assert path.stem not in BANNED_MODULE_NAMES
+
+
+def test_no_module_level_settings_instance() -> None:
+    offenders = []
+    entry_points = {ROOT / "app" / "cli.py", ROOT / "app" / "main.py", ROOT / "sync" / "__main__.py"}
+    for path in source_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Call):
+                func = node.value.func
+                if isinstance(func, ast.Name) and func.id == "Settings" and path not in entry_points:
+                    offenders.append(str(path.relative_to(ROOT)))
+    assert not offenders
