@@ -13,7 +13,9 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from rich.console import Console
+from rich.markup import escape
 
 from app.console import print_hits, print_report, print_status, progress_reporter
 from app.wiring import Services, build_services, index_lock
@@ -26,24 +28,35 @@ cli = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-out = Console()
-err = Console(stderr=True)
+# soft_wrap: long paths and messages stay on one line when output goes to a pipe or a log.
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
+# A str, not a Path: typer turns "" into Path("."), which would silently index the current folder.
 VaultOption = Annotated[
-    Path | None, typer.Option("--vault", help="Vault folder (default: VAULT_PATH, else ./sample_vault).")
+    str | None, typer.Option("--vault", help="Vault folder (default: VAULT_PATH, else ./sample_vault).")
 ]
 
 
-def load_settings(vault: Path | None = None) -> Settings:
+def load_settings(vault: str | None = None) -> Settings:
     """Read settings from the environment, pointing at `vault` when given; exit with a clear message if invalid."""
+    if vault is not None and not vault.strip():
+        err.print("[red]error:[/red] the vault path is empty; pass the vault folder or set VAULT_PATH")
+        raise typer.Exit(1)
     try:
         settings = Settings()
-        return settings.with_vault(vault) if vault is not None else settings
+        return settings.with_vault(Path(vault)) if vault is not None else settings
     except ValidationError as exc:
         for error in exc.errors():
             field = ".".join(str(part) for part in error["loc"]) or "settings"
-            err.print(f"[red]configuration error[/red] ({field.upper()}): {error['msg']}")
+            err.print(f"[red]configuration error[/red] ({field.upper()}): {escape(_describe(error))}")
         raise typer.Exit(2) from exc
+
+
+def _describe(error: ErrorDetails) -> str:
+    # A validator's own message reads better without pydantic's "Value error, " prefix.
+    cause = (error.get("ctx") or {}).get("error")
+    return str(cause) if error["type"] == "value_error" and cause else error["msg"]
 
 
 @contextmanager
@@ -52,12 +65,12 @@ def open_services(settings: Settings) -> Iterator[Services]:
     try:
         services = build_services(settings)
     except AppError as exc:
-        err.print(f"[red]error:[/red] {exc.message}")
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
         raise typer.Exit(1) from exc
     try:
         yield services
     except AppError as exc:
-        err.print(f"[red]error:[/red] {exc.message}")
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
         raise typer.Exit(1) from exc
     finally:
         services.close()
@@ -65,7 +78,7 @@ def open_services(settings: Settings) -> Iterator[Services]:
 
 @cli.command()
 def index(
-    vault: Annotated[Path | None, typer.Argument(help="Vault folder (default: VAULT_PATH).")] = None,
+    vault: Annotated[str | None, typer.Argument(help="Vault folder (default: VAULT_PATH).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run report as JSON.")] = False,
 ) -> None:
     """Index the vault incrementally: only new and changed notes are embedded."""
@@ -82,7 +95,7 @@ def index(
 @cli.command()
 def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
-    k: Annotated[int, typer.Option("--k", min=1, max=100, help="How many hits.")] = 6,
+    k: Annotated[int | None, typer.Option("--k", min=1, max=100, help="How many hits (default: TOP_K).")] = None,
     folder: Annotated[str | None, typer.Option(help="Only notes in this folder (and its sub-folders).")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Only notes with this tag (repeatable; any matches).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as a JSON list.")] = False,

@@ -93,7 +93,7 @@ def make_snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 def print_hits(console: Console, query: str, hits: Sequence[SearchHit]) -> None:
     """Print ranked hits with citation anchor, score and snippet."""
     if not hits:
-        console.print(f"no notes match {query!r}")
+        console.print(f"no notes match {escape(repr(query))}")
         return
     for rank, hit in enumerate(hits, start=1):
         chunk = hit.chunk

@@ -59,9 +59,7 @@ def build_services(settings: Settings, *, embedder: Embedder | None = None) -> S
     docstore = build_docstore(settings.store)
     watermarks = SqliteWatermarkStore(data_dir / "watermarks.sqlite")
     links = SqliteLinkIndex(data_dir / "links.sqlite")
-    indexer = NoteIndexer(
-        embedder, overlap_tokens=settings.chunk_overlap_tokens, batch_size=settings.embed_batch_size
-    )
+    indexer = NoteIndexer(embedder, overlap_tokens=settings.chunk_overlap_tokens, batch_size=settings.embed_batch_size)
     reindexer = Reindexer(
         vault=settings.vault,
         embedder=embedder,

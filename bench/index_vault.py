@@ -1,4 +1,4 @@
-"""Benchmark on a real vault, in one run: index throughput vs the bare embedder, peak RSS, no-op re-index, search latency.
+"""Benchmark a real vault in one run: index throughput vs the bare embedder, RSS, no-op re-index, search latency.
 
 Usage: python -m bench.index_vault ../shared/vaults/vaultofknowledge [--limit-notes N] [--queries 200]
 """
@@ -57,7 +57,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         vault = subset_vault(args.vault, args.limit_notes, workdir) if args.limit_notes else args.vault.resolve()
-        settings = Settings(_env_file=None, vault_path=vault, data_dir=workdir / "data")  # type: ignore[call-arg]
+        settings = Settings(_env_file=None, vault_path=vault, data_dir=workdir / "data")
         services = build_services(settings)
         embedder = services.embedder
         if not isinstance(embedder, FastembedEmbedder):
@@ -80,7 +80,9 @@ def main() -> None:
         services.close()
 
     print(f"vault: {args.vault} ({report.notes_total} notes, {report.chunks_indexed} chunks, {len(texts)} re-chunked)")
-    print(f"index: {index_seconds:.1f} s, pipeline {pipeline_rate:.1f} chunks/s, bare embedder {bare_rate:.1f} chunks/s")
+    print(
+        f"index: {index_seconds:.1f} s, pipeline {pipeline_rate:.1f} chunks/s, bare embedder {bare_rate:.1f} chunks/s"
+    )
     print(f"ratio pipeline/bare: {pipeline_rate / bare_rate:.2f} (target >= 0.85)")
     print(f"peak RSS: {peak_rss_mb:.0f} MB")
     print(f"no-op re-index: {noop_seconds * 1000:.0f} ms (target < 1000 ms; {noop.unchanged} unchanged)")

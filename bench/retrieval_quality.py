@@ -27,13 +27,15 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(_env_file=None, vault_path=args.vault, data_dir=Path(tmp) / "data")  # type: ignore[call-arg]
+        settings = Settings(_env_file=None, vault_path=args.vault, data_dir=Path(tmp) / "data")
         services = build_services(settings)
         services.reindexer.run_once()
         result = evaluate(services.retriever, load_question_set(args.questions), k=args.k)
         services.close()
-    print(f"questions: {result.total}  recall@{args.k}: {result.recall:.3f}  hit@{args.k}: {result.hit_rate:.3f}  "
-          f"MRR: {result.mrr:.3f}  (model {settings.embed_model})")
+    print(
+        f"questions: {result.total}  recall@{args.k}: {result.recall:.3f}  hit@{args.k}: {result.hit_rate:.3f}  "
+        f"MRR: {result.mrr:.3f}  (model {settings.embed_model})"
+    )
     if args.verbose:
         for miss in result.misses:
             print(f"  miss: {miss}")

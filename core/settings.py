@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 BUNDLED_EMBED_MODEL = "bundled/all-MiniLM-L6-v2-int8"
@@ -101,6 +101,13 @@ class Settings(BaseSettings):
     @classmethod
     def _parse_globs(cls, value: object) -> object:
         return _split_commas(value)
+
+    @field_validator("vault_path", "data_dir", mode="before")
+    @classmethod
+    def _path_not_blank(cls, value: object, info: ValidationInfo) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError(f"{(info.field_name or 'path').upper()} is empty; set it to a folder")
+        return value
 
     @field_validator("qdrant_url", "reranker_model_dir", "redis_url", "qdrant_api_key", mode="before")
     @classmethod

@@ -64,7 +64,7 @@ class NoteIndexer:
     def embed(
         self, notes: Sequence[PreparedNote], *, known: Mapping[str, Embedding]
     ) -> tuple[list[list[EmbeddedChunk]], int]:
-        """Attach vectors to every chunk, embedding only keys not in `known`; return chunks per note and count embedded."""
+        """Attach vectors to each chunk, embedding only keys not in `known`; return them per note and the new count."""
         missing: dict[str, str] = {}
         for prepared in notes:
             for chunk, key in zip(prepared.chunks, prepared.embed_keys, strict=True):

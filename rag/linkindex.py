@@ -73,9 +73,7 @@ class SqliteLinkIndex:
             query += " AND is_embed = 1"
         with self._db.transaction() as conn:
             rows = conn.execute(query, keys).fetchall()
-        return {
-            source for source, target in rows if resolver.resolve(target, source_path=source).path in wanted
-        }
+        return {source for source, target in rows if resolver.resolve(target, source_path=source).path in wanted}
 
     def backlinks(self, path: str, resolver: LinkResolver) -> list[str]:
         """Return the notes linking to `path`, sorted."""

@@ -11,9 +11,7 @@ from core.settings import RetrievalSettings
 class Retriever:
     """Answers search queries over the index."""
 
-    def __init__(
-        self, embedder: Embedder, store: VectorStore, reranker: Reranker, settings: RetrievalSettings
-    ) -> None:
+    def __init__(self, embedder: Embedder, store: VectorStore, reranker: Reranker, settings: RetrievalSettings) -> None:
         self._embedder = embedder
         self._store = store
         self._reranker = reranker

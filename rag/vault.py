@@ -29,6 +29,11 @@ class VaultScan:
     notes: dict[str, FileStat] = field(default_factory=dict)  # vault-relative POSIX path -> stat
     other_files: list[str] = field(default_factory=list)  # attachments, .base, .canvas: link targets only
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason) worth telling the user
+    unreadable: list[str] = field(default_factory=list)  # folders and files that exist but could not be read
+
+    def is_unreadable(self, rel_path: str) -> bool:
+        """Return True when `rel_path` is, or lies in, something that could not be read this time."""
+        return any(rel_path == bad or rel_path.startswith(f"{bad}/") for bad in self.unreadable)
 
     @property
     def all_paths(self) -> list[str]:
@@ -79,7 +84,9 @@ def scan_vault(settings: VaultSettings) -> VaultScan:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
-            scan.skipped.append((_relative(root, Path(folder)), f"folder not readable: {exc.strerror or exc}"))
+            rel_folder = _relative(root, Path(folder))
+            scan.skipped.append((rel_folder, f"folder not readable: {exc.strerror or exc}"))
+            scan.unreadable.append(rel_folder)
             continue
         for entry in entries:
             if entry.name.startswith("."):
@@ -97,6 +104,7 @@ def scan_vault(settings: VaultSettings) -> VaultScan:
                 stat = entry.stat(follow_symlinks=False)
             except OSError as exc:
                 scan.skipped.append((rel, f"cannot stat: {exc.strerror or exc}"))
+                scan.unreadable.append(rel)
                 continue
             if rel.lower().endswith(NOTE_SUFFIX):
                 scan.notes[rel] = FileStat(mtime_ns=stat.st_mtime_ns, size=stat.st_size)
@@ -123,14 +131,15 @@ def read_note_text(root: Path, rel_path: str) -> tuple[bytes, str, list[str]]:
     with os.fdopen(fd, "rb") as handle:
         data = handle.read()
     warnings: list[str] = []
-    if data.startswith(b"\xef\xbb\xbf"):
-        data_text = data[3:]
-    else:
-        data_text = data
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    data_text = data[bom:]
     try:
         text = data_text.decode("utf-8")
     except UnicodeDecodeError as exc:
         text = data_text.decode("utf-8", errors="replace")
-        warnings.append(f"not valid UTF-8 (byte 0x{data_text[exc.start]:02x} at offset {exc.start}); "
-                        "undecodable bytes were replaced")
+        # The offset is counted in the file (BOM included), so a hex editor finds the byte there.
+        warnings.append(
+            f"not valid UTF-8 (byte 0x{data_text[exc.start]:02x} at offset {exc.start + bom}); "
+            "undecodable bytes were replaced"
+        )
     return data, text, warnings

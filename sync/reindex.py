@@ -131,11 +131,14 @@ class Reindexer:
     def _plan(self, scan: VaultScan, report: ReindexReport) -> _Plan:
         plan = _Plan()
         marks = self._watermarks.all()
-        vanished = [path for path in marks if path not in scan.notes]
+        # A note that could not be listed this time is not gone: keep it rather than drop it from the index.
+        vanished = [path for path in marks if path not in scan.notes and not scan.is_unreadable(path)]
         vanished_by_hash = {marks[p].sha256: p for p in vanished if marks[p].sha256}
         for path, stat in scan.notes.items():
             mark = marks.get(path)
-            if mark and not mark.is_pending and (mark.mtime_ns, mark.size) == (stat.mtime_ns, stat.size):
+            # Only a confirmed note is skipped on mtime and size: one that failed (unreadable, too large, bad
+            # markup) is retried, since chmod or a raised MAX_NOTE_BYTES fixes it without touching the file.
+            if mark and mark.sha256 and (mark.mtime_ns, mark.size) == (stat.mtime_ns, stat.size):
                 report.unchanged += 1
                 continue
             pending = self._read(scan, path, stat, report)
@@ -150,8 +153,8 @@ class Reindexer:
                 continue
             if mark is None:
                 pending.renamed_from = vanished_by_hash.pop(pending.sha256, None)
-            else:
-                pending.kind = "modified"
+            elif mark.sha256 or (mark.is_pending and mark.indexed_at):
+                pending.kind = "modified"  # it was in the index; a note that only ever failed counts as added
             plan.to_index[path] = pending
         renamed_from = {p.renamed_from for p in plan.to_index.values() if p.renamed_from}
         plan.deleted = sorted(set(vanished) - renamed_from)
@@ -161,11 +164,13 @@ class Reindexer:
         limit = self._vault.max_note_bytes
         if stat.size > limit:
             error = f"note is {stat.size / 1e6:.1f} MB, above the {limit / 1e6:.1f} MB limit (MAX_NOTE_BYTES)"
-            return self._fail(path, stat, error, report)
+            self._fail(path, stat, error, report)
+            return None
         try:
             data, text, warnings = read_note_text(scan.root, path)
         except OSError as exc:
-            return self._fail(path, stat, f"cannot read: {exc.strerror or exc}", report)
+            self._fail(path, stat, f"cannot read: {exc.strerror or exc}", report)
+            return None
         report.warnings.extend((path, warning) for warning in warnings)
         return _Pending(path=path, stat=stat, sha256=hashlib.sha256(data).hexdigest(), text=text)
 
@@ -176,7 +181,6 @@ class Reindexer:
         self._links.delete_source(path)
         self._watermarks.record_error(path, mtime_ns=stat.mtime_ns, size=stat.size, error=error, at=self._clock())
         report.errors.append((path, error))
-        return None
 
     def _add_dependents(self, plan: _Plan, scan: VaultScan, report: ReindexReport) -> None:
         """Re-index unchanged notes whose indexed text depends on changed ones (embeds, colliding names)."""
@@ -197,6 +201,8 @@ class Reindexer:
             if pending is not None:
                 pending.kind = "refreshed"
                 plan.to_index[path] = pending
+                # Their own files did not change, so only a pending mark makes a crashed run redo them.
+                self._watermarks.mark_pending(path, mtime_ns=stat.mtime_ns, size=stat.size)
 
     def _delete(self, paths: list[str], report: ReindexReport) -> None:
         if not paths:

@@ -13,9 +13,24 @@ from core.settings import Settings
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = ROOT / "sample_vault"
 SETTINGS_ENV = (
-    "VAULT_PATH", "DATA_DIR", "IGNORE_GLOBS", "MAX_NOTE_BYTES", "EMBED_MODEL", "EMBED_THREADS", "EMBED_BATCH_SIZE",
-    "CHUNK_OVERLAP_TOKENS", "QDRANT_URL", "QDRANT_API_KEY", "QDRANT_COLLECTION", "REDIS_URL", "RERANKER_MODEL_DIR",
-    "RERANK_CANDIDATES", "TOP_K", "PREFETCH_LIMIT", "RRF_K", "SYNC_INTERVAL_MINUTES",
+    "VAULT_PATH",
+    "DATA_DIR",
+    "IGNORE_GLOBS",
+    "MAX_NOTE_BYTES",
+    "EMBED_MODEL",
+    "EMBED_THREADS",
+    "EMBED_BATCH_SIZE",
+    "CHUNK_OVERLAP_TOKENS",
+    "QDRANT_URL",
+    "QDRANT_API_KEY",
+    "QDRANT_COLLECTION",
+    "REDIS_URL",
+    "RERANKER_MODEL_DIR",
+    "RERANK_CANDIDATES",
+    "TOP_K",
+    "PREFETCH_LIMIT",
+    "RRF_K",
+    "SYNC_INTERVAL_MINUTES",
 )
 
 
@@ -39,7 +54,7 @@ def vault(tmp_path: Path) -> Path:
 @pytest.fixture
 def settings(vault: Path, tmp_path: Path) -> Settings:
     """Return settings for the copied vault with the embedded defaults and a private DATA_DIR."""
-    return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+    return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
 
 
 @pytest.fixture

@@ -519,7 +519,9 @@ def test_blank_preamble_is_omitted() -> None:
 
 def test_code_is_kept_in_section_text_and_hides_headings() -> None:
     body = "# H\n```\n# not a heading\n```\nafter"
-    assert parse_note("N.md", body).sections == (Section(("H",), 1, 1, 5, "```\n# not a heading\n```\nafter", body_line=2),)
+    assert parse_note("N.md", body).sections == (
+        Section(("H",), 1, 1, 5, "```\n# not a heading\n```\nafter", body_line=2),
+    )
 
 
 def test_setext_heading_section_text_starts_after_the_underline() -> None:

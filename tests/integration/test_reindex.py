@@ -1,0 +1,260 @@
+"""Incremental re-indexing over a copy of sample_vault: skips, changes, deletes, renames, links, embeds, repair."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from app.wiring import Services, build_services
+from core.domain import SearchFilters
+from core.settings import Settings
+from rag.links import LinkResolver
+from tests.fakes import HashingEmbedder
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURDOUGH = "Areas/Cooking/Sourdough.md"
+REVIEW = "Reviews/2026-W46 Weekly Review.md"
+GARLIC = "Areas/Garden/Garlic.md"
+
+
+def index_snapshot(services: Services) -> dict[str, frozenset[str]]:
+    """Return, per indexed note, the keys of its chunks (heading path + text): the index's content."""
+    return {path: frozenset(services.store.embeddings_for_paths([path])) for path in services.store.indexed_paths()}
+
+
+def texts_of(services: Services, path: str, query: str) -> str:
+    hits = services.retriever.search(query, k=50, filters=SearchFilters(paths=(path,)))
+    return "\n".join(hit.chunk.text for hit in hits)
+
+
+def test_first_run_indexes_every_note_and_second_run_embeds_nothing(services: Services, vault: Path) -> None:
+    first = services.reindexer.run_once()
+    notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md") if ".trash" not in p.parts)
+    assert sorted(first.added) == notes
+    assert first.chunks_embedded > len(notes)
+    assert services.store.indexed_paths() == set(notes)
+    assert services.docstore.paths() == set(notes)
+
+    second = services.reindexer.run_once()
+    assert (second.added, second.modified, second.deleted, second.chunks_embedded) == ([], [], [], 0)
+    assert second.unchanged == len(notes)
+
+
+def test_dot_folders_and_ignore_globs_are_not_indexed(vault: Path, settings: Settings) -> None:
+    (vault / ".hidden.md").write_text("dotfile zebracorn", encoding="utf-8")
+    ignoring = settings.model_copy(update={"ignore_globs": ("Templates/**", "Inbox/*.md")})
+    built = build_services(ignoring, embedder=HashingEmbedder())
+    try:
+        built.reindexer.run_once()
+        paths = built.store.indexed_paths()
+        assert not any(p.startswith(("Templates/", "Inbox/", ".")) for p in paths)
+        assert "Projects/Ideas.md" in paths
+        hits = built.retriever.search("Quokkaballoon helium zebracorn", k=50)
+        assert not any("Quokkaballoon" in hit.chunk.text or "zebracorn" in hit.chunk.text for hit in hits)
+    finally:
+        built.close()
+
+
+def test_touched_but_identical_note_is_not_reembedded_and_its_mtime_is_remembered(
+    services: Services, vault: Path
+) -> None:
+    services.reindexer.run_once()
+    note = vault / GARLIC
+    os.utime(note, ns=(note.stat().st_atime_ns, note.stat().st_mtime_ns + 5_000_000_000))
+
+    report = services.reindexer.run_once()
+
+    assert (report.modified, report.chunks_embedded) == ([], 0)
+    assert services.watermarks.all()[GARLIC].mtime_ns == note.stat().st_mtime_ns
+
+
+def test_modified_note_reembeds_only_its_changed_chunks(services: Services, vault: Path) -> None:
+    services.reindexer.run_once()
+    note = vault / SOURDOUGH
+    text = note.read_text(encoding="utf-8")
+    note.write_text(text.replace("rest 45 minutes", "rest 50 minutes with the lid on"), encoding="utf-8")
+
+    report = services.reindexer.run_once()
+
+    assert report.modified == [SOURDOUGH]
+    assert 1 <= report.chunks_embedded < report.chunks_indexed
+    assert "rest 50 minutes with the lid on" in texts_of(services, SOURDOUGH, "autolyse rest minutes lid")
+    assert "rest 45 minutes" not in texts_of(services, SOURDOUGH, "autolyse rest minutes")
+
+
+def test_deleted_note_leaves_the_index(services: Services, vault: Path) -> None:
+    services.reindexer.run_once()
+    (vault / GARLIC).unlink()
+
+    report = services.reindexer.run_once()
+
+    assert report.deleted == [GARLIC]
+    assert GARLIC not in services.store.indexed_paths()
+    assert GARLIC not in services.docstore.paths()
+    assert GARLIC not in services.watermarks.all()
+    assert all(hit.chunk.path != GARLIC for hit in services.retriever.search("garlic Germidour", k=50))
+
+
+def test_renamed_note_keeps_its_vectors_and_moves_in_the_index(services: Services, vault: Path) -> None:
+    services.reindexer.run_once()
+    before = services.store.embeddings_for_paths([GARLIC])
+    target = vault / "Areas/Garden/Alliums/Garlic.md"
+    target.parent.mkdir()
+    (vault / GARLIC).rename(target)
+
+    report = services.reindexer.run_once()
+
+    new_path = "Areas/Garden/Alliums/Garlic.md"
+    assert report.renamed == [(GARLIC, new_path)]
+    assert (report.added, report.deleted) == ([], [])
+    assert report.chunks_embedded == 0
+    assert set(services.store.embeddings_for_paths([new_path])) == set(before)
+    assert GARLIC not in services.store.indexed_paths() | services.docstore.paths()
+    hits = services.retriever.search("Germidour garlic", k=20, filters=SearchFilters(paths=(new_path,)))
+    assert hits and all(hit.chunk.anchor.startswith("[[Garlic") for hit in hits)
+    assert "Germidour" in texts_of(services, "MOCs/Garden MOC.md", "Germidour garlic")  # ![[Garlic]] still resolves
+
+
+def test_backlinks_follow_a_link_being_added_and_removed(services: Services, vault: Path) -> None:
+    services.reindexer.run_once()
+    resolver = LinkResolver(p.relative_to(vault).as_posix() for p in vault.rglob("*") if p.is_file())
+    inbox = vault / "Inbox/Quick capture.md"
+    original = inbox.read_text(encoding="utf-8")
+    assert "Inbox/Quick capture.md" not in services.links.backlinks(GARLIC, resolver)
+
+    inbox.write_text(original + "\nSee also [[Garlic#Harvest]].\n", encoding="utf-8")
+    services.reindexer.run_once()
+    assert "Inbox/Quick capture.md" in services.links.backlinks(GARLIC, resolver)
+
+    inbox.write_text(original, encoding="utf-8")
+    services.reindexer.run_once()
+    assert "Inbox/Quick capture.md" not in services.links.backlinks(GARLIC, resolver)
+
+
+def test_transcluded_section_is_findable_from_the_embedding_note_and_follows_its_source(
+    services: Services, vault: Path
+) -> None:
+    services.reindexer.run_once()
+    assert "Autolyse" in texts_of(services, REVIEW, "autolyse levain salt bulk fermentation")
+
+    source = vault / SOURDOUGH
+    source.write_text(
+        source.read_text(encoding="utf-8").replace("rest 45 minutes", "rest 55 minutes"), encoding="utf-8"
+    )
+    report = services.reindexer.run_once()
+
+    assert REVIEW in report.refreshed
+    assert "rest 55 minutes" in texts_of(services, REVIEW, "autolyse rest minutes")
+
+
+def test_changing_the_embedding_model_rebuilds_instead_of_mixing_vectors(settings: Settings) -> None:
+    first = build_services(settings, embedder=HashingEmbedder(dim=64))
+    first.reindexer.run_once()
+    first.close()
+
+    second = build_services(settings, embedder=HashingEmbedder(dim=32))
+    try:
+        report = second.reindexer.run_once()
+        assert report.rebuilt_reason is not None
+        assert "hashing-64" in report.rebuilt_reason and "hashing-32" in report.rebuilt_reason
+        assert report.unchanged == 0 and len(report.added) == report.notes_total
+        identity = second.store.identity()
+        assert identity is not None and identity.dim == 32
+        assert second.retriever.search("sourdough levain", k=3)
+    finally:
+        second.close()
+
+
+def test_a_failed_upsert_leaves_the_note_pending_and_the_next_run_repairs_it(
+    services: Services, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.errors import UpstreamUnavailable
+
+    services.reindexer.run_once()
+    note = vault / SOURDOUGH
+    note.write_text(note.read_text(encoding="utf-8") + "\nExtra line about rye.\n", encoding="utf-8")
+
+    def broken_upsert(chunks: object) -> None:
+        raise UpstreamUnavailable("qdrant", "disk full")
+
+    monkeypatch.setattr(services.store, "upsert", broken_upsert)
+    with pytest.raises(UpstreamUnavailable):
+        services.reindexer.run_once()
+    assert services.watermarks.all()[SOURDOUGH].is_pending
+    monkeypatch.undo()
+
+    report = services.reindexer.run_once()
+    assert SOURDOUGH in report.modified
+    assert "Extra line about rye." in texts_of(services, SOURDOUGH, "extra line about rye")
+
+
+CRASHING_RUN = textwrap.dedent(
+    """
+    import os, signal, sys
+    from app.wiring import build_services
+    from core.settings import Settings
+    from tests.fakes import HashingEmbedder
+    import sync.reindex
+
+    sync.reindex.CHUNKS_PER_COMMIT = 16  # several commits, so the kill lands between two of them
+    settings = Settings(_env_file=None, vault_path=sys.argv[1], data_dir=sys.argv[2])
+    services = build_services(settings, embedder=HashingEmbedder())
+    real_upsert = services.store.upsert
+    calls = 0
+
+    def upsert(chunks):
+        global calls
+        calls += 1
+        if calls == 2:  # after the batch's old points were deleted, before the new ones are written
+            os.kill(os.getpid(), signal.SIGKILL)
+        real_upsert(chunks)
+
+    services.store.upsert = upsert
+    services.reindexer.run_once()
+    """
+)
+
+
+def test_a_killed_run_is_repaired_by_the_next_run_to_equal_a_clean_index(
+    settings: Settings, vault: Path, tmp_path: Path
+) -> None:
+    first = build_services(settings, embedder=HashingEmbedder())
+    first.reindexer.run_once()
+    first.close()
+    for path in sorted(vault.rglob("*.md"))[:20]:
+        if ".trash" not in path.parts:
+            path.write_text(path.read_text(encoding="utf-8") + "\nAppended after the first run.\n", encoding="utf-8")
+    (vault / GARLIC).unlink()
+
+    crashed = subprocess.run(
+        [sys.executable, "-c", CRASHING_RUN, str(vault), str(settings.data_dir)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert crashed.returncode == -9, crashed.stderr
+
+    repaired = build_services(settings, embedder=HashingEmbedder())
+    clean = build_services(
+        settings.model_copy(update={"data_dir": tmp_path / "clean-data"}), embedder=HashingEmbedder()
+    )
+    try:
+        repaired.reindexer.run_once()
+        clean.reindexer.run_once()
+        assert index_snapshot(repaired) == index_snapshot(clean)
+        assert repaired.store.count() == clean.store.count()
+        assert repaired.docstore.paths() == clean.docstore.paths()
+        marks = repaired.watermarks.all()
+        assert set(marks) == set(clean.watermarks.all())
+        assert not any(mark.is_pending for mark in marks.values())
+        assert repaired.reindexer.run_once().chunks_embedded == 0
+    finally:
+        repaired.close()
+        clean.close()

@@ -1,0 +1,59 @@
+"""Retrieval quality floor on sample_vault with the real bundled model, and what must never be findable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.wiring import Services, build_services
+from core.settings import Settings
+from rag.evaluation import evaluate, load_question_set
+
+ROOT = Path(__file__).resolve().parents[2]
+QUESTIONS = ROOT / "tests" / "fixtures" / "retrieval_questions.yaml"
+HIDDEN = [
+    ("restic repository password", "velvet-turnip-saddle-9041"),
+    ("restic repository password key", "K004-FAKE"),
+    ("charge money for this", "charge money for this"),
+    ("beat until bubbles form", "beat until bubbles form"),
+    ("zeppelin grocery delivery Quokkaballoon", "Quokkaballoon"),
+    ("helium balloon delivery", "helium"),
+]
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    data_dir = tmp_path_factory.mktemp("quality") / "data"
+    settings = Settings(_env_file=None, vault_path=ROOT / "sample_vault", data_dir=data_dir)
+    services = build_services(settings)
+    services.reindexer.run_once()
+    yield services
+    services.close()
+
+
+def test_question_set_scores_above_the_quality_floor(indexed: Services) -> None:
+    # Measured 0.95 hit@6 and 0.88 MRR with the bundled int8 MiniLM; the floor leaves room for noise only.
+    result = evaluate(indexed.retriever, load_question_set(QUESTIONS), k=6)
+    assert result.total >= 30
+    assert result.hit_rate >= 0.85, result.misses
+    assert result.mrr >= 0.75, result.misses
+
+
+@pytest.mark.parametrize(("query", "secret"), HIDDEN)
+def test_comments_and_trash_are_never_findable(indexed: Services, query: str, secret: str) -> None:
+    hits = indexed.retriever.search(query, k=50)
+    assert hits
+    assert not any(secret in hit.chunk.text for hit in hits)
+
+
+def test_every_hit_carries_a_citation_anchor_that_names_its_note(indexed: Services) -> None:
+    hits = indexed.retriever.search("garden ideas for next year", k=10)
+    for hit in hits:
+        assert hit.chunk.anchor.startswith("[[") and hit.chunk.anchor.endswith("]]")
+        link = hit.chunk.anchor[2:-2].split("#")[0]
+        assert hit.chunk.path.removesuffix(".md").endswith(link)
+    # The two notes called "Ideas" are cited by path, so each link resolves to the right one.
+    ideas = [hit.chunk.anchor for hit in hits if hit.chunk.title == "Ideas"]
+    assert ideas and all(a.startswith(("[[Areas/Garden/Ideas", "[[Projects/Ideas")) for a in ideas)
