@@ -160,7 +160,6 @@ def status(
 
 def main() -> None:
     """Run the CLI (the `librarian` console script)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"), stream=sys.stderr)
     cli()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,10 +14,10 @@ from core.errors import InvalidRequest
 from core.ports import DocStore, Embedder, VectorStore, WatermarkStore
 from core.settings import Settings
 from rag.docstore import build_docstore
-from rag.embedders import build_embedder
+from rag.embedding.embedders import build_embedder
+from rag.embedding.rerank import build_reranker
 from rag.indexer import NoteIndexer
-from rag.linkindex import SqliteLinkIndex
-from rag.rerank import build_reranker
+from rag.notes.linkindex import SqliteLinkIndex
 from rag.retrieve import Retriever
 from rag.stores import build_vector_store
 from sync.reindex import Reindexer
@@ -38,11 +38,10 @@ class Services:
     reindexer: Reindexer
 
     def close(self) -> None:
-        """Release files and connections."""
-        self.store.close()
-        self.docstore.close()
-        self.watermarks.close()
-        self.links.close()
+        """Release files and connections; one failing close does not keep the others open."""
+        with ExitStack() as closing:
+            for resource in (self.links, self.watermarks, self.docstore, self.store):
+                closing.callback(resource.close)
 
 
 def utc_now() -> datetime:
@@ -51,26 +50,37 @@ def utc_now() -> datetime:
 
 
 def build_services(settings: Settings, *, embedder: Embedder | None = None) -> Services:
-    """Build every service from settings; tests may pass a fake embedder."""
+    """Build every service from settings; tests may pass a fake embedder.
+
+    If one part fails to open, the parts already open are closed again (the embedded store holds a lock).
+    """
     data_dir = settings.data_dir
     data_dir.mkdir(parents=True, exist_ok=True)
-    embedder = embedder or build_embedder(settings.embedding)
-    store = build_vector_store(settings.store)
-    docstore = build_docstore(settings.store)
-    watermarks = SqliteWatermarkStore(data_dir / "watermarks.sqlite")
-    links = SqliteLinkIndex(data_dir / "links.sqlite")
-    indexer = NoteIndexer(embedder, overlap_tokens=settings.chunk_overlap_tokens, batch_size=settings.embed_batch_size)
-    reindexer = Reindexer(
-        vault=settings.vault,
-        embedder=embedder,
-        indexer=indexer,
-        store=store,
-        docstore=docstore,
-        watermarks=watermarks,
-        links=links,
-        clock=utc_now,
-    )
-    retriever = Retriever(embedder, store, build_reranker(settings.retrieval), settings.retrieval)
+    with ExitStack() as opened:
+        embedder = embedder or build_embedder(settings.embedding)
+        store = build_vector_store(settings.store)
+        opened.callback(store.close)
+        docstore = build_docstore(settings.store)
+        opened.callback(docstore.close)
+        watermarks = SqliteWatermarkStore(data_dir / "watermarks.sqlite")
+        opened.callback(watermarks.close)
+        links = SqliteLinkIndex(data_dir / "links.sqlite")
+        opened.callback(links.close)
+        indexer = NoteIndexer(
+            embedder, overlap_tokens=settings.chunk_overlap_tokens, batch_size=settings.embed_batch_size
+        )
+        reindexer = Reindexer(
+            vault=settings.vault,
+            embedder=embedder,
+            indexer=indexer,
+            store=store,
+            docstore=docstore,
+            watermarks=watermarks,
+            links=links,
+            clock=utc_now,
+        )
+        retriever = Retriever(embedder, store, build_reranker(settings.retrieval), settings.retrieval)
+        opened.pop_all()
     return Services(
         settings=settings,
         embedder=embedder,

@@ -57,14 +57,6 @@ class StoreSettings(BaseModel):
     redis_url: SecretStr | None  # a Redis URL may carry a password
 
 
-class SyncSettings(BaseModel):
-    """How often the background re-indexer runs."""
-
-    model_config = ConfigDict(frozen=True)
-
-    interval_minutes: float
-
-
 def _split_commas(value: object) -> object:
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
@@ -95,7 +87,6 @@ class Settings(BaseSettings):
     top_k: int = Field(6, gt=0)
     prefetch_limit: int = Field(50, gt=0)
     rrf_k: int = Field(60, gt=0)
-    sync_interval_minutes: float = Field(15, gt=0)
 
     @field_validator("ignore_globs", mode="before")
     @classmethod
@@ -162,11 +153,6 @@ class Settings(BaseSettings):
             qdrant_collection=self.qdrant_collection,
             redis_url=self.redis_url,
         )
-
-    @property
-    def sync(self) -> SyncSettings:
-        """Return the re-indexer sub-settings."""
-        return SyncSettings(interval_minutes=self.sync_interval_minutes)
 
 
 def check_separate_dirs(vault_path: Path, data_dir: Path) -> None:

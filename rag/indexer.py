@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 
 from core.domain import Chunk, EmbeddedChunk, Embedding, Link, Note
 from core.ports import Embedder
-from rag.chunking import chunk_note
-from rag.links import LinkResolver
-from rag.markdown import parse_note
+from rag.chunks.chunking import chunk_note
+from rag.notes.links import LinkResolver
+from rag.notes.markdown import parse_note
 
 EmbeddedTextLookup = Callable[[str, Link], str | None]
 
@@ -23,16 +24,14 @@ class PreparedNote:
     note: Note
     chunks: tuple[Chunk, ...]
     embed_keys: tuple[str, ...]
+    # Keys the same chunks had under the note's previous title: a renamed note reuses those vectors instead
+    # of being re-embedded (its breadcrumb keeps the old title until the chunk's text changes).
+    previous_keys: tuple[str, ...] = ()
 
 
 def compute_embed_key(model_id: str, chunk: Chunk) -> str:
-    """Return the key under which a chunk's vectors can be reused.
-
-    The note's title and path are left out on purpose: a renamed note keeps its vectors instead of being
-    re-embedded (its breadcrumb then still carries the old title until the chunk's text changes).
-    """
-    material = "\x1f".join((model_id, *chunk.heading_path, "", chunk.text))
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+    """Return the key under which a chunk's vectors are stored and reused: the model plus the embedded text."""
+    return hashlib.sha256(f"{model_id}\x1f{chunk.embed_text}".encode()).hexdigest()
 
 
 class NoteIndexer:
@@ -44,9 +43,24 @@ class NoteIndexer:
         self._batch_size = batch_size
 
     def prepare(
-        self, path: str, text: str, *, resolver: LinkResolver, embedded_text: EmbeddedTextLookup | None = None
+        self,
+        path: str,
+        text: str,
+        *,
+        resolver: LinkResolver,
+        embedded_text: EmbeddedTextLookup | None = None,
+        previous_path: str | None = None,
     ) -> PreparedNote:
-        """Parse and chunk one note; embeds (`![[...]]`) are expanded through `embedded_text`."""
+        """Parse and chunk one note; embeds (`![[...]]`) are expanded through `embedded_text`.
+
+        Args:
+            path: vault-relative path of the note.
+            text: the note's markdown.
+            resolver: link resolution over the whole vault (citation anchors, embeds).
+            embedded_text: returns the text an embed shows.
+            previous_path: where the note lived before a rename, so its vectors can be reused.
+
+        """
         note = parse_note(path, text)
         lookup = None if embedded_text is None else (lambda link: embedded_text(path, link))
         chunks = chunk_note(
@@ -59,12 +73,17 @@ class NoteIndexer:
         )
         model_id = self._embedder.identity.model_id
         keys = tuple(compute_embed_key(model_id, chunk) for chunk in chunks)
-        return PreparedNote(path=path, note=note, chunks=tuple(chunks), embed_keys=keys)
+        previous: tuple[str, ...] = ()
+        if previous_path is not None:
+            old_title = PurePosixPath(previous_path).stem
+            previous = tuple(compute_embed_key(model_id, replace(chunk, title=old_title)) for chunk in chunks)
+        return PreparedNote(path=path, note=note, chunks=tuple(chunks), embed_keys=keys, previous_keys=previous)
 
     def embed(
         self, notes: Sequence[PreparedNote], *, known: Mapping[str, Embedding]
     ) -> tuple[list[list[EmbeddedChunk]], int]:
         """Attach vectors to each chunk, embedding only keys not in `known`; return them per note and the new count."""
+        known = {**known, **_renamed_vectors(notes, known)}
         missing: dict[str, str] = {}
         for prepared in notes:
             for chunk, key in zip(prepared.chunks, prepared.embed_keys, strict=True):
@@ -89,3 +108,13 @@ class NoteIndexer:
             embeddings = self._embedder.embed_documents([texts_by_key[key] for key in batch])
             result.update(zip(batch, embeddings, strict=True))
         return result
+
+
+def _renamed_vectors(notes: Sequence[PreparedNote], known: Mapping[str, Embedding]) -> dict[str, Embedding]:
+    """Map the new keys of renamed notes' chunks to the vectors stored under their previous keys."""
+    reused: dict[str, Embedding] = {}
+    for prepared in notes:
+        for key, previous in zip(prepared.embed_keys, prepared.previous_keys, strict=False):
+            if key not in known and previous in known:
+                reused[key] = known[previous]
+    return reused

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.domain import SearchFilters, SearchHit
-from core.errors import InvalidRequest
+from core.errors import IndexModelMismatch, InvalidRequest
 from core.ports import Embedder, Reranker, VectorStore
 from core.settings import RetrievalSettings
 
@@ -16,6 +16,7 @@ class Retriever:
         self._store = store
         self._reranker = reranker
         self._settings = settings
+        self._is_identity_checked = False
 
     def search(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> list[SearchHit]:
         """Return the best `k` chunks for `query` (default TOP_K), best first."""
@@ -25,6 +26,7 @@ class Retriever:
         limit = k or self._settings.top_k
         if limit < 1:
             raise InvalidRequest("k must be at least 1")
+        self._check_identity()
         candidates = max(limit, self._settings.rerank_candidates)
         hits = self._store.search(
             self._embedder.embed_query(text),
@@ -34,3 +36,16 @@ class Retriever:
             rrf_k=self._settings.rrf_k,
         )
         return self._reranker.rerank(text, hits, top_k=limit)
+
+    def _check_identity(self) -> None:
+        """Refuse to search an index built by another model: its vectors would silently mean nothing."""
+        if self._is_identity_checked:
+            return
+        stored = self._store.identity()
+        wanted = self._embedder.identity
+        if stored is not None and stored != wanted:
+            raise IndexModelMismatch(
+                f"the index was built with {stored.model_id} ({stored.dim} dimensions) but EMBED_MODEL is "
+                f"{wanted.model_id} ({wanted.dim} dimensions); run `librarian index` to rebuild it"
+            )
+        self._is_identity_checked = stored is not None

@@ -9,7 +9,7 @@ from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core.errors import InvalidRequest
+from core.errors import InvalidRequest, UpstreamUnavailable
 
 Migration = tuple[str, Callable[[sqlite3.Connection], None]]
 """A named schema step. Never edit, rename or reorder a released step: append a new one.
@@ -79,8 +79,12 @@ class SqliteDatabase:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """Yield the connection inside one transaction: commit on success, roll back on error."""
-        with self._lock, self._conn:
-            yield self._conn
+        try:
+            with self._lock, self._conn:
+                yield self._conn
+        except sqlite3.OperationalError as exc:
+            # Locked, full or vanished database files are an environment problem the user must see plainly.
+            raise UpstreamUnavailable("sqlite", f"{self.path}: {exc}") from exc
 
     def close(self) -> None:
         """Close the connection; later calls fail."""

@@ -5,18 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.domain import Link
-from rag.links import LinkResolver
-from rag.transclusion import extract_embedded_text
-from rag.vault import read_note_text
-
-MAX_EMBED_SOURCE_BYTES = 2_000_000
+from rag.notes.links import LinkResolver
+from rag.notes.transclusion import extract_embedded_text
+from rag.notes.vault import read_note_text
 
 
 class EmbedReader:
     """Resolves embeds against the vault, reading each embedded note at most once per run."""
 
-    def __init__(self, root: Path, resolver: LinkResolver, known_texts: dict[str, str]) -> None:
+    def __init__(self, root: Path, resolver: LinkResolver, known_texts: dict[str, str], *, max_bytes: int) -> None:
         self._root = root
+        self._max_bytes = max_bytes
         self._resolver = resolver
         self._texts: dict[str, str | None] = dict(known_texts)
 
@@ -36,7 +35,7 @@ class EmbedReader:
         if path not in self._texts:
             file = self._root / path
             try:
-                if file.stat().st_size > MAX_EMBED_SOURCE_BYTES:
+                if file.stat().st_size > self._max_bytes:
                     self._texts[path] = None
                 else:
                     self._texts[path] = read_note_text(self._root, path)[1]

@@ -15,9 +15,9 @@ from core.errors import AppError, InvalidRequest
 from core.ports import DocStore, Embedder, VectorStore, WatermarkStore
 from core.settings import VaultSettings
 from rag.indexer import NoteIndexer, PreparedNote
-from rag.linkindex import SqliteLinkIndex, link_name_key
-from rag.links import LinkResolver
-from rag.vault import FileStat, VaultScan, read_note_text, scan_vault
+from rag.notes.linkindex import SqliteLinkIndex, link_name_key
+from rag.notes.links import LinkResolver
+from rag.notes.vault import FileStat, VaultScan, read_note_text, scan_vault
 from sync.embeds import EmbedReader
 from sync.report import Progress, ReindexReport
 
@@ -43,6 +43,22 @@ class _Pending:
 class _Plan:
     to_index: dict[str, _Pending] = field(default_factory=dict)
     deleted: list[str] = field(default_factory=list)
+
+
+def ambiguous_links(prepared: PreparedNote, resolver: LinkResolver) -> list[str]:
+    """Describe each link of the note that more than one file could answer, and which one Obsidian picks."""
+    warnings = []
+    for link in prepared.note.links:
+        if not link.target:
+            continue
+        resolution = resolver.resolve(link.target, source_path=prepared.path)
+        if resolution.is_ambiguous:
+            others = ", ".join(c for c in resolution.candidates if c != resolution.path)
+            warnings.append(
+                f"line {link.line}: link to {link.target!r} is ambiguous; it resolves to {resolution.path} "
+                f"(also: {others}); use the path form to be explicit"
+            )
+    return warnings
 
 
 class Reindexer:
@@ -79,16 +95,19 @@ class Reindexer:
             raise InvalidRequest(f"no notes (*.md) found in the vault {scan.root}; is VAULT_PATH right?")
         report.notes_total = len(scan.notes)
         report.warnings.extend(scan.skipped)
-        self._ensure_identity(report)
-        if self._watermarks.get_meta(RUN_FLAG) == "1":
-            self._repair_interrupted_run(report)
+        # The flag goes up before anything is written, so a kill at any later point is repaired next run.
+        was_interrupted = self._watermarks.get_meta(RUN_FLAG) == "1"
         self._watermarks.set_meta(RUN_FLAG, "1")
+        self._ensure_identity(report)
+        if was_interrupted:
+            self._repair_interrupted_run(report)
         plan = self._plan(scan, report)
-        resolver = LinkResolver(scan.all_paths)
         self._add_dependents(plan, scan, report)
         self._delete(plan.deleted, report)
-        self._index(plan, scan, resolver, report, notify)
-        self._store.flush()
+        if plan.to_index:
+            self._index(plan, scan, LinkResolver(scan.all_paths), report, notify)
+        if plan.to_index or plan.deleted or report.errors:
+            self._store.flush()
         report.finished_at = self._clock()
         self._watermarks.set_meta(LAST_RUN, json.dumps(report.to_json()))
         self._watermarks.set_meta(RUN_FLAG, "0")
@@ -112,10 +131,12 @@ class Reindexer:
         self._reset(wanted)
 
     def _reset(self, identity: IndexIdentity) -> None:
-        self._store.reset(identity)
+        # Forget the files first: a kill before the store is reset leaves the old identity, so the next run
+        # resets again; a kill after it finds no watermarks and indexes everything.
         self._watermarks.clear()
         self._docstore.clear()
         self._links.clear()
+        self._store.reset(identity)
 
     def _repair_interrupted_run(self, report: ReindexReport) -> None:
         """Drop index entries that no confirmed watermark vouches for (left by a crash mid-run)."""
@@ -184,7 +205,8 @@ class Reindexer:
 
     def _add_dependents(self, plan: _Plan, scan: VaultScan, report: ReindexReport) -> None:
         """Re-index unchanged notes whose indexed text depends on changed ones (embeds, colliding names)."""
-        changed = set(plan.to_index) | set(plan.deleted)
+        failed = {path for path, _ in report.errors}
+        changed = set(plan.to_index) | set(plan.deleted) | failed
         changed |= {p.renamed_from for p in plan.to_index.values() if p.renamed_from}
         if not changed:
             return
@@ -193,7 +215,7 @@ class Reindexer:
         dependents = self._links.linking_sources(changed, resolver, embeds_only=True)
         changed_names = {link_name_key(path) for path in changed}
         dependents |= {path for path in scan.notes if link_name_key(path) in changed_names}
-        for path in sorted(dependents - set(plan.to_index)):
+        for path in sorted(dependents - set(plan.to_index) - failed):
             stat = scan.notes.get(path)
             if stat is None or stat.size > self._vault.max_note_bytes:
                 continue
@@ -217,18 +239,24 @@ class Reindexer:
     def _index(
         self, plan: _Plan, scan: VaultScan, resolver: LinkResolver, report: ReindexReport, notify: ProgressCallback
     ) -> None:
-        reader = EmbedReader(scan.root, resolver, {p: item.text for p, item in plan.to_index.items()})
+        texts = {p: item.text for p, item in plan.to_index.items()}
+        reader = EmbedReader(scan.root, resolver, texts, max_bytes=self._vault.max_note_bytes)
         total = len(plan.to_index)
         batch: list[tuple[_Pending, PreparedNote]] = []
         done = 0
         for path in sorted(plan.to_index):
             item = plan.to_index[path]
             try:
-                prepared = self._indexer.prepare(path, item.text, resolver=resolver, embedded_text=reader.lookup)
+                prepared = self._indexer.prepare(
+                    path, item.text, resolver=resolver, embedded_text=reader.lookup, previous_path=item.renamed_from
+                )
             except (ValueError, AppError) as exc:
                 self._fail(path, item.stat, f"cannot parse: {exc}", report)
+                if item.renamed_from:
+                    self._delete([item.renamed_from], report)
                 continue
             report.warnings.extend((path, warning) for warning in prepared.note.warnings)
+            report.warnings.extend((path, warning) for warning in ambiguous_links(prepared, resolver))
             batch.append((item, prepared))
             if sum(len(p.chunks) for _, p in batch) >= CHUNKS_PER_COMMIT:
                 done += self._commit(batch, report)

@@ -30,7 +30,6 @@ SETTINGS_ENV = (
     "TOP_K",
     "PREFETCH_LIMIT",
     "RRF_K",
-    "SYNC_INTERVAL_MINUTES",
 )
 
 

@@ -28,16 +28,18 @@ def _stable_hash(text: str) -> int:
 class HashingEmbedder:
     """Embed by hashing lower-case words into signed buckets, so texts sharing words score higher."""
 
-    def __init__(self, dim: int = 64, *, max_tokens: int = 256) -> None:
+    def __init__(self, dim: int = 64, *, max_tokens: int = 256, model_id: str | None = None) -> None:
         if dim < 2:
             raise ValueError(f"dim must be at least 2, got {dim}")
         self._dim = dim
         self._max_tokens = max_tokens
+        # Another id with the same dimension stands for a different model of equal size (e.g. two 384-d models).
+        self._model_id = model_id or f"hashing-{dim}"
 
     @property
     def identity(self) -> IndexIdentity:
         """Return the model id and dense dimension, stored with the index."""
-        return IndexIdentity(model_id=f"hashing-{self._dim}", dim=self._dim)
+        return IndexIdentity(model_id=self._model_id, dim=self._dim)
 
     @property
     def max_tokens(self) -> int:

@@ -19,7 +19,7 @@ from app.wiring import Services, build_services
 from core.domain import EmbeddedChunk
 from core.errors import InvalidRequest, UpstreamUnavailable
 from core.settings import Settings
-from rag import vault as vault_files
+from rag.notes import vault as vault_files
 from rag.stores.edge import EdgeVectorStore
 from sync import reindex
 from tests.fakes import HashingEmbedder

@@ -13,7 +13,7 @@ import pytest
 from app.wiring import Services, build_services
 from core.domain import SearchFilters
 from core.settings import Settings
-from rag.links import LinkResolver
+from rag.notes.links import LinkResolver
 from tests.fakes import HashingEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,9 +22,18 @@ REVIEW = "Reviews/2026-W46 Weekly Review.md"
 GARLIC = "Areas/Garden/Garlic.md"
 
 
-def index_snapshot(services: Services) -> dict[str, frozenset[str]]:
-    """Return, per indexed note, the keys of its chunks (heading path + text): the index's content."""
-    return {path: frozenset(services.store.embeddings_for_paths([path])) for path in services.store.indexed_paths()}
+def index_snapshot(services: Services) -> dict[str, tuple[object, ...]]:
+    """Return, per indexed note, its chunks' payloads (anchor, lines, text) and vectors: the index's content."""
+    snapshot: dict[str, tuple[object, ...]] = {}
+    for path in sorted(services.store.indexed_paths()):
+        hits = services.retriever.search("note", k=200, filters=SearchFilters(paths=(path,)))
+        chunks = sorted(
+            (h.chunk.index, h.chunk.anchor, h.chunk.line_start, h.chunk.line_end, h.chunk.text) for h in hits
+        )
+        vectors = services.store.embeddings_for_paths([path])
+        rounded = sorted((key, tuple(round(x, 5) for x in e.dense), e.sparse) for key, e in vectors.items())
+        snapshot[path] = (tuple(chunks), tuple(rounded))
+    return snapshot
 
 
 def texts_of(services: Services, path: str, query: str) -> str:
@@ -257,4 +266,105 @@ def test_a_killed_run_is_repaired_by_the_next_run_to_equal_a_clean_index(
         assert repaired.reindexer.run_once().chunks_embedded == 0
     finally:
         repaired.close()
+        clean.close()
+
+
+def test_ambiguous_links_are_reported_as_warnings(services: Services, vault: Path) -> None:
+    (vault / "Inbox/Ambiguous.md").write_text("Which one? [[Ideas]]\n", encoding="utf-8")
+
+    report = services.reindexer.run_once()
+
+    warnings = [text for path, text in report.warnings if path == "Inbox/Ambiguous.md"]
+    assert len(warnings) == 1
+    assert "ambiguous" in warnings[0] and "Projects/Ideas.md" in warnings[0] and "Areas/Garden/Ideas.md" in warnings[0]
+
+
+def test_a_folder_that_cannot_be_listed_keeps_its_notes_in_the_index(
+    services: Services, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rag.notes.vault as vault_files
+
+    services.reindexer.run_once()
+    real_scandir = vault_files.os.scandir
+
+    def scandir(path: object) -> object:
+        if str(path).endswith("Areas/Garden"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vault_files.os, "scandir", scandir)
+    report = services.reindexer.run_once()
+
+    assert report.deleted == []
+    assert ("Areas/Garden", "folder not readable: Permission denied") in report.warnings
+    assert GARLIC in services.store.indexed_paths()
+
+
+def test_fifos_named_like_notes_are_skipped_instead_of_blocking(services: Services, vault: Path) -> None:
+    os.mkfifo(vault / "Inbox/pipe.md")
+
+    report = services.reindexer.run_once()
+
+    assert ("Inbox/pipe.md", "not a regular file; skipped") in report.warnings
+    assert "Inbox/pipe.md" not in services.store.indexed_paths()
+
+
+def test_search_refuses_an_index_built_by_another_model(settings: Settings) -> None:
+    from core.errors import IndexModelMismatch
+
+    first = build_services(settings, embedder=HashingEmbedder(dim=64))
+    first.reindexer.run_once()
+    first.close()
+
+    other = build_services(settings, embedder=HashingEmbedder(dim=64, model_id="another-64"))
+    try:
+        with pytest.raises(IndexModelMismatch, match="librarian index"):
+            other.retriever.search("sourdough")
+    finally:
+        other.close()
+
+
+def test_an_embedded_note_that_starts_failing_leaves_the_notes_that_embed_it(
+    services: Services, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services.reindexer.run_once()
+    assert "Autolyse" in texts_of(services, REVIEW, "autolyse levain salt")
+    (vault / SOURDOUGH).write_bytes(b"x" * (services.settings.max_note_bytes + 1))
+
+    report = services.reindexer.run_once()
+
+    assert [path for path, _ in report.errors] == [SOURDOUGH]
+    assert REVIEW in report.refreshed
+    assert "Autolyse" not in texts_of(services, REVIEW, "autolyse levain salt")
+
+
+def test_a_model_change_interrupted_mid_reset_is_finished_by_the_next_run(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.errors import UpstreamUnavailable
+
+    first = build_services(settings, embedder=HashingEmbedder(dim=64))
+    first.reindexer.run_once()
+    first.close()
+
+    interrupted = build_services(settings, embedder=HashingEmbedder(dim=32))
+
+    def reset_fails(identity: object) -> None:
+        raise UpstreamUnavailable("qdrant", "killed mid-reset")
+
+    monkeypatch.setattr(interrupted.store, "reset", reset_fails)
+    with pytest.raises(UpstreamUnavailable):
+        interrupted.reindexer.run_once()
+    interrupted.close()
+
+    resumed = build_services(settings, embedder=HashingEmbedder(dim=32))
+    clean = build_services(
+        settings.model_copy(update={"data_dir": tmp_path / "clean-data"}), embedder=HashingEmbedder(dim=32)
+    )
+    try:
+        resumed.reindexer.run_once()
+        clean.reindexer.run_once()
+        assert index_snapshot(resumed) == index_snapshot(clean)
+    finally:
+        resumed.close()
         clean.close()

@@ -13,9 +13,10 @@ from tokenizers import Tokenizer
 
 from core.domain import Chunk, SearchHit
 from core.errors import InvalidRequest
+from core.ports import Reranker
 from core.settings import RetrievalSettings
-from rag.dense_models import bundled_tokenizer_dir
-from rag.rerank import FastembedReranker, PassthroughReranker, build_reranker
+from rag.embedding.dense_models import bundled_tokenizer_dir
+from rag.embedding.rerank import FastembedReranker, PassthroughReranker, build_reranker
 
 KEYWORD = "banana"
 
@@ -155,3 +156,27 @@ def test_build_reranker_loads_the_configured_cross_encoder(model_dir: Path) -> N
 
     assert isinstance(reranker, FastembedReranker)
     assert reranker.rerank(KEYWORD, HITS, top_k=2)[0].chunk.title == "Smoothie"
+
+
+@pytest.fixture(params=["passthrough", "cross-encoder"])
+def any_reranker(request: pytest.FixtureRequest, model_dir: Path) -> Reranker:
+    if request.param == "passthrough":
+        return PassthroughReranker()
+    return FastembedReranker(model_dir, threads=1)
+
+
+@pytest.mark.parametrize("top_k", [0, 1, 3, 10])
+def test_every_reranker_returns_at_most_top_k_of_the_given_hits_best_first(any_reranker: Reranker, top_k: int) -> None:
+    reranked = any_reranker.rerank(KEYWORD, HITS, top_k=top_k)
+
+    assert len(reranked) == min(top_k, len(HITS))
+    given = [hit.chunk for hit in HITS]
+    assert all(hit.chunk in given for hit in reranked)
+    assert len({hit.chunk.path for hit in reranked}) == len(reranked)
+    scores = [hit.score for hit in reranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_every_reranker_is_deterministic_and_handles_no_hits(any_reranker: Reranker) -> None:
+    assert any_reranker.rerank(KEYWORD, HITS, top_k=4) == any_reranker.rerank(KEYWORD, HITS, top_k=4)
+    assert any_reranker.rerank(KEYWORD, [], top_k=4) == []

@@ -10,6 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("core", "rag", "agent", "sync", "app")
+SUPPORT_DIRS = ("tests", "bench")  # not layered, but size and naming rules apply
 # What each layer must never import (app -> agent | sync -> rag -> core).
 FORBIDDEN = {
     "core": {"rag", "agent", "sync", "app"},
@@ -27,6 +28,11 @@ def source_files() -> list[Path]:
     return [path for package in PACKAGES if (ROOT / package).is_dir() for path in (ROOT / package).rglob("*.py")]
 
 
+def support_files() -> list[Path]:
+    """Test and benchmark modules: outside the layers, but held to the same size and naming rules."""
+    return [path for folder in SUPPORT_DIRS if (ROOT / folder).is_dir() for path in (ROOT / folder).rglob("*.py")]
+
+
 def imported_roots(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     roots: set[str] = set()
@@ -40,6 +46,11 @@ def imported_roots(path: Path) -> set[str]:
 
 def test_there_are_sources_to_check() -> None:
     assert len(source_files()) > 10
+
+
+def test_there_are_tests_and_benchmarks_to_check() -> None:
+    checked = {path.relative_to(ROOT).parts[0] for path in support_files()}
+    assert checked == set(SUPPORT_DIRS)
 
 
 @pytest.mark.parametrize("path", source_files(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -56,7 +67,7 @@ def test_core_imports_only_stdlib_and_pydantic(path: Path) -> None:
     assert not extra, f"{path.relative_to(ROOT)} imports {sorted(extra)}"
 
 
-@pytest.mark.parametrize("path", source_files(), ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", source_files() + support_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_modules_stay_small_and_well_named(path: Path) -> None:
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_MODULE_LINES, f"{path.relative_to(ROOT)} has {lines} lines (limit {MAX_MODULE_LINES})"

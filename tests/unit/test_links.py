@@ -1,10 +1,10 @@
-"""Unit tests for Obsidian link resolution, link text for citations and heading keys (rag.links)."""
+"""Unit tests for Obsidian link resolution, link text for citations and heading keys (rag.notes.links)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rag.links import (
+from rag.notes.links import (
     LinkResolver,
     Resolution,
     backlink_keys,

@@ -1,10 +1,10 @@
-"""Unit tests for what an embed shows: whole notes, heading sections and blocks (rag.transclusion)."""
+"""Unit tests for what an embed shows: whole notes, heading sections and blocks (rag.notes.transclusion)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rag.transclusion import extract_embedded_text
+from rag.notes.transclusion import extract_embedded_text
 
 NOTE = """---
 tags: [x]

@@ -1,7 +1,7 @@
 """Heading-aware chunking: cut a parsed note into chunks that fit the dense model's window with their breadcrumb.
 
 A chunk never spans two sections. Small blocks of a section are packed together; a section over the window
-is cut at blank lines, then lines, sentences, words and characters (see `rag.chunk_pieces`), and each next
+is cut at blank lines, then lines, sentences, words and characters (see `rag.chunks.pieces`), and each next
 chunk of it repeats up to `overlap_tokens` of the previous chunk's tail. Every chunk's `embed_text` is
 counted with the real tokenizer before it is returned, so `count_tokens(chunk.embed_text) <= max_tokens`
 always holds.
@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from core.domain import Chunk, Link, Note, Section
-from rag.chunk_pieces import BLOCK_SEP, LINE_SEP, Piece, parse_blocks, split_piece, trailing_piece
-from rag.token_budget import TokenCounter, is_surely_over, largest_within
+from rag.chunks.pieces import BLOCK_SEP, LINE_SEP, Piece, parse_blocks, split_piece, trailing_piece
+from rag.chunks.token_budget import TokenCounter, is_surely_over, largest_within
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ def chunk_note(
 def _section_pieces(section: Section, embeds: Sequence[Link], embedded_text: EmbeddedText | None) -> list[Piece]:
     """Return the blocks of a section in reading order, with the text of its embeds after their lines."""
     rows = section.text.split("\n")
-    # Section text maps line for line onto the file (rag.markdown), from body_line when the parser gives it.
+    # Section text maps line for line onto the file (rag.notes.markdown), from body_line when the parser gives it.
     first = section.body_line or section.line_start + (1 if section.heading_path else 0)
     last = max(section.line_end, first)
     blocks = parse_blocks(rows, [min(first + offset, last) for offset in range(len(rows))])

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.frontmatter import find_frontmatter_end
-from rag.inline import BLOCK_ID
-from rag.links import heading_key
-from rag.markdown import heading_paths, join_text
-from rag.scanner import HeadingSpan, Scan, ScannedLine, indent_width, scan_lines, split_lines
+from rag.notes.frontmatter import find_frontmatter_end
+from rag.notes.inline import BLOCK_ID
+from rag.notes.links import heading_key
+from rag.notes.markdown import heading_paths, join_text
+from rag.notes.scanner import HeadingSpan, Scan, ScannedLine, indent_width, scan_lines, split_lines
 
 _LIST_ITEM = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _LEADING_BLANK_LINES = re.compile(r"^(?:[ \t]*\n)+")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from core.errors import InvalidRequest
 from core.settings import BUNDLED_EMBED_MODEL
@@ -60,6 +60,14 @@ class DenseModel:
     dim: int
 
 
+def describe_dense_model(name: str) -> tuple[str, int]:
+    """Return the canonical model id and dimension without loading the model (unknown names: InvalidRequest)."""
+    if name.lower() == BUNDLED_EMBED_MODEL.lower():
+        return BUNDLED_EMBED_MODEL, BUNDLED_DIM
+    description = _catalogue_entry(name)
+    return str(description["model"]), int(cast(int, description["dim"]))
+
+
 def load_dense_model(name: str, *, cache_dir: Path, threads: int | None) -> DenseModel:
     """Load the bundled model or a fastembed catalogue model, translating failures to InvalidRequest."""
     if name.lower() == BUNDLED_EMBED_MODEL.lower():
@@ -88,7 +96,7 @@ def bundled_tokenizer_dir() -> Path:
     """Return the folder of MiniLM tokenizer files shipped inside the `rag` package."""
     # Beside this module rather than importlib.resources.files("rag"): fastembed needs a real folder anyway, and
     # files() fails when an editable install maps `rag` as a namespace package.
-    folder = Path(__file__).resolve().parent / "assets" / "minilm-tokenizer"
+    folder = Path(__file__).resolve().parents[1] / "assets" / "minilm-tokenizer"
     missing = [file for file in TOKENIZER_FILES if not (folder / file).is_file()]
     if missing:
         raise InvalidRequest(f"the bundled tokenizer in {folder} is incomplete: missing {', '.join(missing)}")
@@ -154,7 +162,7 @@ def _is_registered(name: str) -> bool:
     return any(model["model"].lower() == name.lower() for model in TextEmbedding.list_supported_models())
 
 
-def _load_catalogue(name: str, *, cache_dir: Path, threads: int | None) -> DenseModel:
+def _catalogue_entry(name: str) -> dict[str, object]:
     from fastembed import TextEmbedding
 
     known = {model["model"].lower(): model for model in TextEmbedding.list_supported_models()}
@@ -165,7 +173,13 @@ def _load_catalogue(name: str, *, cache_dir: Path, threads: int | None) -> Dense
             'model name (list them with: python -c "from fastembed import TextEmbedding; '
             "print([m['model'] for m in TextEmbedding.list_supported_models()])\")"
         )
-    model_id = str(description["model"])
+    return dict(description)
+
+
+def _load_catalogue(name: str, *, cache_dir: Path, threads: int | None) -> DenseModel:
+    from fastembed import TextEmbedding
+
+    model_id, dim = describe_dense_model(name)
     try:
         embedding = TextEmbedding(model_name=model_id, cache_dir=str(cache_dir), threads=threads)
     except onnx_load_errors() as exc:
@@ -173,4 +187,4 @@ def _load_catalogue(name: str, *, cache_dir: Path, threads: int | None) -> Dense
             f"embedding model {model_id!r} is not available offline ({exc}); set EMBED_MODEL to the bundled "
             f"default {BUNDLED_EMBED_MODEL!r} or pre-download it into DATA_DIR/models ({cache_dir})"
         ) from exc
-    return DenseModel(embedding=embedding, model_id=model_id, dim=int(description["dim"]))
+    return DenseModel(embedding=embedding, model_id=model_id, dim=dim)

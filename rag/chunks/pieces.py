@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
-from rag.token_budget import TokenCounter, is_surely_over, largest_within, prefix_widths
+from rag.chunks.token_budget import TokenCounter, is_surely_over, largest_within, prefix_widths
 
 PieceKind = Literal["prose", "code", "table"]
 

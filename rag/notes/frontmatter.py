@@ -14,7 +14,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import ScalarNode
 
 from core.domain import Link
-from rag.inline import WIKILINK, is_valid_tag, parse_wikilink
+from rag.notes.inline import WIKILINK, is_valid_tag, parse_wikilink
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _MAX_DEPTH = 64  # YAML anchors can build cyclic values; stop well before recursion limits

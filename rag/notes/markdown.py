@@ -11,9 +11,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
 from core.domain import BlockId, Heading, Link, Note, Section, Task
-from rag.frontmatter import frontmatter_aliases, frontmatter_tags, read_frontmatter
-from rag.inline import find_block_id, find_links, find_tags, find_task
-from rag.scanner import HeadingSpan, Scan, ScannedLine, scan_lines, split_lines
+from rag.notes.frontmatter import frontmatter_aliases, frontmatter_tags, read_frontmatter
+from rag.notes.inline import find_block_id, find_links, find_tags, find_task
+from rag.notes.scanner import HeadingSpan, Scan, ScannedLine, scan_lines, split_lines
 
 # Comments (%%...%% and <!-- -->) are hidden in reading view and are not sources of tags, links or tasks.
 # Obsidian's own cache skips block comments and HTML comments but does read tags and links inside an inline

@@ -11,7 +11,7 @@ from core.domain import SearchHit
 from core.errors import InvalidRequest
 from core.ports import Reranker
 from core.settings import RetrievalSettings
-from rag.dense_models import onnx_load_errors
+from rag.embedding.dense_models import onnx_load_errors
 
 if TYPE_CHECKING:
     from fastembed.rerank.cross_encoder import TextCrossEncoder

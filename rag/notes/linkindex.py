@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
 from core.domain import Link
-from rag.links import LinkResolver
+from rag.notes.links import LinkResolver
 from rag.sqlite_migrations import Migration, SqliteDatabase
 
 

@@ -101,6 +101,10 @@ def scan_vault(settings: VaultSettings) -> VaultScan:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(Path(entry.path))
                     continue
+                if not entry.is_file(follow_symlinks=False):
+                    # FIFOs, sockets and devices: opening a FIFO with no writer would block the run forever.
+                    scan.skipped.append((rel, "not a regular file; skipped"))
+                    continue
                 stat = entry.stat(follow_symlinks=False)
             except OSError as exc:
                 scan.skipped.append((rel, f"cannot stat: {exc.strerror or exc}"))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,33 +14,53 @@ from numpy.typing import NDArray
 from core.domain import Embedding, IndexIdentity, SparseVector
 from core.errors import InvalidRequest
 from core.ports import Embedder
-from core.settings import EmbeddingSettings
-from rag.dense_models import load_dense_model, prefixes_for
+from core.settings import BUNDLED_EMBED_MODEL, EmbeddingSettings
+from rag.embedding.dense_models import describe_dense_model, load_dense_model, prefixes_for
 
 if TYPE_CHECKING:
     from fastembed import TextEmbedding
+    from qdrant_edge import Bm25
     from qdrant_edge import SparseVector as EdgeSparseVector
     from tokenizers import Tokenizer
 
 FALLBACK_MAX_TOKENS = 512
 
 
+@dataclass(frozen=True, slots=True)
+class _LoadedModels:
+    dense: TextEmbedding
+    bm25: Bm25
+    counter: Tokenizer
+    max_tokens: int
+
+
 class FastembedEmbedder:
-    """Embed text with a fastembed dense model and qdrant-edge BM25; every call blocks on ONNX work."""
+    """Embed text with a fastembed dense model and qdrant-edge BM25; every call blocks on ONNX work.
+
+    The ONNX model loads on first use, so commands that only need the model's identity (a no-op re-index,
+    `status`) do not pay for it.
+    """
 
     def __init__(self, settings: EmbeddingSettings) -> None:
-        from qdrant_edge import Bm25
-
-        model = load_dense_model(settings.model, cache_dir=settings.cache_dir, threads=settings.threads)
-        self._dense: TextEmbedding = model.embedding
-        self._identity = IndexIdentity(model_id=model.model_id, dim=model.dim)
-        self._prefixes = prefixes_for(model.model_id)
+        model_id, dim = describe_dense_model(settings.model)
+        self._settings = settings
+        self._identity = IndexIdentity(model_id=model_id, dim=dim)
+        self._prefixes = prefixes_for(model_id)
         self._batch_size = settings.batch_size
-        # No lock: onnxruntime documents InferenceSession.run as thread-safe, the loaded fastembed model only
-        # reads its session and tokenizer, and BM25 is immutable; a query thus never waits behind a re-index
-        # batch (tests/integration/test_embedder_contract.py checks concurrent calls against sequential ones).
-        self._bm25 = Bm25()
-        self._counter, self._max_tokens = _counting_tokenizer(self._dense, model.model_id)
+        self._load_lock = threading.Lock()
+        self._loaded: _LoadedModels | None = None
+
+    def _models(self) -> _LoadedModels:
+        # No lock around inference: onnxruntime documents InferenceSession.run as thread-safe, the loaded
+        # fastembed model only reads its session and tokenizer, and BM25 is immutable; a query thus never waits
+        # behind a re-index batch (tests/integration/test_embedder_contract.py checks concurrent calls).
+        loaded = self._loaded
+        if loaded is None:
+            with self._load_lock:
+                if self._loaded is None:
+                    self._loaded = _load_models(self._settings, self._identity.model_id)
+                loaded = self._loaded
+        return loaded
 
     @property
     def identity(self) -> IndexIdentity:
@@ -48,39 +70,51 @@ class FastembedEmbedder:
     @property
     def dense_model(self) -> TextEmbedding:
         """Return the bare fastembed model (benchmarks compare the whole pipeline against it)."""
-        return self._dense
+        return self._models().dense
 
     @property
     def max_tokens(self) -> int:
         """Return the dense model's window in tokens (special tokens included)."""
-        return self._max_tokens
+        return self._models().max_tokens
 
     def count_tokens(self, text: str) -> int:
         """Return the tokens of `text` as it is embedded as a document (prefix and special tokens included)."""
-        return len(self._counter.encode(self._prefixes.document + text).ids)
+        return len(self._models().counter.encode(self._prefixes.document + text).ids)
 
     def embed_documents(self, texts: Sequence[str]) -> list[Embedding]:
         """Embed texts to be stored (document prefix, BM25 document weights), in input order."""
+        models = self._models()
         embeddings: list[Embedding] = []
         for start in range(0, len(texts), self._batch_size):
             batch = texts[start : start + self._batch_size]
             prefixed = [self._prefixes.document + text for text in batch]
-            dense = _unit_rows(list(self._dense.passage_embed(prefixed, batch_size=self._batch_size)))
-            sparse = [_sparse(self._bm25.embed_document(text)) for text in batch]
+            dense = _unit_rows(list(models.dense.passage_embed(prefixed, batch_size=self._batch_size)))
+            sparse = [_sparse(models.bm25.embed_document(text)) for text in batch]
             embeddings.extend(Embedding(dense=d, sparse=s) for d, s in zip(dense, sparse, strict=True))
         return embeddings
 
     def embed_query(self, text: str) -> Embedding:
         """Embed a search query (query prefix, BM25 query weights)."""
-        dense = _unit_rows(list(self._dense.query_embed([self._prefixes.query + text])))
-        return Embedding(dense=dense[0], sparse=_sparse(self._bm25.embed_query(text)))
+        models = self._models()
+        dense = _unit_rows(list(models.dense.query_embed([self._prefixes.query + text])))
+        return Embedding(dense=dense[0], sparse=_sparse(models.bm25.embed_query(text)))
 
 
 def build_embedder(settings: EmbeddingSettings) -> Embedder:
-    """Load the configured dense model (the bundled one by default) with BM25, offline."""
-    # Set here, not at import: the hub must never be asked (and never hang) unless the user opted in.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    """Load the configured dense model (the bundled one by default) with BM25."""
+    if settings.model == BUNDLED_EMBED_MODEL:
+        # Set here, not at import: the bundled model never needs the hub, so it must never ask (or hang on) it.
+        # A catalogue model is the user's opt-in to one download into DATA_DIR/models.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
     return FastembedEmbedder(settings)
+
+
+def _load_models(settings: EmbeddingSettings, model_id: str) -> _LoadedModels:
+    from qdrant_edge import Bm25
+
+    model = load_dense_model(settings.model, cache_dir=settings.cache_dir, threads=settings.threads)
+    counter, max_tokens = _counting_tokenizer(model.embedding, model_id)
+    return _LoadedModels(dense=model.embedding, bm25=Bm25(), counter=counter, max_tokens=max_tokens)
 
 
 def _counting_tokenizer(dense: TextEmbedding, model_id: str) -> tuple[Tokenizer, int]:

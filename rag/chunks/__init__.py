@@ -1,0 +1,1 @@
+"""Cutting notes into heading-aware chunks sized in the dense model's tokens."""

@@ -1,0 +1,1 @@
+"""Embedding and reranking models (fastembed dense, qdrant-edge BM25, cross-encoders)."""
