@@ -66,9 +66,7 @@ def build_services(settings: Settings, *, embedder: Embedder | None = None) -> S
         opened.callback(watermarks.close)
         links = SqliteLinkIndex(data_dir / "links.sqlite")
         opened.callback(links.close)
-        indexer = NoteIndexer(
-            embedder, overlap_tokens=settings.chunk_overlap_tokens, batch_size=settings.embed_batch_size
-        )
+        indexer = NoteIndexer(embedder, overlap_tokens=settings.chunk_overlap_tokens)
         reindexer = Reindexer(
             vault=settings.vault,
             embedder=embedder,

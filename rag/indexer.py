@@ -37,10 +37,9 @@ def compute_embed_key(model_id: str, chunk: Chunk) -> str:
 class NoteIndexer:
     """Prepares notes for the vector store with one embedder."""
 
-    def __init__(self, embedder: Embedder, *, overlap_tokens: int, batch_size: int) -> None:
+    def __init__(self, embedder: Embedder, *, overlap_tokens: int) -> None:
         self._embedder = embedder
         self._overlap_tokens = overlap_tokens
-        self._batch_size = batch_size
 
     def prepare(
         self,
@@ -101,13 +100,10 @@ class NoteIndexer:
         return embedded, len(fresh)
 
     def _embed_texts(self, texts_by_key: Mapping[str, str]) -> dict[str, Embedding]:
+        # One call for the whole commit: the embedder batches it, grouping texts of similar length.
         keys = list(texts_by_key)
-        result: dict[str, Embedding] = {}
-        for start in range(0, len(keys), self._batch_size):
-            batch = keys[start : start + self._batch_size]
-            embeddings = self._embedder.embed_documents([texts_by_key[key] for key in batch])
-            result.update(zip(batch, embeddings, strict=True))
-        return result
+        embeddings = self._embedder.embed_documents([texts_by_key[key] for key in keys])
+        return dict(zip(keys, embeddings, strict=True))
 
 
 def _renamed_vectors(notes: Sequence[PreparedNote], known: Mapping[str, Embedding]) -> dict[str, Embedding]:

@@ -84,14 +84,17 @@ class FastembedEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> list[Embedding]:
         """Embed texts to be stored (document prefix, BM25 document weights), in input order."""
         models = self._models()
-        embeddings: list[Embedding] = []
-        for start in range(0, len(texts), self._batch_size):
-            batch = texts[start : start + self._batch_size]
-            prefixed = [self._prefixes.document + text for text in batch]
+        # Batches of similar length: a batch is padded to its longest text, and chunk lengths vary a lot, so
+        # unsorted batches spend most of their time (and memory) on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        embeddings: list[Embedding | None] = [None] * len(texts)
+        for start in range(0, len(order), self._batch_size):
+            indices = order[start : start + self._batch_size]
+            prefixed = [self._prefixes.document + texts[i] for i in indices]
             dense = _unit_rows(list(models.dense.passage_embed(prefixed, batch_size=self._batch_size)))
-            sparse = [_sparse(models.bm25.embed_document(text)) for text in batch]
-            embeddings.extend(Embedding(dense=d, sparse=s) for d, s in zip(dense, sparse, strict=True))
-        return embeddings
+            for i, vector in zip(indices, dense, strict=True):
+                embeddings[i] = Embedding(dense=vector, sparse=_sparse(models.bm25.embed_document(texts[i])))
+        return [embedding for embedding in embeddings if embedding is not None]
 
     def embed_query(self, text: str) -> Embedding:
         """Embed a search query (query prefix, BM25 query weights)."""
