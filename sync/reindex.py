@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from core.domain import IndexIdentity, StoredDoc
+from core.domain import IndexIdentity, StoredDoc, Watermark
 from core.errors import AppError, InvalidRequest
 from core.ports import DocStore, Embedder, VectorStore, WatermarkStore
 from core.settings import VaultSettings
@@ -41,8 +41,10 @@ class _Pending:
 
 @dataclass(slots=True)
 class _Plan:
+    marks: dict[str, Watermark] = field(default_factory=dict)  # the watermarks as the run found them
     to_index: dict[str, _Pending] = field(default_factory=dict)
     deleted: list[str] = field(default_factory=list)
+    newly_failed: set[str] = field(default_factory=set)  # failures that changed the index this run
 
 
 def ambiguous_links(prepared: PreparedNote, resolver: LinkResolver) -> list[str]:
@@ -106,7 +108,7 @@ class Reindexer:
         self._delete(plan.deleted, report)
         if plan.to_index:
             self._index(plan, scan, LinkResolver(scan.all_paths), report, notify)
-        if plan.to_index or plan.deleted or report.errors:
+        if plan.to_index or plan.deleted or plan.newly_failed:
             self._store.flush()
         report.finished_at = self._clock()
         self._watermarks.set_meta(LAST_RUN, json.dumps(report.to_json()))
@@ -150,8 +152,8 @@ class Reindexer:
         report.repaired = sorted(orphans)
 
     def _plan(self, scan: VaultScan, report: ReindexReport) -> _Plan:
-        plan = _Plan()
         marks = self._watermarks.all()
+        plan = _Plan(marks=marks)
         # A note that could not be listed this time is not gone: keep it rather than drop it from the index.
         vanished = [path for path in marks if path not in scan.notes and not scan.is_unreadable(path)]
         vanished_by_hash = {marks[p].sha256: p for p in vanished if marks[p].sha256}
@@ -162,7 +164,7 @@ class Reindexer:
             if mark and mark.sha256 and (mark.mtime_ns, mark.size) == (stat.mtime_ns, stat.size):
                 report.unchanged += 1
                 continue
-            pending = self._read(scan, path, stat, report)
+            pending = self._read(scan, path, stat, plan, report)
             if pending is None:
                 continue
             if mark and mark.sha256 == pending.sha256:
@@ -181,32 +183,38 @@ class Reindexer:
         plan.deleted = sorted(set(vanished) - renamed_from)
         return plan
 
-    def _read(self, scan: VaultScan, path: str, stat: FileStat, report: ReindexReport) -> _Pending | None:
+    def _read(
+        self, scan: VaultScan, path: str, stat: FileStat, plan: _Plan, report: ReindexReport
+    ) -> _Pending | None:
         limit = self._vault.max_note_bytes
         if stat.size > limit:
             error = f"note is {stat.size / 1e6:.1f} MB, above the {limit / 1e6:.1f} MB limit (MAX_NOTE_BYTES)"
-            self._fail(path, stat, error, report)
+            self._fail(path, stat, error, plan, report)
             return None
         try:
             data, text, warnings = read_note_text(scan.root, path)
         except OSError as exc:
-            self._fail(path, stat, f"cannot read: {exc.strerror or exc}", report)
+            self._fail(path, stat, f"cannot read: {exc.strerror or exc}", plan, report)
             return None
         report.warnings.extend((path, warning) for warning in warnings)
         return _Pending(path=path, stat=stat, sha256=hashlib.sha256(data).hexdigest(), text=text)
 
-    def _fail(self, path: str, stat: FileStat, error: str, report: ReindexReport) -> None:
+    def _fail(self, path: str, stat: FileStat, error: str, plan: _Plan, report: ReindexReport) -> None:
+        report.errors.append((path, error))
+        mark = plan.marks.get(path)
+        if mark and mark.last_error == error and (mark.mtime_ns, mark.size) == (stat.mtime_ns, stat.size):
+            return  # failing exactly as last time: the index already reflects it, so nothing to write
         # A file that can no longer be indexed must not keep stale chunks in the index.
         self._store.delete_paths([path])
         self._docstore.delete(path)
         self._links.delete_source(path)
         self._watermarks.record_error(path, mtime_ns=stat.mtime_ns, size=stat.size, error=error, at=self._clock())
-        report.errors.append((path, error))
+        plan.newly_failed.add(path)
 
     def _add_dependents(self, plan: _Plan, scan: VaultScan, report: ReindexReport) -> None:
         """Re-index unchanged notes whose indexed text depends on changed ones (embeds, colliding names)."""
         failed = {path for path, _ in report.errors}
-        changed = set(plan.to_index) | set(plan.deleted) | failed
+        changed = set(plan.to_index) | set(plan.deleted) | plan.newly_failed
         changed |= {p.renamed_from for p in plan.to_index.values() if p.renamed_from}
         if not changed:
             return
@@ -219,7 +227,7 @@ class Reindexer:
             stat = scan.notes.get(path)
             if stat is None or stat.size > self._vault.max_note_bytes:
                 continue
-            pending = self._read(scan, path, stat, report)
+            pending = self._read(scan, path, stat, plan, report)
             if pending is not None:
                 pending.kind = "refreshed"
                 plan.to_index[path] = pending
@@ -251,7 +259,7 @@ class Reindexer:
                     path, item.text, resolver=resolver, embedded_text=reader.lookup, previous_path=item.renamed_from
                 )
             except (ValueError, AppError) as exc:
-                self._fail(path, item.stat, f"cannot parse: {exc}", report)
+                self._fail(path, item.stat, f"cannot parse: {exc}", plan, report)
                 if item.renamed_from:
                     self._delete([item.renamed_from], report)
                 continue

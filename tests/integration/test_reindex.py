@@ -368,3 +368,17 @@ def test_a_model_change_interrupted_mid_reset_is_finished_by_the_next_run(
     finally:
         resumed.close()
         clean.close()
+
+
+def test_a_note_that_keeps_failing_is_reported_each_run_without_rewriting_the_index(
+    services: Services, vault: Path
+) -> None:
+    (vault / "Inbox/Huge.md").write_bytes(b"y" * (services.settings.max_note_bytes + 1))
+    first = services.reindexer.run_once()
+    failed_at = services.watermarks.all()["Inbox/Huge.md"].indexed_at
+
+    again = services.reindexer.run_once()
+
+    assert [path for path, _ in first.errors] == [path for path, _ in again.errors] == ["Inbox/Huge.md"]
+    assert services.watermarks.all()["Inbox/Huge.md"].indexed_at == failed_at
+    assert again.refreshed == [] and again.chunks_indexed == 0
