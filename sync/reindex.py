@@ -183,9 +183,7 @@ class Reindexer:
         plan.deleted = sorted(set(vanished) - renamed_from)
         return plan
 
-    def _read(
-        self, scan: VaultScan, path: str, stat: FileStat, plan: _Plan, report: ReindexReport
-    ) -> _Pending | None:
+    def _read(self, scan: VaultScan, path: str, stat: FileStat, plan: _Plan, report: ReindexReport) -> _Pending | None:
         limit = self._vault.max_note_bytes
         if stat.size > limit:
             error = f"note is {stat.size / 1e6:.1f} MB, above the {limit / 1e6:.1f} MB limit (MAX_NOTE_BYTES)"
