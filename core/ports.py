@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from datetime import datetime
 from typing import Protocol
 
+from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
 from core.domain import (
     EmbeddedChunk,
     Embedding,
@@ -172,4 +173,25 @@ class WatermarkStore(Protocol):
 
     def close(self) -> None:
         """Release the connection."""
+        ...
+
+
+class ChatModel(Protocol):
+    """An OpenAI-compatible chat endpoint (Ollama, LM Studio, llama.cpp, vLLM, OpenAI ...)."""
+
+    @property
+    def model_name(self) -> str:
+        """Return the model the endpoint answers with (for logs and the `model` field)."""
+        ...
+
+    async def complete(self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolSpec] = ()) -> ChatResult:
+        """Return the whole reply to `messages`."""
+        ...
+
+    def stream(self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolSpec] = ()) -> AsyncIterator[ChatDelta]:
+        """Yield the reply as it is produced: text deltas, then one delta with tool calls, usage and finish reason."""
+        ...
+
+    async def is_available(self) -> bool:
+        """Return True when an endpoint answers now (probed, never cached for the life of the process)."""
         ...

@@ -57,6 +57,53 @@ class StoreSettings(BaseModel):
     redis_url: SecretStr | None  # a Redis URL may carry a password
 
 
+class LlmSettings(BaseModel):
+    """Which OpenAI-compatible endpoints answer, and how patiently."""
+
+    model_config = ConfigDict(frozen=True)
+
+    base_urls: tuple[str, ...]  # tried in order; the first that answers wins
+    api_key: SecretStr | None
+    model: str | None  # None: the first model the endpoint lists
+    connect_timeout_seconds: float
+    read_timeout_seconds: float
+    retries: int  # connection failures before the first token, with backoff
+    probe_local_ports: bool  # with no base URL: look for LM Studio (1234) and Ollama (11434) once at start
+
+
+class ServerSettings(BaseModel):
+    """The HTTP edge: address, auth, CORS, limits, streaming keep-alive."""
+
+    model_config = ConfigDict(frozen=True)
+
+    host: str
+    port: int
+    api_key: SecretStr | None
+    cors_origins: tuple[str, ...]
+    max_body_bytes: int
+    keepalive_seconds: float
+
+
+class SyncSettings(BaseModel):
+    """The background re-indexer: interval and file watcher."""
+
+    model_config = ConfigDict(frozen=True)
+
+    interval_minutes: float
+    watch: bool
+    watch_debounce_ms: int
+
+
+class AnswerSettings(BaseModel):
+    """How answers are grounded: relevance floor, sources list, agent limits."""
+
+    model_config = ConfigDict(frozen=True)
+
+    relevance_floor: float  # top dense cosine below this: "the notes don't cover this", before any LLM call
+    show_sources: bool
+    recursion_limit: int
+
+
 def _split_commas(value: object) -> object:
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
@@ -89,8 +136,33 @@ class Settings(BaseSettings):
     top_k: int = Field(6, gt=0)
     prefetch_limit: int = Field(50, gt=0)
     rrf_k: int = Field(60, gt=0)
+    llm_base_url: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="Comma-separated OpenAI-compatible base URLs (http://localhost:11434/v1); first answering wins.",
+    )
+    llm_api_key: SecretStr | None = None
+    llm_model: str | None = Field(None, description="Model name; unset = the first model the endpoint lists.")
+    llm_connect_timeout_seconds: float = Field(5.0, gt=0)
+    llm_read_timeout_seconds: float = Field(120.0, gt=0)
+    llm_retries: int = Field(2, ge=0)
+    llm_probe_local_ports: bool = Field(True, description="With no LLM_BASE_URL, look for LM Studio and Ollama.")
+    host: str = "127.0.0.1"
+    port: int = Field(8000, gt=0, lt=65536)
+    api_key: SecretStr | None = Field(None, description="Bearer key required on /v1/* when set.")
+    cors_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        ("app://obsidian.md", "http://localhost", "http://127.0.0.1"),
+        description="Allowed browser origins (localhost and 127.0.0.1 on any port are always allowed); never '*'.",
+    )
+    max_body_bytes: int = Field(1_000_000, gt=0)
+    keepalive_seconds: float = Field(2.0, gt=0)
+    sync_interval_minutes: float = Field(15, gt=0)
+    watch: bool = True
+    watch_debounce_ms: int = Field(1000, ge=0)
+    relevance_floor: float = Field(0.3, ge=-1, le=1)
+    show_sources: bool = True
+    agent_recursion_limit: int = Field(12, gt=0)
 
-    @field_validator("ignore_globs", mode="before")
+    @field_validator("ignore_globs", "llm_base_url", "cors_origins", mode="before")
     @classmethod
     def _parse_globs(cls, value: object) -> object:
         return _split_commas(value)
@@ -102,7 +174,16 @@ class Settings(BaseSettings):
             raise ValueError(f"{(info.field_name or 'path').upper()} is empty; set it to a folder")
         return value
 
-    @field_validator("qdrant_url", "reranker_model_dir", "redis_url", "qdrant_api_key", mode="before")
+    @field_validator(
+        "qdrant_url",
+        "reranker_model_dir",
+        "redis_url",
+        "qdrant_api_key",
+        "llm_api_key",
+        "llm_model",
+        "api_key",
+        mode="before",
+    )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -110,6 +191,8 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _data_dir_outside_vault(self) -> Settings:
         check_separate_dirs(self.vault_path, self.data_dir)
+        if "*" in self.cors_origins:
+            raise ValueError("CORS_ORIGINS must list origins; '*' would let any web page read your notes")
         if self.rerank_candidates < self.top_k:
             raise ValueError(f"RERANK_CANDIDATES ({self.rerank_candidates}) must be >= TOP_K ({self.top_k})")
         return self
@@ -154,6 +237,47 @@ class Settings(BaseSettings):
             qdrant_api_key=self.qdrant_api_key,
             qdrant_collection=self.qdrant_collection,
             redis_url=self.redis_url,
+        )
+
+    @property
+    def llm(self) -> LlmSettings:
+        """Return the LLM endpoint sub-settings."""
+        return LlmSettings(
+            base_urls=self.llm_base_url,
+            api_key=self.llm_api_key,
+            model=self.llm_model,
+            connect_timeout_seconds=self.llm_connect_timeout_seconds,
+            read_timeout_seconds=self.llm_read_timeout_seconds,
+            retries=self.llm_retries,
+            probe_local_ports=self.llm_probe_local_ports,
+        )
+
+    @property
+    def server(self) -> ServerSettings:
+        """Return the HTTP edge sub-settings."""
+        return ServerSettings(
+            host=self.host,
+            port=self.port,
+            api_key=self.api_key,
+            cors_origins=self.cors_origins,
+            max_body_bytes=self.max_body_bytes,
+            keepalive_seconds=self.keepalive_seconds,
+        )
+
+    @property
+    def sync(self) -> SyncSettings:
+        """Return the background re-indexer sub-settings."""
+        return SyncSettings(
+            interval_minutes=self.sync_interval_minutes, watch=self.watch, watch_debounce_ms=self.watch_debounce_ms
+        )
+
+    @property
+    def answer(self) -> AnswerSettings:
+        """Return the answering sub-settings."""
+        return AnswerSettings(
+            relevance_floor=self.relevance_floor,
+            show_sources=self.show_sources,
+            recursion_limit=self.agent_recursion_limit,
         )
 
 

@@ -30,6 +30,20 @@ SETTINGS_ENV = (
     "TOP_K",
     "PREFETCH_LIMIT",
     "RRF_K",
+    "LLM_BASE_URL",
+    "LLM_API_KEY",
+    "LLM_MODEL",
+    "LLM_PROBE_LOCAL_PORTS",
+    "API_KEY",
+    "CORS_ORIGINS",
+    "HOST",
+    "PORT",
+    "MAX_BODY_BYTES",
+    "KEEPALIVE_SECONDS",
+    "SYNC_INTERVAL_MINUTES",
+    "WATCH",
+    "RELEVANCE_FLOOR",
+    "SHOW_SOURCES",
 )
 
 
@@ -39,6 +53,8 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in SETTINGS_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # No test may find a developer's local LM Studio or Ollama by accident.
+    monkeypatch.setenv("LLM_PROBE_LOCAL_PORTS", "false")
     monkeypatch.chdir(tmp_path)
 
 

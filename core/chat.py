@@ -1,0 +1,72 @@
+"""Chat nouns shared by the LLM client, the agent and the HTTP edge (OpenAI-compatible shapes)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A function call requested by the model; `arguments` is the raw JSON text the model produced."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    """One message of a conversation."""
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None  # for role "tool": the call this message answers
+    name: str | None = None  # for role "tool": the tool's name
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool offered to the model: name, description and JSON-schema parameters (what the LLM reads)."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one model call (from the provider, or estimated when it reports none)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    is_estimate: bool = False
+
+    @property
+    def total_tokens(self) -> int:
+        """Return prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ChatDelta:
+    """A piece of a streamed reply: text as it arrives, then (last) the complete tool calls and usage."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage | None = None
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResult:
+    """A whole reply."""
+
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str = "stop"
