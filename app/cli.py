@@ -158,6 +158,32 @@ def status(
             print_status(out, data)
 
 
+@cli.command()
+def serve(
+    vault: VaultOption = None,
+    host: Annotated[str | None, typer.Option(help="Address to bind (default HOST, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default PORT, 8000).")] = None,
+) -> None:
+    """Serve the OpenAI-compatible API (one worker) and keep the index fresh in the background."""
+    import uvicorn
+
+    from app.main import create_app
+    from app.security import check_bind_address
+
+    settings = load_settings(vault)
+    overrides = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
+    settings = settings.model_copy(update=overrides)
+    try:
+        check_bind_address(settings.server)
+    except AppError as exc:
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
+        raise typer.Exit(2) from exc
+    vault_text = escape(str(settings.vault_path))
+    out.print(f"Vault Librarian on http://{settings.host}:{settings.port}/v1 (vault {vault_text})")
+    # One worker: the embedded index is a single-process store, and the lifespan owns the re-indexer.
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1, log_level="info")
+
+
 def main() -> None:
     """Run the CLI (the `librarian` console script)."""
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"), stream=sys.stderr)

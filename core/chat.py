@@ -70,3 +70,36 @@ class ChatResult:
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = field(default_factory=Usage)
     finish_reason: str = "stop"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    """One chat turn as the HTTP edge hands it to the answerer: the conversation and the client's full history."""
+
+    conversation_id: str
+    messages: tuple[ChatMessage, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerText:
+    """A piece of the answer text, streamed to the client as it is produced."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerStatus:
+    """Progress while tools run ("searching your notes…"); the edge may show it or use it as a keep-alive."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerDone:
+    """The end of a turn, with token usage."""
+
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str = "stop"
+
+
+AnswerEvent = AnswerText | AnswerStatus | AnswerDone

@@ -32,3 +32,11 @@ class UpstreamUnavailable(AppError):
 
 class IndexModelMismatch(AppError):
     """The index on disk was built with a different embedding model than the one configured."""
+
+
+class Unauthorized(AppError):
+    """The request lacks the right API key."""
+
+
+class RequestTooLarge(AppError):
+    """The request body is above the configured limit."""

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
+from core.chat import AnswerEvent, ChatDelta, ChatMessage, ChatResult, ToolSpec, TurnRequest
 from core.domain import (
     EmbeddedChunk,
     Embedding,
@@ -77,6 +77,13 @@ class VectorStore(Protocol):
         rrf_k: int = 60,
     ) -> list[SearchHit]:
         """Run dense and sparse prefetches (each filtered) and fuse them with RRF."""
+        ...
+
+    def dense_top_score(self, query: Embedding, *, filters: SearchFilters | None = None) -> float | None:
+        """Return the cosine similarity of the best dense match (filtered), or None when nothing matches.
+
+        Fused RRF scores only rank; this absolute score is what a relevance floor can compare against.
+        """
         ...
 
     def count(self) -> int:
@@ -194,4 +201,17 @@ class ChatModel(Protocol):
 
     async def is_available(self) -> bool:
         """Return True when an endpoint answers now (probed, never cached for the life of the process)."""
+        ...
+
+
+class Answerer(Protocol):
+    """Answers one chat turn from the vault (the agent, or retrieval-only mode without an LLM)."""
+
+    @property
+    def mode(self) -> str:
+        """Return "agent" or "retrieval-only" (shown by /ready and the CLI)."""
+        ...
+
+    def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
+        """Yield the answer as it is produced, ending with one AnswerDone."""
         ...

@@ -6,9 +6,11 @@ import math
 import re
 import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 
+from core.chat import AnswerDone, AnswerEvent, AnswerText, TurnRequest, Usage
 from core.domain import Embedding, IndexIdentity, SparseVector
+from core.errors import UpstreamUnavailable
 
 _WORDS = re.compile(r"\w+")
 # Word pieces as a BERT pre-tokenizer splits them: runs of word characters and single punctuation marks.
@@ -87,3 +89,27 @@ def _document_sparse(text: str) -> SparseVector:
     indices = sorted(counts)
     values = tuple(counts[i] * (_BM25_K + 1.0) / (counts[i] + _BM25_K * length_norm) for i in indices)
     return SparseVector(indices=tuple(indices), values=values)
+
+
+class ScriptedAnswerer:
+    """Answer every turn with scripted text pieces (the HTTP edge's double for the agent); records the turns."""
+
+    def __init__(self, pieces: Sequence[str] = ("Hello", " from", " the notes."), *, fail_after: int | None = None):
+        self.pieces = tuple(pieces)
+        self.fail_after = fail_after  # raise UpstreamUnavailable after this many pieces
+        self.turns: list[TurnRequest] = []
+
+    @property
+    def mode(self) -> str:
+        """Return the mode shown by /ready."""
+        return "scripted"
+
+    async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
+        """Yield the scripted pieces, then AnswerDone with usage counted in words."""
+        self.turns.append(request)
+        for index, piece in enumerate(self.pieces):
+            if self.fail_after is not None and index == self.fail_after:
+                raise UpstreamUnavailable("llm", "scripted failure mid-stream")
+            yield AnswerText(piece)
+        prompt = sum(len(m.content.split()) for m in request.messages)
+        yield AnswerDone(usage=Usage(prompt_tokens=prompt, completion_tokens=len(self.pieces)))

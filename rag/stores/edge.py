@@ -142,6 +142,21 @@ class EdgeVectorStore:
             points = self._shard.query(request)
         return sort_hits(SearchHit(chunk_from_payload(point.payload or {}), point.score) for point in points)
 
+    def dense_top_score(self, query: Embedding, *, filters: SearchFilters | None = None) -> float | None:
+        """Return the cosine similarity of the best dense match (None when nothing matches)."""
+        if self._shard is None or self._identity is None:
+            return None
+        check_dim(self._identity, [query])
+        request = qe.QueryRequest(
+            limit=1,
+            query=qe.Query.Nearest(list(query.dense), using=DENSE_VECTOR),
+            filter=_filter(filter_conditions(filters)),
+            with_payload=False,
+        )
+        with _edge_errors("search failed"):
+            points = self._shard.query(request)
+        return float(points[0].score) if points else None
+
     def count(self) -> int:
         """Return the number of points."""
         if self._shard is None:

@@ -146,6 +146,23 @@ class ServerVectorStore:
             )
         return sort_hits(SearchHit(chunk_from_payload(point.payload or {}), point.score) for point in response.points)
 
+    def dense_top_score(self, query: Embedding, *, filters: SearchFilters | None = None) -> float | None:
+        """Return the cosine similarity of the best dense match (None when nothing matches)."""
+        identity = self._known_identity()
+        if identity is None:
+            return None
+        check_dim(identity, [query])
+        with _qdrant_errors():
+            response = self._client.query_points(
+                self._collection,
+                query=list(query.dense),
+                using=DENSE_VECTOR,
+                query_filter=_filter(filter_conditions(filters)),
+                limit=1,
+                with_payload=False,
+            )
+        return float(response.points[0].score) if response.points else None
+
     def count(self) -> int:
         """Return the number of points."""
         if self._known_identity() is None:

@@ -253,6 +253,37 @@ def test_search_refuses_a_query_of_another_dimension(store: VectorStore) -> None
         store.search(query(vec({0: 1.0}, dim=4)), limit=1)
 
 
+def test_dense_top_score_is_the_cosine_of_the_best_dense_match(store: VectorStore) -> None:
+    store.upsert(
+        [
+            item("Best.md", dense=vec({1: 1.0}), terms={9: 1.0}),
+            item("Projects/Other.md", dense=vec({0: 1.0}), terms={1: 5.0}),  # the sparse terms play no part
+        ]
+    )
+    probe = query(vec({0: 3.0, 1: 4.0}), {1: 1.0})  # not unit length: cosine normalises it
+
+    assert store.dense_top_score(probe) == pytest.approx(0.8, abs=1e-5)
+    assert store.dense_top_score(probe, filters=SearchFilters(folder="Projects")) == pytest.approx(0.6, abs=1e-5)
+    assert store.dense_top_score(query(vec({2: 1.0}))) == pytest.approx(0.0, abs=1e-5)
+    assert store.dense_top_score(query(vec({1: -1.0})), filters=SearchFilters(paths=("Best.md",))) == pytest.approx(
+        -1.0, abs=1e-5
+    )
+
+
+def test_dense_top_score_is_none_when_nothing_can_match(backend: Backend) -> None:
+    store = backend.open()
+    probe = query(vec({0: 1.0}))
+    assert store.dense_top_score(probe) is None  # no collection yet
+    store.reset(IDENTITY)
+    assert store.dense_top_score(probe) is None  # empty collection
+    store.upsert([item("Note.md", dense=vec({0: 1.0}))])
+
+    assert store.dense_top_score(probe, filters=SearchFilters(folder="Elsewhere")) is None
+    with pytest.raises(IndexModelMismatch):
+        store.dense_top_score(query(vec({0: 1.0}, dim=4)))
+    store.close()
+
+
 def random_items(rng: random.Random) -> list[EmbeddedChunk]:
     folders = ["Projects/Librarian", "Projects/Other", "Areas", ""]
     tags = [("project/librarian",), ("Project",), ("area",), ()]

@@ -1,0 +1,308 @@
+"""The OpenAI-compatible chat client (Ollama, LM Studio, llama.cpp, vLLM, OpenAI): failover, retries, redaction."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+
+import httpx
+
+from agent.llm_endpoints import EndpointRotation
+from agent.llm_wire import (
+    MalformedReply,
+    ProviderError,
+    StreamAssembler,
+    build_payload,
+    error_text_from_bytes,
+    first_model_id,
+    result_from_wire,
+)
+from agent.redaction import redact
+from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
+from core.errors import InvalidRequest, UpstreamUnavailable
+from core.settings import LlmSettings
+
+logger = logging.getLogger(__name__)
+
+LOCAL_PROBE_URLS = ("http://127.0.0.1:1234/v1", "http://127.0.0.1:11434/v1")  # LM Studio, Ollama
+PROBE_TIMEOUT_SECONDS = 0.5
+AVAILABILITY_TIMEOUT_SECONDS = 2.0
+# Status codes of a proxy or a loading server: worth another try, or another endpoint.
+_RETRYABLE_STATUS = frozenset({502, 503, 504})
+# How servers that do not know `stream_options` (older llama.cpp, vLLM) refuse it.
+_OPTIONS_REJECTED_STATUS = frozenset({400, 422})
+_RETRYABLE_ERRORS = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.RemoteProtocolError,
+    httpx.ReadError,
+    httpx.WriteError,
+)
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class _EndpointDown(Exception):
+    """One endpoint could not be reached or is overloaded; another try (or another endpoint) may work."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class OpenAICompatibleChatModel:
+    """Chat with the first reachable of several OpenAI-compatible endpoints (implements core.ports.ChatModel)."""
+
+    def __init__(
+        self,
+        settings: LlmSettings,
+        *,
+        backoff_seconds: float = 0.2,
+        cooldown_seconds: float = 5.0,
+        sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        """Build a client; nothing is contacted until the first call.
+
+        Args:
+            settings: endpoints, key, model, timeouts and the number of retry rounds.
+            backoff_seconds: wait before the first retry round; doubled each further round.
+            cooldown_seconds: how long an endpoint that failed is tried after the others (then re-checked first).
+            sleep: the backoff wait (tests inject one that records the delays).
+            clock: monotonic seconds, for the cool-down.
+            transport: an httpx transport to use instead of the network.
+
+        """
+        if not settings.base_urls:
+            raise InvalidRequest("the LLM client needs at least one base URL (LLM_BASE_URL)")
+        self._settings = settings
+        self._endpoints = EndpointRotation(
+            settings.base_urls,
+            retries=settings.retries,
+            backoff_seconds=backoff_seconds,
+            cooldown_seconds=cooldown_seconds,
+            clock=clock,
+        )
+        self._secrets = (settings.api_key.get_secret_value(),) if settings.api_key else ()
+        self._sleep = sleep
+        self._transport = transport
+        self._models: dict[str, str] = {}  # discovered per base URL when LLM_MODEL is unset
+        self._without_stream_options: set[str] = set()
+        self._http: httpx.AsyncClient | None = None
+        self._http_loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def model_name(self) -> str:
+        """Return the configured model, else the one discovered at the endpoint last used, else "auto"."""
+        if self._settings.model:
+            return self._settings.model
+        return self._models.get(self._endpoints.last_good or "", "") or next(iter(self._models.values()), "auto")
+
+    @property
+    def base_urls(self) -> tuple[str, ...]:
+        """Return the endpoints in configured order."""
+        return self._endpoints.base_urls
+
+    async def aclose(self) -> None:
+        """Close pooled connections."""
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    async def complete(self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolSpec] = ()) -> ChatResult:
+        """Return the whole reply; retry and fail over on connection errors and 502/503/504."""
+        failures: list[str] = []
+        for delay, base in self._endpoints.attempts():
+            if delay:
+                await self._sleep(delay)
+            try:
+                async with self._translated(base):
+                    model = await self._model_for(base)
+                    payload = build_payload(model, messages, tools, stream=False, stream_usage=False)
+                    response = await self._client().post(f"{base}/chat/completions", json=payload)
+                    await self._check_status(base, response, model)
+                    return result_from_wire(response.json(), messages, tools)
+            except _EndpointDown as exc:
+                failures.append(self._mark_down(base, exc.reason))
+        raise self._all_failed(failures)
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolSpec] = ()
+    ) -> AsyncIterator[ChatDelta]:
+        """Yield text deltas as they arrive, then one delta with tool calls, usage and finish reason.
+
+        Connection errors and 502/503/504 are retried only before the first text delta; a failure after it
+        raises UpstreamUnavailable, since the caller has already shown part of the reply.
+        """
+        failures: list[str] = []
+        has_text = False
+        for delay, base in self._endpoints.attempts():
+            if delay:
+                await self._sleep(delay)
+            try:
+                async with self._translated(base):
+                    model = await self._model_for(base)
+                    async for delta in self._stream_at(base, model, messages, tools):
+                        has_text = has_text or bool(delta.text)
+                        yield delta
+                    return
+            except _EndpointDown as exc:
+                if has_text:
+                    detail = f"the reply from {base} broke off after it started: {exc.reason}"
+                    raise UpstreamUnavailable("llm", self._redact(detail)) from exc
+                failures.append(self._mark_down(base, exc.reason))
+        raise self._all_failed(failures)
+
+    async def is_available(self) -> bool:
+        """Return True when one endpoint answers GET /models now (short timeout, never cached)."""
+        timeout = httpx.Timeout(min(AVAILABILITY_TIMEOUT_SECONDS, self._settings.connect_timeout_seconds))
+        for base in self._endpoints.ordered():
+            try:
+                response = await self._client().get(f"{base}/models", timeout=timeout)
+            except httpx.HTTPError as exc:
+                self._mark_down(base, f"{type(exc).__name__}: {exc}")
+                continue
+            if response.is_success:
+                self._endpoints.mark_up(base)
+                return True
+        return False
+
+    async def _stream_at(
+        self, base: str, model: str, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]
+    ) -> AsyncIterator[ChatDelta]:
+        options = (False,) if base in self._without_stream_options else (True, False)
+        for with_options in options:
+            payload = build_payload(model, messages, tools, stream=True, stream_usage=with_options)
+            async with self._client().stream("POST", f"{base}/chat/completions", json=payload) as response:
+                if with_options and response.status_code in _OPTIONS_REJECTED_STATUS:
+                    await response.aread()
+                    logger.info("%s refused stream_options; streaming without usage", self._redact(base))
+                    continue
+                await self._check_status(base, response, model)
+                if not with_options:
+                    self._without_stream_options.add(base)
+                assembler = StreamAssembler()
+                # Read to the end even after [DONE], so the connection goes back to the pool.
+                async for line in response.aiter_lines():
+                    if text := assembler.feed_line(line):
+                        yield ChatDelta(text=text)
+                if not assembler.is_complete:
+                    raise _EndpointDown("the stream ended before the reply was complete")
+                yield assembler.final_delta(messages, tools)
+                return
+
+    async def _model_for(self, base: str) -> str:
+        if self._settings.model:
+            return self._settings.model
+        if base in self._models:
+            return self._models[base]
+        response = await self._client().get(f"{base}/models")
+        if response.status_code == 404:
+            raise UpstreamUnavailable("llm", self._redact(f"{base}/models does not exist; set LLM_MODEL"))
+        await self._check_status(base, response, "(listing models)")
+        model = first_model_id(response.json())
+        if model is None:
+            raise UpstreamUnavailable("llm", self._redact(f"{base} lists no models; load one or set LLM_MODEL"))
+        logger.info("LLM endpoint %s: using model %s", self._redact(base), model)
+        self._models[base] = model
+        return model
+
+    async def _check_status(self, base: str, response: httpx.Response, model: str) -> None:
+        if response.is_success:
+            self._endpoints.mark_up(base)
+            return
+        status = response.status_code
+        detail = error_text_from_bytes(await response.aread())
+        if status in _RETRYABLE_STATUS:
+            raise _EndpointDown(f"HTTP {status}: {detail}")
+        if status in (401, 403):
+            hint = "check LLM_API_KEY" if self._secrets else "set LLM_API_KEY"
+            message = f"the endpoint refused the API key (HTTP {status} from {base}); {hint}: {detail}"
+        elif status == 404:
+            self._models.pop(base, None)  # a discovered model may have been unloaded: list again next time
+            message = (
+                f"HTTP 404 from {base}: model {model!r} not found, or the base URL is wrong "
+                f"(it usually ends in /v1); check LLM_MODEL and LLM_BASE_URL: {detail}"
+            )
+        else:
+            message = f"HTTP {status} from {base}: {detail}"
+        raise UpstreamUnavailable("llm", self._redact(message))
+
+    @asynccontextmanager
+    async def _translated(self, base: str) -> AsyncIterator[None]:
+        """Turn httpx and wire-format failures into _EndpointDown (retryable) or UpstreamUnavailable."""
+        try:
+            yield
+        except _RETRYABLE_ERRORS as exc:
+            raise _EndpointDown(f"{type(exc).__name__}: {exc}") from exc
+        except httpx.TimeoutException as exc:
+            detail = f"{base} sent nothing for {self._settings.read_timeout_seconds:g} s (LLM_READ_TIMEOUT_SECONDS)"
+            raise UpstreamUnavailable("llm", self._redact(detail)) from exc
+        except httpx.HTTPError as exc:
+            raise UpstreamUnavailable("llm", self._redact(f"{base}: {type(exc).__name__}: {exc}")) from exc
+        except ProviderError as exc:
+            raise UpstreamUnavailable("llm", self._redact(f"{base} reported an error: {exc}")) from exc
+        except (MalformedReply, json.JSONDecodeError) as exc:
+            detail = f"{base} did not answer in the OpenAI format: {exc}"
+            raise UpstreamUnavailable("llm", self._redact(detail)) from exc
+
+    def _mark_down(self, base: str, reason: str) -> str:
+        self._endpoints.mark_down(base)
+        failure = self._redact(f"{base}: {reason}")
+        logger.warning("LLM endpoint failed: %s", failure)
+        return failure
+
+    def _all_failed(self, failures: list[str]) -> UpstreamUnavailable:
+        rounds = self._endpoints.rounds
+        tries = "1 try" if rounds == 1 else f"{rounds} tries"
+        last_round = "; ".join(failures[-len(self._endpoints.base_urls) :])  # one failure per endpoint
+        return UpstreamUnavailable("llm", self._redact(f"no endpoint answered after {tries}: {last_round}"))
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    def _client(self) -> httpx.AsyncClient:
+        """Return the pooled client of the running event loop (pooled connections belong to one loop)."""
+        loop = asyncio.get_running_loop()
+        if self._http is None or self._http_loop is not loop:
+            headers = {"Authorization": f"Bearer {self._secrets[0]}"} if self._secrets else {}
+            timeout = httpx.Timeout(self._settings.read_timeout_seconds, connect=self._settings.connect_timeout_seconds)
+            self._http = httpx.AsyncClient(headers=headers, timeout=timeout, transport=self._transport)
+            self._http_loop = loop
+        return self._http
+
+
+async def build_chat_model(
+    settings: LlmSettings,
+    *,
+    probe_urls: Sequence[str] = LOCAL_PROBE_URLS,
+    probe_timeout_seconds: float = PROBE_TIMEOUT_SECONDS,
+) -> OpenAICompatibleChatModel | None:
+    """Return a client for the configured endpoints, else for a local server found by probing, else None.
+
+    Async because probing is network I/O: call it once at start-up (lifespan, or `asyncio.run` in the CLI).
+    A probed server counts only if it lists a model (or LLM_MODEL is set); None means retrieval-only mode.
+    """
+    if settings.base_urls:
+        return OpenAICompatibleChatModel(settings)
+    if not settings.probe_local_ports:
+        return None
+    headers = {"Authorization": f"Bearer {settings.api_key.get_secret_value()}"} if settings.api_key else {}
+    async with httpx.AsyncClient(headers=headers, timeout=probe_timeout_seconds) as client:
+        for url in probe_urls:
+            base = url.rstrip("/")
+            try:
+                response = await client.get(f"{base}/models")
+                has_model = response.is_success and bool(settings.model or first_model_id(response.json()))
+            except (httpx.HTTPError, json.JSONDecodeError):
+                continue
+            if has_model:
+                logger.info("found a local LLM endpoint at %s", base)
+                return OpenAICompatibleChatModel(settings.model_copy(update={"base_urls": (base,)}))
+    logger.info("no LLM endpoint configured or found; answering in retrieval-only mode")
+    return None

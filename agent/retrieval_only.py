@@ -1,0 +1,54 @@
+"""Answering without a language model: the best passages with citations, or the one refusal wording."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
+from core.errors import InvalidRequest
+from rag.answer.passages import retrieval_only_reply
+from rag.answer.refusal import RelevanceGate
+from rag.retrieve import Retriever
+
+
+def latest_question(request: TurnRequest) -> str:
+    """Return the text of the last user message (the edge guarantees there is one)."""
+    for message in reversed(request.messages):
+        if message.role == "user" and message.content.strip():
+            return message.content.strip()
+    raise InvalidRequest("the conversation has no user message with text to answer")
+
+
+def estimate_tokens(text: str) -> int:
+    """Return an honest estimate of tokens (about four characters each) when no model counted them."""
+    return max(1, round(len(text) / 4)) if text else 0
+
+
+class RetrievalOnlyAnswerer:
+    """Answers with retrieved passages when no LLM endpoint is configured or reachable."""
+
+    def __init__(self, retriever: Retriever, gate: RelevanceGate, *, top_k: int) -> None:
+        self._retriever = retriever
+        self._gate = gate
+        self._top_k = top_k
+
+    @property
+    def mode(self) -> str:
+        """Return the mode shown by /ready."""
+        return "retrieval-only"
+
+    async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
+        """Yield the passages reply line by line (so streaming clients see it arrive), then AnswerDone."""
+        question = latest_question(request)
+        yield AnswerStatus("searching your notes…")
+        reply = await asyncio.to_thread(self._reply, question)
+        for line in reply.splitlines(keepends=True):
+            yield AnswerText(line)
+        prompt = sum(estimate_tokens(m.content) for m in request.messages)
+        yield AnswerDone(usage=Usage(prompt, estimate_tokens(reply), is_estimate=True))
+
+    def _reply(self, question: str) -> str:
+        coverage = self._gate.check(question)
+        hits = self._retriever.search(question, k=self._top_k) if coverage.is_covered else []
+        return retrieval_only_reply(question, hits, covered=coverage.is_covered)

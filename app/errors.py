@@ -1,0 +1,78 @@
+"""The one place that turns errors into OpenAI-shaped responses; no stack trace ever reaches a client."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.openai_schemas import error_json
+from core.errors import (
+    AppError,
+    EditConflict,
+    IndexModelMismatch,
+    InvalidRequest,
+    NotFound,
+    RequestTooLarge,
+    Unauthorized,
+    UpstreamUnavailable,
+)
+
+logger = logging.getLogger(__name__)
+
+# (status, OpenAI error type, code) per application error; the first matching class wins.
+ERROR_TABLE: tuple[tuple[type[AppError], int, str, str], ...] = (
+    (Unauthorized, 401, "authentication_error", "invalid_api_key"),
+    (RequestTooLarge, 413, "invalid_request_error", "request_too_large"),
+    (InvalidRequest, 400, "invalid_request_error", "invalid_request"),
+    (NotFound, 404, "not_found_error", "not_found"),
+    (EditConflict, 409, "conflict_error", "edit_conflict"),
+    (IndexModelMismatch, 409, "conflict_error", "index_model_mismatch"),
+    (UpstreamUnavailable, 503, "service_unavailable_error", "upstream_unavailable"),
+    (AppError, 500, "server_error", "internal_error"),
+)
+
+
+def describe_error(exc: AppError) -> tuple[int, dict[str, object]]:
+    """Return the HTTP status and OpenAI error body for an application error."""
+    for error_class, status, error_type, code in ERROR_TABLE:
+        if isinstance(exc, error_class):
+            return status, error_json(exc.message, error_type=error_type, code=code)
+    raise TypeError(f"unmapped error {type(exc).__name__}")  # unreachable: AppError is the last row
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers on `app`."""
+
+    @app.exception_handler(AppError)
+    async def on_app_error(_request: Request, exc: AppError) -> JSONResponse:
+        status, body = describe_error(exc)
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        return JSONResponse(body, status_code=status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def on_validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"msg": "invalid request", "loc": ()}
+        location = [str(part) for part in first.get("loc", ()) if part != "body"]
+        if first.get("type") == "json_invalid":
+            message = "the request body is not valid JSON"
+        else:
+            message = f"{'.'.join(location) or 'body'}: {first.get('msg', 'invalid value')}"
+        body = error_json(message, error_type="invalid_request_error", code="invalid_request", param=".".join(location))
+        return JSONResponse(body, status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        error_type = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
+        body = error_json(str(exc.detail), error_type=error_type, code=str(exc.status_code))
+        return JSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def on_unexpected(_request: Request, exc: Exception) -> JSONResponse:
+        # The HTTP edge is one of the two places allowed to catch everything: log it, never show it.
+        logger.exception("unhandled error", exc_info=exc)
+        body = error_json("internal error; see the server log", error_type="server_error", code="internal_error")
+        return JSONResponse(body, status_code=500)

@@ -1,0 +1,102 @@
+"""The FastAPI application: `create_app()` builds nothing at import; the lifespan builds and closes services."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from fastapi import Depends, FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from app.errors import install_error_handlers
+from app.routes import chat, health, index, models
+from app.security import LOCALHOST_ORIGINS, BodySizeLimit, require_api_key
+from app.wiring import Services, build_services, index_lock, utc_now
+from core.ports import Answerer, ChatModel
+from core.settings import Settings
+from sync.index_runner import IndexRunner
+from sync.scheduler import start_scheduler, stop_scheduler
+from sync.watcher import start_watcher
+
+logger = logging.getLogger(__name__)
+
+
+def create_app(
+    settings: Settings | None = None,
+    services: Services | None = None,
+    *,
+    answerer: Answerer | None = None,
+    chat_model: ChatModel | None = None,
+) -> FastAPI:
+    """Create the app; anything not passed in is built by the lifespan (served with `uvicorn --factory`)."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            await start_services(app, stack, settings, services, answerer=answerer, chat_model=chat_model)
+            yield
+
+    app = FastAPI(
+        title="Vault Librarian",
+        version="0.1.0",
+        description="OpenAI-compatible answers from an Obsidian vault, with verified [[citations]].",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.server_settings = settings.server
+    install_error_handlers(app)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=list(settings.cors_origins),
+        allow_origin_regex=LOCALHOST_ORIGINS,
+        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=["Authorization", "Content-Type", "X-Conversation-Id", "X-OpenWebUI-Chat-Id"],
+    )
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.include_router(health.router)
+    protected = [Depends(require_api_key)]
+    app.include_router(models.router, dependencies=protected)
+    app.include_router(chat.router, dependencies=protected)
+    app.include_router(index.router, dependencies=protected)
+    return app
+
+
+async def start_services(
+    app: FastAPI,
+    stack: AsyncExitStack,
+    settings: Settings,
+    services: Services | None,
+    *,
+    answerer: Answerer | None,
+    chat_model: ChatModel | None,
+) -> None:
+    """Build what was not given, store it on `app.state`, and register its shutdown on `stack`."""
+    if services is None:
+        services = build_services(settings)
+        stack.callback(services.close)
+    app.state.services = services
+    runner = IndexRunner(
+        services.reindexer,
+        watermarks=services.watermarks,
+        store=services.store,
+        clock=utc_now,
+        guard=lambda: index_lock(settings.data_dir),
+    )
+    # Registered before the scheduler and watcher, so on shutdown they stop first and the runner's
+    # in-flight write finishes before the services close.
+    stack.push_async_callback(runner.aclose)
+    app.state.index_runner = runner
+    scheduler = start_scheduler(runner, settings.sync)
+    stack.push_async_callback(stop_scheduler, scheduler)
+    if settings.sync.watch:
+        watcher = await start_watcher(runner, settings.vault, settings.sync)
+        stack.push_async_callback(watcher.stop)
+    app.state.chat_model = chat_model
+    if answerer is None:
+        from app.answering import build_answerer
+
+        answerer = await build_answerer(settings, services, chat_model, stack)
+    app.state.answerer = answerer
+    logger.info("answering in %s mode", answerer.mode)

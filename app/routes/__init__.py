@@ -1,0 +1,1 @@
+"""HTTP routes: health and readiness, models, index status, chat completions."""

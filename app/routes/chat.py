@@ -1,0 +1,36 @@
+"""POST /v1/chat/completions: OpenAI-compatible, streamed or not, answered from the vault."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sse_starlette.sse import EventSourceResponse
+
+from app.conversation import conversation_id
+from app.deps import AnswererDep
+from app.openai_schemas import ChatCompletionRequest
+from app.streaming import collect_answer, stream_answer
+from core.chat import TurnRequest
+from core.settings import ServerSettings
+
+router = APIRouter()
+
+
+@router.post("/v1/chat/completions", response_model=None)
+async def chat_completions(
+    body: ChatCompletionRequest, request: Request, answerer: AnswererDep
+) -> dict[str, Any] | EventSourceResponse:
+    """Answer the latest user message from the vault, with verified [[citations]]."""
+    history = body.to_history()
+    turn = TurnRequest(conversation_id=conversation_id(request.headers, body.user, history), messages=history)
+    if not body.stream:
+        return await collect_answer(answerer, turn)
+    settings: ServerSettings = request.app.state.server_settings
+    include_usage = bool(body.stream_options and body.stream_options.include_usage)
+    # ping: a comment line every KEEPALIVE_SECONDS while tools run, so clients never wait long without a byte.
+    return EventSourceResponse(
+        stream_answer(answerer, turn, include_usage=include_usage),
+        ping=max(1, round(settings.keepalive_seconds)),
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -1,0 +1,199 @@
+"""The HTTP edge over create_app with a scripted answerer: OpenAI shapes, errors, auth, CORS, limits, streaming."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from app.main import create_app
+from app.wiring import Services
+from core.settings import Settings
+from tests.fakes import ScriptedAnswerer
+
+QUESTION = {"model": "vault-librarian", "messages": [{"role": "user", "content": "What is in my notes?"}]}
+
+
+def make_client(settings: Settings, services: Services, answerer: ScriptedAnswerer, **overrides: Any) -> TestClient:
+    app = create_app(settings.model_copy(update=overrides), services, answerer=answerer)
+    return TestClient(app)
+
+
+@pytest.fixture
+def answerer() -> ScriptedAnswerer:
+    return ScriptedAnswerer()
+
+
+@pytest.fixture
+def client(settings: Settings, services: Services, answerer: ScriptedAnswerer) -> Iterator[TestClient]:
+    with make_client(settings, services, answerer) as test_client:
+        yield test_client
+
+
+def sse_payloads(text: str) -> list[str]:
+    return [line[len("data: ") :] for line in text.splitlines() if line.startswith("data: ")]
+
+
+def test_non_streamed_completion_has_the_openai_shape(client: TestClient) -> None:
+    response = client.post("/v1/chat/completions", json=QUESTION)
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["object"] == "chat.completion" and body["model"] == "vault-librarian"
+    assert body["choices"][0]["message"] == {"role": "assistant", "content": "Hello from the notes."}
+    assert body["choices"][0]["finish_reason"] == "stop"
+    assert body["usage"] == {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}
+
+
+def test_streamed_completion_sends_chunks_usage_and_done(client: TestClient) -> None:
+    request = {**QUESTION, "stream": True, "stream_options": {"include_usage": True}}
+    with client.stream("POST", "/v1/chat/completions", json=request) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        payloads = sse_payloads(response.read().decode())
+
+    assert payloads[-1] == "[DONE]"
+    chunks = [json.loads(p) for p in payloads[:-1]]
+    assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+    assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
+    text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"])
+    assert text == "Hello from the notes."
+    assert chunks[-2]["choices"][0]["finish_reason"] == "stop"
+    assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["total_tokens"] == 8
+
+
+def test_a_failure_mid_stream_ends_with_an_error_chunk_and_done(settings: Settings, services: Services) -> None:
+    failing = ScriptedAnswerer(("partial", " answer", " never"), fail_after=2)
+    with (
+        make_client(settings, services, failing) as client,
+        client.stream("POST", "/v1/chat/completions", json={**QUESTION, "stream": True}) as response,
+    ):
+        payloads = sse_payloads(response.read().decode())
+
+    assert payloads[-1] == "[DONE]"
+    error = json.loads(payloads[-2])["error"]
+    assert error["type"] == "service_unavailable_error" and "scripted failure" in error["message"]
+    assert "Traceback" not in "".join(payloads)
+
+
+def test_content_parts_are_read_as_text_and_other_parts_ignored(client: TestClient, answerer: ScriptedAnswerer) -> None:
+    parts = [
+        {"type": "text", "text": "Summarise"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+        {"type": "text", "text": "my garden notes"},
+    ]
+    request = {"messages": [{"role": "user", "content": parts}], "temperature": 0.2, "top_p": 1, "seed": 7}
+
+    response = client.post("/v1/chat/completions", json=request)
+
+    assert response.status_code == 200
+    assert answerer.turns[-1].messages[-1].content == "Summarise\nmy garden notes"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "error_type", "fragment"),
+    [
+        (b"{not json", 400, "invalid_request_error", "not valid JSON"),
+        (json.dumps({"messages": []}).encode(), 400, "invalid_request_error", "at least one message"),
+        (
+            json.dumps({"messages": [{"role": "system", "content": "x"}]}).encode(),
+            400,
+            "invalid_request_error",
+            "no user message",
+        ),
+        (json.dumps({"messages": [{"role": "wizard", "content": "x"}]}).encode(), 400, "invalid_request_error", "role"),
+        (json.dumps({"messages": "hello"}).encode(), 400, "invalid_request_error", "messages"),
+    ],
+    ids=["malformed-json", "no-messages", "no-user-message", "unknown-role", "wrong-type"],
+)
+def test_bad_requests_get_openai_shaped_errors(
+    client: TestClient, body: bytes, status: int, error_type: str, fragment: str
+) -> None:
+    response = client.post("/v1/chat/completions", content=body, headers={"Content-Type": "application/json"})
+
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}
+    assert error["type"] == error_type and fragment in error["message"]
+
+
+def test_oversized_bodies_are_refused_with_413(settings: Settings, services: Services) -> None:
+    with make_client(settings, services, ScriptedAnswerer(), max_body_bytes=2_000) as client:
+        big = {"messages": [{"role": "user", "content": "x" * 5_000}]}
+        response = client.post("/v1/chat/completions", json=big)
+
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "request_too_large"
+
+
+def test_api_key_is_required_on_v1_when_configured(settings: Settings, services: Services) -> None:
+    with make_client(settings, services, ScriptedAnswerer(), api_key=SecretStr("s3cret-key")) as client:
+        missing = client.post("/v1/chat/completions", json=QUESTION)
+        wrong = client.get("/v1/models", headers={"Authorization": "Bearer nope"})
+        right = client.get("/v1/models", headers={"Authorization": "Bearer s3cret-key"})
+        health = client.get("/health")
+
+    assert missing.status_code == 401 and missing.json()["error"]["type"] == "authentication_error"
+    assert "s3cret-key" not in missing.text
+    assert wrong.status_code == 401
+    assert right.status_code == 200
+    assert health.status_code == 200
+
+
+def test_models_lists_the_one_model(client: TestClient) -> None:
+    body = client.get("/v1/models").json()
+
+    assert [model["id"] for model in body["data"]] == ["vault-librarian"]
+
+
+def test_cors_preflight_from_obsidian_is_allowed_and_others_are_not(client: TestClient) -> None:
+    def preflight(origin: str) -> Any:
+        return client.options(
+            "/v1/chat/completions",
+            headers={
+                "Origin": origin,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization,content-type",
+            },
+        )
+
+    obsidian = preflight("app://obsidian.md")
+    local = preflight("http://localhost:3000")
+    evil = preflight("https://evil.example")
+
+    assert obsidian.status_code == 200 and obsidian.headers["access-control-allow-origin"] == "app://obsidian.md"
+    assert local.headers["access-control-allow-origin"] == "http://localhost:3000"
+    assert "access-control-allow-origin" not in evil.headers
+
+
+def test_unknown_paths_get_openai_shaped_404(client: TestClient) -> None:
+    response = client.get("/v1/nothing-here")
+
+    assert response.status_code == 404 and "error" in response.json()
+
+
+def test_ready_reports_checks_and_mode(client: TestClient) -> None:
+    response = client.get("/ready")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["checks"]["vector_store"] == "ok" and body["checks"]["docstore"] == "ok"
+    assert body["mode"] == "scripted"
+
+
+def test_the_conversation_id_comes_from_headers_user_or_history(client: TestClient, answerer: ScriptedAnswerer) -> None:
+    client.post("/v1/chat/completions", json=QUESTION, headers={"X-Conversation-Id": "abc"})
+    client.post("/v1/chat/completions", json=QUESTION, headers={"X-OpenWebUI-Chat-Id": "owui-1"})
+    client.post("/v1/chat/completions", json={**QUESTION, "user": "alice"})
+    client.post("/v1/chat/completions", json=QUESTION)
+    follow_up = [{"role": "assistant", "content": "x"}, {"role": "user", "content": "more"}]
+    longer = {"messages": [*QUESTION["messages"], *follow_up]}
+    client.post("/v1/chat/completions", json=longer)
+
+    ids = [turn.conversation_id for turn in answerer.turns]
+    assert ids[:3] == ["h:abc", "h:owui-1", "u:alice"]
+    assert ids[3] == ids[4] and ids[3].startswith("d:")

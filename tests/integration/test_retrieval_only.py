@@ -1,0 +1,64 @@
+"""Retrieval-only mode through the HTTP edge: passages with citations without an LLM, or the refusal."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.wiring import Services
+from core.settings import Settings
+from rag.answer.context import REFUSAL
+from rag.answer.passages import NO_MODEL_NOTICE
+
+QUESTION = "How do I feed the sourdough starter before a bake?"
+
+
+def ask(client: TestClient, question: str, *, stream: bool = False) -> str:
+    body = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}], "stream": stream}
+    if not stream:
+        response = client.post("/v1/chat/completions", json=body)
+        assert response.status_code == 200
+        return str(response.json()["choices"][0]["message"]["content"])
+    with client.stream("POST", "/v1/chat/completions", json=body) as response:
+        payloads = [line[6:] for line in response.read().decode().splitlines() if line.startswith("data: ")]
+    assert payloads[-1] == "[DONE]"
+    chunks = [json.loads(p) for p in payloads[:-1]]
+    pieces = [c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"]]
+    assert sum(1 for piece in pieces if piece) > 2  # it arrives in pieces, not as one block
+    return "".join(pieces)
+
+
+def test_without_an_llm_the_reply_is_cited_passages(settings: Settings, services: Services) -> None:
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"relevance_floor": -1.0, "watch": False}), services)
+    with TestClient(app) as client:
+        reply = ask(client, QUESTION)
+        streamed = ask(client, QUESTION, stream=True)
+        ready = client.get("/ready").json()
+
+    assert reply.splitlines()[0] == NO_MODEL_NOTICE
+    assert "[[Sourdough#" in reply
+    assert streamed == reply
+    assert ready["mode"] == "retrieval-only" and ready["checks"]["llm"].startswith("not configured")
+
+
+def test_without_coverage_the_reply_is_the_refusal(settings: Settings, services: Services) -> None:
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"relevance_floor": 0.999, "watch": False}), services)
+    with TestClient(app) as client:
+        reply = ask(client, "What is the capital of Australia?")
+
+    assert reply.startswith(REFUSAL)
+    assert "[[" not in reply
+
+
+def test_index_status_reports_counts_and_last_run(settings: Settings, services: Services) -> None:
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"watch": False}), services)
+    with TestClient(app) as client:
+        status = client.get("/v1/index/status").json()
+
+    assert status["notes"] >= 60 and status["chunks"] > status["notes"]
+    assert status["last_report"] is not None
