@@ -4,14 +4,35 @@ from __future__ import annotations
 
 import logging
 from contextlib import AsyncExitStack
+from datetime import datetime
 
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from agent.answerer import AgentAnswerer
+from agent.graph import AgentDeps, build_graph
+from agent.llm import build_chat_model
 from agent.retrieval_only import RetrievalOnlyAnswerer
+from agent.tools import ToolRegistry, VaultReader
 from app.wiring import Services
 from core.ports import Answerer, ChatModel
 from core.settings import Settings
 from rag.answer.refusal import RelevanceGate
 
 logger = logging.getLogger(__name__)
+CHECKPOINTS_FILE = "checkpoints.sqlite"
+
+
+def local_now() -> datetime:
+    """Return the local time (the date in the prompt is the user's today, not UTC's)."""
+    return datetime.now().astimezone()
+
+
+async def find_chat_model(settings: Settings, stack: AsyncExitStack) -> ChatModel | None:
+    """Return the configured (or probed) LLM endpoint, closed with `stack`; None means retrieval-only mode."""
+    model = await build_chat_model(settings.llm)
+    if model is not None:
+        stack.push_async_callback(model.aclose)
+    return model
 
 
 async def build_answerer(
@@ -22,5 +43,17 @@ async def build_answerer(
     if chat_model is None:
         logger.warning("no LLM endpoint configured or found: answering in retrieval-only mode")
         return RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)
-    del stack  # the agent (next) registers its checkpointer here
-    return RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)
+    checkpoints = str(settings.data_dir / CHECKPOINTS_FILE)
+    saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(checkpoints))
+    deps = AgentDeps(
+        chat_model=chat_model,
+        tools=ToolRegistry(VaultReader(settings.vault, services.retriever)),
+        retriever=services.retriever,
+        gate=gate,
+        top_k=settings.top_k,
+        show_sources=settings.show_sources,
+        recursion_limit=settings.agent_recursion_limit,
+        clock=local_now,
+    )
+    graph = build_graph(deps).compile(checkpointer=saver)
+    return AgentAnswerer(graph, services.docstore, recursion_limit=settings.agent_recursion_limit)

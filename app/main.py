@@ -9,6 +9,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from app.answering import build_answerer, find_chat_model
 from app.errors import install_error_handlers
 from app.routes import chat, health, index, models
 from app.security import LOCALHOST_ORIGINS, BodySizeLimit, require_api_key
@@ -93,10 +94,10 @@ async def start_services(
     if settings.sync.watch:
         watcher = await start_watcher(runner, settings.vault, settings.sync)
         stack.push_async_callback(watcher.stop)
-    app.state.chat_model = chat_model
     if answerer is None:
-        from app.answering import build_answerer
-
+        if chat_model is None:
+            chat_model = await find_chat_model(settings, stack)
         answerer = await build_answerer(settings, services, chat_model, stack)
+    app.state.chat_model = chat_model
     app.state.answerer = answerer
     logger.info("answering in %s mode", answerer.mode)

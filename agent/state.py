@@ -1,0 +1,45 @@
+"""The agent's state in LangGraph, kept as plain JSON records so checkpoints never depend on our classes."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from core.chat import ChatMessage, ToolCall
+
+MessageRecord = dict[str, Any]
+
+
+class AgentState(TypedDict, total=False):
+    """What a conversation's checkpoint holds, plus the working fields of the current turn."""
+
+    messages: list[MessageRecord]  # the whole conversation, tool messages included
+    incoming: list[MessageRecord]  # the client's history for this turn (input only)
+    context: str  # retrieved passages for this turn, as <note> elements
+    allowed: list[str]  # citation anchors retrieved or read this turn
+    is_covered: bool  # False: the notes don't cover the question, refuse without asking the model
+    tool_rounds: int  # model calls that asked for tools this turn
+    answer: str  # the verified answer text of this turn
+
+
+def to_record(message: ChatMessage) -> MessageRecord:
+    """Return a message as a JSON-able record."""
+    record: MessageRecord = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        record["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+    if message.tool_call_id is not None:
+        record["tool_call_id"] = message.tool_call_id
+    if message.name is not None:
+        record["name"] = message.name
+    return record
+
+
+def from_record(record: MessageRecord) -> ChatMessage:
+    """Return the message a record holds."""
+    calls = tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in record.get("tool_calls", ()))
+    return ChatMessage(
+        role=record["role"],
+        content=record.get("content", ""),
+        tool_calls=calls,
+        tool_call_id=record.get("tool_call_id"),
+        name=record.get("name"),
+    )

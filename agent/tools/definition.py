@@ -1,0 +1,97 @@
+"""A read tool: its arguments model (the JSON schema the LLM reads), its description and its handler."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from agent.tools.outcome import Reply
+from agent.tools.reader import VaultReader
+from core.chat import ToolSpec
+from core.errors import InvalidRequest
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments: unknown parameters are refused so the model learns the right ones."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_nulls(cls, data: object) -> object:
+        """Treat `"folder": null` as an omitted parameter: small models often send null for "not needed"."""
+        if isinstance(data, dict):
+            return {key: value for key, value in data.items() if value is not None}
+        return data
+
+
+ArgsT = TypeVar("ArgsT", bound=ToolArgs)
+
+
+def _without_titles(schema: object) -> object:
+    """Drop pydantic's generated "title" keys: they repeat the names and cost a small model's context."""
+    if isinstance(schema, dict):
+        return {
+            key: _without_titles(value)
+            for key, value in schema.items()
+            if not (key == "title" and isinstance(value, str))
+        }
+    if isinstance(schema, list):
+        return [_without_titles(item) for item in schema]
+    return schema
+
+
+def parameters_schema(args: type[ToolArgs]) -> dict[str, object]:
+    """Return the JSON schema of a tool's arguments as OpenAI function parameters."""
+    schema = _without_titles(args.model_json_schema())
+    if not isinstance(schema, dict):
+        raise TypeError(f"{args.__name__} does not produce a JSON object schema")
+    schema.pop("description", None)  # the class docstring: the tool's own description already says it
+    return schema
+
+
+def describe_validation_error(tool: str, args: type[ToolArgs], exc: ValidationError) -> str:
+    """Return a message the model can act on: which parameter is wrong and what is allowed."""
+    problems = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if error["type"] == "extra_forbidden":
+            problems.append(f"unknown parameter '{field}'")
+        elif error["type"] == "missing":
+            problems.append(f"'{field}' is required")
+        else:
+            problems.append(f"'{field}': {error['msg']} (got {error.get('input')!r})")
+    names = ", ".join(args.model_fields)
+    return f"invalid arguments for {tool}: {'; '.join(problems)}. Its parameters are: {names}."
+
+
+def require(value: str, name: str, usage: str) -> str:
+    """Return `value` stripped, or raise InvalidRequest saying which parameter `usage` needs."""
+    if not value.strip():
+        raise InvalidRequest(f"{usage} needs '{name}'")
+    return value.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Tool(Generic[ArgsT]):
+    """A read tool offered to the model."""
+
+    name: str
+    description: str
+    args: type[ArgsT]
+    handler: Callable[[VaultReader, ArgsT], Reply]
+
+    def spec(self) -> ToolSpec:
+        """Return what the model is shown: name, description and parameter schema."""
+        return ToolSpec(self.name, self.description, parameters_schema(self.args))
+
+    def call(self, reader: VaultReader, arguments: Mapping[str, object]) -> Reply:
+        """Validate the model's arguments and run the tool (blocking: call it from a worker thread)."""
+        try:
+            parsed = self.args.model_validate(arguments)
+        except ValidationError as exc:
+            raise InvalidRequest(describe_validation_error(self.name, self.args, exc)) from exc
+        return self.handler(reader, parsed)

@@ -1,0 +1,138 @@
+"""The vault as the read tools see it now: files scanned per call, notes re-parsed only when their stat changes."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Protocol
+
+from agent.tools.snapshot import VaultSnapshot, build_snapshot, clean_relative_path
+from core.domain import Note, SearchFilters, SearchHit
+from core.errors import InvalidRequest, NotFound
+from core.settings import VaultSettings
+from rag.notes.markdown import parse_note
+from rag.notes.vault import FileStat, read_note_text, scan_vault
+
+DEFAULT_DAILY_FORMAT = "YYYY-MM-DD"  # Obsidian's default when the Daily notes plugin has no format set
+FALLBACK_TEMPLATES_FOLDER = "Templates"
+
+
+class NoteSearch(Protocol):
+    """Hybrid search over the index (`rag.retrieve.Retriever` satisfies it)."""
+
+    def search(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> list[SearchHit]:
+        """Return the best `k` chunks for `query`, best first."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class DailyNotesConfig:
+    """Where daily notes live: the folder and the Moment.js file-name format of `.obsidian/daily-notes.json`."""
+
+    folder: str = ""
+    format: str = DEFAULT_DAILY_FORMAT
+
+
+def local_now() -> datetime:
+    """Return the current local time (the production clock: "today" is the user's day, not UTC's)."""
+    return datetime.now().astimezone()
+
+
+class VaultReader:
+    """Read the current vault for the agent's tools; never writes, never leaves the vault."""
+
+    def __init__(
+        self,
+        vault: VaultSettings,
+        search: NoteSearch,
+        *,
+        clock: Callable[[], datetime] = local_now,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._vault = vault
+        self._search = search
+        self._clock = clock
+        self.rng = rng or random.Random()
+        self._lock = threading.Lock()
+        self._parsed: dict[str, tuple[FileStat, Note]] = {}
+        self._snapshot: VaultSnapshot | None = None
+
+    def today(self) -> date:
+        """Return today's date by the injected clock."""
+        return self._clock().date()
+
+    def search(self, query: str, *, k: int, filters: SearchFilters) -> list[SearchHit]:
+        """Return the best `k` indexed passages for `query` within `filters`."""
+        return self._search.search(query, k=k, filters=None if filters.is_empty else filters)
+
+    def snapshot(self) -> VaultSnapshot:
+        """Return the vault as it is now; unchanged notes keep their parse, an unchanged vault its snapshot."""
+        scan = scan_vault(self._vault)
+        other_files = tuple(sorted(scan.other_files))
+        with self._lock:  # tool calls run in worker threads; one refresh at a time keeps the cache coherent
+            current = self._snapshot
+            if current is not None and current.stats == scan.notes and current.other_files == other_files:
+                return current
+            parsed = {path: self._parse(scan.root, path, stat) for path, stat in scan.notes.items()}
+            self._parsed = {path: (scan.notes[path], note) for path, note in parsed.items()}
+            self._snapshot = build_snapshot(scan.root, parsed, dict(scan.notes), other_files)
+            return self._snapshot
+
+    def _parse(self, root: Path, path: str, stat: FileStat) -> Note:
+        cached = self._parsed.get(path)
+        if cached is not None and cached[0] == stat:
+            return cached[1]
+        title = Path(path).stem
+        if stat.size > self._vault.max_note_bytes:
+            return Note(path=path, title=title, warnings=(f"larger than MAX_NOTE_BYTES ({stat.size} bytes)",))
+        try:
+            _, text, _ = read_note_text(root, path)
+        except OSError as exc:
+            return Note(path=path, title=title, warnings=(f"not readable: {exc.strerror or exc}",))
+        return parse_note(path, text)
+
+    def read_text(self, snapshot: VaultSnapshot, path: str) -> str:
+        """Return the current text of a vault file, refusing anything that resolves outside the vault."""
+        full = snapshot.root / path
+        if not Path(os.path.realpath(full)).is_relative_to(snapshot.root):
+            raise InvalidRequest(f"'{path}' leads outside the vault; it is not read")
+        try:
+            _, text, _ = read_note_text(snapshot.root, path)
+        except FileNotFoundError as exc:
+            raise NotFound(f"'{path}' no longer exists") from exc
+        except OSError as exc:
+            raise NotFound(f"'{path}' cannot be read: {exc.strerror or exc}") from exc
+        return text
+
+    def _config(self, root: Path, name: str) -> dict[str, object]:
+        """Return an `.obsidian/<name>.json` plugin setting, or {} when absent or broken (Obsidian's defaults)."""
+        try:
+            loaded = json.loads((root / ".obsidian" / f"{name}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
+
+    def daily_notes_config(self, snapshot: VaultSnapshot) -> DailyNotesConfig:
+        """Return the Daily notes plugin's folder and format (vault root and YYYY-MM-DD by default)."""
+        config = self._config(snapshot.root, "daily-notes")
+        folder = config.get("folder")
+        fmt = config.get("format")
+        return DailyNotesConfig(
+            folder=clean_relative_path(folder, what="daily notes folder") if isinstance(folder, str) else "",
+            format=fmt.strip() if isinstance(fmt, str) and fmt.strip() else DEFAULT_DAILY_FORMAT,
+        )
+
+    def templates_folder(self, snapshot: VaultSnapshot) -> str:
+        """Return the Templates plugin's folder, else a top-level "Templates" folder, else raise NotFound."""
+        folder = self._config(snapshot.root, "templates").get("folder")
+        if isinstance(folder, str) and folder.strip():
+            return clean_relative_path(folder, what="templates folder")
+        if snapshot.folder_exists(FALLBACK_TEMPLATES_FOLDER):
+            return FALLBACK_TEMPLATES_FOLDER
+        raise NotFound("no templates folder is configured (Settings > Templates > Template folder location)")

@@ -1,0 +1,110 @@
+"""The read tools as the agent graph uses them: specs for the model, and one async entry point per call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from agent.tools.bases import BASES
+from agent.tools.daily import DAILY_NOTE
+from agent.tools.links import LINKS
+from agent.tools.metadata import PROPERTIES, TAGS
+from agent.tools.notes import READ_NOTE, VAULT
+from agent.tools.outcome import DEFAULT_MAX_CHARS, Reply, ToolOutcome, cap_reply
+from agent.tools.reader import VaultReader
+from agent.tools.search import SEARCH_NOTES
+from agent.tools.tasks import TASKS
+from agent.tools.templates import TEMPLATES
+from core.chat import ToolSpec
+from core.errors import InvalidRequest
+
+
+class ReadTool(Protocol):
+    """What the registry needs of a tool (`agent.tools.definition.Tool` implements it)."""
+
+    @property
+    def name(self) -> str:
+        """Return the name the model calls the tool by."""
+        ...
+
+    def spec(self) -> ToolSpec:
+        """Return the name, description and parameter schema shown to the model."""
+        ...
+
+    def call(self, reader: VaultReader, arguments: Mapping[str, object]) -> Reply:
+        """Validate the arguments and run the tool (blocking)."""
+        ...
+
+
+# Search and read first: small models lean towards the first tools they are shown.
+READ_TOOLS: tuple[ReadTool, ...] = (
+    SEARCH_NOTES,
+    READ_NOTE,
+    VAULT,
+    LINKS,
+    TAGS,
+    PROPERTIES,
+    TASKS,
+    DAILY_NOTE,
+    TEMPLATES,
+    BASES,
+)
+
+
+def parse_arguments(tool: str, arguments_json: str) -> dict[str, object]:
+    """Return the model's arguments as a JSON object ("" and null mean none), or raise InvalidRequest."""
+    text = arguments_json.strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidRequest(
+            f"the arguments for {tool} are not valid JSON ({exc.msg} at position {exc.pos}); "
+            'send one JSON object such as {"command": "...", "note": "..."}'
+        ) from exc
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidRequest(f"the arguments for {tool} must be a JSON object, not {type(value).__name__}")
+    return value
+
+
+class ToolRegistry:
+    """Offer the read tools to the model and run its calls; failures raise InvalidRequest or NotFound."""
+
+    def __init__(
+        self, reader: VaultReader, *, tools: Sequence[ReadTool] = READ_TOOLS, max_chars: int = DEFAULT_MAX_CHARS
+    ) -> None:
+        self._reader = reader
+        self._tools = {tool.name: tool for tool in tools}
+        self._max_chars = max_chars
+
+    def specs(self) -> list[ToolSpec]:
+        """Return every tool's spec, in the order they are offered."""
+        return [tool.spec() for tool in self._tools.values()]
+
+    def has_tool(self, name: str) -> bool:
+        """Return True when `name` is one of the registry's tools."""
+        return name in self._tools
+
+    def run_blocking(self, name: str, arguments_json: str) -> ToolOutcome:
+        """Run one tool call in the calling thread; see `run`."""
+        tool = self._tools.get(name)
+        if tool is None:
+            raise InvalidRequest(f"there is no tool '{name}'; the tools are: {', '.join(self._tools)}")
+        result = tool.call(self._reader, parse_arguments(name, arguments_json))
+        return cap_reply(result, self._max_chars)
+
+    async def run(self, name: str, arguments_json: str) -> ToolOutcome:
+        """Run one tool call in a worker thread and return its capped text and the anchors it shows.
+
+        Raises:
+            InvalidRequest: unknown tool, malformed JSON or arguments, a path outside the vault; the message
+                says what to send instead, so it can go back to the model as the tool's error result.
+            NotFound: the note, heading, folder, daily note, template, base or view does not exist.
+
+        """
+        return await asyncio.to_thread(self.run_blocking, name, arguments_json)

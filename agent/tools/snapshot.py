@@ -1,0 +1,170 @@
+"""One consistent view of the vault for a tool call: parsed notes, the resolved link graph, safe path handling."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from core.domain import Link, Note
+from core.errors import InvalidRequest, NotFound
+from rag.notes.links import LinkResolver
+from rag.notes.vault import FileStat
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_MAX_SUGGESTIONS = 5
+
+
+def clean_relative_path(text: str, *, what: str = "path") -> str:
+    """Return `text` as a vault-relative POSIX path, refusing absolute, parent (`..`) and hidden paths."""
+    raw = text.strip().replace("\\", "/")
+    if raw.startswith(("/", "~")) or _DRIVE.match(raw):
+        raise InvalidRequest(
+            f"the {what} '{text}' is absolute; give a vault-relative path such as 'Areas/Garden' or a note name"
+        )
+    parts = [part for part in raw.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise InvalidRequest(f"the {what} '{text}' leaves the vault: '..' is not allowed")
+    if any(part.startswith(".") for part in parts):
+        raise InvalidRequest(f"the {what} '{text}' is hidden: .obsidian, .trash and other dot-folders are not readable")
+    return "/".join(parts)
+
+
+def parse_note_ref(text: str) -> tuple[str, str]:
+    """Split a note reference ("Note", "Folder/Note.md", "[[Note#Heading|alias]]") into (target, subpath)."""
+    ref = text.strip().removeprefix("!")
+    if ref.startswith("[[") and ref.endswith("]]"):
+        ref = ref[2:-2]
+    ref = ref.split("|", 1)[0]
+    target, _, subpath = ref.partition("#")
+    return target.strip(), subpath.strip()
+
+
+def has_tag(tags: Iterable[str], wanted: str) -> bool:
+    """Return True when a tag equals `wanted` or is nested under it, ignoring case ("area" has "area/garden")."""
+    key = wanted.strip().lstrip("#").casefold()
+    return any(tag.casefold() == key or tag.casefold().startswith(f"{key}/") for tag in tags)
+
+
+def property_value(note: Note, name: str) -> tuple[bool, object]:
+    """Return (present, value) of a frontmatter property, matching its name case-insensitively like Obsidian."""
+    for key, value in note.frontmatter.items():
+        if key.casefold() == name.casefold():
+            return True, value
+    return False, None
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedLink:
+    """A link written in `source` and the vault path it resolves to (None when unresolved)."""
+
+    source: str
+    link: Link
+    path: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class VaultSnapshot:
+    """The vault at one moment: every note parsed, every file path, and links resolved both ways."""
+
+    root: Path
+    notes: Mapping[str, Note]
+    stats: Mapping[str, FileStat]
+    other_files: tuple[str, ...]
+    resolver: LinkResolver
+    outgoing: Mapping[str, tuple[ResolvedLink, ...]]
+    incoming: Mapping[str, tuple[ResolvedLink, ...]]
+
+    def anchor(self, path: str, heading_path: tuple[str, ...] = ()) -> str:
+        """Return the citation that opens `path` at its innermost heading: [[Note#Heading]]."""
+        return self.resolver.anchor_for(path, heading_path[-1] if heading_path else None)
+
+    def heading_path_at(self, path: str, line: int) -> tuple[str, ...]:
+        """Return the heading path of the section holding `line` of a note (() before any heading)."""
+        found: tuple[str, ...] = ()
+        for section in self.notes[path].sections:
+            if section.line_start <= line:
+                found = section.heading_path
+        return found
+
+    def in_folder(self, path: str, folder: str) -> bool:
+        """Return True when `path` lies in `folder` or one of its sub-folders ("" is the whole vault)."""
+        return not folder or path.lower().startswith(f"{folder.lower()}/")
+
+    def find_note(self, ref: str) -> str:
+        """Return the path of the note `ref` names (path, name, alias or link), or raise NotFound / InvalidRequest."""
+        target, _ = parse_note_ref(ref)
+        if not target:
+            raise InvalidRequest("no note given: pass a name such as 'Sourdough' or a path like 'Daily/2026-11-05.md'")
+        target = clean_relative_path(target, what="note")
+        candidates = self.resolver.candidates(target, source_path="")
+        notes = [path for path in candidates if path in self.notes]
+        if len(notes) == 1:
+            return notes[0]
+        if len(notes) > 1 and notes[0] == target:
+            return notes[0]
+        if notes:
+            raise InvalidRequest(f"'{target}' matches several notes: {', '.join(notes)}; pass the full path of one")
+        if candidates:
+            raise InvalidRequest(f"'{candidates[0]}' is not a note (markdown file); it cannot be read as text")
+        by_alias = [path for path, note in self.notes.items() if target.casefold() in map(str.casefold, note.aliases)]
+        if len(by_alias) == 1:
+            return by_alias[0]
+        raise NotFound(f"no note named '{target}'" + self._suggest(target))
+
+    def _suggest(self, target: str) -> str:
+        """Return a hint naming notes whose title is close to `target` (typos, partial names)."""
+        wanted = PurePosixPath(target).stem.casefold()
+        by_title: dict[str, list[str]] = defaultdict(list)
+        for path in sorted(self.notes):
+            by_title[PurePosixPath(path).stem.casefold()].append(path)
+        close = difflib.get_close_matches(wanted, by_title, n=_MAX_SUGGESTIONS, cutoff=0.6)
+        close += [title for title in by_title if wanted in title and title not in close]
+        paths = [path for title in close for path in by_title[title]][:_MAX_SUGGESTIONS]
+        if not paths:
+            return "; use search_notes to find it"
+        return "; did you mean: " + ", ".join(paths) + "?"
+
+    def folder_exists(self, folder: str) -> bool:
+        """Return True for "" (the vault root) or a folder holding at least one visible file."""
+        return any(self.in_folder(path, folder) for path in (*self.notes, *self.other_files))
+
+    def require_folder(self, text: str) -> str:
+        """Return `text` as a vault folder spelled as on disk ("" for the root), or raise NotFound."""
+        folder = clean_relative_path(text, what="folder")
+        if not folder:
+            return ""
+        for path in (*self.notes, *self.other_files):
+            if self.in_folder(path, folder):
+                return path[: len(folder)]
+        raise NotFound(f"no folder '{folder}' in the vault; use the vault tool's list_folder to see the folders")
+
+
+def build_snapshot(
+    root: Path, notes: Mapping[str, Note], stats: Mapping[str, FileStat], other_files: tuple[str, ...]
+) -> VaultSnapshot:
+    """Resolve every link of every note once, so backlinks, orphans and unresolved links are lookups."""
+    resolver = LinkResolver([*notes, *other_files])
+    outgoing: dict[str, tuple[ResolvedLink, ...]] = {}
+    incoming: dict[str, list[ResolvedLink]] = defaultdict(list)
+    for path, note in notes.items():
+        resolved = []
+        for link in note.links:
+            target = resolver.resolve(link.target, source_path=path).path if link.target else path
+            item = ResolvedLink(path, link, target)
+            resolved.append(item)
+            if target is not None and target != path:
+                incoming[target].append(item)
+        outgoing[path] = tuple(resolved)
+    return VaultSnapshot(
+        root=root,
+        notes=notes,
+        stats=stats,
+        other_files=other_files,
+        resolver=resolver,
+        outgoing=outgoing,
+        incoming={path: tuple(items) for path, items in incoming.items()},
+    )

@@ -1,0 +1,104 @@
+"""The `tasks` tool: open and done tasks across the vault, the tasks of one note or of a daily note."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import Field
+
+from agent.tools.daily import DATE_DESCRIPTION, existing_daily_note
+from agent.tools.dates import parse_day
+from agent.tools.definition import Tool, ToolArgs, require
+from agent.tools.outcome import Part, Reply, data_part, reply
+from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot
+from core.domain import Task
+from core.errors import NotFound
+
+_CLOSED = frozenset("xX-")  # done or cancelled: not "open" ("/" in progress and other marks still are)
+_LEGEND = "Marks: [ ] to do, [/] in progress, [x] done, [-] cancelled."
+_NARROW = "Narrow with folder, or ask for one note with in_note."
+
+
+class TasksArgs(ToolArgs):
+    """Arguments of tasks."""
+
+    command: Literal["open", "done", "in_note", "in_daily"] = Field(
+        description="open: unfinished tasks across the vault (or under folder). done: completed tasks. "
+        "in_note: every task of note. in_daily: every task of the daily note of date."
+    )
+    note: str = Field("", description="The note for in_note, by name, path or [[link]].")
+    date: str = Field("", description=f"For in_daily. {DATE_DESCRIPTION}")
+    folder: str = Field("", description="For open and done: only notes under this folder, e.g. 'Projects'.")
+
+
+def is_open(task: Task) -> bool:
+    """Return True for a task that is neither done nor cancelled."""
+    return task.status not in _CLOSED
+
+
+def _note_tasks(snapshot: VaultSnapshot, path: str, keep: Callable[[Task], bool]) -> list[Part]:
+    """Return one delimited block per section of the note that holds kept tasks, cited at that heading."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for task in snapshot.notes[path].tasks:
+        if keep(task):
+            where = snapshot.heading_path_at(path, task.line)
+            groups.setdefault(where, []).append(f"- [{task.status}] {task.text} (line {task.line})")
+    parts = []
+    for where, lines in groups.items():
+        anchor = snapshot.anchor(path, where)
+        parts.append(data_part("tasks", "\n".join(lines), (anchor,), path=path, source=anchor))
+    return parts
+
+
+def _templates_folder(reader: VaultReader, snapshot: VaultSnapshot) -> str | None:
+    try:
+        return reader.templates_folder(snapshot)
+    except NotFound:
+        return None
+
+
+def _across_vault(reader: VaultReader, snapshot: VaultSnapshot, folder: str, *, done: bool) -> Reply:
+    templates = _templates_folder(reader, snapshot)  # a template's empty "- [ ]" is a placeholder, not a task
+    keep: Callable[[Task], bool] = (lambda task: task.is_done) if done else is_open
+    parts = []
+    for path in sorted(snapshot.notes, key=str.lower):
+        if snapshot.in_folder(path, folder) and not (templates and snapshot.in_folder(path, templates)):
+            parts.extend(_note_tasks(snapshot, path, keep))
+    count = sum(part.body.count("\n") + 1 for part in parts)
+    state = "done" if done else "open"
+    scope = f" under '{folder}'" if folder else ""
+    if not parts:
+        return reply(f"No {state} tasks{scope}.")
+    return reply(f"{count} {state} task(s){scope}, by note and heading. {_LEGEND}", *parts, more_hint=_NARROW)
+
+
+def run_tasks(reader: VaultReader, args: TasksArgs) -> Reply:
+    """List tasks: open or done across the vault, or all tasks of one note or daily note."""
+    snapshot = reader.snapshot()
+    if args.command in ("open", "done"):
+        folder = snapshot.require_folder(args.folder)
+        return _across_vault(reader, snapshot, folder, done=args.command == "done")
+    if args.command == "in_note":
+        path = snapshot.find_note(require(args.note, "note", "tasks in_note"))
+    else:
+        path = existing_daily_note(reader, snapshot, parse_day(args.date, reader.today()))
+    parts = _note_tasks(snapshot, path, lambda _: True)
+    anchor = snapshot.anchor(path)
+    if not parts:
+        return reply(Part(f"{anchor} ({path}) has no tasks.", (anchor,)))
+    open_count = sum(is_open(task) for task in snapshot.notes[path].tasks)
+    total = len(snapshot.notes[path].tasks)
+    return reply(f"{path}: {total} task(s), {open_count} open. {_LEGEND}", *parts)
+
+
+TASKS = Tool(
+    name="tasks",
+    description=(
+        "List markdown tasks (- [ ] to do, - [x] done). Use it for 'what is left to do', 'open tasks in "
+        "Projects', 'what did I finish', the tasks of one note, or of the daily note of a day."
+    ),
+    args=TasksArgs,
+    handler=run_tasks,
+)

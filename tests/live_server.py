@@ -1,0 +1,32 @@
+"""Serving an app with real uvicorn on 127.0.0.1 in a background thread, for tests that use real HTTP clients."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import uvicorn
+from fastapi import FastAPI
+
+from tests.scripted_llm import free_port
+
+
+@contextmanager
+def serve_in_thread(app: FastAPI, *, startup_timeout: float = 30.0) -> Iterator[str]:
+    """Run `app` on a free port; yield its base URL (http://127.0.0.1:PORT) and stop it afterwards."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, name="uvicorn-test", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + startup_timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
