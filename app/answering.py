@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from contextlib import AsyncExitStack
 from datetime import datetime
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from rich.console import Console
 
 from agent.answerer import AgentAnswerer
 from agent.graph import AgentDeps, build_graph
@@ -14,6 +16,7 @@ from agent.llm import build_chat_model
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tools import ToolRegistry, VaultReader
 from app.wiring import Services
+from core.chat import AnswerText, ChatMessage, TurnRequest
 from core.ports import Answerer, ChatModel
 from core.settings import Settings
 from rag.answer.refusal import RelevanceGate
@@ -57,3 +60,15 @@ async def build_answerer(
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     return AgentAnswerer(graph, services.docstore, recursion_limit=settings.agent_recursion_limit)
+
+
+async def stream_answer_to(console: Console, settings: Settings, services: Services, question: str) -> None:
+    """Answer one question in the terminal, printing the answer as it streams."""
+    async with AsyncExitStack() as stack:
+        chat_model = await find_chat_model(settings, stack)
+        answerer = await build_answerer(settings, services, chat_model, stack)
+        turn = TurnRequest(conversation_id=f"cli:{uuid.uuid4().hex}", messages=(ChatMessage("user", question),))
+        async for event in answerer.answer(turn):
+            if isinstance(event, AnswerText):
+                console.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
+        console.print()

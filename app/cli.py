@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -17,6 +18,7 @@ from pydantic_core import ErrorDetails
 from rich.console import Console
 from rich.markup import escape
 
+from app.answering import stream_answer_to
 from app.console import print_hits, print_report, print_status, progress_reporter
 from app.wiring import Services, build_services, index_lock
 from core.domain import SearchFilters
@@ -159,6 +161,24 @@ def status(
 
 
 @cli.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question.")],
+    vault: VaultOption = None,
+) -> None:
+    """Answer a question from the vault in the terminal (the same pipeline as the chat API)."""
+    settings = load_settings(vault)
+    with open_services(settings) as services:
+        if services.store.count() == 0:
+            err.print("[yellow]the index is empty[/yellow]: run `librarian index` first")
+            raise typer.Exit(1)
+        try:
+            asyncio.run(stream_answer_to(out, settings, services, question))
+        except AppError as exc:
+            err.print(f"\n[red]error:[/red] {escape(exc.message)}")
+            raise typer.Exit(1) from exc
+
+
+@cli.command()
 def serve(
     vault: VaultOption = None,
     host: Annotated[str | None, typer.Option(help="Address to bind (default HOST, 127.0.0.1).")] = None,
@@ -178,10 +198,29 @@ def serve(
     except AppError as exc:
         err.print(f"[red]error:[/red] {escape(exc.message)}")
         raise typer.Exit(2) from exc
+    install_log_redaction(settings)
     vault_text = escape(str(settings.vault_path))
     out.print(f"Vault Librarian on http://{settings.host}:{settings.port}/v1 (vault {vault_text})")
     # One worker: the embedded index is a single-process store, and the lifespan owns the re-indexer.
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1, log_level="info")
+    # log_config=None: uvicorn's records go through the root handlers, which carry the redaction filter.
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1, log_config=None)
+
+
+def install_log_redaction(settings: Settings) -> None:
+    """Redact API keys (ours, the LLM's, Qdrant's, Redis URL passwords) from every log line."""
+    from agent.redaction import RedactingFilter
+
+    secrets = [
+        secret.get_secret_value()
+        for secret in (settings.api_key, settings.llm_api_key, settings.qdrant_api_key, settings.redis_url)
+        if secret is not None
+    ]
+    redacting = RedactingFilter(secrets)
+    root = logging.getLogger()
+    if "LOG_LEVEL" not in os.environ:
+        root.setLevel(logging.INFO)  # the service's access log and start-up lines are worth seeing
+    for handler in root.handlers:
+        handler.addFilter(redacting)
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 import zlib
@@ -94,10 +95,21 @@ def _document_sparse(text: str) -> SparseVector:
 class ScriptedAnswerer:
     """Answer every turn with scripted text pieces (the HTTP edge's double for the agent); records the turns."""
 
-    def __init__(self, pieces: Sequence[str] = ("Hello", " from", " the notes."), *, fail_after: int | None = None):
+    def __init__(
+        self,
+        pieces: Sequence[str] = ("Hello", " from", " the notes."),
+        *,
+        fail_after: int | None = None,
+        delay_first: float = 0.0,
+        delay_per_piece: float = 0.0,
+    ) -> None:
         self.pieces = tuple(pieces)
         self.fail_after = fail_after  # raise UpstreamUnavailable after this many pieces
+        self.delay_first = delay_first  # like a slow tool run before the first token
+        self.delay_per_piece = delay_per_piece
         self.turns: list[TurnRequest] = []
+        self.cancelled = asyncio.Event()  # set when the client went away and the work was cancelled
+        self.finished = False
 
     @property
     def mode(self) -> str:
@@ -107,9 +119,16 @@ class ScriptedAnswerer:
     async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         """Yield the scripted pieces, then AnswerDone with usage counted in words."""
         self.turns.append(request)
-        for index, piece in enumerate(self.pieces):
-            if self.fail_after is not None and index == self.fail_after:
-                raise UpstreamUnavailable("llm", "scripted failure mid-stream")
-            yield AnswerText(piece)
-        prompt = sum(len(m.content.split()) for m in request.messages)
-        yield AnswerDone(usage=Usage(prompt_tokens=prompt, completion_tokens=len(self.pieces)))
+        try:
+            await asyncio.sleep(self.delay_first)
+            for index, piece in enumerate(self.pieces):
+                if self.fail_after is not None and index == self.fail_after:
+                    raise UpstreamUnavailable("llm", "scripted failure mid-stream")
+                yield AnswerText(piece)
+                await asyncio.sleep(self.delay_per_piece)
+            prompt = sum(len(m.content.split()) for m in request.messages)
+            yield AnswerDone(usage=Usage(prompt_tokens=prompt, completion_tokens=len(self.pieces)))
+            self.finished = True
+        except (asyncio.CancelledError, GeneratorExit):
+            self.cancelled.set()
+            raise
