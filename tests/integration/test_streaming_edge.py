@@ -18,9 +18,10 @@ BODY = {"model": "vault-librarian", "stream": True, "messages": [{"role": "user"
 def test_keepalive_comments_flow_while_the_first_token_is_slow(settings: Settings, services: Services) -> None:
     slow = ScriptedAnswerer(("late", " answer"), delay_first=2.5)
     app = create_app(settings.model_copy(update={"keepalive_seconds": 1.0, "watch": False}), services, answerer=slow)
-    with serve_in_thread(app) as base_url, httpx.stream(
-        "POST", f"{base_url}/v1/chat/completions", json=BODY, timeout=30
-    ) as response:
+    with (
+        serve_in_thread(app) as base_url,
+        httpx.stream("POST", f"{base_url}/v1/chat/completions", json=BODY, timeout=30) as response,
+    ):
         lines = list(response.iter_lines())
 
     first_content = next(i for i, line in enumerate(lines) if '"content": "late"' in line or '"content":"late"' in line)
