@@ -8,7 +8,12 @@ INTERRUPTED_TOOL_RESULT = "The tool call was interrupted and has no result."
 
 
 def _dialogue(records: list[MessageRecord]) -> list[tuple[str, str]]:
-    return [(r["role"], r.get("content", "").strip()) for r in records if r["role"] in ("user", "assistant")]
+    # What a client sees and resends: user messages and final answers, not the tool-calling steps between.
+    return [
+        (r["role"], r.get("content", "").strip())
+        for r in records
+        if r["role"] == "user" or (r["role"] == "assistant" and not r.get("tool_calls"))
+    ]
 
 
 def reconcile(stored: list[MessageRecord], incoming: list[MessageRecord]) -> list[MessageRecord]:

@@ -138,3 +138,21 @@ def test_usage_is_reported(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> 
     assert completion.usage is not None and completion.usage.prompt_tokens > 0
     assert completion.usage.completion_tokens > 0
     assert json.loads(completion.model_dump_json())["object"] == "chat.completion"
+
+
+def test_a_second_turn_keeps_the_first_turns_tool_steps_once(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
+    llm.add(
+        Turn.tool_call("read_note", {"note": "Garlic"}),
+        Turn.text("42 cloves [[Garlic]]."),
+        Turn.text("In bed 3."),
+    )
+    first_user = {"role": "user", "content": "How many garlic cloves did I plant?"}
+    first = ask(librarian, [first_user], stream=True)
+
+    follow_up = [first_user, {"role": "assistant", "content": first}, {"role": "user", "content": "Where?"}]
+    ask(librarian, follow_up, stream=True)
+
+    sent = llm.chat_requests[-1].messages[1:]  # after the system prompt
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "assistant", "user"]
+    assert sent[1]["tool_calls"][0]["function"]["name"] == "read_note"
+    assert sent[-1]["content"] == "Where?"
