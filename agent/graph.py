@@ -104,10 +104,11 @@ def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
     async def retrieve_context(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         get_stream_writer()({"status": "searching your notes…"})
         question = _latest_question(state["messages"])
-        coverage = await _in_thread(deps.gate.check, question)
+        embedding = await _in_thread(deps.retriever.embed_query, question)  # once, for the floor and the search
+        coverage = await _in_thread(deps.gate.check, question, embedding=embedding)
         if not coverage.is_covered:
             return {"is_covered": False}
-        hits = await _in_thread(deps.retriever.search, question, k=deps.top_k)
+        hits = await _in_thread(deps.retriever.search, question, k=deps.top_k, embedding=embedding)
         anchors = [hit.chunk.anchor for hit in hits]
         scratch_of(config).checker.allowed.update(anchors)
         return {"is_covered": True, "context": build_context(hits), "allowed": anchors}

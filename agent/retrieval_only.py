@@ -49,6 +49,7 @@ class RetrievalOnlyAnswerer:
         yield AnswerDone(usage=Usage(prompt, estimate_tokens(reply), is_estimate=True))
 
     def _reply(self, question: str) -> str:
-        coverage = self._gate.check(question)
-        hits = self._retriever.search(question, k=self._top_k) if coverage.is_covered else []
+        embedding = self._retriever.embed_query(question)
+        coverage = self._gate.check(question, embedding=embedding)
+        hits = self._retriever.search(question, k=self._top_k, embedding=embedding) if coverage.is_covered else []
         return retrieval_only_reply(question, hits, covered=coverage.is_covered)

@@ -50,27 +50,28 @@ def parse_args() -> argparse.Namespace:
     """Parse command-line arguments."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vault", type=Path, default=ROOT / "sample_vault")
-    parser.add_argument("--questions", type=Path, default=ROOT / "tests" / "fixtures" / "retrieval_questions.yaml")
     parser.add_argument("--turns", type=int, default=100)
     parser.add_argument("--stream-turns", type=int, default=50)
     parser.add_argument("--concurrent", type=int, default=20)
     return parser.parse_args()
 
 
-def load_questions(path: Path) -> list[str]:
-    """Return the answerable questions of the question set (they pass the relevance floor, so the LLM is asked)."""
-    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
-    return [str(row["question"]) for row in data["questions"]]
+def turn_request(questions: Sequence[str], number: int, *, stream: bool) -> dict[str, Any]:
+    """Return httpx keyword arguments for turn `number`: a question of the set, in a conversation of its own."""
+    messages = [{"role": "user", "content": questions[number % len(questions)]}]
+    headers = {"X-Conversation-Id": f"bench-{time.monotonic_ns()}-{number}"}  # no history grows across turns
+    return {"json": {"model": "vault-librarian", "messages": messages, "stream": stream}, "headers": headers}
 
 
-def request_body(question: str, *, stream: bool) -> dict[str, Any]:
-    """Return a chat completion request for one question."""
-    return {"model": "vault-librarian", "messages": [{"role": "user", "content": question}], "stream": stream}
-
-
-def fresh_conversation(number: int) -> dict[str, str]:
-    """Return headers that start a new conversation (no checkpointed history grows across turns)."""
-    return {"X-Conversation-Id": f"bench-{time.monotonic_ns()}-{number}"}
+def timed(call: Callable[[Any], object], inputs: Sequence[Any]) -> list[float]:
+    """Return how long (ms) `call` took on each input, after one untimed warm-up call."""
+    call(inputs[0])
+    latencies = []
+    for item in inputs:
+        started = time.perf_counter()
+        call(item)
+        latencies.append((time.perf_counter() - started) * 1000)
+    return latencies
 
 
 def summary(label: str, values_ms: Sequence[float], target: str = "") -> str:
@@ -81,15 +82,27 @@ def summary(label: str, values_ms: Sequence[float], target: str = "") -> str:
     return f"{label}: n={len(values_ms)} p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {max(values_ms):.1f} ms{suffix}"
 
 
+def llm_round_trips(llm: ScriptedLLMServer, count: int) -> list[float]:
+    """Time streamed calls straight to the scripted LLM (ms): what the double itself costs per model call."""
+    body = {"model": "scripted-model", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    with httpx.Client(base_url=llm.base_url, timeout=60) as client:
+
+        def call(_: object) -> None:
+            with client.stream("POST", "/chat/completions", json=body) as response:
+                list(response.iter_lines())
+
+        return timed(call, range(count))
+
+
 def sequential_turns(base_url: str, questions: Sequence[str], count: int) -> tuple[list[float], int]:
     """Time `count` non-stream turns one after another; return latencies (ms) and the number of bad replies."""
     latencies: list[float] = []
     errors = 0
     with httpx.Client(base_url=base_url, timeout=60) as client:
         for number in range(WARM_UP_TURNS + count):
-            body = request_body(questions[number % len(questions)], stream=False)
+            request = turn_request(questions, number, stream=False)
             started = time.perf_counter()
-            response = client.post("/v1/chat/completions", json=body, headers=fresh_conversation(number))
+            response = client.post("/v1/chat/completions", **request)
             elapsed = (time.perf_counter() - started) * 1000
             if number < WARM_UP_TURNS:
                 continue
@@ -103,21 +116,17 @@ def read_stream(lines: Sequence[tuple[float, str]], started: float, status: int)
     """Return the timing and the verdict of one SSE stream from its (arrival time, line) pairs."""
     data = [(at, line[5:].strip()) for at, line in lines if line.startswith("data:")]
     text_at = [at for at, payload in data if payload != "[DONE]" and _delta_text(payload)]
-    error = None
-    if status != 200:
-        error = f"HTTP {status}"
-    elif not data or data[-1][1] != "[DONE]":
-        error = "no [DONE]"
-    elif not text_at:
-        error = "no text"
-    elif any('"error"' in payload for _, payload in data):
-        error = "error chunk"
-    end = lines[-1][0] if lines else time.perf_counter()
-
-    def ms(at: float | None) -> float:
-        return ((at or end) - started) * 1000
-
-    return StreamTiming(ms(data[0][0] if data else None), ms(text_at[0] if text_at else None), ms(end), error)
+    verdicts = [
+        (status != 200, f"HTTP {status}"),
+        (not data or data[-1][1] != "[DONE]", "no [DONE]"),
+        (not text_at, "no text"),
+        (any('"error"' in payload for _, payload in data), "error chunk"),
+    ]
+    end = lines[-1][0] if lines else started
+    first_data, first_text = (data[0][0] if data else end), (text_at[0] if text_at else end)
+    error = next((label for is_bad, label in verdicts if is_bad), None)
+    ms = [(at - started) * 1000 for at in (first_data, first_text, end)]
+    return StreamTiming(ms[0], ms[1], ms[2], error)
 
 
 def _delta_text(payload: str) -> str:
@@ -130,10 +139,10 @@ def streamed_turns(base_url: str, questions: Sequence[str], count: int) -> list[
     timings: list[StreamTiming] = []
     with httpx.Client(base_url=base_url, timeout=60) as client:
         for number in range(WARM_UP_TURNS + count):
-            body = request_body(questions[number % len(questions)], stream=True)
+            request = turn_request(questions, number, stream=True)
             started = time.perf_counter()
             lines: list[tuple[float, str]] = []
-            with client.stream("POST", "/v1/chat/completions", json=body, headers=fresh_conversation(number)) as r:
+            with client.stream("POST", "/v1/chat/completions", **request) as r:
                 lines.extend((time.perf_counter(), line) for line in r.iter_lines() if line)
             if number >= WARM_UP_TURNS:
                 timings.append(read_stream(lines, started, r.status_code))
@@ -144,13 +153,11 @@ async def concurrent_streams(base_url: str, questions: Sequence[str], count: int
     """Open `count` streams at once; return each one's timing and the wall time (ms) until the last ended."""
 
     async def one(client: httpx.AsyncClient, number: int) -> StreamTiming:
-        body = request_body(questions[number % len(questions)], stream=True)
+        request = turn_request(questions, number, stream=True)
         started = time.perf_counter()
         lines: list[tuple[float, str]] = []
         try:
-            async with client.stream(
-                "POST", "/v1/chat/completions", json=body, headers=fresh_conversation(number)
-            ) as response:
+            async with client.stream("POST", "/v1/chat/completions", **request) as response:
                 lines.extend([(time.perf_counter(), line) async for line in response.aiter_lines() if line])
         except httpx.HTTPError as exc:
             return StreamTiming(0.0, 0.0, (time.perf_counter() - started) * 1000, f"{type(exc).__name__}")
@@ -173,16 +180,7 @@ def component_costs(services: Services, questions: Sequence[str]) -> list[str]:
         "Retriever.search (embeds the query again)": services.retriever.search,
         "LinkResolver(docstore.paths()) (built per agent turn)": lambda _q: LinkResolver(services.docstore.paths()),
     }
-    lines = []
-    for label, piece in pieces.items():
-        piece(questions[0])
-        latencies = []
-        for question in questions:
-            started = time.perf_counter()
-            piece(question)
-            latencies.append((time.perf_counter() - started) * 1000)
-        lines.append(summary(f"  {label}", latencies))
-    return lines
+    return [summary(f"  {label}", timed(piece, questions)) for label, piece in pieces.items()]
 
 
 def measure_agent(settings: Settings, services: Services, questions: Sequence[str], args: argparse.Namespace) -> None:
@@ -193,54 +191,40 @@ def measure_agent(settings: Settings, services: Services, questions: Sequence[st
         timings = streamed_turns(base_url, questions, args.stream_turns)
         print(summary("agent, first `data:` line", [t.first_data_ms for t in timings], "target < 300 ms"))
         print(summary("agent, first text chunk", [t.first_text_ms for t in timings]))
-        print(summary("agent, whole stream", [t.total_ms for t in timings]))
-        print(f"  streamed turns with errors: {sum(t.error is not None for t in timings)}")
+        errors = sum(t.error is not None for t in timings)
+        print(summary("agent, whole stream", [t.total_ms for t in timings]) + f", streams with errors {errors}")
         streams, wall_ms = asyncio.run(concurrent_streams(base_url, questions, args.concurrent))
         failed = [t.error for t in streams if t.error]
-        print(
-            f"agent, {args.concurrent} concurrent streams: errors {len(failed)} (target 0){failed or ''}, "
-            f"wall {wall_ms:.0f} ms"
-        )
+        print(f"agent, {len(streams)} streams at once: {len(failed)} errors {failed} (target 0), wall {wall_ms:.0f} ms")
         print(summary("  per-stream first text", [t.first_text_ms for t in streams]))
-        print(summary("  per-stream whole stream", [t.total_ms for t in streams]))
-
-
-def measure_retrieval_only(settings: Settings, services: Services, questions: Sequence[str], turns: int) -> None:
-    """Serve retrieval-only mode (no LLM configured) and print its per-turn figures."""
-    offline = settings.model_copy(update={"llm_base_url": (), "llm_probe_local_ports": False})
-    with serve_in_thread(create_app(offline, services)) as base_url:
-        latencies, errors = sequential_turns(base_url, questions, turns)
-    print(summary("retrieval-only, non-stream turn", latencies) + f", bad replies {errors}")
 
 
 def main() -> None:
     """Index the vault with the bundled embedder, then measure the agent and retrieval-only modes over HTTP."""
     args = parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    questions = load_questions(args.questions)
+    # The answerable questions: they pass the relevance floor, so every agent turn asks the LLM.
+    data = YAML(typ="safe").load((ROOT / "tests" / "fixtures" / "retrieval_questions.yaml").read_text("utf-8"))
+    questions = [str(row["question"]) for row in data["questions"]]
 
     def script(_body: dict[str, Any]) -> Turn:
         return Turn.text(ANSWER)
 
     with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer(script) as llm:
-        settings = Settings(
-            _env_file=None,
-            vault_path=args.vault,
-            data_dir=Path(tmp) / "data",
-            llm_base_url=(llm.base_url,),
-            llm_model="scripted-model",
-            watch=False,
-        )
+        offline = Settings(_env_file=None, vault_path=args.vault, data_dir=Path(tmp) / "data", watch=False)
+        settings = offline.model_copy(update={"llm_base_url": (llm.base_url,), "llm_model": "scripted-model"})
         services = build_services(settings)
         report = services.reindexer.run_once()
         counts = f"{report.notes_total} notes, {report.chunks_indexed} chunks"
         print(f"vault: {args.vault.name} ({counts}), {settings.embed_model}")
+        print(summary("scripted LLM alone, streamed call", llm_round_trips(llm, 20)))
         try:
             measure_agent(settings, services, questions, args)
-            measure_retrieval_only(settings, services, questions, args.turns)
-            print("per-turn pieces, in-process:")
-            for line in component_costs(services, questions):
-                print(line)
+            offline = offline.model_copy(update={"llm_base_url": (), "llm_probe_local_ports": False})
+            with serve_in_thread(create_app(offline, services)) as base_url:
+                latencies, errors = sequential_turns(base_url, questions, args.turns)
+            print(summary("retrieval-only (no LLM), non-stream turn", latencies) + f", bad replies {errors}")
+            print("per-turn pieces, in-process:", *component_costs(services, questions), sep="\n")
         finally:
             services.close()
         print(f"scripted LLM calls: {len(llm.chat_requests)}")

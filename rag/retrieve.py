@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.domain import SearchFilters, SearchHit
+from core.domain import Embedding, SearchFilters, SearchHit
 from core.errors import IndexModelMismatch, InvalidRequest
 from core.ports import Embedder, Reranker, VectorStore
 from core.settings import RetrievalSettings
@@ -18,8 +18,19 @@ class Retriever:
         self._settings = settings
         self._is_identity_checked = False
 
-    def search(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> list[SearchHit]:
-        """Return the best `k` chunks for `query` (default TOP_K), best first."""
+    def embed_query(self, query: str) -> Embedding:
+        """Embed a query once, for callers that also check coverage with the same vector."""
+        return self._embedder.embed_query(query.strip())
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        filters: SearchFilters | None = None,
+        embedding: Embedding | None = None,
+    ) -> list[SearchHit]:
+        """Return the best `k` chunks for `query` (default TOP_K), best first (pass `embedding` if already made)."""
         text = query.strip()
         if not text:
             raise InvalidRequest("the search query is empty")
@@ -29,7 +40,7 @@ class Retriever:
         self._check_identity()
         candidates = max(limit, self._settings.rerank_candidates)
         hits = self._store.search(
-            self._embedder.embed_query(text),
+            embedding or self._embedder.embed_query(text),
             limit=candidates,
             filters=filters,
             prefetch_limit=max(self._settings.prefetch_limit, candidates),

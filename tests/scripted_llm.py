@@ -163,6 +163,8 @@ class ScriptedLLMServer:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked streaming, like real servers
+    # Real servers (asyncio, uvicorn) set TCP_NODELAY; without it each small SSE write waits for a delayed ACK.
+    disable_nagle_algorithm = True
     server: ThreadingHTTPServer
 
     @property

@@ -81,10 +81,14 @@ class ToolRegistry:
         self._reader = reader
         self._tools = {tool.name: tool for tool in tools}
         self._max_chars = max_chars
+        self._specs: list[ToolSpec] | None = None
 
     def specs(self) -> list[ToolSpec]:
         """Return every tool's spec, in the order they are offered."""
-        return [tool.spec() for tool in self._tools.values()]
+        # Built once: the schemas never change, and rebuilding them per model call blocked the event loop.
+        if self._specs is None:
+            self._specs = [tool.spec() for tool in self._tools.values()]
+        return list(self._specs)
 
     def has_tool(self, name: str) -> bool:
         """Return True when `name` is one of the registry's tools."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.domain import SearchFilters
+from core.domain import Embedding, SearchFilters
 from core.errors import IndexModelMismatch, InvalidRequest
 from core.ports import Embedder, VectorStore
 
@@ -39,13 +39,16 @@ class RelevanceGate:
         """Return the cosine a question's best match must reach to count as covered."""
         return self._floor
 
-    def check(self, query: str, filters: SearchFilters | None = None) -> Coverage:
-        """Return the coverage of `query` by the notes that pass `filters`."""
+    def check(
+        self, query: str, filters: SearchFilters | None = None, *, embedding: Embedding | None = None
+    ) -> Coverage:
+        """Return the coverage of `query` by the notes that pass `filters` (pass `embedding` if already made)."""
         text = query.strip()
         if not text:
             raise InvalidRequest("the question is empty")
         self._check_identity()
-        score = self._store.dense_top_score(self._embedder.embed_query(text), filters=filters)
+        vector = embedding or self._embedder.embed_query(text)
+        score = self._store.dense_top_score(vector, filters=filters)
         return Coverage(score=score, is_covered=is_covered(score, self._floor))
 
     def _check_identity(self) -> None:
