@@ -18,7 +18,7 @@ from agent.state import AgentState, MessageRecord, from_record, to_record
 from core.chat import ChatMessage, ToolCall, ToolSpec, Usage
 from core.ports import ChatModel
 from rag.answer.citations import sources_list
-from rag.answer.context import REFUSAL, build_context, is_refusal
+from rag.answer.context import INDEX_NOT_READY, REFUSAL, build_context, is_refusal
 from rag.answer.refusal import RelevanceGate
 from rag.retrieve import Retriever
 
@@ -104,6 +104,8 @@ def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
     async def retrieve_context(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         get_stream_writer()({"status": "searching your notes…"})
         question = _latest_question(state["messages"])
+        if not await _in_thread(deps.retriever.has_index):
+            return {"is_covered": False, "answer": INDEX_NOT_READY}
         embedding = await _in_thread(deps.retriever.embed_query, question)  # once, for the floor and the search
         coverage = await _in_thread(deps.gate.check, question, embedding=embedding)
         if not coverage.is_covered:
@@ -151,9 +153,10 @@ def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
         return {"messages": [*state["messages"], *results]}
 
     async def refuse(state: AgentState) -> dict[str, Any]:
-        get_stream_writer()({"text": REFUSAL})
-        reply = to_record(ChatMessage(role="assistant", content=REFUSAL))
-        return {"messages": [*state["messages"], reply], "answer": REFUSAL}
+        text = state.get("answer") or REFUSAL  # the index-not-ready notice, else the refusal
+        get_stream_writer()({"text": text})
+        reply = to_record(ChatMessage(role="assistant", content=text))
+        return {"messages": [*state["messages"], reply], "answer": text}
 
     async def finish_answer(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         scratch = scratch_of(config)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.errors import InvalidRequest
+from rag.answer.context import INDEX_NOT_READY
 from rag.answer.passages import retrieval_only_reply
 from rag.answer.refusal import RelevanceGate
 from rag.retrieve import Retriever
@@ -49,6 +50,8 @@ class RetrievalOnlyAnswerer:
         yield AnswerDone(usage=Usage(prompt, estimate_tokens(reply), is_estimate=True))
 
     def _reply(self, question: str) -> str:
+        if not self._retriever.has_index():
+            return INDEX_NOT_READY
         embedding = self._retriever.embed_query(question)
         coverage = self._gate.check(question, embedding=embedding)
         hits = self._retriever.search(question, k=self._top_k, embedding=embedding) if coverage.is_covered else []

@@ -18,6 +18,10 @@ class Retriever:
         self._settings = settings
         self._is_identity_checked = False
 
+    def has_index(self) -> bool:
+        """Return True once the index holds at least one chunk."""
+        return self._store.count() > 0
+
     def embed_query(self, query: str) -> Embedding:
         """Embed a query once, for callers that also check coverage with the same vector."""
         return self._embedder.embed_query(query.strip())

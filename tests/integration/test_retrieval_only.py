@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import threading
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.wiring import Services
 from core.settings import Settings
-from rag.answer.context import REFUSAL
+from rag.answer.context import INDEX_NOT_READY, REFUSAL
 from rag.answer.passages import NO_MODEL_NOTICE
 
 QUESTION = "How do I feed the sourdough starter before a bake?"
@@ -62,3 +64,25 @@ def test_index_status_reports_counts_and_last_run(settings: Settings, services: 
 
     assert status["notes"] >= 60 and status["chunks"] > status["notes"]
     assert status["last_report"] is not None
+
+
+def test_while_the_first_index_runs_the_reply_says_so(
+    settings: Settings, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    real_run = services.reindexer.run_once
+
+    def slow_first_run(*args: object, **kwargs: object) -> object:
+        release.wait(timeout=30)
+        return real_run()
+
+    monkeypatch.setattr(services.reindexer, "run_once", slow_first_run)
+    app = create_app(settings.model_copy(update={"watch": False}), services)
+    try:
+        with TestClient(app) as client:
+            reply = ask(client, QUESTION)
+            release.set()
+    finally:
+        release.set()
+
+    assert reply == INDEX_NOT_READY
