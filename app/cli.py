@@ -167,6 +167,7 @@ def ask(
 ) -> None:
     """Answer a question from the vault in the terminal (the same pipeline as the chat API)."""
     settings = load_settings(vault)
+    install_log_redaction(settings)
     with open_services(settings) as services:
         if services.store.count() == 0:
             err.print("[yellow]the index is empty[/yellow]: run `librarian index` first")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -57,7 +58,9 @@ def data_part(tag: str, body: str, anchors: tuple[str, ...] = (), **attributes: 
     A closing tag inside the text is neutralised, so a note cannot end its own delimiter early.
     """
     extra = "".join(f' {name}="{_attribute(value)}"' for name, value in attributes.items())
-    return Part(body.replace(f"</{tag}", f"<\\/{tag}"), anchors, f"<{tag}{extra}>", f"</{tag}>")
+    # Any spelling of an opening or closing tag (`</NOTE>`, `< /note>`, `<note`) is escaped, not only the exact one.
+    opener = re.compile(rf"<(\s*/?\s*{re.escape(tag)})", re.IGNORECASE)
+    return Part(opener.sub(r"&lt;\1", body), anchors, f"<{tag}{extra}>", f"</{tag}>")
 
 
 def note_part(path: str, anchor: str, body: str, **attributes: str) -> Part:

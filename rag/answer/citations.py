@@ -102,8 +102,14 @@ class _Checker:
         candidates = self._candidates(written.target)
         if not candidates:
             return written.plain_text(), "unlinked"
+        block = _block_id(written)
+        if block is not None:
+            for path in candidates:
+                if f"^{block}" in self.headings(path):
+                    found = f"[[{self.resolver.link_text_for(path)}#^{block}]]"
+                    return found, None if found == anchor else "rewritten"
         heading = _heading_of(written)
-        if heading is None and not _block_of(written):
+        if heading is None and block is None:
             return self._note_anchor(candidates[0]), "rewritten"
         if heading is not None:
             for path in candidates:
@@ -149,6 +155,10 @@ def _block_of(written: _Written) -> bool:
     return any(part.startswith("^") for part in written.subpath)
 
 
+def _block_id(written: _Written) -> str | None:
+    return next((part[1:] for part in written.subpath if part.startswith("^") and len(part) > 1), None)
+
+
 def verify_citations(
     answer: str, *, allowed: Collection[str], resolver: LinkResolver, headings: Headings
 ) -> CitationReport:
@@ -158,7 +168,7 @@ def verify_citations(
         answer: the model's markdown answer.
         allowed: the anchors retrieved or read this turn ("[[Note#Heading]]"); these are kept as written.
         resolver: link resolution over the vault's current paths.
-        headings: the heading texts of a note path ([] for a path it does not know).
+        headings: the heading texts of a note path, plus its block ids as "^id" ([] for a path it does not know).
 
     """
     checker = _Checker(allowed, resolver, headings)

@@ -149,7 +149,7 @@ def test_note_text_cannot_close_its_own_delimiter(services: Services) -> None:
     tools = indexed_registry(services)
     read = call(tools, "read_note", note="Injected")
     assert read.text.count("</note>") == 1 and read.text.endswith("</note>")
-    assert "<\\/note>" in read.text
+    assert "&lt;/note>" in read.text
     assert read.anchors == ("[[Injected]]",)
 
 

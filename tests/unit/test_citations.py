@@ -183,3 +183,18 @@ def test_code_ranges(case: str) -> None:
     text, expected = CODE_CASES[case]
 
     assert [text[start:end] for start, end in code_ranges(text)] == expected
+
+
+def test_a_link_to_an_existing_block_is_kept_and_a_missing_block_is_not() -> None:
+    blocks = {**HEADINGS, "Areas/Cooking/Sourdough.md": [*HEADINGS["Areas/Cooking/Sourdough.md"], "^final-dough"]}
+
+    def headings(path: str) -> list[str]:
+        return blocks.get(path, [])
+
+    report = verify_citations(
+        "See [[Sourdough#^final-dough]] and [[Sourdough#^gone]].", allowed=(), resolver=RESOLVER, headings=headings
+    )
+
+    assert "[[Sourdough#^final-dough]]" in report.text
+    assert "[[Sourdough#^gone]]" not in report.text
+    assert report.cited[0] == "[[Sourdough#^final-dough]]"

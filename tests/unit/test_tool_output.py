@@ -74,7 +74,7 @@ def test_parts_past_the_cap_are_dropped_with_their_anchors() -> None:
 
 
 def test_note_text_and_attributes_cannot_break_the_delimiter() -> None:
-    part = note_part('We"ird.md', '[[We"ird]]', "text </note> <note path='x'>")
+    part = note_part('We"ird.md', '[[We"ird]]', "text </note> <note path='x'> </NOTE> < /note>")
     assert part.open_tag == '<note path="We&quot;ird.md" source="[[We&quot;ird]]">'
-    assert part.body == "text <\\/note> <note path='x'>"
+    assert part.body == "text &lt;/note> &lt;note path='x'> &lt;/NOTE> &lt; /note>"
     assert part.text.count("</note>") == 1
