@@ -4,29 +4,81 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 
+from agent.checkpoints import TURN_AT, SqliteCheckpoints
 from agent.citation_stream import CitationChecker, CitationStream
-from agent.graph import TurnScratch
-from agent.state import AgentState, to_record
-from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest
+from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, to_record
+from agent.turn import TurnScratch, stopped_notice
+from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, ChatMessage, TurnRequest
 from core.ports import DocStore
 from rag.notes.links import LinkResolver
 from rag.notes.markdown import parse_note
 
-STOPPED_EARLY = "\n\n(I stopped here: the question needed more steps than allowed.)"
+MAX_IDLE = timedelta(days=30)  # conversations without a turn for this long are deleted by expire_idle_conversations
+
+
+def utc_now() -> datetime:
+    """Return the current time in UTC."""
+    return datetime.now(UTC)
+
+
+@dataclass(slots=True)
+class _Holder:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0  # turns holding or waiting for the lock
+
+
+class ConversationLocks:
+    """One asyncio.Lock per conversation id, so turns of a conversation run one after another; idle ones go."""
+
+    def __init__(self) -> None:
+        self._holders: dict[str, _Holder] = {}
+
+    def __len__(self) -> int:
+        """Return how many conversations have a turn running or waiting."""
+        return len(self._holders)
+
+    @asynccontextmanager
+    async def hold(self, conversation_id: str) -> AsyncIterator[None]:
+        """Wait for the conversation's earlier turns, then hold it for the duration of the block."""
+        holder = self._holders.setdefault(conversation_id, _Holder())
+        holder.users += 1
+        try:
+            async with holder.lock:
+                yield
+        finally:
+            holder.users -= 1
+            if holder.users == 0:
+                del self._holders[conversation_id]
 
 
 class AgentAnswerer:
     """Answers turns with the LangGraph agent; one checkpointed thread per conversation."""
 
-    def __init__(self, graph: CompiledStateGraph[AgentState], docstore: DocStore, *, recursion_limit: int) -> None:
+    def __init__(
+        self,
+        graph: CompiledStateGraph[AgentState],
+        docstore: DocStore,
+        *,
+        recursion_limit: int,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
         self._graph = graph
         self._docstore = docstore
         self._recursion_limit = recursion_limit
+        self._clock = clock
+        self._locks = ConversationLocks()
+        saver = graph.checkpointer
+        # Other savers (InMemorySaver in tests) are neither pruned nor expired.
+        self._checkpoints = SqliteCheckpoints(saver) if isinstance(saver, AsyncSqliteSaver) else None
 
     @property
     def mode(self) -> str:
@@ -34,11 +86,37 @@ class AgentAnswerer:
         return "agent"
 
     async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
-        """Yield status, text and the final AnswerDone; cancelling the iteration cancels the model call."""
+        """Yield status, text and the final AnswerDone; cancelling the iteration cancels the model call.
+
+        Turns of one conversation run one after another, so each starts from the one before it.
+        """
+        async with self._locks.hold(request.conversation_id):
+            async for event in self._answer_turn(request):
+                yield event
+
+    async def stored_messages(self, conversation_id: str) -> list[MessageRecord]:
+        """Return the stored conversation, tool steps included ([] when there is none)."""
+        snapshot = await self._graph.aget_state({"configurable": {"thread_id": conversation_id}})
+        return list(snapshot.values.get("messages", []))
+
+    async def expire_idle_conversations(self, max_idle: timedelta = MAX_IDLE) -> int:
+        """Delete the conversations without a turn for `max_idle`; return how many (for a scheduled job)."""
+        if self._checkpoints is None:
+            return 0
+        cutoff = self._clock() - max_idle
+        expired = 0
+        for conversation_id in await self._checkpoints.idle_threads(cutoff):
+            async with self._locks.hold(conversation_id):  # never under a running turn; it may have run since
+                if await self._checkpoints.delete_if_idle(conversation_id, cutoff):
+                    expired += 1
+        return expired
+
+    async def _answer_turn(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         checker = await asyncio.to_thread(self._checker)
         scratch = TurnScratch(checker=checker, stream=CitationStream(checker))
         config: RunnableConfig = {
             "configurable": {"thread_id": request.conversation_id, "scratch": scratch},
+            "metadata": {TURN_AT: int(self._clock().timestamp())},
             "recursion_limit": self._recursion_limit,
         }
         payload = AgentState(incoming=[to_record(m) for m in request.messages])
@@ -51,20 +129,38 @@ class AgentAnswerer:
                 elif "status" in chunk:
                     yield AnswerStatus(chunk["status"])
         except GraphRecursionError:
-            yield AnswerText(STOPPED_EARLY)
-        yield AnswerDone(usage=scratch.usage)
+            # Only when the limit is below the graph's fixed steps: the graph itself stops the model in time.
+            yield AnswerText(scratch.show(stopped_notice(after_text=bool(scratch.shown))))
+            await self._store_stopped_turn(config, scratch)
+        finally:
+            if self._checkpoints is not None:
+                await self._checkpoints.keep_latest(request.conversation_id)
+        yield AnswerDone(usage=scratch.usage, finish_reason=scratch.finish_reason)
+
+    async def _store_stopped_turn(self, config: RunnableConfig, scratch: TurnScratch) -> None:
+        # Store what the user saw, so the next turn's history matches the stored one.
+        messages = await self.stored_messages(config["configurable"]["thread_id"])
+        if messages:
+            reply = to_record(ChatMessage(role="assistant", content=scratch.shown_text))
+            update = {"messages": [*messages, reply], "answer": scratch.shown_text, **TURN_INPUTS_CLEARED}
+            await self._graph.aupdate_state(config, update, as_node="finish_answer")
 
     def _checker(self) -> CitationChecker:
         paths = self._docstore.paths()
         return CitationChecker(LinkResolver(paths), self._headings_reader(), allowed=())
 
     def _headings_reader(self) -> Callable[[str], Sequence[str]]:
+        # Reads the docstore: called by CitationChecker.check, which runs in a thread.
         cache: dict[str, list[str]] = {}
 
         def headings(path: str) -> Sequence[str]:
             if path not in cache:
                 doc = self._docstore.get(path)
-                cache[path] = [] if doc is None else [h.text for h in parse_note(path, doc.markdown).headings]
+                note = None if doc is None else parse_note(path, doc.markdown)
+                # Block ids ride along as "^id", so [[Note#^id]] citations are checked like headings.
+                cache[path] = (
+                    [] if note is None else [*(h.text for h in note.headings), *(f"^{b.id}" for b in note.block_ids)]
+                )
             return cache[path]
 
         return headings

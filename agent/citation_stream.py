@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections.abc import Callable, Collection, Sequence
 
 from rag.answer.citations import verify_citations
@@ -9,9 +11,19 @@ from rag.notes.links import LinkResolver
 
 MAX_LINK_CHARS = 400  # a "[[" not closed within this many characters is not a link; let it through
 
+_FENCE_OPENING = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_FENCE_PREFIX = re.compile(r"[ \t]{0,3}(`*|~*)")  # all of the text so far could still open a fence
+_PROSE_MARK = re.compile(r"\[\[|`+|\n")
+_CODE_MARK = re.compile(r"`+|\n")
+
+Segment = tuple[bool, str]  # (is a link to check, text)
+
 
 class CitationChecker:
-    """Verifies links against what this turn retrieved or read and against the vault."""
+    """Verifies links against what this turn retrieved or read and against the vault.
+
+    `check` may read note headings from the docstore: call it off the event loop.
+    """
 
     def __init__(
         self, resolver: LinkResolver, headings: Callable[[str], Sequence[str]], allowed: Collection[str]
@@ -29,39 +41,132 @@ class CitationChecker:
 
 
 class CitationStream:
-    """Feeds streamed text through a CitationChecker without holding back more than an open link."""
+    """Feeds streamed text through a CitationChecker without holding back more than an open link.
+
+    Code passes through untouched, as the final check leaves it: fenced blocks (``` or ~~~ at a line start, to
+    the closing fence) and inline spans (a backtick run to the next run of the same length). An inline span
+    still open at a blank line was literal backticks (CommonMark), so links after the blank line are checked.
+    """
 
     def __init__(self, checker: CitationChecker) -> None:
         self._checker = checker
-        self._pending = ""
+        self._start_reply()
 
-    def feed(self, text: str) -> str:
-        """Return what can be shown now; an unfinished `[[link` stays pending."""
-        buffer = self._pending + text
-        shown: list[str] = []
-        while True:
-            start = buffer.find("[[")
-            if start == -1:
-                keep = 1 if buffer.endswith(("[", "!")) else 0
-                shown.append(buffer[: len(buffer) - keep])
-                self._pending = buffer[len(buffer) - keep :]
-                break
-            link_start = start - 1 if start > 0 and buffer[start - 1] == "!" else start
-            end = buffer.find("]]", start + 2)
-            if end == -1:
-                if len(buffer) - start > MAX_LINK_CHARS:
-                    shown.append(buffer[: start + 2])
-                    buffer = buffer[start + 2 :]
-                    continue
-                shown.append(buffer[:link_start])
-                self._pending = buffer[link_start:]
-                break
-            shown.append(buffer[:link_start])
-            shown.append(self._checker.check(buffer[link_start : end + 2]))
-            buffer = buffer[end + 2 :]
-        return "".join(shown)
+    def _start_reply(self) -> None:
+        # A reply starts outside code, at a line start.
+        self._pending = ""
+        self._fence: str | None = None  # the marker of the open fenced block
+        self._on_opening_line = False  # inside a fence, still on its opening (info string) line
+        self._fence_line = ""  # the current line inside a fence, to spot the closing fence
+        self._ticks = 0  # length of the backtick run that opened the current inline code span
+        self._at_line_start = True
+
+    async def feed(self, text: str) -> str:
+        """Return what can be shown now; an unfinished `[[link` stays pending. Links are checked in a thread."""
+        segments = self._scan(self._pending + text)
+        if any(is_link for is_link, _ in segments):
+            return await asyncio.to_thread(self._render, segments)
+        return "".join(part for _, part in segments)
 
     def flush(self) -> str:
-        """Return whatever is still pending at the end of the answer (an unclosed `[[` is shown as typed)."""
-        rest, self._pending = self._pending, ""
-        return self._checker.check(rest) if "]]" in rest else rest
+        """Return whatever is pending at the end of a reply (an unclosed `[[` is shown as typed); reset for the next."""
+        rest = self._pending
+        self._start_reply()
+        return rest
+
+    def _render(self, segments: list[Segment]) -> str:
+        return "".join(self._checker.check(part) if is_link else part for is_link, part in segments)
+
+    def _scan(self, buffer: str) -> list[Segment]:
+        segments: list[Segment] = []
+        pos, is_more = 0, True
+        while is_more and pos < len(buffer):
+            if self._fence is not None:
+                pos, is_more = self._scan_fence(buffer, pos, segments)
+            elif self._ticks:
+                pos, is_more = self._scan_inline_code(buffer, pos, segments)
+            else:
+                pos, is_more = self._scan_prose(buffer, pos, segments)
+        self._pending = buffer[pos:]
+        return segments
+
+    def _emit(self, segments: list[Segment], text: str, *, is_link: bool = False) -> None:
+        if text:
+            segments.append((is_link, text))
+            self._at_line_start = text.endswith("\n")
+
+    def _scan_fence(self, buffer: str, pos: int, segments: list[Segment]) -> tuple[int, bool]:
+        newline = buffer.find("\n", pos)
+        end = len(buffer) if newline == -1 else newline + 1
+        line = self._fence_line + buffer[pos:end]
+        self._emit(segments, buffer[pos:end])
+        if newline == -1:
+            self._fence_line = "" if self._on_opening_line else line
+            return end, True
+        if not self._on_opening_line and self._closes_fence(line.rstrip("\n")):
+            self._fence = None
+        self._on_opening_line, self._fence_line = False, ""
+        return end, True
+
+    def _closes_fence(self, line: str) -> bool:
+        marker = self._fence or ""
+        closing = rf"[ \t]{{0,3}}{re.escape(marker[:1])}{{{len(marker)},}}[ \t]*"
+        return re.fullmatch(closing, line) is not None
+
+    def _scan_inline_code(self, buffer: str, pos: int, segments: list[Segment]) -> tuple[int, bool]:
+        mark = _CODE_MARK.search(buffer, pos)
+        if mark is None:
+            self._emit(segments, buffer[pos:])
+            return len(buffer), True
+        self._emit(segments, buffer[pos : mark.start()])
+        if mark[0] == "\n":
+            if self._at_line_start:  # a blank line ends the paragraph: the opening run was literal text
+                self._ticks = 0
+            self._emit(segments, "\n")
+            return mark.end(), True
+        if mark.end() == len(buffer):
+            return mark.start(), False  # the run may go on in the next piece
+        if len(mark[0]) == self._ticks:
+            self._ticks = 0
+        self._emit(segments, mark[0])
+        return mark.end(), True
+
+    def _scan_prose(self, buffer: str, pos: int, segments: list[Segment]) -> tuple[int, bool]:
+        if self._at_line_start:
+            if _FENCE_PREFIX.fullmatch(buffer, pos):
+                return pos, False  # wait: this may become a fence, and its length matters
+            fence = _FENCE_OPENING.match(buffer, pos)
+            if fence:
+                self._emit(segments, buffer[pos : fence.end()])
+                self._fence, self._on_opening_line, self._fence_line = fence[1], True, ""
+                return fence.end(), True
+        mark = _PROSE_MARK.search(buffer, pos)
+        if mark is None:
+            keep = 1 if buffer.endswith(("[", "!")) else 0  # maybe the start of a link
+            self._emit(segments, buffer[pos : len(buffer) - keep])
+            return len(buffer) - keep, False
+        if mark[0] == "\n":
+            self._emit(segments, buffer[pos : mark.end()])
+            return mark.end(), True
+        if mark[0] != "[[":
+            self._emit(segments, buffer[pos : mark.start()])
+            if mark.end() == len(buffer):
+                return mark.start(), False  # the backtick run may go on in the next piece
+            self._emit(segments, mark[0])
+            self._ticks = len(mark[0])
+            return mark.end(), True
+        return self._scan_link(buffer, pos, mark.start(), segments)
+
+    def _scan_link(self, buffer: str, pos: int, start: int, segments: list[Segment]) -> tuple[int, bool]:
+        link_start = start - 1 if start > pos and buffer[start - 1] == "!" else start
+        end = buffer.find("]]", start + 2)
+        newline = buffer.find("\n", start + 2)
+        is_cut = newline != -1 and (end == -1 or newline < end)  # a link never spans lines
+        if is_cut or (end == -1 and len(buffer) - start > MAX_LINK_CHARS):
+            self._emit(segments, buffer[pos : start + 2])
+            return start + 2, True
+        self._emit(segments, buffer[pos:link_start])
+        if end == -1:
+            return link_start, False
+        self._emit(segments, buffer[link_start : end + 2], is_link=True)
+        return end + 2, True

@@ -6,13 +6,33 @@ from agent.state import MessageRecord
 
 INTERRUPTED_TOOL_RESULT = "The tool call was interrupted and has no result."
 
+# What the model reads of earlier turns: their dialogue only, at most about 8 exchanges and 6,000 characters, so
+# a small local context window keeps the system prompt and this turn's notes. The checkpoint keeps everything.
+EARLIER_MESSAGES = 16
+EARLIER_CHARS = 6_000
+
+
+def _is_dialogue(record: MessageRecord) -> bool:
+    # What a client sees and resends: user messages and final answers, not the tool-calling steps between.
+    if record["role"] == "user":
+        return True
+    return record["role"] == "assistant" and not record.get("tool_calls") and bool(record.get("content", "").strip())
+
 
 def _dialogue(records: list[MessageRecord]) -> list[tuple[str, str]]:
-    # What a client sees and resends: user messages and final answers, not the tool-calling steps between.
+    return [(r["role"], r.get("content", "").strip()) for r in records if _is_dialogue(r)]
+
+
+def client_dialogue(incoming: list[MessageRecord]) -> list[MessageRecord]:
+    """Return the user and assistant texts of a client's history.
+
+    Tool messages and tool-calling steps of the client's own tools (Open WebUI native tools) are dropped: the
+    edge passes role and content only, and a tool message without its call is rejected by OpenAI servers.
+    """
     return [
-        (r["role"], r.get("content", "").strip())
-        for r in records
-        if r["role"] == "user" or (r["role"] == "assistant" and not r.get("tool_calls"))
+        {"role": r["role"], "content": r.get("content", "")}
+        for r in incoming
+        if r["role"] == "user" or (r["role"] == "assistant" and r.get("content", "").strip())
     ]
 
 
@@ -23,15 +43,13 @@ def reconcile(stored: list[MessageRecord], incoming: list[MessageRecord]) -> lis
     of what the client sent, only the new messages are appended, so nothing is duplicated and tool messages
     of earlier turns are kept. When the client edited or regenerated history, its version wins.
     """
-    client = [r for r in incoming if r["role"] != "system"]
+    client = client_dialogue(incoming)
     stored_dialogue = _dialogue(stored)
-    client_dialogue = _dialogue(client)
-    if stored and client_dialogue[: len(stored_dialogue)] == stored_dialogue:
-        new = client_dialogue[len(stored_dialogue) :]
+    if stored and _dialogue(client)[: len(stored_dialogue)] == stored_dialogue:
         merged = repair_dangling_tool_calls(stored)
-        merged.extend({"role": role, "content": content} for role, content in new)
+        merged.extend(client[len(stored_dialogue) :])
         return merged
-    return repair_dangling_tool_calls(client)
+    return client
 
 
 def repair_dangling_tool_calls(records: list[MessageRecord]) -> list[MessageRecord]:
@@ -51,6 +69,27 @@ def repair_dangling_tool_calls(records: list[MessageRecord]) -> list[MessageReco
                     }
                 )
     return repaired
+
+
+def model_history(records: list[MessageRecord]) -> list[MessageRecord]:
+    """Return what the model reads of a conversation: this turn whole, earlier turns as capped dialogue.
+
+    This turn starts at the latest user message. Earlier turns' tool steps are left out (their answers carry
+    what they found) and only their last EARLIER_MESSAGES messages within EARLIER_CHARS characters are kept,
+    starting at a user message, as strict chat templates require.
+    """
+    start = next((i for i in range(len(records) - 1, -1, -1) if records[i]["role"] == "user"), 0)
+    kept: list[MessageRecord] = []
+    chars = 0
+    for record in reversed([r for r in records[:start] if _is_dialogue(r)]):
+        chars += len(record.get("content", ""))
+        if len(kept) == EARLIER_MESSAGES or chars > EARLIER_CHARS:
+            break
+        kept.append({"role": record["role"], "content": record.get("content", "")})
+    kept.reverse()
+    while kept and kept[0]["role"] != "user":
+        kept.pop(0)
+    return [*kept, *records[start:]]
 
 
 def client_instructions(incoming: list[MessageRecord]) -> str:

@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 import httpx
 
@@ -15,13 +16,16 @@ from agent.llm_endpoints import EndpointRotation
 from agent.llm_wire import (
     MalformedReply,
     ProviderError,
+    SecretScrubber,
     StreamAssembler,
     build_payload,
+    chat_model_id,
     error_text_from_bytes,
-    first_model_id,
+    is_chat_model_id,
+    model_ids,
     result_from_wire,
 )
-from agent.redaction import redact
+from agent.redaction import MIN_SECRET_LENGTH, REDACTED, redact
 from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
 from core.errors import InvalidRequest, UpstreamUnavailable
 from core.settings import LlmSettings
@@ -49,9 +53,10 @@ Sleep = Callable[[float], Awaitable[None]]
 class _EndpointDown(Exception):
     """One endpoint could not be reached or is overloaded; another try (or another endpoint) may work."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, is_retryable: bool = True) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.is_retryable = is_retryable  # False: try the other endpoints, but not this one again in this call
 
 
 class OpenAICompatibleChatModel:
@@ -89,6 +94,8 @@ class OpenAICompatibleChatModel:
             clock=clock,
         )
         self._secrets = (settings.api_key.get_secret_value(),) if settings.api_key else ()
+        # Only the configured key is removed from replies: the generic credential patterns would mangle prose.
+        self._reply_secrets = tuple(s for s in self._secrets if len(s) >= MIN_SECRET_LENGTH)
         self._sleep = sleep
         self._transport = transport
         self._models: dict[str, str] = {}  # discovered per base URL when LLM_MODEL is unset
@@ -115,9 +122,10 @@ class OpenAICompatibleChatModel:
             self._http = None
 
     async def complete(self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolSpec] = ()) -> ChatResult:
-        """Return the whole reply; retry and fail over on connection errors and 502/503/504."""
-        failures: list[str] = []
-        for delay, base in self._endpoints.attempts():
+        """Return the whole reply; retry on connection errors and 502/503/504, fail over on 5xx and timeouts."""
+        failures: list[tuple[str, str]] = []  # (base URL, reason) per failed try
+        given_up: set[str] = set()
+        for delay, base in self._endpoints.attempts(skip=given_up):
             if delay:
                 await self._sleep(delay)
             try:
@@ -126,9 +134,10 @@ class OpenAICompatibleChatModel:
                     payload = build_payload(model, messages, tools, stream=False, stream_usage=False)
                     response = await self._client().post(f"{base}/chat/completions", json=payload)
                     await self._check_status(base, response, model)
-                    return result_from_wire(response.json(), messages, tools)
+                    result = result_from_wire(response.json(), messages, tools)
+                    return replace(result, content=self._scrubber().scrub(result.content))
             except _EndpointDown as exc:
-                failures.append(self._mark_down(base, exc.reason))
+                self._record_failure(base, exc, failures, given_up)
         raise self._all_failed(failures)
 
     async def stream(
@@ -136,12 +145,14 @@ class OpenAICompatibleChatModel:
     ) -> AsyncIterator[ChatDelta]:
         """Yield text deltas as they arrive, then one delta with tool calls, usage and finish reason.
 
-        Connection errors and 502/503/504 are retried only before the first text delta; a failure after it
-        raises UpstreamUnavailable, since the caller has already shown part of the reply.
+        Connection errors, 5xx and read timeouts are retried or failed over only before the first text delta;
+        a failure after it raises UpstreamUnavailable, since the caller has already shown part of the reply.
+        The configured API key never appears in the text, even when the model echoes it in pieces.
         """
-        failures: list[str] = []
+        failures: list[tuple[str, str]] = []  # (base URL, reason) per failed try
+        given_up: set[str] = set()
         has_text = False
-        for delay, base in self._endpoints.attempts():
+        for delay, base in self._endpoints.attempts(skip=given_up):
             if delay:
                 await self._sleep(delay)
             try:
@@ -155,7 +166,7 @@ class OpenAICompatibleChatModel:
                 if has_text:
                     detail = f"the reply from {base} broke off after it started: {exc.reason}"
                     raise UpstreamUnavailable("llm", self._redact(detail)) from exc
-                failures.append(self._mark_down(base, exc.reason))
+                self._record_failure(base, exc, failures, given_up)
         raise self._all_failed(failures)
 
     async def is_available(self) -> bool:
@@ -187,12 +198,15 @@ class OpenAICompatibleChatModel:
                 if not with_options:
                     self._without_stream_options.add(base)
                 assembler = StreamAssembler()
+                scrubber = self._scrubber()
                 # Read to the end even after [DONE], so the connection goes back to the pool.
                 async for line in response.aiter_lines():
-                    if text := assembler.feed_line(line):
-                        yield ChatDelta(text=text)
+                    if (text := assembler.feed_line(line)) and (shown := scrubber.feed(text)):
+                        yield ChatDelta(text=shown)
                 if not assembler.is_complete:
                     raise _EndpointDown("the stream ended before the reply was complete")
+                if rest := scrubber.flush():
+                    yield ChatDelta(text=rest)
                 yield assembler.final_delta(messages, tools)
                 return
 
@@ -205,10 +219,12 @@ class OpenAICompatibleChatModel:
         if response.status_code == 404:
             raise UpstreamUnavailable("llm", self._redact(f"{base}/models does not exist; set LLM_MODEL"))
         await self._check_status(base, response, "(listing models)")
-        model = first_model_id(response.json())
+        model = chat_model_id(response.json())
         if model is None:
             raise UpstreamUnavailable("llm", self._redact(f"{base} lists no models; load one or set LLM_MODEL"))
-        logger.info("LLM endpoint %s: using model %s", self._redact(base), model)
+        if not is_chat_model_id(model):
+            logger.warning("LLM endpoint %s lists only embedding-like models; trying %s", self._redact(base), model)
+        logger.info("LLM endpoint %s: using model %s (set LLM_MODEL to choose)", self._redact(base), model)
         self._models[base] = model
         return model
 
@@ -220,6 +236,10 @@ class OpenAICompatibleChatModel:
         detail = error_text_from_bytes(await response.aread())
         if status in _RETRYABLE_STATUS:
             raise _EndpointDown(f"HTTP {status}: {detail}")
+        if status >= 500:
+            # A 500 ("CUDA out of memory", a crashed worker) fails over but is not retried on the same endpoint:
+            # the same request rarely fares better a moment later.
+            raise _EndpointDown(f"HTTP {status}: {detail}", is_retryable=False)
         if status in (401, 403):
             hint = "check LLM_API_KEY" if self._secrets else "set LLM_API_KEY"
             message = f"the endpoint refused the API key (HTTP {status} from {base}); {hint}: {detail}"
@@ -241,8 +261,9 @@ class OpenAICompatibleChatModel:
         except _RETRYABLE_ERRORS as exc:
             raise _EndpointDown(f"{type(exc).__name__}: {exc}") from exc
         except httpx.TimeoutException as exc:
-            detail = f"{base} sent nothing for {self._settings.read_timeout_seconds:g} s (LLM_READ_TIMEOUT_SECONDS)"
-            raise UpstreamUnavailable("llm", self._redact(detail)) from exc
+            # A hung endpoint fails over, but one retry round more would cost another whole read timeout.
+            detail = f"sent nothing for {self._settings.read_timeout_seconds:g} s (LLM_READ_TIMEOUT_SECONDS)"
+            raise _EndpointDown(detail, is_retryable=False) from exc
         except httpx.HTTPError as exc:
             raise UpstreamUnavailable("llm", self._redact(f"{base}: {type(exc).__name__}: {exc}")) from exc
         except ProviderError as exc:
@@ -257,11 +278,20 @@ class OpenAICompatibleChatModel:
         logger.warning("LLM endpoint failed: %s", failure)
         return failure
 
-    def _all_failed(self, failures: list[str]) -> UpstreamUnavailable:
-        rounds = self._endpoints.rounds
-        tries = "1 try" if rounds == 1 else f"{rounds} tries"
-        last_round = "; ".join(failures[-len(self._endpoints.base_urls) :])  # one failure per endpoint
-        return UpstreamUnavailable("llm", self._redact(f"no endpoint answered after {tries}: {last_round}"))
+    def _record_failure(
+        self, base: str, exc: _EndpointDown, failures: list[tuple[str, str]], given_up: set[str]
+    ) -> None:
+        failures.append((base, self._mark_down(base, exc.reason)))
+        if not exc.is_retryable:
+            given_up.add(base)
+
+    def _all_failed(self, failures: list[tuple[str, str]]) -> UpstreamUnavailable:
+        tries = "1 try" if len(failures) == 1 else f"{len(failures)} tries"
+        reasons = "; ".join(dict(failures).values())  # the latest reason of each endpoint, in first-failed order
+        return UpstreamUnavailable("llm", self._redact(f"no endpoint answered after {tries}: {reasons}"))
+
+    def _scrubber(self) -> SecretScrubber:
+        return SecretScrubber(self._reply_secrets, replacement=REDACTED)
 
     def _redact(self, text: str) -> str:
         return redact(text, self._secrets)
@@ -286,7 +316,7 @@ async def build_chat_model(
     """Return a client for the configured endpoints, else for a local server found by probing, else None.
 
     Async because probing is network I/O: call it once at start-up (lifespan, or `asyncio.run` in the CLI).
-    A probed server counts only if it lists a model (or LLM_MODEL is set); None means retrieval-only mode.
+    A probed server counts only if it lists a chat model (or LLM_MODEL is set); None means retrieval-only mode.
     """
     if settings.base_urls:
         return OpenAICompatibleChatModel(settings)
@@ -298,7 +328,10 @@ async def build_chat_model(
             base = url.rstrip("/")
             try:
                 response = await client.get(f"{base}/models")
-                has_model = response.is_success and bool(settings.model or first_model_id(response.json()))
+                # A server with only embedding models (Ollama with just nomic-embed-text) cannot chat.
+                has_model = response.is_success and bool(
+                    settings.model or any(is_chat_model_id(i) for i in model_ids(response.json()))
+                )
             except (httpx.HTTPError, json.JSONDecodeError):
                 continue
             if has_model:

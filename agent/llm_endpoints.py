@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 
 
 class EndpointRotation:
@@ -40,11 +40,18 @@ class EndpointRotation:
         healthy = [base for base in self.base_urls if self._down_until.get(base, 0.0) <= now]
         return healthy + [base for base in self.base_urls if base not in healthy]
 
-    def attempts(self) -> Iterator[tuple[float, str]]:
-        """Yield (seconds to wait first, base URL): every endpoint per round, the wait doubling each round."""
+    def attempts(self, *, skip: Container[str] = ()) -> Iterator[tuple[float, str]]:
+        """Yield (seconds to wait first, base URL): every endpoint per round, the wait doubling each round.
+
+        `skip` is read at the start of each round, so an endpoint the caller adds to it is not tried in later
+        rounds; when every endpoint is skipped the attempts end early.
+        """
         for round_index in range(self.rounds):
+            bases = [base for base in self.ordered() if base not in skip]
+            if not bases:
+                return
             delay = self._backoff * 2 ** (round_index - 1) if round_index else 0.0
-            for position, base in enumerate(self.ordered()):
+            for position, base in enumerate(bases):
                 yield (delay if position == 0 else 0.0), base
 
     def mark_down(self, base: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,12 @@ from core.chat import ChatDelta, ChatMessage, ChatResult, ToolCall, ToolSpec, Us
 _EMPTY_PARAMETERS: Mapping[str, object] = {"type": "object", "properties": {}}
 _CHARS_PER_TOKEN = 4
 _MAX_ERROR_CHARS = 500
+# Ids of models that cannot chat, as LM Studio, Ollama, vLLM and OpenAI list them next to chat models:
+# "text-embedding-nomic-embed-text-v1.5", "mxbai-embed-large", "bge-m3", "multilingual-e5-large", "all-minilm".
+_NOT_CHAT_MODEL = re.compile(
+    r"embed|rerank|minilm|paraphrase-|whisper|dall-e|moderation|(?:^|[/:_.-])(?:bge|e5|gte|tts)(?:[-_:.]|$)",
+    re.IGNORECASE,
+)
 
 
 class MalformedReply(Exception):
@@ -234,8 +241,69 @@ def error_text_from_bytes(raw: bytes) -> str:
         return text[:_MAX_ERROR_CHARS] or "(empty body)"
 
 
-def first_model_id(body: object) -> str | None:
-    """Return the first model id of a GET /models reply, or None when it lists none."""
+def model_ids(body: object) -> list[str]:
+    """Return the model ids of a GET /models reply, in the order listed."""
     data = body.get("data") if isinstance(body, Mapping) else None
     ids: Iterable[object] = (entry.get("id") for entry in data if isinstance(entry, Mapping)) if data else ()
-    return next((model_id for model_id in ids if isinstance(model_id, str) and model_id), None)
+    return [model_id for model_id in ids if isinstance(model_id, str) and model_id]
+
+
+def first_model_id(body: object) -> str | None:
+    """Return the first model id of a GET /models reply, or None when it lists none."""
+    return next(iter(model_ids(body)), None)
+
+
+def is_chat_model_id(model_id: str) -> bool:
+    """Return False for ids that name embedding, rerank, speech or image models rather than chat models."""
+    return _NOT_CHAT_MODEL.search(model_id) is None
+
+
+def chat_model_id(body: object) -> str | None:
+    """Return the first listed id that looks like a chat model, else the first id, else None."""
+    ids = model_ids(body)
+    return next((model_id for model_id in ids if is_chat_model_id(model_id)), next(iter(ids), None))
+
+
+class SecretScrubber:
+    """Replace configured secrets in streamed text, also when one arrives split over several deltas.
+
+    Only the tail that could be the start of a secret is held back, so ordinary text streams without delay.
+    """
+
+    def __init__(self, secrets: Iterable[str], *, replacement: str) -> None:
+        self._secrets = sorted(set(secrets), key=len, reverse=True)  # longest first: remove a secret whole
+        self._pattern = re.compile("|".join(re.escape(s) for s in self._secrets)) if self._secrets else None
+        self._replacement = replacement
+        self._pending = ""
+
+    def feed(self, text: str) -> str:
+        """Return the text that is safe to show now; a possible start of a secret waits for the next delta."""
+        if self._pattern is None:
+            return text
+        buffer = self._pending + text
+        shown: list[str] = []
+        start = 0
+        for match in self._pattern.finditer(buffer):
+            shown += (buffer[start : match.start()], self._replacement)
+            start = match.end()
+        tail = buffer[start:]
+        held = self._held_length(tail)
+        self._pending = tail[len(tail) - held :] if held else ""
+        shown.append(tail[: len(tail) - held])
+        return "".join(shown)
+
+    def flush(self) -> str:
+        """Return what is still held back (the stream ended, so it cannot become a secret any more)."""
+        rest, self._pending = self._pending, ""
+        return rest
+
+    def scrub(self, text: str) -> str:
+        """Return a whole text with every secret replaced."""
+        return self._pattern.sub(self._replacement, text) if self._pattern else text
+
+    def _held_length(self, tail: str) -> int:
+        longest = min(len(tail), len(self._secrets[0]) - 1) if self._secrets else 0
+        for length in range(longest, 0, -1):
+            if any(secret.startswith(tail[-length:]) for secret in self._secrets):
+                return length
+        return 0

@@ -18,7 +18,13 @@ class AgentState(TypedDict, total=False):
     allowed: list[str]  # citation anchors retrieved or read this turn
     is_covered: bool  # False: the notes don't cover the question, refuse without asking the model
     tool_rounds: int  # model calls that asked for tools this turn
-    answer: str  # the verified answer text of this turn
+    answer: str  # the checked text of the model's final reply; at the end, the whole reply as the user saw it
+    is_stopped_early: bool  # the model still asked for tools when none were left: the answer says it stopped
+
+
+# Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that
+# would otherwise be stored again in every checkpoint.
+TURN_INPUTS_CLEARED: AgentState = {"incoming": [], "context": ""}
 
 
 def to_record(message: ChatMessage) -> MessageRecord:

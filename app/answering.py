@@ -1,7 +1,9 @@
-"""Choosing how turns are answered: the agent when an LLM endpoint answers, else retrieval-only mode."""
+"""Choosing how turns are answered: the agent when an LLM endpoint is configured, else retrieval-only mode."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import uuid
 from contextlib import AsyncExitStack
@@ -11,18 +13,21 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from rich.console import Console
 
 from agent.answerer import AgentAnswerer
+from agent.fallback import FallbackAnswerer
 from agent.graph import AgentDeps, build_graph
-from agent.llm import build_chat_model
+from agent.llm import OpenAICompatibleChatModel, build_chat_model
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tools import ToolRegistry, VaultReader
 from app.wiring import Services
 from core.chat import AnswerText, ChatMessage, TurnRequest
+from core.errors import AppError
 from core.ports import Answerer, ChatModel
 from core.settings import Settings
 from rag.answer.refusal import RelevanceGate
 
 logger = logging.getLogger(__name__)
 CHECKPOINTS_FILE = "checkpoints.sqlite"
+EXPIRY_INTERVAL_SECONDS = 24 * 3600
 
 
 def local_now() -> datetime:
@@ -41,11 +46,16 @@ async def find_chat_model(settings: Settings, stack: AsyncExitStack) -> ChatMode
 async def build_answerer(
     settings: Settings, services: Services, chat_model: ChatModel | None, stack: AsyncExitStack
 ) -> Answerer:
-    """Return the answerer for this configuration; resources it opens are closed by `stack`."""
+    """Return the answerer for this configuration; resources it opens are closed by `stack`.
+
+    With a model the agent answers, and falls back to retrieval-only replies on turns where the model fails
+    before answering (an endpoint that is down, e.g. Docker's default host.docker.internal without Ollama).
+    """
     gate = RelevanceGate(services.embedder, services.store, floor=settings.relevance_floor)
+    passages = RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)
     if chat_model is None:
         logger.warning("no LLM endpoint configured or found: answering in retrieval-only mode")
-        return RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)
+        return passages
     checkpoints = str(settings.data_dir / CHECKPOINTS_FILE)
     saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(checkpoints))
     deps = AgentDeps(
@@ -59,7 +69,32 @@ async def build_answerer(
         clock=local_now,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
-    return AgentAnswerer(graph, services.docstore, recursion_limit=settings.agent_recursion_limit)
+    agent = AgentAnswerer(graph, services.docstore, recursion_limit=settings.agent_recursion_limit)
+    expiry = asyncio.create_task(expire_conversations_daily(agent), name="expire-conversations")
+    stack.push_async_callback(_cancel, expiry)
+    # A probed endpoint is known only to the client; a configured one is in the settings too.
+    endpoints = chat_model.base_urls if isinstance(chat_model, OpenAICompatibleChatModel) else settings.llm.base_urls
+    key = settings.llm.api_key
+    return FallbackAnswerer(agent, passages, endpoints=endpoints, secrets=(key.get_secret_value(),) if key else ())
+
+
+async def expire_conversations_daily(agent: AgentAnswerer) -> None:
+    """Forget conversations idle for longer than the agent's limit, once at start and then daily."""
+    while True:
+        try:
+            removed = await agent.expire_idle_conversations()
+        except AppError as exc:
+            logger.warning("expiring old conversations failed: %s", exc.message)
+        else:
+            if removed:
+                logger.info("forgot %d conversation(s) idle for more than 30 days", removed)
+        await asyncio.sleep(EXPIRY_INTERVAL_SECONDS)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 async def stream_answer_to(console: Console, settings: Settings, services: Services, question: str) -> None:

@@ -12,7 +12,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from app.answering import build_answerer, find_chat_model
 from app.errors import install_error_handlers
 from app.routes import chat, health, index, models
-from app.security import LOCALHOST_ORIGINS, BodySizeLimit, require_api_key
+from app.routes.health import ProbeSlots, secrets_of
+from app.security import LOCALHOST_ORIGINS, BodySizeLimit, TrustedHosts, require_api_key, trusted_hosts
 from app.wiring import Services, build_services, index_lock, utc_now
 from core.ports import Answerer, ChatModel
 from core.settings import Settings
@@ -48,14 +49,18 @@ def create_app(
     app.state.settings = settings
     app.state.server_settings = settings.server
     install_error_handlers(app)
+    # The last middleware added runs first. CORS is outermost, so browser clients can read the 400, 401 and 413
+    # answers of the inner layers; the origin allowlist is the protection, so any request header is allowed
+    # (the openai JS SDK in Obsidian Copilot sends x-stainless-* headers).
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(TrustedHosts, hosts=trusted_hosts(settings.server))
     app.add_middleware(
         CORSMiddleware,
         allow_origins=list(settings.cors_origins),
         allow_origin_regex=LOCALHOST_ORIGINS,
         allow_methods=["GET", "POST", "OPTIONS"],
-        allow_headers=["Authorization", "Content-Type", "X-Conversation-Id", "X-OpenWebUI-Chat-Id"],
+        allow_headers=["*"],
     )
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.include_router(health.router)
     protected = [Depends(require_api_key)]
     app.include_router(models.router, dependencies=protected)
@@ -78,6 +83,7 @@ async def start_services(
         services = build_services(settings)
         stack.callback(services.close)
     app.state.services = services
+    app.state.ready_probes = ProbeSlots(secrets_of(settings))
     runner = IndexRunner(
         services.reindexer,
         watermarks=services.watermarks,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
+from pydantic_core import PydanticCustomError
 
 from core.chat import ChatMessage, Usage
 from core.errors import InvalidRequest
@@ -46,11 +47,15 @@ class StreamOptions(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    include_usage: bool = False
+    include_usage: bool | None = False
 
 
 class ChatCompletionRequest(BaseModel):
-    """The request body of POST /v1/chat/completions; OpenAI parameters we don't use are accepted and ignored."""
+    """The request body of POST /v1/chat/completions; OpenAI parameters we don't use are accepted and ignored.
+
+    Ignored on purpose: tools, tool_choice, response_format, max_tokens, temperature, metadata and the like; the
+    agent picks its own tools and answers in Markdown with citations.
+    """
 
     model_config = ConfigDict(extra="allow")
 
@@ -58,7 +63,25 @@ class ChatCompletionRequest(BaseModel):
     messages: list[WireMessage] = Field(default_factory=list)
     stream: bool = False
     stream_options: StreamOptions | None = None
-    user: str | None = None
+    # A string per OpenAI; Open WebUI pipelines send an object describing the user.
+    user: JsonValue = None
+    n: int | None = None
+
+    @field_validator("stream", mode="before")
+    @classmethod
+    def _null_stream_is_false(cls, value: object) -> object:
+        return False if value is None else value
+
+    @field_validator("n")
+    @classmethod
+    def _one_choice(cls, value: int | None) -> int | None:
+        if value is not None and value != 1:
+            raise PydanticCustomError("n_unsupported", "n must be 1 (one choice per answer), got {n}", {"n": value})
+        return value
+
+    def user_id(self) -> str | None:
+        """Return `user` when it is a string (the only form that names a conversation)."""
+        return self.user if isinstance(self.user, str) else None
 
     def to_history(self) -> tuple[ChatMessage, ...]:
         """Return the conversation as domain messages, refusing what cannot be answered."""

@@ -21,9 +21,9 @@ def start_scheduler(runner: IndexRunner, settings: SyncSettings, *, run_at_start
     """
     scheduler = AsyncIOScheduler(timezone=UTC)
     scheduler.add_job(
-        runner.run,
+        _scheduled_run,
         IntervalTrigger(minutes=settings.interval_minutes, timezone=UTC),
-        kwargs={"reason": "schedule"},
+        args=(runner,),
         id=JOB_ID,
         name="re-index the vault",
         max_instances=1,
@@ -35,6 +35,15 @@ def start_scheduler(runner: IndexRunner, settings: SyncSettings, *, run_at_start
     )
     scheduler.start()
     return scheduler
+
+
+async def _scheduled_run(runner: IndexRunner) -> None:
+    """Run the job once; at shutdown its wait is cancelled, which is not an error worth a traceback."""
+    try:
+        await runner.run(reason="schedule")
+    except asyncio.CancelledError:
+        # The run itself goes on inside the runner, whose aclose() waits for it before the stores close.
+        return
 
 
 async def stop_scheduler(scheduler: AsyncIOScheduler) -> None:

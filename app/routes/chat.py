@@ -23,14 +23,16 @@ async def chat_completions(
 ) -> dict[str, Any] | EventSourceResponse:
     """Answer the latest user message from the vault, with verified [[citations]]."""
     history = body.to_history()
-    turn = TurnRequest(conversation_id=conversation_id(request.headers, body.user, history), messages=history)
+    turn = TurnRequest(conversation_id=conversation_id(request.headers, body.user_id(), history), messages=history)
     if not body.stream:
         return await collect_answer(answerer, turn)
     settings: ServerSettings = request.app.state.server_settings
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
     # ping: a comment line every KEEPALIVE_SECONDS while tools run, so clients never wait long without a byte.
+    # sep: bare "\n" line ends, as OpenAI sends; some hand-written SSE parsers split on "\n\n" only.
     return EventSourceResponse(
         stream_answer(answerer, turn, include_usage=include_usage),
-        ping=max(1, round(settings.keepalive_seconds)),
+        ping=settings.keepalive_seconds,
+        sep="\n",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import Callable
+from urllib.parse import unquote, urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from agent.redaction import redact
 from app.deps import AnswererDep, ServicesDep
 from core.errors import AppError
 from core.ports import ChatModel
+from core.settings import Settings
 
+logger = logging.getLogger(__name__)
 router = APIRouter()
 PROBE_TIMEOUT_SECONDS = 3.0
+STILL_RUNNING = "probe still running"
 
 
 @router.get("/health")
@@ -25,15 +32,17 @@ async def health() -> dict[str, str]:
 @router.get("/ready")
 async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) -> JSONResponse:
     """Probe the vector store, the docstore and the LLM endpoint now (never a cached answer)."""
+    probes = ProbeSlots.of(request)
     checks = {
-        "vector_store": await _probe(lambda: services.store.count() >= 0),
-        "docstore": await _probe(lambda: services.docstore.get("")),
+        "vector_store": await probes.run("vector_store", lambda: services.store.count() >= 0),
+        "docstore": await probes.run("docstore", lambda: services.docstore.get("")),
     }
     chat_model: ChatModel | None = request.app.state.chat_model
     if chat_model is None:
         checks["llm"] = "not configured (retrieval-only mode)"
     else:
         try:
+            # A coroutine, so the timeout cancels it: nothing is left running.
             is_up = await asyncio.wait_for(chat_model.is_available(), PROBE_TIMEOUT_SECONDS)
         except TimeoutError:
             is_up = False
@@ -43,11 +52,57 @@ async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) 
     return JSONResponse(body, status_code=200 if is_ready else 503)
 
 
-async def _probe(check: Callable[[], object]) -> str:
-    try:
-        await asyncio.wait_for(asyncio.to_thread(check), PROBE_TIMEOUT_SECONDS)
-    except TimeoutError:
-        return "timeout"
-    except AppError as exc:
-        return f"error: {exc.message}"
-    return "ok"
+class ProbeSlots:
+    """Blocking probes in threads, at most one of each kind in flight, kept on `app.state`.
+
+    A thread cannot be cancelled: after a timeout it runs on. Starting another probe while one still hangs
+    would fill the default thread pool that the index runner and the embedder share, one probe at a time.
+    """
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        self._running: dict[str, asyncio.Task[object]] = {}
+        self._secrets = secrets
+
+    @staticmethod
+    def of(request: Request) -> ProbeSlots:
+        """Return the slots the lifespan put on `app.state`."""
+        slots: ProbeSlots = request.app.state.ready_probes
+        return slots
+
+    async def run(self, kind: str, check: Callable[[], object]) -> str:
+        """Return "ok", "timeout", STILL_RUNNING, or "error: ..." (redacted) for one probe of `kind`."""
+        task = self._running.get(kind)
+        if task is not None and not task.done():
+            return STILL_RUNNING
+        task = asyncio.create_task(asyncio.to_thread(check))
+        # Retrieve the outcome even when nobody awaits it any more, so a late failure is not logged as lost.
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._running[kind] = task
+        try:
+            # shield: a timeout must not mark the task done while its thread still runs.
+            await asyncio.wait_for(asyncio.shield(task), PROBE_TIMEOUT_SECONDS)
+        except TimeoutError:
+            return "timeout"
+        except AppError as exc:
+            return f"error: {redact(exc.message, self._secrets)}"
+        except Exception as exc:  # noqa: BLE001 - the HTTP edge: a probe that fails in any way is "not ready"
+            logger.warning("%s probe failed: %s", kind, redact(repr(exc), self._secrets))
+            return f"error: {type(exc).__name__} (see the server log)"
+        return "ok"
+
+
+def secrets_of(settings: Settings) -> tuple[str, ...]:
+    """Return the configured secret values, to be redacted from probe errors (a Redis URL's password too)."""
+    secrets = [
+        secret.get_secret_value()
+        for secret in (settings.api_key, settings.llm_api_key, settings.qdrant_api_key, settings.redis_url)
+        if secret is not None
+    ]
+    if settings.redis_url is not None:
+        # Errors echo the URL in pieces (host and port without the database), so the bare password counts too.
+        with contextlib.suppress(ValueError):
+            password = urlsplit(settings.redis_url.get_secret_value()).password
+            if password:
+                secrets.append(unquote(password))
+                secrets.append(password)
+    return tuple(secrets)

@@ -106,8 +106,8 @@ class _Checker:
         if block is not None:
             for path in candidates:
                 if f"^{block}" in self.headings(path):
-                    found = f"[[{self.resolver.link_text_for(path)}#^{block}]]"
-                    return found, None if found == anchor else "rewritten"
+                    block_anchor = f"[[{self.resolver.link_text_for(path)}#^{block}]]"
+                    return block_anchor, None if block_anchor == anchor else "rewritten"
         heading = _heading_of(written)
         if heading is None and block is None:
             return self._note_anchor(candidates[0]), "rewritten"

@@ -140,7 +140,9 @@ def test_usage_is_reported(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> 
     assert json.loads(completion.model_dump_json())["object"] == "chat.completion"
 
 
-def test_a_second_turn_keeps_the_first_turns_tool_steps_once(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
+def test_a_second_turn_resends_the_dialogue_but_not_the_first_turns_tool_steps(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
     llm.add(
         Turn.tool_call("read_note", {"note": "Garlic"}),
         Turn.text("42 cloves [[Garlic]]."),
@@ -153,6 +155,33 @@ def test_a_second_turn_keeps_the_first_turns_tool_steps_once(librarian: openai.O
     ask(librarian, follow_up, stream=True)
 
     sent = llm.chat_requests[-1].messages[1:]  # after the system prompt
-    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "assistant", "user"]
-    assert sent[1]["tool_calls"][0]["function"]["name"] == "read_note"
-    assert sent[-1]["content"] == "Where?"
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert sent[1]["content"] == first and sent[-1]["content"] == "Where?"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])
+def test_open_webui_native_tool_messages_never_reach_the_model(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer, stream: bool
+) -> None:
+    llm.add(Turn.text("Sunny, and the autolyse rests 45 minutes [[Sourdough#Final recipe]]."))
+    history = [
+        {"role": "user", "content": "What's the weather?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "w1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "w1", "content": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": QUESTION},
+    ]
+
+    answer = ask(librarian, history, stream=stream)
+
+    assert answer.startswith("Sunny, and the autolyse rests 45 minutes")
+    sent = llm.chat_requests[-1].messages[1:]
+    assert [(m["role"], m["content"]) for m in sent] == [
+        ("user", "What's the weather?"),
+        ("assistant", "Sunny."),
+        ("user", QUESTION),
+    ]

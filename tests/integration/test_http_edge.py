@@ -197,3 +197,153 @@ def test_the_conversation_id_comes_from_headers_user_or_history(client: TestClie
     ids = [turn.conversation_id for turn in answerer.turns]
     assert ids[:3] == ["h:abc", "h:owui-1", "u:alice"]
     assert ids[3] == ids[4] and ids[3].startswith("d:")
+
+
+STAINLESS_HEADERS = (
+    "x-stainless-os,x-stainless-lang,x-stainless-package-version,x-stainless-runtime,"
+    "x-stainless-runtime-version,x-stainless-arch,x-stainless-retry-count,x-stainless-timeout"
+)
+
+
+def test_cors_preflight_allows_the_openai_js_sdk_headers_obsidian_copilot_sends(client: TestClient) -> None:
+    response = client.options(
+        "/v1/chat/completions",
+        headers={
+            "Origin": "app://obsidian.md",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": f"authorization,content-type,{STAINLESS_HEADERS}",
+        },
+    )
+
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == "app://obsidian.md"
+    allowed = {h.strip() for h in response.headers["access-control-allow-headers"].lower().split(",")}
+    assert set(STAINLESS_HEADERS.split(",")) <= allowed
+
+
+def chunked(data: bytes, size: int = 1_000) -> Iterator[bytes]:
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+def test_a_chunked_body_over_the_limit_gets_413(settings: Settings, services: Services) -> None:
+    big = json.dumps({"messages": [{"role": "user", "content": "x" * 5_000}]}).encode()
+    with make_client(settings, services, ScriptedAnswerer(), max_body_bytes=2_000) as client:
+        response = client.post(
+            "/v1/chat/completions", content=chunked(big), headers={"Content-Type": "application/json"}
+        )
+        small = client.post(
+            "/v1/chat/completions",
+            content=chunked(json.dumps(QUESTION).encode(), 10),
+            headers={"Content-Type": "application/json"},
+        )
+
+    assert response.request.headers.get("transfer-encoding") == "chunked"
+    assert response.status_code == 413 and response.json()["error"]["code"] == "request_too_large"
+    assert small.status_code == 200 and small.json()["choices"][0]["message"]["content"] == "Hello from the notes."
+
+
+def test_413_and_401_carry_cors_headers_so_browser_clients_see_them(settings: Settings, services: Services) -> None:
+    origin = {"Origin": "app://obsidian.md"}
+    big = {"messages": [{"role": "user", "content": "x" * 5_000}]}
+    overrides = {"max_body_bytes": 2_000, "api_key": SecretStr("s3cret-key")}
+    with make_client(settings, services, ScriptedAnswerer(), **overrides) as client:
+        too_large = client.post("/v1/chat/completions", json=big, headers=origin)
+        unauthorized = client.post("/v1/chat/completions", json=QUESTION, headers=origin)
+
+    assert too_large.status_code == 413 and too_large.headers["access-control-allow-origin"] == "app://obsidian.md"
+    assert (
+        unauthorized.status_code == 401 and unauthorized.headers["access-control-allow-origin"] == "app://obsidian.md"
+    )
+
+
+@pytest.mark.parametrize("host", ["localhost:8000", "127.0.0.1", "[::1]:8000", "testserver"])
+def test_loopback_host_headers_are_served(client: TestClient, host: str) -> None:
+    assert client.get("/v1/models", headers={"Host": host}).status_code == 200
+
+
+def test_a_foreign_host_header_is_refused_against_dns_rebinding(client: TestClient) -> None:
+    response = client.get("/v1/models", headers={"Host": "evil.example"})
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"}
+    assert error["type"] == "invalid_request_error" and "evil.example" in error["message"]
+
+
+def test_any_host_is_served_when_listening_on_all_interfaces(settings: Settings, services: Services) -> None:
+    overrides = {"host": "0.0.0.0", "api_key": SecretStr("s3cret-key")}
+    with make_client(settings, services, ScriptedAnswerer(), **overrides) as client:
+        response = client.get(
+            "/v1/models", headers={"Host": "librarian.lan:8000", "Authorization": "Bearer s3cret-key"}
+        )
+
+    assert response.status_code == 200
+
+
+def test_a_configured_host_name_is_served(settings: Settings, services: Services) -> None:
+    overrides = {"host": "192.168.1.20", "api_key": SecretStr("s3cret-key")}
+    with make_client(settings, services, ScriptedAnswerer(), **overrides) as client:
+        lan = client.get("/health", headers={"Host": "192.168.1.20:8000"})
+        other = client.get("/health", headers={"Host": "evil.example"})
+
+    assert lan.status_code == 200 and other.status_code == 400
+
+
+def test_stream_lines_end_with_a_bare_newline_like_openai(client: TestClient) -> None:
+    with client.stream("POST", "/v1/chat/completions", json={**QUESTION, "stream": True}) as response:
+        raw = response.read()
+
+    assert b"\r" not in raw
+    assert raw.endswith(b"data: [DONE]\n\n")
+
+
+def test_stream_null_means_a_whole_completion(client: TestClient) -> None:
+    response = client.post("/v1/chat/completions", json={**QUESTION, "stream": None})
+    null_usage = client.post(
+        "/v1/chat/completions", json={**QUESTION, "stream": True, "stream_options": {"include_usage": None}}
+    )
+
+    assert response.status_code == 200 and response.json()["object"] == "chat.completion"
+    assert null_usage.status_code == 200 and null_usage.text.endswith("data: [DONE]\n\n")
+
+
+def test_a_user_object_is_accepted_and_only_a_string_user_names_the_conversation(
+    client: TestClient, answerer: ScriptedAnswerer
+) -> None:
+    pipeline_user = {"id": "u-1", "name": "Ada", "email": "ada@example.org", "role": "admin"}
+    as_object = client.post("/v1/chat/completions", json={**QUESTION, "user": pipeline_user})
+    as_string = client.post("/v1/chat/completions", json={**QUESTION, "user": "alice"})
+    without = client.post("/v1/chat/completions", json=QUESTION)
+
+    assert as_object.status_code == as_string.status_code == without.status_code == 200
+    object_id, string_id, plain_id = (turn.conversation_id for turn in answerer.turns)
+    assert string_id == "u:alice"
+    assert object_id == plain_id and object_id.startswith("d:")
+
+
+@pytest.mark.parametrize("n", [2, 0])
+def test_more_than_one_choice_is_refused(client: TestClient, n: int) -> None:
+    response = client.post("/v1/chat/completions", json={**QUESTION, "n": n})
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error" and "n must be 1" in error["message"] and error["param"] == "n"
+
+
+def test_unused_openai_parameters_are_accepted_and_ignored(client: TestClient) -> None:
+    request = {
+        **QUESTION,
+        "n": 1,
+        "max_tokens": 64,
+        "max_completion_tokens": 64,
+        "metadata": {"chat_id": "c-1"},
+        "response_format": {"type": "json_object"},
+        "tool_choice": "auto",
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+    }
+
+    response = client.post("/v1/chat/completions", json=request)
+
+    assert response.status_code == 200
+    assert response.json()["choices"][0]["message"]["content"] == "Hello from the notes."

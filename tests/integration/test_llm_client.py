@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from agent.llm import OpenAICompatibleChatModel, build_chat_model
+from agent.llm_wire import is_chat_model_id
 from core.chat import ChatMessage, ToolCall, ToolSpec, Usage
 from tests.integration.llm_client_support import QUESTION, chat_model, collect, llm_settings
 from tests.scripted_llm import ScriptedLLMServer, Turn, free_port
@@ -243,3 +246,69 @@ def test_api_key_setting_is_sent_as_bearer_to_every_endpoint_call() -> None:
     with ScriptedLLMServer([Turn.text("ok")], api_key="k-123456") as llm:
         asyncio.run(scenario())
     assert {r.headers["authorization"] for r in llm.requests} == {"Bearer k-123456"}
+
+
+EMBEDDERS = ("text-embedding-nomic-embed-text-v1.5", "nomic-embed-text:latest", "mxbai-embed-large", "bge-m3")
+
+
+def test_model_discovery_skips_embedding_and_rerank_models() -> None:
+    listed = (*EMBEDDERS, "bge-reranker-v2-m3", "multilingual-e5-large", "qwen2.5:7b-instruct", "llama3.1")
+
+    async def scenario() -> None:
+        async with chat_model(llm_settings(llm.base_url, model=None)) as model:
+            await model.complete(QUESTION)
+            assert model.model_name == "qwen2.5:7b-instruct"
+
+    with ScriptedLLMServer([Turn.text("ok")], models=listed) as llm:
+        asyncio.run(scenario())
+    assert llm.chat_requests[0].json["model"] == "qwen2.5:7b-instruct"
+
+
+@pytest.mark.parametrize(
+    ("model_id", "is_chat"),
+    [
+        *((m, True) for m in ("qwen2.5:7b", "phi3.5", "gpt-4o-mini", "qwen/qwen3-4b", "mistral-nemo", "gemma3:4b")),
+        *((m, False) for m in ("all-minilm:l6-v2", "paraphrase-multilingual", "thenlper/gte-large", "whisper-1")),
+    ],
+)
+def test_chat_models_are_told_from_embedding_and_speech_models(model_id: str, is_chat: bool) -> None:
+    assert is_chat_model_id(model_id) is is_chat
+
+
+def test_model_discovery_takes_the_first_id_when_every_model_looks_like_an_embedder() -> None:
+    async def scenario() -> None:
+        async with chat_model(llm_settings(llm.base_url, model=None)) as model:
+            assert (await model.complete(QUESTION)).content == "ok"
+
+    with ScriptedLLMServer([Turn.text("ok")], models=EMBEDDERS) as llm:
+        asyncio.run(scenario())
+    assert llm.chat_requests[0].json["model"] == EMBEDDERS[0]
+
+
+def test_probing_ignores_a_server_that_lists_only_embedding_models() -> None:
+    async def scenario() -> None:
+        model = await build_chat_model(
+            llm_settings(model=None, probe=True), probe_urls=(embed_only.base_url, llm.base_url)
+        )
+        assert isinstance(model, OpenAICompatibleChatModel)
+        assert model.base_urls == (llm.base_url,)
+
+    with ScriptedLLMServer(models=EMBEDDERS) as embed_only, ScriptedLLMServer(models=("gemma3:4b",)) as llm:
+        asyncio.run(scenario())
+
+
+def test_the_configured_key_is_removed_from_reply_text_even_when_split_over_tokens() -> None:
+    key = "sk-echo-0123456789abcdef"
+    tokens = ["Your key is sk-ec", "ho-01234", "56789a", "bcdef, and sk-e", "cho is not one."]
+
+    async def scenario() -> None:
+        async with chat_model(llm_settings(llm.base_url, api_key=key)) as model:
+            deltas = await collect(model)
+            result = await model.complete(QUESTION)
+        streamed = [d.text for d in deltas if d.text]
+        assert "".join(streamed) == "Your key is [REDACTED], and sk-echo is not one."
+        assert streamed[0] == "Your key is "  # text before a possible key is not held back
+        assert result.content == "Your key is [REDACTED], and sk-echo is not one."
+
+    with ScriptedLLMServer([Turn.text(tokens), Turn.text(tokens)], api_key=key) as llm:
+        asyncio.run(scenario())

@@ -122,14 +122,68 @@ def test_a_failure_after_the_first_token_raises_and_is_not_retried() -> None:
     assert llm.turns_left == 1
 
 
-def test_a_reply_slower_than_the_read_timeout_raises_a_clear_error() -> None:
+def test_a_reply_slower_than_the_read_timeout_raises_a_clear_error_without_retrying() -> None:
+    sleep = RecordingSleep()
+
     async def scenario() -> None:
-        async with chat_model(llm_settings(llm.base_url, read_timeout=0.2)) as model:
-            with pytest.raises(UpstreamUnavailable, match="sent nothing for 0.2 s"):
+        async with chat_model(llm_settings(llm.base_url, read_timeout=0.2, retries=2), sleep=sleep) as model:
+            with pytest.raises(UpstreamUnavailable, match=r"sent nothing for 0.2 s \(LLM_READ_TIMEOUT_SECONDS\)"):
                 await model.complete(QUESTION)
 
-    with ScriptedLLMServer([Turn.text("late", delay=5.0)]) as llm:
+    with ScriptedLLMServer([Turn.text("late", delay=5.0), Turn.text("never asked for")]) as llm:
         asyncio.run(scenario())
+    assert len(llm.chat_requests) == 1  # a hung endpoint is not waited for again in retry rounds
+    assert sleep.delays == []
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["complete", "stream"])
+def test_a_hung_endpoint_fails_over_to_the_next_base_url(stream: bool) -> None:
+    async def scenario() -> str:
+        settings = llm_settings(hung.base_url, healthy.base_url, read_timeout=0.2)
+        async with chat_model(settings) as model:
+            if stream:
+                return "".join(d.text for d in await collect(model))
+            return (await model.complete(QUESTION)).content
+
+    with (
+        ScriptedLLMServer([Turn.text("late", delay=5.0)]) as hung,
+        ScriptedLLMServer([Turn.text("From the healthy endpoint.")]) as healthy,
+    ):
+        assert asyncio.run(scenario()) == "From the healthy endpoint."
+    assert len(hung.chat_requests) == 1
+
+
+def test_every_endpoint_hung_names_the_timeout_setting_and_each_endpoint() -> None:
+    async def scenario() -> None:
+        async with chat_model(llm_settings(first.base_url, second.base_url, read_timeout=0.2, retries=2)) as model:
+            with pytest.raises(UpstreamUnavailable) as raised:
+                await collect(model)
+        message = raised.value.message
+        assert "no endpoint answered after 2 tries" in message
+        assert message.count("sent nothing for 0.2 s (LLM_READ_TIMEOUT_SECONDS)") == 2
+        assert first.base_url in message and second.base_url in message
+
+    late = Turn.text("late", delay=5.0)
+    with ScriptedLLMServer([late, late]) as first, ScriptedLLMServer([late, late]) as second:
+        asyncio.run(scenario())
+    assert len(first.chat_requests) == len(second.chat_requests) == 1
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["complete", "stream"])
+def test_a_server_error_fails_over_to_the_next_base_url(stream: bool) -> None:
+    async def scenario() -> str:
+        async with chat_model(llm_settings(broken.base_url, healthy.base_url)) as model:
+            if stream:
+                return "".join(d.text for d in await collect(model))
+            return (await model.complete(QUESTION)).content
+
+    crashed = Turn.error(500, {"error": {"message": "CUDA out of memory", "type": "server_error"}})
+    with (
+        ScriptedLLMServer([crashed, Turn.text("not retried")]) as broken,
+        ScriptedLLMServer([Turn.text("From the healthy endpoint.")]) as healthy,
+    ):
+        assert asyncio.run(scenario()) == "From the healthy endpoint."
+    assert broken.turns_left == 1
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["complete", "stream"])

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from agent.history import INTERRUPTED_TOOL_RESULT, client_instructions, reconcile, repair_dangling_tool_calls
+from typing import Any
+
+from agent.history import (
+    EARLIER_CHARS,
+    EARLIER_MESSAGES,
+    INTERRUPTED_TOOL_RESULT,
+    client_instructions,
+    model_history,
+    reconcile,
+    repair_dangling_tool_calls,
+)
 
 
-def user(text: str) -> dict[str, object]:
+def user(text: str) -> dict[str, Any]:
     return {"role": "user", "content": text}
 
 
-def assistant(text: str, **extra: object) -> dict[str, object]:
+def assistant(text: str, **extra: object) -> dict[str, Any]:
     return {"role": "assistant", "content": text, **extra}
 
 
@@ -50,3 +60,61 @@ def test_dangling_tool_calls_get_a_result() -> None:
 
 def test_client_instructions_are_the_clients_system_messages() -> None:
     assert client_instructions([{"role": "system", "content": "Be brief."}, user("q")]) == "Be brief."
+
+
+def tool_step(call_id: str) -> list[dict[str, Any]]:
+    return [
+        assistant("", tool_calls=[{"id": call_id, "name": "read_note", "arguments": "{}"}]),
+        {"role": "tool", "tool_call_id": call_id, "name": "read_note", "content": "note text"},
+    ]
+
+
+# Open WebUI with native tools resends its own tool steps; the edge passes role and content only.
+CLIENT_TOOL_STEPS: list[dict[str, Any]] = [assistant(""), {"role": "tool", "content": "weather: sunny"}]
+
+
+def test_a_first_turn_drops_the_clients_tool_messages_and_empty_assistant_messages() -> None:
+    incoming = [user("weather?"), *CLIENT_TOOL_STEPS, assistant("Sunny."), user("q2")]
+
+    assert reconcile([], incoming) == [user("weather?"), assistant("Sunny."), user("q2")]
+
+
+def test_the_clients_tool_messages_do_not_break_the_prefix_match() -> None:
+    stored = [user("q1"), *tool_step("c1"), assistant("a1")]
+    incoming = [user("q1"), assistant("a1"), user("weather?"), *CLIENT_TOOL_STEPS, assistant("Sunny."), user("q3")]
+
+    merged = reconcile(stored, incoming)
+
+    assert merged == [*stored, user("weather?"), assistant("Sunny."), user("q3")]
+
+
+def test_an_edited_history_keeps_only_the_clients_texts() -> None:
+    stored = [user("q1"), assistant("a1")]
+    incoming = [user("q1 edited"), *CLIENT_TOOL_STEPS, assistant("a1"), user("q2")]
+
+    assert reconcile(stored, incoming) == [user("q1 edited"), assistant("a1"), user("q2")]
+
+
+def test_the_model_reads_this_turns_tool_steps_but_not_earlier_ones() -> None:
+    records = [user("q1"), *tool_step("c1"), assistant("a1"), user("q2"), *tool_step("c2")]
+
+    assert model_history(records) == [user("q1"), assistant("a1"), user("q2"), *tool_step("c2")]
+
+
+def test_the_earlier_dialogue_is_capped_in_messages_and_starts_with_a_question() -> None:
+    earlier = [message for n in range(20) for message in (user(f"q{n}"), assistant(f"a{n}"))]
+
+    sent = model_history([*earlier, user("now")])
+
+    assert len(sent) == EARLIER_MESSAGES + 1
+    assert sent[0] == user("q12") and sent[-2:] == [assistant("a19"), user("now")]
+
+
+def test_the_earlier_dialogue_is_capped_in_characters() -> None:
+    long_answer = "x" * (EARLIER_CHARS - 1)
+    records = [user("q1"), assistant("a1"), user("q2"), assistant(long_answer), user("now")]
+
+    sent = model_history(records)
+
+    assert sent == [user("now")]  # q2 + its long answer would pass the cap; the answer alone must not lead
+    assert model_history([user("q2"), assistant("y" * 50), user("now")])[0] == user("q2")
