@@ -20,6 +20,7 @@ from rich.markup import escape
 
 from app.answering import stream_answer_to
 from app.console import print_hits, print_report, print_status, progress_reporter
+from app.log_redaction import install_log_redaction
 from app.wiring import Services, build_services, index_lock
 from core.domain import SearchFilters
 from core.errors import AppError
@@ -200,28 +201,13 @@ def serve(
         err.print(f"[red]error:[/red] {escape(exc.message)}")
         raise typer.Exit(2) from exc
     install_log_redaction(settings)
+    if "LOG_LEVEL" not in os.environ:
+        logging.getLogger().setLevel(logging.INFO)  # the service's access log and start-up lines are worth seeing
     vault_text = escape(str(settings.vault_path))
     out.print(f"Vault Librarian on http://{settings.host}:{settings.port}/v1 (vault {vault_text})")
     # One worker: the embedded index is a single-process store, and the lifespan owns the re-indexer.
     # log_config=None: uvicorn's records go through the root handlers, which carry the redaction filter.
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1, log_config=None)
-
-
-def install_log_redaction(settings: Settings) -> None:
-    """Redact API keys (ours, the LLM's, Qdrant's, Redis URL passwords) from every log line."""
-    from agent.redaction import RedactingFilter
-
-    secrets = [
-        secret.get_secret_value()
-        for secret in (settings.api_key, settings.llm_api_key, settings.qdrant_api_key, settings.redis_url)
-        if secret is not None
-    ]
-    redacting = RedactingFilter(secrets)
-    root = logging.getLogger()
-    if "LOG_LEVEL" not in os.environ:
-        root.setLevel(logging.INFO)  # the service's access log and start-up lines are worth seeing
-    for handler in root.handlers:
-        handler.addFilter(redacting)
 
 
 def main() -> None:

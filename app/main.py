@@ -11,6 +11,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from app.answering import build_answerer, find_chat_model
 from app.errors import install_error_handlers
+from app.log_redaction import install_log_redaction
 from app.routes import chat, health, index, models
 from app.routes.health import ProbeSlots, secrets_of
 from app.security import LOCALHOST_ORIGINS, BodySizeLimit, TrustedHosts, require_api_key, trusted_hosts
@@ -79,6 +80,7 @@ async def start_services(
     chat_model: ChatModel | None,
 ) -> None:
     """Build what was not given, store it on `app.state`, and register its shutdown on `stack`."""
+    install_log_redaction(settings)  # also when served with `uvicorn --factory`, not only `librarian serve`
     if services is None:
         services = build_services(settings)
         stack.callback(services.close)

@@ -1,0 +1,26 @@
+"""Keeping secrets out of logs: one redaction filter on every handler that prints log records."""
+
+from __future__ import annotations
+
+import logging
+
+from agent.redaction import RedactingFilter
+from core.settings import Settings
+
+LOGGERS_WITH_HANDLERS = ("", "uvicorn", "uvicorn.error", "uvicorn.access")
+
+
+def install_log_redaction(settings: Settings) -> None:
+    """Redact API keys (ours, the LLM's, Qdrant's, Redis URL passwords) from every log line; safe to repeat."""
+    secrets = [
+        secret.get_secret_value()
+        for secret in (settings.api_key, settings.llm_api_key, settings.qdrant_api_key, settings.redis_url)
+        if secret is not None
+    ]
+    redacting = RedactingFilter(secrets)
+    for name in LOGGERS_WITH_HANDLERS:
+        for handler in logging.getLogger(name).handlers:
+            # Replace an earlier filter of ours: the secrets may have changed (tests build several apps).
+            for old in [f for f in handler.filters if isinstance(f, RedactingFilter)]:
+                handler.removeFilter(old)
+            handler.addFilter(redacting)
