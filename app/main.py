@@ -99,9 +99,11 @@ async def start_services(
     app.state.index_runner = runner
     scheduler = start_scheduler(runner, settings.sync)
     stack.push_async_callback(stop_scheduler, scheduler)
+    app.state.watcher = None
     if settings.sync.watch:
         watcher = await start_watcher(runner, settings.vault, settings.sync)
         stack.push_async_callback(watcher.stop)
+        app.state.watcher = watcher
     if answerer is None:
         if chat_model is None:
             chat_model = await find_chat_model(settings, stack)

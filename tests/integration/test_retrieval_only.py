@@ -64,6 +64,15 @@ def test_index_status_reports_counts_and_last_run(settings: Settings, services: 
 
     assert status["notes"] >= 60 and status["chunks"] > status["notes"]
     assert status["last_report"] is not None
+    assert status["watcher"] == {"running": False, "error": "disabled (WATCH=false)"}
+
+
+def test_index_status_shows_the_watcher(settings: Settings, services: Services) -> None:
+    services.reindexer.run_once()
+    with TestClient(create_app(settings, services)) as client:
+        status = client.get("/v1/index/status").json()
+
+    assert status["watcher"] == {"running": True, "error": None}
 
 
 def test_while_the_first_index_runs_the_reply_says_so(
