@@ -215,3 +215,32 @@ class Answerer(Protocol):
     def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         """Yield the answer as it is produced, ending with one AnswerDone."""
         ...
+
+
+class NoteWriter(Protocol):
+    """Changes notes in the vault (the Obsidian Local REST API plugin, or files); paths are vault-relative."""
+
+    @property
+    def name(self) -> str:
+        """Return "rest" or "files" (shown to the user with each applied change)."""
+        ...
+
+    async def is_available(self) -> bool:
+        """Return True when writes can go through now (probed each time, never cached for the process)."""
+        ...
+
+    async def read(self, path: str) -> str | None:
+        """Return the note's text, or None when it does not exist."""
+        ...
+
+    async def write(self, path: str, content: str) -> None:
+        """Create the note, or replace its whole text (parent folders are created)."""
+        ...
+
+    async def delete(self, path: str) -> None:
+        """Move the note to the vault's `.trash/` folder (never a hard delete)."""
+        ...
+
+    async def move(self, path: str, new_path: str) -> None:
+        """Move or rename the note (the caller rewrites links that pointed at it)."""
+        ...

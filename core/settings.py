@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -104,6 +104,22 @@ class AnswerSettings(BaseModel):
     recursion_limit: int
 
 
+class WriteSettings(BaseModel):
+    """How and where edits may be written."""
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: Literal["auto", "rest", "files", "none"]
+    obsidian_api_url: str
+    obsidian_api_key: SecretStr | None
+    writable_folders: tuple[str, ...]
+    private_folders: tuple[str, ...]
+    confirm: bool
+    proposal_ttl_minutes: float
+    max_writes_per_turn: int
+    max_note_bytes: int
+
+
 def _split_commas(value: object) -> object:
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
@@ -169,8 +185,25 @@ class Settings(BaseSettings):
     )
     show_sources: bool = True
     agent_recursion_limit: int = Field(12, gt=0)
+    write_backend: Literal["auto", "rest", "files", "none"] = Field(
+        "auto", description="auto: the Obsidian Local REST API when reachable, else files; none: read-only."
+    )
+    obsidian_api_url: str = Field("https://127.0.0.1:27124", description="Local REST API plugin (or HTTP 27123).")
+    obsidian_api_key: SecretStr | None = None
+    writable_folders: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="Comma-separated vault folders edits may touch (empty: the whole vault)."
+    )
+    private_folders: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="Never indexed, read by a tool or sent to an LLM."
+    )
+    write_confirm: bool = Field(True, description="false auto-applies proposals (trusted setups only).")
+    proposal_ttl_minutes: float = Field(30, gt=0)
+    max_writes_per_turn: int = Field(10, gt=0)
+    max_note_write_bytes: int = Field(1_000_000, gt=0)
 
-    @field_validator("ignore_globs", "llm_base_url", "cors_origins", mode="before")
+    @field_validator(
+        "ignore_globs", "llm_base_url", "cors_origins", "writable_folders", "private_folders", mode="before"
+    )
     @classmethod
     def _parse_globs(cls, value: object) -> object:
         return _split_commas(value)
@@ -286,6 +319,21 @@ class Settings(BaseSettings):
             relevance_floor=self.relevance_floor,
             show_sources=self.show_sources,
             recursion_limit=self.agent_recursion_limit,
+        )
+
+    @property
+    def writes(self) -> WriteSettings:
+        """Return the edit sub-settings."""
+        return WriteSettings(
+            backend=self.write_backend,
+            obsidian_api_url=self.obsidian_api_url,
+            obsidian_api_key=self.obsidian_api_key,
+            writable_folders=tuple(f.strip("/") for f in self.writable_folders),
+            private_folders=tuple(f.strip("/") for f in self.private_folders),
+            confirm=self.write_confirm,
+            proposal_ttl_minutes=self.proposal_ttl_minutes,
+            max_writes_per_turn=self.max_writes_per_turn,
+            max_note_bytes=self.max_note_write_bytes,
         )
 
 
