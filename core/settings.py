@@ -19,6 +19,7 @@ class VaultSettings(BaseModel):
     path: Path
     ignore_globs: tuple[str, ...] = ()
     max_note_bytes: int
+    private_folders: tuple[str, ...] = ()  # never indexed, never read by a tool, never sent to an LLM
 
 
 class EmbeddingSettings(BaseModel):
@@ -245,7 +246,12 @@ class Settings(BaseSettings):
     @property
     def vault(self) -> VaultSettings:
         """Return the vault sub-settings."""
-        return VaultSettings(path=self.vault_path, ignore_globs=self.ignore_globs, max_note_bytes=self.max_note_bytes)
+        return VaultSettings(
+            path=self.vault_path,
+            ignore_globs=self.ignore_globs,
+            max_note_bytes=self.max_note_bytes,
+            private_folders=tuple(f.strip("/") for f in self.private_folders if f.strip("/")),
+        )
 
     @property
     def embedding(self) -> EmbeddingSettings:

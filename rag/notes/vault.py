@@ -70,6 +70,12 @@ def is_ignored(rel_path: str, globs: tuple[str, ...]) -> bool:
     return False
 
 
+def is_private(rel_path: str, private_folders: tuple[str, ...]) -> bool:
+    """Return True for a path in a PRIVATE_FOLDERS folder (compared case-insensitively, like Obsidian's paths)."""
+    lowered = rel_path.lower()
+    return any(lowered == folder.lower() or lowered.startswith(f"{folder.lower()}/") for folder in private_folders)
+
+
 def scan_vault(settings: VaultSettings) -> VaultScan:
     """Walk the vault: notes and other files, skipping dot-entries, IGNORE_GLOBS and symlinks that leave it.
 
@@ -92,7 +98,7 @@ def scan_vault(settings: VaultSettings) -> VaultScan:
             if entry.name.startswith("."):
                 continue
             rel = _relative(root, Path(entry.path))
-            if is_ignored(rel, settings.ignore_globs):
+            if is_ignored(rel, settings.ignore_globs) or is_private(rel, settings.private_folders):
                 continue
             if entry.is_symlink():
                 _note_symlink(root, entry, rel, scan)
