@@ -1,0 +1,256 @@
+"""Apply approved proposals through a NoteWriter, never over a user's edit, and undo the last change set.
+
+Only code reached after a strict approval calls `apply_edits`; the model has no tool that gets here. Each write is
+preceded by a write-ahead snapshot in the change log, so a crash between snapshot and write stays undoable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from agent.edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
+from agent.edits.diffs import content_hash
+from agent.edits.proposals import SqliteProposalStore
+from agent.edits.scope import check_size, check_writable
+from core.edits import (
+    AppliedChange,
+    ApplyReport,
+    EditKind,
+    EditOutcome,
+    OutcomeStatus,
+    ProposalStatus,
+    ProposedEdit,
+    UndoAction,
+    UndoPlan,
+    UndoStep,
+)
+from core.errors import AppError, InvalidRequest, UpstreamUnavailable
+from core.ports import NoteWriter
+from core.settings import WriteSettings
+
+_PROPOSAL_STATUS: dict[OutcomeStatus, ProposalStatus] = {
+    "applied": "applied",
+    "unverified": "applied",
+    "conflict": "conflict",
+    "expired": "expired",
+    "refused": "discarded",
+    "failed": "discarded",
+    "skipped": "discarded",
+}
+
+
+async def apply_edits(
+    proposals: Sequence[ProposedEdit],
+    *,
+    writer: NoteWriter,
+    log: SqliteChangeLog,
+    settings: WriteSettings,
+    now: datetime,
+    store: SqliteProposalStore | None = None,
+) -> ApplyReport:
+    """Apply approved proposals as one change set and return what happened to each.
+
+    A note whose text changed since its proposal is never overwritten (outcome "conflict"). After a writer
+    error the rest of the set is skipped; the log keeps that entry "started" so undo can compare and restore.
+
+    Args:
+        proposals: exactly the proposals the user approved.
+        writer: the NoteWriter that reads and writes the vault.
+        log: the change log that snapshots each note before it is written.
+        settings: scope and limits, checked again at apply time.
+        now: the current time (proposals past their expiry are not applied).
+        store: when given, each proposal's final status is recorded there.
+
+    Raises:
+        InvalidRequest: more proposals than WRITE_MAX_WRITES_PER_TURN (nothing is written).
+        UpstreamUnavailable: the writer cannot write now (nothing is written).
+
+    """
+    if len(proposals) > settings.max_writes_per_turn:
+        raise InvalidRequest(
+            f"{len(proposals)} changes were approved but at most {settings.max_writes_per_turn} are applied per "
+            "turn; nothing was written. Approve fewer by id."
+        )
+    if proposals and not await writer.is_available():
+        raise UpstreamUnavailable(f"the vault writer ({writer.name})", "the vault is read-only right now")
+    change_set_id = new_change_set_id()
+    outcomes: list[EditOutcome] = []
+    for proposal in proposals:
+        if any(outcome.status == "failed" for outcome in outcomes):
+            outcome = EditOutcome(proposal.id, proposal.path, "skipped", "not applied: an earlier change failed")
+        else:
+            outcome = await _apply_one(proposal, change_set_id, writer=writer, log=log, settings=settings, now=now)
+        outcomes.append(outcome)
+        if store is not None:
+            store.mark(proposal.id, _PROPOSAL_STATUS[outcome.status])
+    return ApplyReport(change_set_id=change_set_id, outcomes=tuple(outcomes))
+
+
+async def _apply_one(
+    proposal: ProposedEdit,
+    change_set_id: str,
+    *,
+    writer: NoteWriter,
+    log: SqliteChangeLog,
+    settings: WriteSettings,
+    now: datetime,
+) -> EditOutcome:
+    def outcome(status: OutcomeStatus, message: str) -> EditOutcome:
+        return EditOutcome(proposal.id, proposal.path, status, message)
+
+    if proposal.status != "pending":
+        return outcome("refused", f"the proposal was already {proposal.status}")
+    if proposal.is_expired(now):
+        return outcome("expired", "the proposal expired; ask again for a fresh one")
+    try:
+        _check_scope(proposal, settings)
+    except InvalidRequest as exc:
+        return outcome("refused", exc.message)
+    current = await writer.read(proposal.path)
+    conflict = await _conflict(proposal, current, writer)
+    if conflict:
+        return outcome("conflict", f"{conflict}; nothing was written")
+    expected = None if proposal.new_text is None else content_hash(proposal.new_text)
+    start = ChangeStart(
+        change_set_id=change_set_id,
+        conversation_id=proposal.conversation_id,
+        proposal_id=proposal.id,
+        operation=proposal.operation,
+        kind=proposal.kind,
+        path=proposal.path,
+        new_path=proposal.new_path,
+        before=current,
+        hash_before=proposal.base_hash,
+        hash_after=expected,
+    )
+    change_id = log.begin(start, now=now)
+    try:
+        await _write(proposal, writer)
+        after = await writer.read(proposal.new_path or proposal.path)
+    except AppError as exc:
+        return outcome("failed", f"the {writer.name} writer failed: {exc.message}")
+    actual = None if after is None else content_hash(after)
+    log.finish(change_id, hash_after=actual)
+    if actual != expected:
+        return outcome("unverified", "written, but the note reads back differently than proposed; check it")
+    return outcome("applied", f"{proposal.operation}: {proposal.new_path or proposal.path} (via {writer.name})")
+
+
+def _check_scope(proposal: ProposedEdit, settings: WriteSettings) -> None:
+    # Checked again at apply time: settings may have changed since the proposal, and proposals are data.
+    for path in (proposal.path, proposal.new_path):
+        if path is not None and check_writable(path, settings=settings) != path:
+            raise InvalidRequest(f"{path!r} is not a normalised vault path")
+    if proposal.new_text is not None:
+        check_size(proposal.new_text, settings=settings)
+
+
+async def _conflict(proposal: ProposedEdit, current: str | None, writer: NoteWriter) -> str:
+    current_hash = None if current is None else content_hash(current)
+    if current_hash == proposal.base_hash:
+        if proposal.new_path is not None and await writer.read(proposal.new_path) is not None:
+            return f"a note already exists at {proposal.new_path}"
+        return ""
+    if proposal.base_hash is None:
+        return f"{proposal.path} was created since the proposal"
+    if current is None:
+        return f"{proposal.path} was deleted or moved since the proposal"
+    return f"{proposal.path} changed since the proposal"
+
+
+async def _write(proposal: ProposedEdit, writer: NoteWriter) -> None:
+    if proposal.new_path is not None:
+        await writer.move(proposal.path, proposal.new_path)
+        if proposal.new_text is not None and content_hash(proposal.new_text) != proposal.base_hash:
+            await writer.write(proposal.new_path, proposal.new_text)
+    elif proposal.new_text is None:
+        await writer.delete(proposal.path)
+    else:
+        await writer.write(proposal.path, proposal.new_text)
+
+
+async def undo_last(*, writer: NoteWriter, log: SqliteChangeLog, now: datetime, confirm: bool) -> UndoPlan:
+    """Return what undoing the last change set would do; with `confirm`, do it and log the undo.
+
+    Notes the change created go to `.trash/`; edited, deleted or moved notes get their previous text back; a note
+    edited since the change is left as it is, with a warning step ("conflict").
+    """
+    changes = log.last_change_set()
+    if not changes:
+        return UndoPlan(change_set_id=None, steps=())
+    target = changes[0].change_set_id
+    if confirm and not await writer.is_available():
+        raise UpstreamUnavailable(f"the vault writer ({writer.name})", "the vault is read-only right now")
+    undo_set = new_change_set_id()
+    steps: list[UndoStep] = []
+    for change in reversed(changes):
+        step = await _plan_step(change, writer)
+        if confirm and step.action not in ("nothing", "conflict"):
+            await _undo_one(change, step, undo_set, writer=writer, log=log, now=now)
+        steps.append(step)
+    if confirm:
+        log.mark_undone(target)
+    return UndoPlan(change_set_id=target, steps=tuple(steps), is_applied=confirm)
+
+
+async def _plan_step(change: AppliedChange, writer: NoteWriter) -> UndoStep:
+    current = await writer.read(change.path)
+    current_hash = None if current is None else content_hash(current)
+
+    def step(action: UndoAction, message: str, path: str = change.path) -> UndoStep:
+        return UndoStep(change.id, path, action, message)
+
+    if change.kind == "move" and change.new_path is not None:
+        moved = await writer.read(change.new_path)
+        moved_hash = None if moved is None else content_hash(moved)
+        if current is None and moved_hash == change.hash_after:
+            return step("move_back", f"move {change.new_path} back to {change.path}")
+        if current_hash == change.hash_before and moved is None:
+            return step("nothing", f"{change.path} was never moved")
+        return step("conflict", f"{change.new_path} or {change.path} changed since; left as is", change.new_path)
+    if current_hash == change.hash_before:
+        return step("nothing", f"{change.path} is already as it was before the change")
+    if current_hash == change.hash_after:
+        if change.hash_before is None:
+            return step("trash", f"{change.path} was created by the change; it goes to .trash/")
+        return step("restore", f"restore the previous text of {change.path}")
+    return step("conflict", f"{change.path} was edited since the change; it is left as is, not overwritten")
+
+
+async def _undo_one(
+    change: AppliedChange, step: UndoStep, undo_set: str, *, writer: NoteWriter, log: SqliteChangeLog, now: datetime
+) -> None:
+    previous = log.snapshot_text(change)
+    is_move_back = step.action == "move_back" and change.new_path is not None
+    source = change.new_path if is_move_back and change.new_path else change.path
+    current = await writer.read(source)
+    kind: EditKind = "create" if current is None else "replace"
+    if step.action == "trash":
+        kind = "delete"
+    elif is_move_back:
+        kind = "move"
+    start = ChangeStart(
+        change_set_id=undo_set,
+        conversation_id=change.conversation_id,
+        proposal_id=change.proposal_id,
+        operation=f"undo {change.operation}",
+        kind=kind,
+        path=source,
+        new_path=change.path if is_move_back else None,
+        before=current,
+        hash_before=None if current is None else content_hash(current),
+        hash_after=None if previous is None else content_hash(previous),
+        undoes=change.change_set_id,
+    )
+    entry = log.begin(start, now=now)
+    if step.action == "trash":
+        await writer.delete(change.path)
+    elif is_move_back:
+        await writer.move(source, change.path)
+        if previous is not None and previous != current:
+            await writer.write(change.path, previous)
+    elif previous is not None:
+        await writer.write(change.path, previous)
+    after = await writer.read(change.path)
+    log.finish(entry, hash_after=None if after is None else content_hash(after))

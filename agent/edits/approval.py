@@ -1,0 +1,49 @@
+"""Strict reading of the user's answer to shown proposals: only a bare approval word (plus ids) approves.
+
+Decided by code, never by the model. "yes but change the title", "don't ask me, just do it" or "sure" are not
+approvals: anything but an approval word, alone or followed only by proposal ids, discards what was shown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from core.edits import Approval, ProposedEdit
+
+APPROVAL_PHRASES = frozenset(
+    {("yes",), ("y",), ("apply",), ("do", "it"), ("ok",), ("ja",), ("j",), ("anwenden",), ("mach", "es")}
+)
+DECLINE_PHRASES = frozenset({("no",), ("n",), ("nein",), ("cancel",), ("abbrechen",)})
+_ID = re.compile(r"#?([0-9a-f]{4,32})")
+_EDGE_PUNCTUATION = ".!?,;:"
+
+
+def parse_approval(message: str) -> Approval:
+    """Return what `message` means for the proposals shown just before it."""
+    tokens = [token.strip(_EDGE_PUNCTUATION) for token in message.lower().replace(",", " ").split()]
+    tokens = [token for token in tokens if token]
+    for phrase in APPROVAL_PHRASES:
+        if tuple(tokens[: len(phrase)]) == phrase:
+            ids = [_ID.fullmatch(token) for token in tokens[len(phrase) :]]
+            if all(ids):
+                return Approval(kind="approve", ids=tuple(dict.fromkeys(m.group(1) for m in ids if m)))
+    if tuple(tokens) in DECLINE_PHRASES:
+        return Approval(kind="decline")
+    return Approval(kind="unrelated")
+
+
+def select_approved(approval: Approval, shown: Sequence[ProposedEdit]) -> list[ProposedEdit]:
+    """Return the shown proposals the approval applies: all, or exactly those named.
+
+    An id that names no shown proposal makes the whole answer apply nothing: a typo must not apply a subset the
+    user did not mean.
+    """
+    if not approval.is_approval:
+        return []
+    if not approval.ids:
+        return list(shown)
+    by_id = {proposal.id: proposal for proposal in shown}
+    if any(pid not in by_id for pid in approval.ids):
+        return []
+    return [by_id[pid] for pid in approval.ids]

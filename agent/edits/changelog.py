@@ -1,0 +1,204 @@
+"""The change log: a write-ahead snapshot of each note before it is written, and one row per applied change."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import secrets
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import cast
+
+from core.edits import AppliedChange, ChangeStatus, EditKind
+from core.errors import InvalidRequest, NotFound
+from rag.sqlite_migrations import Migration, SqliteDatabase
+
+_COLUMNS = (
+    "id, change_set_id, at, conversation_id, proposal_id, operation, kind, path, new_path, "
+    "hash_before, hash_after, snapshot, status, undoes"
+)
+
+
+def _create_changes(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE changes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            change_set_id TEXT NOT NULL,
+            at TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            proposal_id TEXT NOT NULL,
+            operation TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            path TEXT NOT NULL,
+            new_path TEXT,
+            hash_before TEXT,
+            hash_after TEXT,
+            snapshot TEXT,
+            status TEXT NOT NULL,
+            undoes TEXT
+        )
+        """
+    )
+    conn.execute("CREATE INDEX changes_by_set ON changes (change_set_id)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (("m001_create_changes", _create_changes),)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeStart:
+    """What is about to be written, logged (with the previous text) before the write."""
+
+    change_set_id: str
+    conversation_id: str
+    proposal_id: str
+    operation: str
+    kind: EditKind
+    path: str
+    new_path: str | None
+    before: str | None  # the note's text now; snapshotted when not None
+    hash_before: str | None
+    hash_after: str | None  # expected after the write
+    undoes: str | None = None
+
+
+def new_change_set_id() -> str:
+    """Return a fresh id for the changes of one approval or one undo."""
+    return secrets.token_hex(6)
+
+
+class SqliteChangeLog:
+    """Log changes in SQLite and keep previous note texts as snapshot files, both under DATA_DIR."""
+
+    def __init__(self, path: Path, snapshots_dir: Path) -> None:
+        self._db = SqliteDatabase(path, MIGRATIONS)
+        self._snapshots = snapshots_dir
+
+    def begin(self, start: ChangeStart, *, now: datetime) -> int:
+        """Snapshot the previous text (fsynced) and log the change as "started"; return the entry id.
+
+        The snapshot file is durable before the row that names it, and both before the note is written, so a
+        crash at any point leaves either nothing to undo or an entry whose previous text can be restored.
+        """
+        snapshot = None if start.before is None else self._write_snapshot(start.before)
+        row = (
+            start.change_set_id,
+            _utc_iso(now),
+            start.conversation_id,
+            start.proposal_id,
+            start.operation,
+            start.kind,
+            start.path,
+            start.new_path,
+            start.hash_before,
+            start.hash_after,
+            snapshot,
+            "started",
+            start.undoes,
+        )
+        with self._db.transaction() as conn:
+            cursor = conn.execute(
+                f"INSERT INTO changes ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row
+            )
+        if cursor.lastrowid is None:
+            raise InvalidRequest("the change log did not record the change")
+        return cursor.lastrowid
+
+    def finish(self, change_id: int, *, hash_after: str | None) -> None:
+        """Mark a started change applied, with the hash read back after the write (None: the note is gone)."""
+        with self._db.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE changes SET status = 'applied', hash_after = ? WHERE id = ?", (hash_after, change_id)
+            )
+        if cursor.rowcount == 0:
+            raise NotFound(f"no change log entry {change_id}")
+
+    def mark_undone(self, change_set_id: str) -> None:
+        """Mark every entry of a change set undone, so the next undo reaches the set before it."""
+        with self._db.transaction() as conn:
+            conn.execute("UPDATE changes SET status = 'undone' WHERE change_set_id = ?", (change_set_id,))
+
+    def snapshot_text(self, change: AppliedChange) -> str | None:
+        """Return the note's text from before the change, or None when it did not exist."""
+        if change.snapshot is None:
+            return None
+        try:
+            return (self._snapshots / change.snapshot).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise NotFound(f"the snapshot of {change.path} ({change.snapshot}) is missing: {exc}") from exc
+
+    def list(self, limit: int = 50) -> builtins.list[AppliedChange]:
+        """Return the most recent entries, newest first (undo entries included)."""
+        with self._db.transaction() as conn:
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM changes ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [_from_row(row) for row in rows]
+
+    def last_change_set(self) -> builtins.list[AppliedChange]:
+        """Return the entries of the newest change set not yet undone (and not an undo), in the order written."""
+        with self._db.transaction() as conn:
+            found = conn.execute(
+                "SELECT change_set_id FROM changes WHERE undoes IS NULL AND status != 'undone' ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+            if found is None:
+                return []
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM changes WHERE change_set_id = ? ORDER BY id", (found[0],)
+            ).fetchall()
+        return [_from_row(row) for row in rows]
+
+    def close(self) -> None:
+        """Release the connection."""
+        self._db.close()
+
+    def _write_snapshot(self, text: str) -> str:
+        self._snapshots.mkdir(parents=True, exist_ok=True)
+        name = f"{secrets.token_hex(8)}.md"
+        target = self._snapshots / name
+        with open(target, "xb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        _fsync_dir(self._snapshots)
+        return name
+
+
+def _fsync_dir(folder: Path) -> None:
+    # A new file's directory entry is only durable once its folder is fsynced (POSIX; Windows has no dir fds).
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _from_row(row: tuple[object, ...]) -> AppliedChange:
+    (cid, set_id, at, conversation, proposal, operation, kind, path, new_path, before, after, snap, status, undoes) = (
+        row
+    )
+    return AppliedChange(
+        id=cast(int, cid),
+        change_set_id=str(set_id),
+        at=datetime.fromisoformat(str(at)),
+        conversation_id=str(conversation),
+        proposal_id=str(proposal),
+        operation=str(operation),
+        kind=cast(EditKind, kind),
+        path=str(path),
+        new_path=None if new_path is None else str(new_path),
+        hash_before=None if before is None else str(before),
+        hash_after=None if after is None else str(after),
+        snapshot=None if snap is None else str(snap),
+        status=cast(ChangeStatus, status),
+        undoes=None if undoes is None else str(undoes),
+    )
+
+
+def _utc_iso(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        raise InvalidRequest("change log times must be timezone-aware")
+    return moment.astimezone(UTC).isoformat()

@@ -1,0 +1,172 @@
+"""Proposals kept server-side in SQLite until the user's next message approves or discards them."""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import cast
+
+from agent.edits.diffs import content_hash, unified_diff
+from core.edits import ProposalStatus, ProposedEdit
+from core.errors import InvalidRequest, NotFound
+from rag.sqlite_migrations import Migration, SqliteDatabase
+
+_COLUMNS = "id, conversation_id, operation, path, new_path, base_hash, new_text, diff, created_at, expires_at, status"
+_FINAL_STATUSES = ("applied", "discarded", "expired", "conflict")
+
+
+def _create_proposals(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE proposals (
+            id TEXT PRIMARY KEY,
+            conversation_id TEXT NOT NULL,
+            operation TEXT NOT NULL,
+            path TEXT NOT NULL,
+            new_path TEXT,
+            base_hash TEXT,
+            new_text TEXT,
+            diff TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            status TEXT NOT NULL
+        )
+        """
+    )
+    conn.execute("CREATE INDEX proposals_by_conversation ON proposals (conversation_id, status)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (("m001_create_proposals", _create_proposals),)
+
+
+def new_proposal(
+    *,
+    conversation_id: str,
+    operation: str,
+    path: str,
+    before: str | None,
+    after: str | None,
+    now: datetime,
+    ttl_minutes: float,
+    new_path: str | None = None,
+) -> ProposedEdit:
+    """Return a pending proposal with a fresh id, the diff of the whole note and the hash of `before`.
+
+    Args:
+        conversation_id: the conversation whose next user message answers the proposal.
+        operation: what the tool does, shown to the user ("append to section" ...).
+        path: the note's vault-relative path.
+        before: the note's current text, or None when it does not exist (a create).
+        after: its text after the edit (at `new_path` for a move), or None for a delete.
+        now: the current time.
+        ttl_minutes: how long the proposal stays open (WRITE settings `proposal_ttl_minutes`).
+        new_path: where a move puts the note.
+
+    """
+    if before is None and after is None:
+        raise InvalidRequest(f"{path!r} does not exist, so there is nothing to delete")
+    return ProposedEdit(
+        id=secrets.token_hex(4),
+        conversation_id=conversation_id,
+        operation=operation,
+        path=path,
+        new_path=new_path,
+        base_hash=None if before is None else content_hash(before),
+        new_text=after,
+        diff=unified_diff(path, before, after, new_path=new_path),
+        created_at=now,
+        expires_at=now + timedelta(minutes=ttl_minutes),
+    )
+
+
+class SqliteProposalStore:
+    """Keep proposals per conversation in one SQLite file; only code (never the model) changes their status."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = SqliteDatabase(path, MIGRATIONS)
+
+    def add(self, proposal: ProposedEdit) -> None:
+        """Store a new proposal (its id must be new)."""
+        row = (
+            proposal.id,
+            proposal.conversation_id,
+            proposal.operation,
+            proposal.path,
+            proposal.new_path,
+            proposal.base_hash,
+            proposal.new_text,
+            proposal.diff,
+            _utc_iso(proposal.created_at),
+            _utc_iso(proposal.expires_at),
+            proposal.status,
+        )
+        try:
+            with self._db.transaction() as conn:
+                conn.execute(f"INSERT INTO proposals ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        except sqlite3.IntegrityError as exc:
+            raise InvalidRequest(f"a proposal with id {proposal.id} already exists") from exc
+
+    def pending(self, conversation_id: str, now: datetime) -> list[ProposedEdit]:
+        """Return the conversation's proposals still waiting for an answer and not expired, oldest first."""
+        with self._db.transaction() as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM proposals WHERE conversation_id = ? AND status = 'pending' "
+                "AND expires_at > ? ORDER BY created_at, rowid",
+                (conversation_id, _utc_iso(now)),
+            ).fetchall()
+        return [_from_row(row) for row in rows]
+
+    def get(self, proposal_id: str) -> ProposedEdit | None:
+        """Return the proposal with this id, whatever its status, or None."""
+        with self._db.transaction() as conn:
+            row = conn.execute(f"SELECT {_COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)).fetchone()
+        return None if row is None else _from_row(row)
+
+    def mark(self, proposal_id: str, status: ProposalStatus) -> None:
+        """Set the final status of a pending proposal; a proposal already decided keeps its status."""
+        if status not in _FINAL_STATUSES:
+            raise InvalidRequest(f"a proposal can be marked {', '.join(_FINAL_STATUSES)}, not {status!r}")
+        with self._db.transaction() as conn:
+            found = conn.execute("SELECT status FROM proposals WHERE id = ?", (proposal_id,)).fetchone()
+            if found is None:
+                raise NotFound(f"no proposal with id {proposal_id}")
+            conn.execute("UPDATE proposals SET status = ? WHERE id = ? AND status = 'pending'", (status, proposal_id))
+
+    def expire(self, now: datetime) -> int:
+        """Mark every pending proposal whose time to live has passed as expired; return how many."""
+        with self._db.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE proposals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?",
+                (_utc_iso(now),),
+            )
+        return cursor.rowcount
+
+    def close(self) -> None:
+        """Release the connection."""
+        self._db.close()
+
+
+def _from_row(row: tuple[object, ...]) -> ProposedEdit:
+    (pid, conversation, operation, path, new_path, base_hash, new_text, diff, created, expires, status) = row
+    return ProposedEdit(
+        id=str(pid),
+        conversation_id=str(conversation),
+        operation=str(operation),
+        path=str(path),
+        new_path=None if new_path is None else str(new_path),
+        base_hash=None if base_hash is None else str(base_hash),
+        new_text=None if new_text is None else str(new_text),
+        diff=str(diff),
+        created_at=datetime.fromisoformat(str(created)),
+        expires_at=datetime.fromisoformat(str(expires)),
+        status=cast(ProposalStatus, status),
+    )
+
+
+def _utc_iso(moment: datetime) -> str:
+    # One fixed format (UTC, microseconds) so string comparison in SQL orders like time does.
+    if moment.tzinfo is None:
+        raise InvalidRequest("proposal times must be timezone-aware")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")

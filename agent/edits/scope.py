@@ -1,0 +1,90 @@
+"""Where edits may write: path shape, the fixed denylist, private folders, the writable allowlist and size.
+
+Only `.md` notes are writable. "Create an item in a base" creates a `.md` note that matches the base's filters;
+`.base` files themselves (and canvases, attachments) are never written. Symlinks are the writers' concern: this
+module checks path text only, and the file writer resolves the real path inside the vault.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from core.errors import InvalidRequest
+from core.settings import WriteSettings
+
+TRASH_FOLDER = ".trash"
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_writable(
+    path: str, *, settings: WriteSettings, for_delete: bool = False, reserved: Sequence[str] = ()
+) -> str:
+    """Return `path` normalised (vault-relative, `/`-separated) when an edit may write it, else raise InvalidRequest.
+
+    Args:
+        path: the vault-relative note path a tool gave.
+        settings: WRITABLE_FOLDERS and PRIVATE_FOLDERS.
+        for_delete: `path` is where a delete puts the note, so `.trash/` is allowed (and the allowlist skipped).
+        reserved: more vault-relative folders to refuse, e.g. DATA_DIR if it were inside the vault.
+
+    """
+    parts = _split(path)
+    in_trash = for_delete and len(parts) > 1 and parts[0] == TRASH_FOLDER
+    for part in parts[1:] if in_trash else parts:
+        if part.startswith("."):
+            raise InvalidRequest(f"{path!r}: dot folders and dotfiles (.obsidian, .git, .trash) are never written")
+    normalised = "/".join(parts)
+    for folder in reserved:
+        if _is_under(normalised, folder, fold_case=True):
+            raise InvalidRequest(f"{path!r}: the service's own data folder is never written")
+    if is_private(normalised, settings):
+        raise InvalidRequest(f"{path!r} is in a private folder; private notes are never read or changed")
+    if not normalised.lower().endswith(".md"):
+        raise InvalidRequest(f"{path!r}: only Markdown notes (.md) can be written")
+    # Exact case on purpose: on a case-sensitive file system "inbox/" is not the allowed "Inbox/".
+    writable = any(_is_under(normalised, folder, fold_case=False) for folder in settings.writable_folders)
+    if settings.writable_folders and not in_trash and not writable:
+        allowed = ", ".join(f"{folder}/" for folder in settings.writable_folders)
+        raise InvalidRequest(f"{path!r} is outside the writable folders ({allowed})")
+    return normalised
+
+
+def check_size(text: str, *, settings: WriteSettings) -> None:
+    """Raise InvalidRequest when `text` is larger than the per-note write limit."""
+    size = len(text.encode("utf-8"))
+    if size > settings.max_note_bytes:
+        raise InvalidRequest(f"the note would be {size} bytes, above the limit of {settings.max_note_bytes} bytes")
+
+
+def is_private(path: str, settings: WriteSettings) -> bool:
+    """Return True when `path` lies in one of PRIVATE_FOLDERS (compared case-insensitively, to err on privacy)."""
+    normalised = "/".join(part for part in path.replace("\\", "/").split("/") if part not in ("", "."))
+    return any(_is_under(normalised, folder, fold_case=True) for folder in settings.private_folders)
+
+
+def _split(path: str) -> list[str]:
+    if not path or not path.strip():
+        raise InvalidRequest("the note path is empty")
+    if _CONTROL.search(path):
+        raise InvalidRequest(f"{path!r}: control characters are not allowed in note paths")
+    if "\\" in path:
+        raise InvalidRequest(f"{path!r}: use '/' in vault paths, not backslashes")
+    if path.startswith("/") or path.startswith("~") or _DRIVE.match(path):
+        raise InvalidRequest(f"{path!r}: absolute paths are refused; give a path relative to the vault")
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise InvalidRequest(f"{path!r}: '..' is refused (it would lead outside the vault)")
+    if not parts or path.endswith("/"):
+        raise InvalidRequest(f"{path!r} is a folder, not a note")
+    return parts
+
+
+def _is_under(path: str, folder: str, *, fold_case: bool) -> bool:
+    prefix = folder.strip("/")
+    if not prefix:
+        return True
+    if fold_case:
+        path, prefix = path.casefold(), prefix.casefold()
+    return path == prefix or path.startswith(prefix + "/")

@@ -1,0 +1,131 @@
+"""FileVaultWriter: notes changed directly on disk, atomically (temp file, fsync, os.replace), inside the vault."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from agent.writers.paths import resolve_in_vault, trash_candidates
+from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
+
+NEW_FILE_MODE = 0o644  # mkstemp creates 0600; a new note should be readable like one Obsidian creates
+
+
+class FileVaultWriter:
+    """Write notes as files in the vault folder; deletes go to `<vault>/.trash/`, never unlinked."""
+
+    def __init__(self, vault_root: Path) -> None:
+        self._root = vault_root
+
+    @property
+    def name(self) -> str:
+        """Return "files"."""
+        return "files"
+
+    async def is_available(self) -> bool:
+        """Return True when the vault folder exists and is writable."""
+        return self._root.is_dir() and os.access(self._root, os.W_OK | os.X_OK)
+
+    async def read(self, path: str) -> str | None:
+        """Return the note's exact text (line endings kept), or None when it does not exist."""
+        target = resolve_in_vault(self._root, path)
+        try:
+            with open(target, encoding="utf-8", newline="") as handle:
+                return handle.read()
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError as exc:
+            raise InvalidRequest(f"{path!r} is a folder, not a note") from exc
+        except UnicodeDecodeError as exc:
+            raise InvalidRequest(f"{path!r} is not UTF-8 text") from exc
+        except OSError as exc:
+            raise UpstreamUnavailable("vault", f"could not read {path}: {exc.strerror}") from exc
+
+    async def write(self, path: str, content: str) -> None:
+        """Create or replace the note atomically, creating parent folders and keeping its permission bits."""
+        target = resolve_in_vault(self._root, path)
+        if target.is_dir():
+            raise InvalidRequest(f"{path!r} is a folder, not a note")
+        try:
+            await asyncio.to_thread(write_atomically, target, content)
+        except OSError as exc:
+            raise UpstreamUnavailable("vault", f"could not write {path}: {exc.strerror or exc}") from exc
+
+    async def delete(self, path: str) -> None:
+        """Move the note to `.trash/<path>` (" 1", " 2" ... added when that name is taken)."""
+        source = resolve_in_vault(self._root, path)
+        if not source.is_file():
+            raise NotFound(f"{path} does not exist in the vault")
+        for candidate in trash_candidates(path):
+            destination = resolve_in_vault(self._root, candidate, allow_trash=True)
+            if not destination.exists():
+                break
+        try:
+            await asyncio.to_thread(_rename, source, destination)
+        except OSError as exc:
+            raise UpstreamUnavailable("vault", f"could not move {path} to the trash: {exc.strerror}") from exc
+
+    async def move(self, path: str, new_path: str) -> None:
+        """Rename the note within the vault; an existing target is never overwritten (EditConflict)."""
+        source = resolve_in_vault(self._root, path)
+        destination = resolve_in_vault(self._root, new_path)
+        if not source.is_file():
+            raise NotFound(f"{path} does not exist in the vault")
+        # On a case-insensitive disk "Note.md" -> "note.md" finds itself; that rename is allowed.
+        if destination.exists() and not os.path.samefile(source, destination):
+            raise EditConflict(f"{new_path} already exists; refusing to overwrite it")
+        try:
+            await asyncio.to_thread(_rename, source, destination)
+        except OSError as exc:
+            raise UpstreamUnavailable("vault", f"could not move {path} to {new_path}: {exc.strerror}") from exc
+
+
+def write_atomically(target: Path, content: str) -> None:
+    """Write `content` to a temp file beside `target`, fsync it, os.replace it over `target`, fsync the folder.
+
+    A crash or error at any point leaves either the old note or the new one, never a torn file or a temp file.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = NEW_FILE_MODE
+    # A dot-prefixed temp name: Obsidian ignores it, so the half-written file never shows up as a note.
+    descriptor, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp_name, mode)
+        os.replace(temp_name, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+        raise
+    _fsync_folder(target.parent)
+
+
+def _rename(source: Path, destination: Path) -> None:
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    os.rename(source, destination)
+    _fsync_folder(destination.parent)
+    if source.parent != destination.parent:
+        _fsync_folder(source.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    # Makes the rename itself durable; some filesystems (and Windows) cannot open a folder, which is fine.
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

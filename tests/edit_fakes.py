@@ -1,0 +1,68 @@
+"""An in-memory NoteWriter with the contract's behaviour (delete to .trash/, move never overwrites)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Literal
+
+from core.errors import EditConflict, NotFound
+from core.settings import WriteSettings
+
+CrashPoint = Literal["before_write", "after_write"]
+
+
+def write_settings(**overrides: object) -> WriteSettings:
+    values: dict[str, object] = {
+        "backend": "files",
+        "obsidian_api_url": "https://127.0.0.1:27124",
+        "obsidian_api_key": None,
+        "writable_folders": (),
+        "private_folders": (),
+        "confirm": True,
+        "proposal_ttl_minutes": 30,
+        "max_writes_per_turn": 10,
+        "max_note_bytes": 10_000,
+    }
+    values.update(overrides)
+    return WriteSettings.model_validate(values)
+
+
+class InMemoryNoteWriter:
+    """Keep notes in a dict keyed by vault-relative path; `crash` makes the next write fail like a crash."""
+
+    name = "memory"
+
+    def __init__(self, notes: dict[str, str] | None = None, *, available: bool = True) -> None:
+        self.notes: dict[str, str] = dict(notes or {})
+        self.available = available
+        self.crash: CrashPoint | None = None
+
+    async def is_available(self) -> bool:
+        return self.available
+
+    async def read(self, path: str) -> str | None:
+        return self.notes.get(path)
+
+    async def write(self, path: str, content: str) -> None:
+        if self.crash == "before_write":
+            raise RuntimeError("simulated crash before the write")
+        self.notes[path] = content
+        if self.crash == "after_write":
+            raise RuntimeError("simulated crash after the write")
+
+    async def delete(self, path: str) -> None:
+        if path not in self.notes:
+            raise NotFound(f"{path} does not exist")
+        folder, _, file = path.rpartition("/")
+        stem, _, suffix = file.rpartition(".")
+        prefix = f".trash/{folder}/" if folder else ".trash/"
+        names = itertools.chain([prefix + file], (f"{prefix}{stem} {n}.{suffix}" for n in itertools.count(1)))
+        target = next(name for name in names if name not in self.notes)
+        self.notes[target] = self.notes.pop(path)
+
+    async def move(self, path: str, new_path: str) -> None:
+        if path not in self.notes:
+            raise NotFound(f"{path} does not exist")
+        if new_path in self.notes:
+            raise EditConflict(f"{new_path} already exists")
+        self.notes[new_path] = self.notes.pop(path)

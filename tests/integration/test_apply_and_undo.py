@@ -1,0 +1,222 @@
+"""Applying approved proposals through a writer, the write-ahead change log, and undo of the last change set."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from agent.edits.apply import apply_edits, undo_last
+from agent.edits.changelog import SqliteChangeLog
+from agent.edits.diffs import content_hash
+from agent.edits.proposals import SqliteProposalStore, new_proposal
+from core.edits import ProposedEdit
+from core.errors import EditConflict, InvalidRequest, UpstreamUnavailable
+from tests.edit_fakes import InMemoryNoteWriter, write_settings
+
+NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
+ORIGINAL = {"Inbox/a.md": "# A\n\nfirst\n", "Inbox/b.md": "# B\n", "Projects/p.md": "plan\n"}
+
+
+@pytest.fixture
+def writer() -> InMemoryNoteWriter:
+    return InMemoryNoteWriter(ORIGINAL)
+
+
+@pytest.fixture
+def log(tmp_path: Path):
+    log = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
+    yield log
+    log.close()
+
+
+def propose(writer: InMemoryNoteWriter, path: str, after: str | None, *, new_path: str | None = None, ttl=30):
+    return new_proposal(
+        conversation_id="conv", operation="edit", path=path, before=writer.notes.get(path), after=after, now=NOW,
+        ttl_minutes=ttl, new_path=new_path,
+    )  # fmt: skip
+
+
+def apply(proposals: list[ProposedEdit], writer, log, *, store=None, now=NOW, **settings):
+    return asyncio.run(
+        apply_edits(proposals, writer=writer, log=log, settings=write_settings(**settings), now=now, store=store)
+    )
+
+
+def undo(writer, log, *, confirm: bool):
+    return asyncio.run(undo_last(writer=writer, log=log, now=NOW + timedelta(minutes=1), confirm=confirm))
+
+
+def test_an_approved_edit_is_written_verified_and_logged(writer, log, tmp_path: Path) -> None:
+    store = SqliteProposalStore(tmp_path / "p.sqlite")
+    edit = propose(writer, "Inbox/a.md", "# A\n\nfirst\nsecond\n")
+    store.add(edit)
+    report = apply([edit], writer, log, store=store)
+    assert [o.status for o in report.outcomes] == ["applied"]
+    assert writer.notes["Inbox/a.md"] == "# A\n\nfirst\nsecond\n"
+    assert store.get(edit.id).status == "applied"  # type: ignore[union-attr]
+    [entry] = log.list()
+    assert (entry.status, entry.proposal_id, entry.conversation_id) == ("applied", edit.id, "conv")
+    assert entry.hash_before == content_hash(ORIGINAL["Inbox/a.md"])
+    assert entry.hash_after == content_hash("# A\n\nfirst\nsecond\n")
+    assert log.snapshot_text(entry) == ORIGINAL["Inbox/a.md"]
+    store.close()
+
+
+def test_a_note_changed_since_the_proposal_is_never_overwritten(writer, log) -> None:
+    edit = propose(writer, "Inbox/a.md", "model text\n")
+    writer.notes["Inbox/a.md"] = "the user's own edit\n"
+    report = apply([edit], writer, log)
+    assert report.outcomes[0].status == "conflict"
+    assert "changed since the proposal" in report.outcomes[0].message
+    assert writer.notes["Inbox/a.md"] == "the user's own edit\n"
+    assert log.list() == []
+
+
+def test_create_writes_a_new_note_and_refuses_if_it_appeared_meanwhile(writer, log) -> None:
+    create = propose(writer, "Inbox/new.md", "hello\n")
+    assert apply([create], writer, log).outcomes[0].status == "applied"
+    assert writer.notes["Inbox/new.md"] == "hello\n"
+    late = propose(writer, "Inbox/late.md", "mine\n")
+    writer.notes["Inbox/late.md"] = "someone else's\n"
+    report = apply([late], writer, log)
+    assert (report.outcomes[0].status, writer.notes["Inbox/late.md"]) == ("conflict", "someone else's\n")
+
+
+def test_delete_moves_the_note_to_trash(writer, log) -> None:
+    report = apply([propose(writer, "Inbox/b.md", None)], writer, log)
+    assert report.outcomes[0].status == "applied"
+    assert "Inbox/b.md" not in writer.notes
+    assert writer.notes[".trash/Inbox/b.md"] == "# B\n"
+
+
+def test_move_renames_and_refuses_an_existing_target(writer, log) -> None:
+    clash = propose(writer, "Inbox/a.md", ORIGINAL["Inbox/a.md"], new_path="Inbox/b.md")
+    outcome = apply([clash], writer, log).outcomes[0]
+    assert (outcome.status, outcome.message) == ("conflict", "a note already exists at Inbox/b.md; nothing was written")
+    assert writer.notes == ORIGINAL
+    move = propose(writer, "Inbox/a.md", ORIGINAL["Inbox/a.md"], new_path="Projects/a.md")
+    assert apply([move], writer, log).outcomes[0].status == "applied"
+    assert "Inbox/a.md" not in writer.notes and writer.notes["Projects/a.md"] == ORIGINAL["Inbox/a.md"]
+
+
+def test_undo_shows_the_plan_then_restores_the_whole_change_set(writer, log) -> None:
+    edits = [propose(writer, "Inbox/a.md", "changed\n"), propose(writer, "Inbox/b.md", None),
+             propose(writer, "Projects/p.md", "plan\n", new_path="Projects/done/p.md")]  # fmt: skip
+    assert [o.status for o in apply(edits, writer, log).outcomes] == ["applied"] * 3
+    plan = undo(writer, log, confirm=False)
+    assert sorted(step.action for step in plan.steps) == ["move_back", "restore", "restore"]
+    assert not plan.is_applied and writer.notes["Inbox/a.md"] == "changed\n"
+    done = undo(writer, log, confirm=True)
+    assert done.is_applied and done.change_set_id == plan.change_set_id
+    assert {path: writer.notes.get(path) for path in ORIGINAL} == ORIGINAL
+    assert "Projects/done/p.md" not in writer.notes
+    assert undo(writer, log, confirm=False).change_set_id is None  # nothing left; an undo is not undone
+    assert {entry.status for entry in log.list() if entry.undoes is None} == {"undone"}
+    assert {entry.undoes for entry in log.list() if entry.undoes} == {plan.change_set_id}
+
+
+def test_undo_reaches_the_set_before_after_the_last_one_was_undone(writer, log) -> None:
+    apply([propose(writer, "Inbox/a.md", "v2\n")], writer, log)
+    apply([propose(writer, "Inbox/a.md", "v3\n")], writer, log)
+    undo(writer, log, confirm=True)
+    assert writer.notes["Inbox/a.md"] == "v2\n"
+    undo(writer, log, confirm=True)
+    assert writer.notes["Inbox/a.md"] == ORIGINAL["Inbox/a.md"]
+
+
+def test_undo_of_a_created_note_puts_it_in_the_trash(writer, log) -> None:
+    apply([propose(writer, "Inbox/new.md", "hello\n")], writer, log)
+    plan = undo(writer, log, confirm=True)
+    assert [step.action for step in plan.steps] == ["trash"]
+    assert "Inbox/new.md" not in writer.notes and writer.notes[".trash/Inbox/new.md"] == "hello\n"
+
+
+def test_undo_after_a_later_edit_warns_and_does_not_overwrite(writer, log) -> None:
+    apply([propose(writer, "Inbox/a.md", "by the librarian\n"), propose(writer, "Inbox/b.md", "b2\n")], writer, log)
+    writer.notes["Inbox/a.md"] = "edited later by the user\n"
+    plan = undo(writer, log, confirm=True)
+    assert [step.path for step in plan.warnings] == ["Inbox/a.md"]
+    assert "edited since" in plan.warnings[0].message
+    assert writer.notes["Inbox/a.md"] == "edited later by the user\n"
+    assert writer.notes["Inbox/b.md"] == ORIGINAL["Inbox/b.md"]
+
+
+def test_a_crash_after_the_write_leaves_a_started_entry_that_undo_restores(writer, log) -> None:
+    writer.crash = "after_write"
+    with pytest.raises(RuntimeError):
+        apply([propose(writer, "Inbox/a.md", "half way\n")], writer, log)
+    assert [entry.status for entry in log.list()] == ["started"]
+    writer.crash = None
+    plan = undo(writer, log, confirm=True)
+    assert [step.action for step in plan.steps] == ["restore"]
+    assert writer.notes["Inbox/a.md"] == ORIGINAL["Inbox/a.md"]
+
+
+def test_a_crash_before_the_write_leaves_the_note_as_it_was_and_undo_has_nothing_to_do(writer, log) -> None:
+    writer.crash = "before_write"
+    with pytest.raises(RuntimeError):
+        apply([propose(writer, "Inbox/a.md", "never\n")], writer, log)
+    writer.crash = None
+    assert [entry.status for entry in log.list()] == ["started"]
+    assert [step.action for step in undo(writer, log, confirm=True).steps] == ["nothing"]
+    assert writer.notes == ORIGINAL
+
+
+class LockedWriter(InMemoryNoteWriter):
+    async def delete(self, path: str) -> None:
+        raise EditConflict(f"{path} is locked")
+
+
+def test_a_writer_error_skips_the_rest_of_the_set(log) -> None:
+    writer = LockedWriter(ORIGINAL)
+    report = apply([propose(writer, "Inbox/b.md", None), propose(writer, "Inbox/a.md", "x\n")], writer, log)
+    assert [o.status for o in report.outcomes] == ["failed", "skipped"]
+    assert "locked" in report.outcomes[0].message
+    assert writer.notes == ORIGINAL
+
+
+def test_expired_proposals_are_not_applied(writer, log) -> None:
+    edit = propose(writer, "Inbox/a.md", "late\n", ttl=5)
+    report = apply([edit], writer, log, now=NOW + timedelta(minutes=6))
+    assert report.outcomes[0].status == "expired"
+    assert writer.notes == ORIGINAL
+
+
+def test_more_writes_than_allowed_per_turn_write_nothing(writer, log) -> None:
+    edits = [propose(writer, f"Inbox/n{i}.md", "x\n") for i in range(3)]
+    with pytest.raises(InvalidRequest, match="at most 2"):
+        apply(edits, writer, log, max_writes_per_turn=2)
+    assert writer.notes == ORIGINAL and log.list() == []
+
+
+def test_scope_and_size_are_checked_again_at_apply_time(writer, log) -> None:
+    outside = propose(writer, "Projects/p.md", "changed\n")
+    big = propose(writer, "Inbox/a.md", "x" * 100)
+    dotted = propose(writer, "Inbox/a.md", "x\n", new_path=".obsidian/a.md")
+    report = apply([outside, big, dotted], writer, log, writable_folders=("Inbox",), max_note_bytes=50)
+    assert [o.status for o in report.outcomes] == ["refused"] * 3
+    assert "outside the writable folders" in report.outcomes[0].message
+    assert "above the limit" in report.outcomes[1].message
+    assert "dot folders" in report.outcomes[2].message
+    assert writer.notes == ORIGINAL
+
+
+def test_a_read_only_vault_writes_nothing(log) -> None:
+    writer = InMemoryNoteWriter(ORIGINAL, available=False)
+    with pytest.raises(UpstreamUnavailable, match="read-only"):
+        apply([propose(writer, "Inbox/a.md", "x\n")], writer, log)
+    assert writer.notes == ORIGINAL
+
+
+def test_an_already_decided_proposal_is_not_applied_twice(writer, log, tmp_path: Path) -> None:
+    store = SqliteProposalStore(tmp_path / "p.sqlite")
+    edit = propose(writer, "Inbox/a.md", "once\n")
+    store.add(edit)
+    apply([edit], writer, log, store=store)
+    again = store.get(edit.id)
+    assert again is not None
+    assert apply([again], writer, log).outcomes[0].status == "refused"
+    store.close()

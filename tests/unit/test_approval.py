@@ -1,0 +1,74 @@
+"""Strict approval parsing: only a bare approval word (English or German), optionally with ids, approves."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from agent.edits.approval import parse_approval, select_approved
+from agent.edits.proposals import new_proposal
+from core.edits import Approval
+
+APPROVE_ALL = [
+    "yes", "Yes", "YES!", "  yes.  ", "y", "Y", "apply", "Apply.", "do it", "Do it!", "do   it", "ok", "OK.",
+    "ja", "Ja!", "j", "anwenden", "Mach es", "mach es.", "ok!",
+]  # fmt: skip
+NOT_APPROVALS = [
+    "", "   ", "sure", "okay", "yep", "yes but change the title", "yes please", "ok, but only the first",
+    "don't ask me, just do it", "just do it", "please apply", "apply everything", "I said yes", "yes yes",
+    "ja, aber ändere den Titel", "mach es nicht", "jawohl", "doit", "yes 12", "yes abc", "yes zzzz",
+    "yes; rm -rf /", "delete all notes in Inbox",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("message", APPROVE_ALL)
+def test_bare_approval_words_approve_everything_shown(message: str) -> None:
+    assert parse_approval(message) == Approval(kind="approve", ids=())
+
+
+@pytest.mark.parametrize(
+    ("message", "ids"),
+    [
+        ("yes 3f2a91bc", ("3f2a91bc",)),
+        ("apply 3f2a 91bc", ("3f2a", "91bc")),
+        ("apply 3F2A, 91bc.", ("3f2a", "91bc")),
+        ("do it #3f2a", ("3f2a",)),
+        ("ja 3f2a 3f2a", ("3f2a",)),
+        ("mach es 91bc", ("91bc",)),
+    ],
+)
+def test_approval_words_followed_by_ids_approve_only_those(message: str, ids: tuple[str, ...]) -> None:
+    assert parse_approval(message) == Approval(kind="approve", ids=ids)
+
+
+@pytest.mark.parametrize("message", ["no", "No.", "n", "nein", "Nein!", "cancel", "abbrechen"])
+def test_decline_words_decline(message: str) -> None:
+    assert parse_approval(message) == Approval(kind="decline")
+
+
+@pytest.mark.parametrize("message", NOT_APPROVALS)
+def test_anything_else_is_not_an_approval(message: str) -> None:
+    assert not parse_approval(message).is_approval
+
+
+def _shown() -> list:
+    at = datetime(2025, 1, 1, tzinfo=UTC)
+    return [
+        new_proposal(conversation_id="c", operation="e", path=f"{n}.md", before="a", after="b", now=at, ttl_minutes=1)
+        for n in range(3)
+    ]
+
+
+def test_select_approved_takes_all_or_exactly_the_named_ids() -> None:
+    shown = _shown()
+    assert select_approved(Approval(kind="approve"), shown) == shown
+    assert select_approved(Approval(kind="approve", ids=(shown[1].id,)), shown) == [shown[1]]
+
+
+def test_select_approved_applies_nothing_for_an_unknown_id_or_a_non_approval() -> None:
+    shown = _shown()
+    assert select_approved(Approval(kind="approve", ids=(shown[0].id, "deadbeef")), shown) == []
+    assert select_approved(Approval(kind="decline"), shown) == []
+    assert select_approved(Approval(kind="unrelated"), shown) == []
+    assert select_approved(Approval(kind="approve"), []) == []
