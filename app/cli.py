@@ -20,6 +20,7 @@ from rich.markup import escape
 
 from app.answering import stream_answer_to
 from app.console import print_hits, print_report, print_status, progress_reporter
+from app.edit_commands import YesOption, print_changes, run_undo
 from app.log_redaction import install_log_redaction
 from app.wiring import Services, build_services, index_lock
 from core.domain import SearchFilters
@@ -178,6 +179,22 @@ def ask(
         except AppError as exc:
             err.print(f"\n[red]error:[/red] {escape(exc.message)}")
             raise typer.Exit(1) from exc
+
+
+@cli.command()
+def changes(
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="How many entries.")] = 50,
+    vault: VaultOption = None,
+) -> None:
+    """List applied changes, newest first (time, change set, proposal, operation, paths, hashes)."""
+    print_changes(out, load_settings(vault), limit)
+
+
+@cli.command()
+def undo(assume_yes: YesOption = False, vault: VaultOption = None) -> None:
+    """Undo the last applied change set, after showing what it restores and asking."""
+    settings = load_settings(vault)
+    raise typer.Exit(run_undo(out, settings, assume_yes=assume_yes, vault_root=settings.vault_path))
 
 
 @cli.command()

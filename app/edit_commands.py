@@ -1,0 +1,87 @@
+"""`librarian changes` and `librarian undo`: the change log of applied edits, and undoing the last change set."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from agent.edits.apply import undo_last
+from agent.edits.changelog import SqliteChangeLog
+from agent.writers import build_writer
+from core.edits import UndoPlan
+from core.errors import AppError
+from core.settings import Settings
+
+CHANGES_FILE = "changes.sqlite"
+SNAPSHOTS_DIR = "snapshots"
+
+
+def open_change_log(settings: Settings) -> SqliteChangeLog:
+    """Open the change log under DATA_DIR (created on first use)."""
+    return SqliteChangeLog(settings.data_dir / CHANGES_FILE, settings.data_dir / SNAPSHOTS_DIR)
+
+
+def print_changes(console: Console, settings: Settings, limit: int) -> None:
+    """Print the newest applied changes: time, change set, proposal, operation, paths, hashes."""
+    log = open_change_log(settings)
+    try:
+        changes = log.list(limit)
+    finally:
+        log.close()
+    if not changes:
+        console.print("no changes have been applied yet")
+        return
+    for change in changes:
+        target = f" → {change.new_path}" if change.new_path else ""
+        hashes = f"{(change.hash_before or 'new')[:8]} → {(change.hash_after or 'gone')[:8]}"
+        undo = f" (undoes {change.undoes})" if change.undoes else ""
+        console.print(
+            f"{change.at:%Y-%m-%d %H:%M} set {change.change_set_id} proposal {change.proposal_id} "
+            f"{change.operation} {escape(change.path)}{escape(target)} [{hashes}] {change.status}{undo}"
+        )
+
+
+def print_plan(console: Console, plan: UndoPlan) -> None:
+    """Print what an undo restores (or restored), warnings included."""
+    if plan.change_set_id is None:
+        console.print("nothing to undo")
+        return
+    verb = "undid" if plan.is_applied else "undo would"
+    console.print(f"{verb} change set {plan.change_set_id}:")
+    for step in plan.steps:
+        mark = "[yellow]![/yellow]" if step.action == "conflict" else "-"
+        console.print(f"  {mark} {escape(step.path)}: {escape(step.message)}")
+
+
+def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_root: Path) -> int:
+    """Show the undo plan, ask for confirmation, apply it; return the exit code."""
+    writer = build_writer(settings.writes, vault_root)
+    if writer is None:
+        console.print("[red]error:[/red] WRITE_BACKEND=none: the vault is read-only, so nothing can be undone")
+        return 1
+    log = open_change_log(settings)
+    try:
+        plan = asyncio.run(undo_last(writer=writer, log=log, now=datetime.now(UTC), confirm=False))
+        print_plan(console, plan)
+        if plan.change_set_id is None:
+            return 0
+        if not assume_yes and not typer.confirm("Apply this undo?", default=False):
+            console.print("nothing changed")
+            return 0
+        done = asyncio.run(undo_last(writer=writer, log=log, now=datetime.now(UTC), confirm=True))
+        print_plan(console, done)
+        return 0
+    except AppError as exc:
+        console.print(f"[red]error:[/red] {escape(exc.message)}")
+        return 1
+    finally:
+        log.close()
+
+
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")]
