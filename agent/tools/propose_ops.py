@@ -1,0 +1,176 @@
+"""Pure edits of a note's body for the propose tools: append, prepend, heading sections and tasks.
+
+Notes are edited line by line: a BOM and the note's line ending (LF or CRLF) are kept, and an edited note always
+ends with a newline. A heading's section runs from its heading line to the next heading of the same or a higher
+level, sub-sections included (as the Obsidian Local REST API targets it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.errors import InvalidRequest, NotFound
+from rag.notes.frontmatter import find_frontmatter_end
+from rag.notes.links import heading_key
+from rag.notes.markdown import heading_paths
+from rag.notes.scanner import HeadingSpan, Scan, scan_lines, split_lines
+
+_TASK = re.compile(r"^(?P<lead>[ \t]*(?:>[ \t]*)*(?:[-*+]|\d{1,9}[.)])[ \t]+\[)(?P<mark>.)(?P<rest>\].*)$")
+
+
+@dataclass(slots=True)
+class NoteLines:
+    """A note split into lines, with what rendering it back needs (BOM, line ending)."""
+
+    lines: list[str]
+    bom: str
+    eol: str
+
+    @classmethod
+    def parse(cls, text: str) -> NoteLines:
+        """Split `text` into lines, remembering its BOM and line ending."""
+        bom = "\ufeff" if text.startswith("\ufeff") else ""
+        return cls(split_lines(text), bom, "\r\n" if "\r\n" in text else "\n")
+
+    def render(self) -> str:
+        """Return the note's text; a non-empty note ends with a newline."""
+        if not self.lines:
+            return self.bom
+        return self.bom + self.eol.join(self.lines) + self.eol
+
+    @property
+    def body_start(self) -> int:
+        """Return the index of the first line after the frontmatter block (0 without one)."""
+        end = find_frontmatter_end(self.lines)
+        return 0 if end is None else end + 1
+
+    def scan(self) -> Scan:
+        """Scan the body (after the frontmatter); scanned line numbers are 1-based file lines."""
+        start = self.body_start
+        return scan_lines(self.lines[start:], first_line=start + 1)
+
+
+def content_lines(content: str, *, what: str = "content") -> list[str]:
+    """Return `content` as lines (a trailing newline adds none), refusing empty content."""
+    if not content.strip():
+        raise InvalidRequest(f"the {what} is empty; give the text to add")
+    return split_lines(content.removeprefix("\ufeff"))
+
+
+def append_to_note(text: str, content: str) -> str:
+    """Return the note with `content` added on new lines at its end."""
+    note = NoteLines.parse(text)
+    note.lines.extend(content_lines(content))
+    return note.render()
+
+
+def prepend_to_note(text: str, content: str) -> str:
+    """Return the note with `content` added at the start of its body, after any frontmatter."""
+    note = NoteLines.parse(text)
+    start = note.body_start
+    note.lines[start:start] = content_lines(content)
+    return note.render()
+
+
+def _find_heading(scan: Scan, heading: str) -> HeadingSpan:
+    """Return the heading named by the last part of "H1#H2", preferring one under the given parents."""
+    wanted = [heading_key(part) for part in heading.strip().lstrip("#").split("#") if part.strip()]
+    known = ", ".join(f"'{span.text}'" for span in scan.headings) or "none"
+    if not wanted:
+        raise InvalidRequest(f"the heading is empty; the note's headings are: {known}")
+    paths = heading_paths(scan.headings)
+    matches = [i for i, span in enumerate(scan.headings) if heading_key(span.text) == wanted[-1]]
+    for index in matches:
+        parents = iter(heading_key(text) for text in paths[index][:-1])
+        if all(parent in parents for parent in wanted[:-1]):  # parents in order, levels may be skipped
+            return scan.headings[index]
+    if not matches:
+        raise NotFound(f"the note has no heading {heading!r}; its headings are: {known}")
+    return scan.headings[matches[0]]
+
+
+def _section(note: NoteLines, heading: str) -> tuple[int, int]:
+    """Return [start, end) file-line indices of a heading's section body (after the heading line)."""
+    scan = note.scan()
+    span = _find_heading(scan, heading)
+    start = scan.lines[span.last].number  # 1-based number of the heading's last line = index of the next line
+    later = [other for other in scan.headings if other.first > span.last and other.level <= span.level]
+    end = scan.lines[later[0].first].number - 1 if later else len(note.lines)
+    return start, end
+
+
+def _content_end(lines: list[str], start: int, end: int) -> int:
+    """Return the index after the last non-blank line in [start, end), or `start` when all are blank."""
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def append_to_section(text: str, heading: str, content: str) -> str:
+    """Return the note with `content` added at the end of a heading's section, before its trailing blank lines."""
+    note = NoteLines.parse(text)
+    start, end = _section(note, heading)
+    at = _content_end(note.lines, start, end)
+    note.lines[at:at] = content_lines(content)
+    return note.render()
+
+
+def prepend_to_section(text: str, heading: str, content: str) -> str:
+    """Return the note with `content` added right under a heading."""
+    note = NoteLines.parse(text)
+    start, _ = _section(note, heading)
+    note.lines[start:start] = content_lines(content)
+    return note.render()
+
+
+def replace_section(text: str, heading: str, content: str) -> str:
+    """Return the note with a heading's section body (sub-sections included) replaced; the heading stays."""
+    note = NoteLines.parse(text)
+    start, end = _section(note, heading)
+    trailing = end - _content_end(note.lines, start, end)
+    note.lines[start:end] = content_lines(content) + [""] * trailing
+    return note.render()
+
+
+def add_task(text: str, task: str, *, heading: str = "") -> str:
+    """Return the note with `- [ ] task` added at its end, or at the end of a heading's section."""
+    lines = content_lines(task, what="task text")
+    if len(lines) != 1:
+        raise InvalidRequest("a task is one line of text")
+    item = f"- [ ] {lines[0].strip()}"
+    return append_to_section(text, heading, item) if heading.strip() else append_to_note(text, item)
+
+
+def _task_line(note: NoteLines, *, line: int, task: str) -> int:
+    """Return the index of the task line named by its 1-based number or by its exact text."""
+    if line:
+        if not 1 <= line <= len(note.lines) or _TASK.match(note.lines[line - 1]) is None:
+            raise NotFound(f"line {line} is not a task (- [ ] ...); list the note's tasks to find its line")
+        return line - 1
+    wanted = task.strip()
+    if not wanted:
+        raise InvalidRequest("toggle_task needs the task's line number or its exact text")
+    found = []
+    for scanned in note.scan().lines:
+        match = _TASK.match(note.lines[scanned.number - 1]) if scanned.kind == "text" else None
+        if match is not None and match["rest"][1:].strip() == wanted:
+            found.append(scanned.number - 1)
+    if not found:
+        raise NotFound(f"no task with the text {wanted!r}; give its exact text or its line number")
+    if len(found) > 1:
+        numbers = ", ".join(str(index + 1) for index in found)
+        raise InvalidRequest(f"{len(found)} tasks have the text {wanted!r} (lines {numbers}); give the line number")
+    return found[0]
+
+
+def toggle_task(text: str, *, line: int = 0, task: str = "") -> str:
+    """Return the note with one task checked (`[x]`) if it was open, or reopened (`[ ]`) otherwise."""
+    note = NoteLines.parse(text)
+    index = _task_line(note, line=line, task=task)
+    match = _TASK.match(note.lines[index])
+    if match is None:  # _task_line only returns task lines
+        raise NotFound(f"line {index + 1} is not a task")
+    mark = "x" if match["mark"] == " " else " "
+    note.lines[index] = f"{match['lead']}{mark}{match['rest']}"
+    return note.render()

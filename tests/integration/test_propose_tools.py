@@ -1,0 +1,156 @@
+"""The propose-only write tool over a copy of sample_vault: proposals are stored, the vault never changes."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from agent.edits.diffs import content_hash, unified_diff
+from agent.edits.proposals import SqliteProposalStore
+from agent.tools.outcome import ToolOutcome
+from agent.tools.propose import WRITE_TOOLS, ProposalToolbox
+from core.errors import InvalidRequest, NotFound
+from tests.edit_fakes import write_settings
+
+NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+NOTE = "Projects/Garden.md"
+NOTE_TEXT = "---\ntags:\n  - plants\n---\n# Garden\n## Ideas\n- one\n\n## Tasks\n- [ ] water\n"
+
+
+def vault_hashes(root: Path) -> dict[str, str]:
+    return {
+        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "sample_vault", root)
+    (root / NOTE).write_text(NOTE_TEXT, encoding="utf-8")
+    (root / "Private").mkdir()
+    (root / "Private" / "diary.md").write_text("secret\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
+    proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
+    yield proposals
+    proposals.close()
+
+
+@pytest.fixture
+def toolbox(vault: Path, store: SqliteProposalStore) -> ProposalToolbox:
+    settings = write_settings(private_folders=("Private",), max_note_bytes=2_000)
+    return ProposalToolbox(vault, store, settings, conversation_id="c1", clock=lambda: NOW)
+
+
+def run(toolbox: ProposalToolbox, name: str, arguments_json: str) -> ToolOutcome:
+    return asyncio.run(toolbox.run(name, arguments_json))
+
+
+CALLS = [
+    {"command": "create", "path": "Inbox/New idea", "content": "# New idea\nbody"},
+    {"command": "append", "path": NOTE, "content": "end"},
+    {"command": "prepend", "path": NOTE, "content": "start"},
+    {"command": "append_to_section", "path": NOTE, "heading": "Ideas", "content": "- two"},
+    {"command": "prepend_to_section", "path": NOTE, "heading": "Ideas", "content": "- zero"},
+    {"command": "replace_section", "path": NOTE, "heading": "Tasks", "content": "- [ ] dig"},
+    {"command": "set_property", "path": NOTE, "property": "status", "value": "active"},
+    {"command": "remove_property", "path": NOTE, "property": "tags"},
+    {"command": "add_tag", "path": NOTE, "value": "#veg"},
+    {"command": "remove_tag", "path": NOTE, "value": "plants"},
+    {"command": "add_alias", "path": NOTE, "value": "Veg patch"},
+    {"command": "add_task", "path": NOTE, "heading": "Tasks", "content": "weed"},
+    {"command": "toggle_task", "path": NOTE, "content": "water"},
+]
+
+
+@pytest.mark.parametrize("arguments", CALLS, ids=[str(call["command"]) for call in CALLS])
+def test_each_command_stores_a_proposal_and_leaves_the_vault_byte_identical(
+    arguments: dict[str, object], vault: Path, store: SqliteProposalStore, toolbox: ProposalToolbox
+) -> None:
+    before = vault_hashes(vault)
+    outcome = run(toolbox, "edit_note", json.dumps(arguments))
+    assert vault_hashes(vault) == before
+    [proposal] = store.pending("c1", NOW)
+    assert outcome.text.startswith(f"Proposed change {proposal.id} (not applied yet) to {proposal.path}:\n```diff\n")
+    assert proposal.diff in outcome.text
+    assert "The user must reply yes to apply it." in outcome.text
+    if arguments["command"] == "create":
+        assert (proposal.path, proposal.base_hash, proposal.kind) == ("Inbox/New idea.md", None, "create")
+        assert proposal.new_text == "# New idea\nbody\n"
+    else:
+        assert proposal.base_hash == content_hash(NOTE_TEXT)
+        assert proposal.kind == "replace"
+        assert proposal.new_text is not None and proposal.new_text != NOTE_TEXT
+        assert proposal.diff == unified_diff(NOTE, NOTE_TEXT, proposal.new_text)
+    assert proposal.operation == str(arguments["command"]).replace("_", " ")
+
+
+def test_toggle_task_proposal_holds_the_checked_task(store: SqliteProposalStore, toolbox: ProposalToolbox) -> None:
+    run(toolbox, "edit_note", json.dumps({"command": "toggle_task", "path": NOTE, "line": 10}))
+    [proposal] = store.pending("c1", NOW)
+    assert proposal.new_text == NOTE_TEXT.replace("- [ ] water", "- [x] water")
+    assert "-- [ ] water\n+- [x] water\n" in proposal.diff
+
+
+REFUSED = [
+    ({"command": "append", "path": ".obsidian/app.json", "content": "x"}, InvalidRequest, "never written"),
+    ({"command": "append", "path": ".obsidian/notes.md", "content": "x"}, InvalidRequest, "never written"),
+    ({"command": "create", "path": "../x.md", "content": "x"}, InvalidRequest, "'..' is refused"),
+    ({"command": "append", "path": "Private/diary.md", "content": "x"}, InvalidRequest, "private folder"),
+    ({"command": "create", "path": "/etc/x.md", "content": "x"}, InvalidRequest, "absolute paths"),
+    ({"command": "append", "path": NOTE, "content": "x" * 3_000}, InvalidRequest, "above the limit"),
+    ({"command": "create", "path": NOTE, "content": "x"}, InvalidRequest, "already exists"),
+    ({"command": "append", "path": "Inbox/Missing.md", "content": "x"}, NotFound, "does not exist"),
+    ({"command": "add_tag", "path": NOTE, "value": "plants"}, InvalidRequest, "already has"),
+    ({"command": "delete", "path": NOTE}, InvalidRequest, "invalid arguments for edit_note"),
+    ({"command": "append", "path": NOTE, "content": "x", "force": True}, InvalidRequest, "unknown parameter"),
+]
+
+
+@pytest.mark.parametrize(("arguments", "error", "message"), REFUSED, ids=[str(r[0]["path"]) + r[2] for r in REFUSED])
+def test_refused_calls_store_nothing_and_change_nothing(
+    arguments: dict[str, object],
+    error: type[Exception],
+    message: str,
+    vault: Path,
+    store: SqliteProposalStore,
+    toolbox: ProposalToolbox,
+) -> None:
+    before = vault_hashes(vault)
+    with pytest.raises(error, match=message):
+        run(toolbox, "edit_note", json.dumps(arguments))
+    assert vault_hashes(vault) == before
+    assert store.pending("c1", NOW) == []
+
+
+def test_symlink_leading_outside_the_vault_is_refused(
+    vault: Path, tmp_path: Path, store: SqliteProposalStore, toolbox: ProposalToolbox
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("outside\n", encoding="utf-8")
+    (vault / "Inbox" / "link.md").symlink_to(outside)
+    with pytest.raises(InvalidRequest, match="outside the vault"):
+        run(toolbox, "edit_note", json.dumps({"command": "append", "path": "Inbox/link.md", "content": "x"}))
+    assert outside.read_text(encoding="utf-8") == "outside\n"
+    assert store.pending("c1", NOW) == []
+
+
+def test_toolbox_offers_only_the_propose_tool(toolbox: ProposalToolbox) -> None:
+    [spec] = toolbox.specs()
+    assert spec.name == "edit_note" == WRITE_TOOLS[0].name
+    assert "Nothing is written" in spec.description
+    properties = spec.parameters["properties"]
+    assert isinstance(properties, dict) and {"command", "path", "content"} <= set(properties)

@@ -1,0 +1,149 @@
+"""The propose tools' pure text edits: exact resulting text for each operation, and clear refusals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from agent.tools import propose_frontmatter as fm
+from agent.tools import propose_ops as ops
+from core.errors import InvalidRequest, NotFound
+
+NOTE = """---
+# planning notes
+title: "Garden"  # shown in lists
+tags:
+  - plants
+status: draft
+---
+# Garden
+Intro
+
+## Ideas
+- one
+
+### Sub
+sub text
+
+## Done
+- [ ] water
+- [x] dig
+"""
+
+BODY = "# Garden\nIntro\n\n## Ideas\n- one\n\n### Sub\nsub text\n\n## Done\n- [ ] water\n- [x] dig\n"
+FRONT = '---\n# planning notes\ntitle: "Garden"  # shown in lists\ntags:\n  - plants\nstatus: draft\n---\n'
+
+Edit = Callable[[str], str]
+
+BODY_CASES: list[tuple[str, Edit, str]] = [
+    ("append to note", lambda t: ops.append_to_note(t, "Last line"), FRONT + BODY + "Last line\n"),
+    ("prepend after frontmatter", lambda t: ops.prepend_to_note(t, "First"), FRONT + "First\n" + BODY),
+    (
+        "append to section includes sub-sections",
+        lambda t: ops.append_to_section(t, "Ideas", "- two"),
+        FRONT + BODY.replace("sub text\n\n## Done", "sub text\n- two\n\n## Done"),
+    ),
+    (
+        "prepend to section",
+        lambda t: ops.prepend_to_section(t, "Ideas", "top"),
+        FRONT + BODY.replace("## Ideas\n- one", "## Ideas\ntop\n- one"),
+    ),
+    (
+        "replace section keeps heading and spacing",
+        lambda t: ops.replace_section(t, "## ideas", "fresh\ntext"),
+        FRONT + "# Garden\nIntro\n\n## Ideas\nfresh\ntext\n\n## Done\n- [ ] water\n- [x] dig\n",
+    ),
+    (
+        "nested heading path",
+        lambda t: ops.append_to_section(t, "Garden#Ideas#Sub", "more"),
+        FRONT + BODY.replace("sub text\n", "sub text\nmore\n"),
+    ),
+    (
+        "last section runs to the end",
+        lambda t: ops.append_to_section(t, "Done", "- [ ] rake"),
+        FRONT + BODY + "- [ ] rake\n",
+    ),
+    (
+        "add task under heading",
+        lambda t: ops.add_task(t, "sow beans", heading="Ideas"),
+        FRONT + BODY.replace("sub text\n", "sub text\n- [ ] sow beans\n"),
+    ),
+    ("add task at end", lambda t: ops.add_task(t, "rake"), FRONT + BODY + "- [ ] rake\n"),
+    ("toggle task by text", lambda t: ops.toggle_task(t, task="water"), NOTE.replace("- [ ] water", "- [x] water")),
+    ("untoggle task by line", lambda t: ops.toggle_task(t, line=19), NOTE.replace("- [x] dig", "- [ ] dig")),
+]
+
+
+@pytest.mark.parametrize(("case", "edit", "expected"), BODY_CASES, ids=[c[0] for c in BODY_CASES])
+def test_body_edits_produce_exact_text(case: str, edit: Edit, expected: str) -> None:
+    assert edit(NOTE) == expected
+
+
+FRONT_CASES: list[tuple[str, str, Edit, str]] = [
+    (
+        "set existing property in place",
+        NOTE,
+        lambda t: fm.set_property(t, "status", "done"),
+        NOTE.replace("status: draft", "status: done"),
+    ),
+    (
+        "set new list property last",
+        NOTE,
+        lambda t: fm.set_property(t, "people", ["Ana", "Bo"]),
+        NOTE.replace("status: draft\n", "status: draft\npeople:\n  - Ana\n  - Bo\n"),
+    ),
+    ("remove property", NOTE, lambda t: fm.remove_property(t, "status"), NOTE.replace("status: draft\n", "")),
+    ("add tag", NOTE, lambda t: fm.add_tag(t, "#veg"), NOTE.replace("  - plants\n", "  - plants\n  - veg\n")),
+    ("remove tag", NOTE, lambda t: fm.remove_tag(t, "Plants"), NOTE.replace("tags:\n  - plants\n", "")),
+    (
+        "add alias",
+        NOTE,
+        lambda t: fm.add_alias(t, "My Garden"),
+        NOTE.replace("status: draft\n", "status: draft\naliases:\n  - My Garden\n"),
+    ),
+    ("create frontmatter", "Body\n", lambda t: fm.set_property(t, "status", "new"), "---\nstatus: new\n---\nBody\n"),
+    (
+        "tag string becomes list",
+        "---\ntags: a b\n---\n",
+        lambda t: fm.add_tag(t, "c"),
+        "---\ntags:\n  - a\n  - b\n  - c\n---\n",
+    ),
+    ("empty block is removed", "---\nk: 1\n---\nx\n", lambda t: fm.remove_property(t, "k"), "x\n"),
+    ("flush list style kept", "---\nt:\n- a\n---\n", lambda t: fm.set_property(t, "n", 2), "---\nt:\n- a\nn: 2\n---\n"),
+]
+
+
+@pytest.mark.parametrize(("case", "before", "edit", "expected"), FRONT_CASES, ids=[c[0] for c in FRONT_CASES])
+def test_frontmatter_edits_produce_exact_text(case: str, before: str, edit: Edit, expected: str) -> None:
+    assert edit(before) == expected
+
+
+def test_frontmatter_round_trip_keeps_comments_quotes_and_order() -> None:
+    after = fm.set_property(NOTE, "owner", "me")
+    assert after.startswith('---\n# planning notes\ntitle: "Garden"  # shown in lists\ntags:\n  - plants\n')
+    assert after.endswith("status: draft\nowner: me\n---\n" + BODY)
+
+
+def test_crlf_and_bom_are_kept() -> None:
+    before = "\ufeff# A\r\nline\r\n"
+    assert ops.append_to_section(before, "A", "new") == "\ufeff# A\r\nline\r\nnew\r\n"
+
+
+REFUSALS: list[tuple[str, Edit, type[Exception]]] = [
+    ("missing heading", lambda t: ops.append_to_section(t, "Nope", "x"), NotFound),
+    ("empty content", lambda t: ops.append_to_note(t, "  "), InvalidRequest),
+    ("line is not a task", lambda t: ops.toggle_task(t, line=2), NotFound),
+    ("task text unknown", lambda t: ops.toggle_task(t, task="mow"), NotFound),
+    ("duplicate tag", lambda t: fm.add_tag(t, "plants"), InvalidRequest),
+    ("bad tag", lambda t: fm.add_tag(t, "two words"), InvalidRequest),
+    ("missing property", lambda t: fm.remove_property(t, "nope"), NotFound),
+    ("tag only inline", lambda t: fm.remove_tag(t, "garden"), NotFound),
+    ("bad yaml", lambda _: fm.set_property("---\na: [\n---\n", "b", 1), InvalidRequest),
+]
+
+
+@pytest.mark.parametrize(("case", "edit", "error"), REFUSALS, ids=[c[0] for c in REFUSALS])
+def test_impossible_edits_are_refused_with_a_clear_error(case: str, edit: Edit, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        edit(NOTE)
