@@ -19,7 +19,7 @@ from agent.tools import propose_ops as ops
 from agent.tools.definition import ToolArgs, describe_validation_error, parameters_schema, require
 from agent.tools.outcome import ToolOutcome
 from agent.tools.registry import parse_arguments
-from agent.writers.paths import resolve_in_vault
+from agent.writers.files import read_exact_text
 from core.chat import ToolSpec
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest, NotFound
@@ -186,23 +186,10 @@ class ProposalToolbox:
         """Return True when `name` is one of the toolbox's tools."""
         return name in self._tools
 
-    def _read(self, path: str) -> str | None:
-        """Return the note's exact text (as the file writer reads it), or None when it does not exist."""
-        target = resolve_in_vault(self._root, path)
-        try:
-            with open(target, encoding="utf-8", newline="") as handle:
-                return handle.read()
-        except FileNotFoundError:
-            return None
-        except IsADirectoryError as exc:
-            raise InvalidRequest(f"{path!r} is a folder, not a note") from exc
-        except UnicodeDecodeError as exc:
-            raise InvalidRequest(f"{path!r} is not UTF-8 text, so it is not edited") from exc
-
     def propose(self, args: EditNoteArgs) -> ProposedEdit:
         """Compute the edit, check scope and size, store the proposal and return it (blocking)."""
         path = check_writable(_note_path(args.path), settings=self._settings)
-        before = self._read(path)
+        before = read_exact_text(self._root, path)
         if args.command == "create" and before is not None:
             raise InvalidRequest(f"{path!r} already exists; use append or another command to change it")
         if args.command != "create" and before is None:

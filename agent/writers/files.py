@@ -15,6 +15,25 @@ from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavaila
 NEW_FILE_MODE = 0o644  # mkstemp creates 0600; a new note should be readable like one Obsidian creates
 
 
+def read_exact_text(root: Path, path: str) -> str | None:
+    """Return a note's exact text (line endings kept) inside `root`, or None when it does not exist.
+
+    Proposals hash what this returns and the writer re-reads with it, so both sides see the same bytes.
+    """
+    target = resolve_in_vault(root, path)
+    try:
+        with open(target, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError as exc:
+        raise InvalidRequest(f"{path!r} is a folder, not a note") from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidRequest(f"{path!r} is not UTF-8 text") from exc
+    except OSError as exc:
+        raise UpstreamUnavailable("vault", f"could not read {path}: {exc.strerror}") from exc
+
+
 class FileVaultWriter:
     """Write notes as files in the vault folder; deletes go to `<vault>/.trash/`, never unlinked."""
 
@@ -32,18 +51,7 @@ class FileVaultWriter:
 
     async def read(self, path: str) -> str | None:
         """Return the note's exact text (line endings kept), or None when it does not exist."""
-        target = resolve_in_vault(self._root, path)
-        try:
-            with open(target, encoding="utf-8", newline="") as handle:
-                return handle.read()
-        except FileNotFoundError:
-            return None
-        except IsADirectoryError as exc:
-            raise InvalidRequest(f"{path!r} is a folder, not a note") from exc
-        except UnicodeDecodeError as exc:
-            raise InvalidRequest(f"{path!r} is not UTF-8 text") from exc
-        except OSError as exc:
-            raise UpstreamUnavailable("vault", f"could not read {path}: {exc.strerror}") from exc
+        return read_exact_text(self._root, path)
 
     async def write(self, path: str, content: str) -> None:
         """Create or replace the note atomically, creating parent folders and keeping its permission bits."""
