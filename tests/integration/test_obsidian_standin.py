@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.integration.conftest import STANDIN_KEY as KEY
 from tests.obsidian_standin import StandinVault, obsidian_standin
 from tests.obsidian_standin.errors import MESSAGES
 
-KEY = "0123abcd" * 8
 NOTE = """---
 title: Fixture
 tags:
@@ -59,18 +58,6 @@ def vault(tmp_path: Path) -> Path:
     (root / "Projects" / "Deep" / "Notes.md").write_text("deep")
     (tmp_path / "outside.md").write_text("outside")
     return root
-
-
-@pytest.fixture
-def standin(vault: Path) -> Iterator[StandinVault]:
-    with StandinVault(vault, api_key=KEY) as running:
-        yield running
-
-
-@pytest.fixture
-def client(standin: StandinVault) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=standin.base_url, headers=standin.auth_headers) as http:
-        yield http
 
 
 def envelope(code: int, detail: str | None = None) -> dict[str, object]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -39,18 +38,6 @@ def vault(tmp_path: Path) -> Path:
     (tmp_path / "Doc.md").write_text(DOC)
     (tmp_path / "Fixture.md").write_text(NOTE)
     return tmp_path
-
-
-@pytest.fixture
-def standin(vault: Path) -> Iterator[StandinVault]:
-    with StandinVault(vault, api_key=KEY) as running:
-        yield running
-
-
-@pytest.fixture
-def client(standin: StandinVault) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=standin.base_url, headers=standin.auth_headers) as http:
-        yield http
 
 
 def patch(

@@ -1,0 +1,27 @@
+"""Fixtures shared by the Local REST API stand-in tests: the running stand-in over a module's `vault`, a client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.obsidian_standin import StandinVault
+
+STANDIN_KEY = "0123abcd" * 8  # the plugin's keys are 64 hex characters
+
+
+@pytest.fixture
+def standin(vault: Path) -> Iterator[StandinVault]:
+    """Serve the test module's `vault` folder like the Obsidian Local REST API plugin."""
+    with StandinVault(vault, api_key=STANDIN_KEY) as running:
+        yield running
+
+
+@pytest.fixture
+def client(standin: StandinVault) -> Iterator[httpx.Client]:
+    """Return an authenticated HTTP client for the stand-in."""
+    with httpx.Client(base_url=standin.base_url, headers=standin.auth_headers) as http:
+        yield http
