@@ -12,7 +12,7 @@ from pydantic import Field
 
 from agent.tools.base_expressions import UnsupportedExpression
 from agent.tools.base_filters import Row, column_value, matches
-from agent.tools.definition import Tool, ToolArgs, require
+from agent.tools.definition import Tool, ToolArgs, pick_one, require
 from agent.tools.outcome import Part, Reply, data_part, format_value, reply
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, clean_relative_path
@@ -90,12 +90,7 @@ def _find_base(snapshot: VaultSnapshot, ref: str) -> str:
     bases = [path for path in snapshot.other_files if path.lower().endswith(BASE_SUFFIX)]
     exact = [path for path in bases if path.casefold().removesuffix(BASE_SUFFIX) == wanted]
     by_name = [path for path in bases if PurePosixPath(path).stem.casefold() == wanted]
-    found = exact or by_name
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise InvalidRequest(f"'{ref}' matches several bases: {', '.join(found)}; pass the full path")
-    raise NotFound(f"no base named '{ref}'; bases: {', '.join(bases) or 'none'}")
+    return pick_one(exact, by_name, ref=ref, what="base", known=bases, hint="; pass the full path")
 
 
 def _describe_view(base: BaseFile, view: BaseView) -> str:

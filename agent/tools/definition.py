@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from agent.tools.outcome import Reply
 from agent.tools.reader import VaultReader
 from core.chat import ToolSpec
-from core.errors import InvalidRequest
+from core.errors import InvalidRequest, NotFound
 
 
 class ToolArgs(BaseModel):
@@ -95,3 +95,13 @@ class Tool(Generic[ArgsT]):
         except ValidationError as exc:
             raise InvalidRequest(describe_validation_error(self.name, self.args, exc)) from exc
         return self.handler(reader, parsed)
+
+
+def pick_one(exact: list[str], by_name: list[str], *, ref: str, what: str, known: list[str], hint: str = "") -> str:
+    """Return the single match for `ref` (exact path first, then by name), or say clearly why there is none."""
+    found = exact or by_name
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise InvalidRequest(f"'{ref}' matches several {what}s: {', '.join(found)}{hint}")
+    raise NotFound(f"no {what} named '{ref}'; {what}s: {', '.join(known) or 'none'}")

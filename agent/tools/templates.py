@@ -6,11 +6,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.tools.definition import Tool, ToolArgs, require
+from agent.tools.definition import Tool, ToolArgs, pick_one, require
 from agent.tools.outcome import Part, Reply, note_part, reply
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, clean_relative_path
-from core.errors import InvalidRequest, NotFound
 
 
 class TemplatesArgs(ToolArgs):
@@ -34,12 +33,7 @@ def _find(templates: dict[str, str], name: str) -> str:
     wanted = clean_relative_path(name, what="template name").removesuffix(".md").casefold()
     exact = [path for key, path in templates.items() if key.casefold() == wanted]
     by_name = [path for key, path in templates.items() if key.rpartition("/")[2].casefold() == wanted]
-    found = exact or by_name
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise InvalidRequest(f"'{name}' matches several templates: {', '.join(found)}")
-    raise NotFound(f"no template named '{name}'; templates: {', '.join(templates) or 'none'}")
+    return pick_one(exact, by_name, ref=name, what="template", known=list(templates))
 
 
 def run_templates(reader: VaultReader, args: TemplatesArgs) -> Reply:
