@@ -33,6 +33,9 @@ class ProposedEdit:
     created_at: datetime
     expires_at: datetime
     status: ProposalStatus = "pending"
+    # The proposal this one builds on (an earlier edit of the same note this turn, or the move whose links it
+    # updates): it applies only together with, and after, that one.
+    depends_on: str | None = None
 
     @property
     def kind(self) -> EditKind:

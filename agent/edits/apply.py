@@ -76,15 +76,27 @@ async def apply_edits(
         raise UpstreamUnavailable(f"the vault writer ({writer.name})", "the vault is read-only right now")
     change_set_id = new_change_set_id()
     outcomes: list[EditOutcome] = []
+    applied: set[str] = set()
     for proposal in proposals:
-        if any(outcome.status == "failed" for outcome in outcomes):
-            outcome = EditOutcome(proposal.id, proposal.path, "skipped", "not applied: an earlier change failed")
+        skip = _skip_reason(proposal, outcomes, applied)
+        if skip:
+            outcome = EditOutcome(proposal.id, proposal.path, "skipped", skip)
         else:
             outcome = await _apply_one(proposal, change_set_id, writer=writer, log=log, settings=settings, now=now)
+        if outcome.status in ("applied", "unverified"):
+            applied.add(proposal.id)
         outcomes.append(outcome)
         if store is not None:
             store.mark(proposal.id, _PROPOSAL_STATUS[outcome.status])
     return ApplyReport(change_set_id=change_set_id, outcomes=tuple(outcomes))
+
+
+def _skip_reason(proposal: ProposedEdit, outcomes: Sequence[EditOutcome], applied: set[str]) -> str:
+    if any(outcome.status == "failed" for outcome in outcomes):
+        return "not applied: an earlier change failed"
+    if proposal.depends_on is not None and proposal.depends_on not in applied:
+        return f"not applied: it builds on change {proposal.depends_on}, which was not applied with it"
+    return ""
 
 
 async def _apply_one(
@@ -108,6 +120,9 @@ async def _apply_one(
     except InvalidRequest as exc:
         return outcome("refused", exc.message)
     current = await writer.read(proposal.path)
+    if proposal.new_path is None and current is not None and current == proposal.new_text:
+        # Already as proposed (e.g. Obsidian updated this link itself when it moved the note): nothing to write.
+        return outcome("applied", f"{proposal.operation}: {proposal.path} already reads as proposed")
     conflict = await _conflict(proposal, current, writer)
     if conflict:
         return outcome("conflict", f"{conflict}; nothing was written")

@@ -13,7 +13,10 @@ from core.edits import ProposalStatus, ProposedEdit
 from core.errors import InvalidRequest, NotFound
 from rag.sqlite_migrations import Migration, SqliteDatabase
 
-_COLUMNS = "id, conversation_id, operation, path, new_path, base_hash, new_text, diff, created_at, expires_at, status"
+_COLUMNS = (
+    "id, conversation_id, operation, path, new_path, base_hash, new_text, diff, created_at, expires_at, status, "
+    "depends_on"
+)
 _FINAL_STATUSES = ("applied", "discarded", "expired", "conflict")
 
 
@@ -38,7 +41,23 @@ def _create_proposals(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX proposals_by_conversation ON proposals (conversation_id, status)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (("m001_create_proposals", _create_proposals),)
+def _add_depends_on(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE proposals ADD COLUMN depends_on TEXT")
+
+
+def _create_undo_requests(conn: sqlite3.Connection) -> None:
+    # An undo shown in chat and waiting for the user's yes: at most one per conversation.
+    conn.execute(
+        "CREATE TABLE undo_requests (conversation_id TEXT PRIMARY KEY, change_set_id TEXT NOT NULL, "
+        "expires_at TEXT NOT NULL)"
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    ("m001_create_proposals", _create_proposals),
+    ("m002_add_depends_on", _add_depends_on),
+    ("m003_create_undo_requests", _create_undo_requests),
+)
 
 
 def new_proposal(
@@ -51,6 +70,7 @@ def new_proposal(
     now: datetime,
     ttl_minutes: float,
     new_path: str | None = None,
+    depends_on: str | None = None,
 ) -> ProposedEdit:
     """Return a pending proposal with a fresh id, the diff of the whole note and the hash of `before`.
 
@@ -63,6 +83,7 @@ def new_proposal(
         now: the current time.
         ttl_minutes: how long the proposal stays open (WRITE settings `proposal_ttl_minutes`).
         new_path: where a move puts the note.
+        depends_on: the proposal this one builds on and applies only after.
 
     """
     if before is None and after is None:
@@ -78,6 +99,7 @@ def new_proposal(
         diff=unified_diff(path, before, after, new_path=new_path),
         created_at=now,
         expires_at=now + timedelta(minutes=ttl_minutes),
+        depends_on=depends_on,
     )
 
 
@@ -101,10 +123,11 @@ class SqliteProposalStore:
             _utc_iso(proposal.created_at),
             _utc_iso(proposal.expires_at),
             proposal.status,
+            proposal.depends_on,
         )
         try:
             with self._db.transaction() as conn:
-                conn.execute(f"INSERT INTO proposals ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                conn.execute(f"INSERT INTO proposals ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
         except sqlite3.IntegrityError as exc:
             raise InvalidRequest(f"a proposal with id {proposal.id} already exists") from exc
 
@@ -134,6 +157,58 @@ class SqliteProposalStore:
                 raise NotFound(f"no proposal with id {proposal_id}")
             conn.execute("UPDATE proposals SET status = ? WHERE id = ? AND status = 'pending'", (status, proposal_id))
 
+    def discard_pending(self, conversation_id: str) -> list[ProposedEdit]:
+        """Mark the conversation's pending proposals discarded (expired ones included); return those still open."""
+        with self._db.transaction() as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM proposals WHERE conversation_id = ? AND status = 'pending' "
+                "ORDER BY created_at, rowid",
+                (conversation_id,),
+            ).fetchall()
+            conn.execute(
+                "UPDATE proposals SET status = 'discarded' WHERE conversation_id = ? AND status = 'pending'",
+                (conversation_id,),
+            )
+        return [_from_row(row) for row in rows]
+
+    def latest(self, conversation_id: str) -> ProposedEdit | None:
+        """Return the conversation's most recent proposal, whatever its status, or None."""
+        with self._db.transaction() as conn:
+            row = conn.execute(
+                f"SELECT {_COLUMNS} FROM proposals WHERE conversation_id = ? ORDER BY created_at DESC, rowid DESC "
+                "LIMIT 1",
+                (conversation_id,),
+            ).fetchone()
+        return None if row is None else _from_row(row)
+
+    def request_undo(self, conversation_id: str, change_set_id: str, expires_at: datetime) -> None:
+        """Remember that an undo of `change_set_id` was shown in the conversation and waits for a yes."""
+        with self._db.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO undo_requests (conversation_id, change_set_id, expires_at) VALUES (?, ?, ?)",
+                (conversation_id, change_set_id, _utc_iso(expires_at)),
+            )
+
+    def take_undo_request(self, conversation_id: str, now: datetime) -> str | None:
+        """Forget the conversation's undo request; return its change set id if it had not expired."""
+        with self._db.transaction() as conn:
+            row = conn.execute(
+                "SELECT change_set_id, expires_at FROM undo_requests WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
+            conn.execute("DELETE FROM undo_requests WHERE conversation_id = ?", (conversation_id,))
+        if row is None or str(row[1]) <= _utc_iso(now):
+            return None
+        return str(row[0])
+
+    def has_undo_request(self, conversation_id: str, now: datetime) -> bool:
+        """Return True when an undo shown in the conversation waits for an answer and has not expired."""
+        with self._db.transaction() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM undo_requests WHERE conversation_id = ? AND expires_at > ?",
+                (conversation_id, _utc_iso(now)),
+            ).fetchone()
+        return row is not None
+
     def expire(self, now: datetime) -> int:
         """Mark every pending proposal whose time to live has passed as expired; return how many."""
         with self._db.transaction() as conn:
@@ -149,7 +224,7 @@ class SqliteProposalStore:
 
 
 def _from_row(row: tuple[object, ...]) -> ProposedEdit:
-    (pid, conversation, operation, path, new_path, base_hash, new_text, diff, created, expires, status) = row
+    pid, conversation, operation, path, new_path, base_hash, new_text, diff, created, expires, status, depends_on = row
     return ProposedEdit(
         id=str(pid),
         conversation_id=str(conversation),
@@ -162,6 +237,7 @@ def _from_row(row: tuple[object, ...]) -> ProposedEdit:
         created_at=datetime.fromisoformat(str(created)),
         expires_at=datetime.fromisoformat(str(expires)),
         status=cast(ProposalStatus, status),
+        depends_on=None if depends_on is None else str(depends_on),
     )
 
 

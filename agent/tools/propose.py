@@ -1,25 +1,24 @@
-"""The propose-only write tool: `edit_note` computes a change, stores it as a proposal, and never writes."""
+"""The propose-only write tools: `edit_note` and its kin plan a change, the toolbox stores it as a proposal."""
 
 from __future__ import annotations
 
 import asyncio
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import json
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from agent.edits.proposals import SqliteProposalStore, new_proposal
 from agent.edits.scope import check_size, check_writable
 from agent.tools import propose_frontmatter as fm
 from agent.tools import propose_ops as ops
-from agent.tools.definition import ToolArgs, describe_validation_error, parameters_schema, require
+from agent.tools.definition import ToolArgs, require
 from agent.tools.outcome import ToolOutcome
+from agent.tools.propose_kit import PlannedEdit, ProposeContext, ProposeTool, describe_proposal
+from agent.tools.reader import VaultReader
 from agent.tools.registry import parse_arguments
-from agent.writers.files import read_exact_text
 from core.chat import ToolSpec
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest, NotFound
@@ -40,7 +39,6 @@ EditCommand = Literal[
     "add_task",
     "toggle_task",
 ]
-_BACKTICKS = re.compile(r"`{3,}")
 
 
 class EditNoteArgs(ToolArgs):
@@ -104,54 +102,6 @@ def compute_after(before: str, args: EditNoteArgs) -> str:
     return ops.toggle_task(before, line=args.line, task=content)
 
 
-def _operation(args: EditNoteArgs) -> str:
-    return args.command.replace("_", " ")
-
-
-def describe_proposal(proposal: ProposedEdit) -> str:
-    """Return the text the model reads: the proposal id, the diff, and that only the user can apply it."""
-    longest = max((len(run) for run in _BACKTICKS.findall(proposal.diff)), default=2)
-    fence = "`" * max(3, longest + 1)  # a fence longer than any in the note, so the diff cannot close it
-    return (
-        f"Proposed change {proposal.id} (not applied yet) to {proposal.path}:\n"
-        f"{fence}diff\n{proposal.diff}{fence}\n"
-        "The user must reply yes to apply it. You cannot apply changes yourself and no tool writes: show the "
-        "user this diff and the id, ask them to reply yes or no, and do not propose the same change again."
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class ProposeTool:
-    """A write tool offered to the model; it only proposes."""
-
-    name: str
-    description: str
-    args: type[EditNoteArgs]
-
-    def spec(self) -> ToolSpec:
-        """Return what the model is shown: name, description and parameter schema."""
-        return ToolSpec(self.name, self.description, parameters_schema(self.args))
-
-    def parse(self, arguments: Mapping[str, object]) -> EditNoteArgs:
-        """Validate the model's arguments, or raise InvalidRequest saying what to send."""
-        try:
-            return self.args.model_validate(arguments)
-        except ValidationError as exc:
-            raise InvalidRequest(describe_validation_error(self.name, self.args, exc)) from exc
-
-
-EDIT_NOTE = ProposeTool(
-    name="edit_note",
-    description=(
-        "Propose a change to one note: create it, add text, change a heading's section, a property, a tag, "
-        "an alias or a task. Nothing is written: the change is shown to the user as a diff and applied only "
-        "if the user replies yes. Read the note first so headings and lines are right."
-    ),
-    args=EditNoteArgs,
-)
-WRITE_TOOLS: tuple[ProposeTool, ...] = (EDIT_NOTE,)
-
-
 def _note_path(path: str) -> str:
     """Return the path with `.md` added when its file name has no extension (models often leave it out)."""
     cleaned = path.strip()
@@ -159,24 +109,57 @@ def _note_path(path: str) -> str:
     return cleaned if "." in name or not name else cleaned + ".md"
 
 
+def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedEdit]:
+    """Plan one edit_note call: the note's text now and after the edit."""
+    path = check_writable(_note_path(args.path), settings=context.settings)
+    before = context.read(path)
+    if args.command == "create" and before is not None:
+        raise InvalidRequest(f"{path!r} already exists; use append or another command to change it")
+    if args.command != "create" and before is None:
+        raise NotFound(f"{path!r} does not exist; use command create to make a new note")
+    return [PlannedEdit(args.command.replace("_", " "), path, before, compute_after(before or "", args))]
+
+
+EDIT_NOTE: ProposeTool[EditNoteArgs] = ProposeTool(
+    name="edit_note",
+    description=(
+        "Propose a change to one note: create it, add text, change a heading's section, a property, a tag, "
+        "an alias or a task. Nothing is written: the change is shown to the user as a diff and applied only "
+        "if the user replies yes. Read the note first so headings and lines are right."
+    ),
+    args=EditNoteArgs,
+    planner=plan_edit_note,
+)
+WRITE_TOOLS: tuple[ProposeTool[Any], ...] = (EDIT_NOTE,)
+
+
 class ProposalToolbox:
-    """Offer the write tools and turn each call into a stored proposal; the vault is only ever read."""
+    """One turn's write tools: turn each call into stored proposals; the vault is only ever read.
+
+    Edits proposed earlier in the turn are laid over the vault, so a second edit of a note builds on the first
+    (and depends on it); at most WRITE_MAX_WRITES_PER_TURN proposals are made per turn.
+    """
 
     def __init__(
         self,
-        reader_root: Path,
+        reader: VaultReader,
         store: SqliteProposalStore,
         settings: WriteSettings,
         *,
         conversation_id: str,
         clock: Callable[[], datetime],
+        tools: Sequence[ProposeTool[Any]] = WRITE_TOOLS,
     ) -> None:
-        self._root = reader_root
+        self._reader = reader
         self._store = store
         self._settings = settings
         self._conversation_id = conversation_id
         self._clock = clock
-        self._tools = {tool.name: tool for tool in WRITE_TOOLS}
+        self._tools = {tool.name: tool for tool in tools}
+        self._overlay: dict[str, str | None] = {}
+        self._last_on_path: dict[str, str] = {}
+        self._calls: dict[tuple[str, str], list[ProposedEdit]] = {}  # a repeated call returns its first proposals
+        self.proposals: list[ProposedEdit] = []  # made this turn, in order
 
     def specs(self) -> list[ToolSpec]:
         """Return every write tool's spec."""
@@ -186,44 +169,74 @@ class ProposalToolbox:
         """Return True when `name` is one of the toolbox's tools."""
         return name in self._tools
 
-    def propose(self, args: EditNoteArgs) -> ProposedEdit:
-        """Compute the edit, check scope and size, store the proposal and return it (blocking)."""
-        path = check_writable(_note_path(args.path), settings=self._settings)
-        before = read_exact_text(self._root, path)
-        if args.command == "create" and before is not None:
-            raise InvalidRequest(f"{path!r} already exists; use append or another command to change it")
-        if args.command != "create" and before is None:
-            raise NotFound(f"{path!r} does not exist; use command create to make a new note")
-        after = compute_after(before or "", args)
-        if after == before:
-            raise InvalidRequest(f"the edit would not change {path!r}; nothing was proposed")
-        check_size(after, settings=self._settings)
-        proposal = new_proposal(
-            conversation_id=self._conversation_id,
-            operation=_operation(args),
-            path=path,
-            before=before,
-            after=after,
-            now=self._clock(),
-            ttl_minutes=self._settings.proposal_ttl_minutes,
-        )
-        self._store.add(proposal)
-        return proposal
-
     def run_blocking(self, name: str, arguments_json: str) -> ToolOutcome:
         """Run one tool call in the calling thread; see `run`."""
         tool = self._tools.get(name)
         if tool is None:
             raise InvalidRequest(f"there is no tool '{name}'; the write tools are: {', '.join(self._tools)}")
-        proposal = self.propose(tool.parse(parse_arguments(name, arguments_json)))
-        return ToolOutcome(describe_proposal(proposal))
+        arguments = parse_arguments(name, arguments_json)
+        call_key = (name, json.dumps(arguments, sort_keys=True))
+        if call_key in self._calls:  # small models repeat calls; the same call must not propose the edit twice
+            return ToolOutcome("\n\n".join(describe_proposal(p) for p in self._calls[call_key]))
+        context = ProposeContext(self._reader, self._settings, root=self._reader.root, overlay=self._overlay)
+        planned = tool.plan(context, arguments)
+        if not planned:
+            raise InvalidRequest(f"{name} found nothing to change; nothing was proposed")
+        for edit in planned:
+            self._check(edit)
+        limit = self._settings.max_writes_per_turn
+        if len(self.proposals) + len(planned) > limit:
+            raise InvalidRequest(
+                f"that would make {len(self.proposals) + len(planned)} changes this turn, but at most {limit} may be "
+                "proposed per turn (WRITE_MAX_WRITES_PER_TURN); let the user approve these first, then propose the rest"
+            )
+        made = [self._store_plan(edit, first=planned[0]) for edit in planned]
+        self._calls[call_key] = made
+        return ToolOutcome("\n\n".join(describe_proposal(p) for p in made))
 
     async def run(self, name: str, arguments_json: str) -> ToolOutcome:
-        """Run one tool call in a worker thread and return the proposal's id and diff for the model.
+        """Run one tool call in a worker thread and return the proposals' ids and diffs for the model.
 
         Raises:
-            InvalidRequest: unknown tool, bad arguments, a path that may not be written, a note too large.
+            InvalidRequest: unknown tool, bad arguments, a path that may not be written, a note too large, an edit
+                that changes nothing, more proposals than allowed per turn.
             NotFound: the note, heading, property, tag or task does not exist.
 
         """
         return await asyncio.to_thread(self.run_blocking, name, arguments_json)
+
+    def _check(self, edit: PlannedEdit) -> None:
+        # Scope is checked here for every tool, whatever its planner did; apply checks it again.
+        for path in (edit.path, edit.new_path):
+            if path is not None and check_writable(path, settings=self._settings) != path:
+                raise InvalidRequest(f"{path!r} is not a normalised vault path")
+        if edit.after is not None:
+            check_size(edit.after, settings=self._settings)
+        if edit.new_path is None and edit.after == edit.before:
+            raise InvalidRequest(f"the edit would not change {edit.path!r}; nothing was proposed")
+
+    def _store_plan(self, edit: PlannedEdit, *, first: PlannedEdit) -> ProposedEdit:
+        depends_on = self._last_on_path.get(edit.path)
+        if edit.follows_first and edit is not first:
+            depends_on = self._last_on_path.get(first.new_path or first.path)
+        proposal = new_proposal(
+            conversation_id=self._conversation_id,
+            operation=edit.operation,
+            path=edit.path,
+            before=edit.before,
+            after=edit.after,
+            now=self._clock(),
+            ttl_minutes=self._settings.proposal_ttl_minutes,
+            new_path=edit.new_path,
+            depends_on=depends_on,
+        )
+        self._store.add(proposal)
+        self.proposals.append(proposal)
+        if edit.new_path is not None:
+            self._overlay[edit.path] = None
+            self._overlay[edit.new_path] = edit.after
+            self._last_on_path[edit.new_path] = proposal.id
+        else:
+            self._overlay[edit.path] = edit.after
+        self._last_on_path[edit.path] = proposal.id
+        return proposal

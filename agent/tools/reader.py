@@ -17,7 +17,7 @@ from core.domain import Note, SearchFilters, SearchHit
 from core.errors import InvalidRequest, NotFound
 from core.settings import VaultSettings
 from rag.notes.markdown import parse_note
-from rag.notes.vault import FileStat, read_note_text, scan_vault
+from rag.notes.vault import FileStat, check_vault_path, read_note_text, scan_vault
 
 DEFAULT_DAILY_FORMAT = "YYYY-MM-DD"  # Obsidian's default when the Daily notes plugin has no format set
 FALLBACK_TEMPLATES_FOLDER = "Templates"
@@ -62,6 +62,11 @@ class VaultReader:
         self._lock = threading.Lock()
         self._parsed: dict[str, tuple[FileStat, Note]] = {}
         self._snapshot: VaultSnapshot | None = None
+
+    @property
+    def root(self) -> Path:
+        """Return the vault folder, resolved (InvalidRequest when it is missing or unreadable)."""
+        return check_vault_path(self._vault.path)
 
     def today(self) -> date:
         """Return today's date by the injected clock."""

@@ -16,7 +16,10 @@ from agent.edits.diffs import content_hash, unified_diff
 from agent.edits.proposals import SqliteProposalStore
 from agent.tools.outcome import ToolOutcome
 from agent.tools.propose import WRITE_TOOLS, ProposalToolbox
+from agent.tools.reader import VaultReader
+from core.domain import SearchFilters, SearchHit
 from core.errors import InvalidRequest, NotFound
+from core.settings import VaultSettings
 from tests.edit_fakes import write_settings
 
 NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -49,10 +52,23 @@ def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
     proposals.close()
 
 
+class NoSearch:
+    """The write tools never search; a reader needs a search port all the same."""
+
+    def search(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> list[SearchHit]:
+        raise AssertionError("write tools do not search")
+
+
+def make_toolbox(vault: Path, store: SqliteProposalStore, **overrides: object) -> ProposalToolbox:
+    settings = write_settings(**{"private_folders": ("Private",), "max_note_bytes": 2_000, **overrides})
+    vault_settings = VaultSettings(path=vault, max_note_bytes=2_000_000, private_folders=("Private",))
+    reader = VaultReader(vault_settings, NoSearch(), clock=lambda: NOW)
+    return ProposalToolbox(reader, store, settings, conversation_id="c1", clock=lambda: NOW)
+
+
 @pytest.fixture
 def toolbox(vault: Path, store: SqliteProposalStore) -> ProposalToolbox:
-    settings = write_settings(private_folders=("Private",), max_note_bytes=2_000)
-    return ProposalToolbox(vault, store, settings, conversation_id="c1", clock=lambda: NOW)
+    return make_toolbox(vault, store)
 
 
 def run(toolbox: ProposalToolbox, name: str, arguments_json: str) -> ToolOutcome:
@@ -154,3 +170,31 @@ def test_toolbox_offers_only_the_propose_tool(toolbox: ProposalToolbox) -> None:
     assert "Nothing is written" in spec.description
     properties = spec.parameters["properties"]
     assert isinstance(properties, dict) and {"command", "path", "content"} <= set(properties)
+
+
+def test_a_second_edit_of_a_note_builds_on_the_first_and_depends_on_it(
+    store: SqliteProposalStore, toolbox: ProposalToolbox
+) -> None:
+    run(toolbox, "edit_note", json.dumps({"command": "add_tag", "path": NOTE, "value": "veg"}))
+    run(toolbox, "edit_note", json.dumps({"command": "append", "path": NOTE, "content": "end"}))
+    first, second = store.pending("c1", NOW)
+    assert second.depends_on == first.id and first.depends_on is None
+    assert second.base_hash == content_hash(first.new_text or "")
+    assert second.new_text is not None and "veg" in second.new_text and second.new_text.endswith("end\n")
+
+
+def test_a_repeated_call_returns_the_same_proposal(store: SqliteProposalStore, toolbox: ProposalToolbox) -> None:
+    call = json.dumps({"command": "append", "path": NOTE, "content": "end"})
+    first = run(toolbox, "edit_note", call)
+    again = run(toolbox, "edit_note", call)
+    assert first.text == again.text
+    assert len(store.pending("c1", NOW)) == 1
+
+
+def test_proposals_per_turn_are_limited(vault: Path, store: SqliteProposalStore) -> None:
+    toolbox = make_toolbox(vault, store, max_writes_per_turn=2)
+    for word in ("one", "two"):
+        run(toolbox, "edit_note", json.dumps({"command": "append", "path": NOTE, "content": word}))
+    with pytest.raises(InvalidRequest, match="at most 2 may be proposed per turn"):
+        run(toolbox, "edit_note", json.dumps({"command": "append", "path": NOTE, "content": "three"}))
+    assert len(store.pending("c1", NOW)) == 2 == len(toolbox.proposals)
