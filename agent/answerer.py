@@ -16,7 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 from agent.checkpoints import TURN_AT, SqliteCheckpoints
 from agent.citation_stream import CitationChecker, CitationStream
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, to_record
-from agent.turn import TurnScratch, stopped_notice
+from agent.turn import TurnScratch, WriteToolBox, stopped_notice
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, ChatMessage, TurnRequest
 from core.ports import DocStore
 from rag.notes.links import LinkResolver
@@ -70,8 +70,10 @@ class AgentAnswerer:
         *,
         recursion_limit: int,
         clock: Callable[[], datetime] = utc_now,
+        write_tools: Callable[[str], WriteToolBox] | None = None,
     ) -> None:
         self._graph = graph
+        self._write_tools = write_tools  # per conversation id; None: no write tools are offered
         self._docstore = docstore
         self._recursion_limit = recursion_limit
         self._clock = clock
@@ -113,7 +115,8 @@ class AgentAnswerer:
 
     async def _answer_turn(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         checker = await asyncio.to_thread(self._checker)
-        scratch = TurnScratch(checker=checker, stream=CitationStream(checker))
+        writes = self._write_tools(request.conversation_id) if self._write_tools else None
+        scratch = TurnScratch(checker=checker, stream=CitationStream(checker), writes=writes)
         config: RunnableConfig = {
             "configurable": {"thread_id": request.conversation_id, "scratch": scratch},
             "metadata": {TURN_AT: int(self._clock().timestamp())},

@@ -12,6 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
+from agent.edits.intent import looks_like_edit_request
 from agent.history import client_instructions, model_history, reconcile
 from agent.prompts import system_prompt
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record
@@ -84,8 +85,9 @@ class AgentNodes:
         if not await _in_thread(deps.retriever.has_index):
             return {"is_covered": False, "answer": INDEX_NOT_READY}
         embedding = await _in_thread(deps.retriever.embed_query, question)  # once, for the floor and the search
-        coverage = await _in_thread(lambda: deps.gate.check(question, embedding=embedding))
-        if not coverage.is_covered:
+        # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
+        is_edit = scratch_of(config).writes is not None and looks_like_edit_request(question)
+        if not is_edit and not (await _in_thread(lambda: deps.gate.check(question, embedding=embedding))).is_covered:
             return {"is_covered": False}
         hits = await _in_thread(lambda: deps.retriever.search(question, k=deps.top_k, embedding=embedding))
         anchors = [hit.chunk.anchor for hit in hits]
@@ -96,12 +98,15 @@ class AgentNodes:
         """Stream one model reply to the user through the citation check; keep its tool calls, if any."""
         scratch = scratch_of(config)
         rounds = state.get("tool_rounds", 0)
-        tools = self._deps.tools.specs() if rounds < self._deps.max_tool_rounds else []
+        tools = []
+        if rounds < self._deps.max_tool_rounds:
+            tools = [*self._deps.tools.specs(), *(scratch.writes.specs() if scratch.writes else [])]
         prompt = system_prompt(
             today=self._deps.clock().date(),
             context=state.get("context", ""),
             client_instructions=client_instructions(state.get("incoming", [])),
             has_tools=bool(tools),
+            can_propose=scratch.writes is not None,
         )
         messages = [ChatMessage(role="system", content=prompt), *map(from_record, model_history(state["messages"]))]
         write = get_stream_writer()
@@ -153,15 +158,21 @@ class AgentNodes:
         if is_stopped_early:
             _write_text(write, scratch.show(stopped_notice(after_text=bool(scratch.shown))))
         if self._deps.show_sources and not is_refusal(answer):
-            sources = sources_list(scratch.checker.cited, fallback=state.get("allowed", []))
+            # A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..."
+            # are not its sources.
+            proposed = scratch.writes is not None and bool(scratch.writes.proposals)
+            sources = sources_list(scratch.checker.cited, fallback=[] if proposed else state.get("allowed", []))
             _write_text(write, scratch.show(f"\n\n{sources}" if sources else ""))
         shown = scratch.shown_text
         reply = to_record(ChatMessage(role="assistant", content=shown))
         return {"messages": [*state["messages"], reply], "answer": shown, **TURN_INPUTS_CLEARED}
 
     async def _run_tool(self, call: ToolCall, scratch: TurnScratch) -> str:
+        tools: ToolBox = self._deps.tools
+        if scratch.writes is not None and scratch.writes.has_tool(call.name):
+            tools = scratch.writes
         try:
-            result = await self._deps.tools.run(call.name, call.arguments)
+            result = await tools.run(call.name, call.arguments)
         except AppError as exc:
             # A failed tool call goes back to the model as data it can act on (the one place errors travel as data).
             return f"Error: {exc.message}"

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from agent.citation_stream import CitationChecker, CitationStream
 from core.chat import ToolSpec, Usage
+from core.edits import ProposedEdit
 
 REPLY_SEPARATOR = "\n\n"  # between text the model wrote before calling tools and what it writes after
 STOPPED_EARLY = "(I stopped here: the question needed more steps than allowed.)"
@@ -39,6 +40,19 @@ class ToolBox(Protocol):
         ...
 
 
+class WriteToolBox(ToolBox, Protocol):
+    """One turn's propose-only write tools (`agent.tools.propose.ProposalToolbox`)."""
+
+    def has_tool(self, name: str) -> bool:
+        """Return True when `name` is one of its tools."""
+        ...
+
+    @property
+    def proposals(self) -> Sequence[ProposedEdit]:
+        """Return the proposals made this turn."""
+        ...
+
+
 def stopped_notice(*, after_text: bool) -> str:
     """Return the notice that ends a turn cut short by the step limit."""
     return f"{REPLY_SEPARATOR}{STOPPED_EARLY}" if after_text else STOPPED_EARLY
@@ -54,6 +68,7 @@ class TurnScratch:
     shown: list[str] = field(default_factory=list)  # every piece of text streamed to the user this turn
     reply: list[str] = field(default_factory=list)  # the checked text of the current model reply
     finish_reason: str = "stop"  # of the model's final reply ("length" when it ran out of tokens)
+    writes: WriteToolBox | None = None  # this turn's write tools; None when the vault is read-only
 
     @property
     def shown_text(self) -> str:

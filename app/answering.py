@@ -13,11 +13,13 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from rich.console import Console
 
 from agent.answerer import AgentAnswerer
+from agent.edit_gate import AfterWrite
 from agent.fallback import FallbackAnswerer
 from agent.graph import AgentDeps, build_graph
 from agent.llm import OpenAICompatibleChatModel, build_chat_model
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tools import ToolRegistry, VaultReader
+from app.editing import EditServices
 from app.wiring import Services
 from core.chat import AnswerText, ChatMessage, TurnRequest
 from core.errors import AppError
@@ -44,23 +46,43 @@ async def find_chat_model(settings: Settings, stack: AsyncExitStack) -> ChatMode
 
 
 async def build_answerer(
-    settings: Settings, services: Services, chat_model: ChatModel | None, stack: AsyncExitStack
+    settings: Settings,
+    services: Services,
+    chat_model: ChatModel | None,
+    stack: AsyncExitStack,
+    *,
+    edits: EditServices | None = None,
+    after_write: AfterWrite | None = None,
 ) -> Answerer:
     """Return the answerer for this configuration; resources it opens are closed by `stack`.
 
     With a model the agent answers, and falls back to retrieval-only replies on turns where the model fails
     before answering (an endpoint that is down, e.g. Docker's default host.docker.internal without Ollama).
+    With `edits`, the agent gets the propose-only write tools (unless the vault is read-only) and every turn
+    passes the edit gate, which applies or undoes changes only on the user's yes.
     """
+    answerer = await _build_unguarded(settings, services, chat_model, stack, edits)
+    return answerer if edits is None else edits.gate(answerer, clock=local_now, after_write=after_write)
+
+
+async def _build_unguarded(
+    settings: Settings,
+    services: Services,
+    chat_model: ChatModel | None,
+    stack: AsyncExitStack,
+    edits: EditServices | None,
+) -> Answerer:
     gate = RelevanceGate(services.embedder, services.store, floor=settings.relevance_floor)
     passages = RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)
     if chat_model is None:
         logger.warning("no LLM endpoint configured or found: answering in retrieval-only mode")
         return passages
+    reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
     checkpoints = str(settings.data_dir / CHECKPOINTS_FILE)
     saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(checkpoints))
     deps = AgentDeps(
         chat_model=chat_model,
-        tools=ToolRegistry(VaultReader(settings.vault, services.retriever)),
+        tools=ToolRegistry(reader),
         retriever=services.retriever,
         gate=gate,
         top_k=settings.top_k,
@@ -69,7 +91,10 @@ async def build_answerer(
         clock=local_now,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
-    agent = AgentAnswerer(graph, services.docstore, recursion_limit=settings.agent_recursion_limit)
+    write_tools = edits.toolbox_factory(reader, local_now) if edits is not None and edits.writer else None
+    agent = AgentAnswerer(
+        graph, services.docstore, recursion_limit=settings.agent_recursion_limit, write_tools=write_tools
+    )
     expiry = asyncio.create_task(expire_conversations_daily(agent), name="expire-conversations")
     stack.push_async_callback(_cancel, expiry)
     # A probed endpoint is known only to the client; a configured one is in the settings too.

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from app.answering import build_answerer, find_chat_model
+from app.editing import open_edit_services
 from app.errors import install_error_handlers
 from app.log_redaction import install_log_redaction
-from app.routes import chat, health, index, models
+from app.routes import changes, chat, health, index, models
 from app.routes.health import ProbeSlots, secrets_of
 from app.security import LOCALHOST_ORIGINS, BodySizeLimit, TrustedHosts, require_api_key, trusted_hosts
 from app.wiring import Services, build_services, index_lock, utc_now
@@ -67,6 +68,7 @@ def create_app(
     app.include_router(models.router, dependencies=protected)
     app.include_router(chat.router, dependencies=protected)
     app.include_router(index.router, dependencies=protected)
+    app.include_router(changes.router, dependencies=protected)
     return app
 
 
@@ -104,10 +106,16 @@ async def start_services(
         watcher = await start_watcher(runner, settings.vault, settings.sync)
         stack.push_async_callback(watcher.stop)
         app.state.watcher = watcher
+    edit_resources = ExitStack()
+    stack.callback(edit_resources.close)
+    edits = open_edit_services(settings, edit_resources)
+    app.state.edits = edits
     if answerer is None:
         if chat_model is None:
             chat_model = await find_chat_model(settings, stack)
-        answerer = await build_answerer(settings, services, chat_model, stack)
+        answerer = await build_answerer(
+            settings, services, chat_model, stack, edits=edits, after_write=lambda: runner.run("edit")
+        )
     app.state.chat_model = chat_model
     app.state.answerer = answerer
     logger.info("answering in %s mode", answerer.mode)

@@ -25,7 +25,7 @@ from core.edits import (
     UndoPlan,
     UndoStep,
 )
-from core.errors import AppError, InvalidRequest, UpstreamUnavailable
+from core.errors import AppError, EditConflict, InvalidRequest, UpstreamUnavailable
 from core.ports import NoteWriter
 from core.settings import WriteSettings
 
@@ -185,13 +185,25 @@ async def _write(proposal: ProposedEdit, writer: NoteWriter) -> None:
         await writer.write(proposal.path, proposal.new_text)
 
 
-async def undo_last(*, writer: NoteWriter, log: SqliteChangeLog, now: datetime, confirm: bool) -> UndoPlan:
+async def undo_last(
+    *, writer: NoteWriter, log: SqliteChangeLog, now: datetime, confirm: bool, expected: str | None = None
+) -> UndoPlan:
     """Return what undoing the last change set would do; with `confirm`, do it and log the undo.
 
     Notes the change created go to `.trash/`; edited, deleted or moved notes get their previous text back; a note
     edited since the change is left as it is, with a warning step ("conflict").
+
+    Raises:
+        EditConflict: `expected` names the change set the user was shown, and the last one is another by now.
+        UpstreamUnavailable: the writer cannot write now (nothing is undone).
+
     """
     changes = log.last_change_set()
+    if expected is not None and (not changes or changes[0].change_set_id != expected):
+        raise EditConflict(
+            f"the last change is no longer change set {expected} (another change was applied or undone since); "
+            "nothing was undone. Ask for the undo again to see what it would restore now."
+        )
     if not changes:
         return UndoPlan(change_set_id=None, steps=())
     target = changes[0].change_set_id

@@ -47,3 +47,24 @@ def select_approved(approval: Approval, shown: Sequence[ProposedEdit]) -> list[P
     if any(pid not in by_id for pid in approval.ids):
         return []
     return [by_id[pid] for pid in approval.ids]
+
+
+UNDO_PHRASES = frozenset(
+    {
+        ("undo",),
+        ("undo", "that"),
+        ("undo", "it"),
+        ("undo", "last", "change"),
+        ("undo", "the", "last", "change"),
+        ("revert",),
+        ("revert", "that"),
+        ("rückgängig",),
+        ("rückgängig", "machen"),
+    }
+)
+
+
+def is_undo_request(message: str) -> bool:
+    """Return True when `message` is only a request to undo the last change ("undo", "undo that", "rückgängig")."""
+    tokens = [token.strip(_EDGE_PUNCTUATION) for token in message.lower().split()]
+    return tuple(token for token in tokens if token) in UNDO_PHRASES

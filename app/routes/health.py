@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 
 from agent.redaction import redact
 from app.deps import AnswererDep, ServicesDep
+from app.editing import EditServices
 from core.errors import AppError
 from core.ports import ChatModel
 from core.settings import Settings
@@ -47,9 +48,24 @@ async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) 
         except TimeoutError:
             is_up = False
         checks["llm"] = "ok" if is_up else "unreachable"
+    checks["writes"] = await _writes_check(request)
     is_ready = checks["vector_store"] == "ok" and checks["docstore"] == "ok"
     body = {"status": "ready" if is_ready else "not ready", "mode": answerer.mode, "checks": checks}
     return JSONResponse(body, status_code=200 if is_ready else 503)
+
+
+async def _writes_check(request: Request) -> str:
+    """Say whether approved edits can be written now, and how (read-only is a setting, not a failure)."""
+    edits: EditServices | None = getattr(request.app.state, "edits", None)
+    if edits is None or edits.writer is None:
+        return "read-only (WRITE_BACKEND=none)"
+    writer = edits.writer
+    try:
+        is_up = await asyncio.wait_for(writer.is_available(), PROBE_TIMEOUT_SECONDS)
+    except TimeoutError:
+        is_up = False
+    confirm = "" if edits.settings.confirm else ", WRITE_CONFIRM=false: applied without asking"
+    return f"ok ({writer.name}{confirm})" if is_up else f"unavailable ({writer.name}): edits cannot be applied now"
 
 
 class ProbeSlots:

@@ -181,7 +181,7 @@ def test_every_service_has_a_healthcheck_and_the_app_waits_for_healthy_stores() 
     assert services["app"]["healthcheck"]["test"] == ["CMD", *_dockerfile_healthcheck()]
 
 
-def test_vault_is_bind_mounted_read_only_and_state_lives_in_volumes() -> None:
+def test_vault_is_bind_mounted_read_write_for_approved_edits_and_state_lives_in_volumes() -> None:
     compose = load_compose({**TEST_ENV, "VAULT_DIR": "/home/me/vault"})
     vault, data = compose["services"]["app"]["volumes"]
 
@@ -189,7 +189,7 @@ def test_vault_is_bind_mounted_read_only_and_state_lives_in_volumes() -> None:
         "type": "bind",
         "source": "/home/me/vault",
         "target": "/vault",
-        "read_only": True,  # the service only reads notes until safe edits land
+        "read_only": False,  # approved edits are written through the mount (or the Local REST API plugin)
         "bind": {"create_host_path": False},
     }
     assert data == "librarian_data:/data"
@@ -354,4 +354,4 @@ def test_docker_compose_resolves_the_file_as_these_tests_do(compose_cli: list[st
     published = [(port["host_ip"], port["published"], port["target"]) for port in app["ports"]]
     assert published == [("127.0.0.1", "8000", 8000)]
     assert [service.get("ports") for name, service in resolved["services"].items() if name != "app"] == [None, None]
-    assert app["volumes"][0]["source"] == str(ROOT / "sample_vault") and app["volumes"][0].get("read_only")
+    assert app["volumes"][0]["source"] == str(ROOT / "sample_vault") and not app["volumes"][0].get("read_only")

@@ -1,0 +1,83 @@
+"""The texts the user reads about edits, composed by code: proposals with their diffs, apply reports, undo plans.
+
+The model never writes these: what the user approves must be exactly what code stored and will apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from agent.tools.propose_kit import diff_fence
+from core.edits import ApplyReport, ProposedEdit, UndoPlan
+
+SEPARATOR = "\n\n"
+NOTHING_PENDING = "Nothing is waiting for your approval, so nothing was changed."
+NOTHING_TO_UNDO = "There is no applied change to undo."
+READ_ONLY = "The vault is read-only here (WRITE_BACKEND=none), so no change can be applied or undone."
+
+
+def _target(proposal: ProposedEdit) -> str:
+    return f"`{proposal.path}` → `{proposal.new_path}`" if proposal.new_path else f"`{proposal.path}`"
+
+
+def proposals_block(proposals: Sequence[ProposedEdit], *, now: datetime) -> str:
+    """Return the proposals as the user sees them: id, operation, path and diff each, then how to answer."""
+    count = len(proposals)
+    title = "Proposed change" if count == 1 else f"{count} proposed changes"
+    parts = [f"**{title} (nothing is written yet):**"]
+    for proposal in proposals:
+        fence = diff_fence(proposal.diff)
+        after = f" (after `{proposal.depends_on}`)" if proposal.depends_on else ""
+        parts.append(
+            f"`{proposal.id}` · {proposal.operation} · {_target(proposal)}{after}\n{fence}diff\n{proposal.diff}{fence}"
+        )
+    minutes = max(1, round((min(p.expires_at for p in proposals) - now).total_seconds() / 60))
+    if count == 1:
+        answer = "Reply **yes** to apply it, or **no** to discard it."
+    else:
+        example = proposals[0].id
+        answer = f"Reply **yes** to apply all, **yes {example}** to apply only the ones you name, or **no** to discard."
+    them = "it" if count == 1 else "them"
+    parts.append(f"{answer} Any other message discards {them} too (expires in {minutes} min).")
+    return SEPARATOR.join(parts)
+
+
+def apply_report_text(report: ApplyReport) -> str:
+    """Return what happened to each approved proposal, and how to undo what was applied."""
+    lines = []
+    applied = report.applied
+    if applied:
+        lines.append(f"Applied {len(applied)} change{'s' if len(applied) != 1 else ''}:")
+        lines.extend(f"- ✓ {outcome.message}" for outcome in applied)
+    others = [outcome for outcome in report.outcomes if outcome not in applied]
+    if others:
+        lines.append("Not applied:" if applied else "Nothing was applied:")
+        lines.extend(f"- ✗ `{outcome.path}`: {outcome.message}" for outcome in others)
+        if any(outcome.status in ("conflict", "expired") for outcome in others):
+            lines.append("Ask me again for a fresh proposal based on the note as it is now.")
+    if applied:
+        lines.append("Reply **undo** to revert this change set.")
+    return "\n".join(lines)
+
+
+def undo_plan_text(plan: UndoPlan) -> str:
+    """Return what an undo will restore (before confirmation) or restored (after), warnings included."""
+    if plan.change_set_id is None:
+        return NOTHING_TO_UNDO
+    head = "Undone" if plan.is_applied else "Undo would revert"
+    lines = [f"{head} change set `{plan.change_set_id}`:"]
+    for step in plan.steps:
+        mark = "⚠" if step.action == "conflict" else "-"
+        lines.append(f"{mark} `{step.path}`: {step.message}")
+    if not plan.is_applied:
+        lines.append("Reply **yes** to undo it, or **no** to keep it.")
+    elif plan.warnings:
+        lines.append("Notes marked ⚠ were edited since the change and were left as they are.")
+    return "\n".join(lines)
+
+
+def discarded_notice(discarded: Sequence[ProposedEdit]) -> str:
+    """Return the notice that an answer other than yes discarded the proposals shown before."""
+    ids = ", ".join(f"`{proposal.id}`" for proposal in discarded)
+    return f"(Discarded the proposed change{'s' if len(discarded) != 1 else ''} {ids}; nothing was written.)"

@@ -1,0 +1,85 @@
+"""The change log and undo over HTTP: list applied changes, see what undo restores, then confirm it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.edits.apply import undo_last
+from app.editing import EditServices
+from core.edits import AppliedChange, UndoPlan
+from core.errors import UpstreamUnavailable
+from sync.index_runner import IndexRunner
+
+router = APIRouter()
+
+
+class UndoConfirmation(BaseModel):
+    """The body of POST /v1/undo: the change set GET /v1/undo showed, so a newer change is never undone blindly."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    change_set_id: str = Field(min_length=1, max_length=64)
+
+
+def _edits(request: Request) -> EditServices:
+    edits: EditServices = request.app.state.edits
+    return edits
+
+
+def _change_json(change: AppliedChange) -> dict[str, object]:
+    return {
+        "id": change.id,
+        "change_set_id": change.change_set_id,
+        "at": change.at.isoformat(),
+        "conversation_id": change.conversation_id,
+        "proposal_id": change.proposal_id,
+        "operation": change.operation,
+        "path": change.path,
+        "new_path": change.new_path,
+        "hash_before": change.hash_before,
+        "hash_after": change.hash_after,
+        "status": change.status,
+        "undoes": change.undoes,
+    }
+
+
+def _plan_json(plan: UndoPlan) -> dict[str, object]:
+    return {
+        "change_set_id": plan.change_set_id,
+        "applied": plan.is_applied,
+        "steps": [{"path": s.path, "action": s.action, "message": s.message} for s in plan.steps],
+        "warnings": [s.message for s in plan.warnings],
+    }
+
+
+@router.get("/v1/changes")
+async def list_changes(request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 50) -> dict[str, object]:
+    """Return the newest applied changes (undo entries included), newest first."""
+    return {"changes": [_change_json(change) for change in _edits(request).log.list(limit)]}
+
+
+@router.get("/v1/undo")
+async def plan_undo(request: Request) -> dict[str, object]:
+    """Return what undoing the last change set would restore; nothing changes until POST /v1/undo confirms it."""
+    edits = _edits(request)
+    if edits.writer is None:
+        raise UpstreamUnavailable("the vault writer", "WRITE_BACKEND=none: the vault is read-only")
+    return _plan_json(await undo_last(writer=edits.writer, log=edits.log, now=datetime.now(UTC), confirm=False))
+
+
+@router.post("/v1/undo")
+async def confirm_undo(body: UndoConfirmation, request: Request) -> dict[str, object]:
+    """Undo the last change set if it is still the one named (409 otherwise); notes edited since are left alone."""
+    edits = _edits(request)
+    if edits.writer is None:
+        raise UpstreamUnavailable("the vault writer", "WRITE_BACKEND=none: the vault is read-only")
+    plan = await undo_last(
+        writer=edits.writer, log=edits.log, now=datetime.now(UTC), confirm=True, expected=body.change_set_id
+    )
+    runner: IndexRunner = request.app.state.index_runner
+    await runner.run("undo")
+    return _plan_json(plan)
