@@ -19,6 +19,7 @@ from agent.edit_replies import (
     SEPARATOR,
     apply_report_text,
     discarded_notice,
+    markup_closers,
     proposals_block,
     undo_plan_text,
 )
@@ -116,11 +117,15 @@ class EditGate:
             self._store.discard_pending(conversation)  # expired ones are no longer waiting either
         if notice:
             yield AnswerText(notice + SEPARATOR)
+        shown: list[str] = []
         async for event in self._inner.answer(request):
-            if isinstance(event, AnswerDone):
+            if isinstance(event, AnswerText):
+                shown.append(event.text)
+            elif isinstance(event, AnswerDone):
                 closing = await self._after_turn(conversation)
                 if closing:
-                    yield AnswerText(SEPARATOR + closing)
+                    closers = markup_closers("".join(shown))
+                    yield AnswerText(f"{closers}{SEPARATOR}{closing}" if closers else SEPARATOR + closing)
             yield event
 
     async def _answer_proposals(

@@ -5,6 +5,7 @@ The model never writes these: what the user approves must be exactly what code s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -81,3 +82,39 @@ def discarded_notice(discarded: Sequence[ProposedEdit]) -> str:
     """Return the notice that an answer other than yes discarded the proposals shown before."""
     ids = ", ".join(f"`{proposal.id}`" for proposal in discarded)
     return f"(Discarded the proposed change{'s' if len(discarded) != 1 else ''} {ids}; nothing was written.)"
+
+
+_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+
+
+def markup_closers(text: str) -> str:
+    """Return what closes markup the model left open and that would hide the proposals shown after its reply.
+
+    A reply ending inside a code fence, an HTML comment (`<!--`) or an Obsidian comment (`%%`) would render the
+    code-composed diff below it as code or hide it, so a manipulated reply could show a harmless fake proposal
+    while the real one stays invisible. Closing them keeps the real diff visible.
+    """
+    fence = ""
+    prose: list[str] = []
+    for line in text.splitlines():
+        match = _FENCE.match(line)
+        if fence:
+            if (
+                match
+                and match.group(1)[0] == fence[0]
+                and len(match.group(1)) >= len(fence)
+                and not line[match.end() :].strip()
+            ):
+                fence = ""
+            continue
+        if match:
+            fence = match.group(1)
+            continue
+        prose.append(line)
+    closers = [f"\n{fence}"] if fence else []
+    outside = "\n".join(prose)
+    if outside.rfind("<!--") > outside.rfind("-->"):
+        closers.append("-->")
+    if outside.count("%%") % 2:
+        closers.append("%%")
+    return "\n".join(closers)
