@@ -63,7 +63,7 @@ async def apply_edits(
         store: when given, each proposal's final status is recorded there.
 
     Raises:
-        InvalidRequest: more proposals than WRITE_MAX_WRITES_PER_TURN (nothing is written).
+        InvalidRequest: more proposals than MAX_WRITES_PER_TURN (nothing is written).
         UpstreamUnavailable: the writer cannot write now (nothing is written).
 
     """

@@ -85,7 +85,8 @@ def parse_base(path: str, text: str) -> BaseFile:
     return BaseFile(path=path, filters=data.get("filters"), display_names=names, views=views)
 
 
-def _find_base(snapshot: VaultSnapshot, ref: str) -> str:
+def find_base(snapshot: VaultSnapshot, ref: str) -> str:
+    """Return the path of the `.base` file `ref` names (path or file name), or raise NotFound / InvalidRequest."""
     wanted = clean_relative_path(ref, what="base").removesuffix(BASE_SUFFIX).casefold()
     bases = [path for path in snapshot.other_files if path.lower().endswith(BASE_SUFFIX)]
     exact = [path for path in bases if path.casefold().removesuffix(BASE_SUFFIX) == wanted]
@@ -103,7 +104,8 @@ def _describe_view(base: BaseFile, view: BaseView) -> str:
     return f"- {view.name} ({view.type}): " + "; ".join(details)
 
 
-def _pick_view(base: BaseFile, name: str) -> BaseView:
+def pick_view(base: BaseFile, name: str) -> BaseView:
+    """Return the view called `name` (case-insensitive), the first view for "", or raise NotFound."""
     if not base.views:
         raise NotFound(f"{base.path} defines no views")
     if not name.strip():
@@ -200,13 +202,13 @@ def run_bases(reader: VaultReader, args: BasesArgs) -> Reply:
         if not bases:
             return reply("The vault has no bases (.base files).")
         return reply(f"{len(bases)} base(s):", *(Part(f"- {path}") for path in bases))
-    path = _find_base(snapshot, require(args.base, "base", f"bases {args.command}"))
+    path = find_base(snapshot, require(args.base, "base", f"bases {args.command}"))
     base = parse_base(path, reader.read_text(snapshot, path))
     if args.command == "views":
         shared = json.dumps(base.filters, ensure_ascii=False) if base.filters else "none"
         views = [_describe_view(base, view) for view in base.views]
         return reply(f"{path} has {len(views)} view(s). Filters shared by every view: {shared}", *views)
-    return _query(reader, snapshot, base, _pick_view(base, args.view), args.limit)
+    return _query(reader, snapshot, base, pick_view(base, args.view), args.limit)
 
 
 BASES = Tool(

@@ -16,7 +16,11 @@ from agent.tools import propose_frontmatter as fm
 from agent.tools import propose_ops as ops
 from agent.tools.definition import ToolArgs, require
 from agent.tools.outcome import ToolOutcome
+from agent.tools.propose_create import CREATE_TOOLS
 from agent.tools.propose_kit import PlannedEdit, ProposeContext, ProposeTool, describe_proposal
+from agent.tools.propose_move import MOVE_TOOLS
+from agent.tools.propose_paths import existing_note_path, new_note_path
+from agent.tools.propose_templates import render_named_template
 from agent.tools.reader import VaultReader
 from agent.tools.registry import parse_arguments
 from core.chat import ToolSpec
@@ -45,15 +49,27 @@ class EditNoteArgs(ToolArgs):
     """Arguments of edit_note."""
 
     command: EditCommand = Field(
-        description="create: a new note with content (refused if it exists). append / prepend: content at the "
-        "end / start of the note. append_to_section / prepend_to_section / replace_section: content in the "
-        "section under heading (replace keeps the heading). set_property / remove_property: frontmatter "
-        "property with value. add_tag / remove_tag / add_alias: value is the tag or alias. add_task: content "
-        "is the task text, optionally under heading. toggle_task: check or uncheck the task at line (or with "
-        "the exact text content)."
+        description="create: a new note with content and/or from template (refused if it exists). append / "
+        "prepend: content at the end / start of the note. append_to_section / prepend_to_section / "
+        "replace_section: content in the section under heading (replace keeps the heading). set_property / "
+        "remove_property: frontmatter property with value. add_tag / remove_tag / add_alias: value is the tag or "
+        "alias. add_task: content is the task text, optionally under heading. toggle_task: check or uncheck the "
+        "task at line (or with the exact text content)."
     )
-    path: str = Field(description="The note's path in the vault, e.g. 'Projects/Garden.md'.")
-    content: str = Field("", description="Markdown text to add or to put in place; the task text for tasks.")
+    path: str = Field(
+        description="The note: its path ('Projects/Garden.md'), or for an existing note its name, alias or "
+        "[[link]]. For create, a name without a folder goes to the vault's folder for new notes."
+    )
+    content: str = Field(
+        "",
+        description="Markdown text to add or to put in place; the task text for tasks. For create with a "
+        "template: text added after the template's.",
+    )
+    template: str = Field(
+        "",
+        description="For create: the template to start from, by name (see the templates tool), e.g. "
+        "'Meeting Template'. {{title}}, {{date}} and {{time}} are filled in; Templater <% %> code is kept as written.",
+    )
     heading: str = Field("", description="The heading for section commands and add_task, e.g. 'Ideas'.")
     property: str = Field("", description="The frontmatter property name for set_property and remove_property.")
     value: str | int | float | bool | list[str] | None = Field(
@@ -68,9 +84,18 @@ def _text_value(args: EditNoteArgs, usage: str) -> str:
     return require(args.value, "value", usage)
 
 
-def compute_after(before: str, args: EditNoteArgs) -> str:
-    """Return the note's text after the edit `args` describes (pure: nothing is read or written)."""
+def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None = None) -> str:
+    """Return the note's text after the edit `args` describes (pure: nothing is read or written).
+
+    Args:
+        before: the note's text now ("" for create).
+        args: the edit.
+        template_text: for create, the filled-in template the note starts with (None: no template).
+
+    """
     command, content = args.command, args.content
+    if command == "create" and template_text is not None:
+        return ops.append_to_note(template_text, content) if content.strip() else template_text
     if command in ("create", "append", "prepend"):
         require(content, "content", f"edit_note {command}")
     if command in ("append_to_section", "prepend_to_section", "replace_section"):
@@ -102,42 +127,42 @@ def compute_after(before: str, args: EditNoteArgs) -> str:
     return ops.toggle_task(before, line=args.line, task=content)
 
 
-def _note_path(path: str) -> str:
-    """Return the path with `.md` added when its file name has no extension (models often leave it out)."""
-    cleaned = path.strip()
-    name = cleaned.rsplit("/", 1)[-1]
-    return cleaned if "." in name or not name else cleaned + ".md"
-
-
 def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedEdit]:
     """Plan one edit_note call: the note's text now and after the edit."""
-    path = check_writable(_note_path(args.path), settings=context.settings)
-    before = context.read(path)
-    if args.command == "create" and before is not None:
+    if args.command != "create":
+        if args.template.strip():
+            raise InvalidRequest("'template' is only for command create")
+        path = existing_note_path(context, args.path)
+        before = context.read(path)
+        if before is None:
+            raise NotFound(f"{path!r} does not exist; use command create to make a new note")
+        return [PlannedEdit(args.command.replace("_", " "), path, before, compute_after(before, args))]
+    path = new_note_path(context, args.path)
+    if context.read(path) is not None:
         raise InvalidRequest(f"{path!r} already exists; use append or another command to change it")
-    if args.command != "create" and before is None:
-        raise NotFound(f"{path!r} does not exist; use command create to make a new note")
-    return [PlannedEdit(args.command.replace("_", " "), path, before, compute_after(before or "", args))]
+    template = render_named_template(context, args.template, note_path=path) if args.template.strip() else None
+    return [PlannedEdit("create", path, None, compute_after("", args, template_text=template))]
 
 
 EDIT_NOTE: ProposeTool[EditNoteArgs] = ProposeTool(
     name="edit_note",
     description=(
-        "Propose a change to one note: create it, add text, change a heading's section, a property, a tag, "
-        "an alias or a task. Nothing is written: the change is shown to the user as a diff and applied only "
-        "if the user replies yes. Read the note first so headings and lines are right."
+        "Propose a change to one note: create it (optionally from a template), add text, change a heading's "
+        "section, a property, a tag, an alias or a task. Nothing is written: the change is shown to the user as a "
+        "diff and applied only if the user replies yes. Read the note first so headings and lines are right."
     ),
     args=EditNoteArgs,
     planner=plan_edit_note,
 )
-WRITE_TOOLS: tuple[ProposeTool[Any], ...] = (EDIT_NOTE,)
+# edit_note first: small models lean towards the first tools they are shown, and it covers the most requests.
+WRITE_TOOLS: tuple[ProposeTool[Any], ...] = (EDIT_NOTE, *CREATE_TOOLS, *MOVE_TOOLS)
 
 
 class ProposalToolbox:
     """One turn's write tools: turn each call into stored proposals; the vault is only ever read.
 
     Edits proposed earlier in the turn are laid over the vault, so a second edit of a note builds on the first
-    (and depends on it); at most WRITE_MAX_WRITES_PER_TURN proposals are made per turn.
+    (and depends on it); at most MAX_WRITES_PER_TURN proposals are made per turn.
     """
 
     def __init__(
@@ -188,7 +213,7 @@ class ProposalToolbox:
         if len(self.proposals) + len(planned) > limit:
             raise InvalidRequest(
                 f"that would make {len(self.proposals) + len(planned)} changes this turn, but at most {limit} may be "
-                "proposed per turn (WRITE_MAX_WRITES_PER_TURN); let the user approve these first, then propose the rest"
+                "proposed per turn (MAX_WRITES_PER_TURN); let the user approve these first, then propose the rest"
             )
         made = [self._store_plan(edit, first=planned[0]) for edit in planned]
         self._calls[call_key] = made

@@ -20,6 +20,8 @@ from rag.notes.markdown import parse_note
 from rag.notes.vault import FileStat, check_vault_path, read_note_text, scan_vault
 
 DEFAULT_DAILY_FORMAT = "YYYY-MM-DD"  # Obsidian's default when the Daily notes plugin has no format set
+DEFAULT_TEMPLATE_DATE_FORMAT = "YYYY-MM-DD"  # the Templates plugin's defaults for {{date}} and {{time}}
+DEFAULT_TEMPLATE_TIME_FORMAT = "HH:mm"
 FALLBACK_TEMPLATES_FOLDER = "Templates"
 
 
@@ -33,10 +35,27 @@ class NoteSearch(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class DailyNotesConfig:
-    """Where daily notes live: the folder and the Moment.js file-name format of `.obsidian/daily-notes.json`."""
+    """Daily notes as `.obsidian/daily-notes.json` sets them: folder, Moment.js file-name format, template.
+
+    `template` is the template note as the setting names it ("Templates/Daily", usually without `.md`); "" for none.
+    """
 
     folder: str = ""
     format: str = DEFAULT_DAILY_FORMAT
+    template: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateFormats:
+    """The Templates plugin's Moment.js formats for `{{date}}` and `{{time}}` (`.obsidian/templates.json`)."""
+
+    date: str = DEFAULT_TEMPLATE_DATE_FORMAT
+    time: str = DEFAULT_TEMPLATE_TIME_FORMAT
+
+
+def _text_setting(config: dict[str, object], key: str) -> str:
+    value = config.get(key)
+    return value.strip() if isinstance(value, str) else ""
 
 
 def local_now() -> datetime:
@@ -71,6 +90,10 @@ class VaultReader:
     def today(self) -> date:
         """Return today's date by the injected clock."""
         return self._clock().date()
+
+    def now(self) -> datetime:
+        """Return the current time by the injected clock (templates' {{time}})."""
+        return self._clock()
 
     def search(self, query: str, *, k: int, filters: SearchFilters) -> list[SearchHit]:
         """Return the best `k` indexed passages for `query` within `filters`."""
@@ -124,14 +147,34 @@ class VaultReader:
         return loaded if isinstance(loaded, dict) else {}
 
     def daily_notes_config(self, snapshot: VaultSnapshot) -> DailyNotesConfig:
-        """Return the Daily notes plugin's folder and format (vault root and YYYY-MM-DD by default)."""
+        """Return the Daily notes plugin's folder, format and template (root, YYYY-MM-DD and none by default)."""
         config = self._config(snapshot.root, "daily-notes")
-        folder = config.get("folder")
-        fmt = config.get("format")
+        folder = _text_setting(config, "folder").strip("/")  # Obsidian normalises "/Journal/" and "/" (the root)
         return DailyNotesConfig(
-            folder=clean_relative_path(folder, what="daily notes folder") if isinstance(folder, str) else "",
-            format=fmt.strip() if isinstance(fmt, str) and fmt.strip() else DEFAULT_DAILY_FORMAT,
+            folder=clean_relative_path(folder, what="daily notes folder"),
+            format=_text_setting(config, "format") or DEFAULT_DAILY_FORMAT,
+            template=_text_setting(config, "template"),
         )
+
+    def template_formats(self, snapshot: VaultSnapshot) -> TemplateFormats:
+        """Return the Templates plugin's date and time formats (YYYY-MM-DD and HH:mm by default)."""
+        config = self._config(snapshot.root, "templates")
+        return TemplateFormats(
+            date=_text_setting(config, "dateFormat") or DEFAULT_TEMPLATE_DATE_FORMAT,
+            time=_text_setting(config, "timeFormat") or DEFAULT_TEMPLATE_TIME_FORMAT,
+        )
+
+    def new_note_folder(self, snapshot: VaultSnapshot) -> str:
+        """Return the folder for new notes ("Default location for new notes" in `.obsidian/app.json`; "" = root).
+
+        "folder" means `newFileFolderPath` when that folder exists (Obsidian falls back to the root otherwise);
+        "root" and "current" (the open note's folder: there is none here) mean the vault root.
+        """
+        config = self._config(snapshot.root, "app")
+        if config.get("newFileLocation") != "folder":
+            return ""
+        folder = clean_relative_path(_text_setting(config, "newFileFolderPath").strip("/"), what="new notes folder")
+        return folder if folder and (snapshot.root / folder).is_dir() else ""
 
     def templates_folder(self, snapshot: VaultSnapshot) -> str:
         """Return the Templates plugin's folder, else a top-level "Templates" folder, else raise NotFound."""

@@ -19,7 +19,7 @@ class TemplatesArgs(ToolArgs):
     name: str = Field("", description="The template for read, e.g. 'Meeting Template'.")
 
 
-def _templates(snapshot: VaultSnapshot, folder: str) -> dict[str, str]:
+def list_templates(snapshot: VaultSnapshot, folder: str) -> dict[str, str]:
     """Return template name (path inside the folder, without .md) -> vault path."""
     prefix = f"{folder}/"
     return {
@@ -29,7 +29,8 @@ def _templates(snapshot: VaultSnapshot, folder: str) -> dict[str, str]:
     }
 
 
-def _find(templates: dict[str, str], name: str) -> str:
+def find_template(templates: dict[str, str], name: str) -> str:
+    """Return the vault path of template `name` (its path in the folder, or its file name), or raise NotFound."""
     wanted = clean_relative_path(name, what="template name").removesuffix(".md").casefold()
     exact = [path for key, path in templates.items() if key.casefold() == wanted]
     by_name = [path for key, path in templates.items() if key.rpartition("/")[2].casefold() == wanted]
@@ -40,13 +41,13 @@ def run_templates(reader: VaultReader, args: TemplatesArgs) -> Reply:
     """List the templates, or read one as written ({{date}} and other placeholders are not filled in)."""
     snapshot = reader.snapshot()
     folder = reader.templates_folder(snapshot)
-    templates = _templates(snapshot, folder)
+    templates = list_templates(snapshot, folder)
     if args.command == "list":
         if not templates:
             return reply(f"The templates folder '{folder}' holds no templates.")
         lines = [Part(f"- {name} ({path})") for name, path in templates.items()]
         return reply(f"{len(templates)} template(s) in '{folder}':", *lines)
-    path = _find(templates, require(args.name, "name", "templates read"))
+    path = find_template(templates, require(args.name, "name", "templates read"))
     return reply(note_part(path, snapshot.anchor(path), reader.read_text(snapshot, path), kind="template"))
 
 

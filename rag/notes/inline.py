@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 from core.domain import BlockId, Link, Task
@@ -79,8 +80,55 @@ def _markdown_link(match: re.Match[str], line: int) -> Link | None:
     return Link(target, heading, block, alias, bool(match[1]), line, "markdown")
 
 
+@dataclass(frozen=True, slots=True)
+class LinkSpan:
+    """A link on a line and where it is written there: the whole link, and its link path as written."""
+
+    link: Link
+    start: int  # the whole link is line[start:end]
+    end: int
+    path_start: int  # the link path as written (percent-encoded in markdown links), without #subpath or alias
+    path_end: int
+
+
 def _mask_span(text: str, start: int, end: int) -> str:
     return text[:start] + MASK * (end - start) + text[end:]
+
+
+def _path_span(written: str, offset: int) -> tuple[int, int]:
+    """Return where the link path sits in `written` (link text up to '#'), spaces around it left out."""
+    path = written.partition("#")[0]
+    start = offset + len(path) - len(path.lstrip())
+    return start, start + len(path.strip())
+
+
+def wikilink_span(match: re.Match[str], visible: str, line: int) -> LinkSpan | None:
+    """Return the link a `WIKILINK` match (run on `visible` or its masked twin) names, and where it is written."""
+    content = visible[match.start(2) : match.end(2)]
+    link = parse_wikilink(content, is_embed=bool(match[1]), line=line)
+    if link is None:
+        return None
+    pipe = content.find("|")
+    if pipe > 0 and content[pipe - 1] == "\\":  # the escaped pipe of a table cell
+        pipe -= 1
+    start, end = _path_span(content if pipe < 0 else content[:pipe], match.start(2))
+    return LinkSpan(link, match.start(), match.end(), start, end)
+
+
+def _markdown_span(match: re.Match[str], line: int) -> LinkSpan | None:
+    link = _markdown_link(match, line)
+    if link is None:
+        return None
+    offset, destination = match.start(3), match[3]
+    if destination.startswith("<"):
+        offset, destination = offset + 1, destination[1:-1]
+    start, end = _path_span(destination, offset)
+    return LinkSpan(link, match.start(), match.end(), start, end)
+
+
+def find_link_spans(visible: str, masked: str, line: int) -> list[LinkSpan]:
+    """Return the links of a scanned line in order, each with where it is written (offsets into `visible`)."""
+    return _link_spans(visible, masked, line)[0]
 
 
 def find_links(visible: str, masked: str, line: int) -> tuple[list[Link], str]:
@@ -88,38 +136,42 @@ def find_links(visible: str, masked: str, line: int) -> tuple[list[Link], str]:
 
     Regexes run on `masked` (code and math hidden) and read text from `visible` at the same offsets.
     """
-    found: list[tuple[int, Link]] = []
+    spans, masked = _link_spans(visible, masked, line)
+    return [span.link for span in spans], masked
+
+
+def _link_spans(visible: str, masked: str, line: int) -> tuple[list[LinkSpan], str]:
+    found: list[LinkSpan] = []
     if "[[" in masked:
         for match in WIKILINK.finditer(masked):
-            link = parse_wikilink(visible[match.start(2) : match.end(2)], is_embed=bool(match[1]), line=line)
-            if link is not None:
-                found.append((match.start(), link))
+            span = wikilink_span(match, visible, line)
+            if span is not None:
+                found.append(span)
             masked = _mask_span(masked, match.start(), match.end())
     if "](" in masked:
         for match in _MD_LINK.finditer(masked):
-            found.extend(_markdown_links_at(match, visible, line))
+            found.extend(_markdown_spans_at(match, visible, line))
             masked = _mask_span(masked, match.start(), match.end())
     if "://" in masked or "www." in masked or "<" in masked:
         masked = _URL.sub(lambda url: MASK * len(url[0]), masked)
-    found.sort(key=lambda item: item[0])
-    return [link for _, link in found], masked
+    found.sort(key=lambda span: span.start)
+    return found, masked
 
 
-def _markdown_links_at(match: re.Match[str], visible: str, line: int) -> list[tuple[int, Link]]:
+def _markdown_spans_at(match: re.Match[str], visible: str, line: int) -> list[LinkSpan]:
     shown = _MD_LINK.match(visible, match.start(), match.end())
     if shown is None:  # masking changed the shape (code inside the link); read the masked match instead
         shown = match
-    links: list[tuple[int, Link]] = []
+    spans: list[LinkSpan] = []
     if "](" in match[2]:  # an image inside the link text: [![alt](img.png)](Note.md)
-        offset = match.start(2)
-        for inner in _MD_LINK.finditer(visible, offset, match.end(2)):
-            inner_link = _markdown_link(inner, line)
-            if inner_link is not None:
-                links.append((inner.start(), inner_link))
-    outer = _markdown_link(shown, line)
+        for inner in _MD_LINK.finditer(visible, match.start(2), match.end(2)):
+            inner_span = _markdown_span(inner, line)
+            if inner_span is not None:
+                spans.append(inner_span)
+    outer = _markdown_span(shown, line)
     if outer is not None:
-        links.append((match.start(), outer))
-    return links
+        spans.append(outer)
+    return spans
 
 
 def find_block_id(masked: str, line: int) -> BlockId | None:

@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from tests.obsidian_standin.document_map import FrontmatterInvalid
 from tests.obsidian_standin.errors import ApiError, Flavor, auth_message
+from tests.obsidian_standin.moves import move_file
 from tests.obsidian_standin.patch_engine import MergeMismatch, PatchFailed, apply_patch
 from tests.obsidian_standin.patch_request import parse_patch_headers, read_patch_body
 from tests.obsidian_standin.vault_files import (
@@ -172,6 +173,11 @@ async def _vault(request: Request) -> Response:
         return _post(state, path, request, body)
     if method == "DELETE":
         return _delete(state, path)
+    if method == "MOVE":
+        if state.is_v3:
+            raise ApiError(40500)  # MOVE arrived in 4.1.0
+        _require_file_path(path)
+        return move_file(state.folder, path, request.headers)
     return _patch(state, path, request, body)
 
 
@@ -202,6 +208,9 @@ def create_standin_app(state: StandinState) -> FastAPI:
         return ApiError(code, message="Not Found" if exc.status_code == 404 else str(exc.detail)).to_response()
 
     app.add_api_route(
-        "/vault/{rest:path}", _vault, methods=["GET", "HEAD", "PUT", "POST", "PATCH", "DELETE"], response_model=None
+        "/vault/{rest:path}",
+        _vault,
+        methods=["GET", "HEAD", "PUT", "POST", "PATCH", "DELETE", "MOVE"],
+        response_model=None,
     )
     return app

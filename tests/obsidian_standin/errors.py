@@ -24,7 +24,9 @@ MESSAGES: dict[int, str] = {
     ),
     40012: "Unknown or invalid Content-Type specified in Content-Type header.",
     40015: "Your request body could not be processed as the content-type specified in your Content-Type header.",
+    40020: "Destination header is required for MOVE operations.",
     40021: "Path traversal is not allowed. Paths must be relative and within the vault.",
+    40022: "The 'Destination' header you provided could not be parsed.",
     40053: "No 'Target-Type' header was provided.",
     40054: "The 'Target-Type' header you provided was invalid.",
     40055: "No 'Target' header was provided.",
@@ -39,7 +41,9 @@ MESSAGES: dict[int, str] = {
     40400: "Not Found",
     40500: "Method Not Allowed",
     40510: "Request method is valid only for file paths, not directories.",
+    40920: "Destination file already exists.",
     50000: "Internal Server Error",
+    50020: "File operation failed. Check the error message for details.",
 }
 
 

@@ -1,0 +1,248 @@
+"""The `add_base_item` write tool: a new note made to show up in a base's view (Obsidian Bases "New item").
+
+What the note needs is read off the base's and the view's filters: `file.inFolder("X")` or `file.folder == "X"`
+give its folder, `file.hasTag("t")` a tag, `prop == value` (or `note.prop == value`) a property. Of an `or` group
+the first branch that asks for something is taken, unless the note already meets the group. The user's properties
+win over those values. The note is then checked with the same filter evaluator the `bases` read tool uses; a note
+the view would not list is refused, naming the filter it fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+
+from pydantic import Field
+
+from agent.edits.scope import check_writable
+from agent.tools import propose_frontmatter as fm
+from agent.tools import propose_ops as ops
+from agent.tools.base_expressions import Attr, Call, Compare, Lit, Logic, Name, Node, Not, UnsupportedExpression
+from agent.tools.base_expressions import parse_expression as parse
+from agent.tools.base_filters import Row, evaluate, matches
+from agent.tools.bases import find_base, parse_base, pick_view
+from agent.tools.definition import ToolArgs, require
+from agent.tools.propose_frontmatter import PropertyValue
+from agent.tools.propose_kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.tools.snapshot import ResolvedLink, VaultSnapshot
+from core.errors import InvalidRequest
+from rag.notes.markdown import parse_note
+
+_NOT_PROPERTIES = {"file", "note", "formula", "this"}
+Filter = object  # a Bases filter as YAML holds it (a string, a list, {and|or|not: [...]}) or a parsed expression
+
+
+@dataclass
+class ItemNeeds:
+    """What the filters ask of a new note: folders, tags, property values, and `or` groups still to meet."""
+
+    folders: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    properties: dict[str, PropertyValue] = field(default_factory=dict)
+    choices: list[list[Filter]] = field(default_factory=list)
+
+    def copy(self) -> ItemNeeds:
+        """Return an independent copy."""
+        return ItemNeeds(list(self.folders), list(self.tags), dict(self.properties), list(self.choices))
+
+
+def _collect_equal(target: Node, value: object, needs: ItemNeeds) -> None:
+    match target:
+        case Attr(Name("file"), "folder") if isinstance(value, str):
+            needs.folders.append(value.strip("/"))
+        case Attr(Name("note"), prop) | Name(prop) if prop not in _NOT_PROPERTIES:
+            if value is None or isinstance(value, str | int | float | bool):
+                needs.properties.setdefault(prop, value)
+
+
+def _collect_node(node: Node, needs: ItemNeeds) -> None:
+    match node:
+        case Logic("&&", left, right):
+            _collect_node(left, needs)
+            _collect_node(right, needs)
+        case Logic("||", left, right):
+            needs.choices.append([left, right])
+        case Call(Name("file"), "inFolder", (Lit(str() as folder),)):
+            needs.folders.append(folder.strip("/"))
+        case Call(Name("file"), "hasTag", (Lit(str() as tag), *_)):
+            needs.tags.append(tag.strip().lstrip("#"))
+        case Call(Name("file"), "hasProperty", (Lit(str() as prop),)):
+            needs.properties.setdefault(prop, None)
+        case Compare("==", Lit(value), target) | Compare("==", target, Lit(value)):
+            _collect_equal(target, value, needs)
+
+
+def collect_needs(filters: Filter, needs: ItemNeeds) -> None:
+    """Add to `needs` what `filters` asks of a note; `not` groups and other expressions ask nothing (only checked)."""
+    if isinstance(filters, str):
+        try:
+            _collect_node(parse(filters), needs)
+        except UnsupportedExpression:
+            return
+    elif isinstance(filters, list):
+        for item in filters:
+            collect_needs(item, needs)
+    elif isinstance(filters, dict) and len(filters) == 1:
+        ((key, items),) = filters.items()
+        group = items if isinstance(items, list) else [items]
+        if key == "and":
+            collect_needs(group, needs)
+        elif key == "or" and group:
+            needs.choices.append(group)
+    elif isinstance(filters, Lit | Name | Attr | Call | Not | Compare | Logic):
+        _collect_node(filters, needs)
+
+
+def _holds(item: Filter, row: Row) -> bool:
+    if not isinstance(item, Lit | Name | Attr | Call | Not | Compare | Logic):
+        return matches(item, row, set()) is True
+    try:
+        value = evaluate(item, row)
+    except UnsupportedExpression:
+        return False
+    return value not in (None, False, 0, "", [], {})
+
+
+def failing_filters(filters: Filter, row: Row) -> list[str]:
+    """Return the innermost parts of `filters` that reject the row (a whole `or` / `not` group counts as one)."""
+    if matches(filters, row, set()) is not False:
+        return []
+    if isinstance(filters, list) or (isinstance(filters, dict) and list(filters) == ["and"]):
+        items = filters if isinstance(filters, list) else filters["and"]
+        return [part for item in (items if isinstance(items, list) else [items]) for part in failing_filters(item, row)]
+    return [filters if isinstance(filters, str) else json.dumps(filters, ensure_ascii=False)]
+
+
+def _tags(value: PropertyValue) -> list[str]:
+    items = value if isinstance(value, list) else str(value or "").replace(",", " ").split()
+    return [str(item).strip().lstrip("#") for item in items if str(item).strip()]
+
+
+def note_text(needs: ItemNeeds, user_properties: dict[str, PropertyValue], content: str) -> str:
+    """Return the new note: tags and properties in its frontmatter (the user's values win), then `content`."""
+    given = {name.casefold() for name in user_properties}  # Obsidian matches property names ignoring case
+    properties = {name: value for name, value in needs.properties.items() if name.casefold() not in given}
+    properties.update(user_properties)
+    tags = [tag for key in [k for k in properties if k.casefold() == "tags"] for tag in _tags(properties.pop(key))]
+    for tag in needs.tags:
+        if tag.casefold() not in {known.casefold() for known in tags}:
+            tags.append(tag)
+    text = fm.set_property("", "tags", tags) if tags else ""
+    for name, value in properties.items():
+        text = fm.set_property(text, name, value)
+    return ops.append_to_note(text, content) if content.strip() else text
+
+
+def _with_note(snapshot: VaultSnapshot, path: str, text: str) -> VaultSnapshot:
+    """Return the snapshot as it would be with the new note in it (its outgoing links resolved too)."""
+    note = parse_note(path, text)
+    links = tuple(
+        ResolvedLink(path, link, snapshot.resolver.resolve(link.target, source_path=path).path if link.target else path)
+        for link in note.links
+    )
+    return dataclasses.replace(
+        snapshot, notes={**snapshot.notes, path: note}, outgoing={**snapshot.outgoing, path: links}
+    )
+
+
+class AddBaseItemArgs(ToolArgs):
+    """Arguments of add_base_item."""
+
+    base: str = Field(description="The base, by name ('Projects') or path ('Projects/Projects.base').")
+    title: str = Field(description="The new note's name, e.g. 'Greenhouse' (no folder: the base decides it).")
+    view: str = Field("", description="The view the note must show up in, e.g. 'Active'. Empty: the first view.")
+    properties: dict[str, PropertyValue] = Field(
+        default_factory=dict,
+        description='Properties to set, e.g. {"status": "active", "due": "2026-12-01"}; they win over '
+        "the values the base's filters ask for.",
+    )
+    content: str = Field("", description="Markdown text of the note's body.")
+
+
+@dataclass(frozen=True, slots=True)
+class _Draft:
+    """The new note as the needs so far make it: where it goes and its text, as a row the filters can check."""
+
+    context: ProposeContext
+    title: str
+    args: AddBaseItemArgs
+
+    def path(self, needs: ItemNeeds) -> str:
+        folders = sorted(needs.folders, key=len) or [self.context.reader.new_note_folder(self.context.snapshot())]
+        folder = folders[-1]  # the deepest folder asked for; a contradiction shows up in the check
+        path = f"{folder}/{self.title}.md" if folder else f"{self.title}.md"
+        return check_writable(path, settings=self.context.settings)
+
+    def row(self, needs: ItemNeeds) -> tuple[Row, str]:
+        path, text = self.path(needs), note_text(needs, self.args.properties, self.args.content)
+        return Row(_with_note(self.context.snapshot(), path, text), path, self.context.today()), text
+
+
+def _asks_more(trial: ItemNeeds, needs: ItemNeeds) -> bool:
+    asked = (trial.folders, trial.tags, trial.properties, len(trial.choices))
+    return asked != (needs.folders, needs.tags, needs.properties, len(needs.choices))
+
+
+def _meet_choices(draft: _Draft, needs: ItemNeeds) -> ItemNeeds:
+    """Take the first branch that asks for something of each `or` group the note does not meet yet."""
+    index = 0
+    while index < len(needs.choices):
+        group = needs.choices[index]
+        index += 1
+        row, _ = draft.row(needs)
+        if any(_holds(branch, row) for branch in group):
+            continue
+        for branch in group:
+            trial = needs.copy()
+            collect_needs(branch, trial)
+            if _asks_more(trial, needs):
+                needs = trial
+                break
+    return needs
+
+
+def _title(text: str) -> str:
+    title = require(text, "title", "add_base_item").removesuffix(".md").strip()
+    if any(char in title for char in "/\\[]#^|:"):
+        raise InvalidRequest(f"the title {title!r} holds a character Obsidian refuses in note names (/ \\ [ ] # ^ | :)")
+    return title
+
+
+def plan_add_base_item(context: ProposeContext, args: AddBaseItemArgs) -> list[PlannedEdit]:
+    """Plan the note a base's view would list: folder, tags and properties from its filters, then checked."""
+    snapshot = context.snapshot()
+    base_path = find_base(snapshot, require(args.base, "base", "add_base_item"))
+    base = parse_base(base_path, context.reader.read_text(snapshot, base_path))
+    view = pick_view(base, args.view) if base.views or args.view.strip() else None
+    draft = _Draft(context, _title(args.title), args)
+    needs = ItemNeeds()
+    collect_needs(base.filters, needs)
+    collect_needs(view.filters if view else None, needs)
+    needs = _meet_choices(draft, needs)
+    row, text = draft.row(needs)
+    if context.read(row.path) is not None:
+        raise InvalidRequest(f"{row.path!r} already exists; pick another title or edit that note with edit_note")
+    checks = [(f"the filters of {base.path}", base.filters)] + (
+        [(f"the filters of view '{view.name}'", view.filters)] if view else []
+    )
+    for label, filters in checks:
+        failing = failing_filters(filters, row)
+        if failing:
+            raise InvalidRequest(
+                f"a note {row.path!r} with these values would not show up in the base: it fails {label}: "
+                f"{'; '.join(failing)}. Change the title or properties (or pick another view); nothing was proposed"
+            )
+    return [PlannedEdit(f"add item to base {base.path}", row.path, None, text)]
+
+
+ADD_BASE_ITEM: ProposeTool[AddBaseItemArgs] = ProposeTool(
+    name="add_base_item",
+    description=(
+        "Propose a new note for an Obsidian base (.base file), made so the base's view lists it: its folder, tags "
+        "and properties follow the base's filters, plus the properties you give. Use it for 'add X to my Projects "
+        "base'. Nothing is written: the note is shown to the user as a diff and created only if the user replies yes."
+    ),
+    args=AddBaseItemArgs,
+    planner=plan_add_base_item,
+)

@@ -1,0 +1,90 @@
+"""The `edit_daily_note` write tool: add text or a task to the daily note of a day, creating it when missing.
+
+A missing daily note is created as the Daily notes plugin would create it: at the path its folder and format give,
+from its template with the placeholders filled in for that day (not today), and the edit is applied on top. The
+whole thing is one proposal, a create.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import Field
+
+from agent.edits.scope import check_writable
+from agent.tools import propose_ops as ops
+from agent.tools.daily import DATE_DESCRIPTION, daily_note_path
+from agent.tools.dates import parse_day
+from agent.tools.definition import ToolArgs, require
+from agent.tools.propose_kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.tools.propose_templates import render_daily_template
+from core.errors import AppError, NotFound
+
+
+class EditDailyNoteArgs(ToolArgs):
+    """Arguments of edit_daily_note."""
+
+    command: Literal["append", "prepend", "add_task"] = Field(
+        description="append / prepend: content at the end / start of the daily note, or of the section under "
+        "heading. add_task: content is the task text, added as '- [ ] ...' at the end (or under heading)."
+    )
+    date: str = Field("", description=DATE_DESCRIPTION)
+    content: str = Field(description="Markdown text to add; the task text for add_task.")
+    heading: str = Field("", description="Optional heading of the daily note to add under, e.g. 'Log'.")
+
+
+def _template_path(context: ProposeContext, setting: str) -> str:
+    try:
+        return context.snapshot().find_note(setting)
+    except AppError as exc:
+        raise NotFound(
+            f"the daily notes template {setting!r} cannot be used ({exc}); fix Settings > Daily notes > Template "
+            "file location, or clear it to create daily notes empty"
+        ) from exc
+
+
+def new_daily_note_text(context: ProposeContext, day: date) -> str:
+    """Return the text a new daily note of `day` starts with: its template filled in for that day, or ""."""
+    config = context.reader.daily_notes_config(context.snapshot())
+    if not config.template:
+        return ""
+    path = _template_path(context, config.template)
+    text = context.read(path)
+    if text is None:
+        raise NotFound(f"the daily notes template {path!r} no longer exists")
+    return render_daily_template(text, day=day, now=context.reader.now(), daily_format=config.format)
+
+
+def _edited(text: str, args: EditDailyNoteArgs) -> str:
+    content, heading = args.content, args.heading.strip()
+    if args.command == "add_task":
+        return ops.add_task(text, content, heading=heading)
+    require(content, "content", f"edit_daily_note {args.command}")
+    if args.command == "append":
+        return ops.append_to_section(text, heading, content) if heading else ops.append_to_note(text, content)
+    return ops.prepend_to_section(text, heading, content) if heading else ops.prepend_to_note(text, content)
+
+
+def plan_edit_daily_note(context: ProposeContext, args: EditDailyNoteArgs) -> list[PlannedEdit]:
+    """Plan one edit of a day's daily note; a missing note is created from the daily template first."""
+    day = parse_day(args.date, context.today())
+    path = check_writable(daily_note_path(context.reader, context.snapshot(), day), settings=context.settings)
+    before = context.read(path)
+    start = before if before is not None else new_daily_note_text(context, day)
+    operation = f"{args.command.replace('_', ' ')} (daily note {day.isoformat()})"
+    if before is None:
+        operation = f"create daily note {day.isoformat()} and {args.command.replace('_', ' ')}"
+    return [PlannedEdit(operation, path, before, _edited(start, args))]
+
+
+EDIT_DAILY_NOTE: ProposeTool[EditDailyNoteArgs] = ProposeTool(
+    name="edit_daily_note",
+    description=(
+        "Propose adding text or a task to the daily note of a day (today by default), e.g. 'log that I ran 5 km', "
+        "'add a task for tomorrow'. A missing daily note is created from the daily notes template for that day. "
+        "Nothing is written: the change is shown to the user as a diff and applied only if the user replies yes."
+    ),
+    args=EditDailyNoteArgs,
+    planner=plan_edit_daily_note,
+)

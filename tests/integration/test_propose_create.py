@@ -1,0 +1,376 @@
+"""Creating notes by proposal over a copy of sample_vault: templates, note names, daily notes, base items.
+
+Every call only proposes: the vault stays byte-identical until a proposal is applied with the file writer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from agent.edits.apply import apply_edits
+from agent.edits.changelog import SqliteChangeLog
+from agent.edits.proposals import SqliteProposalStore
+from agent.tools.bases import BASES
+from agent.tools.propose import WRITE_TOOLS, ProposalToolbox
+from agent.tools.propose_create import CREATE_TOOLS
+from agent.tools.reader import VaultReader
+from agent.writers.files import FileVaultWriter
+from core.edits import ProposedEdit
+from core.errors import InvalidRequest, NotFound
+from core.settings import VaultSettings
+from tests.edit_fakes import write_settings
+from tests.integration.test_propose_tools import NoSearch, vault_hashes
+
+NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)  # a Friday; the daily notes run to 2026-11-16
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_vault"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    shutil.copytree(SAMPLE, root)
+    (root / "Private").mkdir()
+    (root / "Private" / "diary.md").write_text("secret\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
+    proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
+    yield proposals
+    proposals.close()
+
+
+def make_reader(vault: Path) -> VaultReader:
+    settings = VaultSettings(path=vault, max_note_bytes=2_000_000, private_folders=("Private",))
+    return VaultReader(settings, NoSearch(), clock=lambda: NOW)
+
+
+def make_toolbox(vault: Path, store: SqliteProposalStore, **overrides: object) -> ProposalToolbox:
+    settings = write_settings(**{"private_folders": ("Private",), **overrides})
+    return ProposalToolbox(
+        make_reader(vault),
+        store,
+        settings,
+        conversation_id="c1",
+        clock=lambda: NOW,
+        tools=(*WRITE_TOOLS, *CREATE_TOOLS),
+    )
+
+
+def propose(vault: Path, store: SqliteProposalStore, tool: str, **arguments: object) -> ProposedEdit:
+    """Run one call on a fresh toolbox; check it proposed exactly one change and wrote nothing."""
+    before = vault_hashes(vault)
+    toolbox = make_toolbox(vault, store)
+    toolbox.run_blocking(tool, json.dumps(arguments))
+    assert vault_hashes(vault) == before
+    [proposal] = toolbox.proposals
+    return proposal
+
+
+def refuse(vault: Path, store: SqliteProposalStore, tool: str, error: type[Exception], message: str, **args: object):
+    before = vault_hashes(vault)
+    with pytest.raises(error, match=message):
+        make_toolbox(vault, store).run_blocking(tool, json.dumps(args))
+    assert vault_hashes(vault) == before
+    assert store.pending("c1", NOW) == []
+
+
+def apply(vault: Path, tmp_path: Path, proposal: ProposedEdit) -> None:
+    log = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
+    report = asyncio.run(
+        apply_edits([proposal], writer=FileVaultWriter(vault), log=log, settings=write_settings(), now=NOW)
+    )
+    log.close()
+    assert [outcome.status for outcome in report.outcomes] == ["applied"]
+
+
+def write_config(vault: Path, name: str, config: dict[str, object]) -> None:
+    (vault / ".obsidian" / f"{name}.json").write_text(json.dumps(config), encoding="utf-8")
+
+
+def template(name: str) -> str:
+    return (SAMPLE / "Templates" / f"{name}.md").read_text(encoding="utf-8")
+
+
+# edit_note create from a template
+
+
+def test_create_from_a_template_fills_title_date_and_time_then_adds_content(vault: Path, store) -> None:
+    proposal = propose(
+        vault, store, "edit_note", command="create", path="Meetings/Kickoff", template="Meeting Template",
+        content="Agenda drafted.",
+    )  # fmt: skip
+    expected = template("Meeting Template").replace("{{date}}", "2026-11-20").replace("{{time}}", "09:30")
+    assert (proposal.path, proposal.kind, proposal.base_hash) == ("Meetings/Kickoff.md", "create", None)
+    assert proposal.new_text == expected.replace("{{title}}", "Kickoff") + "Agenda drafted.\n"
+
+
+def test_create_from_a_template_alone_keeps_its_text(vault: Path, store) -> None:
+    proposal = propose(
+        vault, store, "edit_note", command="create", path="Reviews/W47", template="weekly review template"
+    )
+    assert proposal.new_text == template("Weekly Review Template").replace("{{date:GGGG-[W]WW}}", "2026-W47")
+
+
+def test_template_formats_and_templater_code_follow_the_vaults_settings(vault: Path, store) -> None:
+    write_config(vault, "templates", {"folder": "Templates", "dateFormat": "DD.MM.YYYY", "timeFormat": "h:mm A"})
+    (vault / "Templates" / "Custom.md").write_text(
+        "{{title}}: {{date}} {{time}} {{date:dddd}} {{time:HH:mm:ss}} <% tp.file.title %>\n", encoding="utf-8"
+    )
+    proposal = propose(vault, store, "edit_note", command="create", path="Inbox/Log", template="Custom")
+    assert proposal.new_text == "Log: 20.11.2026 9:30 AM Friday 09:30:00 <% tp.file.title %>\n"
+
+
+def test_unknown_template_and_template_outside_create_are_refused(vault: Path, store) -> None:
+    refuse(vault, store, "edit_note", NotFound, "no template named 'Recipe'.*Meeting Template",
+           command="create", path="Inbox/Soup", template="Recipe")  # fmt: skip
+    refuse(vault, store, "edit_note", InvalidRequest, "only for command create",
+           command="append", path="Inbox/Quick capture.md", template="Meeting Template", content="x")  # fmt: skip
+
+
+# edit_note: which note a name means, where a new note goes
+
+
+@pytest.mark.parametrize(
+    ("ref", "path"),
+    [
+        ("Sourdough", "Areas/Cooking/Sourdough.md"),
+        ("[[Sourdough]]", "Areas/Cooking/Sourdough.md"),
+        ("[[Garden MOC#In the ground right now|garden]]", "MOCs/Garden MOC.md"),
+        ("kestrel", "Projects/Home Server Migration.md"),
+        ("Areas/Cooking/Sourdough", "Areas/Cooking/Sourdough.md"),
+        ("Inbox/Quick capture.md", "Inbox/Quick capture.md"),
+    ],
+)
+def test_edits_accept_a_name_alias_or_link(vault: Path, store, ref: str, path: str) -> None:
+    proposal = propose(vault, store, "edit_note", command="append", path=ref, content="added")
+    assert proposal.path == path
+    text = (vault / path).read_text(encoding="utf-8")
+    assert proposal.new_text == text + "added\n"
+
+
+def test_an_existing_exact_path_wins_over_a_name(vault: Path, store) -> None:
+    (vault / "Sourdough.md").write_text("root note\n", encoding="utf-8")
+    proposal = propose(vault, store, "edit_note", command="append", path="Sourdough", content="added")
+    assert (proposal.path, proposal.new_text) == ("Sourdough.md", "root note\nadded\n")
+
+
+def test_a_name_resolves_inside_the_writable_folders(vault: Path, store) -> None:
+    toolbox = make_toolbox(vault, store, writable_folders=("Areas",))
+    toolbox.run_blocking("edit_note", json.dumps({"command": "add_tag", "path": "Sourdough", "value": "bread"}))
+    assert [p.path for p in toolbox.proposals] == ["Areas/Cooking/Sourdough.md"]
+
+
+@pytest.mark.parametrize(
+    ("ref", "error", "message"),
+    [
+        ("Ideas", InvalidRequest, "matches several notes: .*Projects/Ideas.md"),
+        ("Sourdoug", NotFound, "does not exist .*did you mean: Areas/Cooking/Sourdough.md"),
+        ("diary", NotFound, "'diary' does not exist"),
+        ("Private/diary.md", InvalidRequest, "private folder"),
+    ],
+)
+def test_unknown_ambiguous_and_private_names_are_refused(vault, store, ref: str, error, message: str) -> None:
+    refuse(vault, store, "edit_note", error, message, command="append", path=ref, content="x")
+
+
+@pytest.mark.parametrize(
+    ("app", "ref", "path"),
+    [
+        ({"newFileLocation": "folder", "newFileFolderPath": "Inbox"}, "Idea", "Inbox/Idea.md"),
+        ({"newFileLocation": "folder", "newFileFolderPath": "Inbox"}, "[[Idea]]", "Inbox/Idea.md"),
+        ({"newFileLocation": "folder", "newFileFolderPath": "Areas/Garden/"}, "Idea.md", "Areas/Garden/Idea.md"),
+        ({"newFileLocation": "folder", "newFileFolderPath": "Nowhere"}, "Idea", "Idea.md"),
+        ({"newFileLocation": "folder", "newFileFolderPath": "/"}, "Idea", "Idea.md"),
+        ({"newFileLocation": "root", "newFileFolderPath": "Inbox"}, "Idea", "Idea.md"),
+        ({"newFileLocation": "current"}, "Idea", "Idea.md"),
+        ({}, "Idea", "Idea.md"),
+        ({"newFileLocation": "folder", "newFileFolderPath": "Inbox"}, "Projects/Idea", "Projects/Idea.md"),
+    ],
+)
+def test_a_new_note_without_a_folder_goes_to_the_default_location(vault, store, app, ref: str, path: str) -> None:
+    write_config(vault, "app", app)
+    proposal = propose(vault, store, "edit_note", command="create", path=ref, content="# Idea")
+    assert (proposal.path, proposal.new_text) == (path, "# Idea\n")
+
+
+# edit_daily_note
+
+
+def test_append_under_a_heading_of_an_existing_daily_note(vault: Path, store) -> None:
+    proposal = propose(
+        vault, store, "edit_daily_note", command="append", date="2026-11-16", heading="Log", content="- 21:00 Stretch"
+    )
+    text = (vault / "Daily" / "2026-11-16.md").read_text(encoding="utf-8")
+    anchor = "Swapped *Infinite Jest* out of the plan.\n"
+    assert (proposal.path, proposal.kind) == ("Daily/2026-11-16.md", "replace")
+    assert proposal.new_text == text.replace(anchor, anchor + "- 21:00 Stretch\n")
+
+
+def test_a_missing_daily_note_is_created_from_its_template_for_that_day(vault: Path, store, tmp_path: Path) -> None:
+    proposal = propose(
+        vault, store, "edit_daily_note", command="append", date="tomorrow", heading="Log", content="- 10:00 Long run"
+    )
+    rendered = (
+        template("Daily Template")
+        .replace("{{date:dddd, D MMMM YYYY}}", "Saturday, 21 November 2026")
+        .replace("{{date}}", "2026-11-21")
+        .replace("{{time}}", "09:30")
+    )
+    assert (proposal.path, proposal.kind, proposal.base_hash) == ("Daily/2026-11-21.md", "create", None)
+    assert proposal.new_text == rendered.replace("- 09:30 \n", "- 09:30 \n- 10:00 Long run\n")
+    assert proposal.operation == "create daily note 2026-11-21 and append"
+    apply(vault, tmp_path, proposal)
+    assert (vault / "Daily" / "2026-11-21.md").read_text(encoding="utf-8") == proposal.new_text
+
+
+def test_add_task_to_the_daily_note(vault: Path, store) -> None:
+    proposal = propose(vault, store, "edit_daily_note", command="add_task", date="2026-11-16", content="Book physio")
+    text = (vault / "Daily" / "2026-11-16.md").read_text(encoding="utf-8")
+    assert proposal.new_text == text + "- [ ] Book physio\n"
+    under_plan = propose(
+        vault, store, "edit_daily_note", command="add_task", date="2026-11-16", heading="Plan", content="Stretch"
+    )
+    anchor = "- [ ] Jonas reviews the chunker PR 📅 2026-11-20\n"
+    assert under_plan.new_text == text.replace(anchor, anchor + "- [ ] Stretch\n")
+
+
+def test_daily_settings_name_the_folder_format_and_template(vault: Path, store) -> None:
+    write_config(vault, "daily-notes", {"folder": "Journal", "format": "DD-MM-YYYY", "template": "Day"})
+    (vault / "Templates" / "Day.md").write_text(
+        "# {{title}} ({{date:dddd}})\n\n[[{{yesterday}}]] | [[{{tomorrow}}]]\n", encoding="utf-8"
+    )
+    proposal = propose(vault, store, "edit_daily_note", command="prepend", date="2026-12-31", content="Party")
+    assert proposal.path == "Journal/31-12-2026.md"
+    assert proposal.new_text == "Party\n# 31-12-2026 (Thursday)\n\n[[30-12-2026]] | [[01-01-2027]]\n"
+
+
+def test_a_missing_daily_note_without_a_template_starts_empty(vault: Path, store) -> None:
+    write_config(vault, "daily-notes", {"folder": "Daily"})
+    proposal = propose(vault, store, "edit_daily_note", command="add_task", content="Water the garlic")
+    assert (proposal.path, proposal.new_text) == ("Daily/2026-11-20.md", "- [ ] Water the garlic\n")
+
+
+def test_daily_note_refusals_store_nothing(vault: Path, store) -> None:
+    refuse(vault, store, "edit_daily_note", InvalidRequest, "is not a date", command="append", date="soon",
+           content="x")  # fmt: skip
+    refuse(vault, store, "edit_daily_note", NotFound, "no heading 'Dreams'", command="append", date="2026-11-16",
+           heading="Dreams", content="x")  # fmt: skip
+    write_config(vault, "daily-notes", {"folder": "Daily", "template": "Templates/Gone"})
+    refuse(vault, store, "edit_daily_note", NotFound, "daily notes template 'Templates/Gone' cannot be used",
+           command="append", content="x")  # fmt: skip
+
+
+# add_base_item
+
+READING_BASE = """\
+filters:
+  and:
+    - file.inFolder("Resources/Books")
+    - file.hasTag("book")
+views:
+  - type: table
+    name: To read
+    filters:
+      and:
+        - note.status == "to-read"
+        - 'priority == 2 || priority == 3'
+    order: [file.name, author, status]
+  - type: table
+    name: Fiction
+    filters:
+      not:
+        - genre == "non-fiction"
+"""
+
+
+def query_base(vault: Path, base: str, view: str) -> str:
+    reply = BASES.call(make_reader(vault), {"command": "query", "base": base, "view": view})
+    return "\n".join(part.text for part in reply.parts)
+
+
+def test_a_base_item_lands_where_the_base_lists_it(vault: Path, store, tmp_path: Path) -> None:
+    proposal = propose(
+        vault, store, "add_base_item", base="Projects", view="Active", title="Greenhouse",
+        properties={"due": "2027-03-01"}, content="# Greenhouse",
+    )  # fmt: skip
+    assert (proposal.path, proposal.kind, proposal.operation) == (
+        "Projects/Greenhouse.md",
+        "create",
+        "add item to base Projects/Projects.base",
+    )
+    assert proposal.new_text == "---\nstatus: active\ndue: '2027-03-01'\n---\n# Greenhouse\n"
+    assert "[[Greenhouse]]" not in query_base(vault, "Projects", "Active")
+    apply(vault, tmp_path, proposal)
+    assert "| [[Greenhouse]] | 2027-03-01 |" in query_base(vault, "Projects", "Active")
+
+
+def test_a_base_item_gets_the_tags_and_properties_its_filters_ask_for(vault: Path, store, tmp_path: Path) -> None:
+    (vault / "Resources" / "Books" / "Reading.base").write_text(READING_BASE, encoding="utf-8")
+    proposal = propose(
+        vault, store, "add_base_item", base="Reading", view="To read", title="Dune",
+        properties={"author": "Frank Herbert", "tags": ["scifi"]},
+    )  # fmt: skip
+    assert proposal.path == "Resources/Books/Dune.md"
+    assert proposal.new_text == (
+        "---\ntags:\n  - scifi\n  - book\nstatus: to-read\npriority: 2\nauthor: Frank Herbert\n---\n"
+    )
+    apply(vault, tmp_path, proposal)
+    assert "| [[Dune]] | Frank Herbert | to-read |" in query_base(vault, "Reading", "To read")
+
+
+def test_an_or_group_the_given_properties_meet_asks_for_nothing_more(vault: Path, store) -> None:
+    proposal = propose(
+        vault,
+        store,
+        "add_base_item",
+        base="Projects",
+        view="Active",
+        title="Shed",
+        properties={"status": "in-progress"},
+    )
+    assert proposal.new_text == "---\nstatus: in-progress\n---\n"
+
+
+def test_a_base_without_a_folder_filter_uses_the_default_location(vault: Path, store) -> None:
+    (vault / "Resources" / "Books" / "Reading.base").write_text("filters: 'file.hasTag(\"book\")'\n", encoding="utf-8")
+    proposal = propose(vault, store, "add_base_item", base="Reading", title="Dune")
+    assert (proposal.path, proposal.new_text) == ("Inbox/Dune.md", "---\ntags:\n  - book\n---\n")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        ({"base": "Projects", "title": "Garden Ideas"}, InvalidRequest,
+         r"fails the filters of Projects/Projects.base: !file.name.contains\(\"Ideas\"\)"),
+        ({"base": "Projects", "view": "Active", "title": "Shed", "properties": {"status": "paused"}}, InvalidRequest,
+         "fails the filters of view 'Active': .*note.status == .*in-progress"),
+        ({"base": "Reading", "view": "Fiction", "title": "SPQR", "properties": {"genre": "non-fiction"}},
+         InvalidRequest, "fails the filters of view 'Fiction': .*not"),
+        ({"base": "Impossible", "title": "Anything"}, InvalidRequest, r"file.ext == \"canvas\""),
+        ({"base": "Projects", "title": "Balcony Irrigation", "properties": {"status": "paused"}}, InvalidRequest,
+         "already exists"),
+        ({"base": "Recipes", "title": "Soup"}, NotFound, "no base named 'Recipes'"),
+        ({"base": "Projects", "view": "Someday", "title": "Soup"}, NotFound, "has no view 'Someday'"),
+        ({"base": "Projects", "title": "Sub/Soup"}, InvalidRequest, "refuses in note names"),
+    ],
+)  # fmt: skip
+def test_base_items_the_base_would_not_list_are_refused(vault, store, arguments, error, message: str) -> None:
+    (vault / "Resources" / "Books" / "Reading.base").write_text(READING_BASE, encoding="utf-8")
+    (vault / "Inbox" / "Impossible.base").write_text("filters: 'file.ext == \"canvas\"'\n", encoding="utf-8")
+    refuse(vault, store, "add_base_item", error, message, **arguments)
+
+
+def test_create_tools_are_offered_with_their_parameters(vault: Path, store) -> None:
+    specs = {spec.name: spec for spec in make_toolbox(vault, store).specs()}
+    assert {"edit_note", "edit_daily_note", "add_base_item"} <= set(specs)
+    assert "Templater <% %> code is kept as written" in json.dumps(specs["edit_note"].parameters)
+    assert {"base", "view", "title", "properties", "content"} <= set(specs["add_base_item"].parameters["properties"])
