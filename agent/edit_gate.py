@@ -109,6 +109,10 @@ class EditGate:
                 yield AnswerDone()
                 return
             notice = discarded_notice(self._store.discard_pending(conversation))
+            if is_undo_request(message):  # "undo" is a command for code: no model can undo, so it must not go there
+                yield AnswerText(notice + SEPARATOR + await self._plan_undo(conversation, now))
+                yield AnswerDone()
+                return
         elif (reply := await self._without_pending(conversation, message, now)) is not None:
             yield AnswerText(reply)
             yield AnswerDone()

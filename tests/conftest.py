@@ -12,45 +12,8 @@ from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = ROOT / "sample_vault"
-SETTINGS_ENV = (
-    "VAULT_PATH",
-    "DATA_DIR",
-    "IGNORE_GLOBS",
-    "MAX_NOTE_BYTES",
-    "EMBED_MODEL",
-    "EMBED_THREADS",
-    "EMBED_BATCH_SIZE",
-    "CHUNK_OVERLAP_TOKENS",
-    "QDRANT_URL",
-    "QDRANT_API_KEY",
-    "QDRANT_COLLECTION",
-    "REDIS_URL",
-    "RERANKER_MODEL_DIR",
-    "RERANK_CANDIDATES",
-    "TOP_K",
-    "PREFETCH_LIMIT",
-    "RRF_K",
-    "LLM_BASE_URL",
-    "LLM_API_KEY",
-    "LLM_MODEL",
-    "LLM_PROBE_LOCAL_PORTS",
-    "API_KEY",
-    "CORS_ORIGINS",
-    "HOST",
-    "PORT",
-    "MAX_BODY_BYTES",
-    "KEEPALIVE_SECONDS",
-    "SYNC_INTERVAL_MINUTES",
-    "WATCH",
-    "RELEVANCE_FLOOR",
-    "SHOW_SOURCES",
-    "WRITE_BACKEND",
-    "OBSIDIAN_API_URL",
-    "OBSIDIAN_API_KEY",
-    "WRITABLE_FOLDERS",
-    "PRIVATE_FOLDERS",
-    "WRITE_CONFIRM",
-)
+# Every setting's variable, derived so that a new setting can never leak in from a developer's shell.
+SETTINGS_ENV = tuple(name.upper() for name in Settings.model_fields)
 
 
 @pytest.fixture(autouse=True)

@@ -25,12 +25,23 @@ OPENERS = (
     "please", "pls", "can you", "could you", "would you", "will you", "i want you to", "i'd like you to",
     "i want to", "i'd like to", "let's", "lets", "go ahead and", "bitte", "kannst du", "könntest du", "würdest du",
 )  # fmt: skip
+# German puts the verb last after a modal opener: "Kannst du eine Notiz erstellen?"
+GERMAN_OPENERS = ("bitte", "kannst du", "könntest du", "würdest du")
+GERMAN_INFINITIVES = frozenset(
+    {
+        "hinzufügen", "erstellen", "anlegen", "schreiben", "eintragen", "notieren", "verschieben", "umbenennen",
+        "löschen", "entfernen", "setzen", "ändern", "markieren", "abhaken", "taggen", "ergänzen", "aktualisieren",
+    }
+)  # fmt: skip
 _WORD = re.compile(r"[\w'’]+")
 
 
 def looks_like_edit_request(message: str) -> bool:
     """Return True when `message` starts like an instruction to change notes ("add a task to ...", "tag these")."""
-    text = message.strip().lower()
+    text = message.strip().lower().replace("’", "'")  # phones type "I’d like to", "let’s" with a curly apostrophe
+    words = _WORD.findall(text)
+    if words and words[-1] in GERMAN_INFINITIVES and text.startswith(GERMAN_OPENERS):
+        return True
     changed = True
     while changed:
         changed = False

@@ -167,7 +167,8 @@ def test_symlink_leading_outside_the_vault_is_refused(
 def test_toolbox_offers_only_propose_tools_edit_note_first(toolbox: ProposalToolbox) -> None:
     specs = toolbox.specs()
     assert [spec.name for spec in specs] == [tool.name for tool in WRITE_TOOLS]
-    assert [spec.name for spec in specs] == ["edit_note", "edit_daily_note", "add_base_item", "move_note", "delete_note"]
+    names = ["edit_note", "edit_daily_note", "add_base_item", "move_note", "delete_note"]
+    assert [spec.name for spec in specs] == names
     spec = specs[0]
     assert "Nothing is written" in spec.description
     properties = spec.parameters["properties"]
