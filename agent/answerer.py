@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from langchain_core.runnables import RunnableConfig
@@ -15,6 +13,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from agent.checkpoints import TURN_AT, SqliteCheckpoints
 from agent.citation_stream import CitationChecker, CitationStream
+from agent.locks import ConversationLocks
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, to_record
 from agent.turn import TurnScratch, WriteToolBox, stopped_notice
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, ChatMessage, TurnRequest
@@ -28,36 +27,6 @@ MAX_IDLE = timedelta(days=30)  # conversations without a turn for this long are 
 def utc_now() -> datetime:
     """Return the current time in UTC."""
     return datetime.now(UTC)
-
-
-@dataclass(slots=True)
-class _Holder:
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    users: int = 0  # turns holding or waiting for the lock
-
-
-class ConversationLocks:
-    """One asyncio.Lock per conversation id, so turns of a conversation run one after another; idle ones go."""
-
-    def __init__(self) -> None:
-        self._holders: dict[str, _Holder] = {}
-
-    def __len__(self) -> int:
-        """Return how many conversations have a turn running or waiting."""
-        return len(self._holders)
-
-    @asynccontextmanager
-    async def hold(self, conversation_id: str) -> AsyncIterator[None]:
-        """Wait for the conversation's earlier turns, then hold it for the duration of the block."""
-        holder = self._holders.setdefault(conversation_id, _Holder())
-        holder.users += 1
-        try:
-            async with holder.lock:
-                yield
-        finally:
-            holder.users -= 1
-            if holder.users == 0:
-                del self._holders[conversation_id]
 
 
 class AgentAnswerer:

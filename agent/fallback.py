@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
-from agent.redaction import redact
+from agent.llm.redaction import redact
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from core.chat import AnswerEvent, AnswerText, TurnRequest
 from core.errors import UpstreamUnavailable

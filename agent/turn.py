@@ -41,7 +41,7 @@ class ToolBox(Protocol):
 
 
 class WriteToolBox(ToolBox, Protocol):
-    """One turn's propose-only write tools (`agent.tools.propose.ProposalToolbox`)."""
+    """One turn's propose-only write tools (`agent.propose.ProposalToolbox`)."""
 
     def has_tool(self, name: str) -> bool:
         """Return True when `name` is one of its tools."""

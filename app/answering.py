@@ -13,7 +13,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from rich.console import Console
 
 from agent.answerer import AgentAnswerer
-from agent.edit_gate import AfterWrite
+from agent.edits.gate import AfterWrite
 from agent.fallback import FallbackAnswerer
 from agent.graph import AgentDeps, build_graph
 from agent.llm import OpenAICompatibleChatModel, build_chat_model

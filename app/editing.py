@@ -8,10 +8,10 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 
-from agent.edit_gate import AfterWrite, EditGate
 from agent.edits.changelog import SqliteChangeLog
+from agent.edits.gate import AfterWrite, EditGate
 from agent.edits.proposals import SqliteProposalStore
-from agent.tools.propose import ProposalToolbox
+from agent.propose import ProposalToolbox
 from agent.tools.reader import VaultReader
 from agent.writers import build_writer
 from app.edit_commands import open_change_log

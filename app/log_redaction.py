@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from agent.redaction import RedactingFilter
+from agent.llm import RedactingFilter
 from core.settings import Settings
 
 LOGGERS_WITH_HANDLERS = ("", "uvicorn", "uvicorn.error", "uvicorn.access")

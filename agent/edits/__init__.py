@@ -1,1 +1,1 @@
-"""Safe edits: write scope, proposals, strict approval, diffs, the change log, apply and undo."""
+"""Safe edits: scope, proposals, strict approval, the chat gate and its replies, diffs, change log, apply, undo."""

@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from agent.redaction import redact
+from agent.llm import redact
 from app.deps import AnswererDep, ServicesDep
 from app.editing import EditServices
 from core.errors import AppError

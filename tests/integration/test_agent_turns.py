@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from agent.answerer import AgentAnswerer, ConversationLocks
+from agent.answerer import AgentAnswerer
 from agent.graph import AgentDeps, build_graph
 from agent.llm import OpenAICompatibleChatModel
+from agent.locks import ConversationLocks
 from agent.tools import ToolRegistry, VaultReader
 from agent.turn import STOPPED_EARLY
 from app.wiring import Services

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.edit_gate import EditGate
 from agent.edits.changelog import SqliteChangeLog
+from agent.edits.gate import EditGate
 from agent.edits.proposals import SqliteProposalStore, new_proposal
 from core.chat import AnswerDone, AnswerEvent, AnswerText, ChatMessage, TurnRequest
 from tests.edit_fakes import InMemoryNoteWriter, write_settings

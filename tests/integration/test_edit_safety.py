@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agent.edit_replies import NOTHING_PENDING
+from agent.edits.replies import NOTHING_PENDING
 from app.wiring import Services
 from core.settings import Settings
 from tests.integration.edit_flow_support import (

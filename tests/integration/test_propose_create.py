@@ -17,9 +17,9 @@ import pytest
 from agent.edits.apply import apply_edits
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.proposals import SqliteProposalStore
+from agent.propose import WRITE_TOOLS, ProposalToolbox
+from agent.propose.toolbox import CREATE_TOOLS
 from agent.tools.bases import BASES
-from agent.tools.propose import WRITE_TOOLS, ProposalToolbox
-from agent.tools.propose_create import CREATE_TOOLS
 from agent.tools.reader import VaultReader
 from agent.writers.files import FileVaultWriter
 from core.edits import ProposedEdit

@@ -15,8 +15,8 @@ import pytest
 from agent.edits.apply import apply_edits, undo_last
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.proposals import SqliteProposalStore
-from agent.tools.propose import WRITE_TOOLS, ProposalToolbox
-from agent.tools.propose_move import MOVE_TOOLS
+from agent.propose import WRITE_TOOLS, ProposalToolbox
+from agent.propose.move import MOVE_TOOLS
 from agent.tools.reader import VaultReader
 from agent.writers.files import FileVaultWriter
 from agent.writers.rest import LocalRestApiWriter

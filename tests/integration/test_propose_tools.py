@@ -14,8 +14,8 @@ import pytest
 
 from agent.edits.diffs import content_hash, unified_diff
 from agent.edits.proposals import SqliteProposalStore
+from agent.propose import WRITE_TOOLS, ProposalToolbox
 from agent.tools.outcome import ToolOutcome
-from agent.tools.propose import WRITE_TOOLS, ProposalToolbox
 from agent.tools.reader import VaultReader
 from core.domain import SearchFilters, SearchHit
 from core.errors import InvalidRequest, NotFound

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools.base_filters import Row, column_value, matches
+from agent.tools.bases.filters import Row, column_value, matches
 from agent.tools.snapshot import build_snapshot
 from rag.notes.markdown import parse_note
 from rag.notes.vault import FileStat

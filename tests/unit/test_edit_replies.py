@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.edit_replies import apply_report_text, markup_closers, proposals_block, undo_plan_text
 from agent.edits.proposals import new_proposal
+from agent.edits.replies import apply_report_text, markup_closers, proposals_block, undo_plan_text
 from core.edits import ApplyReport, EditOutcome, UndoPlan, UndoStep
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

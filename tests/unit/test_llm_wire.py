@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.llm_wire import (
+from agent.llm.wire import (
     MalformedReply,
     ProviderError,
     StreamAssembler,

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from agent.tools import propose_frontmatter as fm
-from agent.tools import propose_ops as ops
+from agent.propose.text import body as ops
+from agent.propose.text import frontmatter as fm
 from core.errors import InvalidRequest, NotFound
 
 NOTE = """---

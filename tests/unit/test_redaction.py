@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from agent.redaction import REDACTED, RedactingFilter, redact
+from agent.llm.redaction import REDACTED, RedactingFilter, redact
 
 KEY = "my-local-key-42"
 

@@ -12,8 +12,9 @@ from dataclasses import replace
 
 import httpx
 
-from agent.llm_endpoints import EndpointRotation
-from agent.llm_wire import (
+from agent.llm.endpoints import EndpointRotation
+from agent.llm.redaction import MIN_SECRET_LENGTH, REDACTED, redact
+from agent.llm.wire import (
     MalformedReply,
     ProviderError,
     SecretScrubber,
@@ -25,7 +26,6 @@ from agent.llm_wire import (
     model_ids,
     result_from_wire,
 )
-from agent.redaction import MIN_SECRET_LENGTH, REDACTED, redact
 from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
 from core.errors import InvalidRequest, UpstreamUnavailable
 from core.settings import LlmSettings

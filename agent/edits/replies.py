@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from agent.tools.propose_kit import diff_fence
+from agent.propose.kit import diff_fence
 from core.edits import ApplyReport, ProposedEdit, UndoPlan
 
 SEPARATOR = "\n\n"

@@ -14,7 +14,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
-from agent.tools.propose_ops import NoteLines
+from agent.propose.text.body import NoteLines
 from core.errors import InvalidRequest, NotFound
 from rag.notes.frontmatter import find_frontmatter_end
 from rag.notes.inline import is_valid_tag

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.edits.scope import check_writable
-from agent.tools.propose_kit import ProposeContext
+from agent.propose.kit import ProposeContext
 from agent.tools.snapshot import parse_note_ref
 from core.errors import AppError, InvalidRequest, NotFound
 

@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.tools.base_expressions import UnsupportedExpression
-from agent.tools.base_filters import Row, column_value, matches
+from agent.tools.bases.expressions import UnsupportedExpression
+from agent.tools.bases.filters import Row, column_value, matches
 from agent.tools.definition import Tool, ToolArgs, pick_one, require
 from agent.tools.outcome import Part, Reply, data_part, format_value, reply
 from agent.tools.reader import VaultReader

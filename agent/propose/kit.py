@@ -1,7 +1,7 @@
 """What every propose-only write tool is made of: planned edits, the read-only context they plan in, the tool shape.
 
 A write tool never writes. It plans: it reads the vault through a `ProposeContext` and returns `PlannedEdit`s (the
-whole text of each note before and after). `agent.tools.propose.ProposalToolbox` checks scope and size, stores the
+whole text of each note before and after). `agent.propose.ProposalToolbox` checks scope and size, stores the
 plans as proposals and shows them; only the user's approval applies them (`agent.edits.apply`).
 """
 

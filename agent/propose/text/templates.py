@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import PurePosixPath
 
+from agent.propose.kit import ProposeContext
 from agent.tools.dates import format_moment
-from agent.tools.propose_kit import ProposeContext
 from agent.tools.templates import find_template, list_templates
 from core.errors import NotFound
 

@@ -13,12 +13,12 @@ from typing import Literal
 from pydantic import Field
 
 from agent.edits.scope import check_writable
-from agent.tools import propose_ops as ops
+from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.propose.text import body as ops
+from agent.propose.text.templates import render_daily_template
 from agent.tools.daily import DATE_DESCRIPTION, daily_note_path
 from agent.tools.dates import parse_day
 from agent.tools.definition import ToolArgs, require
-from agent.tools.propose_kit import PlannedEdit, ProposeContext, ProposeTool
-from agent.tools.propose_templates import render_daily_template
 from core.errors import AppError, NotFound
 
 

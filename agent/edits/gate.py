@@ -12,8 +12,11 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
-from agent.answerer import ConversationLocks
-from agent.edit_replies import (
+from agent.edits.apply import apply_edits, undo_last
+from agent.edits.approval import is_undo_request, parse_approval, select_approved
+from agent.edits.changelog import SqliteChangeLog
+from agent.edits.proposals import SqliteProposalStore
+from agent.edits.replies import (
     NOTHING_PENDING,
     READ_ONLY,
     SEPARATOR,
@@ -23,10 +26,7 @@ from agent.edit_replies import (
     proposals_block,
     undo_plan_text,
 )
-from agent.edits.apply import apply_edits, undo_last
-from agent.edits.approval import is_undo_request, parse_approval, select_approved
-from agent.edits.changelog import SqliteChangeLog
-from agent.edits.proposals import SqliteProposalStore
+from agent.locks import ConversationLocks
 from core.chat import AnswerDone, AnswerEvent, AnswerText, TurnRequest
 from core.edits import ProposedEdit
 from core.errors import AppError

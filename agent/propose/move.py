@@ -10,9 +10,9 @@ from typing import Any
 from pydantic import Field
 
 from agent.edits.scope import check_writable
+from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.propose.text.links import LinkMove, rewrite_links
 from agent.tools.definition import ToolArgs, require
-from agent.tools.propose_kit import PlannedEdit, ProposeContext, ProposeTool
-from agent.tools.propose_links import LinkMove, rewrite_links
 from agent.tools.snapshot import VaultSnapshot, clean_relative_path, parse_note_ref
 from core.errors import InvalidRequest, NotFound
 from rag.notes.links import backlink_keys, link_key

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import PurePosixPath
 
-from agent.tools.base_expressions import (
+from agent.tools.bases.expressions import (
     Attr,
     Call,
     Compare,

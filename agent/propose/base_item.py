@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from pydantic import Field
 
 from agent.edits.scope import check_writable
-from agent.tools import propose_frontmatter as fm
-from agent.tools import propose_ops as ops
-from agent.tools.base_expressions import Attr, Call, Compare, Lit, Logic, Name, Node, Not, UnsupportedExpression
-from agent.tools.base_expressions import parse_expression as parse
-from agent.tools.base_filters import Row, evaluate, matches
-from agent.tools.bases import find_base, parse_base, pick_view
+from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.propose.text import body as ops
+from agent.propose.text import frontmatter as fm
+from agent.propose.text.frontmatter import PropertyValue
+from agent.tools.bases.expressions import Attr, Call, Compare, Lit, Logic, Name, Node, Not, UnsupportedExpression
+from agent.tools.bases.expressions import parse_expression as parse
+from agent.tools.bases.filters import Row, evaluate, matches
+from agent.tools.bases.tool import find_base, parse_base, pick_view
 from agent.tools.definition import ToolArgs, require
-from agent.tools.propose_frontmatter import PropertyValue
-from agent.tools.propose_kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.tools.snapshot import ResolvedLink, VaultSnapshot
 from core.errors import InvalidRequest
 from rag.notes.markdown import parse_note

@@ -1,0 +1,142 @@
+"""The `edit_note` write tool: its arguments, the pure text change it makes and its planner."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.propose.paths import existing_note_path, new_note_path
+from agent.propose.text import body as ops
+from agent.propose.text import frontmatter as fm
+from agent.propose.text.templates import render_named_template
+from agent.tools.definition import ToolArgs, require
+from core.errors import InvalidRequest, NotFound
+
+EditCommand = Literal[
+    "create",
+    "append",
+    "prepend",
+    "append_to_section",
+    "prepend_to_section",
+    "replace_section",
+    "set_property",
+    "remove_property",
+    "add_tag",
+    "remove_tag",
+    "add_alias",
+    "add_task",
+    "toggle_task",
+]
+
+
+class EditNoteArgs(ToolArgs):
+    """Arguments of edit_note."""
+
+    command: EditCommand = Field(
+        description="create: a new note with content and/or from template (refused if it exists). append / "
+        "prepend: content at the end / start of the note. append_to_section / prepend_to_section / "
+        "replace_section: content in the section under heading (replace keeps the heading). set_property / "
+        "remove_property: frontmatter property with value. add_tag / remove_tag / add_alias: value is the tag or "
+        "alias. add_task: content is the task text, optionally under heading. toggle_task: check or uncheck the "
+        "task at line (or with the exact text content)."
+    )
+    path: str = Field(
+        description="The note: its path ('Projects/Garden.md'), or for an existing note its name, alias or "
+        "[[link]]. For create, a name without a folder goes to the vault's folder for new notes."
+    )
+    content: str = Field(
+        "",
+        description="Markdown text to add or to put in place; the task text for tasks. For create with a "
+        "template: text added after the template's.",
+    )
+    template: str = Field(
+        "",
+        description="For create: the template to start from, by name (see the templates tool), e.g. "
+        "'Meeting Template'. {{title}}, {{date}} and {{time}} are filled in; Templater <% %> code is kept as written.",
+    )
+    heading: str = Field("", description="The heading for section commands and add_task, e.g. 'Ideas'.")
+    property: str = Field("", description="The frontmatter property name for set_property and remove_property.")
+    value: str | int | float | bool | list[str] | None = Field(
+        None, description="The property value (text, number, true/false or a list), or the tag or alias."
+    )
+    line: int = Field(0, ge=0, description="For toggle_task: the task's 1-based line number.")
+
+
+def _text_value(args: EditNoteArgs, usage: str) -> str:
+    if not isinstance(args.value, str):
+        raise InvalidRequest(f"{usage} needs 'value' as text")
+    return require(args.value, "value", usage)
+
+
+def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None = None) -> str:
+    """Return the note's text after the edit `args` describes (pure: nothing is read or written).
+
+    Args:
+        before: the note's text now ("" for create).
+        args: the edit.
+        template_text: for create, the filled-in template the note starts with (None: no template).
+
+    """
+    command, content = args.command, args.content
+    if command == "create" and template_text is not None:
+        return ops.append_to_note(template_text, content) if content.strip() else template_text
+    if command in ("create", "append", "prepend"):
+        require(content, "content", f"edit_note {command}")
+    if command in ("append_to_section", "prepend_to_section", "replace_section"):
+        heading = require(args.heading, "heading", f"edit_note {command}")
+        section_ops = {
+            "append_to_section": ops.append_to_section,
+            "prepend_to_section": ops.prepend_to_section,
+            "replace_section": ops.replace_section,
+        }
+        return section_ops[command](before, heading, content)
+    if command == "create":
+        return ops.append_to_note("", content)
+    if command == "append":
+        return ops.append_to_note(before, content)
+    if command == "prepend":
+        return ops.prepend_to_note(before, content)
+    if command == "set_property":
+        return fm.set_property(before, require(args.property, "property", "edit_note set_property"), args.value)
+    if command == "remove_property":
+        return fm.remove_property(before, require(args.property, "property", "edit_note remove_property"))
+    if command == "add_tag":
+        return fm.add_tag(before, _text_value(args, "edit_note add_tag"))
+    if command == "remove_tag":
+        return fm.remove_tag(before, _text_value(args, "edit_note remove_tag"))
+    if command == "add_alias":
+        return fm.add_alias(before, _text_value(args, "edit_note add_alias"))
+    if command == "add_task":
+        return ops.add_task(before, content, heading=args.heading)
+    return ops.toggle_task(before, line=args.line, task=content)
+
+
+def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedEdit]:
+    """Plan one edit_note call: the note's text now and after the edit."""
+    if args.command != "create":
+        if args.template.strip():
+            raise InvalidRequest("'template' is only for command create")
+        path = existing_note_path(context, args.path)
+        before = context.read(path)
+        if before is None:
+            raise NotFound(f"{path!r} does not exist; use command create to make a new note")
+        return [PlannedEdit(args.command.replace("_", " "), path, before, compute_after(before, args))]
+    path = new_note_path(context, args.path)
+    if context.read(path) is not None:
+        raise InvalidRequest(f"{path!r} already exists; use append or another command to change it")
+    template = render_named_template(context, args.template, note_path=path) if args.template.strip() else None
+    return [PlannedEdit("create", path, None, compute_after("", args, template_text=template))]
+
+
+EDIT_NOTE: ProposeTool[EditNoteArgs] = ProposeTool(
+    name="edit_note",
+    description=(
+        "Propose a change to one note: create it (optionally from a template), add text, change a heading's "
+        "section, a property, a tag, an alias or a task. Nothing is written: the change is shown to the user as a "
+        "diff and applied only if the user replies yes. Read the note first so headings and lines are right."
+    ),
+    args=EditNoteArgs,
+    planner=plan_edit_note,
+)
