@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import datetime
 
@@ -13,14 +14,14 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from rich.console import Console
 
 from agent.answerer import AgentAnswerer
-from agent.edits.gate import AfterWrite
+from agent.edits.gate import AfterWrite, EditGate
 from agent.fallback import FallbackAnswerer
 from agent.graph import AgentDeps, build_graph
 from agent.llm import OpenAICompatibleChatModel, build_chat_model
+from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tools import ToolRegistry, VaultReader
-from app.editing import EditServices
-from app.wiring import Services
+from app.wiring import EditServices, Services
 from core.chat import AnswerText, ChatMessage, TurnRequest
 from core.errors import AppError
 from core.ports import Answerer, ChatModel
@@ -29,6 +30,11 @@ from rag.answer.refusal import RelevanceGate
 
 logger = logging.getLogger(__name__)
 CHECKPOINTS_FILE = "checkpoints.sqlite"
+AUTO_APPLY_WARNING = (
+    "WRITE_CONFIRM=false: every change the model proposes is APPLIED WITHOUT ASKING. Any note the model reads, "
+    "including one with planted instructions, can make it change your vault. Use this only with a trusted model "
+    "and vault; changes can still be undone with `librarian undo`."
+)
 EXPIRY_INTERVAL_SECONDS = 24 * 3600
 
 
@@ -62,7 +68,37 @@ async def build_answerer(
     passes the edit gate, which applies or undoes changes only on the user's yes.
     """
     answerer = await _build_unguarded(settings, services, chat_model, stack, edits)
-    return answerer if edits is None else edits.gate(answerer, clock=local_now, after_write=after_write)
+    if edits is None:
+        return answerer
+    return EditGate(
+        answerer,
+        store=edits.store,
+        log=edits.log,
+        writer=edits.writer,
+        settings=edits.settings,
+        clock=local_now,
+        lock=edits.lock,
+        after_write=after_write,
+    )
+
+
+def log_write_mode(edits: EditServices) -> None:
+    """Say at start how approved edits are written; loudly when they are applied without asking."""
+    if edits.writer is None:
+        logger.info("WRITE_BACKEND=none: the vault is read-only; no write tools are offered")
+    elif not edits.settings.confirm:
+        logger.warning(AUTO_APPLY_WARNING)
+
+
+def toolbox_factory(
+    edits: EditServices, reader: VaultReader, clock: Callable[[], datetime]
+) -> Callable[[str], ProposalToolbox]:
+    """Return a function that makes one turn's propose-only write tools for a conversation id."""
+
+    def make(conversation_id: str) -> ProposalToolbox:
+        return ProposalToolbox(reader, edits.store, edits.settings, conversation_id=conversation_id, clock=clock)
+
+    return make
 
 
 async def _build_unguarded(
@@ -91,7 +127,7 @@ async def _build_unguarded(
         clock=local_now,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
-    write_tools = edits.toolbox_factory(reader, local_now) if edits is not None and edits.writer else None
+    write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None
     agent = AgentAnswerer(
         graph, services.docstore, recursion_limit=settings.agent_recursion_limit, write_tools=write_tools
     )

@@ -223,7 +223,7 @@ def serve(
     vault_text = escape(str(settings.vault_path))
     out.print(f"Vault Librarian on http://{settings.host}:{settings.port}/v1 (vault {vault_text})")
     if not settings.write_confirm and settings.write_backend != "none":
-        from app.editing import AUTO_APPLY_WARNING
+        from app.answering import AUTO_APPLY_WARNING
 
         err.print(f"[bold red]WARNING:[/bold red] {escape(AUTO_APPLY_WARNING)}")
     # One worker: the embedded index is a single-process store, and the lifespan owns the re-indexer.

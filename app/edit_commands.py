@@ -13,18 +13,12 @@ from rich.markup import escape
 
 from agent.edits.apply import undo_last
 from agent.edits.changelog import SqliteChangeLog
-from agent.writers import build_writer
+from agent.edits.lock import EditLock
+from app.wiring import build_note_writer, open_change_log, open_edit_lock
 from core.edits import UndoPlan
 from core.errors import AppError
+from core.ports import NoteWriter
 from core.settings import Settings
-
-CHANGES_FILE = "changes.sqlite"
-SNAPSHOTS_DIR = "snapshots"
-
-
-def open_change_log(settings: Settings) -> SqliteChangeLog:
-    """Open the change log under DATA_DIR (created on first use)."""
-    return SqliteChangeLog(settings.data_dir / CHANGES_FILE, settings.data_dir / SNAPSHOTS_DIR)
 
 
 def print_changes(console: Console, settings: Settings, limit: int) -> None:
@@ -52,16 +46,22 @@ def print_plan(console: Console, plan: UndoPlan) -> None:
     if plan.change_set_id is None:
         console.print("nothing to undo")
         return
-    verb = "undid" if plan.is_applied else "undo would"
+    verb = "undid" if plan.is_applied else "undo would revert"
     console.print(f"{verb} change set {plan.change_set_id}:")
     for step in plan.steps:
         mark = "[yellow]![/yellow]" if step.action == "conflict" else "-"
         console.print(f"  {mark} {escape(step.path)}: {escape(step.message)}")
 
 
+async def _confirm_undo(writer: NoteWriter, log: SqliteChangeLog, lock: EditLock, *, expected: str) -> UndoPlan:
+    # `expected`: undo exactly the change set shown, not one applied while the prompt waited.
+    async with lock.hold():
+        return await undo_last(writer=writer, log=log, now=datetime.now(UTC), confirm=True, expected=expected)
+
+
 def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_root: Path) -> int:
     """Show the undo plan, ask for confirmation, apply it; return the exit code."""
-    writer = build_writer(settings.writes, vault_root)
+    writer = build_note_writer(settings.with_vault(vault_root))
     if writer is None:
         console.print("[red]error:[/red] WRITE_BACKEND=none: the vault is read-only, so nothing can be undone")
         return 1
@@ -74,7 +74,7 @@ def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_ro
         if not assume_yes and not typer.confirm("Apply this undo?", default=False):
             console.print("nothing changed")
             return 0
-        done = asyncio.run(undo_last(writer=writer, log=log, now=datetime.now(UTC), confirm=True))
+        done = asyncio.run(_confirm_undo(writer, log, open_edit_lock(settings), expected=plan.change_set_id))
         print_plan(console, done)
         return 0
     except AppError as exc:

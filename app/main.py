@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app.answering import build_answerer, find_chat_model
-from app.editing import open_edit_services
+from app.answering import build_answerer, find_chat_model, log_write_mode
 from app.errors import install_error_handlers
 from app.log_redaction import install_log_redaction
 from app.routes import changes, chat, health, index, models
 from app.routes.health import ProbeSlots, secrets_of
 from app.security import LOCALHOST_ORIGINS, BodySizeLimit, TrustedHosts, require_api_key, trusted_hosts
-from app.wiring import Services, build_services, index_lock, utc_now
+from app.wiring import Services, build_edit_services, build_services, index_lock, utc_now
 from core.ports import Answerer, ChatModel
 from core.settings import Settings
 from sync.index_runner import IndexRunner
@@ -106,9 +105,9 @@ async def start_services(
         watcher = await start_watcher(runner, settings.vault, settings.sync)
         stack.push_async_callback(watcher.stop)
         app.state.watcher = watcher
-    edit_resources = ExitStack()
-    stack.callback(edit_resources.close)
-    edits = open_edit_services(settings, edit_resources)
+    edits = build_edit_services(settings)
+    stack.callback(edits.close)
+    log_write_mode(edits)
     app.state.edits = edits
     if answerer is None:
         if chat_model is None:

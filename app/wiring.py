@@ -10,9 +10,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agent.edits.changelog import SqliteChangeLog
+from agent.edits.lock import EditLock
+from agent.edits.proposals import SqliteProposalStore
+from agent.writers import build_writer
 from core.errors import InvalidRequest
-from core.ports import DocStore, Embedder, VectorStore, WatermarkStore
-from core.settings import Settings
+from core.ports import DocStore, Embedder, NoteWriter, VectorStore, WatermarkStore
+from core.settings import Settings, WriteSettings
 from rag.docstore import build_docstore
 from rag.embedding.embedders import build_embedder
 from rag.embedding.rerank import build_reranker
@@ -22,6 +26,11 @@ from rag.retrieve import Retriever
 from rag.stores import build_vector_store
 from sync.reindex import Reindexer
 from sync.watermarks import SqliteWatermarkStore
+
+PROPOSALS_FILE = "proposals.sqlite"
+CHANGES_FILE = "changes.sqlite"
+SNAPSHOTS_DIR = "snapshots"
+EDIT_LOCK_FILE = "edits.lock"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,3 +113,47 @@ def index_lock(data_dir: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+@dataclass(frozen=True, slots=True)
+class EditServices:
+    """What proposing, applying and undoing edits needs; `writer` None: the vault is read-only (WRITE_BACKEND=none)."""
+
+    settings: WriteSettings
+    store: SqliteProposalStore
+    log: SqliteChangeLog
+    writer: NoteWriter | None
+    lock: EditLock
+
+    def close(self) -> None:
+        """Release the proposal store and the change log."""
+        with ExitStack() as closing:
+            closing.callback(self.store.close)
+            closing.callback(self.log.close)
+
+
+def build_note_writer(settings: Settings) -> NoteWriter | None:
+    """Return the writer WRITE_BACKEND asks for (the plugin, files, or auto), or None for a read-only vault."""
+    return build_writer(settings.writes, settings.vault_path)
+
+
+def open_change_log(settings: Settings) -> SqliteChangeLog:
+    """Open the change log under DATA_DIR (created on first use)."""
+    return SqliteChangeLog(settings.data_dir / CHANGES_FILE, settings.data_dir / SNAPSHOTS_DIR)
+
+
+def open_edit_lock(settings: Settings) -> EditLock:
+    """Return the lock every apply and undo holds, shared by the server and the CLI through DATA_DIR."""
+    return EditLock(settings.data_dir / EDIT_LOCK_FILE)
+
+
+def build_edit_services(settings: Settings) -> EditServices:
+    """Open the proposal store and the change log under DATA_DIR and pick the writer; close with `close()`."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    writer = build_note_writer(settings)
+    with ExitStack() as opened:
+        store = SqliteProposalStore(settings.data_dir / PROPOSALS_FILE)
+        opened.callback(store.close)
+        log = open_change_log(settings)
+        opened.pop_all()
+    return EditServices(settings=settings.writes, store=store, log=log, writer=writer, lock=open_edit_lock(settings))

@@ -10,7 +10,8 @@ ProposalStatus = Literal["pending", "applied", "discarded", "expired", "conflict
 EditKind = Literal["create", "replace", "delete", "move"]
 ApprovalKind = Literal["approve", "decline", "unrelated"]
 ChangeStatus = Literal["started", "applied", "undone"]
-OutcomeStatus = Literal["applied", "conflict", "expired", "refused", "failed", "unverified", "skipped"]
+# "unchanged": the note already read as proposed (e.g. Obsidian updated a link itself), so nothing was written.
+OutcomeStatus = Literal["applied", "unchanged", "conflict", "expired", "refused", "failed", "unverified", "skipped"]
 UndoAction = Literal["restore", "trash", "move_back", "nothing", "conflict"]
 
 
@@ -103,7 +104,12 @@ class ApplyReport:
 
     @property
     def applied(self) -> tuple[EditOutcome, ...]:
-        """Return the outcomes whose write went through."""
+        """Return the outcomes whose note is now as proposed (written, or already so)."""
+        return tuple(o for o in self.outcomes if o.status in ("applied", "unverified", "unchanged"))
+
+    @property
+    def written(self) -> tuple[EditOutcome, ...]:
+        """Return the outcomes that wrote to the vault (and so can be undone)."""
         return tuple(o for o in self.outcomes if o.status in ("applied", "unverified"))
 
 

@@ -32,6 +32,7 @@ from core.settings import WriteSettings
 _PROPOSAL_STATUS: dict[OutcomeStatus, ProposalStatus] = {
     "applied": "applied",
     "unverified": "applied",
+    "unchanged": "applied",
     "conflict": "conflict",
     "expired": "expired",
     "refused": "discarded",
@@ -82,8 +83,12 @@ async def apply_edits(
         if skip:
             outcome = EditOutcome(proposal.id, proposal.path, "skipped", skip)
         else:
-            outcome = await _apply_one(proposal, change_set_id, writer=writer, log=log, settings=settings, now=now)
-        if outcome.status in ("applied", "unverified"):
+            try:
+                outcome = await _apply_one(proposal, change_set_id, writer=writer, log=log, settings=settings, now=now)
+            except AppError as exc:  # e.g. Obsidian closed mid-set: report it, keep what was already applied
+                message = f"the {writer.name} writer failed: {exc.message}"
+                outcome = EditOutcome(proposal.id, proposal.path, "failed", message)
+        if outcome.status in ("applied", "unverified", "unchanged"):
             applied.add(proposal.id)
         outcomes.append(outcome)
         if store is not None:
@@ -122,7 +127,7 @@ async def _apply_one(
     current = await writer.read(proposal.path)
     if proposal.new_path is None and current is not None and current == proposal.new_text:
         # Already as proposed (e.g. Obsidian updated this link itself when it moved the note): nothing to write.
-        return outcome("applied", f"{proposal.operation}: {proposal.path} already reads as proposed")
+        return outcome("unchanged", f"{proposal.operation}: {proposal.path} already reads as proposed")
     conflict = await _conflict(proposal, current, writer)
     if conflict:
         return outcome("conflict", f"{conflict}; nothing was written")
@@ -211,17 +216,47 @@ async def undo_last(
         raise UpstreamUnavailable(f"the vault writer ({writer.name})", "the vault is read-only right now")
     undo_set = new_change_set_id()
     steps: list[UndoStep] = []
+    # A plan not yet confirmed reads each note as the earlier steps will have left it, so two edits of one note
+    # in the set plan as two restores, not as "edited since".
+    preview = _Preview(writer, log, simulate=not confirm)
     for change in reversed(changes):
-        step = await _plan_step(change, writer)
+        step = await _plan_step(change, preview)
         if confirm and step.action not in ("nothing", "conflict"):
             await _undo_one(change, step, undo_set, writer=writer, log=log, now=now)
+        preview.record(change, step)
         steps.append(step)
     if confirm:
         log.mark_undone(target)
     return UndoPlan(change_set_id=target, steps=tuple(steps), is_applied=confirm)
 
 
-async def _plan_step(change: AppliedChange, writer: NoteWriter) -> UndoStep:
+class _Preview:
+    """The vault as undo will leave it: real reads, overlaid with the steps planned so far when only planning."""
+
+    def __init__(self, writer: NoteWriter, log: SqliteChangeLog, *, simulate: bool) -> None:
+        self._writer = writer
+        self._log = log
+        self._simulate = simulate
+        self._overlay: dict[str, str | None] = {}
+
+    async def read(self, path: str) -> str | None:
+        """Return the note's text as it will be at this point of the undo."""
+        return self._overlay[path] if path in self._overlay else await self._writer.read(path)
+
+    def record(self, change: AppliedChange, step: UndoStep) -> None:
+        """Lay a planned step over the vault (only when planning; a confirmed undo has really written it)."""
+        if not self._simulate:
+            return
+        if step.action == "restore":
+            self._overlay[change.path] = self._log.snapshot_text(change)
+        elif step.action == "trash":
+            self._overlay[change.path] = None
+        elif step.action == "move_back" and change.new_path is not None:
+            self._overlay[change.new_path] = None
+            self._overlay[change.path] = self._log.snapshot_text(change)
+
+
+async def _plan_step(change: AppliedChange, writer: _Preview) -> UndoStep:
     current = await writer.read(change.path)
     current_hash = None if current is None else content_hash(current)
 
@@ -233,6 +268,8 @@ async def _plan_step(change: AppliedChange, writer: NoteWriter) -> UndoStep:
         moved_hash = None if moved is None else content_hash(moved)
         if current is None and moved_hash == change.hash_after:
             return step("move_back", f"move {change.new_path} back to {change.path}")
+        if current is None and moved_hash == change.hash_before:  # moved, then the write of its links failed
+            return step("move_back", f"move {change.new_path} back to {change.path} (its text was not changed)")
         if current_hash == change.hash_before and moved is None:
             return step("nothing", f"{change.path} was never moved")
         return step("conflict", f"{change.new_path} or {change.path} changed since; left as is", change.new_path)

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from agent.edits.apply import apply_edits, undo_last
 from agent.edits.approval import is_undo_request, parse_approval, select_approved
 from agent.edits.changelog import SqliteChangeLog
+from agent.edits.lock import EditLock
 from agent.edits.proposals import SqliteProposalStore
 from agent.edits.replies import (
     NOTHING_PENDING,
@@ -69,6 +70,7 @@ class EditGate:
         writer: NoteWriter | None,
         settings: WriteSettings,
         clock: Callable[[], datetime],
+        lock: EditLock,
         after_write: AfterWrite | None = None,
     ) -> None:
         self._inner = inner
@@ -78,6 +80,7 @@ class EditGate:
         self._settings = settings
         self._clock = clock
         self._after_write = after_write
+        self._lock = lock
         self._locks = ConversationLocks()
 
     @property
@@ -156,9 +159,10 @@ class EditGate:
             self._store.discard_pending(conversation)
             return READ_ONLY
         try:
-            report = await apply_edits(
-                chosen, writer=self._writer, log=self._log, settings=self._settings, now=now, store=self._store
-            )
+            async with self._lock.hold():
+                report = await apply_edits(
+                    chosen, writer=self._writer, log=self._log, settings=self._settings, now=now, store=self._store
+                )
         except AppError as exc:  # writer offline, too many at once: nothing was written, the proposals stay open
             return f"Nothing was applied: {exc.message}. The proposed changes stay open until they expire."
         self._store.discard_pending(conversation)  # the ones not approved by id
@@ -198,7 +202,8 @@ class EditGate:
         if not approval.is_approval or approval.ids or change_set is None or self._writer is None:
             return None
         try:
-            plan = await undo_last(writer=self._writer, log=self._log, now=now, confirm=True, expected=change_set)
+            async with self._lock.hold():
+                plan = await undo_last(writer=self._writer, log=self._log, now=now, confirm=True, expected=change_set)
         except AppError as exc:
             return f"Nothing was undone: {exc.message}"
         await self._reindex()

@@ -18,8 +18,16 @@ NOTHING_TO_UNDO = "There is no applied change to undo."
 READ_ONLY = "The vault is read-only here (WRITE_BACKEND=none), so no change can be applied or undone."
 
 
+def code(text: str) -> str:
+    """Return `text` as a Markdown code span that its own backticks cannot break (note names may hold them)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{ticks}{padded}{ticks}"
+
+
 def _target(proposal: ProposedEdit) -> str:
-    return f"`{proposal.path}` → `{proposal.new_path}`" if proposal.new_path else f"`{proposal.path}`"
+    return f"{code(proposal.path)} → {code(proposal.new_path)}" if proposal.new_path else code(proposal.path)
 
 
 def proposals_block(proposals: Sequence[ProposedEdit], *, now: datetime) -> str:
@@ -54,10 +62,10 @@ def apply_report_text(report: ApplyReport) -> str:
     others = [outcome for outcome in report.outcomes if outcome not in applied]
     if others:
         lines.append("Not applied:" if applied else "Nothing was applied:")
-        lines.extend(f"- ✗ `{outcome.path}`: {outcome.message}" for outcome in others)
+        lines.extend(f"- ✗ {code(outcome.path)}: {outcome.message}" for outcome in others)
         if any(outcome.status in ("conflict", "expired") for outcome in others):
             lines.append("Ask me again for a fresh proposal based on the note as it is now.")
-    if applied:
+    if report.written:
         lines.append("Reply **undo** to revert this change set.")
     return "\n".join(lines)
 
@@ -70,7 +78,7 @@ def undo_plan_text(plan: UndoPlan) -> str:
     lines = [f"{head} change set `{plan.change_set_id}`:"]
     for step in plan.steps:
         mark = "⚠" if step.action == "conflict" else "-"
-        lines.append(f"{mark} `{step.path}`: {step.message}")
+        lines.append(f"{mark} {code(step.path)}: {step.message}")
     if not plan.is_applied:
         lines.append("Reply **yes** to undo it, or **no** to keep it.")
     elif plan.warnings:
@@ -85,36 +93,50 @@ def discarded_notice(discarded: Sequence[ProposedEdit]) -> str:
 
 
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+# HTML elements a renderer (Obsidian, Open WebUI) may use to fold or hide what follows until they are closed.
+_HIDING_TAGS = ("details", "summary", "div", "span", "p", "pre", "table", "textarea", "template", "noscript",
+                "style", "script", "iframe", "object", "svg", "select", "font", "center")  # fmt: skip
 
 
-def markup_closers(text: str) -> str:
-    """Return what closes markup the model left open and that would hide the proposals shown after its reply.
-
-    A reply ending inside a code fence, an HTML comment (`<!--`) or an Obsidian comment (`%%`) would render the
-    code-composed diff below it as code or hide it, so a manipulated reply could show a harmless fake proposal
-    while the real one stays invisible. Closing them keeps the real diff visible.
-    """
+def _prose_lines(text: str) -> tuple[list[str], str]:
+    """Return the lines outside code fences, and the fence still open at the end ("" when none)."""
     fence = ""
     prose: list[str] = []
     for line in text.splitlines():
         match = _FENCE.match(line)
         if fence:
-            if (
-                match
-                and match.group(1)[0] == fence[0]
-                and len(match.group(1)) >= len(fence)
-                and not line[match.end() :].strip()
-            ):
+            closes = match is not None and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+            if closes and match is not None and not line[match.end() :].strip():
                 fence = ""
             continue
         if match:
             fence = match.group(1)
             continue
         prose.append(line)
+    return prose, fence
+
+
+def markup_closers(text: str) -> str:
+    """Return what closes markup the model left open and that would hide the proposals shown after its reply.
+
+    A reply ending inside a code fence, an HTML comment (`<!--`), an Obsidian comment (`%%`), math (`$$`) or an
+    open HTML element such as `<details>` or `<div style="display:none">` would render the code-composed diff
+    below it as code or hide it, so a manipulated reply could show a harmless fake proposal while the real one
+    stays invisible. Closing them keeps the real diff visible.
+    """
+    prose, fence = _prose_lines(text)
     closers = [f"\n{fence}"] if fence else []
     outside = "\n".join(prose)
     if outside.rfind("<!--") > outside.rfind("-->"):
         closers.append("-->")
-    if outside.count("%%") % 2:
-        closers.append("%%")
+    for marker in ("%%", "$$"):
+        if outside.count(marker) % 2:
+            closers.append(marker)
+    lowered = outside.lower()
+    open_tags = []
+    for tag in _HIDING_TAGS:
+        opened = len(re.findall(rf"<{tag}(?=[\s>/])", lowered))
+        closed = len(re.findall(rf"</{tag}\s*>", lowered))
+        open_tags.extend([(lowered.rfind(f"<{tag}"), tag)] * max(0, opened - closed))
+    closers.extend(f"</{tag}>" for _, tag in sorted(open_tags, reverse=True))  # innermost first
     return "\n".join(closers)

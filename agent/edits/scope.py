@@ -8,26 +8,23 @@ module checks path text only, and the file writer resolves the real path inside 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from core.errors import InvalidRequest
 from core.settings import WriteSettings
+from rag.notes.vault import is_private as is_private_path
 
 TRASH_FOLDER = ".trash"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def check_writable(
-    path: str, *, settings: WriteSettings, for_delete: bool = False, reserved: Sequence[str] = ()
-) -> str:
+def check_writable(path: str, *, settings: WriteSettings, for_delete: bool = False) -> str:
     """Return `path` normalised (vault-relative, `/`-separated) when an edit may write it, else raise InvalidRequest.
 
     Args:
         path: the vault-relative note path a tool gave.
         settings: WRITABLE_FOLDERS and PRIVATE_FOLDERS.
         for_delete: `path` is where a delete puts the note, so `.trash/` is allowed (and the allowlist skipped).
-        reserved: more vault-relative folders to refuse, e.g. DATA_DIR if it were inside the vault.
 
     """
     parts = _split(path)
@@ -35,16 +32,14 @@ def check_writable(
     for part in parts[1:] if in_trash else parts:
         if part.startswith("."):
             raise InvalidRequest(f"{path!r}: dot folders and dotfiles (.obsidian, .git, .trash) are never written")
+    # DATA_DIR is never inside the vault: Settings refuses that at start (check_separate_dirs).
     normalised = "/".join(parts)
-    for folder in reserved:
-        if _is_under(normalised, folder, fold_case=True):
-            raise InvalidRequest(f"{path!r}: the service's own data folder is never written")
     if is_private(normalised, settings):
         raise InvalidRequest(f"{path!r} is in a private folder; private notes are never read or changed")
     if not normalised.lower().endswith(".md"):
         raise InvalidRequest(f"{path!r}: only Markdown notes (.md) can be written")
     # Exact case on purpose: on a case-sensitive file system "inbox/" is not the allowed "Inbox/".
-    writable = any(_is_under(normalised, folder, fold_case=False) for folder in settings.writable_folders)
+    writable = any(_is_under(normalised, folder) for folder in settings.writable_folders)
     if settings.writable_folders and not in_trash and not writable:
         allowed = ", ".join(f"{folder}/" for folder in settings.writable_folders)
         raise InvalidRequest(f"{path!r} is outside the writable folders ({allowed})")
@@ -59,9 +54,8 @@ def check_size(text: str, *, settings: WriteSettings) -> None:
 
 
 def is_private(path: str, settings: WriteSettings) -> bool:
-    """Return True when `path` lies in one of PRIVATE_FOLDERS (compared case-insensitively, to err on privacy)."""
-    normalised = "/".join(part for part in path.replace("\\", "/").split("/") if part not in ("", "."))
-    return any(_is_under(normalised, folder, fold_case=True) for folder in settings.private_folders)
+    """Return True when `path` lies in one of PRIVATE_FOLDERS (the indexer's rule: case and Unicode form ignored)."""
+    return is_private_path(path, settings.private_folders)
 
 
 def _split(path: str) -> list[str]:
@@ -81,10 +75,6 @@ def _split(path: str) -> list[str]:
     return parts
 
 
-def _is_under(path: str, folder: str, *, fold_case: bool) -> bool:
+def _is_under(path: str, folder: str) -> bool:
     prefix = folder.strip("/")
-    if not prefix:
-        return True
-    if fold_case:
-        path, prefix = path.casefold(), prefix.casefold()
-    return path == prefix or path.startswith(prefix + "/")
+    return not prefix or path == prefix or path.startswith(prefix + "/")

@@ -38,15 +38,19 @@ def check_vault_path(path: str, *, allow_trash: bool = False) -> str:
 
 
 def resolve_in_vault(vault_root: Path, path: str, *, allow_trash: bool = False) -> Path:
-    """Return the real filesystem path of a vault note, refusing any path (or symlink) that leads outside.
+    """Return the filesystem path of a vault note, refusing any path that goes through a symlink.
 
-    Symlinks inside the vault are followed, so the returned path is the file that would really change.
+    A symlink even inside the vault is refused: `Inbox/cfg.md -> ../.obsidian/app.json` or a link into a private
+    folder would let a harmless-looking path change what the scope rules protect. The index skips symlinks too.
     """
     check_vault_path(path, allow_trash=allow_trash)
     root = vault_root.resolve()
-    target = (root / path).resolve()
-    if not target.is_relative_to(root) or target == root:
+    target = root / path
+    real = target.resolve()
+    if not real.is_relative_to(root) or real == root:
         raise InvalidRequest(f"{path!r} leads outside the vault (through a symlink); refused")
+    if real != target:
+        raise InvalidRequest(f"{path!r} goes through a symlink; symlinked notes and folders are never read or written")
     return target
 
 

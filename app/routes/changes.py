@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.edits.apply import undo_last
-from app.editing import EditServices
+from app.wiring import EditServices
 from core.edits import AppliedChange, UndoPlan
 from core.errors import UpstreamUnavailable
 from sync.index_runner import IndexRunner
@@ -77,9 +77,10 @@ async def confirm_undo(body: UndoConfirmation, request: Request) -> dict[str, ob
     edits = _edits(request)
     if edits.writer is None:
         raise UpstreamUnavailable("the vault writer", "WRITE_BACKEND=none: the vault is read-only")
-    plan = await undo_last(
-        writer=edits.writer, log=edits.log, now=datetime.now(UTC), confirm=True, expected=body.change_set_id
-    )
+    async with edits.lock.hold():
+        plan = await undo_last(
+            writer=edits.writer, log=edits.log, now=datetime.now(UTC), confirm=True, expected=body.change_set_id
+        )
     runner: IndexRunner = request.app.state.index_runner
     await runner.run("undo")
     return _plan_json(plan)

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 
 from agent.llm import redact
 from app.deps import AnswererDep, ServicesDep
-from app.editing import EditServices
+from app.wiring import EditServices
 from core.errors import AppError
 from core.ports import ChatModel
 from core.settings import Settings

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -70,10 +71,18 @@ def is_ignored(rel_path: str, globs: tuple[str, ...]) -> bool:
     return False
 
 
+def _path_key(path: str) -> str:
+    # Case-folded and NFC: a folder synced from macOS may be spelled in NFD on disk ("Tagebu\u0308cher") while
+    # PRIVATE_FOLDERS was typed in NFC; both must name the same folder, to err on the side of privacy.
+    parts = (part for part in path.replace("\\", "/").split("/") if part not in ("", "."))
+    return unicodedata.normalize("NFC", "/".join(parts)).casefold()
+
+
 def is_private(rel_path: str, private_folders: tuple[str, ...]) -> bool:
-    """Return True for a path in a PRIVATE_FOLDERS folder (compared case-insensitively, like Obsidian's paths)."""
-    lowered = rel_path.lower()
-    return any(lowered == folder.lower() or lowered.startswith(f"{folder.lower()}/") for folder in private_folders)
+    """Return True for a path in a PRIVATE_FOLDERS folder (case-insensitive and Unicode-normalised)."""
+    path = _path_key(rel_path)
+    folders = (_path_key(folder) for folder in private_folders)
+    return any(path == folder or path.startswith(f"{folder}/") for folder in folders if folder)
 
 
 def scan_vault(settings: VaultSettings) -> VaultScan:

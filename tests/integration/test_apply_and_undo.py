@@ -220,3 +220,64 @@ def test_an_already_decided_proposal_is_not_applied_twice(writer, log, tmp_path:
     assert again is not None
     assert apply([again], writer, log).outcomes[0].status == "refused"
     store.close()
+
+
+def test_undo_plans_two_edits_of_one_note_as_two_restores_and_applies_them(writer, log) -> None:
+    first = propose(writer, "Inbox/a.md", "# A\n\nfirst\ntagged\n")
+    second = new_proposal(
+        conversation_id="conv", operation="edit", path="Inbox/a.md", before=first.new_text,
+        after="# A\n\nfirst\ntagged\nappended\n", now=NOW, ttl_minutes=30, depends_on=first.id,
+    )  # fmt: skip
+    apply([first, second], writer, log)
+
+    plan = undo(writer, log, confirm=False)
+    assert [step.action for step in plan.steps] == ["restore", "restore"] and not plan.warnings
+    undo(writer, log, confirm=True)
+    assert writer.notes["Inbox/a.md"] == ORIGINAL["Inbox/a.md"]
+
+
+def test_a_move_whose_text_write_failed_is_reported_and_can_be_moved_back(writer, log) -> None:
+    move = propose(writer, "Projects/p.md", "plan with updated links\n", new_path="Archive/p.md")
+    writer.crash = "before_write"  # the rename goes through, writing the updated text fails
+    with pytest.raises(RuntimeError):  # a crash (not an AppError) escapes: the log keeps the entry "started"
+        apply([move], writer, log)
+    writer.crash = None
+    assert "Archive/p.md" in writer.notes and "Projects/p.md" not in writer.notes
+
+    plan = undo(writer, log, confirm=False)
+    assert [step.action for step in plan.steps] == ["move_back"]
+    undo(writer, log, confirm=True)
+    assert writer.notes == ORIGINAL
+
+
+class FailingReads(InMemoryNoteWriter):
+    def __init__(self, notes: dict[str, str], failing: str) -> None:
+        super().__init__(notes)
+        self.failing = failing
+
+    async def read(self, path: str) -> str | None:
+        if path == self.failing:
+            raise UpstreamUnavailable("the vault writer (memory)", "Obsidian closed")
+        return await super().read(path)
+
+
+def test_a_writer_error_mid_set_reports_what_was_applied_and_skips_the_rest(log) -> None:
+    writer = FailingReads(ORIGINAL, failing="Inbox/b.md")
+    edits = [
+        propose(writer, "Inbox/a.md", "# A\n\nchanged\n"),
+        new_proposal(conversation_id="conv", operation="edit", path="Inbox/b.md", before="# B\n", after="# B2\n",
+                     now=NOW, ttl_minutes=30),
+        propose(writer, "Projects/p.md", "plan 2\n"),
+    ]  # fmt: skip
+    report = apply(edits, writer, log)
+    assert [o.status for o in report.outcomes] == ["applied", "failed", "skipped"]
+    assert "Obsidian closed" in report.outcomes[1].message
+    assert writer.notes["Inbox/a.md"] == "# A\n\nchanged\n" and writer.notes["Projects/p.md"] == "plan\n"
+
+
+def test_a_note_already_as_proposed_counts_as_applied_but_writes_and_logs_nothing(writer, log) -> None:
+    edit = propose(writer, "Inbox/a.md", "# A\n\nupdated\n")
+    writer.notes["Inbox/a.md"] = "# A\n\nupdated\n"  # e.g. Obsidian rewrote the link itself
+    report = apply([edit], writer, log)
+    assert [o.status for o in report.outcomes] == ["unchanged"]
+    assert report.applied and not report.written and log.list() == []

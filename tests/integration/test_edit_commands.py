@@ -12,7 +12,7 @@ from agent.edits.apply import apply_edits
 from agent.edits.proposals import new_proposal
 from agent.writers.files import FileVaultWriter
 from app.cli import cli
-from app.edit_commands import open_change_log
+from app.wiring import open_change_log
 from core.settings import Settings
 
 NOTE = "Areas/Garden/Garlic.md"

@@ -11,6 +11,7 @@ import pytest
 
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.gate import EditGate
+from agent.edits.lock import EditLock
 from agent.edits.proposals import SqliteProposalStore, new_proposal
 from core.chat import AnswerDone, AnswerEvent, AnswerText, ChatMessage, TurnRequest
 from tests.edit_fakes import InMemoryNoteWriter, write_settings
@@ -81,7 +82,8 @@ def parts(tmp_path: Path) -> Iterator[tuple[Chat, ProposingAnswerer, InMemoryNot
     writer = InMemoryNoteWriter({NOTE: "one\n", "Inbox/Other.md": "other\n"})
     clock = Clock()
     inner = ProposingAnswerer(store, writer, clock)
-    gate = EditGate(inner, store=store, log=log, writer=writer, settings=write_settings(), clock=clock)
+    lock = EditLock(tmp_path / "edits.lock")
+    gate = EditGate(inner, store=store, log=log, writer=writer, settings=write_settings(), clock=clock, lock=lock)
     yield Chat(gate), inner, writer, clock
     store.close()
     log.close()
@@ -199,3 +201,53 @@ def test_no_to_an_undo_keeps_the_change(parts: tuple[Chat, ProposingAnswerer, In
 
     assert chat.say("no") == "Kept the change; nothing was undone."
     assert writer.notes[NOTE] == "one\ntwo\n"
+
+
+class SlowWriter(InMemoryNoteWriter):
+    """Yields to the event loop inside every read and write, as a real writer's I/O does."""
+
+    async def read(self, path: str) -> str | None:
+        await asyncio.sleep(0.01)
+        return await super().read(path)
+
+    async def write(self, path: str, content: str) -> None:
+        await asyncio.sleep(0.01)
+        await super().write(path, content)
+
+
+def test_two_conversations_approving_at_once_never_overwrite_each_other(tmp_path: Path) -> None:
+    store = SqliteProposalStore(tmp_path / "proposals.sqlite")
+    log = SqliteChangeLog(tmp_path / "changes.sqlite", tmp_path / "snapshots")
+    writer = SlowWriter({NOTE: "base\n"})
+    gate = EditGate(
+        ProposingAnswerer(store, writer, Clock()),
+        store=store,
+        log=log,
+        writer=writer,
+        settings=write_settings(),
+        clock=Clock(),
+        lock=EditLock(tmp_path / "edits.lock"),
+    )
+    for conversation, line in (("a", "from A"), ("b", "from B")):
+        store.add(
+            new_proposal(
+                conversation_id=conversation, operation="append", path=NOTE, before="base\n",
+                after=f"base\n{line}\n", now=START, ttl_minutes=30,
+            )
+        )  # fmt: skip
+
+    async def approve(conversation: str) -> str:
+        request = TurnRequest(conversation, (ChatMessage("user", "yes"),))
+        return "".join([e.text async for e in gate.answer(request) if isinstance(e, AnswerText)])
+
+    async def both() -> list[str]:
+        return list(await asyncio.gather(approve("a"), approve("b")))
+
+    replies = asyncio.run(both())
+    store.close()
+    log.close()
+
+    applied = [reply for reply in replies if reply.startswith("Applied 1 change")]
+    refused = [reply for reply in replies if "changed since the proposal" in reply]
+    assert len(applied) == 1 and len(refused) == 1
+    assert writer.notes[NOTE] in ("base\nfrom A\n", "base\nfrom B\n")

@@ -27,6 +27,12 @@ NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
         ("```\n%% inside code is not a comment\n```", ""),
         ("~~~\n<!-- in code\n", "\n~~~"),
         ("<!-- a\n%% b", "-->\n%%"),
+        ("ok <details><summary>fine</summary>", "</details>"),
+        ('<div style="display:none">\n<span>x', "</span>\n</div>"),
+        ("<div>closed</div> <DIV>", "</div>"),
+        ("$$\nx = 1", "$$"),
+        ("<divider> is not a div", ""),
+        ("```html\n<details>\n```", ""),
     ],
 )
 def test_markup_left_open_by_the_model_is_closed_before_the_proposals(reply: str, closers: str) -> None:
@@ -84,3 +90,12 @@ def test_an_undo_plan_asks_and_a_done_undo_names_what_was_left_alone() -> None:
     assert asked.endswith("Reply **yes** to undo it, or **no** to keep it.") and "⚠ `B.md`" in asked
     assert done.startswith("Undone change set `set1`:") and done.endswith("were left as they are.")
     assert undo_plan_text(UndoPlan(None, ())) == "There is no applied change to undo."
+
+
+def test_paths_with_backticks_stay_one_code_span() -> None:
+    edit = new_proposal(
+        conversation_id="c", operation="append", path="About `We are Good People`.md", before="a\n",
+        after="a\nb\n", now=NOW, ttl_minutes=30,
+    )  # fmt: skip
+    block = proposals_block([edit], now=NOW)
+    assert "``About `We are Good People`.md``" in block

@@ -85,9 +85,12 @@ def test_trash_is_allowed_only_as_a_delete_destination() -> None:
         check_writable(".trash/.obsidian/a.md", settings=settings, for_delete=True)
 
 
-def test_reserved_folders_such_as_data_dir_are_refused() -> None:
-    with pytest.raises(InvalidRequest, match="data folder"):
-        check_writable("librarian-data/x.md", settings=write_settings(), reserved=("librarian-data",))
+def test_a_private_folder_spelled_in_another_unicode_form_is_still_private() -> None:
+    settings = write_settings(private_folders=("Tagebücher",))  # typed in NFC
+    with pytest.raises(InvalidRequest, match="private folder"):
+        check_writable("Tagebu\u0308cher/2024.md", settings=settings)  # on disk in NFD (macOS, synced vaults)
+    with pytest.raises(InvalidRequest, match="private folder"):
+        check_writable("TAGEBÜCHER/2024.md", settings=settings)
 
 
 def test_check_size_refuses_notes_above_the_limit() -> None:
