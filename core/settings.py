@@ -199,7 +199,9 @@ class Settings(BaseSettings):
     )
     write_confirm: bool = Field(True, description="false auto-applies proposals (trusted setups only).")
     proposal_ttl_minutes: float = Field(30, gt=0)
-    max_writes_per_turn: int = Field(10, gt=0)
+    # 50: a rename updates every note that links to it, and "tag these notes" batches are common; each change is
+    # still shown as a diff and needs the user's yes.
+    max_writes_per_turn: int = Field(50, gt=0)
     max_note_write_bytes: int = Field(1_000_000, gt=0)
 
     @field_validator(
