@@ -4,19 +4,22 @@ What the note needs is read off the base's and the view's filters: `file.inFolde
 give its folder, `file.hasTag("t")` a tag, `prop == value` (or `note.prop == value`) a property. Of an `or` group
 the first branch that asks for something is taken, unless the note already meets the group. The user's properties
 win over those values. The note is then checked with the same filter evaluator the `bases` read tool uses; a note
-the view would not list is refused, naming the filter it fails.
+the view would not list is refused, naming the filter it fails, and so is one whose filters cannot all be evaluated
+(`link()`, formulas, `this`), pointing to edit_note create instead.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
 
 from pydantic import Field
 
 from agent.edits.scope import check_writable
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.propose.paths import check_note_name
 from agent.propose.text import body as ops
 from agent.propose.text import frontmatter as fm
 from agent.propose.text.frontmatter import PropertyValue
@@ -30,6 +33,8 @@ from core.errors import InvalidRequest
 from rag.notes.markdown import parse_note
 
 _NOT_PROPERTIES = {"file", "note", "formula", "this"}
+# `categories.contains(link("Books"))`, as kepano-style category bases filter: the property is a list of links.
+_LINK_FILTER = re.compile(r'(?:note\.)?([\w-]+)\.contains\(link\(\\?"([^"\\]+)\\?"\)\)')
 Filter = object  # a Bases filter as YAML holds it (a string, a list, {and|or|not: [...]}) or a parsed expression
 
 
@@ -203,10 +208,36 @@ def _meet_choices(draft: _Draft, needs: ItemNeeds) -> ItemNeeds:
 
 
 def _title(text: str) -> str:
-    title = require(text, "title", "add_base_item").removesuffix(".md").strip()
-    if any(char in title for char in "/\\[]#^|:"):
-        raise InvalidRequest(f"the title {title!r} holds a character Obsidian refuses in note names (/ \\ [ ] # ^ | :)")
-    return title
+    return check_note_name(require(text, "title", "add_base_item").removesuffix(".md").strip())
+
+
+def _check_listed(checks: list[tuple[str, Filter]], row: Row, text: str) -> None:
+    """Refuse the note unless every filter is known to list it: failing filters first, then ones not checkable.
+
+    A filter this evaluator cannot compute (`link()`, formulas, `this`) is not taken as met: the tool's promise is
+    that the base lists the note, and the model only learns of a caveat through a refusal.
+    """
+    unknown: set[str] = set()
+    for label, filters in checks:
+        failing = failing_filters(filters, row)
+        if failing:
+            raise InvalidRequest(
+                f"a note {row.path!r} with these values would not show up in the base: it fails {label}: "
+                f"{'; '.join(failing)}. Change the title or properties (or pick another view); nothing was proposed"
+            )
+        problems: set[str] = set()
+        if matches(filters, row, problems) is None:
+            unknown.update(f"{label}: {problem}" for problem in problems)
+    if unknown:
+        so_far = f"; so far the note would be:\n{text}" if text else ""
+        hints = sorted({f'{prop}: ["[[{target}]]"]' for item in unknown for prop, target in _LINK_FILTER.findall(item)})
+        example = f" (e.g. {', '.join(hints)})" if hints else ""
+        raise InvalidRequest(
+            "add_base_item cannot check that the base would list the note: these filters use what it cannot "
+            f"evaluate: {'; '.join(sorted(unknown))}. Nothing was proposed. Use edit_note create instead, with path "
+            f"{row.path!r} (or the folder the base needs) and content whose frontmatter has the properties and tags "
+            f"those filters ask for{example}{so_far}"
+        )
 
 
 def plan_add_base_item(context: ProposeContext, args: AddBaseItemArgs) -> list[PlannedEdit]:
@@ -226,14 +257,9 @@ def plan_add_base_item(context: ProposeContext, args: AddBaseItemArgs) -> list[P
     checks = [(f"the filters of {base.path}", base.filters)] + (
         [(f"the filters of view '{view.name}'", view.filters)] if view else []
     )
-    for label, filters in checks:
-        failing = failing_filters(filters, row)
-        if failing:
-            raise InvalidRequest(
-                f"a note {row.path!r} with these values would not show up in the base: it fails {label}: "
-                f"{'; '.join(failing)}. Change the title or properties (or pick another view); nothing was proposed"
-            )
-    return [PlannedEdit(f"add item to base {base.path}", row.path, None, text)]
+    _check_listed(checks, row, text)
+    operation = f"add item to base {base.path}" + ("" if text else " (empty note)")
+    return [PlannedEdit(operation, row.path, None, text)]
 
 
 ADD_BASE_ITEM: ProposeTool[AddBaseItemArgs] = ProposeTool(

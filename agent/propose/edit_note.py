@@ -127,7 +127,8 @@ def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedE
     if context.read(path) is not None:
         raise InvalidRequest(f"{path!r} already exists; use append or another command to change it")
     template = render_named_template(context, args.template, note_path=path) if args.template.strip() else None
-    return [PlannedEdit("create", path, None, compute_after("", args, template_text=template))]
+    after = compute_after("", args, template_text=template)
+    return [PlannedEdit("create" if after else "create (empty note)", path, None, after)]
 
 
 EDIT_NOTE: ProposeTool[EditNoteArgs] = ProposeTool(

@@ -11,14 +11,13 @@ from pydantic import Field
 
 from agent.edits.scope import check_writable
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.propose.paths import check_new_folders
 from agent.propose.text.links import LinkMove, rewrite_links
 from agent.tools.definition import ToolArgs, require
 from agent.tools.snapshot import VaultSnapshot, clean_relative_path, parse_note_ref
 from core.errors import InvalidRequest, NotFound
 from rag.notes.links import backlink_keys, link_key
 
-# Obsidian refuses * " \ / < > : | ? in file names, and links break on # ^ [ ] | and %% (help "Invalid characters").
-_FORBIDDEN = re.compile(r'[*"\\<>:|?#^\[\]]|%%')
 _EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,5})$")
 _MAX_NAMED = 5  # notes named in an operation's text; the rest are counted
 
@@ -125,15 +124,7 @@ def _target_path(context: ProposeContext, old: str, raw: str) -> str:
     if name[:-3].strip() == "":
         raise InvalidRequest("the new name is empty; give a name such as 'Garden plan'")
     new = f"{folder}/{name}" if folder else name
-    # Folders that already exist are the user's own choice; only the parts this move names are checked.
-    new_parts = [name] if context.snapshot().folder_exists(folder) else new.split("/")
-    for part in new_parts:
-        bad = _FORBIDDEN.search(part)
-        if bad:
-            raise InvalidRequest(
-                f"'{part}' contains '{bad[0]}': Obsidian does not allow * \" \\ / < > : | ? in file names, "
-                "and links break on # ^ [ ] | and %%; choose another name"
-            )
+    check_new_folders(context.snapshot(), new)
     new = check_writable(new, settings=context.settings)
     _refuse_taken(context, old, new)
     return new

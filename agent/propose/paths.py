@@ -1,11 +1,18 @@
-"""Which note a write tool means: an existing note by path, name, alias or [[link]]; where a new note goes."""
+"""Which note a write tool means (by path, name, alias or [[link]]), where a new note goes, which names it may have."""
 
 from __future__ import annotations
 
+import re
+
 from agent.edits.scope import check_writable
 from agent.propose.kit import ProposeContext
-from agent.tools.snapshot import parse_note_ref
+from agent.tools.snapshot import VaultSnapshot
 from core.errors import AppError, InvalidRequest, NotFound
+
+# Obsidian refuses * " \ / < > : | ? in file names, and links break on # ^ [ ] | and %% (help "Invalid characters").
+FORBIDDEN_IN_NAMES = re.compile(r'[*"\\/<>:|?#^\[\]]|%%')
+_TAG_LIKE = re.compile(r"(?:^|\s)#[^\s#]")
+_MD_SUFFIX = re.compile(r"\.md$", re.IGNORECASE)
 
 
 def note_path(path: str) -> str:
@@ -45,16 +52,53 @@ def existing_note_path(context: ProposeContext, ref: str) -> str:
     return found
 
 
+def check_note_name(name: str) -> str:
+    """Return `name` (one file or folder name) unchanged, or refuse it if Obsidian would or links would break on it.
+
+    Raises:
+        InvalidRequest: the name is empty, or holds a character Obsidian refuses or links break on (FORBIDDEN_IN_NAMES).
+
+    """
+    stem = _MD_SUFFIX.sub("", name)
+    if not stem.strip():
+        raise InvalidRequest(f"the name {name!r} is empty; give a name such as 'Garden plan'")
+    bad = FORBIDDEN_IN_NAMES.search(stem)
+    if bad is None:
+        return name
+    hint = " (to tag the note, write the #tag in its content instead)" if _TAG_LIKE.search(stem) else ""
+    cleaned = " ".join(FORBIDDEN_IN_NAMES.sub(" ", stem).split())
+    suggestion = f", e.g. '{cleaned}'" if cleaned else ""
+    raise InvalidRequest(
+        f"'{stem}' contains '{bad[0]}': Obsidian does not allow * \" \\ / < > : | ? in file names, and links "
+        f"break on # ^ [ ] | and %%; choose another name{suggestion}{hint}"
+    )
+
+
+def check_new_folders(snapshot: VaultSnapshot, path: str) -> str:
+    """Return `path` unchanged once its name, and any folder it would create, pass `check_note_name`.
+
+    Folders that already exist are the user's own choice, so only the parts this path adds are checked.
+    """
+    folder, _, name = path.rpartition("/")
+    for part in [name] if snapshot.folder_exists(folder) else path.split("/"):
+        check_note_name(part)
+    return path
+
+
 def new_note_path(context: ProposeContext, ref: str) -> str:
     """Return the writable path for a new note: `ref` as given, or a bare name in the default folder for new notes.
 
     A name without a folder goes where Obsidian puts new notes (Settings > Files and links > Default location for
-    new notes); `[[Name]]` is taken as the name.
+    new notes); `[[Name]]` (or `[[Name|alias]]`) is taken as the name. A name Obsidian would refuse, or that links
+    break on ("Ideas #garden", "What is RAG?"), is refused rather than cut short.
     """
-    target, _ = parse_note_ref(ref)
+    target = ref.strip()
+    if target.startswith("[[") and target.endswith("]]"):
+        target = target[2:-2].split("|", 1)[0].strip()
     if not target:
         raise InvalidRequest("no note given: pass a path such as 'Inbox/Idea.md' or a name")
     if "/" not in target:
         folder = context.reader.new_note_folder(context.snapshot())
         target = f"{folder}/{target}" if folder else target
-    return check_writable(note_path(target), settings=context.settings)
+    path = check_writable(note_path(target), settings=context.settings)
+    return check_new_folders(context.snapshot(), path)

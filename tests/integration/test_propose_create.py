@@ -202,6 +202,39 @@ def test_a_new_note_without_a_folder_goes_to_the_default_location(vault, store, 
     assert (proposal.path, proposal.new_text) == (path, "# Idea\n")
 
 
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        ("What is RAG?", r"'What is RAG\?' contains '\?': Obsidian does not allow .*e\.g\. 'What is RAG'"),
+        ("Ideas #garden", "'Ideas #garden' contains '#'.*links break on # .*write the #tag in its content"),
+        ("Meeting: Bob", "'Meeting: Bob' contains ':'.*e.g. 'Meeting Bob'"),
+        ("Inbox/idea|x", r"'idea\|x' contains '\|'"),
+        ("[[Idea#Plans]]", "'Idea#Plans' contains '#'"),
+        ("Projects/Q3: plans/Kickoff", "'Q3: plans' contains ':'"),
+        ("Inbox/ .md", "is empty"),
+    ],
+)
+def test_create_refuses_names_obsidian_refuses_or_links_break_on(vault, store, ref: str, message: str) -> None:
+    refuse(vault, store, "edit_note", InvalidRequest, message, command="create", path=ref, content="x")
+
+
+def test_a_new_note_may_go_in_an_existing_folder_whatever_its_name(vault: Path, store) -> None:
+    (vault / "Ideas #1").mkdir()
+    (vault / "Ideas #1" / "First.md").write_text("first\n", encoding="utf-8")
+    proposal = propose(vault, store, "edit_note", command="create", path="Ideas #1/Second", content="x")
+    assert (proposal.path, proposal.operation) == ("Ideas #1/Second.md", "create")
+
+
+def test_an_empty_created_note_says_so(vault: Path, store) -> None:
+    (vault / "Templates" / "Blank.md").write_text("", encoding="utf-8")
+    proposal = propose(vault, store, "edit_note", command="create", path="Inbox/Empty", template="Blank")
+    assert (proposal.path, proposal.new_text, proposal.operation) == ("Inbox/Empty.md", "", "create (empty note)")
+    (vault / "Inbox" / "Inbox.base").write_text("filters: 'file.inFolder(\"Inbox\")'\n", encoding="utf-8")
+    item = propose(vault, store, "add_base_item", base="Inbox", title="Blank")
+    assert (item.path, item.new_text) == ("Inbox/Blank.md", "")
+    assert item.operation == "add item to base Inbox/Inbox.base (empty note)"
+
+
 # edit_daily_note
 
 
@@ -360,13 +393,52 @@ def test_a_base_without_a_folder_filter_uses_the_default_location(vault: Path, s
          "already exists"),
         ({"base": "Recipes", "title": "Soup"}, NotFound, "no base named 'Recipes'"),
         ({"base": "Projects", "view": "Someday", "title": "Soup"}, NotFound, "has no view 'Someday'"),
-        ({"base": "Projects", "title": "Sub/Soup"}, InvalidRequest, "refuses in note names"),
+        ({"base": "Projects", "title": "Sub/Soup"}, InvalidRequest, "'Sub/Soup' contains '/': Obsidian does not"),
+        ({"base": "Projects", "title": "Soup #veg"}, InvalidRequest, "contains '#'.*write the #tag in its content"),
     ],
 )  # fmt: skip
 def test_base_items_the_base_would_not_list_are_refused(vault, store, arguments, error, message: str) -> None:
     (vault / "Resources" / "Books" / "Reading.base").write_text(READING_BASE, encoding="utf-8")
     (vault / "Inbox" / "Impossible.base").write_text("filters: 'file.ext == \"canvas\"'\n", encoding="utf-8")
     refuse(vault, store, "add_base_item", error, message, **arguments)
+
+
+BOOKS_BASE = """\
+filters:
+  and:
+    - categories.contains(link("Books"))
+    - '!file.name.contains("Template")'
+views:
+  - type: table
+    name: Books
+"""
+AUTHOR_BASE = """\
+filters: 'file.inFolder("Resources/Books")'
+views:
+  - type: table
+    name: Author
+    filters:
+      and:
+        - list(author).contains(this)
+"""
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"base": "Books", "title": "Dune 2"},
+         r"cannot check .*Books.base: 'categories.contains\(link\(\"Books\"\)\)' \(link\(\)\)\. Nothing was "
+         r"proposed\. Use edit_note create .*'Inbox/Dune 2.md'.*categories: \[\"\[\[Books\]\]\"\]"),
+        ({"base": "Books", "title": "Dune", "properties": {"categories": ["[[Books]]"]}},
+         "cannot check .*so far the note would be:\n---\ncategories:\n  - '\\[\\[Books\\]\\]'\n---"),
+        ({"base": "Books", "title": "Template Dune"}, "fails the filters of .*Books.base: !file.name.contains"),
+        ({"base": "Authors", "view": "Author", "title": "Dune"}, r"the filters of view 'Author': .*contains\(this\)"),
+    ],
+)  # fmt: skip
+def test_base_filters_that_cannot_be_checked_are_not_taken_as_met(vault, store, arguments, message: str) -> None:
+    (vault / "Inbox" / "Books.base").write_text(BOOKS_BASE, encoding="utf-8")
+    (vault / "Resources" / "Books" / "Authors.base").write_text(AUTHOR_BASE, encoding="utf-8")
+    refuse(vault, store, "add_base_item", InvalidRequest, message, **arguments)
 
 
 def test_create_tools_are_offered_with_their_parameters(vault: Path, store) -> None:

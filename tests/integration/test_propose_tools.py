@@ -175,3 +175,24 @@ def test_toolbox_offers_only_propose_tools_edit_note_first(toolbox: ProposalTool
     assert isinstance(properties, dict) and {"command", "path", "content"} <= set(properties)
     for other in specs[1:]:
         assert "yes" in other.description  # every write tool tells the model that only the user's yes applies it
+
+
+@pytest.mark.parametrize("target", [".obsidian/app.json", "Private/diary.md"])
+@pytest.mark.parametrize("command", ["append", "delete"])
+def test_a_symlink_inside_the_vault_cannot_reach_protected_notes(
+    target: str, command: str, vault: Path, store: SqliteProposalStore, toolbox: ProposalToolbox
+) -> None:
+    (vault / ".obsidian").mkdir(exist_ok=True)
+    (vault / ".obsidian" / "app.json").write_text("{}\n", encoding="utf-8")
+    (vault / "Inbox" / "harmless.md").symlink_to(vault / target)
+    before = vault_hashes(vault)
+    name, arguments = (
+        ("edit_note", {"command": "append", "path": "Inbox/harmless.md", "content": "x"})
+        if command == "append"
+        else ("delete_note", {"path": "Inbox/harmless.md"})
+    )
+    with pytest.raises((InvalidRequest, NotFound)) as refused:
+        run(toolbox, name, json.dumps(arguments))
+    assert "secret" not in str(refused.value)
+    assert vault_hashes(vault) == before
+    assert store.pending("c1", NOW) == []

@@ -100,6 +100,21 @@ def test_frontmatter_links_in_string_values_are_rewritten_with_yaml_quoting() ->
     )
 
 
+def test_single_quoted_frontmatter_links_with_doubled_quotes_follow_a_move() -> None:
+    vault = ("People/Bob's Notes.md", "Other/Bob's Notes.md", "Home.md")
+    move = LinkMove.between(vault, "People/Bob's Notes.md", "Archive/Bob's Notes.md")
+    text = "---\nup: '[[People/Bob''s Notes]]'\nrel: ['[[People/Bob''s Notes#Plans|Bob''s]]', 'it''s [[Home]]']\n---\n"
+    assert rewrite_links(text, source="Home.md", move=move) == text.replace("People/", "Archive/")
+    [up, rel, home] = find_written_links(text)
+    assert (up.span.link.target, rel.span.link.target, rel.span.link.alias) == (
+        "People/Bob's Notes",
+        "People/Bob's Notes",
+        "Bob's",
+    )
+    assert text.splitlines()[up.line][up.span.path_start : up.span.path_end] == "People/Bob''s Notes"
+    assert home.span.link.target == "Home"
+
+
 def test_unquoted_frontmatter_brackets_are_a_yaml_list_not_a_link() -> None:
     text = "---\nup: [[Target]]\n---\n"
     assert find_written_links(text) == []

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from agent.edits.diffs import unified_diff
 from agent.propose.text import body as ops
 from agent.propose.text import frontmatter as fm
 from core.errors import InvalidRequest, NotFound
@@ -147,3 +148,59 @@ REFUSALS: list[tuple[str, Edit, type[Exception]]] = [
 def test_impossible_edits_are_refused_with_a_clear_error(case: str, edit: Edit, error: type[Exception]) -> None:
     with pytest.raises(error):
         edit(NOTE)
+
+
+MIXED = "line1\nline2 pasted\r\nline3\nline4\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "edit", "expected"),
+    [
+        (MIXED, lambda t: ops.append_to_note(t, "new"), MIXED + "new\n"),
+        (MIXED, lambda t: ops.prepend_to_note(t, "top\r\nnext"), "top\nnext\n" + MIXED),
+        ("a\r\nb\r\nc\n", lambda t: ops.append_to_note(t, "d"), "a\r\nb\r\nc\nd\r\n"),  # CRLF is the usual ending
+        ("# A\r\nx\n# B\ny\r\n", lambda t: ops.append_to_section(t, "A", "new"), "# A\r\nx\nnew\n# B\ny\r\n"),
+        ("# A\r\nx\r\n# B\r\ny\n", lambda t: ops.replace_section(t, "A", "z"), "# A\r\nz\r\n# B\r\ny\n"),
+        ("---\r\nk: 1\r\n---\nbody\r\n", lambda t: fm.set_property(t, "k", 2), "---\r\nk: 2\r\n---\nbody\r\n"),
+        ("a\n\nb", lambda t: ops.append_to_note(t, "c"), "a\n\nb\nc\n"),
+    ],
+)
+def test_each_line_keeps_its_own_ending_and_new_lines_take_the_usual_one(
+    before: str, edit: Edit, expected: str
+) -> None:
+    assert edit(before) == expected
+
+
+def test_a_mixed_ending_note_diffs_only_the_real_change() -> None:
+    diff = unified_diff("n.md", MIXED, ops.append_to_note(MIXED, "new"))
+    assert [line for line in diff.splitlines() if line.startswith(("+", "-"))] == ["--- a/n.md", "+++ b/n.md", "+new"]
+
+
+TWO_IDEAS = "# Garden\n## Ideas\ng\n# Work\n## Notes\n### Ideas\nw\n"
+
+
+def test_a_heading_path_picks_the_heading_under_those_parents() -> None:
+    assert ops.append_to_section(TWO_IDEAS, "Work#Ideas", "x") == TWO_IDEAS.replace("w\n", "w\nx\n")
+    assert ops.append_to_section(TWO_IDEAS, "Ideas", "x") == TWO_IDEAS.replace("g\n", "g\nx\n")
+
+
+def test_a_heading_path_whose_parents_fit_no_heading_is_not_found_and_names_the_candidates() -> None:
+    with pytest.raises(NotFound, match="no heading 'Projects#Ideas'.*'Garden#Ideas', 'Work#Notes#Ideas'"):
+        ops.append_to_section(TWO_IDEAS, "Projects#Ideas", "x")
+
+
+CODE_TASKS = "---\nx:\n  - [ ] in frontmatter\n---\n```\n- [ ] in code\n```\n%%\n- [ ] in a comment\n%%\n- [ ] real\n"
+
+
+@pytest.mark.parametrize(("line", "where"), [(3, "frontmatter"), (6, "code block"), (9, "comment")])
+def test_toggle_by_line_refuses_task_lookalikes_in_code_comments_and_frontmatter(line: int, where: str) -> None:
+    with pytest.raises(NotFound, match=f"line {line} is in (the|a) {where}"):
+        ops.toggle_task(CODE_TASKS, line=line)
+    assert ops.toggle_task(CODE_TASKS, line=11) == CODE_TASKS.replace("- [ ] real", "- [x] real")
+
+
+def test_toggle_by_text_ignores_task_lookalikes_in_code_and_comments() -> None:
+    with pytest.raises(NotFound, match="no task with the text 'in code'"):
+        ops.toggle_task(CODE_TASKS, task="in code")
+    with pytest.raises(NotFound, match="no task with the text 'in a comment'"):
+        ops.toggle_task(CODE_TASKS, task="in a comment")

@@ -1,43 +1,67 @@
 """Pure edits of a note's body for the propose tools: append, prepend, heading sections and tasks.
 
-Notes are edited line by line: a BOM and the note's line ending (LF or CRLF) are kept, and an edited note always
-ends with a newline. A heading's section runs from its heading line to the next heading of the same or a higher
-level, sub-sections included (as the Obsidian Local REST API targets it).
+Notes are edited line by line: a BOM and every untouched line's own ending (LF or CRLF) are kept, new lines take
+the note's most common ending, and an edited note always ends with a newline. A heading's section runs from its
+heading line to the next heading of the same or a higher level, sub-sections included (as the Obsidian Local REST
+API targets it).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.errors import InvalidRequest, NotFound
 from rag.notes.frontmatter import find_frontmatter_end
 from rag.notes.links import heading_key
 from rag.notes.markdown import heading_paths
-from rag.notes.scanner import HeadingSpan, Scan, scan_lines, split_lines
+from rag.notes.scanner import HeadingSpan, Scan, ScannedLine, scan_lines, split_lines
 
 _TASK = re.compile(r"^(?P<lead>[ \t]*(?:>[ \t]*)*(?:[-*+]|\d{1,9}[.)])[ \t]+\[)(?P<mark>.)(?P<rest>\].*)$")
 
 
 @dataclass(slots=True)
 class NoteLines:
-    """A note split into lines, with what rendering it back needs (BOM, line ending)."""
+    """A note split into lines, with what rendering it back needs (BOM, each line's own ending, the usual ending)."""
 
     lines: list[str]
     bom: str
-    eol: str
+    eol: str  # the note's most common line ending, for new lines
+    original: list[tuple[str, str]] = field(default_factory=list)  # each parsed line and its own ending
 
     @classmethod
     def parse(cls, text: str) -> NoteLines:
-        """Split `text` into lines, remembering its BOM and line ending."""
+        """Split `text` into lines (as `split_lines` does), remembering its BOM and each line's ending."""
         bom = "\ufeff" if text.startswith("\ufeff") else ""
-        return cls(split_lines(text), bom, "\r\n" if "\r\n" in text else "\n")
+        parts = text.removeprefix("\ufeff").split("\n")
+        last = parts.pop()  # the text after the final newline: "" or a last line without an ending
+        original = [(part[:-1], "\r\n") if part.endswith("\r") else (part, "\n") for part in parts]
+        if last:
+            original.append((last, ""))
+        crlf = sum(ending == "\r\n" for _, ending in original)
+        eol = "\r\n" if crlf > len(original) - crlf else "\n"
+        return cls([line for line, _ in original], bom, eol, original)
 
     def render(self) -> str:
         """Return the note's text; a non-empty note ends with a newline."""
-        if not self.lines:
-            return self.bom
-        return self.bom + self.eol.join(self.lines) + self.eol
+        return self.bom + "".join(line + ending for line, ending in zip(self.lines, self._endings(), strict=True))
+
+    def _endings(self) -> list[str]:
+        """Return each line's ending: its own for lines kept from the parsed note, the usual one for the rest.
+
+        Every edit here changes one run of lines, so the lines before and after it match the parsed note's
+        by position from either end (linear, unlike a full diff, for notes of any size).
+        """
+        old, new = self.original, self.lines
+        head = 0
+        while head < min(len(old), len(new)) and old[head][0] == new[head]:
+            head += 1
+        tail = 0
+        while tail < min(len(old), len(new)) - head and old[-1 - tail][0] == new[-1 - tail]:
+            tail += 1
+        kept = [ending for _, ending in old[:head]] + [self.eol] * (len(new) - head - tail)
+        kept += [ending for _, ending in old[len(old) - tail :]]
+        return [ending or self.eol for ending in kept]
 
     @property
     def body_start(self) -> int:
@@ -74,20 +98,22 @@ def prepend_to_note(text: str, content: str) -> str:
 
 
 def _find_heading(scan: Scan, heading: str) -> HeadingSpan:
-    """Return the heading named by the last part of "H1#H2", preferring one under the given parents."""
+    """Return the heading named by the last part of "H1#H2": the first under the given parents, if any are given."""
     wanted = [heading_key(part) for part in heading.strip().lstrip("#").split("#") if part.strip()]
     known = ", ".join(f"'{span.text}'" for span in scan.headings) or "none"
     if not wanted:
         raise InvalidRequest(f"the heading is empty; the note's headings are: {known}")
     paths = heading_paths(scan.headings)
     matches = [i for i, span in enumerate(scan.headings) if heading_key(span.text) == wanted[-1]]
+    if not matches:
+        raise NotFound(f"the note has no heading {heading!r}; its headings are: {known}")
     for index in matches:
         parents = iter(heading_key(text) for text in paths[index][:-1])
         if all(parent in parents for parent in wanted[:-1]):  # parents in order, levels may be skipped
             return scan.headings[index]
-    if not matches:
-        raise NotFound(f"the note has no heading {heading!r}; its headings are: {known}")
-    return scan.headings[matches[0]]
+    # Parents were given and none fit: editing another same-named section would change the wrong part of the note.
+    found = ", ".join(f"'{'#'.join(paths[index])}'" for index in matches)
+    raise NotFound(f"the note has no heading {heading!r}; the headings with that name are: {found}")
 
 
 def _section(note: NoteLines, heading: str) -> tuple[int, int]:
@@ -142,18 +168,27 @@ def add_task(text: str, task: str, *, heading: str = "") -> str:
     return append_to_section(text, heading, item) if heading.strip() else append_to_note(text, item)
 
 
+def _is_task_region(scanned: ScannedLine) -> bool:
+    """Return True when a task on this line would be one: not code, not a line inside a comment or math block."""
+    return scanned.kind == "text" and not scanned.is_continued
+
+
 def _task_line(note: NoteLines, *, line: int, task: str) -> int:
     """Return the index of the task line named by its 1-based number or by its exact text."""
     if line:
         if not 1 <= line <= len(note.lines) or _TASK.match(note.lines[line - 1]) is None:
             raise NotFound(f"line {line} is not a task (- [ ] ...); list the note's tasks to find its line")
+        scanned = {item.number: item for item in note.scan().lines}.get(line)  # frontmatter lines are not scanned
+        if scanned is None or not _is_task_region(scanned):
+            where = "the frontmatter" if scanned is None else "a code block" if scanned.kind == "code" else "a comment"
+            raise NotFound(f"line {line} is in {where}, so it is not a task; list the note's tasks to find its line")
         return line - 1
     wanted = task.strip()
     if not wanted:
         raise InvalidRequest("toggle_task needs the task's line number or its exact text")
     found = []
     for scanned in note.scan().lines:
-        match = _TASK.match(note.lines[scanned.number - 1]) if scanned.kind == "text" else None
+        match = _TASK.match(note.lines[scanned.number - 1]) if _is_task_region(scanned) else None
         if match is not None and match["rest"][1:].strip() == wanted:
             found.append(scanned.number - 1)
     if not found:

@@ -185,9 +185,26 @@ def _frontmatter_links(yaml_lines: Sequence[str], data: Mapping[str, object]) ->
         if line.lstrip().startswith("#"):
             continue
         for match in WIKILINK.finditer(line):
-            span = wikilink_span(match, line, index + 1) if match[0] in in_values else None
+            span = _frontmatter_span(match, line, index + 1, in_values)
             if span is not None:
                 yield WrittenLink(index, span, is_frontmatter=True)
+
+
+def _frontmatter_span(match: re.Match[str], line: str, number: int, in_values: set[str]) -> LinkSpan | None:
+    """Return a frontmatter wikilink's span (offsets as written) if it is in a string value, else None.
+
+    In a single-quoted YAML scalar a quote is written doubled (`'[[Bob''s Notes]]'`): the link is the unescaped
+    text, while the offsets stay those of the line so a rewrite replaces exactly what is written.
+    """
+    if _open_quote(line[: match.start()]) != "'" or "''" not in match[0]:
+        return wikilink_span(match, line, number) if match[0] in in_values else None
+    unescaped = match[0].replace("''", "'")
+    value_match = WIKILINK.fullmatch(unescaped)
+    written = wikilink_span(match, line, number)
+    value = wikilink_span(value_match, unescaped, number) if value_match and unescaped in in_values else None
+    if value is None or written is None:
+        return None
+    return LinkSpan(value.link, written.start, written.end, written.path_start, written.path_end)
 
 
 def _string_values(value: object) -> Iterator[str]:
