@@ -11,6 +11,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 
+from agent.cancellation import cancellable
 from agent.checkpoints import TURN_AT, SqliteCheckpoints
 from agent.citation_stream import CitationChecker, CitationStream
 from agent.locks import ConversationLocks
@@ -95,7 +96,8 @@ class AgentAnswerer:
         try:
             # durability="exit": one checkpoint write per turn instead of one per step (turns are never resumed
             # mid-graph), the largest server-side cost per turn when measured.
-            async for chunk in self._graph.astream(payload, config, stream_mode="custom", durability="exit"):
+            graph_stream = self._graph.astream(payload, config, stream_mode="custom", durability="exit")
+            async for chunk in cancellable(graph_stream):  # a client that goes away stops the model call
                 if "text" in chunk:
                     yield AnswerText(chunk["text"])
                 elif "status" in chunk:

@@ -45,6 +45,7 @@ class _State:
     stopping: threading.Event = field(default_factory=threading.Event)
     sockets: set[socket.socket] = field(default_factory=set)
     calls_made: int = 0
+    abandoned: int = 0  # streams the client closed before their end
 
 
 class ScriptedLLMServer:
@@ -103,6 +104,12 @@ class ScriptedLLMServer:
     def chat_requests(self) -> list[RecordedRequest]:
         """Return the POST /chat/completions requests received so far."""
         return [r for r in self.requests if r.method == "POST" and r.path.endswith("/chat/completions")]
+
+    @property
+    def abandoned_streams(self) -> int:
+        """Return how many streamed replies the client closed before their end (a cancelled model call)."""
+        with self._state.lock:
+            return self._state.abandoned
 
     @property
     def turns_left(self) -> int:
@@ -267,6 +274,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client went away mid-stream
+            with self.owner._state.lock:
+                self.owner._state.abandoned += 1
 
     def _write_chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -185,3 +186,21 @@ def test_open_webui_native_tool_messages_never_reach_the_model(
         ("assistant", "Sunny."),
         ("user", QUESTION),
     ]
+
+
+def test_a_client_disconnect_cancels_the_agents_model_call(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
+    words = [f" word{i}" for i in range(400)]
+    llm.add(Turn.text(words, delay_per_token=0.05))  # 20 s if nobody stops it
+
+    stream = librarian.chat.completions.create(
+        model="vault-librarian", messages=[{"role": "user", "content": QUESTION}], stream=True
+    )
+    for chunk in stream:
+        if chunk.choices and "word3" in (chunk.choices[0].delta.content or ""):
+            break
+    stream.close()  # the user closed the chat: the agent must stop reading (and paying for) the model's reply
+
+    deadline = time.monotonic() + 10
+    while llm.abandoned_streams == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert llm.abandoned_streams == 1
