@@ -1,102 +1,32 @@
 """The `add_base_item` write tool: a new note made to show up in a base's view (Obsidian Bases "New item").
 
-What the note needs is read off the base's and the view's filters: `file.inFolder("X")` or `file.folder == "X"`
-give its folder, `file.hasTag("t")` a tag, `prop == value` (or `note.prop == value`) a property. Of an `or` group
-the first branch that asks for something is taken, unless the note already meets the group. The user's properties
-win over those values. The note is then checked with the same filter evaluator the `bases` read tool uses; a note
-the view would not list is refused, naming the filter it fails, and so is one whose filters cannot all be evaluated
-(`link()`, formulas, `this`), pointing to edit_note create instead.
+What the note needs is read off the base's and the view's filters (agent/propose/base_needs.py). Of an `or` group
+the first branch that asks for something is taken, unless the note already meets the group. The note is then
+checked with the same filter evaluator the `bases` read tool uses, `this` being the base file; a note the view
+would not list is refused, naming the filter it fails, and so is one whose filters cannot all be evaluated
+(formulas, date arithmetic), pointing to edit_note create instead.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pydantic import Field
 
 from agent.edits.scope import check_writable
+from agent.propose.base_needs import Filter, ItemNeeds, collect_needs, note_text
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.paths import check_note_name
-from agent.propose.text import body as ops
-from agent.propose.text import frontmatter as fm
 from agent.propose.text.frontmatter import PropertyValue
-from agent.tools.bases.expressions import Attr, Call, Compare, Lit, Logic, Name, Node, Not, UnsupportedExpression
-from agent.tools.bases.expressions import parse_expression as parse
-from agent.tools.bases.filters import Row, evaluate, matches
+from agent.tools.bases.expressions import Attr, Call, Compare, Lit, Logic, Name, Not, UnsupportedExpression
+from agent.tools.bases.filters import Row, evaluate, matches, uses_this
 from agent.tools.bases.tool import find_base, parse_base, pick_view
 from agent.tools.definition import ToolArgs, require
 from agent.tools.snapshot import ResolvedLink, VaultSnapshot
 from core.errors import InvalidRequest
 from rag.notes.markdown import parse_note
-
-_NOT_PROPERTIES = {"file", "note", "formula", "this"}
-# `categories.contains(link("Books"))`, as kepano-style category bases filter: the property is a list of links.
-_LINK_FILTER = re.compile(r'(?:note\.)?([\w-]+)\.contains\(link\(\\?"([^"\\]+)\\?"\)\)')
-Filter = object  # a Bases filter as YAML holds it (a string, a list, {and|or|not: [...]}) or a parsed expression
-
-
-@dataclass
-class ItemNeeds:
-    """What the filters ask of a new note: folders, tags, property values, and `or` groups still to meet."""
-
-    folders: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    properties: dict[str, PropertyValue] = field(default_factory=dict)
-    choices: list[list[Filter]] = field(default_factory=list)
-
-    def copy(self) -> ItemNeeds:
-        """Return an independent copy."""
-        return ItemNeeds(list(self.folders), list(self.tags), dict(self.properties), list(self.choices))
-
-
-def _collect_equal(target: Node, value: object, needs: ItemNeeds) -> None:
-    match target:
-        case Attr(Name("file"), "folder") if isinstance(value, str):
-            needs.folders.append(value.strip("/"))
-        case Attr(Name("note"), prop) | Name(prop) if prop not in _NOT_PROPERTIES:
-            if value is None or isinstance(value, str | int | float | bool):
-                needs.properties.setdefault(prop, value)
-
-
-def _collect_node(node: Node, needs: ItemNeeds) -> None:
-    match node:
-        case Logic("&&", left, right):
-            _collect_node(left, needs)
-            _collect_node(right, needs)
-        case Logic("||", left, right):
-            needs.choices.append([left, right])
-        case Call(Name("file"), "inFolder", (Lit(str() as folder),)):
-            needs.folders.append(folder.strip("/"))
-        case Call(Name("file"), "hasTag", (Lit(str() as tag), *_)):
-            needs.tags.append(tag.strip().lstrip("#"))
-        case Call(Name("file"), "hasProperty", (Lit(str() as prop),)):
-            needs.properties.setdefault(prop, None)
-        case Compare("==", Lit(value), target) | Compare("==", target, Lit(value)):
-            _collect_equal(target, value, needs)
-
-
-def collect_needs(filters: Filter, needs: ItemNeeds) -> None:
-    """Add to `needs` what `filters` asks of a note; `not` groups and other expressions ask nothing (only checked)."""
-    if isinstance(filters, str):
-        try:
-            _collect_node(parse(filters), needs)
-        except UnsupportedExpression:
-            return
-    elif isinstance(filters, list):
-        for item in filters:
-            collect_needs(item, needs)
-    elif isinstance(filters, dict) and len(filters) == 1:
-        ((key, items),) = filters.items()
-        group = items if isinstance(items, list) else [items]
-        if key == "and":
-            collect_needs(group, needs)
-        elif key == "or" and group:
-            needs.choices.append(group)
-    elif isinstance(filters, Lit | Name | Attr | Call | Not | Compare | Logic):
-        _collect_node(filters, needs)
 
 
 def _holds(item: Filter, row: Row) -> bool:
@@ -117,26 +47,6 @@ def failing_filters(filters: Filter, row: Row) -> list[str]:
         items = filters if isinstance(filters, list) else filters["and"]
         return [part for item in (items if isinstance(items, list) else [items]) for part in failing_filters(item, row)]
     return [filters if isinstance(filters, str) else json.dumps(filters, ensure_ascii=False)]
-
-
-def _tags(value: PropertyValue) -> list[str]:
-    items = value if isinstance(value, list) else str(value or "").replace(",", " ").split()
-    return [str(item).strip().lstrip("#") for item in items if str(item).strip()]
-
-
-def note_text(needs: ItemNeeds, user_properties: dict[str, PropertyValue], content: str) -> str:
-    """Return the new note: tags and properties in its frontmatter (the user's values win), then `content`."""
-    given = {name.casefold() for name in user_properties}  # Obsidian matches property names ignoring case
-    properties = {name: value for name, value in needs.properties.items() if name.casefold() not in given}
-    properties.update(user_properties)
-    tags = [tag for key in [k for k in properties if k.casefold() == "tags"] for tag in _tags(properties.pop(key))]
-    for tag in needs.tags:
-        if tag.casefold() not in {known.casefold() for known in tags}:
-            tags.append(tag)
-    text = fm.set_property("", "tags", tags) if tags else ""
-    for name, value in properties.items():
-        text = fm.set_property(text, name, value)
-    return ops.append_to_note(text, content) if content.strip() else text
 
 
 def _with_note(snapshot: VaultSnapshot, path: str, text: str) -> VaultSnapshot:
@@ -160,7 +70,8 @@ class AddBaseItemArgs(ToolArgs):
     properties: dict[str, PropertyValue] = Field(
         default_factory=dict,
         description='Properties to set, e.g. {"status": "active", "due": "2026-12-01"}; they win over '
-        "the values the base's filters ask for.",
+        "the values the base's filters ask for, except that links a list filter needs (categories: [[Books]]) are "
+        "added to your list.",
     )
     content: str = Field("", description="Markdown text of the note's body.")
 
@@ -172,6 +83,7 @@ class _Draft:
     context: ProposeContext
     title: str
     args: AddBaseItemArgs
+    base_path: str  # what `this` names in the filters: the base opened on its own
 
     def path(self, needs: ItemNeeds) -> str:
         folders = sorted(needs.folders, key=len) or [self.context.reader.new_note_folder(self.context.snapshot())]
@@ -181,12 +93,13 @@ class _Draft:
 
     def row(self, needs: ItemNeeds) -> tuple[Row, str]:
         path, text = self.path(needs), note_text(needs, self.args.properties, self.args.content)
-        return Row(_with_note(self.context.snapshot(), path, text), path, self.context.today()), text
+        snapshot = _with_note(self.context.snapshot(), path, text)
+        return Row(snapshot, path, self.context.today(), this_path=self.base_path), text
 
 
 def _asks_more(trial: ItemNeeds, needs: ItemNeeds) -> bool:
-    asked = (trial.folders, trial.tags, trial.properties, len(trial.choices))
-    return asked != (needs.folders, needs.tags, needs.properties, len(needs.choices))
+    asked = (trial.folders, trial.tags, trial.properties, len(trial.choices), trial.entries)
+    return asked != (needs.folders, needs.tags, needs.properties, len(needs.choices), needs.entries)
 
 
 def _meet_choices(draft: _Draft, needs: ItemNeeds) -> ItemNeeds:
@@ -214,29 +127,34 @@ def _title(text: str) -> str:
 def _check_listed(checks: list[tuple[str, Filter]], row: Row, text: str) -> None:
     """Refuse the note unless every filter is known to list it: failing filters first, then ones not checkable.
 
-    A filter this evaluator cannot compute (`link()`, formulas, `this`) is not taken as met: the tool's promise is
+    A filter this evaluator cannot compute (formulas, date arithmetic) is not taken as met: the tool's promise is
     that the base lists the note, and the model only learns of a caveat through a refusal.
     """
     unknown: set[str] = set()
     for label, filters in checks:
         failing = failing_filters(filters, row)
         if failing:
+            embedded = (
+                " (`this` is the base file itself here: a view meant to be embedded in a note lists that note's "
+                "related notes, so use edit_note create for those)"
+                if uses_this(failing)
+                else ""
+            )
             raise InvalidRequest(
                 f"a note {row.path!r} with these values would not show up in the base: it fails {label}: "
-                f"{'; '.join(failing)}. Change the title or properties (or pick another view); nothing was proposed"
+                f"{'; '.join(failing)}{embedded}. Change the title or properties (or pick another view); nothing was "
+                "proposed"
             )
         problems: set[str] = set()
         if matches(filters, row, problems) is None:
             unknown.update(f"{label}: {problem}" for problem in problems)
     if unknown:
         so_far = f"; so far the note would be:\n{text}" if text else ""
-        hints = sorted({f'{prop}: ["[[{target}]]"]' for item in unknown for prop, target in _LINK_FILTER.findall(item)})
-        example = f" (e.g. {', '.join(hints)})" if hints else ""
         raise InvalidRequest(
             "add_base_item cannot check that the base would list the note: these filters use what it cannot "
             f"evaluate: {'; '.join(sorted(unknown))}. Nothing was proposed. Use edit_note create instead, with path "
             f"{row.path!r} (or the folder the base needs) and content whose frontmatter has the properties and tags "
-            f"those filters ask for{example}{so_far}"
+            f"those filters ask for{so_far}"
         )
 
 
@@ -246,7 +164,7 @@ def plan_add_base_item(context: ProposeContext, args: AddBaseItemArgs) -> list[P
     base_path = find_base(snapshot, require(args.base, "base", "add_base_item"))
     base = parse_base(base_path, context.reader.read_text(snapshot, base_path))
     view = pick_view(base, args.view) if base.views or args.view.strip() else None
-    draft = _Draft(context, _title(args.title), args)
+    draft = _Draft(context, _title(args.title), args, base.path)
     needs = ItemNeeds()
     collect_needs(base.filters, needs)
     collect_needs(view.filters if view else None, needs)

@@ -18,6 +18,7 @@ from agent.edits.apply import apply_edits
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.proposals import SqliteProposalStore
 from agent.propose import WRITE_TOOLS, ProposalToolbox
+from agent.propose.text.body import add_task
 from agent.propose.toolbox import CREATE_TOOLS
 from agent.tools.bases import BASES
 from agent.tools.reader import VaultReader
@@ -268,12 +269,23 @@ def test_a_missing_daily_note_is_created_from_its_template_for_that_day(vault: P
 def test_add_task_to_the_daily_note(vault: Path, store) -> None:
     proposal = propose(vault, store, "edit_daily_note", command="add_task", date="2026-11-16", content="Book physio")
     text = (vault / "Daily" / "2026-11-16.md").read_text(encoding="utf-8")
-    assert proposal.new_text == text + "- [ ] Book physio\n"
+    anchor = "- [ ] Jonas reviews the chunker PR 📅 2026-11-20\n"  # the note's last task
+    assert proposal.new_text == text.replace(anchor, anchor + "- [ ] Book physio\n")  # next to the other tasks
     under_plan = propose(
         vault, store, "edit_daily_note", command="add_task", date="2026-11-16", heading="Plan", content="Stretch"
     )
-    anchor = "- [ ] Jonas reviews the chunker PR 📅 2026-11-20\n"
     assert under_plan.new_text == text.replace(anchor, anchor + "- [ ] Stretch\n")
+
+
+def test_a_task_fills_the_empty_task_a_template_left() -> None:
+    note = "# 2026-12-01\n\n## Plan\n- [ ] \n\n## Links\n- [[Home]]\n"
+    assert add_task(note, "Call the plumber") == note.replace("- [ ] \n", "- [ ] Call the plumber\n")
+    assert add_task(note, "Stretch", heading="Plan") == note.replace("- [ ] \n", "- [ ] Stretch\n")
+
+
+def test_a_task_in_a_note_without_tasks_goes_at_its_end_and_code_is_no_task() -> None:
+    note = "# Note\n\n```\n- [ ] not a task\n```\n\ntext\n"
+    assert add_task(note, "Real task") == note + "- [ ] Real task\n"
 
 
 def test_daily_settings_name_the_folder_format_and_template(vault: Path, store) -> None:
@@ -411,6 +423,9 @@ filters:
 views:
   - type: table
     name: Books
+  - type: table
+    name: Rated
+    filters: 'formula.score > 3'
 """
 AUTHOR_BASE = """\
 filters: 'file.inFolder("Resources/Books")'
@@ -423,16 +438,24 @@ views:
 """
 
 
+def test_a_base_item_gets_the_category_link_its_filter_asks_for(vault: Path, store, tmp_path: Path) -> None:
+    (vault / "Inbox" / "Books.base").write_text(BOOKS_BASE, encoding="utf-8")
+    proposal = propose(vault, store, "add_base_item", base="Books", title="Dune 2")
+    assert (proposal.path, proposal.new_text) == ("Inbox/Dune 2.md", "---\ncategories:\n  - '[[Books]]'\n---\n")
+    apply(vault, tmp_path, proposal)  # no note is called Books: the links match unresolved, by name
+    assert "| [[Dune 2]] |" in query_base(vault, "Books", "Books")
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"base": "Books", "title": "Dune 2"},
-         r"cannot check .*Books.base: 'categories.contains\(link\(\"Books\"\)\)' \(link\(\)\)\. Nothing was "
-         r"proposed\. Use edit_note create .*'Inbox/Dune 2.md'.*categories: \[\"\[\[Books\]\]\"\]"),
-        ({"base": "Books", "title": "Dune", "properties": {"categories": ["[[Books]]"]}},
-         "cannot check .*so far the note would be:\n---\ncategories:\n  - '\\[\\[Books\\]\\]'\n---"),
+        ({"base": "Books", "view": "Rated", "title": "Dune", "properties": {"categories": ["[[Books]]"]}},
+         r"cannot check .*view 'Rated': 'formula.score > 3' \(formulas are not computed\)\. Nothing was proposed\. "
+         r"Use edit_note create .*'Inbox/Dune.md'.*so far the note would be:\n---\ncategories:\n"
+         r"  - '\[\[Books\]\]'\n---"),
         ({"base": "Books", "title": "Template Dune"}, "fails the filters of .*Books.base: !file.name.contains"),
-        ({"base": "Authors", "view": "Author", "title": "Dune"}, r"the filters of view 'Author': .*contains\(this\)"),
+        ({"base": "Authors", "view": "Author", "title": "Dune"},
+         r"the filters of view 'Author': list\(author\).contains\(this\) \(`this` is the base file itself"),
     ],
 )  # fmt: skip
 def test_base_filters_that_cannot_be_checked_are_not_taken_as_met(vault, store, arguments, message: str) -> None:

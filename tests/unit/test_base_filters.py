@@ -70,7 +70,7 @@ def test_supported_expressions_evaluate_per_file(row: Row, expression: str, expe
     [
         "formula.days_open > 10",
         'file.mtime > now() - "7d"',
-        "file.backlinks",
+        "file.ctime > 0",
         'status.matches("a")',
         "status ==",
         "'open",

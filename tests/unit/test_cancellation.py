@@ -39,16 +39,21 @@ def slow_graph(events: list[str]) -> Any:
     return builder.compile(checkpointer=InMemorySaver())
 
 
-async def consume_under_anyio(stream: AsyncIterator[Any]) -> None:
+async def consume_under_anyio(stream: AsyncIterator[Any], events: list[str]) -> None:
+    started = anyio.Event()
+
     async def consume() -> None:
         async for _ in stream:
-            pass
+            started.set()
 
     async with anyio.create_task_group() as group:
         group.start_soon(consume)
-        await anyio.sleep(0.1)
+        await started.wait()  # the node is running and streaming
         group.cancel_scope.cancel()
-    await asyncio.sleep(0.2)
+    for _ in range(500):  # up to 5 s on a loaded machine; no timing is asserted
+        if events:
+            break
+        await asyncio.sleep(0.01)
 
 
 def test_an_anyio_cancelled_consumer_stops_the_graph() -> None:
@@ -60,7 +65,7 @@ def test_an_anyio_cancelled_consumer_stops_the_graph() -> None:
         async for chunk in cancellable(graph.astream({}, config, stream_mode="custom", durability="exit")):
             yield chunk
 
-    asyncio.run(consume_under_anyio(answer()))
+    asyncio.run(consume_under_anyio(answer(), events))
 
     # The whole service's case (sse-starlette, the agent, a streaming model) is covered end to end in
     # tests/integration/test_agent_e2e.py; without `cancellable` the model call ran on there.

@@ -17,6 +17,7 @@ from rag.notes.links import heading_key
 from rag.notes.markdown import heading_paths
 from rag.notes.scanner import HeadingSpan, Scan, ScannedLine, scan_lines, split_lines
 
+_EMPTY_TASK = re.compile(r"^[ \t]*(?:>[ \t]*)*[-*+][ \t]+\[ \][ \t]*$")
 _TASK = re.compile(r"^(?P<lead>[ \t]*(?:>[ \t]*)*(?:[-*+]|\d{1,9}[.)])[ \t]+\[)(?P<mark>.)(?P<rest>\].*)$")
 
 
@@ -160,12 +161,30 @@ def replace_section(text: str, heading: str, content: str) -> str:
 
 
 def add_task(text: str, task: str, *, heading: str = "") -> str:
-    """Return the note with `- [ ] task` added at its end, or at the end of a heading's section."""
+    """Return the note with `- [ ] task` added next to its tasks (in a heading's section, if given).
+
+    The task goes after the last task of the note (or section), where a reader looks for it; an empty
+    placeholder task a template left (`- [ ]`) is filled in instead; with no tasks it goes at the end.
+    """
     lines = content_lines(task, what="task text")
     if len(lines) != 1:
         raise InvalidRequest("a task is one line of text")
     item = f"- [ ] {lines[0].strip()}"
-    return append_to_section(text, heading, item) if heading.strip() else append_to_note(text, item)
+    note = NoteLines.parse(text)
+    start, end = _section(note, heading) if heading.strip() else (note.body_start, len(note.lines))
+    scanned = {line.number - 1: line for line in note.scan().lines}
+    tasks = [
+        index
+        for index in range(start, end)
+        if _TASK.match(note.lines[index]) and index in scanned and _is_task_region(scanned[index])
+    ]
+    placeholders = [index for index in tasks if _EMPTY_TASK.match(note.lines[index])]
+    if placeholders:
+        note.lines[placeholders[0]] = note.lines[placeholders[0]].rstrip() + " " + lines[0].strip()
+    else:
+        at = tasks[-1] + 1 if tasks else _content_end(note.lines, start, end)
+        note.lines[at:at] = [item]
+    return note.render()
 
 
 def _is_task_region(scanned: ScannedLine) -> bool:

@@ -1,7 +1,8 @@
-"""Bases filters evaluated per file: file.inFolder/hasTag/hasLink, properties, comparisons, and/or/not.
+"""Bases filters evaluated per file: file fields and functions, properties, links, `this`, comparisons, and/or/not.
 
 Anything outside this subset (formulas, date arithmetic, most functions) is reported as not evaluated; in a
 filter tree it counts as unknown (three-valued logic), so a query still runs and says what it could not check.
+`this` is the file the base is shown in; callers pass the base file itself (the base opened on its own).
 """
 
 from __future__ import annotations
@@ -9,8 +10,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
-from pathlib import PurePosixPath
+from datetime import date
 
 from agent.tools.bases.expressions import (
     Attr,
@@ -24,7 +24,9 @@ from agent.tools.bases.expressions import (
     UnsupportedExpression,
     parse_expression,
 )
-from agent.tools.snapshot import VaultSnapshot, has_tag, parse_note_ref, property_value
+from agent.tools.bases.files import file_method, file_property, link_method
+from agent.tools.bases.values import FileRef, LinkValue, is_link_like, is_wikilink_text, make_link, same_value
+from agent.tools.snapshot import VaultSnapshot, property_value
 
 _ORDER = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le}
 Verdict = bool | None  # None: could not be evaluated here
@@ -32,71 +34,65 @@ Verdict = bool | None  # None: could not be evaluated here
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """The file an expression is evaluated for."""
+    """The file an expression is evaluated for, and the file `this` names (None: unknown, `this` is unsupported)."""
 
     snapshot: VaultSnapshot
     path: str
     today: date
+    this_path: str | None = None
 
 
-class _Scope:
-    """Marks `file` and `note` while evaluating `file.x` and `note.x`."""
+@dataclass(frozen=True, slots=True)
+class _Properties:
+    """`note` (or `this.note`): the frontmatter of the file at `path`, read by `.name`."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-
-_FILE, _NOTE = _Scope("file"), _Scope("note")
+    path: str
 
 
-def _file_property(row: Row, name: str) -> object:
-    path = PurePosixPath(row.path)
-    note = row.snapshot.notes.get(row.path)
-    stat = row.snapshot.stats.get(row.path)
-    values: dict[str, object] = {
-        "name": path.name,
-        "basename": path.stem,
-        "path": row.path,
-        "folder": str(path.parent) if str(path.parent) != "." else "/",
-        "ext": path.suffix.lstrip("."),
-        "tags": list(note.tags) if note else [],
-        "mtime": datetime.fromtimestamp(stat.mtime_ns / 1e9).isoformat(timespec="minutes") if stat else None,
-        "size": stat.size if stat else None,
-    }
-    if name not in values:
-        raise UnsupportedExpression(f"file.{name}")
-    return values[name]
+@dataclass(frozen=True, slots=True)
+class _This:
+    """The `this` object: a file (in `contains(this)`, `hasLink(this)`) with `.file`, `.note` and properties."""
+
+    path: str
 
 
-def _file_method(row: Row, name: str, args: Sequence[object]) -> object:
-    note = row.snapshot.notes.get(row.path)
-    texts = [str(arg) for arg in args]
-    if name == "inFolder" and len(texts) == 1:
-        return row.snapshot.in_folder(row.path, texts[0].strip("/"))
-    if name == "hasTag":
-        return note is not None and any(has_tag(note.tags, tag) for tag in texts)
-    if name == "hasProperty" and len(texts) == 1:
-        return note is not None and property_value(note, texts[0])[0]
-    if name == "hasLink" and len(texts) == 1:
-        target = row.snapshot.resolver.resolve(parse_note_ref(texts[0])[0], source_path=row.path).path
-        return target is not None and any(item.path == target for item in row.snapshot.outgoing.get(row.path, ()))
-    raise UnsupportedExpression(f"file.{name}()")
+def _property(row: Row, path: str, name: str) -> object:
+    note = row.snapshot.notes.get(path)
+    return property_value(note, name)[1] if note else None
 
 
-def _value_method(value: object, name: str, args: Sequence[object]) -> object:
+def _plain(value: object) -> object:
+    """Return a value as functions and comparisons take it: `this` is its file; bare `note` is no value."""
+    if isinstance(value, _This):
+        return FileRef(value.path)
+    if isinstance(value, _Properties):
+        raise UnsupportedExpression("note")
+    return value
+
+
+def _contains(row: Row, value: object, needle: object) -> bool:
+    if isinstance(value, list):
+        for item in value:
+            same = same_value(row.snapshot, row.path, item, needle)
+            if same if same is not None else str(item) == str(needle):
+                return True
+        return False
+    if is_link_like(needle) and is_wikilink_text(value):  # `categories: "[[People]]"`, one link not in a list
+        return same_value(row.snapshot, row.path, value, needle) is True
+    return str(needle) in ("" if value is None else str(value))
+
+
+def _value_method(row: Row, value: object, name: str, args: Sequence[object]) -> object:
     if name == "isEmpty" and not args:
         return value in (None, "", [], {})
-    if name in ("contains", "startsWith", "endsWith", "containsAny") and args:
-        needles = [str(arg) for arg in args]
+    if name in ("contains", "containsAny", "containsAll") and args:
+        found = [_contains(row, value, needle) for needle in args]
+        return all(found) if name == "containsAll" else any(found)
+    if name in ("startsWith", "endsWith") and len(args) == 1:
         if isinstance(value, list):
-            items = [str(item) for item in value]
-            return any(needle in items for needle in needles) if name in ("contains", "containsAny") else False
+            return False
         text = "" if value is None else str(value)
-        if name == "startsWith":
-            return text.startswith(needles[0])
-        if name == "endsWith":
-            return text.endswith(needles[0])
-        return any(needle in text for needle in needles)
+        return text.startswith(str(args[0])) if name == "startsWith" else text.endswith(str(args[0]))
     if name == "lower" and not args:
         return str(value).lower()
     if name == "toString" and not args:
@@ -109,10 +105,20 @@ def _global(row: Row, name: str, args: Sequence[object]) -> object:
         return row.today.isoformat()  # dates compare as ISO strings, as properties hold them
     if name == "date" and len(args) == 1 and isinstance(args[0], str):
         return args[0][:10]
+    if name == "link" and len(args) in (1, 2):
+        return make_link(row.snapshot, row.path, *args)
+    if name == "list" and len(args) == 1:
+        return args[0] if isinstance(args[0], list) else [] if args[0] is None else [args[0]]
+    if name == "file" and len(args) == 1:
+        path = make_link(row.snapshot, row.path, args[0]).path
+        return FileRef(path) if path else None
     raise UnsupportedExpression(f"{name}()")
 
 
-def _compare(op: str, left: object, right: object) -> bool:
+def _compare(row: Row, op: str, left: object, right: object) -> bool:
+    same = same_value(row.snapshot, row.path, left, right) if op in ("==", "!=") else None
+    if same is not None:
+        return same == (op == "==")
     if isinstance(left, int | float) != isinstance(right, int | float) and None not in (left, right):
         try:  # "64" vs 64: YAML and expressions disagree on quoting more often than on meaning
             left, right = float(str(left)), float(str(right))
@@ -130,23 +136,37 @@ def _compare(op: str, left: object, right: object) -> bool:
 
 
 def _name(name: str, row: Row) -> object:
-    if name in ("file", "note"):
-        return _FILE if name == "file" else _NOTE
-    if name in ("formula", "this"):
-        raise UnsupportedExpression("formulas are not computed" if name == "formula" else name)
-    note = row.snapshot.notes.get(row.path)
-    return property_value(note, name)[1] if note else None
+    if name == "file":
+        return FileRef(row.path)
+    if name == "note":
+        return _Properties(row.path)
+    if name == "this":
+        if row.this_path is None:
+            raise UnsupportedExpression("this: the file showing the base is not known here")
+        return _This(row.this_path)
+    if name == "formula":
+        raise UnsupportedExpression("formulas are not computed")
+    return _property(row, row.path, name)
 
 
 def _attribute(owner: object, name: str, row: Row) -> object:
-    if owner is _FILE:
-        return _file_property(row, name)
-    if owner is _NOTE:
-        note = row.snapshot.notes.get(row.path)
-        return property_value(note, name)[1] if note else None
+    if isinstance(owner, FileRef):
+        return file_property(row.snapshot, owner.path, name)
+    if isinstance(owner, _This) and name in ("file", "note"):
+        return FileRef(owner.path) if name == "file" else _Properties(owner.path)
+    if isinstance(owner, _This | _Properties):
+        return _property(row, owner.path, name)
     if name == "length" and isinstance(owner, str | list):
         return len(owner)
     raise UnsupportedExpression(f".{name}")
+
+
+def _call(owner: object, name: str, args: list[object], row: Row) -> object:
+    if isinstance(owner, FileRef):
+        return file_method(row.snapshot, owner.path, name, args)
+    if isinstance(owner, LinkValue) and name in ("asFile", "linksTo"):
+        return link_method(row.snapshot, owner, name, args)
+    return _value_method(row, owner, name, args)
 
 
 def evaluate(node: Node, row: Row) -> object:
@@ -159,24 +179,22 @@ def evaluate(node: Node, row: Row) -> object:
         case Attr(owner, name):
             return _attribute(evaluate(owner, row), name, row)
         case Call(None, name, args):
-            return _global(row, name, [evaluate(arg, row) for arg in args])
+            return _global(row, name, [_plain(evaluate(arg, row)) for arg in args])
         case Call(owner, name, args) if owner is not None:
-            target = evaluate(owner, row)
-            values = [evaluate(arg, row) for arg in args]
-            return _file_method(row, name, values) if target is _FILE else _value_method(target, name, values)
+            target = _plain(evaluate(owner, row))
+            return _call(target, name, [_plain(evaluate(arg, row)) for arg in args], row)
         case Not(operand):
             return not _truthy(evaluate(operand, row))
         case Logic(op, left, right):
             first = _truthy(evaluate(left, row))
             return first if first == (op == "||") else _truthy(evaluate(right, row))
         case Compare(op, left, right):
-            return _compare(op, evaluate(left, row), evaluate(right, row))
+            return _compare(row, op, _plain(evaluate(left, row)), _plain(evaluate(right, row)))
     raise UnsupportedExpression(f"{node!r}")
 
 
 def _truthy(value: object) -> bool:
-    if isinstance(value, _Scope):
-        raise UnsupportedExpression(value.name)
+    value = _plain(value)
     return value not in (None, "", [], {}, False, 0)
 
 
@@ -220,4 +238,31 @@ def _any(verdicts: list[Verdict]) -> Verdict:
 
 def column_value(prop: str, row: Row) -> object:
     """Return the value a view column shows ("file.name", "status", "note.due"), or raise UnsupportedExpression."""
-    return evaluate(parse_expression(prop), row)
+    return _plain(evaluate(parse_expression(prop), row))
+
+
+def _names(node: Node) -> set[str]:
+    match node:
+        case Name(name):
+            return {name}
+        case Attr(owner, _) | Not(owner):
+            return _names(owner)
+        case Call(owner, _, args):
+            return set().union(*(_names(item) for item in (*args, *([owner] if owner else []))))
+        case Logic(_, left, right) | Compare(_, left, right):
+            return _names(left) | _names(right)
+    return set()
+
+
+def uses_this(filters: object) -> bool:
+    """Return True when a filter tree refers to `this` anywhere (unparsable parts do not count)."""
+    if isinstance(filters, str):
+        try:
+            return "this" in _names(parse_expression(filters))
+        except UnsupportedExpression:
+            return False
+    if isinstance(filters, list):
+        return any(uses_this(item) for item in filters)
+    if isinstance(filters, dict):
+        return any(uses_this(item) for item in filters.values())
+    return False

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field
 
 from agent.tools.bases.expressions import UnsupportedExpression
-from agent.tools.bases.filters import Row, column_value, matches
+from agent.tools.bases.filters import Row, column_value, matches, uses_this
 from agent.tools.definition import Tool, ToolArgs, pick_one, require
 from agent.tools.outcome import Part, Reply, data_part, format_value, reply
 from agent.tools.reader import VaultReader
@@ -157,7 +157,7 @@ def _query(reader: VaultReader, snapshot: VaultSnapshot, base: BaseFile, view: B
     rows: list[Row] = []
     uncertain: set[str] = set()
     for path in sorted((*snapshot.notes, *snapshot.other_files), key=str.lower):
-        row = Row(snapshot, path, today)
+        row = Row(snapshot, path, today, this_path=base.path)  # `this`: the base opened on its own
         verdicts = [matches(base.filters, row, problems), matches(view.filters, row, problems)]
         if False not in verdicts:
             rows.append(row)
@@ -180,6 +180,10 @@ def _query(reader: VaultReader, snapshot: VaultSnapshot, base: BaseFile, view: B
         notes.append("Not evaluated here: " + "; ".join(sorted(problems)) + ".")
     if uncertain:
         notes.append("Rows marked (?) passed every filter that could be evaluated; check them in Obsidian.")
+    if uses_this([base.filters, view.filters]):
+        notes.append(
+            "`this` was taken as the base file itself; where the base is embedded in a note, Obsidian uses that note."
+        )
     return reply(header, table, *notes)
 
 
@@ -216,7 +220,8 @@ BASES = Tool(
     description=(
         "Query Obsidian Bases (.base files: saved table views over notes and their properties, like a small "
         "database). Use it when the user mentions a base or view, or asks for a table of notes by property. "
-        "Formulas are not computed; the result says what could not be evaluated."
+        "`this` in filters is the base file itself (as when the base is opened on its own), also for a base "
+        "embedded in a note. Formulas are not computed; the result says what could not be evaluated."
     ),
     args=BasesArgs,
     handler=run_bases,
