@@ -222,10 +222,6 @@ def serve(
         logging.getLogger().setLevel(logging.INFO)  # the service's access log and start-up lines are worth seeing
     vault_text = escape(str(settings.vault_path))
     out.print(f"Vault Librarian on http://{settings.host}:{settings.port}/v1 (vault {vault_text})")
-    if not settings.write_confirm and settings.write_backend != "none":
-        from app.answering import AUTO_APPLY_WARNING
-
-        err.print(f"[bold red]WARNING:[/bold red] {escape(AUTO_APPLY_WARNING)}")
     # One worker: the embedded index is a single-process store, and the lifespan owns the re-indexer.
     # log_config=None: uvicorn's records go through the root handlers, which carry the redaction filter.
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1, log_config=None)

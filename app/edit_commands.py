@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from agent.edits.apply import undo_last
+from agent.edits.apply import plan_undo, undo_last
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.lock import EditLock
 from app.wiring import build_note_writer, open_change_log, open_edit_lock
@@ -46,8 +46,18 @@ def print_plan(console: Console, plan: UndoPlan) -> None:
     if plan.change_set_id is None:
         console.print("nothing to undo")
         return
-    verb = "undid" if plan.is_applied else "undo would revert"
-    console.print(f"{verb} change set {plan.change_set_id}:")
+    change_set = plan.change_set_id
+    if plan.is_applied and not plan.has_writes:
+        head = f"undid change set {change_set} (its notes already read as before it; nothing was written)"
+    elif plan.is_applied:
+        head = f"undid change set {change_set}"
+    elif plan.has_writes:
+        head = f"undo would revert change set {change_set}"
+    elif plan.warnings:
+        head = f"change set {change_set} cannot be undone without overwriting edits made since; nothing was undone"
+    else:
+        head = f"the notes of change set {change_set} already read as before it; nothing to undo"
+    console.print(f"{head}:")
     for step in plan.steps:
         mark = "[yellow]![/yellow]" if step.action == "conflict" else "-"
         console.print(f"  {mark} {escape(step.path)}: {escape(step.message)}")
@@ -67,14 +77,15 @@ def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_ro
         return 1
     log = open_change_log(settings)
     try:
-        plan = asyncio.run(undo_last(writer=writer, log=log, now=datetime.now(UTC), confirm=False))
+        lock = open_edit_lock(settings)
+        plan = asyncio.run(plan_undo(writer=writer, log=log, now=datetime.now(UTC), lock=lock))
         print_plan(console, plan)
-        if plan.change_set_id is None:
+        if plan.change_set_id is None or not plan.has_writes:
             return 0
         if not assume_yes and not typer.confirm("Apply this undo?", default=False):
             console.print("nothing changed")
             return 0
-        done = asyncio.run(_confirm_undo(writer, log, open_edit_lock(settings), expected=plan.change_set_id))
+        done = asyncio.run(_confirm_undo(writer, log, lock, expected=plan.change_set_id))
         print_plan(console, done)
         return 0
     except AppError as exc:

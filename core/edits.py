@@ -12,7 +12,8 @@ ApprovalKind = Literal["approve", "decline", "unrelated"]
 ChangeStatus = Literal["started", "applied", "undone"]
 # "unchanged": the note already read as proposed (e.g. Obsidian updated a link itself), so nothing was written.
 OutcomeStatus = Literal["applied", "unchanged", "conflict", "expired", "refused", "failed", "unverified", "skipped"]
-UndoAction = Literal["restore", "trash", "move_back", "nothing", "conflict"]
+# "bring_back": a deleted note is moved back out of `.trash/`; "nothing" and "conflict" write nothing.
+UndoAction = Literal["restore", "trash", "move_back", "bring_back", "nothing", "conflict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,7 @@ class AppliedChange:
     operation: str
     kind: EditKind
     path: str
-    new_path: str | None
+    new_path: str | None  # a move's new path; a delete's path in `.trash/` (None if the delete never finished)
     hash_before: str | None  # None: the note did not exist before
     hash_after: str | None  # None: the note is gone after (delete); expected while "started", read back once applied
     snapshot: str | None  # snapshot file name under the snapshots folder; None when there was no previous text
@@ -120,16 +121,30 @@ class UndoStep:
     change_id: int
     path: str
     action: UndoAction
-    message: str
+    message: str  # what undo will do, or (once carried out) what it did
+
+    @property
+    def is_write(self) -> bool:
+        """Return True when the step writes to the vault (not "nothing", not a "conflict" left alone)."""
+        return self.action not in ("nothing", "conflict")
 
 
 @dataclass(frozen=True, slots=True)
 class UndoPlan:
-    """What undoing the last change set restores; `is_applied` once it was carried out."""
+    """What undoing the last change set restores; `is_applied` once it was carried out (the set is marked undone).
+
+    A confirmed undo with no step to write and a "conflict" is not carried out (`is_applied` stays False): the set
+    stays undoable once the user puts their edit back.
+    """
 
     change_set_id: str | None  # None: nothing to undo
     steps: tuple[UndoStep, ...]
     is_applied: bool = False
+
+    @property
+    def has_writes(self) -> bool:
+        """Return True when some step writes to the vault: only then is there an undo to offer and confirm."""
+        return any(step.is_write for step in self.steps)
 
     @property
     def warnings(self) -> tuple[UndoStep, ...]:

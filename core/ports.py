@@ -237,8 +237,12 @@ class NoteWriter(Protocol):
         """Create the note, or replace its whole text (parent folders are created)."""
         ...
 
-    async def delete(self, path: str) -> None:
-        """Move the note to the vault's `.trash/` folder (never a hard delete)."""
+    async def delete(self, path: str) -> str:
+        """Move the note to the vault's `.trash/` folder (never a hard delete); return its vault path there.
+
+        The returned `.trash/...` path is the one path outside the notes that `read` and `move` (as the source)
+        accept, so an undo can check the trashed copy and bring the note back.
+        """
         ...
 
     async def move(self, path: str, new_path: str) -> None:

@@ -1,14 +1,21 @@
-"""An in-memory NoteWriter with the contract's behaviour (delete to .trash/, move never overwrites)."""
+"""An in-memory NoteWriter with the contract's behaviour (delete to .trash/ and say where, move never overwrites)."""
 
 from __future__ import annotations
 
 import itertools
 from typing import Literal
 
-from core.errors import EditConflict, NotFound
+from core.errors import EditConflict, InvalidRequest, NotFound
 from core.settings import WriteSettings
 
 CrashPoint = Literal["before_write", "after_write"]
+TRASH = ".trash/"
+
+
+def _refuse_trash(path: str) -> None:
+    # The writers' contract: `.trash/` is readable and a note may be moved out of it, but it is never written.
+    if path.startswith(TRASH):
+        raise InvalidRequest(f"{path!r}: dot folders and dotfiles (.obsidian, .git, .trash) are never written")
 
 
 def write_settings(**overrides: object) -> WriteSettings:
@@ -44,23 +51,27 @@ class InMemoryNoteWriter:
         return self.notes.get(path)
 
     async def write(self, path: str, content: str) -> None:
+        _refuse_trash(path)
         if self.crash == "before_write":
             raise RuntimeError("simulated crash before the write")
         self.notes[path] = content
         if self.crash == "after_write":
             raise RuntimeError("simulated crash after the write")
 
-    async def delete(self, path: str) -> None:
+    async def delete(self, path: str) -> str:
+        _refuse_trash(path)
         if path not in self.notes:
             raise NotFound(f"{path} does not exist")
         folder, _, file = path.rpartition("/")
         stem, _, suffix = file.rpartition(".")
-        prefix = f".trash/{folder}/" if folder else ".trash/"
+        prefix = f"{TRASH}{folder}/" if folder else TRASH
         names = itertools.chain([prefix + file], (f"{prefix}{stem} {n}.{suffix}" for n in itertools.count(1)))
         target = next(name for name in names if name not in self.notes)
         self.notes[target] = self.notes.pop(path)
+        return target
 
     async def move(self, path: str, new_path: str) -> None:
+        _refuse_trash(new_path)
         if path not in self.notes:
             raise NotFound(f"{path} does not exist")
         if new_path in self.notes:

@@ -7,10 +7,12 @@ preceded by a write-ahead snapshot in the change log, so a crash between snapsho
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from agent.edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
 from agent.edits.diffs import content_hash
+from agent.edits.lock import EditLock
 from agent.edits.proposals import SqliteProposalStore
 from agent.edits.scope import check_size, check_writable
 from core.edits import (
@@ -146,12 +148,12 @@ async def _apply_one(
     )
     change_id = log.begin(start, now=now)
     try:
-        await _write(proposal, writer)
+        trashed = await _write(proposal, writer)
         after = await writer.read(proposal.new_path or proposal.path)
     except AppError as exc:
         return outcome("failed", f"the {writer.name} writer failed: {exc.message}")
     actual = None if after is None else content_hash(after)
-    log.finish(change_id, hash_after=actual)
+    log.finish(change_id, hash_after=actual, trash_path=trashed)
     if actual != expected:
         return outcome("unverified", "written, but the note reads back differently than proposed; check it")
     return outcome("applied", f"{proposal.operation}: {proposal.new_path or proposal.path} (via {writer.name})")
@@ -179,15 +181,17 @@ async def _conflict(proposal: ProposedEdit, current: str | None, writer: NoteWri
     return f"{proposal.path} changed since the proposal"
 
 
-async def _write(proposal: ProposedEdit, writer: NoteWriter) -> None:
+async def _write(proposal: ProposedEdit, writer: NoteWriter) -> str | None:
+    """Carry the proposal out; return where a delete put the note in `.trash/` (None for other edits)."""
     if proposal.new_path is not None:
         await writer.move(proposal.path, proposal.new_path)
         if proposal.new_text is not None and content_hash(proposal.new_text) != proposal.base_hash:
             await writer.write(proposal.new_path, proposal.new_text)
     elif proposal.new_text is None:
-        await writer.delete(proposal.path)
+        return await writer.delete(proposal.path)
     else:
         await writer.write(proposal.path, proposal.new_text)
+    return None
 
 
 async def undo_last(
@@ -195,8 +199,11 @@ async def undo_last(
 ) -> UndoPlan:
     """Return what undoing the last change set would do; with `confirm`, do it and log the undo.
 
-    Notes the change created go to `.trash/`; edited, deleted or moved notes get their previous text back; a note
-    edited since the change is left as it is, with a warning step ("conflict").
+    Notes the change created go to `.trash/`; a deleted note is brought back from `.trash/` (or written again from
+    its snapshot when that copy is gone or changed); edited or moved notes get their previous text back; a note
+    edited since the change is left as it is, with a warning step ("conflict"). A confirmed undo that would write
+    nothing but left a conflict is not carried out: the set is not marked undone, so it stays undoable once the
+    user puts their edit back (see `UndoPlan.has_writes`).
 
     Raises:
         EditConflict: `expected` names the change set the user was shown, and the last one is another by now.
@@ -204,14 +211,11 @@ async def undo_last(
 
     """
     changes = log.last_change_set()
-    if expected is not None and (not changes or changes[0].change_set_id != expected):
-        raise EditConflict(
-            f"the last change is no longer change set {expected} (another change was applied or undone since); "
-            "nothing was undone. Ask for the undo again to see what it would restore now."
-        )
-    if not changes:
+    last = changes[0].change_set_id if changes else None
+    if expected is not None and last != expected:
+        raise EditConflict(_not_last(expected, last))
+    if last is None:
         return UndoPlan(change_set_id=None, steps=())
-    target = changes[0].change_set_id
     if confirm and not await writer.is_available():
         raise UpstreamUnavailable(f"the vault writer ({writer.name})", "the vault is read-only right now")
     undo_set = new_change_set_id()
@@ -221,13 +225,25 @@ async def undo_last(
     preview = _Preview(writer, log, simulate=not confirm)
     for change in reversed(changes):
         step = await _plan_step(change, preview)
-        if confirm and step.action not in ("nothing", "conflict"):
-            await _undo_one(change, step, undo_set, writer=writer, log=log, now=now)
+        if confirm and step.is_write:
+            step = await _undo_one(change, step, undo_set, writer=writer, log=log, now=now)
         preview.record(change, step)
         steps.append(step)
-    if confirm:
-        log.mark_undone(target)
-    return UndoPlan(change_set_id=target, steps=tuple(steps), is_applied=confirm)
+    plan = UndoPlan(change_set_id=last, steps=tuple(steps))
+    if not confirm or (not plan.has_writes and plan.warnings):
+        return plan
+    # Every note already read as before (or some were restored): the set is undone, and the next undo goes further.
+    log.mark_undone(last)
+    return UndoPlan(change_set_id=last, steps=plan.steps, is_applied=True)
+
+
+def _not_last(expected: str, last: str | None) -> str:
+    if last is None:
+        return f"there is no change set left to undo, so change set {expected} cannot be undone; nothing was changed."
+    return (
+        f"the last change set is now {last}, not {expected}; nothing was undone. "
+        "Ask for the undo again to see what it would restore now."
+    )
 
 
 class _Preview:
@@ -251,7 +267,7 @@ class _Preview:
             self._overlay[change.path] = self._log.snapshot_text(change)
         elif step.action == "trash":
             self._overlay[change.path] = None
-        elif step.action == "move_back" and change.new_path is not None:
+        elif step.action in ("move_back", "bring_back") and change.new_path is not None:
             self._overlay[change.new_path] = None
             self._overlay[change.path] = self._log.snapshot_text(change)
 
@@ -275,6 +291,13 @@ async def _plan_step(change: AppliedChange, writer: _Preview) -> UndoStep:
         return step("conflict", f"{change.new_path} or {change.path} changed since; left as is", change.new_path)
     if current_hash == change.hash_before:
         return step("nothing", f"{change.path} is already as it was before the change")
+    if change.kind == "delete" and current is None:
+        trashed = None if change.new_path is None else await writer.read(change.new_path)
+        if trashed is not None and content_hash(trashed) == change.hash_before:
+            return step("bring_back", f"bring back {change.path} from {change.new_path}")
+        # The trashed copy was emptied, edited or never recorded (a crash mid-delete): the snapshot has the text.
+        gone = "" if change.new_path is None else f" (its copy {change.new_path} is gone or was changed)"
+        return step("restore", f"write {change.path} again from the change log's copy{gone}")
     if current_hash == change.hash_after:
         if change.hash_before is None:
             return step("trash", f"{change.path} was created by the change; it goes to .trash/")
@@ -284,15 +307,16 @@ async def _plan_step(change: AppliedChange, writer: _Preview) -> UndoStep:
 
 async def _undo_one(
     change: AppliedChange, step: UndoStep, undo_set: str, *, writer: NoteWriter, log: SqliteChangeLog, now: datetime
-) -> None:
+) -> UndoStep:
+    """Carry out one planned step, logged like any write; return the step telling what it did."""
     previous = log.snapshot_text(change)
-    is_move_back = step.action == "move_back" and change.new_path is not None
-    source = change.new_path if is_move_back and change.new_path else change.path
+    moves_back = step.action in ("move_back", "bring_back") and change.new_path is not None
+    source = change.new_path if moves_back and change.new_path else change.path
     current = await writer.read(source)
     kind: EditKind = "create" if current is None else "replace"
     if step.action == "trash":
         kind = "delete"
-    elif is_move_back:
+    elif moves_back:
         kind = "move"
     start = ChangeStart(
         change_set_id=undo_set,
@@ -301,20 +325,47 @@ async def _undo_one(
         operation=f"undo {change.operation}",
         kind=kind,
         path=source,
-        new_path=change.path if is_move_back else None,
+        new_path=change.path if moves_back else None,
         before=current,
         hash_before=None if current is None else content_hash(current),
         hash_after=None if previous is None else content_hash(previous),
         undoes=change.change_set_id,
     )
     entry = log.begin(start, now=now)
+    trashed = None
     if step.action == "trash":
-        await writer.delete(change.path)
-    elif is_move_back:
+        trashed = await writer.delete(change.path)
+    elif moves_back:
         await writer.move(source, change.path)
         if previous is not None and previous != current:
             await writer.write(change.path, previous)
     elif previous is not None:
         await writer.write(change.path, previous)
     after = await writer.read(change.path)
-    log.finish(entry, hash_after=None if after is None else content_hash(after))
+    log.finish(entry, hash_after=None if after is None else content_hash(after), trash_path=trashed)
+    return replace(step, message=_done_message(change, step, trashed))
+
+
+def _done_message(change: AppliedChange, step: UndoStep, trashed: str | None) -> str:
+    if step.action == "trash":
+        return f"{change.path} was created by the change; moved it to {trashed}"
+    if step.action == "bring_back":
+        return f"brought {change.path} back from {change.new_path}"
+    if step.action == "move_back":
+        return f"moved {change.new_path} back to {change.path}"
+    if change.kind == "delete":
+        return f"wrote {change.path} again from the change log's copy"
+    return f"restored the previous text of {change.path}"
+
+
+async def plan_undo(*, writer: NoteWriter, log: SqliteChangeLog, now: datetime, lock: EditLock) -> UndoPlan:
+    """Return the undo to offer: change sets whose notes already read as before are cleared first (nothing to ask).
+
+    Such a set would otherwise stay "last" with nothing to confirm and block every older undo.
+    """
+    plan = await undo_last(writer=writer, log=log, now=now, confirm=False)
+    while plan.change_set_id is not None and not plan.has_writes and not plan.warnings:
+        async with lock.hold():
+            await undo_last(writer=writer, log=log, now=now, confirm=True, expected=plan.change_set_id)
+        plan = await undo_last(writer=writer, log=log, now=now, confirm=False)
+    return plan

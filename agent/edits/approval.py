@@ -1,7 +1,8 @@
-"""Strict reading of the user's answer to shown proposals: only a bare approval word (plus ids) approves.
+"""Strict reading of the user's answer to shown proposals: only an approval word (plus ids) approves.
 
 Decided by code, never by the model. "yes but change the title", "don't ask me, just do it" or "sure" are not
-approvals: anything but an approval word, alone or followed only by proposal ids, discards what was shown.
+approvals: anything but an approval word, followed only by proposal ids or courtesy words ("please", "all",
+"bitte"), discards what was shown. Courtesy words cannot change what is applied, so "yes, please" may approve.
 """
 
 from __future__ import annotations
@@ -12,9 +13,32 @@ from collections.abc import Sequence
 from core.edits import Approval, ProposedEdit
 
 APPROVAL_PHRASES = frozenset(
-    {("yes",), ("y",), ("apply",), ("do", "it"), ("ok",), ("ja",), ("j",), ("anwenden",), ("mach", "es")}
+    {
+        ("yes",), ("y",), ("apply",), ("do", "it"), ("ok",), ("okay",), ("approve",), ("approved",),
+        ("confirm",), ("go", "ahead"),
+        ("ja",), ("j",), ("jawohl",), ("anwenden",), ("mach", "es"), ("bestätigen",),
+    }
+)  # fmt: skip
+DECLINE_PHRASES = frozenset({("no",), ("n",), ("nope",), ("nein",), ("cancel",), ("abbrechen",), ("discard",)})
+# Words that may follow an approval or a decline without changing its meaning.
+COURTESY = frozenset(
+    {
+        "please",
+        "pls",
+        "plz",
+        "thanks",
+        "thank",
+        "you",
+        "all",
+        "them",
+        "both",
+        "bitte",
+        "gerne",
+        "danke",
+        "alle",
+        "beide",
+    }
 )
-DECLINE_PHRASES = frozenset({("no",), ("n",), ("nein",), ("cancel",), ("abbrechen",)})
 _ID = re.compile(r"#?([0-9a-f]{4,32})")
 _EDGE_PUNCTUATION = ".!?,;:"
 
@@ -25,11 +49,13 @@ def parse_approval(message: str) -> Approval:
     tokens = [token for token in tokens if token]
     for phrase in APPROVAL_PHRASES:
         if tuple(tokens[: len(phrase)]) == phrase:
-            ids = [_ID.fullmatch(token) for token in tokens[len(phrase) :]]
+            rest = [token for token in tokens[len(phrase) :] if token not in COURTESY]
+            ids = [_ID.fullmatch(token) for token in rest]
             if all(ids):
                 return Approval(kind="approve", ids=tuple(dict.fromkeys(m.group(1) for m in ids if m)))
-    if tuple(tokens) in DECLINE_PHRASES:
-        return Approval(kind="decline")
+    for phrase in DECLINE_PHRASES:
+        if tuple(tokens[: len(phrase)]) == phrase and all(token in COURTESY for token in tokens[len(phrase) :]):
+            return Approval(kind="decline")
     return Approval(kind="unrelated")
 
 

@@ -107,11 +107,20 @@ class SqliteChangeLog:
             raise InvalidRequest("the change log did not record the change")
         return cursor.lastrowid
 
-    def finish(self, change_id: int, *, hash_after: str | None) -> None:
-        """Mark a started change applied, with the hash read back after the write (None: the note is gone)."""
+    def finish(self, change_id: int, *, hash_after: str | None, trash_path: str | None = None) -> None:
+        """Mark a started change applied, with the hash read back after the write (None: the note is gone).
+
+        Args:
+            change_id: the entry `begin` returned.
+            hash_after: the hash of the note read back after the write, None when it is gone.
+            trash_path: for a delete, where the writer put the note in `.trash/`; kept in `new_path`, so undo can
+                bring that copy back (a delete left "started" by a crash has none and is restored from its snapshot).
+
+        """
         with self._db.transaction() as conn:
             cursor = conn.execute(
-                "UPDATE changes SET status = 'applied', hash_after = ? WHERE id = ?", (hash_after, change_id)
+                "UPDATE changes SET status = 'applied', hash_after = ?, new_path = COALESCE(?, new_path) WHERE id = ?",
+                (hash_after, trash_path, change_id),
             )
         if cursor.rowcount == 0:
             raise NotFound(f"no change log entry {change_id}")

@@ -12,23 +12,26 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
-from agent.edits.apply import apply_edits, undo_last
+from agent.edits.apply import apply_edits, plan_undo, undo_last
 from agent.edits.approval import is_undo_request, parse_approval, select_approved
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.lock import EditLock
 from agent.edits.proposals import SqliteProposalStore
 from agent.edits.replies import (
-    NOTHING_PENDING,
     READ_ONLY,
     SEPARATOR,
     apply_report_text,
+    auto_applied_block,
+    code,
     discarded_notice,
+    incomplete_selection,
     markup_closers,
+    nothing_pending_text,
     proposals_block,
     undo_plan_text,
 )
 from agent.locks import ConversationLocks
-from core.chat import AnswerDone, AnswerEvent, AnswerText, TurnRequest
+from core.chat import AnswerDone, AnswerEvent, AnswerText, TurnRequest, Usage
 from core.edits import ProposedEdit
 from core.errors import AppError
 from core.ports import Answerer, NoteWriter
@@ -47,15 +50,35 @@ def latest_user_text(request: TurnRequest) -> str:
     return ""
 
 
-def shown_to_user(request: TurnRequest, pending: Sequence[ProposedEdit]) -> list[ProposedEdit]:
-    """Return the pending proposals the user was shown: those whose id is in the client's last assistant message.
+def follows(request: TurnRequest, marker: str) -> bool:
+    """Return True when the request continues the dialogue that showed `marker` (a proposal or change set id).
 
-    A client that sends no history (only the latest message) is trusted to have shown the last reply.
+    Chat apps resend the dialogue, so a message answers proposals only if a reply in its history showed them.
+    Another request sharing the conversation's identity (another chat with the same `user`, a regenerated reply
+    without them) has not seen them and must neither approve nor discard them. A client that sends no history at
+    all is taken to answer the last reply it was given.
     """
     replies = [message.content for message in request.messages if message.role == "assistant"]
-    if not replies:
-        return list(pending)
-    return [proposal for proposal in pending if f"`{proposal.id}`" in replies[-1]]
+    return not replies or any(f"`{marker}`" in reply for reply in replies)
+
+
+def is_chat_app_task(message: str) -> bool:
+    """Return True for a chat app's background chore (Open WebUI's title, tags and follow-up prompts).
+
+    They share the chat's identity but are not the user's answer, so they must never approve or discard anything.
+    """
+    return message.lstrip().lower().startswith("### task:")
+
+
+def shown_to_user(request: TurnRequest, pending: Sequence[ProposedEdit]) -> list[ProposedEdit]:
+    """Return the pending proposals that the reply the user is answering showed."""
+    return [proposal for proposal in pending if follows(request, proposal.id)]
+
+
+def _estimated_done(request: TurnRequest, reply: str) -> AnswerDone:
+    # Replies composed by code use no model: report word counts, marked as estimates like other estimates.
+    prompt = sum(len(message.content.split()) for message in request.messages)
+    return AnswerDone(usage=Usage(prompt, len(reply.split()), is_estimate=True))
 
 
 class EditGate:
@@ -96,100 +119,109 @@ class EditGate:
 
     async def _answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         conversation, message, now = request.conversation_id, latest_user_text(request), self._clock()
-        notice = ""
-        if self._store.has_undo_request(conversation, now):
-            decided = await self._answer_undo(conversation, message, now)
-            if decided is not None:
-                yield AnswerText(decided)
-                yield AnswerDone()
-                return
-            notice = "(The undo was cancelled; nothing was undone.)"
-        pending = self._store.pending(conversation, now)
-        if pending:
-            decided = await self._answer_proposals(request, message, pending, now)
-            if decided is not None:
-                yield AnswerText(decided)
-                yield AnswerDone()
-                return
-            notice = discarded_notice(self._store.discard_pending(conversation))
-            if is_undo_request(message):  # "undo" is a command for code: no model can undo, so it must not go there
-                yield AnswerText(notice + SEPARATOR + await self._plan_undo(conversation, now))
-                yield AnswerDone()
-                return
-        elif (reply := await self._without_pending(conversation, message, now)) is not None:
-            yield AnswerText(reply)
-            yield AnswerDone()
+        if is_chat_app_task(message):
+            async for event in self._inner.answer(request):
+                yield event
             return
-        else:
-            self._store.discard_pending(conversation)  # expired ones are no longer waiting either
+        decided, notice = await self._decide(request, message, now)
+        if decided is not None:
+            yield AnswerText(decided)
+            yield _estimated_done(request, decided)
+            return
         if notice:
             yield AnswerText(notice + SEPARATOR)
+        waiting = {proposal.id for proposal in self._store.pending(conversation, now)}
         shown: list[str] = []
         async for event in self._inner.answer(request):
             if isinstance(event, AnswerText):
                 shown.append(event.text)
             elif isinstance(event, AnswerDone):
-                closing = await self._after_turn(conversation)
+                closing = await self._after_turn(conversation, exclude=waiting)
                 if closing:
                     closers = markup_closers("".join(shown))
                     yield AnswerText(f"{closers}{SEPARATOR}{closing}" if closers else SEPARATOR + closing)
             yield event
 
-    async def _answer_proposals(
-        self, request: TurnRequest, message: str, pending: list[ProposedEdit], now: datetime
-    ) -> str | None:
+    async def _decide(self, request: TurnRequest, message: str, now: datetime) -> tuple[str | None, str]:
+        """Return (a reply composed by code, or None to ask the answerer) and a notice to show before an answer."""
+        conversation = request.conversation_id
+        notice = ""
+        change_set = self._store.undo_request(conversation, now)
+        if change_set is not None and follows(request, change_set):
+            decided = await self._answer_undo(conversation, message, now)
+            if decided is not None:
+                return decided, ""
+            notice = "(The undo was cancelled; nothing was undone.)"
+        pending = shown_to_user(request, self._store.pending(conversation, now))
+        if pending:
+            decided = await self._answer_proposals(message, pending, now)
+            if decided is not None:
+                return decided, ""
+            notice = discarded_notice(self._discard(pending))
+            if is_undo_request(message):  # "undo" is a command for code: no model can undo, so it must not go there
+                return notice + SEPARATOR + await self._plan_undo(conversation, now), ""
+            return None, notice
+        return await self._without_pending(request, message, now), notice
+
+    async def _answer_proposals(self, message: str, shown: list[ProposedEdit], now: datetime) -> str | None:
         """Return the reply to an answer about shown proposals, or None when the message is about something else."""
         approval = parse_approval(message)
         if approval.kind == "decline":
-            return discarded_notice(self._store.discard_pending(request.conversation_id))
+            return discarded_notice(self._discard(shown))
         if not approval.is_approval:
             return None
-        shown = shown_to_user(request, pending)
-        if not shown:
-            self._store.discard_pending(request.conversation_id)
-            return "The changes waiting for approval were not shown in this chat, so none was applied."
         chosen = select_approved(approval, shown)
         if not chosen:
-            ids = ", ".join(f"`{proposal.id}`" for proposal in shown)
-            return f"No shown change has the id you gave; nothing was applied. The changes shown are {ids}."
-        return await self._apply(request.conversation_id, chosen, now)
+            ids = ", ".join(code(proposal.id) for proposal in shown)
+            return f"No shown change has the id you gave; nothing was applied. The changes waiting are {ids}."
+        problem = incomplete_selection(chosen, shown)
+        if problem:
+            return f"Nothing was applied: {problem} The changes stay open; reply **yes** to apply them all."
+        reply, attempted = await self._apply(chosen, now)
+        left = [proposal for proposal in shown if proposal not in chosen]
+        if attempted and left:
+            reply += SEPARATOR + discarded_notice(self._discard(left))
+        return reply
 
-    async def _apply(self, conversation: str, chosen: list[ProposedEdit], now: datetime) -> str:
+    async def _apply(self, chosen: list[ProposedEdit], now: datetime) -> tuple[str, bool]:
+        """Apply the approved proposals; return the report and whether applying was attempted at all."""
         if self._writer is None:
-            self._store.discard_pending(conversation)
-            return READ_ONLY
+            self._discard(chosen)
+            return READ_ONLY, False
         try:
             async with self._lock.hold():
                 report = await apply_edits(
                     chosen, writer=self._writer, log=self._log, settings=self._settings, now=now, store=self._store
                 )
         except AppError as exc:  # writer offline, too many at once: nothing was written, the proposals stay open
-            return f"Nothing was applied: {exc.message}. The proposed changes stay open until they expire."
-        self._store.discard_pending(conversation)  # the ones not approved by id
+            return f"Nothing was applied: {exc.message}. The proposed changes stay open until they expire.", False
         if report.applied:
             await self._reindex()
-        return apply_report_text(report)
+        return apply_report_text(report), True
 
-    async def _without_pending(self, conversation: str, message: str, now: datetime) -> str | None:
+    def _discard(self, proposals: Sequence[ProposedEdit]) -> list[ProposedEdit]:
+        """Mark these proposals discarded; return those that were still waiting."""
+        still = [p for p in proposals if (current := self._store.get(p.id)) is not None and current.status == "pending"]
+        for proposal in still:
+            self._store.mark(proposal.id, "discarded")
+        return still
+
+    async def _without_pending(self, request: TurnRequest, message: str, now: datetime) -> str | None:
         """Answer "undo" and a stray "yes" in code; return None for anything else."""
         if is_undo_request(message):
-            return await self._plan_undo(conversation, now)
+            return await self._plan_undo(request.conversation_id, now)
         if not parse_approval(message).is_approval:
             return None
-        latest = self._store.latest(conversation)
-        if latest is not None and latest.status in ("pending", "expired") and latest.is_expired(now):
-            self._store.discard_pending(conversation)
-            return "The proposed change expired before your answer, so nothing was changed. Ask me again for it."
-        return NOTHING_PENDING
+        return nothing_pending_text(self._store.latest(request.conversation_id), now)
 
     async def _plan_undo(self, conversation: str, now: datetime) -> str:
         if self._writer is None:
             return READ_ONLY
         try:
-            plan = await undo_last(writer=self._writer, log=self._log, now=now, confirm=False)
+            plan = await plan_undo(writer=self._writer, log=self._log, now=now, lock=self._lock)
         except AppError as exc:
             return f"Cannot plan the undo: {exc.message}"
-        if plan.change_set_id is not None:
+        if plan.change_set_id is not None and plan.has_writes:  # nothing to confirm otherwise
             ttl = timedelta(minutes=self._settings.proposal_ttl_minutes)
             self._store.request_undo(conversation, plan.change_set_id, now + ttl)
         return undo_plan_text(plan)
@@ -209,16 +241,17 @@ class EditGate:
         await self._reindex()
         return undo_plan_text(plan)
 
-    async def _after_turn(self, conversation: str) -> str:
+    async def _after_turn(self, conversation: str, *, exclude: set[str]) -> str:
         """Show the proposals the turn made and end it; with WRITE_CONFIRM=false, apply them at once instead."""
         now = self._clock()
-        made = self._store.pending(conversation, now)
+        made = [proposal for proposal in self._store.pending(conversation, now) if proposal.id not in exclude]
         if not made:
             return ""
         if self._settings.confirm:
             return proposals_block(made, now=now)
         logger.warning("WRITE_CONFIRM=false: applying %d proposed change(s) without asking", len(made))
-        return await self._apply(conversation, made, now)
+        report, _ = await self._apply(made, now)
+        return auto_applied_block(made, report)
 
     async def _reindex(self) -> None:
         if self._after_write is None:

@@ -200,14 +200,14 @@ class SqliteProposalStore:
             return None
         return str(row[0])
 
-    def has_undo_request(self, conversation_id: str, now: datetime) -> bool:
-        """Return True when an undo shown in the conversation waits for an answer and has not expired."""
+    def undo_request(self, conversation_id: str, now: datetime) -> str | None:
+        """Return the change set of the undo shown in the conversation and waiting for an answer, if not expired."""
         with self._db.transaction() as conn:
             row = conn.execute(
-                "SELECT 1 FROM undo_requests WHERE conversation_id = ? AND expires_at > ?",
+                "SELECT change_set_id FROM undo_requests WHERE conversation_id = ? AND expires_at > ?",
                 (conversation_id, _utc_iso(now)),
             ).fetchone()
-        return row is not None
+        return None if row is None else str(row[0])
 
     def expire(self, now: datetime) -> int:
         """Mark every pending proposal whose time to live has passed as expired; return how many."""

@@ -30,26 +30,77 @@ def _target(proposal: ProposedEdit) -> str:
     return f"{code(proposal.path)} → {code(proposal.new_path)}" if proposal.new_path else code(proposal.path)
 
 
+def _entry(proposal: ProposedEdit) -> str:
+    fence = diff_fence(proposal.diff)
+    after = f" (after {code(proposal.depends_on)})" if proposal.depends_on else ""
+    return (
+        f"{code(proposal.id)} · {proposal.operation} · {_target(proposal)}{after}\n{fence}diff\n{proposal.diff}{fence}"
+    )
+
+
+def _time_left(proposals: Sequence[ProposedEdit], now: datetime) -> str:
+    seconds = max(0, round((min(p.expires_at for p in proposals) - now).total_seconds()))
+    return f"{seconds} s" if seconds < 60 else f"{round(seconds / 60)} min"
+
+
 def proposals_block(proposals: Sequence[ProposedEdit], *, now: datetime) -> str:
     """Return the proposals as the user sees them: id, operation, path and diff each, then how to answer."""
     count = len(proposals)
     title = "Proposed change" if count == 1 else f"{count} proposed changes"
-    parts = [f"**{title} (nothing is written yet):**"]
-    for proposal in proposals:
-        fence = diff_fence(proposal.diff)
-        after = f" (after `{proposal.depends_on}`)" if proposal.depends_on else ""
-        parts.append(
-            f"`{proposal.id}` · {proposal.operation} · {_target(proposal)}{after}\n{fence}diff\n{proposal.diff}{fence}"
-        )
-    minutes = max(1, round((min(p.expires_at for p in proposals) - now).total_seconds() / 60))
+    parts = [f"**{title} (nothing is written yet):**", *(_entry(proposal) for proposal in proposals)]
     if count == 1:
         answer = "Reply **yes** to apply it, or **no** to discard it."
     else:
         example = proposals[0].id
         answer = f"Reply **yes** to apply all, **yes {example}** to apply only the ones you name, or **no** to discard."
+        if any(proposal.depends_on for proposal in proposals):
+            answer += ' A change marked "after" needs the change it names.'
     them = "it" if count == 1 else "them"
-    parts.append(f"{answer} Any other message discards {them} too (expires in {minutes} min).")
+    parts.append(f"{answer} Any other message discards {them} too (expires in {_time_left(proposals, now)}).")
     return SEPARATOR.join(parts)
+
+
+def auto_applied_block(proposals: Sequence[ProposedEdit], report: str) -> str:
+    """Return what WRITE_CONFIRM=false applied without asking: each change's diff, then the apply report."""
+    title = "**Applied without asking (WRITE_CONFIRM=false):**"
+    return SEPARATOR.join([title, *(_entry(proposal) for proposal in proposals), report])
+
+
+def incomplete_selection(chosen: Sequence[ProposedEdit], shown: Sequence[ProposedEdit]) -> str:
+    """Return why applying only `chosen` of `shown` would go wrong ("" when it would not).
+
+    A change that builds on another needs it; a move without the link updates shown with it would leave every
+    link to the old name pointing nowhere.
+    """
+    picked = {proposal.id for proposal in chosen}
+    shown_ids = {proposal.id for proposal in shown}
+    for proposal in chosen:
+        if proposal.depends_on in shown_ids and proposal.depends_on not in picked:
+            needed = " ".join([*picked, proposal.depends_on])
+            return f"{code(proposal.id)} builds on {code(proposal.depends_on)}; add it (yes {needed})."
+        followers = [other.id for other in shown if other.depends_on == proposal.id and other.id not in picked]
+        if proposal.new_path is not None and followers:
+            needed = " ".join([*picked, *followers])
+            return (
+                f"the move {code(proposal.id)} without the {len(followers)} link update(s) shown with it would leave "
+                f"links to {code(proposal.path)} pointing nowhere; add them (yes {needed})."
+            )
+    return ""
+
+
+def nothing_pending_text(latest: ProposedEdit | None, now: datetime) -> str:
+    """Return the reply to an approval with nothing waiting, saying what became of the chat's last proposal."""
+    if latest is None or latest.status == "pending" and not latest.is_expired(now):
+        return NOTHING_PENDING
+    when = latest.created_at.astimezone(now.tzinfo).strftime("%H:%M")
+    last = f"The last change proposed in this chat ({code(latest.id)}, {when})"
+    if latest.status in ("pending", "expired"):
+        return f"{last} expired before your answer, so nothing was changed. Ask me again for it."
+    if latest.status == "applied":
+        return f"{last} was already applied; nothing else is waiting. Reply **undo** to revert it."
+    if latest.status == "conflict":
+        return f"{last} was refused because its note changed; nothing else is waiting. Ask me again for it."
+    return f"{last} was discarded, so nothing was changed; nothing else is waiting. Ask me again for it."
 
 
 def apply_report_text(report: ApplyReport) -> str:
@@ -71,18 +122,34 @@ def apply_report_text(report: ApplyReport) -> str:
 
 
 def undo_plan_text(plan: UndoPlan) -> str:
-    """Return what an undo will restore (before confirmation) or restored (after), warnings included."""
+    """Return what an undo will restore (before confirmation) or restored (after), warnings included.
+
+    Only a plan that has something to write asks for a yes: one that could only overwrite the user's edits, or finds
+    the notes already as they were, says so instead.
+    """
     if plan.change_set_id is None:
         return NOTHING_TO_UNDO
-    head = "Undone" if plan.is_applied else "Undo would revert"
-    lines = [f"{head} change set `{plan.change_set_id}`:"]
+    change_set = code(plan.change_set_id)
+    if plan.is_applied and not plan.has_writes:
+        head = f"Undone change set {change_set}: its notes already read as before it, so nothing was written."
+    elif plan.is_applied:
+        head = f"Undone change set {change_set}:"
+    elif plan.has_writes:
+        head = f"Undo would revert change set {change_set}:"
+    elif plan.warnings:
+        head = f"Change set {change_set} cannot be undone without overwriting edits made since; nothing was undone:"
+    else:
+        head = f"The notes of change set {change_set} already read as they did before it; there is nothing to undo:"
+    lines = [head]
     for step in plan.steps:
         mark = "⚠" if step.action == "conflict" else "-"
         lines.append(f"{mark} {code(step.path)}: {step.message}")
-    if not plan.is_applied:
+    if plan.has_writes and not plan.is_applied:
         lines.append("Reply **yes** to undo it, or **no** to keep it.")
-    elif plan.warnings:
+    elif plan.warnings and plan.is_applied:
         lines.append("Notes marked ⚠ were edited since the change and were left as they are.")
+    elif plan.warnings:
+        lines.append("It stays undoable: once the notes marked ⚠ read again as the change left them, ask again.")
     return "\n".join(lines)
 
 

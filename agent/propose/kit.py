@@ -109,14 +109,24 @@ def diff_fence(diff: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def describe_proposal(proposal: ProposedEdit) -> str:
-    """Return the text the model reads: the proposal id, the diff, and that only the user can apply it."""
+def describe_proposal(proposal: ProposedEdit, *, confirm: bool = True) -> str:
+    """Return the text the model reads: the proposal id, the diff, and who applies it.
+
+    With WRITE_CONFIRM=false the gate applies the change right after the reply, so the model must not ask the user
+    to say yes.
+    """
     fence = diff_fence(proposal.diff)
     target = f"{proposal.path} -> {proposal.new_path}" if proposal.new_path else proposal.path
-    return (
-        f"Proposed change {proposal.id} (not applied yet) to {target}:\n"
-        f"{fence}diff\n{proposal.diff}{fence}\n"
-        "The user must reply yes to apply it. You cannot apply changes yourself and no tool writes. The diff and "
-        "the id are shown to the user below your reply: do not repeat the diff, say in one or two sentences what "
-        "you proposed, and do not propose the same change again."
-    )
+    if confirm:
+        who = (
+            "The user must reply yes to apply it. You cannot apply changes yourself and no tool writes. The diff and "
+            "the id are shown to the user below your reply: do not repeat the diff, say in one or two sentences what "
+            "you proposed, and do not propose the same change again."
+        )
+    else:
+        who = (
+            "This setup applies proposed changes without asking (WRITE_CONFIRM=false): it is applied right after "
+            "your reply, and the diff is shown below it. Do not ask the user to confirm; say in one sentence what "
+            "you changed, and do not propose the same change again."
+        )
+    return f"Proposed change {proposal.id} (not applied yet) to {target}:\n{fence}diff\n{proposal.diff}{fence}\n{who}"

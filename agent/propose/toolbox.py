@@ -73,7 +73,7 @@ class ProposalToolbox:
         arguments = parse_arguments(name, arguments_json)
         call_key = (name, json.dumps(arguments, sort_keys=True))
         if call_key in self._calls:  # small models repeat calls; the same call must not propose the edit twice
-            return ToolOutcome("\n\n".join(describe_proposal(p) for p in self._calls[call_key]))
+            return self._outcome(self._calls[call_key])
         context = ProposeContext(self._reader, self._settings, root=self._reader.root, overlay=self._overlay)
         planned = tool.plan(context, arguments)
         if not planned:
@@ -88,7 +88,10 @@ class ProposalToolbox:
             )
         made = [self._store_plan(edit, first=planned[0]) for edit in planned]
         self._calls[call_key] = made
-        return ToolOutcome("\n\n".join(describe_proposal(p) for p in made))
+        return self._outcome(made)
+
+    def _outcome(self, proposals: list[ProposedEdit]) -> ToolOutcome:
+        return ToolOutcome("\n\n".join(describe_proposal(p, confirm=self._settings.confirm) for p in proposals))
 
     async def run(self, name: str, arguments_json: str) -> ToolOutcome:
         """Run one tool call in a worker thread and return the proposals' ids and diffs for the model.

@@ -44,9 +44,9 @@ class AutoWriter:
         """Create or replace the note through the backend available now."""
         await (await self.current()).write(path, content)
 
-    async def delete(self, path: str) -> None:
-        """Move the note to `.trash/` through the backend available now."""
-        await (await self.current()).delete(path)
+    async def delete(self, path: str) -> str:
+        """Move the note to `.trash/` through the backend available now; return its path there."""
+        return await (await self.current()).delete(path)
 
     async def move(self, path: str, new_path: str) -> None:
         """Move or rename the note through the backend available now."""

@@ -15,12 +15,13 @@ from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavaila
 NEW_FILE_MODE = 0o644  # mkstemp creates 0600; a new note should be readable like one Obsidian creates
 
 
-def read_exact_text(root: Path, path: str) -> str | None:
+def read_exact_text(root: Path, path: str, *, allow_trash: bool = False) -> str | None:
     """Return a note's exact text (line endings kept) inside `root`, or None when it does not exist.
 
     Proposals hash what this returns and the writer re-reads with it, so both sides see the same bytes.
+    `allow_trash` also reads `.trash/...` (the writer's own trashed copies, checked before an undo brings one back).
     """
-    target = resolve_in_vault(root, path)
+    target = resolve_in_vault(root, path, allow_trash=allow_trash)
     try:
         with open(target, encoding="utf-8", newline="") as handle:
             return handle.read()
@@ -50,8 +51,8 @@ class FileVaultWriter:
         return self._root.is_dir() and os.access(self._root, os.W_OK | os.X_OK)
 
     async def read(self, path: str) -> str | None:
-        """Return the note's exact text (line endings kept), or None when it does not exist."""
-        return read_exact_text(self._root, path)
+        """Return the note's exact text (line endings kept), or None; `.trash/...` paths are readable too."""
+        return read_exact_text(self._root, path, allow_trash=True)
 
     async def write(self, path: str, content: str) -> None:
         """Create or replace the note atomically, creating parent folders and keeping its permission bits."""
@@ -63,8 +64,8 @@ class FileVaultWriter:
         except OSError as exc:
             raise UpstreamUnavailable("vault", f"could not write {path}: {exc.strerror or exc}") from exc
 
-    async def delete(self, path: str) -> None:
-        """Move the note to `.trash/<path>` (" 1", " 2" ... added when that name is taken)."""
+    async def delete(self, path: str) -> str:
+        """Move the note to `.trash/<path>` (" 1", " 2" ... added when that name is taken); return that path."""
         source = resolve_in_vault(self._root, path)
         if not source.is_file():
             raise NotFound(f"{path} does not exist in the vault")
@@ -76,10 +77,11 @@ class FileVaultWriter:
             await asyncio.to_thread(_rename, source, destination)
         except OSError as exc:
             raise UpstreamUnavailable("vault", f"could not move {path} to the trash: {exc.strerror}") from exc
+        return candidate
 
     async def move(self, path: str, new_path: str) -> None:
-        """Rename the note within the vault; an existing target is never overwritten (EditConflict)."""
-        source = resolve_in_vault(self._root, path)
+        """Rename the note within the vault, or out of `.trash/`; an existing target is never overwritten."""
+        source = resolve_in_vault(self._root, path, allow_trash=True)
         destination = resolve_in_vault(self._root, new_path)
         if not source.is_file():
             raise NotFound(f"{path} does not exist in the vault")

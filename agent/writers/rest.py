@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import httpx
 
-from agent.writers.paths import check_vault_path, trash_candidates
+from agent.writers.paths import TRASH_FOLDER, check_vault_path, trash_candidates
 from core.errors import AppError, EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
 
 OFFLINE = "Obsidian is not running or the Local REST API plugin is off; notes are read-only until it is back"
@@ -69,8 +69,8 @@ class LocalRestApiWriter:
         return response.status_code == 200 and isinstance(body, dict) and body.get("authenticated") is True
 
     async def read(self, path: str) -> str | None:
-        """Return the note's text (`GET /vault/{path}`), or None on 404."""
-        check_vault_path(path)
+        """Return the note's text (`GET /vault/{path}`), or None on 404; `.trash/...` paths are readable too."""
+        check_vault_path(path, allow_trash=True)
         async with self._client() as http:
             return await self._read(http, path)
 
@@ -86,8 +86,8 @@ class LocalRestApiWriter:
         async with self._client() as http:
             await self._send(http, "POST", path, content=content)
 
-    async def delete(self, path: str) -> None:
-        """Move the note to `.trash/<path>` (" 1", " 2" ... when taken).
+    async def delete(self, path: str) -> str:
+        """Move the note to `.trash/<path>` (" 1", " 2" ... when taken) and return that path.
 
         The 3.x/4.x plugin's DELETE is permanent, so this copies the text into `.trash/` (GET, PUT) and only then
         deletes the original. It is not atomic: a failure after the copy leaves the note in both places, never in
@@ -101,16 +101,20 @@ class LocalRestApiWriter:
             trash = await self._free_trash_name(http, path)
             await self._send(http, "PUT", trash, content=content)
             await self._send(http, "DELETE", path)
+        return trash
 
     async def move(self, path: str, new_path: str) -> None:
         """Rename the note: `MOVE` on plugin 4.1+, else GET + PUT + DELETE; an existing target is an EditConflict.
 
-        MOVE lets Obsidian rewrite links to the note itself; the copy fallback leaves that to the caller.
+        MOVE lets Obsidian rewrite links to the note itself; the copy fallback leaves that to the caller. A note
+        brought back out of `.trash/` is always copied: MOVE renames through Obsidian's file index, which leaves
+        dot folders out, and nothing links to a trashed note anyway.
         """
-        check_vault_path(path)
+        check_vault_path(path, allow_trash=True)
         check_vault_path(new_path)
+        from_trash = path.startswith(f"{TRASH_FOLDER}/")
         async with self._client() as http:
-            if await self._supports_move(http):
+            if not from_trash and await self._supports_move(http):
                 headers = {"Destination": quote(new_path, safe="/"), "Allow-Overwrite": "false"}
                 url = f"/vault/{quote(path, safe='/')}"
                 response = await self._call(http, "MOVE", url, headers=headers)

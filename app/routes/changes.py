@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.edits.apply import undo_last
+from agent.edits.apply import plan_undo, undo_last
 from app.wiring import EditServices
 from core.edits import AppliedChange, UndoPlan
 from core.errors import UpstreamUnavailable
@@ -38,6 +38,7 @@ def _change_json(change: AppliedChange) -> dict[str, object]:
         "conversation_id": change.conversation_id,
         "proposal_id": change.proposal_id,
         "operation": change.operation,
+        "kind": change.kind,  # "delete": new_path is where the note went in .trash/
         "path": change.path,
         "new_path": change.new_path,
         "hash_before": change.hash_before,
@@ -51,6 +52,8 @@ def _plan_json(plan: UndoPlan) -> dict[str, object]:
     return {
         "change_set_id": plan.change_set_id,
         "applied": plan.is_applied,
+        # False: no step would write (only notes edited since, or notes already as before); nothing to confirm
+        "has_writes": plan.has_writes,
         "steps": [{"path": s.path, "action": s.action, "message": s.message} for s in plan.steps],
         "warnings": [s.message for s in plan.warnings],
     }
@@ -63,17 +66,23 @@ async def list_changes(request: Request, limit: Annotated[int, Query(ge=1, le=10
 
 
 @router.get("/v1/undo")
-async def plan_undo(request: Request) -> dict[str, object]:
-    """Return what undoing the last change set would restore; nothing changes until POST /v1/undo confirms it."""
+async def show_undo_plan(request: Request) -> dict[str, object]:
+    """Return what undoing the last change set would restore; nothing changes until POST /v1/undo confirms it.
+
+    With `has_writes` false there is nothing to confirm: every note was edited since, or already reads as before.
+    """
     edits = _edits(request)
     if edits.writer is None:
         raise UpstreamUnavailable("the vault writer", "WRITE_BACKEND=none: the vault is read-only")
-    return _plan_json(await undo_last(writer=edits.writer, log=edits.log, now=datetime.now(UTC), confirm=False))
+    return _plan_json(await plan_undo(writer=edits.writer, log=edits.log, now=datetime.now(UTC), lock=edits.lock))
 
 
 @router.post("/v1/undo")
 async def confirm_undo(body: UndoConfirmation, request: Request) -> dict[str, object]:
-    """Undo the last change set if it is still the one named (409 otherwise); notes edited since are left alone."""
+    """Undo the last change set if it is still the one named (409 otherwise); notes edited since are left alone.
+
+    `applied` is false when every step was left alone for an edit made since: the change set stays undoable.
+    """
     edits = _edits(request)
     if edits.writer is None:
         raise UpstreamUnavailable("the vault writer", "WRITE_BACKEND=none: the vault is read-only")
@@ -81,6 +90,7 @@ async def confirm_undo(body: UndoConfirmation, request: Request) -> dict[str, ob
         plan = await undo_last(
             writer=edits.writer, log=edits.log, now=datetime.now(UTC), confirm=True, expected=body.change_set_id
         )
-    runner: IndexRunner = request.app.state.index_runner
-    await runner.run("undo")
+    if plan.has_writes:
+        runner: IndexRunner = request.app.state.index_runner
+        await runner.run("undo")
     return _plan_json(plan)

@@ -160,3 +160,10 @@ def install_clock(monkeypatch: pytest.MonkeyPatch) -> MovableClock:
 def tool_names(request_json: dict[str, Any]) -> set[str]:
     """Return the names of the tools offered in one recorded LLM request."""
     return {tool["function"]["name"] for tool in request_json.get("tools", [])}
+
+
+def nothing_applied(reply: str) -> bool:
+    """Return True for the reply to an approval with nothing waiting (it may say what became of the last one)."""
+    return reply.startswith(("Nothing is waiting for your approval", "The last change proposed in this chat")) and (
+        "nothing else is waiting" in reply or "nothing was changed" in reply
+    )

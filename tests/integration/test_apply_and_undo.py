@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.apply import apply_edits, undo_last
+from agent.edits.apply import apply_edits, plan_undo, undo_last
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.diffs import content_hash
+from agent.edits.lock import EditLock
 from agent.edits.proposals import SqliteProposalStore, new_proposal
+from agent.edits.replies import undo_plan_text
 from core.edits import ProposedEdit
 from core.errors import EditConflict, InvalidRequest, UpstreamUnavailable
 from tests.edit_fakes import InMemoryNoteWriter, write_settings
@@ -107,12 +109,11 @@ def test_undo_shows_the_plan_then_restores_the_whole_change_set(writer, log) -> 
              propose(writer, "Projects/p.md", "plan\n", new_path="Projects/done/p.md")]  # fmt: skip
     assert [o.status for o in apply(edits, writer, log).outcomes] == ["applied"] * 3
     plan = undo(writer, log, confirm=False)
-    assert sorted(step.action for step in plan.steps) == ["move_back", "restore", "restore"]
+    assert sorted(step.action for step in plan.steps) == ["bring_back", "move_back", "restore"]
     assert not plan.is_applied and writer.notes["Inbox/a.md"] == "changed\n"
     done = undo(writer, log, confirm=True)
     assert done.is_applied and done.change_set_id == plan.change_set_id
-    assert {path: writer.notes.get(path) for path in ORIGINAL} == ORIGINAL
-    assert "Projects/done/p.md" not in writer.notes
+    assert writer.notes == ORIGINAL  # nothing left behind: not the moved note, not the trashed copy
     assert undo(writer, log, confirm=False).change_set_id is None  # nothing left; an undo is not undone
     assert {entry.status for entry in log.list() if entry.undoes is None} == {"undone"}
     assert {entry.undoes for entry in log.list() if entry.undoes} == {plan.change_set_id}
@@ -166,7 +167,7 @@ def test_a_crash_before_the_write_leaves_the_note_as_it_was_and_undo_has_nothing
 
 
 class LockedWriter(InMemoryNoteWriter):
-    async def delete(self, path: str) -> None:
+    async def delete(self, path: str) -> str:
         raise EditConflict(f"{path} is locked")
 
 
@@ -281,3 +282,173 @@ def test_a_note_already_as_proposed_counts_as_applied_but_writes_and_logs_nothin
     report = apply([edit], writer, log)
     assert [o.status for o in report.outcomes] == ["unchanged"]
     assert report.applied and not report.written and log.list() == []
+
+
+# -- an undo tells the truth: nothing to write is never "done", deletes come back from the trash -------------
+
+
+def test_an_undo_that_could_only_overwrite_the_users_edit_is_not_offered_and_stays_undoable(writer, log) -> None:
+    apply([propose(writer, "Inbox/b.md", "b2\n")], writer, log)
+    applied = "# A\n\nfirst\nappended\n"
+    apply([propose(writer, "Inbox/a.md", applied)], writer, log)
+    last = log.last_change_set()[0].change_set_id
+    writer.notes["Inbox/a.md"] = "the user's own edit\n"
+
+    plan = undo(writer, log, confirm=False)
+    done = undo(writer, log, confirm=True)
+
+    assert [step.action for step in plan.steps] == ["conflict"] and not plan.has_writes
+    text = undo_plan_text(plan)
+    assert "cannot be undone without overwriting" in text and "Reply **yes**" not in text
+    assert not done.is_applied and not done.has_writes and undo_plan_text(done) == text
+    assert writer.notes["Inbox/a.md"] == "the user's own edit\n" and writer.notes["Inbox/b.md"] == "b2\n"
+    assert [entry.undoes for entry in log.list()] == [None, None]  # no undo entry, nothing marked undone
+    assert undo(writer, log, confirm=False).change_set_id == last  # the next undo does not reach the older set
+
+    writer.notes["Inbox/a.md"] = applied  # the user takes their edit back: the change is undoable again
+    again = undo(writer, log, confirm=True)
+
+    assert again.is_applied and again.change_set_id == last
+    assert writer.notes["Inbox/a.md"] == ORIGINAL["Inbox/a.md"] and writer.notes["Inbox/b.md"] == "b2\n"
+
+
+def test_an_undo_whose_notes_already_read_as_before_asks_nothing_and_confirming_marks_it_undone(writer, log) -> None:
+    apply([propose(writer, "Inbox/a.md", "changed\n")], writer, log)
+    writer.notes["Inbox/a.md"] = ORIGINAL["Inbox/a.md"]  # reverted by hand
+
+    plan = undo(writer, log, confirm=False)
+
+    assert [step.action for step in plan.steps] == ["nothing"] and not plan.has_writes and not plan.warnings
+    assert "already read as they did before it" in undo_plan_text(plan) and "yes" not in undo_plan_text(plan)
+    done = undo(writer, log, confirm=True)
+    assert done.is_applied and "nothing was written" in undo_plan_text(done)
+    assert writer.notes == ORIGINAL and undo(writer, log, confirm=False).change_set_id is None
+
+
+def test_a_partial_undo_restores_what_it_can_and_is_marked_undone(writer, log) -> None:
+    apply([propose(writer, "Inbox/a.md", "by the librarian\n"), propose(writer, "Inbox/b.md", "b2\n")], writer, log)
+    writer.notes["Inbox/a.md"] = "edited later by the user\n"
+
+    plan = undo(writer, log, confirm=False)
+    done = undo(writer, log, confirm=True)
+
+    assert plan.has_writes and "Reply **yes** to undo it" in undo_plan_text(plan)
+    assert done.is_applied and [step.path for step in done.warnings] == ["Inbox/a.md"]
+    assert undo_plan_text(done).endswith("were left as they are.")
+    assert undo(writer, log, confirm=False).change_set_id is None
+
+
+def test_undo_of_a_delete_brings_the_trashed_note_back_and_leaves_no_copy(writer, log) -> None:
+    writer.notes[".trash/Inbox/b.md"] = "an older note of that name\n"
+    apply([propose(writer, "Inbox/b.md", None)], writer, log)
+    [entry] = log.list()
+    assert (entry.kind, entry.path, entry.new_path) == ("delete", "Inbox/b.md", ".trash/Inbox/b 1.md")
+
+    plan = undo(writer, log, confirm=False)
+    done = undo(writer, log, confirm=True)
+
+    assert [(step.action, step.message) for step in plan.steps] == [
+        ("bring_back", "bring back Inbox/b.md from .trash/Inbox/b 1.md")
+    ]
+    assert [step.message for step in done.steps] == ["brought Inbox/b.md back from .trash/Inbox/b 1.md"]
+    assert writer.notes == {**ORIGINAL, ".trash/Inbox/b.md": "an older note of that name\n"}
+    undone = log.list()[0]
+    assert (undone.kind, undone.path, undone.new_path, undone.undoes) == (
+        "move", ".trash/Inbox/b 1.md", "Inbox/b.md", entry.change_set_id
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("trash_copy", [None, "emptied by the user\n"], ids=["gone", "changed"])
+def test_undo_of_a_delete_whose_trash_copy_is_gone_or_changed_writes_the_text_again(
+    writer, log, trash_copy: str | None
+) -> None:
+    apply([propose(writer, "Inbox/b.md", None)], writer, log)
+    del writer.notes[".trash/Inbox/b.md"]
+    if trash_copy is not None:
+        writer.notes[".trash/Inbox/b.md"] = trash_copy
+
+    plan = undo(writer, log, confirm=False)
+    undo(writer, log, confirm=True)
+
+    assert [step.action for step in plan.steps] == ["restore"]
+    assert plan.steps[0].message == (
+        "write Inbox/b.md again from the change log's copy (its copy .trash/Inbox/b.md is gone or was changed)"
+    )
+    assert writer.notes["Inbox/b.md"] == ORIGINAL["Inbox/b.md"]
+    assert writer.notes.get(".trash/Inbox/b.md") == trash_copy  # a changed copy is the user's: left alone
+
+
+def test_a_done_undo_tells_what_it_did_and_the_plan_what_it_will_do(writer, log) -> None:
+    edits = [propose(writer, "Inbox/a.md", "changed\n"), propose(writer, "Inbox/new.md", "hello\n"),
+             propose(writer, "Inbox/b.md", None),
+             propose(writer, "Projects/p.md", "plan\n", new_path="Archive/p.md")]  # fmt: skip
+    apply(edits, writer, log)
+
+    planned = undo_plan_text(undo(writer, log, confirm=False))
+    done = undo(writer, log, confirm=True)
+
+    assert [step.message for step in done.steps] == [  # undone newest first
+        "moved Archive/p.md back to Projects/p.md",
+        "brought Inbox/b.md back from .trash/Inbox/b.md",
+        "Inbox/new.md was created by the change; moved it to .trash/Inbox/new.md",
+        "restored the previous text of Inbox/a.md",
+    ]
+    assert "it goes to .trash/" in planned and "restore the previous text of Inbox/a.md" in planned
+    text = undo_plan_text(done)
+    assert text.startswith("Undone change set") and "Reply" not in text
+    assert "goes to" not in text and "restore the previous" not in text and "bring back" not in text
+    [trashing] = [entry for entry in log.list() if entry.undoes and entry.kind == "delete"]
+    assert trashing.new_path == ".trash/Inbox/new.md"  # the undo's own trashing is logged with its path
+
+
+def test_confirming_a_mistyped_change_set_names_the_last_one(writer, log) -> None:
+    apply([propose(writer, "Inbox/a.md", "changed\n")], writer, log)
+    last = log.last_change_set()[0].change_set_id
+
+    def confirm(expected: str):
+        return asyncio.run(undo_last(writer=writer, log=log, now=NOW, confirm=True, expected=expected))
+
+    with pytest.raises(EditConflict, match=f"the last change set is now {last}, not abc123; nothing was undone"):
+        confirm("abc123")
+    assert writer.notes["Inbox/a.md"] == "changed\n"
+    confirm(last)
+    with pytest.raises(EditConflict, match=f"no change set left to undo, so change set {last} cannot be undone"):
+        confirm(last)
+
+
+class CrashingDelete(InMemoryNoteWriter):
+    async def delete(self, path: str) -> str:
+        await super().delete(path)
+        raise RuntimeError("simulated crash after the note went to the trash")
+
+
+def test_a_delete_cut_short_by_a_crash_is_undone_from_its_snapshot(log) -> None:
+    writer = CrashingDelete(ORIGINAL)
+    with pytest.raises(RuntimeError):
+        apply([propose(writer, "Inbox/b.md", None)], writer, log)
+    [entry] = log.list()
+    assert (entry.status, entry.new_path) == ("started", None)  # where it went was never recorded
+
+    done = undo(writer, log, confirm=True)
+
+    assert [(s.action, s.message) for s in done.steps] == [
+        ("restore", "wrote Inbox/b.md again from the change log's copy")
+    ]
+    assert writer.notes["Inbox/b.md"] == ORIGINAL["Inbox/b.md"]
+
+
+def test_plan_undo_clears_a_set_whose_notes_already_read_as_before_and_offers_the_one_before(
+    writer, log, tmp_path: Path
+) -> None:
+    first = propose(writer, "Inbox/b.md", "# B\n\nfirst change\n")
+    apply([first], writer, log)
+    second = propose(writer, "Inbox/a.md", "# A\n\nsecond change\n")
+    apply([second], writer, log)
+    writer.notes["Inbox/a.md"] = ORIGINAL["Inbox/a.md"]  # the user reverted the second change by hand
+
+    plan = asyncio.run(
+        plan_undo(writer=writer, log=log, now=NOW + timedelta(minutes=1), lock=EditLock(tmp_path / "edits.lock"))
+    )
+
+    assert [step.path for step in plan.steps] == ["Inbox/b.md"] and plan.has_writes
+    assert writer.notes["Inbox/a.md"] == ORIGINAL["Inbox/a.md"]  # clearing wrote nothing

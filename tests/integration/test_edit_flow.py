@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.replies import NOTHING_PENDING, READ_ONLY
+from agent.edits.replies import READ_ONLY
 from app.wiring import Services
 from core.settings import Settings
 from tests.integration.edit_flow_support import (
@@ -21,6 +21,7 @@ from tests.integration.edit_flow_support import (
     LibrarianFactory,
     install_clock,
     librarian_factory,
+    nothing_applied,
     tool_names,
     vault_hashes,
 )
@@ -112,7 +113,7 @@ def test_a_declined_proposal_changes_nothing_and_a_later_yes_finds_nothing(
     declined = chat.say("no")
 
     assert "Discarded" in declined and f"`{proposal}`" in declined
-    assert chat.say("yes") == NOTHING_PENDING
+    assert nothing_applied(chat.say("yes"))
     assert vault_hashes(vault) == hashes
     assert librarian.http.get("/v1/changes").json()["changes"] == []
     assert llm.turns_left == 0 and len(llm.chat_requests) == 2  # no model saw "no" or "yes"
@@ -133,7 +134,7 @@ def test_an_unrelated_message_discards_the_proposal_and_is_answered_by_the_model
     assert reply.startswith(f"(Discarded the proposed change `{proposal}`; nothing was written.)")
     assert "You planted 42 cloves [[Garlic]]." in reply
     assert llm.chat_requests[-1].messages[-1]["content"] == "How many cloves did I plant?"
-    assert chat.say("yes") == NOTHING_PENDING
+    assert nothing_applied(chat.say("yes"))
     assert vault_hashes(vault) == hashes
 
 
@@ -172,7 +173,7 @@ def test_yes_with_an_id_applies_only_that_one_of_two(librarian: Librarian, llm: 
     assert "Applied 1 change" in reply and COMPOSTING in reply
     assert (vault / COMPOSTING).read_text(encoding="utf-8") == appended(compost, "- Turn the heap")
     assert (vault / GARLIC).read_text(encoding="utf-8") == garlic
-    assert chat.say(f"yes {first}") == NOTHING_PENDING  # the one not named was discarded, not kept waiting
+    assert nothing_applied(chat.say(f"yes {first}"))  # the one not named was discarded, not kept waiting
     assert (vault / GARLIC).read_text(encoding="utf-8") == garlic
 
 
@@ -256,7 +257,7 @@ def test_undo_in_chat_shows_the_plan_then_restores_the_note(
     assert (vault / GARLIC).read_bytes() == original
     statuses = [c["undoes"] for c in librarian.http.get("/v1/changes").json()["changes"]]
     assert change_set in statuses
-    assert chat.say("yes") == NOTHING_PENDING
+    assert nothing_applied(chat.say("yes"))
 
 
 def test_undo_while_a_proposal_waits_discards_it_and_shows_the_undo_plan(
@@ -302,11 +303,11 @@ def test_undo_after_a_later_user_edit_warns_and_keeps_the_users_edit(
     (vault / GARLIC).write_text(users_edit, encoding="utf-8")
 
     plan = chat.say("undo")
-    assert "⚠" in plan and "edited since the change" in plan
+    assert "⚠" in plan and "edited since the change" in plan and "Reply **yes**" not in plan
 
     done = chat.say("yes")
 
-    assert done.startswith("Undone change set") and "⚠" in done and "left as they are" in done
+    assert not done.startswith("Undone change set")  # only the user's edit was in the way: nothing was undone
     assert (vault / GARLIC).read_text(encoding="utf-8") == users_edit
 
 
@@ -326,7 +327,7 @@ def test_an_approval_after_the_ttl_is_expired_and_writes_nothing(
 
     assert "expired" in reply and "nothing was changed" in reply
     assert vault_hashes(vault) == hashes
-    assert chat.say("yes") == NOTHING_PENDING
+    assert nothing_applied(chat.say("yes"))
     assert librarian.http.get("/v1/changes").json()["changes"] == []
 
 
@@ -373,7 +374,7 @@ def test_a_read_only_vault_offers_no_write_tools_and_undoes_nothing(
 
     offered = tool_names(llm.chat_requests[-1].json)
     assert "read_note" in offered and "edit_note" not in offered
-    assert chat.say("yes") == NOTHING_PENDING
+    assert nothing_applied(chat.say("yes"))
     assert chat.say("undo") == READ_ONLY
     assert vault_hashes(vault) == hashes
     assert librarian.http.get("/v1/undo").status_code == 503

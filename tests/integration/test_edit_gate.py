@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from agent.edits.gate import EditGate
 from agent.edits.lock import EditLock
 from agent.edits.proposals import SqliteProposalStore, new_proposal
 from core.chat import AnswerDone, AnswerEvent, AnswerText, ChatMessage, TurnRequest
+from core.edits import ProposedEdit
 from tests.edit_fakes import InMemoryNoteWriter, write_settings
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
@@ -35,12 +37,16 @@ class ProposingAnswerer:
 
     def __init__(self, store: SqliteProposalStore, writer: InMemoryNoteWriter, clock: Clock) -> None:
         self._store, self._writer, self._clock = store, writer, clock
-        self.next_edits: list[tuple[str, str]] = []  # (path, text after)
+        self.next_edits: list[tuple[str, str] | ProposedEdit] = []  # (path, text after), or a ready proposal
         self.turns = 0
 
     async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         self.turns += 1
-        for path, after in self.next_edits:
+        for edit in self.next_edits:
+            if isinstance(edit, ProposedEdit):
+                self._store.add(replace(edit, conversation_id=request.conversation_id))
+                continue
+            path, after = edit
             before = self._writer.notes.get(path)
             self._store.add(
                 new_proposal(
@@ -129,7 +135,7 @@ def test_proposals_the_client_never_showed_are_not_applied(
     chat.say("add two")
     chat.history[-1] = ChatMessage("assistant", "a regenerated reply without the proposal")
 
-    assert "not shown in this chat" in chat.say("yes")
+    assert chat.say("yes") == "Nothing is waiting for your approval, so nothing was changed."
     assert writer.notes[NOTE] == "one\n"
 
 
@@ -157,7 +163,7 @@ def test_yes_after_the_proposal_expired_says_so_and_writes_nothing(
     clock.now += timedelta(minutes=31)
 
     assert "expired" in chat.say("yes") and writer.notes[NOTE] == "one\n"
-    assert chat.say("yes") == "Nothing is waiting for your approval, so nothing was changed."
+    assert "expired before your answer" in chat.say("yes")  # asked again: still says what happened
 
 
 def test_another_message_discards_the_proposals_and_is_answered(
@@ -169,11 +175,11 @@ def test_another_message_discards_the_proposals_and_is_answered(
 
     reply = chat.say("yes but make it three")
     assert reply.startswith("(Discarded the proposed change") and "Model answer." in reply
-    assert chat.say("yes") == "Nothing is waiting for your approval, so nothing was changed."
+    assert "was discarded, so nothing was changed" in chat.say("yes")
     assert writer.notes[NOTE] == "one\n" and inner.turns == 2
 
 
-def test_a_turn_in_between_cancels_a_shown_undo(
+def test_an_undo_confirmed_after_another_change_landed_is_refused(
     parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
 ) -> None:
     chat, inner, writer, _ = parts
@@ -187,8 +193,8 @@ def test_a_turn_in_between_cancels_a_shown_undo(
     other.say("change other")
     other.say("yes")
 
-    # The second window's turns discarded the first window's undo request, so "yes" finds nothing to undo.
-    assert chat.say("yes") == "Nothing is waiting for your approval, so nothing was changed."
+    # The second window's dialogue did not show the undo plan, so it neither confirmed nor cancelled it.
+    assert chat.say("yes").startswith("Nothing was undone: the last change")  # the set shown is no longer last
     assert writer.notes == {NOTE: "one\ntwo\n", "Inbox/Other.md": "changed\n"}
 
 
@@ -251,3 +257,83 @@ def test_two_conversations_approving_at_once_never_overwrite_each_other(tmp_path
     refused = [reply for reply in replies if "changed since the proposal" in reply]
     assert len(applied) == 1 and len(refused) == 1
     assert writer.notes[NOTE] in ("base\nfrom A\n", "base\nfrom B\n")
+
+
+def test_a_request_from_another_dialogue_neither_approves_nor_discards(
+    parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
+) -> None:
+    chat, inner, writer, _ = parts
+    inner.next_edits = [(NOTE, "one\ntwo\n")]
+    chat.say("add two")
+    title_task = Chat(chat.gate)  # e.g. Open WebUI's title task, sent with the same chat id
+
+    assert title_task.say("### Task: Generate a concise title for the chat") == "Model answer."
+    other_window = Chat(chat.gate)  # another chat of the same user, with its own last reply
+    other_window.history = [ChatMessage("user", "hi"), ChatMessage("assistant", "Model answer.")]
+    assert other_window.say("yes") == "Nothing is waiting for your approval, so nothing was changed."
+    assert writer.notes[NOTE] == "one\n"
+    assert chat.say("yes please").startswith("Applied 1 change:")
+    assert writer.notes[NOTE] == "one\ntwo\n"
+
+
+def move_with_link_update(writer: InMemoryNoteWriter) -> list[tuple[str, str] | ProposedEdit]:
+    writer.notes.update({"Old.md": "old\n", "Linker.md": "see [[Old]]\n"})
+    move = new_proposal(
+        conversation_id="-", operation="move", path="Old.md", before="old\n", after="old\n", now=START,
+        ttl_minutes=30, new_path="New.md",
+    )  # fmt: skip
+    links = new_proposal(
+        conversation_id="-", operation="update links", path="Linker.md", before="see [[Old]]\n",
+        after="see [[New]]\n", now=START, ttl_minutes=30, depends_on=move.id,
+    )  # fmt: skip
+    return [move, links]
+
+
+def test_a_move_approved_without_its_link_updates_is_held_back(
+    parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
+) -> None:
+    chat, inner, writer, _ = parts
+    inner.next_edits = move_with_link_update(writer)
+    move, links = inner.next_edits
+    assert isinstance(move, ProposedEdit) and isinstance(links, ProposedEdit)
+    shown = chat.say("rename Old to New")
+    assert 'A change marked "after" needs the change it names.' in shown
+
+    refused = chat.say(f"yes {move.id}")
+    assert refused.startswith("Nothing was applied: the move") and f"yes {move.id} {links.id}" in refused
+    assert "Old.md" in writer.notes
+    chat.history[-1] = ChatMessage("assistant", shown)
+    assert f"builds on `{move.id}`" in chat.say(f"yes {links.id}")
+    chat.history[-1] = ChatMessage("assistant", shown)
+    assert chat.say("yes").startswith("Applied 2 changes:")
+    assert writer.notes == {NOTE: "one\n", "Inbox/Other.md": "other\n", "New.md": "old\n", "Linker.md": "see [[New]]\n"}
+
+
+def test_approving_some_by_id_says_which_were_discarded(
+    parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
+) -> None:
+    chat, inner, writer, _ = parts
+    inner.next_edits = [(NOTE, "one\ntwo\n"), ("Inbox/Other.md", "changed\n")]
+    chat.say("change both")
+    first, second = (p for p in chat.gate._store.pending("c1", START))  # noqa: SLF001 - the ids shown
+
+    reply = chat.say(f"yes {first.id}")
+
+    assert reply.startswith("Applied 1 change:") and f"(Discarded the proposed change `{second.id}`" in reply
+    assert writer.notes == {NOTE: "one\ntwo\n", "Inbox/Other.md": "other\n"}
+
+
+def test_an_undo_that_could_only_overwrite_the_users_edit_is_not_offered(
+    parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
+) -> None:
+    chat, inner, writer, _ = parts
+    inner.next_edits = [(NOTE, "one\ntwo\n")]
+    chat.say("add two")
+    chat.say("yes")
+    writer.notes[NOTE] = "one\ntwo\nmy own line\n"
+
+    plan = chat.say("undo")
+
+    assert "Reply **yes**" not in plan and "⚠" in plan
+    assert chat.say("yes").startswith("The last change proposed in this chat")  # no undo was waiting
+    assert writer.notes[NOTE] == "one\ntwo\nmy own line\n"

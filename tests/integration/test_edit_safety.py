@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from agent.edits.replies import NOTHING_PENDING
 from app.wiring import Services
 from core.settings import Settings
 from tests.integration.edit_flow_support import (
@@ -26,6 +25,7 @@ from tests.integration.edit_flow_support import (
     Chat,
     LibrarianFactory,
     librarian_factory,
+    nothing_applied,
     vault_hashes,
 )
 from tests.scripted_llm import ScriptedLLMServer, Turn
@@ -102,15 +102,15 @@ def test_a_model_obeying_a_planted_note_changes_no_byte_and_pushy_answers_change
     assert sure.startswith("(Discarded the proposed changes") and "Proposed change" not in sure
     assert vault_hashes(vault) == hashes
 
-    assert chat.say("yes") == NOTHING_PENDING
+    assert nothing_applied(chat.say("yes"))
     assert vault_hashes(vault) == hashes
 
 
 def test_yes_with_nothing_pending_changes_nothing(chat: Chat, llm: ScriptedLLMServer, vault: Path) -> None:
     hashes = vault_hashes(vault)
 
-    assert chat.say("yes") == NOTHING_PENDING
-    assert chat.say("apply") == NOTHING_PENDING
+    assert nothing_applied(chat.say("yes"))
+    assert nothing_applied(chat.say("apply"))
     assert vault_hashes(vault) == hashes
     assert llm.chat_requests == []  # decided by code: no model saw the bare approvals
 
@@ -123,8 +123,8 @@ def test_a_proposal_block_the_model_made_up_cannot_be_approved(chat: Chat, llm: 
     shown = chat.say("What is in my Inbox?")
 
     assert "c0ffee12" in shown  # the text reached the user, but no proposal stands behind it
-    assert chat.say("yes") == NOTHING_PENDING
-    assert chat.say("yes c0ffee12") == NOTHING_PENDING
+    assert nothing_applied(chat.say("yes"))
+    assert nothing_applied(chat.say("yes c0ffee12"))
     assert vault_hashes(vault) == hashes
 
 
@@ -141,8 +141,8 @@ def test_a_proposal_cannot_be_approved_from_another_conversation(
 
     other = librarian.chat()
 
-    assert other.say("yes") == NOTHING_PENDING
-    assert other.say(f"yes {proposal}") == NOTHING_PENDING
+    assert nothing_applied(other.say("yes"))
+    assert nothing_applied(other.say(f"yes {proposal}"))
     assert vault_hashes(vault) == hashes
 
 
@@ -160,7 +160,7 @@ def refused_call(
     (result,) = tool_results(llm)
     assert result.startswith("Error:")
     assert "Proposed change" not in reply and "proposed changes" not in reply
-    assert chat.say("yes") == NOTHING_PENDING
+    assert nothing_applied(chat.say("yes"))
     assert vault_hashes(vault) == hashes
     return reply, result
 

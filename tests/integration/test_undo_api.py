@@ -52,6 +52,7 @@ def test_nothing_to_undo_gives_a_null_change_set_and_confirming_is_a_conflict(li
     assert librarian.http.get("/v1/undo").json() == {
         "change_set_id": None,
         "applied": False,
+        "has_writes": False,
         "steps": [],
         "warnings": [],
     }
@@ -92,8 +93,8 @@ def test_a_stale_change_set_id_is_a_conflict_and_changes_nothing(
 
     stale = librarian.http.post("/v1/undo", json={"change_set_id": first})
 
-    assert stale.status_code == 409
-    assert stale.json()["error"]["code"] == "edit_conflict" and second not in stale.text
+    assert stale.status_code == 409 and stale.json()["error"]["code"] == "edit_conflict"
+    assert f"the last change set is now {second}, not {first}; nothing was undone" in stale.json()["error"]["message"]
     assert (vault / GARLIC).read_bytes() == garlic and (vault / COMPOSTING).read_bytes() == compost
     assert librarian.http.get("/v1/changes").json() == log_before
     assert librarian.http.get("/v1/undo").json()["change_set_id"] == second
@@ -113,18 +114,29 @@ def test_undoing_in_order_walks_back_through_the_change_sets(
     assert (vault / GARLIC).read_bytes() == garlic and (vault / COMPOSTING).read_bytes() == compost
 
 
-def test_an_undo_leaves_a_note_edited_since_alone_and_warns(
+def test_an_undo_that_could_only_overwrite_an_edit_made_since_is_not_applied_and_stays_undoable(
     librarian: Librarian, llm: ScriptedLLMServer, vault: Path
 ) -> None:
+    original = (vault / GARLIC).read_bytes()
     change_set = apply_in_chat(librarian, llm, GARLIC, "- A reminder")
-    users_edit = (vault / GARLIC).read_text(encoding="utf-8") + "My own line.\n"
+    applied = (vault / GARLIC).read_text(encoding="utf-8")
+    users_edit = applied + "My own line.\n"
     (vault / GARLIC).write_text(users_edit, encoding="utf-8")
 
+    plan = librarian.http.get("/v1/undo").json()
     done = librarian.http.post("/v1/undo", json={"change_set_id": change_set}).json()
 
-    assert done["applied"] is True and [s["action"] for s in done["steps"]] == ["conflict"]
+    assert plan["has_writes"] is False and [s["action"] for s in plan["steps"]] == ["conflict"]
+    assert done["applied"] is False and done["has_writes"] is False
     assert done["warnings"] and "edited since" in done["warnings"][0]
     assert (vault / GARLIC).read_text(encoding="utf-8") == users_edit
+    assert all(change["undoes"] is None for change in librarian.http.get("/v1/changes").json()["changes"])
+
+    (vault / GARLIC).write_text(applied, encoding="utf-8")  # the user takes their line back out
+    again = librarian.http.post("/v1/undo", json={"change_set_id": change_set}).json()
+
+    assert again["applied"] is True and again["has_writes"] is True
+    assert (vault / GARLIC).read_bytes() == original
 
 
 BAD_BODIES = [

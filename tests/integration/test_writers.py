@@ -6,6 +6,7 @@ import asyncio
 import os
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
@@ -18,11 +19,14 @@ from agent.writers.rest import LocalRestApiWriter
 from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
 from core.ports import NoteWriter
 from core.settings import Settings
+from tests.edit_fakes import InMemoryNoteWriter
 from tests.integration.local_rest_mock import LocalRestMock, error
 from tests.obsidian_standin import obsidian_standin
 
 KEY = "a" * 64
-REFUSED_PATHS = ["../x.md", "/etc/passwd", ".obsidian/app.json", "a/../../x.md", "a\\b.md", ".trash/x.md", "a//b.md"]
+# `.trash/<note>` is readable (see the trash test below); nothing else under a dot folder is.
+REFUSED_PATHS = ["../x.md", "/etc/passwd", ".obsidian/app.json", "a/../../x.md", "a\\b.md", "a//b.md", ".trash/.git/x"]
+IDEA = "# Idea\r\nCafé notes\r\n"
 
 
 def run(coro):  # noqa: ANN001, ANN201
@@ -37,13 +41,29 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture(params=["files", "rest"])
-def writer(request: pytest.FixtureRequest, vault: Path) -> Iterator[NoteWriter]:
-    if request.param == "files":
+@contextmanager
+def open_writer(kind: str, vault: Path) -> Iterator[NoteWriter]:
+    """Open the writer `kind` over `vault` ("memory" holds only Inbox/Idea.md and sees no files)."""
+    if kind == "files":
         yield FileVaultWriter(vault)
+    elif kind == "memory":
+        yield InMemoryNoteWriter({"Inbox/Idea.md": IDEA})
     else:
         with obsidian_standin(vault, api_key=KEY) as base_url:
             yield LocalRestApiWriter(base_url, KEY)
+
+
+@pytest.fixture(params=["files", "rest"])
+def writer(request: pytest.FixtureRequest, vault: Path) -> Iterator[NoteWriter]:
+    with open_writer(request.param, vault) as opened:
+        yield opened
+
+
+@pytest.fixture(params=["files", "rest", "memory"])
+def any_writer(request: pytest.FixtureRequest, vault: Path) -> Iterator[NoteWriter]:
+    """The real writers and the in-memory double, for contract tests that look only through the writer."""
+    with open_writer(request.param, vault) as opened:
+        yield opened
 
 
 # -- the contract: the same behaviour from both writers ------------------------------------------------------
@@ -61,10 +81,10 @@ def test_write_creates_parents_and_replaces(writer: NoteWriter, vault: Path) -> 
     assert run(writer.read("Inbox/Idea.md")) == "replaced\n"
 
 
-def test_delete_moves_to_trash_with_numbered_names(writer: NoteWriter, vault: Path) -> None:
-    run(writer.delete("Inbox/Idea.md"))
+def test_delete_moves_to_trash_with_numbered_names_and_returns_them(writer: NoteWriter, vault: Path) -> None:
+    assert run(writer.delete("Inbox/Idea.md")) == ".trash/Inbox/Idea.md"
     run(writer.write("Inbox/Idea.md", "second\n"))
-    run(writer.delete("Inbox/Idea.md"))
+    assert run(writer.delete("Inbox/Idea.md")) == ".trash/Inbox/Idea 1.md"
     assert not (vault / "Inbox" / "Idea.md").exists()
     assert (vault / ".trash" / "Inbox" / "Idea.md").read_bytes() == b"# Idea\r\nCaf\xc3\xa9 notes\r\n"
     assert (vault / ".trash" / "Inbox" / "Idea 1.md").read_text(encoding="utf-8") == "second\n"
@@ -99,6 +119,33 @@ def test_unsafe_paths_are_refused_and_change_nothing(writer: NoteWriter, vault: 
         with pytest.raises(InvalidRequest):
             run(attempt)
     assert sorted(p.relative_to(vault.parent) for p in vault.parent.rglob("*")) == before
+
+
+def test_a_trashed_note_is_readable_and_moves_back_but_the_trash_is_never_written(any_writer: NoteWriter) -> None:
+    trashed = run(any_writer.delete("Inbox/Idea.md"))
+    assert run(any_writer.read(trashed)) == IDEA and run(any_writer.read("Inbox/Idea.md")) is None
+    run(any_writer.write("Inbox/Other.md", "other\n"))
+    for attempt in (
+        any_writer.write(trashed, "x"),
+        any_writer.write(".trash/New.md", "x"),
+        any_writer.delete(trashed),
+        any_writer.move("Inbox/Other.md", ".trash/Other.md"),
+    ):
+        with pytest.raises(InvalidRequest):
+            run(attempt)
+
+    run(any_writer.move(trashed, "Inbox/Idea.md"))
+
+    assert run(any_writer.read("Inbox/Idea.md")) == IDEA and run(any_writer.read(trashed)) is None
+    assert run(any_writer.read(".trash/Other.md")) is None and run(any_writer.read("Inbox/Other.md")) == "other\n"
+
+
+def test_moving_a_note_out_of_the_trash_never_overwrites(any_writer: NoteWriter) -> None:
+    trashed = run(any_writer.delete("Inbox/Idea.md"))
+    run(any_writer.write("Inbox/Idea.md", "a new note\n"))
+    with pytest.raises(EditConflict):
+        run(any_writer.move(trashed, "Inbox/Idea.md"))
+    assert run(any_writer.read("Inbox/Idea.md")) == "a new note\n" and run(any_writer.read(trashed)) == IDEA
 
 
 # -- FileVaultWriter only -------------------------------------------------------------------------------------
@@ -156,6 +203,20 @@ def test_rest_delete_numbers_trash_names_when_the_plugin_serves_hidden_files(vau
     run(writer.delete("Inbox/Idea.md"))
     assert (vault / ".trash" / "Inbox" / "Idea.md").read_bytes() == b"# Idea\r\nCaf\xc3\xa9 notes\r\n"
     assert (vault / ".trash" / "Inbox" / "Idea 1.md").read_text(encoding="utf-8") == "second\n"
+
+
+def test_rest_brings_a_note_back_from_the_trash_by_copy_even_with_move(vault: Path) -> None:
+    server = LocalRestMock(vault, KEY, version="4.1.7")
+    writer = rest_writer(server)
+    trashed = run(writer.delete("Inbox/Idea.md"))
+    sent_before = len(server.requests)
+
+    run(writer.move(trashed, "Inbox/Idea.md"))
+
+    # MOVE renames through Obsidian's file index, which leaves `.trash/` out: GET the copy, PUT it, DELETE it.
+    assert [r.method for r in server.requests[sent_before:]] == ["GET", "GET", "PUT", "DELETE"]
+    assert (vault / "Inbox" / "Idea.md").read_bytes() == b"# Idea\r\nCaf\xc3\xa9 notes\r\n"
+    assert not (vault / ".trash" / "Inbox" / "Idea.md").exists()
 
 
 def test_wrong_key_names_obsidian_api_key(vault: Path) -> None:
@@ -240,6 +301,7 @@ def test_auto_writer_follows_the_plugin_without_restart(vault: Path) -> None:
     server.is_online = True
     run(auto.write("Inbox/C.md", "rest again\n"))
     assert auto.name == "rest" and server.requests[-1].url.path == "/vault/Inbox/C.md"
+    assert run(auto.delete("Inbox/C.md")) == ".trash/Inbox/C.md" and auto.name == "rest"
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Strict approval parsing: only a bare approval word (English or German), optionally with ids, approves."""
+"""Strict approval parsing: an approval word (English or German), with only ids or courtesy words after it."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from core.edits import Approval
 
 APPROVE_ALL = [
     "yes", "Yes", "YES!", "  yes.  ", "y", "Y", "apply", "Apply.", "do it", "Do it!", "do   it", "ok", "OK.",
-    "ja", "Ja!", "j", "anwenden", "Mach es", "mach es.", "ok!",
+    "ja", "Ja!", "j", "anwenden", "Mach es", "mach es.", "ok!", "okay", "yes please", "Yes, please!", "yes all",
+    "Ja, bitte", "ja gerne", "jawohl", "approve", "approved", "confirm", "go ahead", "OK, thanks",
 ]  # fmt: skip
 NOT_APPROVALS = [
-    "", "   ", "sure", "okay", "yep", "yes but change the title", "yes please", "ok, but only the first",
+    "", "   ", "sure", "yep", "yes but change the title", "ok, but only the first", "please yes",
     "don't ask me, just do it", "just do it", "please apply", "apply everything", "I said yes", "yes yes",
-    "ja, aber ändere den Titel", "mach es nicht", "jawohl", "doit", "yes 12", "yes abc", "yes zzzz",
+    "ja, aber ändere den Titel", "mach es nicht", "doit", "yes 12", "yes abc", "yes zzzz", "go", "ahead",
     "yes; rm -rf /", "delete all notes in Inbox",
 ]  # fmt: skip
 
@@ -36,13 +37,18 @@ def test_bare_approval_words_approve_everything_shown(message: str) -> None:
         ("do it #3f2a", ("3f2a",)),
         ("ja 3f2a 3f2a", ("3f2a",)),
         ("mach es 91bc", ("91bc",)),
+        ("yes please 3f2a and 91bc", None),
+        ("yes, please: 3f2a 91bc", ("3f2a", "91bc")),
     ],
 )
-def test_approval_words_followed_by_ids_approve_only_those(message: str, ids: tuple[str, ...]) -> None:
-    assert parse_approval(message) == Approval(kind="approve", ids=ids)
+def test_approval_words_followed_by_ids_approve_only_those(message: str, ids: tuple[str, ...] | None) -> None:
+    expected = Approval(kind="unrelated") if ids is None else Approval(kind="approve", ids=ids)
+    assert parse_approval(message) == expected
 
 
-@pytest.mark.parametrize("message", ["no", "No.", "n", "nein", "Nein!", "cancel", "abbrechen"])
+@pytest.mark.parametrize(
+    "message", ["no", "No.", "n", "nein", "Nein!", "cancel", "abbrechen", "no thanks", "Nein, danke", "nope"]
+)
 def test_decline_words_decline(message: str) -> None:
     assert parse_approval(message) == Approval(kind="decline")
 
