@@ -224,7 +224,18 @@ class EditGate:
         if plan.change_set_id is not None and plan.has_writes:  # nothing to confirm otherwise
             ttl = timedelta(minutes=self._settings.proposal_ttl_minutes)
             self._store.request_undo(conversation, plan.change_set_id, now + ttl)
-        return undo_plan_text(plan)
+        return self._origin(plan.change_set_id, conversation, now) + undo_plan_text(plan)
+
+    def _origin(self, change_set_id: str | None, conversation: str, now: datetime) -> str:
+        """Say so when the change to undo was made elsewhere: undo reverts the vault's last change, not the chat's."""
+        entries = self._log.last_change_set()
+        if change_set_id is None or not entries or entries[0].change_set_id != change_set_id:
+            return ""
+        first = entries[0]
+        if first.conversation_id == conversation:
+            return ""
+        when = first.at.astimezone(now.tzinfo).strftime("%Y-%m-%d %H:%M")
+        return f"(The last change to the vault was made outside this chat, at {when}.)\n"
 
     async def _answer_undo(self, conversation: str, message: str, now: datetime) -> str | None:
         approval = parse_approval(message)

@@ -337,3 +337,19 @@ def test_an_undo_that_could_only_overwrite_the_users_edit_is_not_offered(
     assert "Reply **yes**" not in plan and "⚠" in plan
     assert chat.say("yes").startswith("The last change proposed in this chat")  # no undo was waiting
     assert writer.notes[NOTE] == "one\ntwo\nmy own line\n"
+
+
+def test_undo_in_another_chat_says_the_change_was_made_elsewhere(
+    parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
+) -> None:
+    chat, inner, _, _ = parts
+    inner.next_edits = [(NOTE, "one\ntwo\n")]
+    chat.say("add two")
+    chat.say("yes")
+
+    async def undo_elsewhere() -> str:
+        request = TurnRequest("c2", (ChatMessage("user", "undo"),))
+        return "".join([e.text async for e in chat.gate.answer(request) if isinstance(e, AnswerText)])
+
+    assert asyncio.run(undo_elsewhere()).startswith("(The last change to the vault was made outside this chat")
+    assert not chat.say("undo").startswith("(The last change")
