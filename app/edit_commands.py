@@ -14,6 +14,7 @@ from rich.markup import escape
 from agent.edits.apply import plan_undo, undo_last
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.lock import EditLock
+from agent.edits.replies import undo_headline
 from app.wiring import build_note_writer, open_change_log, open_edit_lock
 from core.edits import UndoPlan
 from core.errors import AppError
@@ -46,18 +47,8 @@ def print_plan(console: Console, plan: UndoPlan) -> None:
     if plan.change_set_id is None:
         console.print("nothing to undo")
         return
-    change_set = plan.change_set_id
-    if plan.is_applied and not plan.has_writes:
-        head = f"undid change set {change_set} (its notes already read as before it; nothing was written)"
-    elif plan.is_applied:
-        head = f"undid change set {change_set}"
-    elif plan.has_writes:
-        head = f"undo would revert change set {change_set}"
-    elif plan.warnings:
-        head = f"change set {change_set} cannot be undone without overwriting edits made since; nothing was undone"
-    else:
-        head = f"the notes of change set {change_set} already read as before it; nothing to undo"
-    console.print(f"{head}:")
+    head = undo_headline(plan, plan.change_set_id)
+    console.print(escape(head))
     for step in plan.steps:
         mark = "[yellow]![/yellow]" if step.action == "conflict" else "-"
         console.print(f"  {mark} {escape(step.path)}: {escape(step.message)}")

@@ -25,18 +25,10 @@ from agent.edits.proposals import SqliteProposalStore
 from agent.propose import ProposalToolbox
 from agent.tools.reader import VaultReader
 from agent.writers.files import FileVaultWriter
-from core.domain import SearchFilters, SearchHit
 from core.settings import Settings
+from tests.edit_fakes import NoSearch
 
 DEFAULT_VAULT = Path("/work/shared/vaults/vaultofknowledge")
-
-
-class NoSearch:
-    """The write tools never search; the reader needs a search port all the same."""
-
-    def search(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> list[SearchHit]:
-        """Refuse: a write tool that searched would be a bug worth seeing."""
-        raise RuntimeError(f"write tools do not search (asked for {query!r}, k={k}, filters={filters})")
 
 
 def parse_args() -> argparse.Namespace:

@@ -1,12 +1,16 @@
-"""An in-memory NoteWriter with the contract's behaviour (delete to .trash/ and say where, move never overwrites)."""
+"""Doubles for edit tests: an in-memory NoteWriter true to the contract, write settings, a search-less reader."""
 
 from __future__ import annotations
 
 import itertools
+from datetime import datetime
+from pathlib import Path
 from typing import Literal
 
+from agent.tools.reader import VaultReader
+from core.domain import SearchFilters, SearchHit
 from core.errors import EditConflict, InvalidRequest, NotFound
-from core.settings import WriteSettings
+from core.settings import VaultSettings, WriteSettings
 
 CrashPoint = Literal["before_write", "after_write"]
 TRASH = ".trash/"
@@ -77,3 +81,16 @@ class InMemoryNoteWriter:
         if new_path in self.notes:
             raise EditConflict(f"{new_path} already exists")
         self.notes[new_path] = self.notes.pop(path)
+
+
+class NoSearch:
+    """The search port for a reader that only write tools use: they never search, so a search is a bug."""
+
+    def search(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> list[SearchHit]:
+        raise AssertionError(f"write tools do not search (asked for {query!r}, k={k}, filters={filters})")
+
+
+def write_tools_reader(vault: Path, now: datetime, *, private: tuple[str, ...] = ("Private",)) -> VaultReader:
+    """Return the VaultReader write tools plan against: the vault as it is, `Private` kept private, a fixed clock."""
+    settings = VaultSettings(path=vault, max_note_bytes=2_000_000, private_folders=private)
+    return VaultReader(settings, NoSearch(), clock=lambda: now)

@@ -121,6 +121,19 @@ def apply_report_text(report: ApplyReport) -> str:
     return "\n".join(lines)
 
 
+def undo_headline(plan: UndoPlan, change_set: str) -> str:
+    """Return the first line of an undo plan (chat and CLI alike), with the change set shown as `change_set`."""
+    if plan.is_applied and not plan.has_writes:
+        return f"Undone change set {change_set}: its notes already read as before it, so nothing was written."
+    if plan.is_applied:
+        return f"Undone change set {change_set}:"
+    if plan.has_writes:
+        return f"Undo would revert change set {change_set}:"
+    if plan.warnings:
+        return f"Change set {change_set} cannot be undone without overwriting edits made since; nothing was undone:"
+    return f"The notes of change set {change_set} already read as they did before it; there is nothing to undo:"
+
+
 def undo_plan_text(plan: UndoPlan) -> str:
     """Return what an undo will restore (before confirmation) or restored (after), warnings included.
 
@@ -129,18 +142,7 @@ def undo_plan_text(plan: UndoPlan) -> str:
     """
     if plan.change_set_id is None:
         return NOTHING_TO_UNDO
-    change_set = code(plan.change_set_id)
-    if plan.is_applied and not plan.has_writes:
-        head = f"Undone change set {change_set}: its notes already read as before it, so nothing was written."
-    elif plan.is_applied:
-        head = f"Undone change set {change_set}:"
-    elif plan.has_writes:
-        head = f"Undo would revert change set {change_set}:"
-    elif plan.warnings:
-        head = f"Change set {change_set} cannot be undone without overwriting edits made since; nothing was undone:"
-    else:
-        head = f"The notes of change set {change_set} already read as they did before it; there is nothing to undo:"
-    lines = [head]
+    lines = [undo_headline(plan, code(plan.change_set_id))]
     for step in plan.steps:
         mark = "⚠" if step.action == "conflict" else "-"
         lines.append(f"{mark} {code(step.path)}: {step.message}")

@@ -55,13 +55,13 @@ def test_undo_shows_the_plan_and_restores_only_after_confirmation(settings: Sett
     before = apply_one_edit(settings, vault)
 
     declined = CliRunner().invoke(cli, ["undo"], env=env_for(settings), input="n\n")
-    assert declined.exit_code == 0 and "undo would" in declined.stdout and "nothing changed" in declined.stdout
+    assert declined.exit_code == 0 and "Undo would revert" in declined.stdout and "nothing changed" in declined.stdout
     assert (vault / NOTE).read_text(encoding="utf-8") != before
 
     confirmed = CliRunner().invoke(cli, ["undo"], env=env_for(settings), input="y\n")
     assert confirmed.exit_code == 0, confirmed.output
     assert (vault / NOTE).read_text(encoding="utf-8") == before
-    assert "undid" in confirmed.stdout
+    assert "Undone change set" in confirmed.stdout
 
     again = CliRunner().invoke(cli, ["undo", "--yes"], env=env_for(settings))
     assert "nothing to undo" in again.stdout

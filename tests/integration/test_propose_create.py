@@ -25,9 +25,8 @@ from agent.tools.reader import VaultReader
 from agent.writers.files import FileVaultWriter
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest, NotFound
-from core.settings import VaultSettings
-from tests.edit_fakes import write_settings
-from tests.integration.test_propose_tools import NoSearch, vault_hashes
+from tests.edit_fakes import write_settings, write_tools_reader
+from tests.integration.test_propose_tools import vault_hashes
 
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)  # a Friday; the daily notes run to 2026-11-16
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_vault"
@@ -50,8 +49,7 @@ def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
 
 
 def make_reader(vault: Path) -> VaultReader:
-    settings = VaultSettings(path=vault, max_note_bytes=2_000_000, private_folders=("Private",))
-    return VaultReader(settings, NoSearch(), clock=lambda: NOW)
+    return write_tools_reader(vault, NOW)
 
 
 def make_toolbox(vault: Path, store: SqliteProposalStore, **overrides: object) -> ProposalToolbox:

@@ -20,12 +20,10 @@ from agent.propose.move import MOVE_TOOLS
 from agent.tools.reader import VaultReader
 from agent.writers.files import FileVaultWriter
 from agent.writers.rest import LocalRestApiWriter
-from core.domain import SearchFilters, SearchHit
 from core.edits import ApplyReport, ProposedEdit
 from core.errors import InvalidRequest, NotFound
 from core.ports import NoteWriter
-from core.settings import VaultSettings
-from tests.edit_fakes import write_settings
+from tests.edit_fakes import write_settings, write_tools_reader
 from tests.obsidian_standin import StandinVault
 
 NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -50,16 +48,8 @@ def vault_hashes(root: Path) -> dict[str, str]:
     }
 
 
-class NoSearch:
-    """The write tools never search."""
-
-    def search(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> list[SearchHit]:
-        raise AssertionError("write tools do not search")
-
-
 def reader_for(vault: Path) -> VaultReader:
-    settings = VaultSettings(path=vault, max_note_bytes=2_000_000, private_folders=("Private",))
-    return VaultReader(settings, NoSearch(), clock=lambda: NOW)
+    return write_tools_reader(vault, NOW)
 
 
 @pytest.fixture

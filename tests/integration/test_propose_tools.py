@@ -16,11 +16,8 @@ from agent.edits.diffs import content_hash, unified_diff
 from agent.edits.proposals import SqliteProposalStore
 from agent.propose import WRITE_TOOLS, ProposalToolbox
 from agent.tools.outcome import ToolOutcome
-from agent.tools.reader import VaultReader
-from core.domain import SearchFilters, SearchHit
 from core.errors import InvalidRequest, NotFound
-from core.settings import VaultSettings
-from tests.edit_fakes import write_settings
+from tests.edit_fakes import write_settings, write_tools_reader
 
 NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 NOTE = "Projects/Garden.md"
@@ -52,18 +49,9 @@ def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
     proposals.close()
 
 
-class NoSearch:
-    """The write tools never search; a reader needs a search port all the same."""
-
-    def search(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> list[SearchHit]:
-        raise AssertionError("write tools do not search")
-
-
 def make_toolbox(vault: Path, store: SqliteProposalStore, **overrides: object) -> ProposalToolbox:
     settings = write_settings(**{"private_folders": ("Private",), "max_note_bytes": 2_000, **overrides})
-    vault_settings = VaultSettings(path=vault, max_note_bytes=2_000_000, private_folders=("Private",))
-    reader = VaultReader(vault_settings, NoSearch(), clock=lambda: NOW)
-    return ProposalToolbox(reader, store, settings, conversation_id="c1", clock=lambda: NOW)
+    return ProposalToolbox(write_tools_reader(vault, NOW), store, settings, conversation_id="c1", clock=lambda: NOW)
 
 
 @pytest.fixture
