@@ -11,10 +11,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from agent.edits.apply import plan_undo, undo_last
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.lock import EditLock
 from agent.edits.replies import undo_headline
+from agent.edits.undo import plan_undo, undo_last
 from app.wiring import build_note_writer, open_change_log, open_edit_lock
 from core.edits import UndoPlan
 from core.errors import AppError

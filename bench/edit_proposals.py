@@ -19,9 +19,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent.edits.apply import apply_edits, undo_last
+from agent.edits.apply import apply_edits
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.proposals import SqliteProposalStore
+from agent.edits.undo import undo_last
 from agent.propose import ProposalToolbox
 from agent.tools.reader import VaultReader
 from agent.writers.files import FileVaultWriter

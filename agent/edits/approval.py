@@ -43,19 +43,42 @@ _ID = re.compile(r"#?([0-9a-f]{4,32})")
 _EDGE_PUNCTUATION = ".!?,;:"
 
 
+def _starts_with(tokens: list[str], phrases: frozenset[tuple[str, ...]]) -> int:
+    """Return the length of the phrase `tokens` starts with (longest first), or 0."""
+    for phrase in sorted(phrases, key=len, reverse=True):
+        if tuple(tokens[: len(phrase)]) == phrase:
+            return len(phrase)
+    return 0
+
+
 def parse_approval(message: str) -> Approval:
-    """Return what `message` means for the proposals shown just before it."""
+    """Return what `message` means for the proposals shown just before it.
+
+    An approval is approval phrases, courtesy words and ids only, starting with an approval phrase ("yes, go
+    ahead", "ok do it", "ja, mach es 3f2a"); any other word makes it something else.
+    """
     tokens = [token.strip(_EDGE_PUNCTUATION) for token in message.lower().replace(",", " ").split()]
     tokens = [token for token in tokens if token]
-    for phrase in APPROVAL_PHRASES:
-        if tuple(tokens[: len(phrase)]) == phrase:
-            rest = [token for token in tokens[len(phrase) :] if token not in COURTESY]
-            ids = [_ID.fullmatch(token) for token in rest]
-            if all(ids):
-                return Approval(kind="approve", ids=tuple(dict.fromkeys(m.group(1) for m in ids if m)))
-    for phrase in DECLINE_PHRASES:
-        if tuple(tokens[: len(phrase)]) == phrase and all(token in COURTESY for token in tokens[len(phrase) :]):
-            return Approval(kind="decline")
+    if _starts_with(tokens, APPROVAL_PHRASES):
+        ids: list[str] = []
+        rest = tokens
+        while rest:
+            length = _starts_with(rest, APPROVAL_PHRASES)
+            if length:
+                rest = rest[length:]
+                continue
+            if rest[0] in COURTESY:
+                rest = rest[1:]
+                continue
+            match = _ID.fullmatch(rest[0])
+            if match is None:
+                return Approval(kind="unrelated")
+            ids.append(match.group(1))
+            rest = rest[1:]
+        return Approval(kind="approve", ids=tuple(dict.fromkeys(ids)))
+    length = _starts_with(tokens, DECLINE_PHRASES)
+    if length and all(token in COURTESY for token in tokens[length:]):
+        return Approval(kind="decline")
     return Approval(kind="unrelated")
 
 

@@ -145,6 +145,15 @@ class SqliteChangeLog:
             rows = conn.execute(f"SELECT {_COLUMNS} FROM changes ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [_from_row(row) for row in rows]
 
+    def is_undone(self, proposal_id: str) -> bool:
+        """Return True when the change a proposal made was undone since."""
+        with self._db.transaction() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM changes WHERE proposal_id = ? AND undoes IS NULL AND status = 'undone' LIMIT 1",
+                (proposal_id,),
+            ).fetchone()
+        return row is not None
+
     def last_change_set(self) -> builtins.list[AppliedChange]:
         """Return the entries of the newest change set not yet undone (and not an undo), in the order written."""
         with self._db.transaction() as conn:

@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
-from agent.edits.apply import apply_edits, plan_undo, undo_last
+from agent.edits.apply import apply_edits
 from agent.edits.approval import is_undo_request, parse_approval, select_approved
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.lock import EditLock
@@ -30,6 +30,7 @@ from agent.edits.replies import (
     proposals_block,
     undo_plan_text,
 )
+from agent.edits.undo import plan_undo, undo_last
 from agent.locks import ConversationLocks
 from core.chat import AnswerDone, AnswerEvent, AnswerText, TurnRequest, Usage
 from core.edits import ProposedEdit
@@ -54,12 +55,10 @@ def follows(request: TurnRequest, marker: str) -> bool:
     """Return True when the request continues the dialogue that showed `marker` (a proposal or change set id).
 
     Chat apps resend the dialogue, so a message answers proposals only if a reply in its history showed them.
-    Another request sharing the conversation's identity (another chat with the same `user`, a regenerated reply
-    without them) has not seen them and must neither approve nor discard them. A client that sends no history at
-    all is taken to answer the last reply it was given.
+    Another request sharing the conversation's identity (a new chat with the same `user` or the same first message,
+    a regenerated reply without them) has not seen them and must neither approve nor discard them.
     """
-    replies = [message.content for message in request.messages if message.role == "assistant"]
-    return not replies or any(f"`{marker}`" in reply for reply in replies)
+    return any(f"`{marker}`" in message.content for message in request.messages if message.role == "assistant")
 
 
 def is_chat_app_task(message: str) -> bool:
@@ -212,7 +211,10 @@ class EditGate:
             return await self._plan_undo(request.conversation_id, now)
         if not parse_approval(message).is_approval:
             return None
-        return nothing_pending_text(self._store.latest(request.conversation_id), now)
+        latest = self._store.latest(request.conversation_id)
+        if latest is None or not follows(request, latest.id):  # a proposal this dialogue never showed is not its news
+            return nothing_pending_text(None, now)
+        return nothing_pending_text(latest, now, undone=self._log.is_undone(latest.id))
 
     async def _plan_undo(self, conversation: str, now: datetime) -> str:
         if self._writer is None:

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from agent.propose.kit import diff_fence
+from agent.propose.kit import SHOWN_DIFF_LINES, diff_fence, shorten_diff
 from core.edits import ApplyReport, ProposedEdit, UndoPlan
 
 SEPARATOR = "\n\n"
@@ -31,11 +31,11 @@ def _target(proposal: ProposedEdit) -> str:
 
 
 def _entry(proposal: ProposedEdit) -> str:
-    fence = diff_fence(proposal.diff)
+    diff = shorten_diff(proposal.diff, max_lines=SHOWN_DIFF_LINES)
+    fence = diff_fence(diff)
     after = f" (after {code(proposal.depends_on)})" if proposal.depends_on else ""
-    return (
-        f"{code(proposal.id)} · {proposal.operation} · {_target(proposal)}{after}\n{fence}diff\n{proposal.diff}{fence}"
-    )
+    head = f"{code(proposal.id)} · {proposal.operation} · {_target(proposal)}{after}"
+    return f"{head}\n{fence}diff\n{diff}{fence}"
 
 
 def _time_left(proposals: Sequence[ProposedEdit], now: datetime) -> str:
@@ -76,11 +76,11 @@ def incomplete_selection(chosen: Sequence[ProposedEdit], shown: Sequence[Propose
     shown_ids = {proposal.id for proposal in shown}
     for proposal in chosen:
         if proposal.depends_on in shown_ids and proposal.depends_on not in picked:
-            needed = " ".join([*picked, proposal.depends_on])
+            needed = " ".join(p.id for p in shown if p.id in picked or p.id == proposal.depends_on)
             return f"{code(proposal.id)} builds on {code(proposal.depends_on)}; add it (yes {needed})."
         followers = [other.id for other in shown if other.depends_on == proposal.id and other.id not in picked]
         if proposal.new_path is not None and followers:
-            needed = " ".join([*picked, *followers])
+            needed = " ".join(p.id for p in shown if p.id in picked or p.id in followers)
             return (
                 f"the move {code(proposal.id)} without the {len(followers)} link update(s) shown with it would leave "
                 f"links to {code(proposal.path)} pointing nowhere; add them (yes {needed})."
@@ -88,7 +88,7 @@ def incomplete_selection(chosen: Sequence[ProposedEdit], shown: Sequence[Propose
     return ""
 
 
-def nothing_pending_text(latest: ProposedEdit | None, now: datetime) -> str:
+def nothing_pending_text(latest: ProposedEdit | None, now: datetime, *, undone: bool = False) -> str:
     """Return the reply to an approval with nothing waiting, saying what became of the chat's last proposal."""
     if latest is None or latest.status == "pending" and not latest.is_expired(now):
         return NOTHING_PENDING
@@ -96,6 +96,8 @@ def nothing_pending_text(latest: ProposedEdit | None, now: datetime) -> str:
     last = f"The last change proposed in this chat ({code(latest.id)}, {when})"
     if latest.status in ("pending", "expired"):
         return f"{last} expired before your answer, so nothing was changed. Ask me again for it."
+    if latest.status == "applied" and undone:
+        return f"{last} was applied and then undone; nothing else is waiting."
     if latest.status == "applied":
         return f"{last} was already applied; nothing else is waiting. Reply **undo** to revert it."
     if latest.status == "conflict":

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.apply import apply_edits, plan_undo, undo_last
+from agent.edits.apply import apply_edits
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.diffs import content_hash
 from agent.edits.lock import EditLock
 from agent.edits.proposals import SqliteProposalStore, new_proposal
 from agent.edits.replies import undo_plan_text
+from agent.edits.undo import plan_undo, undo_last
 from core.edits import ProposedEdit
 from core.errors import EditConflict, InvalidRequest, UpstreamUnavailable
 from tests.edit_fakes import InMemoryNoteWriter, write_settings
@@ -452,3 +453,23 @@ def test_plan_undo_clears_a_set_whose_notes_already_read_as_before_and_offers_th
 
     assert [step.path for step in plan.steps] == ["Inbox/b.md"] and plan.has_writes
     assert writer.notes["Inbox/a.md"] == ORIGINAL["Inbox/a.md"]  # clearing wrote nothing
+
+
+def test_a_rename_is_held_back_whole_when_one_of_its_link_updates_changed_since(writer, log) -> None:
+    writer.notes.update({"Old.md": "old\n", "A.md": "see [[Old]]\n", "B.md": "also [[Old]]\n"})
+    move = propose(writer, "Old.md", "old\n", new_path="New.md")
+    first = new_proposal(
+        conversation_id="conv", operation="update links", path="A.md", before="see [[Old]]\n", after="see [[New]]\n",
+        now=NOW, ttl_minutes=30, depends_on=move.id,
+    )  # fmt: skip
+    second = new_proposal(
+        conversation_id="conv", operation="update links", path="B.md", before="also [[Old]]\n",
+        after="also [[New]]\n", now=NOW, ttl_minutes=30, depends_on=move.id,
+    )  # fmt: skip
+    writer.notes["B.md"] = "also [[Old]]\nand a line typed since\n"
+
+    report = apply([move, first, second], writer, log)
+
+    assert [o.status for o in report.outcomes] == ["conflict"] * 3 and not report.written
+    assert "B.md changed since the proposal" in report.outcomes[0].message
+    assert "Old.md" in writer.notes and writer.notes["A.md"] == "see [[Old]]\n" and log.list() == []

@@ -234,16 +234,22 @@ def test_two_conversations_approving_at_once_never_overwrite_each_other(tmp_path
         clock=Clock(),
         lock=EditLock(tmp_path / "edits.lock"),
     )
+    shown: dict[str, str] = {}
     for conversation, line in (("a", "from A"), ("b", "from B")):
-        store.add(
-            new_proposal(
-                conversation_id=conversation, operation="append", path=NOTE, before="base\n",
-                after=f"base\n{line}\n", now=START, ttl_minutes=30,
-            )
+        proposal = new_proposal(
+            conversation_id=conversation, operation="append", path=NOTE, before="base\n",
+            after=f"base\n{line}\n", now=START, ttl_minutes=30,
         )  # fmt: skip
+        store.add(proposal)
+        shown[conversation] = f"Proposed change `{proposal.id}`"
 
     async def approve(conversation: str) -> str:
-        request = TurnRequest(conversation, (ChatMessage("user", "yes"),))
+        dialogue = (
+            ChatMessage("user", "add"),
+            ChatMessage("assistant", shown[conversation]),
+            ChatMessage("user", "yes"),
+        )
+        request = TurnRequest(conversation, dialogue)
         return "".join([e.text async for e in gate.answer(request) if isinstance(e, AnswerText)])
 
     async def both() -> list[str]:
@@ -353,3 +359,30 @@ def test_undo_in_another_chat_says_the_change_was_made_elsewhere(
 
     assert asyncio.run(undo_elsewhere()).startswith("(The last change to the vault was made outside this chat")
     assert not chat.say("undo").startswith("(The last change")
+
+
+def test_a_new_chat_with_the_same_identity_neither_approves_nor_discards(
+    parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
+) -> None:
+    chat, inner, writer, _ = parts
+    inner.next_edits = [(NOTE, "one\ntwo\n")]
+    chat.say("add two")
+
+    fresh = Chat(chat.gate)  # e.g. a new chat sent with the same `user`: it never saw the proposal
+    assert fresh.say("ok") == "Nothing is waiting for your approval, so nothing was changed."
+    assert "Model answer." in Chat(chat.gate).say("How long does the dough rest?")
+    assert writer.notes[NOTE] == "one\n"
+    assert chat.say("yes").startswith("Applied 1 change:")
+
+
+def test_yes_after_an_undo_says_the_change_was_undone(
+    parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
+) -> None:
+    chat, inner, _, _ = parts
+    inner.next_edits = [(NOTE, "one\ntwo\n")]
+    chat.say("add two")
+    chat.say("yes")
+    chat.say("undo")
+    chat.say("yes")
+
+    assert "was applied and then undone" in chat.say("yes")

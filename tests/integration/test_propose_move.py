@@ -12,9 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.edits.apply import apply_edits, undo_last
+from agent.edits.apply import apply_edits
 from agent.edits.changelog import SqliteChangeLog
 from agent.edits.proposals import SqliteProposalStore
+from agent.edits.undo import undo_last
 from agent.propose import WRITE_TOOLS, ProposalToolbox
 from agent.propose.move import MOVE_TOOLS
 from agent.tools.reader import VaultReader

@@ -99,3 +99,17 @@ def test_paths_with_backticks_stay_one_code_span() -> None:
     )  # fmt: skip
     block = proposals_block([edit], now=NOW)
     assert "``About `We are Good People`.md``" in block
+
+
+def test_a_huge_diff_is_shortened_in_the_reply_but_the_proposal_keeps_all_of_it() -> None:
+    before = "".join(f"line {n}\n" for n in range(3_000))
+    after = before.replace("line ", "LINE ")
+    edit = new_proposal(
+        conversation_id="c", operation="replace", path="Big.md", before=before, after=after, now=NOW, ttl_minutes=30
+    )
+
+    block = proposals_block([edit], now=NOW)
+
+    assert len(edit.diff.splitlines()) > 6_000  # stored whole: applying writes exactly the proposed text
+    assert "more lines of this diff are not shown here" in block
+    assert len(block.splitlines()) < 200 and "-line 0\n" in block and "+LINE 2999\n" in block
