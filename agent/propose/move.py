@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -11,7 +12,7 @@ from pydantic import Field
 
 from agent.edits.scope import check_writable
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
-from agent.propose.paths import check_new_folders
+from agent.propose.paths import check_new_folders, with_folders_as_on_disk
 from agent.propose.text.links import LinkMove, rewrite_links
 from agent.tools.definition import ToolArgs, require
 from agent.tools.snapshot import VaultSnapshot, clean_relative_path, parse_note_ref
@@ -123,7 +124,7 @@ def _target_path(context: ProposeContext, old: str, raw: str) -> str:
     name = _with_md(name)
     if name[:-3].strip() == "":
         raise InvalidRequest("the new name is empty; give a name such as 'Garden plan'")
-    new = f"{folder}/{name}" if folder else name
+    new = with_folders_as_on_disk(context.snapshot(), f"{folder}/{name}" if folder else name)
     check_new_folders(context.snapshot(), new)
     new = check_writable(new, settings=context.settings)
     _refuse_taken(context, old, new)
@@ -146,14 +147,22 @@ def _refuse_taken(context: ProposeContext, old: str, new: str) -> None:
     """Refuse a target that is the note itself or already taken (in the vault or by this turn's proposals)."""
     if new == old:
         raise InvalidRequest(f"{old!r} is already at that path; nothing to move")
-    if new.casefold() == old.casefold():
-        return  # a change of case only: the same file on case-insensitive disks, so it cannot be "taken"
+    if _same_name(new, old):
+        return  # a change of case or Unicode form only: the same file on macOS disks, so it cannot be "taken"
     if context.read(new) is not None:
         raise InvalidRequest(f"a note already exists at {new!r}; choose another name or folder")
     snapshot = context.snapshot()
     for path in (*snapshot.notes, *snapshot.other_files):
-        if path.casefold() == new.casefold() and path != old:
+        if path == old or not _same_name(path, new):
+            continue
+        if path.casefold() == new.casefold():
             raise InvalidRequest(f"{path!r} differs from {new!r} only in case; Obsidian would take them for one")
+        raise InvalidRequest(f"a note with this name already exists: {path!r} (it differs only in Unicode form)")
+
+
+def _same_name(first: str, second: str) -> bool:
+    """Return True for paths Obsidian and macOS disks take for one: equal ignoring case and NFC/NFD form."""
+    return unicodedata.normalize("NFC", first).casefold() == unicodedata.normalize("NFC", second).casefold()
 
 
 def _link_sources(snapshot: VaultSnapshot, old: str, new: str) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from agent.edits.scope import check_writable
 from agent.propose.kit import ProposeContext
@@ -101,4 +102,43 @@ def new_note_path(context: ProposeContext, ref: str) -> str:
         folder = context.reader.new_note_folder(context.snapshot())
         target = f"{folder}/{target}" if folder else target
     path = check_writable(note_path(target), settings=context.settings)
-    return check_new_folders(context.snapshot(), path)
+    snapshot = context.snapshot()
+    path = check_writable(with_folders_as_on_disk(snapshot, path), settings=context.settings)
+    refuse_unicode_twin(snapshot, path)
+    return check_new_folders(snapshot, path)
+
+
+def with_folders_as_on_disk(snapshot: VaultSnapshot, path: str) -> str:
+    """Return `path` with its existing folders spelled as on disk when they differ only in Unicode form.
+
+    A vault synced from macOS may hold "Tagebu\u0308cher/" (NFD) while "Tagebücher/" (NFC) is typed: writing
+    the typed spelling would make a second folder that looks the same in Obsidian.
+    """
+    *folders, name = path.split("/")
+    wanted = [unicodedata.normalize("NFC", part) for part in folders]
+    best: list[str] = []
+    for existing in (*snapshot.notes, *snapshot.other_files):
+        parts = existing.split("/")[:-1]
+        shared = 0
+        while shared < min(len(parts), len(wanted)) and unicodedata.normalize("NFC", parts[shared]) == wanted[shared]:
+            shared += 1
+        if shared > len(best):
+            best = parts[:shared]
+    return "/".join([*best, *folders[len(best) :], name])
+
+
+def refuse_unicode_twin(snapshot: VaultSnapshot, path: str) -> None:
+    """Refuse a new note whose path differs from an existing note's only in Unicode form (NFC vs NFD).
+
+    Both would show the same name in Obsidian and links could reach only one of them.
+
+    Raises:
+        InvalidRequest: such a note exists; the message gives its real path, to edit it instead.
+
+    """
+    key = unicodedata.normalize("NFC", path)
+    for existing in snapshot.notes:
+        if existing != path and unicodedata.normalize("NFC", existing) == key:
+            raise InvalidRequest(
+                f"a note with this name already exists: {existing!r}; edit that note instead of creating a new one"
+            )

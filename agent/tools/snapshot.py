@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -100,7 +101,7 @@ class VaultSnapshot:
         if not target:
             raise InvalidRequest("no note given: pass a name such as 'Sourdough' or a path like 'Daily/2026-11-05.md'")
         target = clean_relative_path(target, what="note")
-        candidates = self.resolver.candidates(target, source_path="")
+        candidates = self.resolver.candidates(target, source_path="") or self._candidates_in_nfc(target)
         notes = [path for path in candidates if path in self.notes]
         if len(notes) == 1:
             return notes[0]
@@ -110,10 +111,26 @@ class VaultSnapshot:
             raise InvalidRequest(f"'{target}' matches several notes: {', '.join(notes)}; pass the full path of one")
         if candidates:
             raise InvalidRequest(f"'{candidates[0]}' is not a note (markdown file); it cannot be read as text")
-        by_alias = [path for path, note in self.notes.items() if target.casefold() in map(str.casefold, note.aliases)]
+        wanted = _name_key(target)
+        by_alias = [path for path, note in self.notes.items() if wanted in map(_name_key, note.aliases)]
         if len(by_alias) == 1:
             return by_alias[0]
         raise NotFound(f"no note named '{target}'" + self._suggest(target))
+
+    def _candidates_in_nfc(self, target: str) -> list[str]:
+        """Return the paths `target` names when both are compared in NFC, spelled as on disk.
+
+        A vault synced from macOS often stores names decomposed ("Cafe\u0301 Notes.md") while people and models
+        type them composed ("Café Notes"); both name one note, which must be found, not created a second time.
+        """
+        on_disk: dict[str, list[str]] = defaultdict(list)
+        for path in (*self.notes, *self.other_files):
+            on_disk[unicodedata.normalize("NFC", path)].append(path)
+        wanted = unicodedata.normalize("NFC", target)
+        if wanted == target and all(len(paths) == 1 and paths[0] == key for key, paths in on_disk.items()):
+            return []  # nothing is spelled differently in NFC: the resolver has already answered
+        found = LinkResolver(on_disk).candidates(wanted, source_path="")
+        return [path for key in found for path in on_disk[key]]
 
     def _suggest(self, target: str) -> str:
         """Return a hint naming notes whose title is close to `target` (typos, partial names)."""
@@ -141,6 +158,10 @@ class VaultSnapshot:
             if self.in_folder(path, folder):
                 return path[: len(folder)]
         raise NotFound(f"no folder '{folder}' in the vault; use the vault tool's list_folder to see the folders")
+
+
+def _name_key(name: str) -> str:
+    return unicodedata.normalize("NFC", name).casefold()
 
 
 def build_snapshot(
