@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,7 @@ from agent.propose.daily import EDIT_DAILY_NOTE
 from agent.propose.edit_note import EDIT_NOTE
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool, describe_proposal
 from agent.propose.move import MOVE_TOOLS
+from agent.propose.paths import refuse_unicode_twin
 from agent.tools.outcome import ToolOutcome
 from agent.tools.reader import VaultReader
 from agent.tools.registry import parse_arguments
@@ -80,6 +82,11 @@ class ProposalToolbox:
             raise InvalidRequest(f"{name} found nothing to change; nothing was proposed")
         for edit in planned:
             self._check(edit)
+            # Every tool that creates a note (create, daily note, base item, move target) is held to one rule.
+            if edit.before is None and edit.after is not None:
+                refuse_unicode_twin(context.snapshot(), edit.path)
+            if edit.new_path is not None and not same_name(edit.new_path, edit.path):  # a respelling is allowed
+                refuse_unicode_twin(context.snapshot(), edit.new_path)
         limit = self._settings.max_writes_per_turn
         if len(self.proposals) + len(planned) > limit:
             raise InvalidRequest(
@@ -139,3 +146,8 @@ class ProposalToolbox:
             self._overlay[edit.path] = edit.after
         self._last_on_path[edit.path] = proposal.id
         return proposal
+
+
+def same_name(first: str, second: str) -> bool:
+    """Return True when two paths differ only in Unicode form (a note renamed to its other spelling)."""
+    return unicodedata.normalize("NFC", first) == unicodedata.normalize("NFC", second)
