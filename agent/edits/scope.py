@@ -8,6 +8,7 @@ module checks path text only, and the file writer resolves the real path inside 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from core.errors import InvalidRequest
 from core.settings import WriteSettings
@@ -76,5 +77,7 @@ def _split(path: str) -> list[str]:
 
 
 def _is_under(path: str, folder: str) -> bool:
-    prefix = folder.strip("/")
+    # NFC on both sides: a folder synced from macOS may be spelled in NFD on disk while the setting was typed in NFC.
+    path = unicodedata.normalize("NFC", path)
+    prefix = unicodedata.normalize("NFC", folder.strip("/"))
     return not prefix or path == prefix or path.startswith(prefix + "/")

@@ -119,3 +119,10 @@ def test_unified_diff_marks_a_missing_final_newline() -> None:
 def test_content_hash_is_sha256_of_utf8() -> None:
     assert content_hash("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     assert content_hash("a") != content_hash("a\n")
+
+
+def test_a_writable_folder_spelled_in_another_unicode_form_is_still_writable() -> None:
+    settings = write_settings(writable_folders=("Tagebücher",))  # typed in NFC
+    assert check_writable("Tagebu\u0308cher/2024.md", settings=settings) == "Tagebu\u0308cher/2024.md"
+    with pytest.raises(InvalidRequest, match="outside the writable folders"):
+        check_writable("tagebücher/2024.md", settings=settings)  # case still counts on case-sensitive disks
