@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -60,8 +61,8 @@ class ProposalToolbox:
         self.proposals: list[ProposedEdit] = []  # made this turn, in order
 
     def specs(self) -> list[ToolSpec]:
-        """Return every write tool's spec."""
-        return [tool.spec() for tool in self._tools.values()]
+        """Return every write tool's spec (built once per set of tools: a toolbox lives for one turn)."""
+        return list(_specs(tuple(self._tools.values())))
 
     def has_tool(self, name: str) -> bool:
         """Return True when `name` is one of the toolbox's tools."""
@@ -151,3 +152,9 @@ class ProposalToolbox:
 def same_name(first: str, second: str) -> bool:
     """Return True when two paths differ only in Unicode form (a note renamed to its other spelling)."""
     return unicodedata.normalize("NFC", first) == unicodedata.normalize("NFC", second)
+
+
+@functools.cache
+def _specs(tools: tuple[ProposeTool[Any], ...]) -> tuple[ToolSpec, ...]:
+    # Building JSON schemas takes milliseconds per tool; each turn makes a new toolbox, so they are cached here.
+    return tuple(tool.spec() for tool in tools)
