@@ -22,23 +22,9 @@ APPROVAL_PHRASES = frozenset(
 DECLINE_PHRASES = frozenset({("no",), ("n",), ("nope",), ("nein",), ("cancel",), ("abbrechen",), ("discard",)})
 # Words that may follow an approval or a decline without changing its meaning.
 COURTESY = frozenset(
-    {
-        "please",
-        "pls",
-        "plz",
-        "thanks",
-        "thank",
-        "you",
-        "all",
-        "them",
-        "both",
-        "bitte",
-        "gerne",
-        "danke",
-        "alle",
-        "beide",
-    }
-)
+    {"please", "pls", "plz", "thanks", "thank", "you", "all", "them", "both", "it", "that", "this", "-", "—", "–"}
+    | {"bitte", "gerne", "danke", "alle", "beide"}
+)  # fmt: skip
 _ID = re.compile(r"#?([0-9a-f]{4,32})")
 _EDGE_PUNCTUATION = ".!?,;:"
 
@@ -59,7 +45,7 @@ def parse_approval(message: str) -> Approval:
     """
     tokens = [token.strip(_EDGE_PUNCTUATION) for token in message.lower().replace(",", " ").split()]
     tokens = [token for token in tokens if token]
-    if _starts_with(tokens, APPROVAL_PHRASES):
+    if _starts_with(tokens, APPROVAL_PHRASES) and not message.rstrip().endswith("?"):  # "yes?" asks, not approves
         ids: list[str] = []
         rest = tokens
         while rest:

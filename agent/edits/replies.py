@@ -30,8 +30,22 @@ def _target(proposal: ProposedEdit) -> str:
     return f"{code(proposal.path)} → {code(proposal.new_path)}" if proposal.new_path else code(proposal.path)
 
 
-def _entry(proposal: ProposedEdit) -> str:
-    diff = shorten_diff(proposal.diff, max_lines=SHOWN_DIFF_LINES)
+# The whole reply stays far below MAX_BODY_BYTES (1 MB by default): chat apps resend it with every later message.
+MAX_BLOCK_CHARS = 120_000
+
+
+def _entries(proposals: Sequence[ProposedEdit]) -> list[str]:
+    """Return each proposal's entry, with shorter diffs when all of them together would be too long to resend."""
+    entries = [_entry(proposal, max_lines=SHOWN_DIFF_LINES) for proposal in proposals]
+    total = sum(len(entry) for entry in entries)
+    if total <= MAX_BLOCK_CHARS:
+        return entries
+    lines = max(12, SHOWN_DIFF_LINES * MAX_BLOCK_CHARS // total)
+    return [_entry(proposal, max_lines=lines) for proposal in proposals]
+
+
+def _entry(proposal: ProposedEdit, *, max_lines: int) -> str:
+    diff = shorten_diff(proposal.diff, max_lines=max_lines)
     fence = diff_fence(diff)
     after = f" (after {code(proposal.depends_on)})" if proposal.depends_on else ""
     head = f"{code(proposal.id)} · {proposal.operation} · {_target(proposal)}{after}"
@@ -47,7 +61,7 @@ def proposals_block(proposals: Sequence[ProposedEdit], *, now: datetime) -> str:
     """Return the proposals as the user sees them: id, operation, path and diff each, then how to answer."""
     count = len(proposals)
     title = "Proposed change" if count == 1 else f"{count} proposed changes"
-    parts = [f"**{title} (nothing is written yet):**", *(_entry(proposal) for proposal in proposals)]
+    parts = [f"**{title} (nothing is written yet):**", *_entries(proposals)]
     if count == 1:
         answer = "Reply **yes** to apply it, or **no** to discard it."
     else:
@@ -63,7 +77,7 @@ def proposals_block(proposals: Sequence[ProposedEdit], *, now: datetime) -> str:
 def auto_applied_block(proposals: Sequence[ProposedEdit], report: str) -> str:
     """Return what WRITE_CONFIRM=false applied without asking: each change's diff, then the apply report."""
     title = "**Applied without asking (WRITE_CONFIRM=false):**"
-    return SEPARATOR.join([title, *(_entry(proposal) for proposal in proposals), report])
+    return SEPARATOR.join([title, *_entries(proposals), report])
 
 
 def incomplete_selection(chosen: Sequence[ProposedEdit], shown: Sequence[ProposedEdit]) -> str:

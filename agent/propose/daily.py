@@ -14,6 +14,7 @@ from pydantic import Field
 
 from agent.edits.scope import check_writable
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.propose.paths import as_on_disk
 from agent.propose.text import body as ops
 from agent.propose.text.templates import render_daily_template
 from agent.tools.daily import DATE_DESCRIPTION, daily_note_path
@@ -69,7 +70,8 @@ def _edited(text: str, args: EditDailyNoteArgs) -> str:
 def plan_edit_daily_note(context: ProposeContext, args: EditDailyNoteArgs) -> list[PlannedEdit]:
     """Plan one edit of a day's daily note; a missing note is created from the daily template first."""
     day = parse_day(args.date, context.today())
-    path = check_writable(daily_note_path(context.reader, context.snapshot(), day), settings=context.settings)
+    computed = daily_note_path(context.reader, context.snapshot(), day)
+    path = check_writable(as_on_disk(context.snapshot(), computed), settings=context.settings)
     before = context.read(path)
     start = before if before is not None else new_daily_note_text(context, day)
     operation = f"{args.command.replace('_', ' ')} (daily note {day.isoformat()})"

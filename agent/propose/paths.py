@@ -127,6 +127,18 @@ def with_folders_as_on_disk(snapshot: VaultSnapshot, path: str) -> str:
     return "/".join([*best, *folders[len(best) :], name])
 
 
+def as_on_disk(snapshot: VaultSnapshot, path: str) -> str:
+    """Return the existing note `path` names in another Unicode form, else `path` with folders spelled as on disk.
+
+    For paths computed from settings (the daily note's): the file or its folder may be stored in NFD.
+    """
+    key = unicodedata.normalize("NFC", path)
+    for existing in snapshot.notes:
+        if unicodedata.normalize("NFC", existing) == key:
+            return existing
+    return with_folders_as_on_disk(snapshot, path)
+
+
 def refuse_unicode_twin(snapshot: VaultSnapshot, path: str) -> None:
     """Refuse a new note whose path differs from an existing note's only in Unicode form (NFC vs NFD).
 

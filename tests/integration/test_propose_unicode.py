@@ -158,3 +158,21 @@ def test_read_tools_find_the_decomposed_note_by_its_composed_name(vault: Path) -
     assert snapshot.find_note(NFC_NAME) == NFD_PATH
     assert snapshot.find_note(f"[[{nfc(NFD_PATH)}#Café]]") == NFD_PATH
     assert snapshot.find_note("café list") == NFD_PATH
+
+
+def test_the_daily_note_in_a_decomposed_folder_is_edited_and_new_ones_go_there(
+    vault: Path, toolbox: ProposalToolbox
+) -> None:
+    folder = unicodedata.normalize("NFD", "Journal/Café")
+    (vault / folder).mkdir(parents=True)
+    (vault / folder / "2026-11-16.md").write_text("# Today\n", encoding="utf-8")
+    (vault / ".obsidian").mkdir(exist_ok=True)
+    (vault / ".obsidian" / "daily-notes.json").write_text(json.dumps({"folder": "Journal/Café"}), encoding="utf-8")
+    before = vault_hashes(vault)
+
+    [today] = propose(toolbox, "edit_daily_note", command="append", date="2026-11-16", content="- ran 5 km")
+    [tomorrow] = propose(toolbox, "edit_daily_note", command="append", date="2026-11-17", content="- rest")
+
+    assert today.path == f"{folder}/2026-11-16.md" and today.new_text == "# Today\n- ran 5 km\n"
+    assert tomorrow.path == f"{folder}/2026-11-17.md"  # no look-alike "Café" folder beside the real one
+    assert vault_hashes(vault) == before

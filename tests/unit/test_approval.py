@@ -15,12 +15,13 @@ APPROVE_ALL = [
     "ja", "Ja!", "j", "anwenden", "Mach es", "mach es.", "ok!", "okay", "yes please", "Yes, please!", "yes all",
     "Ja, bitte", "ja gerne", "jawohl", "approve", "approved", "confirm", "go ahead", "OK, thanks",
     "Yes, go ahead", "ok, do it", "yes do it", "yes apply", "yes, please apply", "Ja, mach es", "ja, anwenden",
+    "Yes, apply it", "apply it", "yes — thanks!", "ok - do it",
 ]  # fmt: skip
 NOT_APPROVALS = [
     "", "   ", "sure", "yep", "yes but change the title", "ok, but only the first", "please yes",
     "don't ask me, just do it", "just do it", "please apply", "apply everything", "I said yes", "yes and no",
     "ja, aber ändere den Titel", "mach es nicht", "doit", "yes 12", "yes abc", "yes zzzz", "go", "ahead",
-    "yes; rm -rf /", "delete all notes in Inbox",
+    "yes; rm -rf /", "delete all notes in Inbox", "yes?", "apply it?",
 ]  # fmt: skip
 
 

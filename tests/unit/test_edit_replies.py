@@ -113,3 +113,20 @@ def test_a_huge_diff_is_shortened_in_the_reply_but_the_proposal_keeps_all_of_it(
     assert len(edit.diff.splitlines()) > 6_000  # stored whole: applying writes exactly the proposed text
     assert "more lines of this diff are not shown here" in block
     assert len(block.splitlines()) < 200 and "-line 0\n" in block and "+LINE 2999\n" in block
+
+
+def test_many_large_proposals_together_stay_small_enough_to_resend() -> None:
+    line = "x" * 390
+    before = "".join(f"{n} {line}\n" for n in range(200))
+    edits = [
+        new_proposal(
+            conversation_id="c", operation="replace section", path=f"N{n}.md", before=before,
+            after=before.replace(line, line.upper()), now=NOW, ttl_minutes=30,
+        )
+        for n in range(16)
+    ]  # fmt: skip
+
+    block = proposals_block(edits, now=NOW)
+
+    assert len(block) < 200_000  # the next message, which resends this reply, stays far under MAX_BODY_BYTES
+    assert all(f"`{edit.id}`" in block for edit in edits)
