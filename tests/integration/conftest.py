@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from agent.edits.proposals import SqliteProposalStore
 from tests.obsidian_standin import StandinVault
 
 STANDIN_KEY = "0123abcd" * 8  # the plugin's keys are 64 hex characters
@@ -25,3 +26,11 @@ def client(standin: StandinVault) -> Iterator[httpx.Client]:
     """Return an authenticated HTTP client for the stand-in."""
     with httpx.Client(base_url=standin.base_url, headers=standin.auth_headers) as http:
         yield http
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
+    """Return an empty proposal store under the test's DATA_DIR (modules testing another store define their own)."""
+    proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
+    yield proposals
+    proposals.close()

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -42,18 +40,6 @@ class MovableClock:
     def advance(self, **delta: float) -> None:
         """Move the clock forward (keywords as for timedelta)."""
         self.now += timedelta(**delta)
-
-
-def vault_hashes(root: Path) -> dict[str, str]:
-    """Return the SHA-256 of every file under `root` (symlinks as their target text), hidden folders included."""
-    hashes: dict[str, str] = {}
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root).as_posix()
-        if path.is_symlink():
-            hashes[relative] = "link:" + str(path.readlink())
-        elif path.is_file():
-            hashes[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return hashes
 
 
 @dataclass

@@ -7,16 +7,14 @@ The vault is written here (not copied from a shared one): category notes, books 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agent.edits.proposals import SqliteProposalStore
 from core.errors import InvalidRequest
 from tests.integration.test_agent_tools_bases import table_rows
 from tests.integration.test_propose_create import apply, propose, query_base, refuse
-from tests.integration.test_propose_tools import vault_hashes
+from tests.vault_state import vault_hashes
 
 BOOKS_BASE = """\
 filters:
@@ -63,13 +61,6 @@ def vault(tmp_path: Path) -> Path:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     return root
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
-    proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
-    yield proposals
-    proposals.close()
 
 
 def test_the_category_view_lists_the_notes_whose_categories_link_to_it(vault: Path) -> None:

@@ -23,9 +23,9 @@ from tests.integration.edit_flow_support import (
     librarian_factory,
     nothing_applied,
     tool_names,
-    vault_hashes,
 )
 from tests.scripted_llm import ScriptedLLMServer, Turn
+from tests.vault_state import vault_hashes
 
 GARLIC = "Areas/Garden/Garlic.md"
 COMPOSTING = "Areas/Garden/Composting.md"

@@ -22,13 +22,6 @@ def proposal(conversation: str = "c1", *, path: str = "Inbox/a.md", ttl: float =
     )  # fmt: skip
 
 
-@pytest.fixture
-def store(tmp_path: Path):
-    store = SqliteProposalStore(tmp_path / "proposals.sqlite")
-    yield store
-    store.close()
-
-
 def test_new_proposal_binds_the_base_hash_and_shows_the_diff() -> None:
     made = proposal()
     assert made.base_hash == content_hash("old\n")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from agent.writers.files import FileVaultWriter
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest, NotFound
 from tests.edit_fakes import write_settings, write_tools_reader
-from tests.integration.test_propose_tools import vault_hashes
+from tests.vault_state import vault_hashes
 
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)  # a Friday; the daily notes run to 2026-11-16
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_vault"
@@ -39,13 +38,6 @@ def vault(tmp_path: Path) -> Path:
     (root / "Private").mkdir()
     (root / "Private" / "diary.md").write_text("secret\n", encoding="utf-8")
     return root
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
-    proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
-    yield proposals
-    proposals.close()
 
 
 def make_reader(vault: Path) -> VaultReader:

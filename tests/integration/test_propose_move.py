@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -26,6 +25,7 @@ from core.errors import InvalidRequest, NotFound
 from core.ports import NoteWriter
 from tests.edit_fakes import write_settings, write_tools_reader
 from tests.obsidian_standin import StandinVault
+from tests.vault_state import vault_hashes
 
 NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 NOTES = {
@@ -41,14 +41,6 @@ NOTES = {
 BACKLINKS = {"Areas/Compost.md", "Daily/2024-05-01.md", "Inbox/Links.md", "Home.md"}
 
 
-def vault_hashes(root: Path) -> dict[str, str]:
-    return {
-        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(root.rglob("*"))
-        if path.is_file()
-    }
-
-
 def reader_for(vault: Path) -> VaultReader:
     return write_tools_reader(vault, NOW)
 
@@ -60,13 +52,6 @@ def vault(tmp_path: Path) -> Path:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
     return root
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
-    proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
-    yield proposals
-    proposals.close()
 
 
 @pytest.fixture

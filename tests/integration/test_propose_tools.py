@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import shutil
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,18 +16,11 @@ from agent.propose import WRITE_TOOLS, ProposalToolbox
 from agent.tools.outcome import ToolOutcome
 from core.errors import InvalidRequest, NotFound
 from tests.edit_fakes import write_settings, write_tools_reader
+from tests.vault_state import vault_hashes
 
 NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 NOTE = "Projects/Garden.md"
 NOTE_TEXT = "---\ntags:\n  - plants\n---\n# Garden\n## Ideas\n- one\n\n## Tasks\n- [ ] water\n"
-
-
-def vault_hashes(root: Path) -> dict[str, str]:
-    return {
-        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(root.rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.fixture
@@ -40,13 +31,6 @@ def vault(tmp_path: Path) -> Path:
     (root / "Private").mkdir()
     (root / "Private" / "diary.md").write_text("secret\n", encoding="utf-8")
     return root
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
-    proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
-    yield proposals
-    proposals.close()
 
 
 def make_toolbox(vault: Path, store: SqliteProposalStore, **overrides: object) -> ProposalToolbox:

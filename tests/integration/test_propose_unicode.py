@@ -7,11 +7,9 @@ spell one note, so write tools must edit the file that exists and never create a
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import shutil
 import unicodedata
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,20 +20,13 @@ from agent.propose import ProposalToolbox
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest
 from tests.edit_fakes import write_settings, write_tools_reader
+from tests.vault_state import vault_hashes
 
 NOW = datetime(2026, 11, 16, 9, 0, tzinfo=UTC)
 NFC_NAME = "Café Notes"
 NFD_PATH = "Inbox/Cafe\u0301 Notes.md"
 NFD_FOLDER = "Tagebu\u0308cher"  # "Tagebücher" decomposed
 EMOJI_PATH = "Inbox/🌱 Seeds.md"
-
-
-def vault_hashes(root: Path) -> dict[str, str]:
-    return {
-        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(root.rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.fixture
@@ -47,13 +38,6 @@ def vault(tmp_path: Path) -> Path:
     (root / NFD_FOLDER).mkdir()
     (root / NFD_FOLDER / "Day one.md").write_text("# Day one\n", encoding="utf-8")
     return root
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
-    proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
-    yield proposals
-    proposals.close()
 
 
 @pytest.fixture

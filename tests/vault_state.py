@@ -1,0 +1,18 @@
+"""The state of a vault folder as tests compare it: every file's hash, so "nothing changed" can be asserted."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+
+def vault_hashes(root: Path) -> dict[str, str]:
+    """Return the SHA-256 of every file under `root` (symlinks as their target text), hidden folders included."""
+    hashes: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            hashes[relative] = "link:" + str(path.readlink())
+        elif path.is_file():
+            hashes[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashes
