@@ -10,6 +10,7 @@ import pytest
 
 from agent.edits.proposals import SqliteProposalStore
 from tests.obsidian_standin import StandinVault
+from tests.scripted_llm import ScriptedLLMServer
 
 STANDIN_KEY = "0123abcd" * 8  # the plugin's keys are 64 hex characters
 
@@ -34,3 +35,10 @@ def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
     proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
     yield proposals
     proposals.close()
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLMServer]:
+    """Return a running scripted OpenAI-compatible server with an empty script (tests add turns)."""
+    with ScriptedLLMServer() as server:
+        yield server

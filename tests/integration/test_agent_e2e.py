@@ -22,12 +22,6 @@ QUESTION = "How long does the sourdough autolyse rest?"
 
 
 @pytest.fixture
-def llm() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
 def librarian(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[openai.OpenAI]:
     services.reindexer.run_once()
     configured = settings.model_copy(update={"llm_base_url": (llm.base_url,), "relevance_floor": -1.0, "watch": False})

@@ -36,12 +36,6 @@ ADDED = "- Side-dress with quokkablend fertiliser in March"
 ASK = "Add a fertiliser reminder to my Garlic note"
 
 
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
 @pytest.fixture(params=["files", "rest"])
 def factory(
     request: pytest.FixtureRequest, settings: Settings, services: Services, llm: ScriptedLLMServer

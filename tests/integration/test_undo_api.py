@@ -17,12 +17,6 @@ GARLIC = "Areas/Garden/Garlic.md"
 COMPOSTING = "Areas/Garden/Composting.md"
 
 
-@pytest.fixture
-def llm() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
 @pytest.fixture(params=["files", "rest"])
 def librarian(
     request: pytest.FixtureRequest, settings: Settings, services: Services, llm: ScriptedLLMServer
