@@ -200,10 +200,7 @@ class EditGate:
 
     def _discard(self, proposals: Sequence[ProposedEdit]) -> list[ProposedEdit]:
         """Mark these proposals discarded; return those that were still waiting."""
-        still = [p for p in proposals if (current := self._store.get(p.id)) is not None and current.status == "pending"]
-        for proposal in still:
-            self._store.mark(proposal.id, "discarded")
-        return still
+        return self._store.discard([proposal.id for proposal in proposals])
 
     async def _without_pending(self, request: TurnRequest, message: str, now: datetime) -> str | None:
         """Answer "undo" and a stray "yes" in code; return None for anything else."""

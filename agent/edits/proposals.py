@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import cast
@@ -157,19 +158,21 @@ class SqliteProposalStore:
                 raise NotFound(f"no proposal with id {proposal_id}")
             conn.execute("UPDATE proposals SET status = ? WHERE id = ? AND status = 'pending'", (status, proposal_id))
 
-    def discard_pending(self, conversation_id: str) -> list[ProposedEdit]:
-        """Mark the conversation's pending proposals discarded (expired ones included); return those still open."""
+    def discard(self, proposal_ids: Sequence[str]) -> list[ProposedEdit]:
+        """Mark these proposals discarded if still pending; return those that were, in the order given."""
+        if not proposal_ids:
+            return []
+        marks = ", ".join("?" for _ in proposal_ids)
         with self._db.transaction() as conn:
             rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM proposals WHERE conversation_id = ? AND status = 'pending' "
-                "ORDER BY created_at, rowid",
-                (conversation_id,),
+                f"SELECT {_COLUMNS} FROM proposals WHERE id IN ({marks}) AND status = 'pending'", tuple(proposal_ids)
             ).fetchall()
             conn.execute(
-                "UPDATE proposals SET status = 'discarded' WHERE conversation_id = ? AND status = 'pending'",
-                (conversation_id,),
+                f"UPDATE proposals SET status = 'discarded' WHERE id IN ({marks}) AND status = 'pending'",
+                tuple(proposal_ids),
             )
-        return [_from_row(row) for row in rows]
+        found = {proposal.id: proposal for proposal in map(_from_row, rows)}
+        return [found[pid] for pid in proposal_ids if pid in found]
 
     def latest(self, conversation_id: str) -> ProposedEdit | None:
         """Return the conversation's most recent proposal, whatever its status, or None."""

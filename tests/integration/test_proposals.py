@@ -102,3 +102,15 @@ def test_proposals_survive_reopening_the_file(tmp_path: Path) -> None:
     again = SqliteProposalStore(tmp_path / "p.sqlite")
     assert again.pending("c1", NOW) == [made]
     again.close()
+
+
+def test_discard_marks_only_pending_proposals_and_returns_them(store: SqliteProposalStore) -> None:
+    waiting, applied = proposal(), proposal()
+    store.add(waiting)
+    store.add(applied)
+    store.mark(applied.id, "applied")
+
+    assert store.discard([applied.id, waiting.id, "unknown1"]) == [waiting]
+    assert store.get(waiting.id).status == "discarded"  # type: ignore[union-attr]
+    assert store.get(applied.id).status == "applied"  # type: ignore[union-attr]
+    assert store.discard([waiting.id]) == []
