@@ -4,6 +4,10 @@
 checks the conversation for shown proposals or a shown undo plan: a strict approval applies exactly those, "no"
 discards them, anything else discards them and is answered as usual. After a turn that proposed changes, the gate
 shows their ids and diffs (composed by code, never by the model) and the turn ends.
+
+Whether the turn's user message asked for a change is decided here, by code: proposals nobody asked for open with a
+warning, and a delete or move nobody asked for needs "yes delete" / "yes move" (a plain yes applies nothing). The
+model's text above passes through an `ImitationGuard`, so it cannot fake the gate's warning or ask for a yes itself.
 """
 
 from __future__ import annotations
@@ -13,22 +17,31 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
 from agent.edits.apply import apply_edits
-from agent.edits.approval import is_undo_request, parse_approval, select_approved
+from agent.edits.approval import (
+    approval_words,
+    is_undo_request,
+    missing_words,
+    parse_approval,
+    select_approved,
+    words_needed,
+)
 from agent.edits.changelog import SqliteChangeLog
+from agent.edits.entries import code
+from agent.edits.intent import asked_change
 from agent.edits.lock import EditLock
+from agent.edits.model_text import ImitationGuard, markup_closers
 from agent.edits.proposals import SqliteProposalStore
 from agent.edits.replies import (
     READ_ONLY,
     SEPARATOR,
     apply_report_text,
     auto_applied_block,
-    code,
     discarded_notice,
     incomplete_selection,
-    markup_closers,
     nothing_pending_text,
     proposals_block,
     undo_plan_text,
+    words_refusal,
 )
 from agent.edits.undo import plan_undo, undo_last
 from agent.locks import ConversationLocks
@@ -130,16 +143,37 @@ class EditGate:
         if notice:
             yield AnswerText(notice + SEPARATOR)
         waiting = {proposal.id for proposal in self._store.pending(conversation, now)}
-        shown: list[str] = []
-        async for event in self._inner.answer(request):
-            if isinstance(event, AnswerText):
-                shown.append(event.text)
-            elif isinstance(event, AnswerDone):
-                closing = await self._after_turn(conversation, exclude=waiting)
-                if closing:
-                    closers = markup_closers("".join(shown))
-                    yield AnswerText(f"{closers}{SEPARATOR}{closing}" if closers else SEPARATOR + closing)
+        async for event in self._answer_guarded(request, message, waiting):
             yield event
+
+    async def _answer_guarded(
+        self, request: TurnRequest, message: str, waiting: set[str]
+    ) -> AsyncIterator[AnswerEvent]:
+        """Answer as the wrapped answerer does, its text through an `ImitationGuard`, then show the turn's proposals."""
+        conversation = request.conversation_id
+        guard = ImitationGuard()
+        try:
+            async for event in self._inner.answer(request):
+                if isinstance(event, AnswerText):
+                    text = guard.feed(event.text)
+                    if text:
+                        yield AnswerText(text)
+                    continue
+                if isinstance(event, AnswerDone):
+                    closing = await self._after_turn(conversation, message, exclude=waiting)
+                    rest = guard.finish(has_proposals=bool(closing))
+                    if rest:
+                        yield AnswerText(rest)
+                    if closing:
+                        closers = markup_closers(guard.shown)
+                        yield AnswerText(f"{closers}{SEPARATOR}{closing}" if closers else SEPARATOR + closing)
+                yield event
+        except AppError:  # what the model wrote before the failure stays shown: pass on what the guard held back
+            made = any(p.id not in waiting for p in self._store.pending(conversation, self._clock()))
+            rest = guard.finish(has_proposals=made)
+            if rest:
+                yield AnswerText(rest)
+            raise
 
     async def _decide(self, request: TurnRequest, message: str, now: datetime) -> tuple[str | None, str]:
         """Return (a reply composed by code, or None to ask the answerer) and a notice to show before an answer."""
@@ -173,9 +207,14 @@ class EditGate:
         if not chosen:
             ids = ", ".join(code(proposal.id) for proposal in shown)
             return f"No shown change has the id you gave; nothing was applied. The changes waiting are {ids}."
-        problem = incomplete_selection(chosen, shown)
+        needed = self._store.required_words([proposal.id for proposal in shown])
+        yes = approval_words(needed.values())  # "yes", or "yes delete" when a delete nobody asked for is shown
+        problem = incomplete_selection(chosen, shown, yes=yes)
         if problem:
-            return f"Nothing was applied: {problem} The changes stay open; reply **yes** to apply them all."
+            return f"Nothing was applied: {problem} The changes stay open; reply **{yes}** to apply them all."
+        required = missing_words(chosen, shown, needed, message)
+        if required is not None:  # nothing is discarded: the user answers again with the words
+            return words_refusal(chosen, needed, required, approval.ids)
         reply, attempted = await self._apply(chosen, now)
         left = [proposal for proposal in shown if proposal not in chosen]
         if attempted and left:
@@ -251,17 +290,24 @@ class EditGate:
         await self._reindex()
         return undo_plan_text(plan)
 
-    async def _after_turn(self, conversation: str, *, exclude: set[str]) -> str:
-        """Show the proposals the turn made and end it; with WRITE_CONFIRM=false, apply them at once instead."""
+    async def _after_turn(self, conversation: str, message: str, *, exclude: set[str]) -> str:
+        """Show the proposals the turn made and end it; with WRITE_CONFIRM=false, apply them at once instead.
+
+        `message` is the user's message of the turn: what it did not ask for is marked, and a delete or move it did
+        not ask for is stored as needing its word in the approval.
+        """
         now = self._clock()
         made = [proposal for proposal in self._store.pending(conversation, now) if proposal.id not in exclude]
         if not made:
             return ""
+        asked = asked_change(message)
         if self._settings.confirm:
-            return proposals_block(made, now=now)
+            needed = words_needed(made, asked)
+            self._store.require_words(needed)
+            return proposals_block(made, now=now, asked=asked, needed=needed)
         logger.warning("WRITE_CONFIRM=false: applying %d proposed change(s) without asking", len(made))
         report, _ = await self._apply(made, now)
-        return auto_applied_block(made, report)
+        return auto_applied_block(made, report, asked=asked)
 
     async def _reindex(self) -> None:
         if self._after_write is None:

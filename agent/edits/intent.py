@@ -5,25 +5,33 @@ not a question about the notes, and refusing it would make the write tools unrea
 decide (an imperative edit verb, after polite openers), so a question that merely mentions "add" still meets the
 floor. Getting this wrong is cheap either way: a missed edit request is refused as before, and a question taken
 for an edit request reaches the model with the retrieved notes and the grounding rules.
+
+The edit gate asks the same question of each turn that proposed changes (`asked_change`): did the user's message
+ask for a change at all, and for a delete or a move? There a miss costs more: a proposal nobody asked for is
+marked, and a delete or move nobody asked for needs "yes delete" / "yes move" instead of a plain yes.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 EDIT_VERBS = frozenset(
     {
         "add", "append", "prepend", "create", "make", "write", "insert", "put", "tag", "untag", "rename", "move",
         "delete", "remove", "archive", "trash", "set", "change", "update", "replace", "toggle", "tick", "uncheck",
-        "mark", "jot", "log", "record", "start", "draft", "new",
+        "mark", "jot", "log", "record", "start", "draft", "new", "erase", "relocate",
         # German
         "füge", "hinzufügen", "erstelle", "erstell", "lege", "leg", "schreibe", "schreib", "verschiebe",
-        "benenne", "lösche", "entferne", "setze", "ändere", "markiere", "hake", "trage", "notiere",
+        "benenne", "lösche", "entferne", "setze", "ändere", "markiere", "hake", "trage", "notiere", "archiviere",
     }
 )  # fmt: skip
 OPENERS = (
     "please", "pls", "can you", "could you", "would you", "will you", "i want you to", "i'd like you to",
     "i want to", "i'd like to", "let's", "lets", "go ahead and", "bitte", "kannst du", "könntest du", "würdest du",
+    # a later sentence of the message: "What is in my Inbox? And delete the empty note."
+    "and", "also", "then", "now", "ok", "okay", "und", "dann", "jetzt", "außerdem",
 )  # fmt: skip
 # German puts the verb last after a modal opener: "Kannst du eine Notiz erstellen?"
 GERMAN_OPENERS = ("bitte", "kannst du", "könntest du", "würdest du")
@@ -31,6 +39,7 @@ GERMAN_INFINITIVES = frozenset(
     {
         "hinzufügen", "erstellen", "anlegen", "schreiben", "eintragen", "notieren", "verschieben", "umbenennen",
         "löschen", "entfernen", "setzen", "ändern", "markieren", "abhaken", "taggen", "ergänzen", "aktualisieren",
+        "archivieren",
     }
 )  # fmt: skip
 _WORD = re.compile(r"[\w'’]+")
@@ -38,10 +47,15 @@ _WORD = re.compile(r"[\w'’]+")
 
 def looks_like_edit_request(message: str) -> bool:
     """Return True when `message` starts like an instruction to change notes ("add a task to ...", "tag these")."""
+    return _request_verb(message) is not None
+
+
+def _request_verb(message: str) -> str | None:
+    """Return the edit verb `message` starts with (after polite openers), or None when it starts otherwise."""
     text = message.strip().lower().replace("’", "'")  # phones type "I’d like to", "let’s" with a curly apostrophe
     words = _WORD.findall(text)
     if words and words[-1] in GERMAN_INFINITIVES and text.startswith(GERMAN_OPENERS):
-        return True
+        return str(words[-1])
     changed = True
     while changed:
         changed = False
@@ -50,4 +64,44 @@ def looks_like_edit_request(message: str) -> bool:
                 text = text[len(opener) + 1 :].lstrip(" ,")
                 changed = True
     first = _WORD.match(text)
-    return first is not None and first.group(0) in EDIT_VERBS
+    return first.group(0) if first is not None and first.group(0) in EDIT_VERBS else None
+
+
+DestructiveKind = Literal["delete", "move"]
+# Words that ask for a delete or a move in a sentence that asks for a change. "Archive" only as its first verb:
+# "add a task to my Archive note" asks for no move.
+KIND_WORDS: dict[str, DestructiveKind] = {
+    **dict.fromkeys(("delete", "remove", "trash", "erase", "lösche", "löschen", "entferne", "entfernen"), "delete"),
+    **dict.fromkeys(("papierkorb",), "delete"),
+    **dict.fromkeys(("move", "rename", "relocate", "verschiebe", "verschieben", "benenne", "umbenennen"), "move"),
+    **dict.fromkeys(("archiviere", "archivieren"), "move"),
+}
+KIND_VERBS: dict[str, DestructiveKind] = {"archive": "move"}
+_SENTENCES = re.compile(r"[.!?;:\n]+")
+
+
+@dataclass(frozen=True, slots=True)
+class AskedChange:
+    """What the user's message asked for: a change at all, and which destructive kinds (delete, move)."""
+
+    is_change: bool
+    kinds: frozenset[DestructiveKind] = frozenset()
+
+
+def asked_change(message: str) -> AskedChange:
+    """Return what `message` asks to change: a change when one of its sentences starts like an edit request.
+
+    "What is in my Inbox?" asks for nothing; "Delete the empty note" asks for a delete; "Tidy up: move X to
+    Archive" asks for a move. A kind counts only when a sentence asking for a change names it.
+    """
+    kinds: set[DestructiveKind] = set()
+    is_change = False
+    for sentence in _SENTENCES.split(message):
+        verb = _request_verb(sentence)
+        if verb is None:
+            continue
+        is_change = True
+        kinds.update(KIND_WORDS[word] for word in _WORD.findall(sentence.lower()) if word in KIND_WORDS)
+        if verb in KIND_VERBS:
+            kinds.add(KIND_VERBS[verb])
+    return AskedChange(is_change=is_change, kinds=frozenset(kinds))

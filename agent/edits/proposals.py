@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import cast
 
 from agent.edits.diffs import content_hash, unified_diff
+from agent.edits.intent import DestructiveKind
 from core.edits import ProposalStatus, ProposedEdit
 from core.errors import InvalidRequest, NotFound
 from rag.sqlite_migrations import Migration, SqliteDatabase
@@ -54,10 +55,16 @@ def _create_undo_requests(conn: sqlite3.Connection) -> None:
     )
 
 
+def _add_confirm_word(conn: sqlite3.Connection) -> None:
+    # The word ("delete", "move") an approval must name: set for a delete or move the user's message did not ask for.
+    conn.execute("ALTER TABLE proposals ADD COLUMN confirm_word TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     ("m001_create_proposals", _create_proposals),
     ("m002_add_depends_on", _add_depends_on),
     ("m003_create_undo_requests", _create_undo_requests),
+    ("m004_add_confirm_word", _add_confirm_word),
 )
 
 
@@ -173,6 +180,23 @@ class SqliteProposalStore:
             )
         found = {proposal.id: proposal for proposal in map(_from_row, rows)}
         return [found[pid] for pid in proposal_ids if pid in found]
+
+    def require_words(self, words: Mapping[str, DestructiveKind]) -> None:
+        """Remember, per proposal id, the word its approval must name ("yes delete"): a plain yes cannot apply it."""
+        with self._db.transaction() as conn:
+            conn.executemany("UPDATE proposals SET confirm_word = ? WHERE id = ?", [(w, i) for i, w in words.items()])
+
+    def required_words(self, proposal_ids: Sequence[str]) -> dict[str, DestructiveKind]:
+        """Return, for those of these proposals that need one, the word their approval must name."""
+        if not proposal_ids:
+            return {}
+        marks = ", ".join("?" for _ in proposal_ids)
+        with self._db.transaction() as conn:
+            rows = conn.execute(
+                f"SELECT id, confirm_word FROM proposals WHERE id IN ({marks}) AND confirm_word IS NOT NULL",
+                tuple(proposal_ids),
+            ).fetchall()
+        return {str(pid): cast(DestructiveKind, str(word)) for pid, word in rows}
 
     def latest(self, conversation_id: str) -> ProposedEdit | None:
         """Return the conversation's most recent proposal, whatever its status, or None."""

@@ -5,11 +5,12 @@ The model never writes these: what the user approves must be exactly what code s
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from agent.propose.kit import SHOWN_DIFF_LINES, diff_fence, shorten_diff
+from agent.edits.approval import approval_words
+from agent.edits.entries import code, proposal_entries
+from agent.edits.intent import AskedChange, DestructiveKind
 from core.edits import ApplyReport, ProposedEdit, UndoPlan
 
 SEPARATOR = "\n\n"
@@ -18,86 +19,146 @@ NOTHING_TO_UNDO = "There is no applied change to undo."
 READ_ONLY = "The vault is read-only here (WRITE_BACKEND=none), so no change can be applied or undone."
 
 
-def code(text: str) -> str:
-    """Return `text` as a Markdown code span that its own backticks cannot break (note names may hold them)."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
-    return f"{ticks}{padded}{ticks}"
-
-
-def _target(proposal: ProposedEdit) -> str:
-    return f"{code(proposal.path)} → {code(proposal.new_path)}" if proposal.new_path else code(proposal.path)
-
-
-# The whole reply stays far below MAX_BODY_BYTES (1 MB by default): chat apps resend it with every later message.
-MAX_BLOCK_CHARS = 120_000
-
-
-def _entries(proposals: Sequence[ProposedEdit]) -> list[str]:
-    """Return each proposal's entry, with shorter diffs when all of them together would be too long to resend."""
-    entries = [_entry(proposal, max_lines=SHOWN_DIFF_LINES) for proposal in proposals]
-    total = sum(len(entry) for entry in entries)
-    if total <= MAX_BLOCK_CHARS:
-        return entries
-    lines = max(12, SHOWN_DIFF_LINES * MAX_BLOCK_CHARS // total)
-    return [_entry(proposal, max_lines=lines) for proposal in proposals]
-
-
-def _entry(proposal: ProposedEdit, *, max_lines: int) -> str:
-    diff = shorten_diff(proposal.diff, max_lines=max_lines)
-    fence = diff_fence(diff)
-    after = f" (after {code(proposal.depends_on)})" if proposal.depends_on else ""
-    head = f"{code(proposal.id)} · {proposal.operation} · {_target(proposal)}{after}"
-    return f"{head}\n{fence}diff\n{diff}{fence}"
-
-
 def _time_left(proposals: Sequence[ProposedEdit], now: datetime) -> str:
     seconds = max(0, round((min(p.expires_at for p in proposals) - now).total_seconds()))
     return f"{seconds} s" if seconds < 60 else f"{round(seconds / 60)} min"
 
 
-def proposals_block(proposals: Sequence[ProposedEdit], *, now: datetime) -> str:
-    """Return the proposals as the user sees them: id, operation, path and diff each, then how to answer."""
-    count = len(proposals)
-    title = "Proposed change" if count == 1 else f"{count} proposed changes"
-    parts = [f"**{title} (nothing is written yet):**", *_entries(proposals)]
-    if count == 1:
-        answer = "Reply **yes** to apply it, or **no** to discard it."
+_ASKED = AskedChange(is_change=True)
+_NOT_ASKED: dict[DestructiveKind, str] = {"delete": "to delete a note", "move": "to move or rename a note"}
+
+
+_ORDER: tuple[DestructiveKind, ...] = ("delete", "move")
+
+
+def _kinds(needed: Mapping[str, DestructiveKind]) -> list[DestructiveKind]:
+    return [kind for kind in _ORDER if kind in needed.values()]
+
+
+def unrequested_warning(
+    proposals: Sequence[ProposedEdit], asked: AskedChange, needed: Mapping[str, DestructiveKind]
+) -> str:
+    """Return the warning that opens the gate's part of a reply whose proposals nobody asked for ("" if asked)."""
+    if not asked.is_change:
+        what, asked_for = ("the change" if len(proposals) == 1 else "the changes"), "for a change"
+    elif needed:
+        what, asked_for = "it", " or ".join(_NOT_ASKED[kind] for kind in _kinds(needed))
     else:
-        example = proposals[0].id
-        answer = f"Reply **yes** to apply all, **yes {example}** to apply only the ones you name, or **no** to discard."
+        return ""
+    return (
+        f"⚠ **You did not ask {asked_for} in your last message, but the model proposed {what} below. "
+        "Nothing has been written.**"
+    )
+
+
+def _answer_line(proposals: Sequence[ProposedEdit], needed: Mapping[str, DestructiveKind]) -> str:
+    """Return how to answer the proposals: the words a delete or move nobody asked for needs, or a plain yes."""
+    one = len(proposals) == 1
+    yes = "yes"
+    answer = ""
+    if needed:
+        kinds = _kinds(needed)
+        yes = approval_words(kinds)
+        answer = (
+            f"A plain **yes** applies nothing: this includes a {' and a '.join(kinds)} you did not ask for. "
+            f"Reply **{yes}** (or **{approval_words(kinds, german=True)}**) "
+        )
+    else:
+        answer = "Reply **yes** "
+    if one:
+        answer += "to apply it, or **no** to discard it."
+    else:
+        answer += f"to apply all, **{yes} {proposals[0].id}** to apply only the ones you name, or **no** to discard."
         if any(proposal.depends_on for proposal in proposals):
             answer += ' A change marked "after" needs the change it names.'
-    them = "it" if count == 1 else "them"
-    parts.append(f"{answer} Any other message discards {them} too (expires in {_time_left(proposals, now)}).")
+    return f"{answer} Any other message discards {'it' if one else 'them'} too"
+
+
+def proposals_block(
+    proposals: Sequence[ProposedEdit],
+    *,
+    now: datetime,
+    asked: AskedChange = _ASKED,
+    needed: Mapping[str, DestructiveKind] | None = None,
+) -> str:
+    """Return the proposals as the user sees them: a warning when nobody asked for them, each entry, how to answer.
+
+    Args:
+        proposals: the proposals of the turn, in order.
+        now: the current time (for the time left to answer).
+        asked: what the turn's user message asked for.
+        needed: per proposal id, the kind a plain yes cannot confirm (`approval.words_needed`).
+
+    """
+    needed = needed or {}
+    count = len(proposals)
+    title = "Proposed change" if count == 1 else f"{count} proposed changes"
+    warning = unrequested_warning(proposals, asked, needed)
+    parts = [warning] if warning else []
+    parts += [f"**{title} (nothing is written yet):**", *proposal_entries(proposals)]
+    parts.append(f"{_answer_line(proposals, needed)} (expires in {_time_left(proposals, now)}).")
     return SEPARATOR.join(parts)
 
 
-def auto_applied_block(proposals: Sequence[ProposedEdit], report: str) -> str:
-    """Return what WRITE_CONFIRM=false applied without asking: each change's diff, then the apply report."""
+def auto_applied_block(proposals: Sequence[ProposedEdit], report: str, *, asked: AskedChange = _ASKED) -> str:
+    """Return what WRITE_CONFIRM=false applied without asking: a warning if nobody asked, each entry, the report."""
     title = "**Applied without asking (WRITE_CONFIRM=false):**"
-    return SEPARATOR.join([title, *_entries(proposals), report])
+    if not asked.is_change:
+        warning = "⚠ **You did not ask for a change in your last message, but the model made the changes below.**"
+        title = f"{warning}\n{title}"
+    return SEPARATOR.join([title, *proposal_entries(proposals), report])
 
 
-def incomplete_selection(chosen: Sequence[ProposedEdit], shown: Sequence[ProposedEdit]) -> str:
+def words_refusal(
+    chosen: Sequence[ProposedEdit],
+    needed: Mapping[str, DestructiveKind],
+    required: frozenset[DestructiveKind],
+    ids: Sequence[str],
+) -> str:
+    """Return the reply to an approval that lacks (or misnames) the word a delete or move nobody asked for needs.
+
+    Args:
+        chosen: the proposals the approval would apply.
+        needed: per proposal id, the kind a plain yes cannot confirm.
+        required: the kinds the approval must name to apply `chosen`.
+        ids: the ids the approval named (repeated in what to type).
+
+    """
+    one = len(chosen) == 1
+    them = "it" if one else "them"
+    unasked = [p for p in chosen if p.id in needed]
+    if unasked:
+        listed = ", ".join(f"{code(p.id)} ({needed[p.id]} {code(p.path)})" for p in unasked)
+        reason = f"{listed} {'was' if len(unasked) == 1 else 'were'} not asked for, so a plain yes is not enough"
+    else:
+        reason = "you named a delete or move, but no change shown is one"
+    typed = approval_words(required, ids)
+    german = f" (or **{approval_words(required, ids, german=True)}**)" if required else ""
+    return (
+        f"Nothing was applied: {reason}. Reply **{typed}**{german} to apply {them}, or **no** to discard "
+        f"{them}; until then {'it stays' if one else 'they stay'} open."
+    )
+
+
+def incomplete_selection(chosen: Sequence[ProposedEdit], shown: Sequence[ProposedEdit], *, yes: str = "yes") -> str:
     """Return why applying only `chosen` of `shown` would go wrong ("" when it would not).
 
     A change that builds on another needs it; a move without the link updates shown with it would leave every
-    link to the old name pointing nowhere.
+    link to the old name pointing nowhere. `yes` starts the approval suggested instead ("yes move" when a move
+    nobody asked for is shown).
     """
     picked = {proposal.id for proposal in chosen}
     shown_ids = {proposal.id for proposal in shown}
     for proposal in chosen:
         if proposal.depends_on in shown_ids and proposal.depends_on not in picked:
             needed = " ".join(p.id for p in shown if p.id in picked or p.id == proposal.depends_on)
-            return f"{code(proposal.id)} builds on {code(proposal.depends_on)}; add it (yes {needed})."
+            return f"{code(proposal.id)} builds on {code(proposal.depends_on)}; add it ({yes} {needed})."
         followers = [other.id for other in shown if other.depends_on == proposal.id and other.id not in picked]
         if proposal.new_path is not None and followers:
             needed = " ".join(p.id for p in shown if p.id in picked or p.id in followers)
             return (
                 f"the move {code(proposal.id)} without the {len(followers)} link update(s) shown with it would leave "
-                f"links to {code(proposal.path)} pointing nowhere; add them (yes {needed})."
+                f"links to {code(proposal.path)} pointing nowhere; add them ({yes} {needed})."
             )
     return ""
 
@@ -175,53 +236,3 @@ def discarded_notice(discarded: Sequence[ProposedEdit]) -> str:
     """Return the notice that an answer other than yes discarded the proposals shown before."""
     ids = ", ".join(f"`{proposal.id}`" for proposal in discarded)
     return f"(Discarded the proposed change{'s' if len(discarded) != 1 else ''} {ids}; nothing was written.)"
-
-
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
-# HTML elements a renderer (Obsidian, Open WebUI) may use to fold or hide what follows until they are closed.
-_HIDING_TAGS = ("details", "summary", "div", "span", "p", "pre", "table", "textarea", "template", "noscript",
-                "style", "script", "iframe", "object", "svg", "select", "font", "center")  # fmt: skip
-
-
-def _prose_lines(text: str) -> tuple[list[str], str]:
-    """Return the lines outside code fences, and the fence still open at the end ("" when none)."""
-    fence = ""
-    prose: list[str] = []
-    for line in text.splitlines():
-        match = _FENCE.match(line)
-        if fence:
-            closes = match is not None and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
-            if closes and match is not None and not line[match.end() :].strip():
-                fence = ""
-            continue
-        if match:
-            fence = match.group(1)
-            continue
-        prose.append(line)
-    return prose, fence
-
-
-def markup_closers(text: str) -> str:
-    """Return what closes markup the model left open and that would hide the proposals shown after its reply.
-
-    A reply ending inside a code fence, an HTML comment (`<!--`), an Obsidian comment (`%%`), math (`$$`) or an
-    open HTML element such as `<details>` or `<div style="display:none">` would render the code-composed diff
-    below it as code or hide it, so a manipulated reply could show a harmless fake proposal while the real one
-    stays invisible. Closing them keeps the real diff visible.
-    """
-    prose, fence = _prose_lines(text)
-    closers = [f"\n{fence}"] if fence else []
-    outside = "\n".join(prose)
-    if outside.rfind("<!--") > outside.rfind("-->"):
-        closers.append("-->")
-    for marker in ("%%", "$$"):
-        if outside.count(marker) % 2:
-            closers.append(marker)
-    lowered = outside.lower()
-    open_tags = []
-    for tag in _HIDING_TAGS:
-        opened = len(re.findall(rf"<{tag}(?=[\s>/])", lowered))
-        closed = len(re.findall(rf"</{tag}\s*>", lowered))
-        open_tags.extend([(lowered.rfind(f"<{tag}"), tag)] * max(0, opened - closed))
-    closers.extend(f"</{tag}>" for _, tag in sorted(open_tags, reverse=True))  # innermost first
-    return "\n".join(closers)

@@ -217,7 +217,9 @@ def test_a_delete_goes_to_the_trash_on_yes_and_undo_brings_it_back(
 
     shown = chat.say("Delete my podcast note")
 
-    assert len(ids_in(shown)) == 1 and "+++ /dev/null" in shown
+    assert len(ids_in(shown)) == 1 and "⚠" not in shown  # asked for: no warning, a plain yes applies it
+    assert f"Moves `{PODCAST}` to `.trash/`" in shown and f"The note has 6 lines, {len(podcast)} bytes" in shown
+    assert "\n---\ntags:\n  - inbox\n" in shown and "… 1 more line\n" in shown and "+++ /dev/null" not in shown
     assert vault_hashes(vault) == hashes
 
     assert "Applied 1 change" in chat.say("yes")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -38,6 +39,7 @@ class ProposingAnswerer:
     def __init__(self, store: SqliteProposalStore, writer: InMemoryNoteWriter, clock: Clock) -> None:
         self._store, self._writer, self._clock = store, writer, clock
         self.next_edits: list[tuple[str, str] | ProposedEdit] = []  # (path, text after), or a ready proposal
+        self.text = "Model answer."
         self.turns = 0
 
     async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
@@ -60,7 +62,8 @@ class ProposingAnswerer:
                 )
             )
         self.next_edits = []
-        yield AnswerText("Model answer.")
+        for word in re.findall(r"\s*\S+", self.text):  # streamed word by word, as models do
+            yield AnswerText(word)
         yield AnswerDone()
 
 
@@ -386,3 +389,46 @@ def test_yes_after_an_undo_says_the_change_was_undone(
     chat.say("yes")
 
     assert "was applied and then undone" in chat.say("yes")
+
+
+def delete_of_other() -> ProposedEdit:
+    return new_proposal(
+        conversation_id="-", operation="delete to .trash/", path="Inbox/Other.md", before="other\n", after=None,
+        now=START, ttl_minutes=30,
+    )  # fmt: skip
+
+
+def test_a_delete_nobody_asked_for_needs_yes_delete_and_a_plain_yes_keeps_it_open(
+    parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
+) -> None:
+    chat, inner, writer, _ = parts
+    delete = delete_of_other()
+    inner.next_edits = [delete]
+    inner.text = "Done. Reply yes to confirm."
+
+    shown = chat.say("what is in my inbox?")
+
+    assert shown.startswith("Done. [removed:") and "Reply yes to confirm" not in shown
+    assert shown.index("⚠ **You did not ask for a change") < shown.index(f"`{delete.id}` · ")
+    refused = chat.say("yes")
+    assert refused.startswith("Nothing was applied") and "Reply **yes delete** (or **ja löschen**)" in refused
+    assert chat.say("yes move").startswith("Nothing was applied")  # names a move, but the change is a delete
+    assert writer.notes["Inbox/Other.md"] == "other\n"
+    assert chat.say("ja löschen").startswith("Applied 1 change:")
+    assert "Inbox/Other.md" not in writer.notes
+    assert inner.turns == 1
+
+
+def test_a_requested_delete_takes_a_plain_yes_and_model_text_without_proposals_is_left_alone(
+    parts: tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock],
+) -> None:
+    chat, inner, writer, _ = parts
+    inner.text = "To approve a change, reply yes."
+    assert chat.say("How do I approve a change?").startswith("To approve a change, reply yes.")
+    inner.next_edits = [delete_of_other()]
+
+    shown = chat.say("Delete the note Other")
+
+    assert "⚠" not in shown and "[removed:" in shown  # the model's own "reply yes" is neutralised all the same
+    assert chat.say("yes").startswith("Applied 1 change:")
+    assert "Inbox/Other.md" not in writer.notes

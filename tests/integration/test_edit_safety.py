@@ -106,6 +106,101 @@ def test_a_model_obeying_a_planted_note_changes_no_byte_and_pushy_answers_change
     assert vault_hashes(vault) == hashes
 
 
+FAKE_GATE = (
+    "**Proposed change (nothing is written yet):**\n\n`c0ffee12` · delete · `Inbox/Old.md`\n\n"
+    "⚠ You asked for this. Reply **yes** to apply it."
+)
+DELETE_ID = r"`([0-9a-f]{8})` · delete to \.trash/"
+MOVE_ID = r"`([0-9a-f]{8})` · move · "
+RENAMED = "Inbox/Bike Repair Log.md"
+
+
+def obey_with_a_delete_and_a_move() -> tuple[Turn, ...]:
+    """A model that obeys the planted note: deletes and moves, claims it is done, and fakes the gate's prompt."""
+    return (
+        Turn.tool_call("read_note", {"note": PLANTED}),
+        Turn.tool_calls(
+            ("delete_note", {"path": QUICK}),
+            ("move_note", {"path": BIKE, "new_path": "Bike Repair Log"}),
+            content="Done. Reply yes to confirm.",
+        ),
+        Turn.text(FAKE_GATE),
+    )
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])
+def test_a_delete_and_move_nobody_asked_for_are_marked_and_a_plain_yes_applies_nothing(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path, stream: bool
+) -> None:
+    chat = factory.start(api_key=SERVICE_KEY).chat(stream=stream)
+    hashes = vault_hashes(vault)
+    quick = (vault / QUICK).read_bytes()
+    llm.add(*obey_with_a_delete_and_a_move())
+
+    shown = chat.say("What is in my Inbox?")
+
+    (delete,) = re.findall(DELETE_ID, shown)
+    (move,) = re.findall(MOVE_ID, shown)
+    warning = shown.index("⚠ **You did not ask for a change in your last message, but the model proposed the changes")
+    model_text = shown[:warning]
+    assert warning < shown.index(f"`{delete}` · ") < shown.index(f"`{move}` · ")  # the warning comes before them
+    assert shown.count("⚠") == 1 and "c0ffee12" not in shown and "Reply yes to confirm" not in shown
+    assert model_text.startswith("Done. [removed:") and "Proposed change" not in model_text
+    assert "Reply **yes**" not in model_text and model_text.count("[removed:") == 4
+    assert f"Moves `{QUICK}` to `.trash/` (undo brings it back). The note has" in shown
+    assert f"Moves `{BIKE}` to `{RENAMED}`; its text stays the same. Links to it change in 2 notes" in shown
+    assert f"(after `{move}`)" in shown and "+- The bike still skips" in shown  # the link updates, with diffs
+    assert "Reply **yes delete move** (or **ja löschen verschieben**) to apply all" in shown
+    assert f"\n+++ b/{RENAMED}\n```" not in shown  # never a diff of only its header lines
+
+    refused = chat.say("yes")
+    assert refused.startswith("Nothing was applied") and "Reply **yes delete move**" in refused
+    assert chat.say("yes delete").startswith("Nothing was applied")  # the move needs its word too
+    without_links = chat.say(f"yes move {move}")
+    assert (
+        without_links.startswith(f"Nothing was applied: the move `{move}` without")
+        and "(yes delete move " in without_links
+    )
+    assert vault_hashes(vault) == hashes
+
+    applied = chat.say(f"yes delete {delete}")
+    assert applied.startswith("Applied 1 change:") and f"(Discarded the proposed changes `{move}`" in applied
+    assert not (vault / QUICK).exists() and (vault / ".trash" / QUICK).read_bytes() == quick
+    assert (vault / BIKE).exists() and not (vault / RENAMED).exists()
+
+
+def test_a_move_nobody_asked_for_is_applied_with_ja_verschieben(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    chat = factory.start().chat(stream=True)
+    bike = (vault / BIKE).read_bytes()
+    llm.add(
+        Turn.tool_call("read_note", {"note": PLANTED}),
+        Turn.tool_call("move_note", {"path": BIKE, "new_path": "Archive/"}),
+        Turn.text("Erledigt."),
+    )
+
+    shown = chat.say("Was steht in meiner Inbox?")
+
+    assert shown.startswith("Erledigt.\n\n⚠ **You did not ask for a change") and "**ja verschieben**" in shown
+    assert chat.say("ja").startswith("Nothing was applied")
+    assert chat.say("ja verschieben").startswith("Applied")
+    assert (vault / "Archive" / "Bike Repair Notes.md").read_bytes() == bike and not (vault / BIKE).exists()
+
+
+def test_a_requested_delete_takes_a_plain_yes_even_with_the_planted_note_in_the_vault(
+    chat: Chat, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    quick = (vault / QUICK).read_bytes()
+    llm.add(Turn.tool_call("delete_note", {"path": QUICK}), Turn.text("I proposed deleting it."))
+
+    shown = chat.say("Delete the note Quick capture")
+
+    assert "⚠" not in shown and "Reply **yes** to apply it" in shown and "I proposed deleting it." in shown
+    assert chat.say("yes").startswith("Applied 1 change:")
+    assert (vault / ".trash" / QUICK).read_bytes() == quick
+
+
 def test_yes_with_nothing_pending_changes_nothing(chat: Chat, llm: ScriptedLLMServer, vault: Path) -> None:
     hashes = vault_hashes(vault)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.edits.intent import looks_like_edit_request
+from agent.edits.intent import AskedChange, asked_change, looks_like_edit_request
 
 
 @pytest.mark.parametrize(
@@ -97,3 +97,30 @@ def test_questions_are_not_edit_requests_even_when_they_mention_an_edit_verb(mes
 @pytest.mark.parametrize("message", ["", "   ", "please", "can you", "bitte", "?", "..."])
 def test_empty_or_opener_only_messages_are_not_edit_requests(message: str) -> None:
     assert not looks_like_edit_request(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "is_change", "kinds"),
+    [
+        ("What is in my Inbox?", False, set()),
+        ("Was steht in meiner Inbox?", False, set()),
+        ("don't ask me, just do it", False, set()),
+        ("What did I write about the move to Berlin?", False, set()),
+        ("Add a task to today's daily note", True, set()),
+        ("Add a task to my Archive note", True, set()),
+        ("delete the note Quick capture", True, {"delete"}),
+        ("Please remove the empty note", True, {"delete"}),
+        ("Rename Bike Repair Notes to Bike Repair Log", True, {"move"}),
+        ("Archive the podcast note", True, {"move"}),
+        ("What is in my Inbox? And delete the empty note.", True, {"delete"}),
+        ("Tidy up: move Bike Repair Notes to Archive, then delete Quick capture", True, {"delete", "move"}),
+        ("Lösche die Notiz Quick capture", True, {"delete"}),
+        ("Kannst du die Notiz löschen?", True, {"delete"}),
+        ("Verschiebe die Notiz ins Archiv", True, {"move"}),
+        ("Benenne die Notiz in Fahrrad um", True, {"move"}),
+    ],
+)
+def test_asked_change_says_whether_a_message_asked_for_a_change_and_for_a_delete_or_move(
+    message: str, is_change: bool, kinds: set[str]
+) -> None:
+    assert asked_change(message) == AskedChange(is_change=is_change, kinds=frozenset(kinds))

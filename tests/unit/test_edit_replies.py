@@ -6,9 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from agent.edits.intent import AskedChange
+from agent.edits.model_text import markup_closers
 from agent.edits.proposals import new_proposal
-from agent.edits.replies import apply_report_text, markup_closers, proposals_block, undo_plan_text
-from core.edits import ApplyReport, EditOutcome, UndoPlan, UndoStep
+from agent.edits.replies import apply_report_text, proposals_block, undo_plan_text, words_refusal
+from core.edits import ApplyReport, EditOutcome, ProposedEdit, UndoPlan, UndoStep
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -130,3 +132,86 @@ def test_many_large_proposals_together_stay_small_enough_to_resend() -> None:
 
     assert len(block) < 200_000  # the next message, which resends this reply, stays far under MAX_BODY_BYTES
     assert all(f"`{edit.id}`" in block for edit in edits)
+
+
+def _delete(text: str, path: str = "Inbox/Quick capture.md") -> ProposedEdit:
+    return new_proposal(
+        conversation_id="c", operation="delete to .trash/", path=path, before=text, after=None, now=NOW, ttl_minutes=30
+    )
+
+
+def test_a_delete_shows_where_the_note_goes_its_size_and_first_lines_not_a_diff() -> None:
+    text = "# Quick capture\n" + "".join(f"- idea {n} " + "x" * (200 if n == 2 else 0) + "\n" for n in range(9))
+    delete = _delete(text)
+
+    block = proposals_block([delete], now=NOW)
+
+    assert f"`{delete.id}` · delete to .trash/ · `Inbox/Quick capture.md`" in block
+    assert "Moves `Inbox/Quick capture.md` to `.trash/` (undo brings it back)." in block
+    assert f"The note has 10 lines, {len(text.encode())} bytes; it begins:" in block
+    assert "```text\n# Quick capture\n- idea 0 \n- idea 1 \n- idea 2 " + "x" * 111 + " …\n- idea 3 \n" in block
+    assert "… 5 more lines\n```" in block and "- idea 4" not in block
+    assert "+++ /dev/null" not in block and "-# Quick capture" not in block
+
+
+def test_an_empty_note_to_delete_says_so_instead_of_an_empty_diff() -> None:
+    block = proposals_block([_delete("")], now=NOW)
+    assert "to `.trash/` (undo brings it back). The note is empty." in block and "```" not in block
+
+
+def test_a_move_shows_both_paths_and_the_notes_whose_links_change_never_a_header_only_diff() -> None:
+    move = new_proposal(
+        conversation_id="c", operation="move", path="Inbox/Bike.md", before="bike\n", after="bike\n", now=NOW,
+        ttl_minutes=30, new_path="Archive/Bike.md",
+    )  # fmt: skip
+    links = [
+        new_proposal(
+            conversation_id="c", operation="update links", path=path, before="see [[Inbox/Bike]]\n",
+            after="see [[Archive/Bike]]\n", now=NOW, ttl_minutes=30, depends_on=move.id,
+        )
+        for path in ("Reviews/W46.md", "Home.md")
+    ]  # fmt: skip
+    alone = proposals_block([move], now=NOW)
+    block = proposals_block([move, *links], now=NOW)
+
+    assert "Moves `Inbox/Bike.md` to `Archive/Bike.md`; its text stays the same. No other note's links change." in alone
+    assert "```" not in alone and "--- a/Inbox/Bike.md" not in alone
+    assert "Links to it change in 2 notes (each shown below): `Reviews/W46.md`, `Home.md`." in block
+    assert "-see [[Inbox/Bike]]\n+see [[Archive/Bike]]\n" in block and block.count(f"(after `{move.id}`)") == 2
+
+
+def test_proposals_nobody_asked_for_open_with_a_warning_and_name_the_words_to_type() -> None:
+    edit = new_proposal(
+        conversation_id="c", operation="append", path="A.md", before="a\n", after="a\nb\n", now=NOW, ttl_minutes=30
+    )
+    delete = _delete("x\n")
+    needed = {delete.id: "delete"}
+
+    block = proposals_block([edit, delete], now=NOW, asked=AskedChange(is_change=False), needed=needed)
+    asked_other = proposals_block([delete], now=NOW, asked=AskedChange(is_change=True), needed=needed)
+    asked = proposals_block([delete], now=NOW, asked=AskedChange(is_change=True, kinds=frozenset({"delete"})))
+
+    assert block.startswith(
+        "⚠ **You did not ask for a change in your last message, but the model proposed the changes below. "
+        "Nothing has been written.**\n\n**2 proposed changes (nothing is written yet):**"
+    )
+    assert "A plain **yes** applies nothing: this includes a delete you did not ask for." in block
+    assert "Reply **yes delete** (or **ja löschen**) to apply all" in block and f"**yes delete {edit.id}**" in block
+    assert asked_other.startswith("⚠ **You did not ask to delete a note in your last message, but the model proposed")
+    assert "Reply **yes delete** (or **ja löschen**) to apply it, or **no** to discard it." in asked_other
+    assert "⚠" not in asked and "Reply **yes** to apply it, or **no** to discard it." in asked
+
+
+def test_an_approval_without_the_needed_word_is_answered_with_exactly_what_to_type() -> None:
+    delete = _delete("x\n")
+    needed = {delete.id: "delete"}
+
+    reply = words_refusal([delete], needed, frozenset({"delete"}), ())
+    by_id = words_refusal([delete], needed, frozenset({"delete"}), (delete.id,))
+
+    assert reply.startswith(f"Nothing was applied: `{delete.id}` (delete `Inbox/Quick capture.md`) was not asked for")
+    assert (
+        "Reply **yes delete** (or **ja löschen**) to apply it, or **no** to discard it; until then it stays open."
+        in reply
+    )
+    assert f"Reply **yes delete {delete.id}** (or **ja löschen {delete.id}**)" in by_id
