@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
@@ -10,6 +11,7 @@ from pathlib import PurePosixPath
 from core.domain import Chunk, EmbeddedChunk, Embedding, Link, Note
 from core.ports import Embedder
 from rag.chunks.chunking import chunk_note
+from rag.notes.budget import NoteBudget, NoteLimits, NoteSkipped, check_is_text
 from rag.notes.links import LinkResolver
 from rag.notes.markdown import parse_note
 
@@ -37,9 +39,21 @@ def compute_embed_key(model_id: str, chunk: Chunk) -> str:
 class NoteIndexer:
     """Prepares notes for the vector store with one embedder."""
 
-    def __init__(self, embedder: Embedder, *, overlap_tokens: int) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        overlap_tokens: int,
+        limits: NoteLimits | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._embedder = embedder
         self._overlap_tokens = overlap_tokens
+        self._limits = limits or NoteLimits()
+        self._clock = clock  # the per-note deadline's clock
+        # Notes refused for their cost, by path: (content key, the error). A long-running service re-runs the
+        # index on every change; an unchanged refused note is refused again at once instead of after its budget.
+        self._refused: dict[str, tuple[str, NoteSkipped]] = {}
 
     def prepare(
         self,
@@ -49,6 +63,7 @@ class NoteIndexer:
         resolver: LinkResolver,
         embedded_text: EmbeddedTextLookup | None = None,
         previous_path: str | None = None,
+        max_chunks: int | None = None,
     ) -> PreparedNote:
         """Parse and chunk one note; embeds (`![[...]]`) are expanded through `embedded_text`.
 
@@ -58,9 +73,41 @@ class NoteIndexer:
             resolver: link resolution over the whole vault (citation anchors, embeds).
             embedded_text: returns the text an embed shows.
             previous_path: where the note lived before a rename, so its vectors can be reused.
+            max_chunks: the most chunks the note may make (MAX_NOTE_CHUNKS), else the indexer's limit.
+
+        Raises:
+            NotText: the file is mostly NUL, control characters or invalid UTF-8.
+            NoteTooCostly: the note is over its time or chunk budget.
 
         """
-        note = parse_note(path, text)
+        text = text.rstrip("\x00")  # NUL padding a crash or a sync tool left at the end is no content
+        limits = self._limits if max_chunks is None else replace(self._limits, max_chunks=max_chunks)
+        # Embedded notes can change under an unchanged note, so only a note without embeds is remembered.
+        key = None if "![" in text else hashlib.sha256(f"{limits!r}\x1f{text}".encode()).hexdigest()
+        refused = self._refused.pop(path, None)
+        if refused is not None and key is not None and refused[0] == key:
+            self._refused[path] = refused
+            raise type(refused[1])(refused[1].message)
+        try:
+            return self._prepare(
+                path, text, resolver, embedded_text, previous_path, NoteBudget(limits, clock=self._clock)
+            )
+        except NoteSkipped as exc:
+            if key is not None:
+                self._refused[path] = (key, exc)
+            raise
+
+    def _prepare(
+        self,
+        path: str,
+        text: str,
+        resolver: LinkResolver,
+        embedded_text: EmbeddedTextLookup | None,
+        previous_path: str | None,
+        budget: NoteBudget,
+    ) -> PreparedNote:
+        check_is_text(text)
+        note = parse_note(path, text, budget=budget)
         lookup = None if embedded_text is None else (lambda link: embedded_text(path, link))
         chunks = chunk_note(
             note,
@@ -69,6 +116,7 @@ class NoteIndexer:
             max_tokens=self._embedder.max_tokens,
             overlap_tokens=self._overlap_tokens,
             embedded_text=lookup,
+            budget=budget,
         )
         model_id = self._embedder.identity.model_id
         keys = tuple(compute_embed_key(model_id, chunk) for chunk in chunks)

@@ -18,16 +18,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
-from core.domain import Chunk, Link, Note, Section
-from rag.chunks.pieces import BLOCK_SEP, LINE_SEP, Piece, parse_blocks, split_piece, trailing_piece
+from core.domain import Chunk, Note
+from rag.chunks.link_targets import LinkTargets
+from rag.chunks.pieces import Piece, split_piece, trailing_piece
+from rag.chunks.sections import EmbeddedText, EmbedShower, section_pieces
 from rag.chunks.token_budget import TokenCounter, is_surely_over, largest_within
+from rag.notes.budget import NoteBudget
 
 logger = logging.getLogger(__name__)
 
-EMBED_CHAR_CAP = 20_000  # an embed that shows a whole book must not flood the note that embeds it
 _UNLINKABLE = re.compile(r"%%|[#|^:\[\]]")
-
-EmbeddedText = Callable[[Link], str | None]
 
 
 def heading_link_text(heading: str) -> str:
@@ -66,6 +66,7 @@ def chunk_note(
     max_tokens: int,
     overlap_tokens: int = 32,
     embedded_text: EmbeddedText | None = None,
+    budget: NoteBudget | None = None,
 ) -> list[Chunk]:
     """Cut a note into heading-aware chunks whose `embed_text` never exceeds `max_tokens` tokens.
 
@@ -76,65 +77,27 @@ def chunk_note(
         max_tokens: the dense model's window.
         overlap_tokens: tokens of the previous chunk's tail repeated at the start of the next chunk of a section.
         embedded_text: the text an `![[embed]]` shows, or None; inserted after the line holding the embed.
+        budget: what the note may cost (time, chunks, embedded text); NoteTooCostly is raised past it.
 
     """
     if overlap_tokens < 0:
         raise ValueError(f"overlap_tokens must not be negative, got {overlap_tokens}")
-    counter = TokenCounter(count_tokens)
+    counter = TokenCounter(count_tokens if budget is None else budget.metered(count_tokens, "chunking"))
     if max_tokens <= counter.fixed:
         raise ValueError(f"max_tokens={max_tokens} leaves no room for text ({counter.fixed} tokens are fixed)")
     window = _Window(counter, max_tokens, overlap_tokens)
+    shower = None if embedded_text is None else EmbedShower(note.embeds, embedded_text, budget)
     drafts: list[_Draft] = []
     for section in note.sections:
-        pieces = _section_pieces(section, note.embeds, embedded_text)
+        pieces = section_pieces(section, shower)
         if pieces:
             drafts.extend(_chunk_section(pieces, note.title, section.heading_path, window))
+            if budget is not None:
+                budget.check_chunks(len(drafts))
     if not drafts:
         drafts = _fallback_drafts(note, window)
-    return [_to_chunk(note, draft, index, link_text) for index, draft in enumerate(drafts)]
-
-
-def _section_pieces(section: Section, embeds: Sequence[Link], embedded_text: EmbeddedText | None) -> list[Piece]:
-    """Return the blocks of a section in reading order, with the text of its embeds after their lines."""
-    rows = section.text.split("\n")
-    # Section text maps line for line onto the file (rag.notes.markdown), from body_line when the parser gives it.
-    first = section.body_line or section.line_start + (1 if section.heading_path else 0)
-    last = max(section.line_end, first)
-    blocks = parse_blocks(rows, [min(first + offset, last) for offset in range(len(rows))])
-    inside = [link for link in embeds if section.line_start <= link.line <= section.line_end]
-    if embedded_text is None or not inside:
-        return blocks
-    blocks = _cut_after_lines(blocks, {link.line for link in inside})
-    inserted: dict[int, list[Piece]] = {}
-    for link in inside:
-        shown = (embedded_text(link) or "")[:EMBED_CHAR_CAP]
-        if not shown.strip():
-            continue
-        shown_rows = shown.split("\n")
-        position = sum(1 for block in blocks if block.lines[0] <= link.line)
-        inserted.setdefault(position, []).extend(parse_blocks(shown_rows, [link.line] * len(shown_rows)))
-    ordered: list[Piece] = []
-    for position, block in enumerate([*blocks, None]):
-        shown_here = inserted.get(position, [])
-        ordered.extend(shown_here)
-        if block is not None:
-            # The rest of a paragraph cut at an embed is its own block once embedded text sits between.
-            ordered.append(replace(block, sep=BLOCK_SEP) if shown_here else block)
-    return ordered
-
-
-def _cut_after_lines(blocks: list[Piece], lines: set[int]) -> list[Piece]:
-    """Split prose blocks after each row on one of `lines`, so embedded text lands right below it."""
-    cut: list[Piece] = []
-    for block in blocks:
-        start = 0
-        for row, line in enumerate(block.lines):
-            is_cut = block.kind == "prose" and line in lines and row < len(block.rows) - 1
-            if is_cut or row == len(block.rows) - 1:
-                sep = block.sep if start == 0 else LINE_SEP
-                cut.append(Piece(block.kind, block.rows[start : row + 1], block.lines[start : row + 1], sep))
-                start = row + 1
-    return cut
+    targets = LinkTargets(note.links)
+    return [_to_chunk(note, draft, index, link_text, targets) for index, draft in enumerate(drafts)]
 
 
 def _chunk_section(pieces: list[Piece], title: str, heading_path: tuple[str, ...], window: _Window) -> list[_Draft]:
@@ -273,8 +236,7 @@ def _fallback_drafts(note: Note, window: _Window) -> list[_Draft]:
     return [replace(draft, line_start=1, line_end=last) for draft in _chunk_section([piece], note.title, (), window)]
 
 
-def _to_chunk(note: Note, draft: _Draft, index: int, link_text: str) -> Chunk:
-    targets = (link.target for link in note.links if link.target and draft.line_start <= link.line <= draft.line_end)
+def _to_chunk(note: Note, draft: _Draft, index: int, link_text: str, targets: LinkTargets) -> Chunk:
     return Chunk(
         path=note.path,
         title=draft.shown_title,
@@ -282,7 +244,7 @@ def _to_chunk(note: Note, draft: _Draft, index: int, link_text: str) -> Chunk:
         anchor=note_anchor(link_text, draft.heading_path),
         text=draft.text,
         tags=note.tags,
-        links=tuple(dict.fromkeys(targets)),
+        links=targets.for_lines(draft.line_start, draft.line_end, draft.text),
         line_start=draft.line_start,
         line_end=draft.line_end,
         index=index,

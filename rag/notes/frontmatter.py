@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
@@ -18,6 +19,11 @@ from rag.notes.inline import WIKILINK, is_valid_tag, parse_wikilink
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _MAX_DEPTH = 64  # YAML anchors can build cyclic values; stop well before recursion limits
+# Values that YAML aliases may add to a note's frontmatter by repeating anchored ones: ordinary anchors
+# (shared defaults, a list reused twice) add a handful; a "billion laughs" adds 10^9.
+MAX_ALIAS_VALUES = 10_000
+_CHARS_PER_VALUE = 100  # and the characters they may repeat: an anchored long string costs its length
+_SHORT_STRING = 64
 
 
 class _LenientConstructor(SafeConstructor):
@@ -53,21 +59,70 @@ def find_frontmatter_end(lines: Sequence[str]) -> int | None:
     return None
 
 
-def to_plain(value: object, depth: int = 0) -> object:
-    """Convert a loaded YAML value to JSON-like Python: dict, list, str, int, float, bool or None."""
-    if depth > _MAX_DEPTH:
-        return None
-    if value is None or isinstance(value, str | bool | int | float):
-        return value
-    if isinstance(value, datetime | date | time):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return {str(to_plain(key, depth + 1)): to_plain(item, depth + 1) for key, item in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [to_plain(item, depth + 1) for item in value]
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    return str(value)
+class AliasExpansionError(ValueError):
+    """YAML aliases would expand to more values than a note's frontmatter may hold ("billion laughs")."""
+
+
+class _PlainConverter:
+    """Convert loaded YAML to plain values, counting the values that alias reuse adds.
+
+    The loader shares one object per anchor, so nine anchors of nine aliases each cost a few hundred bytes
+    loaded and a billion values expanded. Like safe loaders (go-yaml's alias ratio, serde-yaml's repetition
+    limit) this refuses the expansion instead of walking it.
+    """
+
+    def __init__(self, max_alias_values: int) -> None:
+        self._max = max_alias_values
+        self._seen: set[int] = set()
+        self._repeated = 0
+        self._repeated_chars = 0
+
+    def convert(self, value: object, depth: int, *, is_repeat: bool) -> object:
+        if depth > _MAX_DEPTH:
+            return None
+        # A container (or long string) met twice is an alias: what it holds is a copy the document did not
+        # write. Short strings are left out: Python itself shares one object for each one-character string.
+        if isinstance(value, Mapping | list | tuple | set | frozenset) or (
+            isinstance(value, str) and len(value) > _SHORT_STRING
+        ):
+            is_repeat = is_repeat or id(value) in self._seen
+            self._seen.add(id(value))
+        if is_repeat:
+            self._charge(len(value) if isinstance(value, str) else 0)
+        if value is None or isinstance(value, str | bool | int | float):
+            return value
+        if isinstance(value, datetime | date | time):
+            return value.isoformat()
+        if isinstance(value, Mapping):
+            return {
+                str(self.convert(key, depth + 1, is_repeat=is_repeat)): self.convert(
+                    item, depth + 1, is_repeat=is_repeat
+                )
+                for key, item in value.items()
+            }
+        if isinstance(value, list | tuple | set | frozenset):
+            return [self.convert(item, depth + 1, is_repeat=is_repeat) for item in value]
+        if isinstance(value, bytes):
+            return base64.b64encode(value).decode("ascii")
+        return str(value)
+
+    def _charge(self, chars: int) -> None:
+        self._repeated += 1
+        self._repeated_chars += chars
+        if self._repeated > self._max:
+            raise AliasExpansionError(f"YAML aliases expand to more than {self._max} values")
+        if self._repeated_chars > self._max * _CHARS_PER_VALUE:
+            raise AliasExpansionError(f"YAML aliases repeat more than {self._max * _CHARS_PER_VALUE} characters")
+
+
+def to_plain(value: object, *, max_alias_values: int = MAX_ALIAS_VALUES) -> object:
+    """Convert a loaded YAML value to JSON-like Python: dict, list, str, int, float, bool or None.
+
+    Raises:
+        AliasExpansionError: aliases repeat more than `max_alias_values` values (or 100 characters a value).
+
+    """
+    return _PlainConverter(max_alias_values).convert(value, 0, is_repeat=False)
 
 
 def _yaml_error(exc: Exception, *, first_line: int) -> str:
@@ -100,7 +155,10 @@ def load_yaml(text: str, *, first_line: int) -> tuple[dict[str, object], str | N
         return {}, _yaml_error(exc, first_line=first_line)
     if loaded is None:
         return {}, None
-    plain = to_plain(loaded)
+    try:
+        plain = to_plain(loaded)
+    except AliasExpansionError as exc:
+        return {}, f"frontmatter ignored: {exc}"
     if not isinstance(plain, dict):
         return {}, f"frontmatter on line {first_line} is not a key: value mapping"
     return plain, None
@@ -154,20 +212,39 @@ def _strings(value: object) -> list[str]:
 def frontmatter_links(data: Mapping[str, object], yaml_lines: Sequence[str], *, first_line: int) -> list[Link]:
     """Return wikilinks written in frontmatter string values, e.g. `up: "[[Home]]"`, with their lines."""
     links: list[Link] = []
+    written = _written_links(yaml_lines)
     cursor = 0
     for text in _strings(dict(data)):
         for match in WIKILINK.finditer(text):
-            cursor = _line_of(match[0], yaml_lines, cursor)
+            cursor = _line_of(written.get(match[0], ()), cursor)
             link = parse_wikilink(match[2], is_embed=bool(match[1]), line=first_line + cursor)
             if link is not None:
                 links.append(link)
     return links
 
 
-def _line_of(needle: str, lines: Sequence[str], start: int) -> int:
-    """Return the index of the first line at or after `start` holding `needle` (else search from the top)."""
-    order = [*range(start, len(lines)), *range(start)]
-    return next((index for index in order if needle in lines[index]), start)
+def _written_links(lines: Sequence[str]) -> dict[str, list[int]]:
+    """Map each `[[...]]` written in the YAML lines to the indexes of the lines holding it, in order."""
+    found: dict[str, list[int]] = {}
+    for index, line in enumerate(lines):
+        if "[[" in line:
+            for match in WIKILINK.finditer(line):
+                rows = found.setdefault(match[0], [])
+                if not rows or rows[-1] != index:
+                    rows.append(index)
+    return found
+
+
+def _line_of(rows: Sequence[int], start: int) -> int:
+    """Return the first of `rows` at or after `start` (else the first of them, else `start`).
+
+    An index built once instead of a scan of the lines per link: a scan is quadratic in a frontmatter of
+    thousands of links that are not written verbatim (escaped or folded YAML strings).
+    """
+    at = bisect_left(rows, start)
+    if at < len(rows):
+        return rows[at]
+    return rows[0] if rows else start
 
 
 def read_frontmatter(lines: Sequence[str]) -> Frontmatter:

@@ -91,8 +91,20 @@ class LinkSpan:
     path_end: int
 
 
-def _mask_span(text: str, start: int, end: int) -> str:
-    return text[:start] + MASK * (end - start) + text[end:]
+def _mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """Return `text` with each (start, end) span, in order and not overlapping, overwritten by MASK."""
+    if not spans:
+        return text
+    # One join for the whole line: masking span by span copies the line per link, quadratic on a line of
+    # 60,000 links (issue 8).
+    parts: list[str] = []
+    cursor = 0
+    for start, end in spans:
+        parts.append(text[cursor:start])
+        parts.append(MASK * (end - start))
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts)
 
 
 def _path_span(written: str, offset: int) -> tuple[int, int]:
@@ -143,15 +155,19 @@ def find_links(visible: str, masked: str, line: int) -> tuple[list[Link], str]:
 def _link_spans(visible: str, masked: str, line: int) -> tuple[list[LinkSpan], str]:
     found: list[LinkSpan] = []
     if "[[" in masked:
+        matched = []
         for match in WIKILINK.finditer(masked):
             span = wikilink_span(match, visible, line)
             if span is not None:
                 found.append(span)
-            masked = _mask_span(masked, match.start(), match.end())
+            matched.append(match.span())
+        masked = _mask_spans(masked, matched)
     if "](" in masked:
+        matched = []
         for match in _MD_LINK.finditer(masked):
             found.extend(_markdown_spans_at(match, visible, line))
-            masked = _mask_span(masked, match.start(), match.end())
+            matched.append(match.span())
+        masked = _mask_spans(masked, matched)
     if "://" in masked or "www." in masked or "<" in masked:
         masked = _URL.sub(lambda url: MASK * len(url[0]), masked)
     found.sort(key=lambda span: span.start)

@@ -11,9 +11,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
 from core.domain import BlockId, Heading, Link, Note, Section, Task
+from rag.notes.budget import NoteBudget
 from rag.notes.frontmatter import frontmatter_aliases, frontmatter_tags, read_frontmatter
 from rag.notes.inline import find_block_id, find_links, find_tags, find_task
-from rag.notes.scanner import HeadingSpan, Scan, ScannedLine, scan_lines, split_lines
+from rag.notes.scanner import BUDGET_CHECK_LINES, HeadingSpan, Scan, ScannedLine, scan_lines, split_lines
 
 # Comments (%%...%% and <!-- -->) are hidden in reading view and are not sources of tags, links or tasks.
 # Obsidian's own cache skips block comments and HTML comments but does read tags and links inside an inline
@@ -38,12 +39,14 @@ def join_text(lines: Iterable[ScannedLine]) -> str:
     return "\n".join(line.visible for line in lines).rstrip()
 
 
-def _inline(scan: Scan) -> tuple[list[Link], list[str], list[BlockId], list[Task]]:
+def _inline(scan: Scan, budget: NoteBudget | None) -> tuple[list[Link], list[str], list[BlockId], list[Task]]:
     links: list[Link] = []
     tags: list[str] = []
     block_ids: list[BlockId] = []
     tasks: list[Task] = []
-    for line in scan.lines:
+    for index, line in enumerate(scan.lines):
+        if budget is not None and index % BUDGET_CHECK_LINES == 0:
+            budget.check("reading links and tags")
         if line.kind == "code" or not line.masked.strip():
             continue
         line_links, masked = find_links(line.visible, line.masked, line.number)
@@ -99,13 +102,16 @@ def build_sections(scan: Scan) -> list[Section]:
     return sections
 
 
-def parse_note(path: str, text: str, *, include_comments: bool = INCLUDE_COMMENTS) -> Note:
+def parse_note(
+    path: str, text: str, *, include_comments: bool = INCLUDE_COMMENTS, budget: NoteBudget | None = None
+) -> Note:
     """Parse an Obsidian note given its vault-relative POSIX path and its text.
 
     Args:
         path: vault-relative POSIX path, e.g. "Projects/Alpha.md"; the title is its stem.
         text: the note's markdown.
         include_comments: treat `%%comments%%` as text (a source of tags and links) instead of removing them.
+        budget: what the note may cost; NoteTooCostly is raised once it is spent.
 
     """
     lines = split_lines(text)
@@ -115,11 +121,10 @@ def parse_note(path: str, text: str, *, include_comments: bool = INCLUDE_COMMENT
         warnings.append(frontmatter.error)
     elif frontmatter.body_start == 0 and lines and lines[0].rstrip() == "---":
         warnings.append("frontmatter opened on line 1 is not closed; the note is read as body text")
-    scan = scan_lines(
-        lines[frontmatter.body_start :], first_line=frontmatter.body_start + 1, include_comments=include_comments
-    )
+    body = lines[frontmatter.body_start :]
+    scan = scan_lines(body, first_line=frontmatter.body_start + 1, include_comments=include_comments, budget=budget)
     warnings.extend(scan.warnings)
-    links, body_tags, block_ids, tasks = _inline(scan)
+    links, body_tags, block_ids, tasks = _inline(scan, budget)
     headings = [Heading(span.level, span.text, scan.lines[span.first].number) for span in scan.headings]
     return Note(
         path=path,

@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from rag.notes.budget import NoteBudget
+
+BUDGET_CHECK_LINES = 512  # a clock read per line would cost more than most lines do
 MASK = "`"  # a character that can't be part of a tag, so masked spans never merge into one
 LineKind = Literal["text", "code"]
 
@@ -177,8 +180,11 @@ def _heading_text(raw: str | None) -> str:
 class _BlockScanner:
     """Classify lines into blocks: fences, indented code, headings, paragraphs and lists."""
 
-    def __init__(self, lines: Sequence[str], *, first_line: int, include_comments: bool) -> None:
+    def __init__(
+        self, lines: Sequence[str], *, first_line: int, include_comments: bool, budget: NoteBudget | None
+    ) -> None:
         self.raw = lines
+        self.budget = budget
         self.first_line = first_line
         last_math = max((i for i, line in enumerate(lines) if "$$" in line), default=-1)
         self.inline = _InlineSplitter(include_comments=include_comments, last_math_line=last_math)
@@ -195,6 +201,8 @@ class _BlockScanner:
 
     def run(self) -> Scan:
         for index, line in enumerate(self.raw):
+            if self.budget is not None and index % BUDGET_CHECK_LINES == 0:
+                self.budget.check("scanning lines")
             self._line(index, line)
         if self.fence is not None:
             self.warnings.append(f"code fence opened on line {self.fence[2]} is not closed")
@@ -286,13 +294,16 @@ class _BlockScanner:
         self.may_start_code = True
 
 
-def scan_lines(lines: Sequence[str], *, first_line: int = 1, include_comments: bool = False) -> Scan:
+def scan_lines(
+    lines: Sequence[str], *, first_line: int = 1, include_comments: bool = False, budget: NoteBudget | None = None
+) -> Scan:
     """Scan body lines once, classifying code, math and comments and finding headings.
 
     Args:
         lines: the body lines (frontmatter already removed).
         first_line: the 1-based file line of `lines[0]`.
         include_comments: keep `%%comments%%` and `<!-- -->` as ordinary text instead of removing them.
+        budget: what the note may cost; checked every BUDGET_CHECK_LINES lines.
 
     """
-    return _BlockScanner(lines, first_line=first_line, include_comments=include_comments).run()
+    return _BlockScanner(lines, first_line=first_line, include_comments=include_comments, budget=budget).run()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.domain import Link
-from rag.chunks.chunking import EMBED_CHAR_CAP
+from rag.chunks.sections import EMBED_CHAR_CAP
 from tests.unit.chunk_notes import chunk, count_words, lay_out, paragraph, squeeze
 
 
