@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import reprlib
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -58,10 +59,15 @@ def install_error_handlers(app: FastAPI) -> None:
         first = exc.errors()[0] if exc.errors() else {"msg": "invalid request", "loc": ()}
         location = [str(part) for part in first.get("loc", ()) if part != "body"]
         if first.get("type") == "json_invalid":
+            location = []  # its "location" is a character offset, no parameter
             message = "the request body is not valid JSON"
         else:
             message = f"{'.'.join(location) or 'body'}: {first.get('msg', 'invalid value')}"
-        body = error_json(message, error_type="invalid_request_error", code="invalid_request", param=".".join(location))
+            if first.get("type") == "literal_error":  # "Input should be 'user' or ...": say what came instead
+                message += f", got {reprlib.repr(first.get('input'))}"
+        body = error_json(
+            message, error_type="invalid_request_error", code="invalid_request", param=".".join(location) or None
+        )
         return JSONResponse(body, status_code=400)
 
     @app.exception_handler(StarletteHTTPException)

@@ -12,7 +12,6 @@ from core.chat import ChatMessage, Usage
 from core.errors import InvalidRequest
 
 MODEL_ID = "vault-librarian"
-ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
 class ContentPart(BaseModel):
@@ -29,7 +28,7 @@ class WireMessage(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    role: str
+    role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | list[ContentPart] | None = None
     name: str | None = None
 
@@ -57,20 +56,35 @@ class ChatCompletionRequest(BaseModel):
     agent picks its own tools and answers in Markdown with citations.
     """
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {"model": MODEL_ID, "messages": [{"role": "user", "content": "How long does the dough rest?"}]}
+            ]
+        },
+    )
 
     model: str | None = None
-    messages: list[WireMessage] = Field(default_factory=list)
+    messages: list[WireMessage] = Field(min_length=1)
     stream: bool = False
     stream_options: StreamOptions | None = None
     # A string per OpenAI; Open WebUI pipelines send an object describing the user.
     user: JsonValue = None
-    n: int | None = None
+    n: int | None = Field(None, json_schema_extra={"minimum": 1, "maximum": 1})  # refused by _one_choice otherwise
 
     @field_validator("stream", mode="before")
     @classmethod
     def _null_stream_is_false(cls, value: object) -> object:
         return False if value is None else value
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _some_message(cls, value: object) -> object:
+        # Before the length check, so the message reads like the rest of the API's (and names the field).
+        if value == []:
+            raise PydanticCustomError("too_short", "must contain at least one message")
+        return value
 
     @field_validator("n")
     @classmethod
@@ -85,16 +99,10 @@ class ChatCompletionRequest(BaseModel):
 
     def to_history(self) -> tuple[ChatMessage, ...]:
         """Return the conversation as domain messages, refusing what cannot be answered."""
-        if not self.messages:
-            raise InvalidRequest("'messages' must contain at least one message")
-        history: list[ChatMessage] = []
-        for index, message in enumerate(self.messages):
-            if message.role not in ROLES:
-                raise InvalidRequest(f"messages[{index}].role must be one of {', '.join(ROLES)}, got {message.role!r}")
-            role: Literal["system", "user", "assistant", "tool"] = (
-                "system" if message.role == "developer" else message.role  # type: ignore[assignment]
-            )
-            history.append(ChatMessage(role=role, content=message.text()))
+        history = [
+            ChatMessage(role="system" if message.role == "developer" else message.role, content=message.text())
+            for message in self.messages
+        ]
         if not any(m.role == "user" and m.content.strip() for m in history):
             raise InvalidRequest("the conversation has no user message with text to answer")
         return tuple(history)

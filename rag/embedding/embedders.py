@@ -24,6 +24,11 @@ if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
 FALLBACK_MAX_TOKENS = 512
+# A query is embedded from its first `window * QUERY_CHARS_PER_TOKEN` characters: far more than the dense model's
+# window holds (English averages about four characters a token), so the model sees all it can, while a 1 MB
+# message is no longer tokenized whole (about a second of CPU) only to be cut to the window. BM25 gets the same
+# text, so the sparse and dense halves of a query describe the same words.
+QUERY_CHARS_PER_TOKEN = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +101,17 @@ class FastembedEmbedder:
                 embeddings[i] = Embedding(dense=vector, sparse=_sparse(models.bm25.embed_document(texts[i])))
         return [embedding for embedding in embeddings if embedding is not None]
 
+    @property
+    def max_query_chars(self) -> int:
+        """Return how many characters of a query are embedded (the rest is beyond the model's window)."""
+        return self.max_tokens * QUERY_CHARS_PER_TOKEN
+
     def embed_query(self, text: str) -> Embedding:
-        """Embed a search query (query prefix, BM25 query weights)."""
+        """Embed a search query from its first `max_query_chars` (query prefix, BM25 query weights)."""
         models = self._models()
-        dense = _unit_rows(list(models.dense.query_embed([self._prefixes.query + text])))
-        return Embedding(dense=dense[0], sparse=_sparse(models.bm25.embed_query(text)))
+        query = text[: self.max_query_chars]
+        dense = _unit_rows(list(models.dense.query_embed([self._prefixes.query + query])))
+        return Embedding(dense=dense[0], sparse=_sparse(models.bm25.embed_query(query)))
 
 
 def build_embedder(settings: EmbeddingSettings) -> Embedder:

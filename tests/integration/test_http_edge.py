@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
+from typer.testing import CliRunner
 
+from app.cli import cli
 from app.main import create_app
+from app.security import MIN_API_KEY_LENGTH
 from app.wiring import Services
+from core.errors import InvalidRequest
 from core.settings import Settings
 from tests.fakes import ScriptedAnswerer
 
 QUESTION = {"model": "vault-librarian", "messages": [{"role": "user", "content": "What is in my notes?"}]}
+API_KEY = "s3cret-key-for-tests"  # 20 characters: long enough to listen beyond loopback
+LOOPBACK_URL = "http://127.0.0.1"  # TestClient's default host, "testserver", is refused like any foreign name
 
 
 def make_client(settings: Settings, services: Services, answerer: ScriptedAnswerer, **overrides: Any) -> TestClient:
     app = create_app(settings.model_copy(update=overrides), services, answerer=answerer)
-    return TestClient(app)
+    return TestClient(app, base_url=LOOPBACK_URL)
 
 
 @pytest.fixture
@@ -105,7 +112,12 @@ def test_content_parts_are_read_as_text_and_other_parts_ignored(client: TestClie
             "invalid_request_error",
             "no user message",
         ),
-        (json.dumps({"messages": [{"role": "wizard", "content": "x"}]}).encode(), 400, "invalid_request_error", "role"),
+        (
+            json.dumps({"messages": [{"role": "wizard", "content": "x"}]}).encode(),
+            400,
+            "invalid_request_error",
+            "messages.0.role: Input should be 'system', 'developer', 'user', 'assistant' or 'tool', got 'wizard'",
+        ),
         (json.dumps({"messages": "hello"}).encode(), 400, "invalid_request_error", "messages"),
     ],
     ids=["malformed-json", "no-messages", "no-user-message", "unknown-role", "wrong-type"],
@@ -119,6 +131,7 @@ def test_bad_requests_get_openai_shaped_errors(
     error = response.json()["error"]
     assert set(error) == {"message", "type", "param", "code"}
     assert error["type"] == error_type and fragment in error["message"]
+    assert error["param"] in (None, "messages", "messages.0.role")
 
 
 def test_oversized_bodies_are_refused_with_413(settings: Settings, services: Services) -> None:
@@ -131,17 +144,71 @@ def test_oversized_bodies_are_refused_with_413(settings: Settings, services: Ser
 
 
 def test_api_key_is_required_on_v1_when_configured(settings: Settings, services: Services) -> None:
-    with make_client(settings, services, ScriptedAnswerer(), api_key=SecretStr("s3cret-key")) as client:
+    with make_client(settings, services, ScriptedAnswerer(), api_key=SecretStr(API_KEY)) as client:
         missing = client.post("/v1/chat/completions", json=QUESTION)
         wrong = client.get("/v1/models", headers={"Authorization": "Bearer nope"})
-        right = client.get("/v1/models", headers={"Authorization": "Bearer s3cret-key"})
+        right = client.get("/v1/models", headers={"Authorization": f"Bearer {API_KEY}"})
         health = client.get("/health")
 
     assert missing.status_code == 401 and missing.json()["error"]["type"] == "authentication_error"
-    assert "s3cret-key" not in missing.text
+    assert API_KEY not in missing.text
     assert wrong.status_code == 401
     assert right.status_code == 200
     assert health.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("authorization", "status"),
+    [
+        (f"Bearer {API_KEY}", 200),
+        (f"bearer {API_KEY}", 200),
+        (f"BEARER {API_KEY}", 200),
+        (f"Bearer   {API_KEY}", 200),
+        (f"Basic {API_KEY}", 401),
+        (API_KEY, 401),
+        (f"Bearer {API_KEY}x", 401),
+        ("Bearer", 401),
+        (f"Bearer {API_KEY[:-1]}", 401),
+    ],
+    ids=["canonical", "lower", "upper", "spaces", "basic", "bare-key", "longer", "no-key", "shorter"],
+)
+def test_the_bearer_scheme_is_case_insensitive_and_the_key_exact(
+    settings: Settings, services: Services, authorization: str, status: int
+) -> None:
+    with make_client(settings, services, ScriptedAnswerer(), api_key=SecretStr(API_KEY)) as client:
+        response = client.get("/v1/models", headers={"Authorization": authorization})
+
+    assert response.status_code == status
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::"])
+def test_a_short_api_key_is_refused_beyond_loopback(settings: Settings, services: Services, host: str) -> None:
+    short = settings.model_copy(update={"host": host, "api_key": SecretStr("x" * (MIN_API_KEY_LENGTH - 1))})
+    long_enough = settings.model_copy(update={"host": host, "api_key": SecretStr("x" * MIN_API_KEY_LENGTH)})
+
+    with pytest.raises(InvalidRequest) as refused:
+        create_app(short, services, answerer=ScriptedAnswerer())
+    create_app(long_enough, services, answerer=ScriptedAnswerer())
+
+    assert refused.value.message.startswith(f"refusing to listen on {host} with an API_KEY of 15 characters")
+    assert "at least 16" in refused.value.message and "x" * 15 not in refused.value.message
+
+
+def test_any_api_key_length_is_accepted_on_loopback(settings: Settings, services: Services) -> None:
+    with make_client(settings, services, ScriptedAnswerer(), api_key=SecretStr("abc")) as client:
+        response = client.get("/v1/models", headers={"Authorization": "Bearer abc"})
+
+    assert response.status_code == 200
+
+
+def test_serve_refuses_a_short_api_key_beyond_loopback(vault: Path, tmp_path: Path) -> None:
+    env = {"VAULT_PATH": str(vault), "DATA_DIR": str(tmp_path / "data"), "API_KEY": "short-key"}
+
+    result = CliRunner().invoke(cli, ["serve", "--host", "0.0.0.0"], env=env)
+
+    assert result.exit_code == 2, result.output
+    assert "with an API_KEY of 9 characters" in " ".join(result.stderr.split())
+    assert "short-key" not in result.output
 
 
 def test_models_lists_the_one_model(client: TestClient) -> None:
@@ -246,7 +313,7 @@ def test_a_chunked_body_over_the_limit_gets_413(settings: Settings, services: Se
 def test_413_and_401_carry_cors_headers_so_browser_clients_see_them(settings: Settings, services: Services) -> None:
     origin = {"Origin": "app://obsidian.md"}
     big = {"messages": [{"role": "user", "content": "x" * 5_000}]}
-    overrides = {"max_body_bytes": 2_000, "api_key": SecretStr("s3cret-key")}
+    overrides = {"max_body_bytes": 2_000, "api_key": SecretStr(API_KEY)}
     with make_client(settings, services, ScriptedAnswerer(), **overrides) as client:
         too_large = client.post("/v1/chat/completions", json=big, headers=origin)
         unauthorized = client.post("/v1/chat/completions", json=QUESTION, headers=origin)
@@ -257,9 +324,17 @@ def test_413_and_401_carry_cors_headers_so_browser_clients_see_them(settings: Se
     )
 
 
-@pytest.mark.parametrize("host", ["localhost:8000", "127.0.0.1", "[::1]:8000", "testserver"])
+@pytest.mark.parametrize("host", ["localhost:8000", "127.0.0.1", "[::1]:8000", "LOCALHOST"])
 def test_loopback_host_headers_are_served(client: TestClient, host: str) -> None:
     assert client.get("/v1/models", headers={"Host": host}).status_code == 200
+
+
+def test_the_test_clients_default_host_is_not_trusted(settings: Settings, services: Services) -> None:
+    # A LAN DNS may resolve "testserver" to this machine; only tests used it, and they now name 127.0.0.1.
+    with TestClient(create_app(settings, services, answerer=ScriptedAnswerer())) as client:
+        response = client.get("/v1/models")
+
+    assert response.status_code == 400 and "'testserver'" in response.json()["error"]["message"]
 
 
 def test_a_foreign_host_header_is_refused_against_dns_rebinding(client: TestClient) -> None:
@@ -272,17 +347,17 @@ def test_a_foreign_host_header_is_refused_against_dns_rebinding(client: TestClie
 
 
 def test_any_host_is_served_when_listening_on_all_interfaces(settings: Settings, services: Services) -> None:
-    overrides = {"host": "0.0.0.0", "api_key": SecretStr("s3cret-key")}
+    overrides = {"host": "0.0.0.0", "api_key": SecretStr(API_KEY)}
     with make_client(settings, services, ScriptedAnswerer(), **overrides) as client:
         response = client.get(
-            "/v1/models", headers={"Host": "librarian.lan:8000", "Authorization": "Bearer s3cret-key"}
+            "/v1/models", headers={"Host": "librarian.lan:8000", "Authorization": f"Bearer {API_KEY}"}
         )
 
     assert response.status_code == 200
 
 
 def test_a_configured_host_name_is_served(settings: Settings, services: Services) -> None:
-    overrides = {"host": "192.168.1.20", "api_key": SecretStr("s3cret-key")}
+    overrides = {"host": "192.168.1.20", "api_key": SecretStr(API_KEY)}
     with make_client(settings, services, ScriptedAnswerer(), **overrides) as client:
         lan = client.get("/health", headers={"Host": "192.168.1.20:8000"})
         other = client.get("/health", headers={"Host": "evil.example"})

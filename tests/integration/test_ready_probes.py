@@ -61,7 +61,7 @@ def test_a_hung_store_keeps_one_probe_in_flight(
         answerer=ScriptedAnswerer(),
     )
     try:
-        with TestClient(app) as client:
+        with TestClient(app, base_url="http://127.0.0.1") as client:
             first = client.get("/ready")
             repeated = [client.get("/ready") for _ in range(5)]
             hung.release.set()
@@ -91,7 +91,8 @@ def test_ready_redacts_credentials_in_probe_errors(settings: Settings, services:
         "redis_url": SecretStr("redis://:hunter2-secret@cache/0"),
     }
     app_settings = settings.model_copy(update={"watch": False, **secrets})
-    with TestClient(create_app(app_settings, failing, answerer=ScriptedAnswerer())) as client:
+    app = create_app(app_settings, failing, answerer=ScriptedAnswerer())
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         response = client.get("/ready")
 
     assert response.status_code == 503
