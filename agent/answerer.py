@@ -19,6 +19,7 @@ from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, to_recor
 from agent.turn import TurnScratch, WriteToolBox, stopped_notice
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, ChatMessage, TurnRequest
 from core.ports import DocStore
+from rag.answer.external_links import named_hosts
 from rag.notes.links import LinkResolver
 from rag.notes.markdown import parse_note
 
@@ -86,7 +87,10 @@ class AgentAnswerer:
     async def _answer_turn(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         checker = await asyncio.to_thread(self._checker)
         writes = self._write_tools(request.conversation_id) if self._write_tools else None
-        scratch = TurnScratch(checker=checker, stream=CitationStream(checker), writes=writes)
+        # Images and links in the reply may point only at hosts the user's message names (issue 8).
+        asked = next((message.content for message in reversed(request.messages) if message.role == "user"), "")
+        stream = CitationStream(checker, allowed_hosts=named_hosts(asked))
+        scratch = TurnScratch(checker=checker, stream=stream, writes=writes)
         config: RunnableConfig = {
             "configurable": {"thread_id": request.conversation_id, "scratch": scratch},
             "metadata": {TURN_AT: int(self._clock().timestamp())},

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from urllib.parse import urlsplit
 
 from agent.llm.redaction import redact
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from core.chat import AnswerEvent, AnswerText, TurnRequest
 from core.errors import UpstreamUnavailable
 from core.ports import Answerer
-from rag.answer.passages import NO_MODEL_NOTICE, NO_MODEL_REFUSAL_NOTICE
+from rag.answer.passages import NO_MODEL_CHANGES, NO_MODEL_NOTICE, NO_MODEL_REFUSAL_NOTICE
 
 logger = logging.getLogger(__name__)
 
-UNREACHABLE_NOTICE = (
-    "The language model at {endpoints} is unreachable, so here are the most relevant passages from your notes:"
-)
-UNREACHABLE_REFUSAL_NOTICE = (
-    "(The language model at {endpoints} is unreachable, so replies are passages from your notes.)"
-)
+# Replies name no host or port (an API client need not learn where the LLM runs); the log line does.
+UNREACHABLE_NOTICE = "The language model is unreachable, so here are the most relevant passages from your notes:"
+UNREACHABLE_REFUSAL_NOTICE = "(The language model is unreachable, so replies are passages from your notes.)"
+UNREACHABLE_CHANGES = "Changes need a language model, and the language model is unreachable; try again later."
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+_ADDRESS = re.compile(r"\s*\('[^']*', \d+\)|\b[\w.-]+:\d{2,5}\b")  # ('127.0.0.1', 11434), localhost:1234
 DEGRADED_MODE = "agent (retrieval-only while the LLM is unreachable)"
 
 
@@ -43,16 +45,18 @@ class FallbackAnswerer:
         Args:
             primary: the answerer that needs the LLM.
             fallback: the answerer used when the LLM fails before the answer starts.
-            endpoints: the LLM base URLs, named in the notice line (credentials in them are redacted).
-            secrets: values to redact from the notice besides the generic credential patterns (the API key).
+            endpoints: the LLM base URLs, named in the log line (credentials in them are redacted), never in replies.
+            secrets: values to redact from the log line besides the generic credential patterns (the API key).
 
         """
         self._primary = primary
         self._fallback = fallback
-        shown = ", ".join(redact(url, secrets) for url in endpoints) or "(none configured)"
+        self._endpoints = ", ".join(redact(url, secrets) for url in endpoints) or "(none configured)"
+        self._hosts = tuple(host for url in endpoints if (host := urlsplit(url).hostname))
         self._notices = {
-            NO_MODEL_NOTICE: UNREACHABLE_NOTICE.format(endpoints=shown),
-            NO_MODEL_REFUSAL_NOTICE: UNREACHABLE_REFUSAL_NOTICE.format(endpoints=shown),
+            NO_MODEL_NOTICE: UNREACHABLE_NOTICE,
+            NO_MODEL_REFUSAL_NOTICE: UNREACHABLE_REFUSAL_NOTICE,
+            NO_MODEL_CHANGES: UNREACHABLE_CHANGES,
         }
         self._is_degraded = False
 
@@ -73,9 +77,16 @@ class FallbackAnswerer:
                 yield event
             return
         except UpstreamUnavailable as exc:
-            if exc.service != "llm" or has_text:
+            if exc.service != "llm":
                 raise
-            logger.warning("the LLM failed before answering; replying with passages: %s", exc.message)
+            if has_text:
+                shown = self._for_client(exc)
+                if shown is exc:
+                    raise
+                raise shown from exc
+            logger.warning(
+                "the LLM at %s failed before answering; replying with passages: %s", self._endpoints, exc.message
+            )
         finally:
             # Close the primary now, so a cancelled turn stops its model call instead of waiting for GC.
             if isinstance(events, AsyncGenerator):
@@ -83,6 +94,16 @@ class FallbackAnswerer:
         self._is_degraded = True
         async for event in self._fallback.answer(request):
             yield self._with_notice(event)
+
+    def _for_client(self, exc: UpstreamUnavailable) -> UpstreamUnavailable:
+        """Return the error an API client sees: the failure without the endpoint's address (logged instead)."""
+        shown = _ADDRESS.sub("", _URL.sub("the language model", exc.message))
+        for host in self._hosts:
+            shown = shown.replace(host, "the language model's host")
+        if shown == exc.message:
+            return exc  # e.g. "the model returned an empty answer": nothing to hide
+        logger.warning("the LLM at %s failed while answering: %s", self._endpoints, exc.message)
+        return UpstreamUnavailable("llm", shown.removeprefix("llm is unavailable: "))
 
     def _with_notice(self, event: AnswerEvent) -> AnswerEvent:
         """Replace the fallback's "no model is configured" line: a model is configured, it just did not answer."""

@@ -25,6 +25,7 @@ from core.chat import ToolSpec
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest
 from core.settings import WriteSettings
+from rag.answer.secrets import REDACTED, count_masks, redact_secrets
 
 # The write tools that make notes: a day's daily note (created when missing) and a base's new item.
 CREATE_TOOLS: tuple[ProposeTool[Any], ...] = (EDIT_DAILY_NOTE, ADD_BASE_ITEM)
@@ -99,7 +100,9 @@ class ProposalToolbox:
         return self._outcome(made)
 
     def _outcome(self, proposals: list[ProposedEdit]) -> ToolOutcome:
-        return ToolOutcome("\n\n".join(describe_proposal(p, confirm=self._settings.confirm) for p in proposals))
+        text = "\n\n".join(describe_proposal(p, confirm=self._settings.confirm) for p in proposals)
+        # The diff's context lines are note text too: credentials in them are masked for the model.
+        return ToolOutcome(redact_secrets(text) if self._reader.redacts_secrets else text)
 
     async def run(self, name: str, arguments_json: str) -> ToolOutcome:
         """Run one tool call in a worker thread and return the proposals' ids and diffs for the model.
@@ -121,6 +124,12 @@ class ProposalToolbox:
             check_size(edit.after, settings=self._settings)
         if edit.new_path is None and edit.after == edit.before:
             raise InvalidRequest(f"the edit would not change {edit.path!r}; nothing was proposed")
+        if edit.after is not None and count_masks(edit.after) > count_masks(edit.before or ""):
+            # The model saw a credential as its mask; writing the mask back would lose the credential.
+            raise InvalidRequest(
+                f"the new text of {edit.path!r} holds {REDACTED!r}, which is how credentials in notes are shown to "
+                "you, not their value; leave the lines holding it out of the change (edit a smaller part of the note)"
+            )
 
     def _store_plan(self, edit: PlannedEdit, *, first: PlannedEdit) -> ProposedEdit:
         depends_on = self._last_on_path.get(edit.path)

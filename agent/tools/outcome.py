@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from rag.answer.reading_view import visible_text
+from rag.answer.secrets import redact_secrets
 
 DEFAULT_MAX_CHARS = 6_000
 # Below this many characters left, a part is dropped whole rather than shown as a useless stub.
@@ -64,8 +67,17 @@ def data_part(tag: str, body: str, anchors: tuple[str, ...] = (), **attributes: 
 
 
 def note_part(path: str, anchor: str, body: str, **attributes: str) -> Part:
-    """Wrap note text as `<note path="..." source="[[...]]">text</note>`; `source` is the citation to use."""
-    return data_part("note", body, (anchor,), path=path, source=anchor, **attributes)
+    """Wrap note text as `<note path="..." source="[[...]]">text</note>`; `source` is the citation to use.
+
+    Comments (`%%…%%`, `<!-- … -->`) are left out: what reading view hides is no text for the model.
+    """
+    return data_part("note", visible_text(body), (anchor,), path=path, source=anchor, **attributes)
+
+
+def redact_reply(result: Reply) -> Reply:
+    """Return the reply with credentials in every part masked (`rag.answer.secrets`); tags and anchors stay."""
+    parts = tuple(replace(part, body=redact_secrets(part.body)) for part in result.parts)
+    return Reply(parts, result.more_hint)
 
 
 def _cut(body: str, budget: int) -> str:

@@ -87,6 +87,11 @@ class VaultReader:
         """Return the vault folder, resolved (InvalidRequest when it is missing or unreadable)."""
         return check_vault_path(self._vault.path)
 
+    @property
+    def redacts_secrets(self) -> bool:
+        """Return True when credentials in note text are masked in what the tools show (REDACT_SECRETS)."""
+        return self._vault.redact_secrets
+
     def today(self) -> date:
         """Return today's date by the injected clock."""
         return self._clock().date()

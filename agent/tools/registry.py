@@ -12,7 +12,7 @@ from agent.tools.daily import DAILY_NOTE
 from agent.tools.links import LINKS
 from agent.tools.metadata import PROPERTIES, TAGS
 from agent.tools.notes import READ_NOTE, VAULT
-from agent.tools.outcome import DEFAULT_MAX_CHARS, Reply, ToolOutcome, cap_reply
+from agent.tools.outcome import DEFAULT_MAX_CHARS, Reply, ToolOutcome, cap_reply, redact_reply
 from agent.tools.reader import VaultReader
 from agent.tools.search import SEARCH_NOTES
 from agent.tools.tasks import TASKS
@@ -100,6 +100,8 @@ class ToolRegistry:
         if tool is None:
             raise InvalidRequest(f"there is no tool '{name}'; the tools are: {', '.join(self._tools)}")
         result = tool.call(self._reader, parse_arguments(name, arguments_json))
+        if self._reader.redacts_secrets:  # every read tool's way to the model (search hits are masked already)
+            result = redact_reply(result)
         return cap_reply(result, self._max_chars)
 
     async def run(self, name: str, arguments_json: str) -> ToolOutcome:

@@ -9,11 +9,6 @@ from core.domain import Chunk, SearchHit
 
 REFUSAL = "I couldn't find this in your notes."
 
-INDEX_NOT_READY = (
-    "Your vault is still being indexed, so I can't search it yet. Ask again in a minute "
-    "(GET /v1/index/status shows the progress)."
-)
-
 GROUNDING_RULES = f"""\
 Answer only from the user's notes: the <note> elements given to you this turn, from search and from tools.
 - Do not add facts from general knowledge or from earlier turns that no <note> supports.

@@ -63,7 +63,7 @@ def test_ask_answers_with_passages_when_the_llm_is_unreachable(indexed: dict[str
     result = CliRunner().invoke(cli, ["ask", "How many garlic cloves did I plant?"], env=env)
 
     assert result.exit_code == 0, result.output
-    assert f"The language model at {url} is unreachable" in result.stdout
+    assert "The language model is unreachable" in result.stdout and url not in result.stdout  # the log names it
     assert "[[Garlic#Planting]]" in result.stdout and "Traceback" not in result.output
 
 

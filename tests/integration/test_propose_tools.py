@@ -168,3 +168,32 @@ def test_a_symlink_inside_the_vault_cannot_reach_protected_notes(
     assert "secret" not in str(refused.value)
     assert vault_hashes(vault) == before
     assert store.pending("c1", NOW) == []
+
+
+DEPLOY = "Projects/Deploy.md"
+TOKEN = "ghx7Qm2Lp9Zr4Tv8Wn3Ks6Yd1Fb5Hc0J"
+
+
+def test_the_diff_the_model_reads_masks_credentials_in_its_context_lines(vault: Path, toolbox: ProposalToolbox) -> None:
+    (vault / DEPLOY).write_text(f"# Deploy\n## Keys\nAPI_TOKEN={TOKEN}\n", encoding="utf-8")
+
+    outcome = run(toolbox, "edit_note", json.dumps({"command": "append", "path": DEPLOY, "content": "- rotate keys"}))
+
+    assert TOKEN not in outcome.text and "API_TOKEN=[redacted secret]" in outcome.text
+    assert toolbox.proposals[0].diff.count(TOKEN) == 1  # what the user approves is the real change
+
+
+def test_an_edit_that_writes_back_a_masked_credential_is_refused(
+    vault: Path, store: SqliteProposalStore, toolbox: ProposalToolbox
+) -> None:
+    (vault / DEPLOY).write_text(f"# Deploy\n## Keys\nAPI_TOKEN={TOKEN}\n", encoding="utf-8")
+    rewrite = {
+        "command": "replace_section",
+        "path": DEPLOY,
+        "heading": "Keys",
+        "content": "API_TOKEN=[redacted secret]",
+    }
+
+    with pytest.raises(InvalidRequest, match="how credentials in notes are shown"):
+        run(toolbox, "edit_note", json.dumps(rewrite))
+    assert store.pending("c1", NOW) == []
