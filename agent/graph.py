@@ -21,7 +21,7 @@ from core.chat import ChatMessage, ToolCall
 from core.errors import AppError, UpstreamUnavailable
 from core.ports import ChatModel
 from rag.answer.citations import sources_list
-from rag.answer.context import INDEX_NOT_READY, REFUSAL, build_context, is_refusal
+from rag.answer.context import REFUSAL, build_context, is_refusal
 from rag.answer.refusal import RelevanceGate
 from rag.retrieve import Retriever
 
@@ -82,8 +82,9 @@ class AgentNodes:
         deps = self._deps
         get_stream_writer()({"status": "searching your notes…"})
         question = _latest_question(state["messages"])
-        if not await _in_thread(deps.retriever.has_index):
-            return {"is_covered": False, "answer": INDEX_NOT_READY}
+        unready = await _in_thread(deps.retriever.unready_reason)  # an empty vault, or the first index running
+        if unready is not None:
+            return {"is_covered": False, "answer": unready}
         embedding = await _in_thread(deps.retriever.embed_query, question)  # once, for the floor and the search
         # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
         is_edit = scratch_of(config).writes is not None and looks_like_edit_request(question)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+from agent.edits.intent import looks_like_edit_request
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.errors import InvalidRequest
-from rag.answer.context import INDEX_NOT_READY
-from rag.answer.passages import retrieval_only_reply
+from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.refusal import RelevanceGate
 from rag.retrieve import Retriever
 
@@ -50,8 +50,11 @@ class RetrievalOnlyAnswerer:
         yield AnswerDone(usage=Usage(prompt, estimate_tokens(reply), is_estimate=True))
 
     def _reply(self, question: str) -> str:
-        if not self._retriever.has_index():
-            return INDEX_NOT_READY
+        if looks_like_edit_request(question):
+            return NO_MODEL_CHANGES
+        unready = self._retriever.unready_reason()  # an empty vault, or the first index still running
+        if unready is not None:
+            return unready
         embedding = self._retriever.embed_query(question)
         coverage = self._gate.check(question, embedding=embedding)
         hits = self._retriever.search(question, k=self._top_k, embedding=embedding) if coverage.is_covered else []

@@ -11,7 +11,6 @@ from contextlib import AsyncExitStack
 from datetime import datetime
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-from rich.console import Console
 
 from agent.answerer import AgentAnswerer
 from agent.edits.gate import AfterWrite, EditGate
@@ -111,8 +110,7 @@ async def _build_unguarded(
     gate = RelevanceGate(services.embedder, services.store, floor=settings.relevance_floor)
     passages = RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)
     if chat_model is None:
-        logger.warning("no LLM endpoint configured or found: answering in retrieval-only mode")
-        return passages
+        return passages  # said once, at start (app/main.py), and in the reply itself
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
     checkpoints = str(settings.data_dir / CHECKPOINTS_FILE)
     saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(checkpoints))
@@ -158,13 +156,12 @@ async def _cancel(task: asyncio.Task[None]) -> None:
         await task
 
 
-async def stream_answer_to(console: Console, settings: Settings, services: Services, question: str) -> None:
-    """Answer one question in the terminal, printing the answer as it streams."""
+async def stream_answer(settings: Settings, services: Services, question: str, write: Callable[[str], None]) -> None:
+    """Answer one question in this process (the CLI), passing the answer's text to `write` as it streams."""
     async with AsyncExitStack() as stack:
         chat_model = await find_chat_model(settings, stack)
         answerer = await build_answerer(settings, services, chat_model, stack)
         turn = TurnRequest(conversation_id=f"cli:{uuid.uuid4().hex}", messages=(ChatMessage("user", question),))
         async for event in answerer.answer(turn):
             if isinstance(event, AnswerText):
-                console.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
-        console.print()
+                write(event.text)

@@ -1,8 +1,12 @@
-"""The `librarian` command line: index a vault, search it, and show the index status."""
+"""The `librarian` command line: index a vault, search it, ask it, show its status, serve it, undo changes.
+
+Commands import what they need when they run, so `librarian --help` and the light commands start fast. When a
+`librarian serve` holds the DATA_DIR, `index`, `search`, `status` and `ask` go through its HTTP API instead of
+opening the stores a second time (app/index_access.py).
+"""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -10,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
@@ -18,14 +22,11 @@ from pydantic_core import ErrorDetails
 from rich.console import Console
 from rich.markup import escape
 
-from app.answering import stream_answer_to
-from app.console import print_hits, print_report, print_status, progress_reporter
-from app.edit_commands import YesOption, print_changes, run_undo
-from app.log_redaction import install_log_redaction
-from app.wiring import Services, build_services, index_lock
-from core.domain import SearchFilters
 from core.errors import AppError
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from app.index_access import BusyIndex, LocalIndex, RemoteIndex
 
 cli = typer.Typer(
     help="Vault Librarian: hybrid search over an Obsidian vault, fully offline.",
@@ -38,8 +39,11 @@ err = Console(stderr=True, soft_wrap=True)
 
 # A str, not a Path: typer turns "" into Path("."), which would silently index the current folder.
 VaultOption = Annotated[
-    str | None, typer.Option("--vault", help="Vault folder (default: VAULT_PATH, else ./sample_vault).")
+    str | None,
+    typer.Option("--vault", metavar="VAULT", help="Vault folder (default: VAULT_PATH, else ./sample_vault)."),
 ]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")]
 
 
 def load_settings(vault: str | None = None) -> Settings:
@@ -64,135 +68,118 @@ def _describe(error: ErrorDetails) -> str:
 
 
 @contextmanager
-def open_services(settings: Settings) -> Iterator[Services]:
-    """Build services, turning configuration and upstream errors into a message and exit code 1."""
+def reporting_errors() -> Iterator[None]:
+    """Turn an AppError into a message on stderr and exit code 1, never a traceback."""
     try:
-        services = build_services(settings)
+        yield
     except AppError as exc:
         err.print(f"[red]error:[/red] {escape(exc.message)}")
         raise typer.Exit(1) from exc
-    try:
-        yield services
-    except AppError as exc:
-        err.print(f"[red]error:[/red] {escape(exc.message)}")
-        raise typer.Exit(1) from exc
-    finally:
-        services.close()
+
+
+@contextmanager
+def index_access(settings: Settings, command: str) -> Iterator[LocalIndex | RemoteIndex | BusyIndex]:
+    """Yield the index for `command`: this process's, or the server's holding DATA_DIR (errors reported)."""
+    from app.index_access import open_index
+
+    def waiting() -> None:
+        err.print("[dim]waiting for the service that holds this DATA_DIR to start…[/dim]")
+
+    with reporting_errors(), open_index(settings, command, on_wait=waiting) as access:
+        yield access
 
 
 @cli.command()
 def index(
-    vault: Annotated[str | None, typer.Argument(help="Vault folder (default: VAULT_PATH).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the run report as JSON.")] = False,
+    vault: Annotated[
+        str | None, typer.Argument(metavar="[VAULT]", help="Vault folder (default: VAULT_PATH).", show_default=False)
+    ] = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Index the vault incrementally: only new and changed notes are embedded."""
+    from app.console import print_report, progress_reporter
+
     settings = load_settings(vault)
-    with open_services(settings) as services, index_lock(settings.data_dir):
-        with progress_reporter(err, enabled=not as_json) as on_progress:
-            report = services.reindexer.run_once(on_progress)
-        if as_json:
-            out.print_json(json.dumps(report.to_json()))
-        else:
-            print_report(out, report)
+    with index_access(settings, "index") as access, progress_reporter(err, enabled=not as_json) as on_progress:
+        report = access.index(on_progress)
+    if as_json:
+        out.print_json(json.dumps(report))
+    else:
+        print_report(out, report)
 
 
 @cli.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for.")],
-    k: Annotated[int | None, typer.Option("--k", min=1, max=100, help="How many hits (default: TOP_K).")] = None,
-    folder: Annotated[str | None, typer.Option(help="Only notes in this folder (and its sub-folders).")] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="Only notes with this tag (repeatable; any matches).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print hits as a JSON list.")] = False,
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.", show_default=False)],
+    k: Annotated[
+        int | None, typer.Option("--k", metavar="K", min=1, max=100, help="How many hits (default: TOP_K).")
+    ] = None,
+    folder: Annotated[
+        str | None, typer.Option(metavar="FOLDER", help="Only notes in this folder (and its sub-folders).")
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option(metavar="TAG", help="Only notes with this tag (repeatable; any matches).")
+    ] = None,
+    as_json: JsonOption = False,
     vault: VaultOption = None,
 ) -> None:
     """Search the indexed vault (dense + BM25, fused with RRF, then reranked)."""
+    from app.console import print_hits
+
     settings = load_settings(vault)
-    filters = SearchFilters(folder=(folder or "").strip("/") or None, tags=tuple(t.lstrip("#") for t in tag or ()))
-    with open_services(settings) as services:
-        if services.store.count() == 0:
-            err.print("[yellow]the index is empty[/yellow]: run `librarian index` first")
-            raise typer.Exit(1)
-        hits = services.retriever.search(query, k=k, filters=filters)
-        if as_json:
-            rows = [
-                {
-                    "path": hit.chunk.path,
-                    "title": hit.chunk.title,
-                    "heading": hit.chunk.heading,
-                    "heading_path": list(hit.chunk.heading_path),
-                    "anchor": hit.chunk.anchor,
-                    "score": hit.score,
-                    "text": hit.chunk.text,
-                    "line_start": hit.chunk.line_start,
-                    "line_end": hit.chunk.line_end,
-                }
-                for hit in hits
-            ]
-            out.print_json(json.dumps(rows, ensure_ascii=False))
-        else:
-            print_hits(out, query, hits)
+    with index_access(settings, "search") as access:
+        hits = access.search(query, k=k, folder=folder, tags=list(tag or ()))
+    if as_json:
+        out.print_json(json.dumps(hits, ensure_ascii=False))
+    else:
+        print_hits(out, query, hits)
 
 
 @cli.command()
-def status(
-    as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
-    vault: VaultOption = None,
-) -> None:
-    """Show what is indexed: notes, chunks, model, last run and files with errors."""
+def status(as_json: JsonOption = False, vault: VaultOption = None) -> None:
+    """Show what is indexed: notes, chunks, model, last run, files with errors or warnings, and store health."""
+    from app.console import print_status
+
     settings = load_settings(vault)
-    with open_services(settings) as services:
-        marks = services.watermarks.all()
-        identity = services.store.identity()
-        last_run_raw = services.watermarks.get_meta("last_run")
-        data: dict[str, object] = {
-            "vault": str(settings.vault_path),
-            "data_dir": str(settings.data_dir),
-            "notes": sum(1 for mark in marks.values() if mark.sha256),
-            "chunks": services.store.count(),
-            "model": identity.model_id if identity else None,
-            "dimensions": identity.dim if identity else None,
-            "configured_model": services.embedder.identity.model_id,
-            "last_run": json.loads(last_run_raw) if last_run_raw else None,
-            "errors": [{"path": m.path, "error": m.last_error} for m in marks.values() if m.last_error],
-            "interrupted": services.watermarks.get_meta("run_in_progress") == "1",
-        }
-        if as_json:
-            out.print_json(json.dumps(data, ensure_ascii=False))
-        else:
-            print_status(out, data)
+    with index_access(settings, "status") as access:
+        data = access.status()
+    if as_json:
+        out.print_json(json.dumps(data, ensure_ascii=False))
+    else:
+        print_status(out, data)
 
 
 @cli.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="Your question.")],
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="Your question.", show_default=False)],
     vault: VaultOption = None,
 ) -> None:
     """Answer a question from the vault in the terminal (the same pipeline as the chat API)."""
+    from app.log_redaction import install_log_redaction
+
     settings = load_settings(vault)
     install_log_redaction(settings)
-    with open_services(settings) as services:
-        if services.store.count() == 0:
-            err.print("[yellow]the index is empty[/yellow]: run `librarian index` first")
-            raise typer.Exit(1)
-        try:
-            asyncio.run(stream_answer_to(out, settings, services, question))
-        except AppError as exc:
-            err.print(f"\n[red]error:[/red] {escape(exc.message)}")
-            raise typer.Exit(1) from exc
+    with index_access(settings, "ask") as access:
+        access.ask(question, lambda text: out.print(text, end="", markup=False, highlight=False, soft_wrap=True))
+    out.print()
 
 
 @cli.command()
 def changes(
-    limit: Annotated[int, typer.Option(min=1, max=1000, help="How many entries.")] = 50,
+    limit: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="How many entries.")] = 50,
     vault: VaultOption = None,
 ) -> None:
     """List applied changes, newest first (time, change set, proposal, operation, paths, hashes)."""
+    from app.edit_commands import print_changes
+
     print_changes(out, load_settings(vault), limit)
 
 
 @cli.command()
 def undo(assume_yes: YesOption = False, vault: VaultOption = None) -> None:
     """Undo the last applied change set, after showing what it restores and asking."""
+    from app.edit_commands import run_undo
+
     settings = load_settings(vault)
     raise typer.Exit(run_undo(out, settings, assume_yes=assume_yes, vault_root=settings.vault_path))
 
@@ -200,14 +187,12 @@ def undo(assume_yes: YesOption = False, vault: VaultOption = None) -> None:
 @cli.command()
 def serve(
     vault: VaultOption = None,
-    host: Annotated[str | None, typer.Option(help="Address to bind (default HOST, 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port (default PORT, 8000).")] = None,
+    host: Annotated[str | None, typer.Option(metavar="HOST", help="Address to bind (default HOST, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(metavar="PORT", help="Port (default PORT, 8000).")] = None,
 ) -> None:
     """Serve the OpenAI-compatible API (one worker) and keep the index fresh in the background."""
-    import uvicorn
-
-    from app.main import create_app
     from app.security import check_bind_address
+    from app.serving import serve_forever
 
     settings = load_settings(vault)
     overrides = {key: value for key, value in (("host", host), ("port", port)) if value is not None}
@@ -217,19 +202,28 @@ def serve(
     except AppError as exc:
         err.print(f"[red]error:[/red] {escape(exc.message)}")
         raise typer.Exit(2) from exc
-    install_log_redaction(settings)
     if "LOG_LEVEL" not in os.environ:
         logging.getLogger().setLevel(logging.INFO)  # the service's access log and start-up lines are worth seeing
-    vault_text = escape(str(settings.vault_path))
-    out.print(f"Vault Librarian on http://{settings.host}:{settings.port}/v1 (vault {vault_text})")
-    # One worker: the embedded index is a single-process store, and the lifespan owns the re-indexer.
-    # log_config=None: uvicorn's records go through the root handlers, which carry the redaction filter.
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1, log_config=None)
+    with reporting_errors():
+        serve_forever(settings, announce=lambda line: out.print(escape(line)))
+
+
+class _CliFormatter(logging.Formatter):
+    """`warning: message` for the terminal; the service's own lines (`serve`) carry a time and the logger."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = super().format(record)
+        return f"{record.levelname.lower()}: {message}"
 
 
 def main() -> None:
     """Run the CLI (the `librarian` console script)."""
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"), stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    is_serve = len(sys.argv) > 1 and sys.argv[1] == "serve"
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s") if is_serve else _CliFormatter()
+    )
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"), handlers=[handler])
     cli()
 
 

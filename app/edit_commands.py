@@ -5,21 +5,21 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from agent.edits.changelog import SqliteChangeLog
-from agent.edits.lock import EditLock
-from agent.edits.replies import undo_headline
-from agent.edits.undo import plan_undo, undo_last
 from app.wiring import build_note_writer, open_change_log, open_edit_lock
 from core.edits import UndoPlan
 from core.errors import AppError
-from core.ports import NoteWriter
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from agent.edits.changelog import SqliteChangeLog
+    from agent.edits.lock import EditLock
+    from core.ports import NoteWriter
 
 
 def print_changes(console: Console, settings: Settings, limit: int) -> None:
@@ -44,6 +44,8 @@ def print_changes(console: Console, settings: Settings, limit: int) -> None:
 
 def print_plan(console: Console, plan: UndoPlan) -> None:
     """Print what an undo restores (or restored), warnings included."""
+    from agent.edits.replies import undo_headline
+
     if plan.change_set_id is None:
         console.print("nothing to undo")
         return
@@ -55,6 +57,8 @@ def print_plan(console: Console, plan: UndoPlan) -> None:
 
 
 async def _confirm_undo(writer: NoteWriter, log: SqliteChangeLog, lock: EditLock, *, expected: str) -> UndoPlan:
+    from agent.edits.undo import undo_last
+
     # `expected`: undo exactly the change set shown, not one applied while the prompt waited.
     async with lock.hold():
         return await undo_last(writer=writer, log=log, now=datetime.now(UTC), confirm=True, expected=expected)
@@ -62,6 +66,8 @@ async def _confirm_undo(writer: NoteWriter, log: SqliteChangeLog, lock: EditLock
 
 def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_root: Path) -> int:
     """Show the undo plan, ask for confirmation, apply it; return the exit code."""
+    from agent.edits.undo import plan_undo
+
     writer = build_note_writer(settings.with_vault(vault_root))
     if writer is None:
         console.print("[red]error:[/red] WRITE_BACKEND=none: the vault is read-only, so nothing can be undone")
@@ -84,6 +90,3 @@ def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_ro
         return 1
     finally:
         log.close()
-
-
-YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")]

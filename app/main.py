@@ -12,12 +12,23 @@ from fastapi.middleware.cors import CORSMiddleware
 from app.answering import build_answerer, find_chat_model, log_write_mode
 from app.errors import install_error_handlers
 from app.log_redaction import install_log_redaction
+from app.openapi import install_openapi
+from app.ownership import DataDirOwnership, service_url
 from app.routes import changes, chat, health, index, models
 from app.routes.health import ProbeSlots, secrets_of
-from app.security import LOCALHOST_ORIGINS, BodySizeLimit, TrustedHosts, require_api_key, trusted_hosts
-from app.wiring import Services, build_edit_services, build_services, index_lock, utc_now
+from app.security import (
+    LOCALHOST_ORIGINS,
+    BodySizeLimit,
+    TrustedHosts,
+    check_bind_address,
+    require_api_key,
+    trusted_hosts,
+)
+from app.unicode_body import ValidUnicodeBody
+from app.wiring import Services, build_edit_services, build_services, utc_now
 from core.ports import Answerer, ChatModel
 from core.settings import Settings
+from rag.notes.vault import check_vault_path
 from sync.index_runner import IndexRunner
 from sync.scheduler import start_scheduler, stop_scheduler
 from sync.watcher import start_watcher
@@ -31,13 +42,25 @@ def create_app(
     *,
     answerer: Answerer | None = None,
     chat_model: ChatModel | None = None,
+    ownership: DataDirOwnership | None = None,
 ) -> FastAPI:
-    """Create the app; anything not passed in is built by the lifespan (served with `uvicorn --factory`)."""
+    """Create the app; anything not passed in is built by the lifespan (served with `uvicorn --factory`).
+
+    `ownership`: the DATA_DIR, already taken by `librarian serve` (which checks it before loading anything);
+    without it the lifespan takes it, and refuses to start while another process holds it.
+    """
     settings = settings or Settings()
+    check_bind_address(settings.server)  # also under `uvicorn --factory`, not only `librarian serve`
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
+            check_vault_path(settings.vault_path)  # a missing vault must not be served from an old index
+            held = ownership or DataDirOwnership.acquire(
+                settings.data_dir, "serve", vault=settings.vault_path, url=service_url(settings.server)
+            )
+            stack.callback(held.release)  # registered first, so it is given up after everything else closed
+            app.state.ownership = held
             await start_services(app, stack, settings, services, answerer=answerer, chat_model=chat_model)
             yield
 
@@ -50,9 +73,12 @@ def create_app(
     app.state.settings = settings
     app.state.server_settings = settings.server
     install_error_handlers(app)
+    install_openapi(app, has_api_key=settings.api_key is not None)
     # The last middleware added runs first. CORS is outermost, so browser clients can read the 400, 401 and 413
     # answers of the inner layers; the origin allowlist is the protection, so any request header is allowed
     # (the openai JS SDK in Obsidian Copilot sends x-stainless-* headers).
+    # Innermost: routes only ever see text that is valid Unicode (lone surrogates replaced), once for all.
+    app.add_middleware(ValidUnicodeBody)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(TrustedHosts, hosts=trusted_hosts(settings.server))
     app.add_middleware(
@@ -91,8 +117,8 @@ async def start_services(
         services.reindexer,
         watermarks=services.watermarks,
         store=services.store,
+        docstore=services.docstore,
         clock=utc_now,
-        guard=lambda: index_lock(settings.data_dir),
     )
     # Registered before the scheduler and watcher, so on shutdown they stop first and the runner's
     # in-flight write finishes before the services close.
@@ -117,4 +143,7 @@ async def start_services(
         )
     app.state.chat_model = chat_model
     app.state.answerer = answerer
-    logger.info("answering in %s mode", answerer.mode)
+    if answerer.mode == "retrieval-only":
+        logger.warning("no LLM endpoint configured or found: answering in retrieval-only mode (passages, no model)")
+    else:
+        logger.info("answering in %s mode", answerer.mode)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+from typing import Annotated
 from urllib.parse import urlsplit
 
-from fastapi import Request
+from fastapi import Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.openai_schemas import error_json
@@ -15,9 +17,17 @@ from core.errors import InvalidRequest, Unauthorized
 from core.settings import ServerSettings
 
 LOCALHOST_ORIGINS = r"^(app://obsidian\.md|https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?)$"
-# "testserver" is the Host header of Starlette's TestClient; like the loopback names it cannot be rebound by a
-# web page, because a browser only sends it for a URL whose host is literally "testserver".
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "testserver"})
+# Only names no DNS record can point elsewhere. Tests reach the app under one of them (TestClient's base_url),
+# never under Starlette's default "testserver", which a LAN DNS could resolve to this machine.
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+# An API key guards the whole vault once the service listens beyond loopback: a short one can be guessed.
+MIN_API_KEY_LENGTH = 16
+# auto_error=False: without API_KEY no key is asked for, and a missing key is our 401, in OpenAI's error shape.
+BEARER_AUTH = HTTPBearer(
+    auto_error=False,
+    scheme_name="bearerAuth",
+    description="API_KEY; required on /v1/* when the service has one (always when it listens beyond loopback)",
+)
 
 
 def is_loopback(host: str) -> bool:
@@ -39,11 +49,20 @@ def is_all_interfaces(host: str) -> bool:
 
 
 def check_bind_address(settings: ServerSettings) -> None:
-    """Refuse to listen beyond loopback without an API key: the vault would be open to the network."""
-    if not is_loopback(settings.host) and settings.api_key is None:
+    """Refuse to listen beyond loopback without a long enough API key: the vault would be open to the network."""
+    if is_loopback(settings.host):
+        return
+    if settings.api_key is None:
         raise InvalidRequest(
             f"refusing to listen on {settings.host} without API_KEY: anyone on the network could read your notes; "
             "set API_KEY or bind 127.0.0.1"
+        )
+    length = len(settings.api_key.get_secret_value())
+    if length < MIN_API_KEY_LENGTH:
+        raise InvalidRequest(
+            f"refusing to listen on {settings.host} with an API_KEY of {length} characters: beyond loopback it must "
+            f"have at least {MIN_API_KEY_LENGTH}, or it could be guessed (make one with "
+            "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`), or bind 127.0.0.1"
         )
 
 
@@ -58,14 +77,26 @@ def trusted_hosts(settings: ServerSettings) -> frozenset[str] | None:
     return LOOPBACK_HOSTS | {settings.host.strip("[]").lower()}
 
 
-def require_api_key(request: Request) -> None:
-    """Check `Authorization: Bearer <API_KEY>` when a key is configured (constant-time comparison)."""
+def require_api_key(
+    request: Request, bearer: Annotated[HTTPAuthorizationCredentials | None, Security(BEARER_AUTH)]
+) -> None:
+    """Check `Authorization: Bearer <API_KEY>` when a key is configured (constant-time comparison).
+
+    The scheme is case-insensitive (RFC 9110, section 11.1); declared through `Security`, so the OpenAPI schema
+    names the scheme on exactly the routes that check it.
+    """
     settings: ServerSettings = request.app.state.server_settings
     if settings.api_key is None:
         return
-    expected = f"Bearer {settings.api_key.get_secret_value()}"
-    given = request.headers.get("authorization", "")
-    if not hmac.compare_digest(given.encode(), expected.encode()):
+    # Header values arrive as latin-1 text: compare the bytes the client sent with the key's UTF-8 bytes.
+    given = bearer.credentials.encode("latin-1") if bearer is not None else b""
+    # The local token in DATA_DIR/owner.lock (readable by this user only) lets the CLI in without API_KEY.
+    ownership = getattr(request.app.state, "ownership", None)
+    local_token = ownership.owner.token if ownership is not None else None
+    accepted = [settings.api_key.get_secret_value(), *([local_token] if local_token else [])]
+    # Every key is compared, so the time taken does not tell which one came close.
+    matches = [hmac.compare_digest(given, key.encode()) for key in accepted]
+    if not any(matches):
         raise Unauthorized("missing or wrong API key: send 'Authorization: Bearer <API_KEY>'")
 
 

@@ -1,31 +1,26 @@
-"""The one place that names concrete adapters: builds every service from `Settings`."""
+"""The one place that names concrete adapters: builds every service from `Settings`.
+
+Adapters are imported where they are built, so a light command (`librarian changes`, `--help`) never pays for
+numpy, ONNX or LangGraph.
+"""
 
 from __future__ import annotations
 
-import fcntl
-import os
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent.edits.changelog import SqliteChangeLog
-from agent.edits.lock import EditLock
-from agent.edits.proposals import SqliteProposalStore
-from agent.writers import build_writer
-from core.errors import InvalidRequest
 from core.ports import DocStore, Embedder, NoteWriter, VectorStore, WatermarkStore
 from core.settings import Settings, WriteSettings
-from rag.docstore import build_docstore
-from rag.embedding.embedders import build_embedder
-from rag.embedding.rerank import build_reranker
-from rag.indexer import NoteIndexer
-from rag.notes.linkindex import SqliteLinkIndex
-from rag.retrieve import Retriever
-from rag.stores import build_vector_store
-from sync.reindex import Reindexer
-from sync.watermarks import SqliteWatermarkStore
+
+if TYPE_CHECKING:
+    from agent.edits.changelog import SqliteChangeLog
+    from agent.edits.lock import EditLock
+    from agent.edits.proposals import SqliteProposalStore
+    from rag.notes.linkindex import SqliteLinkIndex
+    from rag.retrieve import Retriever
+    from sync.reindex import Reindexer
 
 PROPOSALS_FILE = "proposals.sqlite"
 CHANGES_FILE = "changes.sqlite"
@@ -63,6 +58,16 @@ def build_services(settings: Settings, *, embedder: Embedder | None = None) -> S
 
     If one part fails to open, the parts already open are closed again (the embedded store holds a lock).
     """
+    from rag.docstore import build_docstore
+    from rag.embedding.embedders import build_embedder
+    from rag.embedding.rerank import build_reranker
+    from rag.indexer import NoteIndexer
+    from rag.notes.linkindex import SqliteLinkIndex
+    from rag.retrieve import Retriever
+    from rag.stores import build_vector_store
+    from sync.reindex import Reindexer
+    from sync.watermarks import WATERMARKS_FILE, SqliteWatermarkStore
+
     data_dir = settings.data_dir
     data_dir.mkdir(parents=True, exist_ok=True)
     with ExitStack() as opened:
@@ -71,7 +76,7 @@ def build_services(settings: Settings, *, embedder: Embedder | None = None) -> S
         opened.callback(store.close)
         docstore = build_docstore(settings.store)
         opened.callback(docstore.close)
-        watermarks = SqliteWatermarkStore(data_dir / "watermarks.sqlite")
+        watermarks = SqliteWatermarkStore(data_dir / WATERMARKS_FILE)
         opened.callback(watermarks.close)
         links = SqliteLinkIndex(data_dir / "links.sqlite")
         opened.callback(links.close)
@@ -86,7 +91,9 @@ def build_services(settings: Settings, *, embedder: Embedder | None = None) -> S
             links=links,
             clock=utc_now,
         )
-        retriever = Retriever(embedder, store, build_reranker(settings.retrieval), settings.retrieval)
+        retriever = Retriever(
+            embedder, store, build_reranker(settings.retrieval), settings.retrieval, watermarks=watermarks
+        )
         opened.pop_all()
     return Services(
         settings=settings,
@@ -98,21 +105,6 @@ def build_services(settings: Settings, *, embedder: Embedder | None = None) -> S
         retriever=retriever,
         reindexer=reindexer,
     )
-
-
-@contextmanager
-def index_lock(data_dir: Path) -> Iterator[None]:
-    """Hold an exclusive lock on DATA_DIR so two index runs never write the same index at once."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(data_dir / "index.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
-            raise InvalidRequest(f"another process is indexing {data_dir}; wait for it to finish") from exc
-        yield
-    finally:
-        os.close(fd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,21 +126,29 @@ class EditServices:
 
 def build_note_writer(settings: Settings) -> NoteWriter | None:
     """Return the writer WRITE_BACKEND asks for (the plugin, files, or auto), or None for a read-only vault."""
+    from agent.writers import build_writer
+
     return build_writer(settings.writes, settings.vault_path)
 
 
 def open_change_log(settings: Settings) -> SqliteChangeLog:
     """Open the change log under DATA_DIR (created on first use)."""
+    from agent.edits.changelog import SqliteChangeLog
+
     return SqliteChangeLog(settings.data_dir / CHANGES_FILE, settings.data_dir / SNAPSHOTS_DIR)
 
 
 def open_edit_lock(settings: Settings) -> EditLock:
     """Return the lock every apply and undo holds, shared by the server and the CLI through DATA_DIR."""
+    from agent.edits.lock import EditLock
+
     return EditLock(settings.data_dir / EDIT_LOCK_FILE)
 
 
 def build_edit_services(settings: Settings) -> EditServices:
     """Open the proposal store and the change log under DATA_DIR and pick the writer; close with `close()`."""
+    from agent.edits.proposals import SqliteProposalStore
+
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     writer = build_note_writer(settings)
     with ExitStack() as opened:

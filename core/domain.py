@@ -177,6 +177,21 @@ class SearchHit:
     chunk: Chunk
     score: float
 
+    def to_json(self) -> dict[str, object]:
+        """Return the hit as `POST /v1/search` and `librarian search --json` show it."""
+        chunk = self.chunk
+        return {
+            "path": chunk.path,
+            "title": chunk.title,
+            "heading": chunk.heading,
+            "heading_path": list(chunk.heading_path),
+            "anchor": chunk.anchor,
+            "score": self.score,
+            "text": chunk.text,
+            "line_start": chunk.line_start,
+            "line_end": chunk.line_end,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class StoredDoc:
@@ -197,6 +212,8 @@ class Watermark:
     sha256: str | None
     indexed_at: datetime | None
     last_error: str | None = None
+    chunks: int | None = None  # points the note has in the vector store once confirmed (None: not known)
+    warnings: tuple[str, ...] = ()  # what reading the note found odd (broken YAML, ambiguous links ...)
 
     @property
     def is_pending(self) -> bool:

@@ -17,6 +17,10 @@ class InvalidRequest(AppError):
     """The input or configuration is wrong in a way the user can fix."""
 
 
+class EmptyVault(InvalidRequest):
+    """The vault holds no notes (wrong VAULT_PATH, an unmounted drive, or simply nothing written yet)."""
+
+
 class EditConflict(AppError):
     """A note changed between proposing an edit and applying it."""
 
@@ -40,3 +44,10 @@ class Unauthorized(AppError):
 
 class RequestTooLarge(AppError):
     """The request body is above the configured limit."""
+
+
+class ResourceBusy(UpstreamUnavailable):
+    """A store or DATA_DIR is held by another process (it is unavailable to this one, not broken)."""
+
+    def __init__(self, service: str, detail: str) -> None:
+        super().__init__(service, detail)

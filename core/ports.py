@@ -94,6 +94,10 @@ class VectorStore(Protocol):
         """Return the note paths that have at least one point."""
         ...
 
+    def chunk_counts(self) -> dict[str, int]:
+        """Return the number of points per note path (a scroll over every point: for repairs, not per request)."""
+        ...
+
     def flush(self) -> None:
         """Persist pending writes."""
         ...
@@ -135,7 +139,19 @@ class DocStore(Protocol):
         ...
 
     def clear(self) -> None:
-        """Forget everything."""
+        """Forget everything (the generation marker too)."""
+        ...
+
+    def count(self) -> int:
+        """Return the number of stored notes."""
+        ...
+
+    def generation(self) -> str | None:
+        """Return the marker of the index generation this docstore was filled for (None: never set, or lost)."""
+        ...
+
+    def set_generation(self, marker: str) -> None:
+        """Store the index generation marker (a Redis emptied by FLUSHALL or a restart loses it: that is the point)."""
         ...
 
     def close(self) -> None:
@@ -154,8 +170,25 @@ class WatermarkStore(Protocol):
         """Record that indexing of `path` started; a crash leaves it pending for the next run."""
         ...
 
-    def record_success(self, path: str, *, mtime_ns: int, size: int, sha256: str, at: datetime) -> None:
-        """Record that `path` with this content is fully indexed."""
+    def record_success(
+        self,
+        path: str,
+        *,
+        mtime_ns: int,
+        size: int,
+        sha256: str,
+        at: datetime,
+        chunks: int | None = None,
+        warnings: Sequence[str] | None = None,
+    ) -> None:
+        """Record that `path` with this content is fully indexed (in `chunks` points, with these warnings).
+
+        `chunks`/`warnings` None keep what was stored (a touched but identical file).
+        """
+        ...
+
+    def set_chunk_counts(self, counts: dict[str, int]) -> None:
+        """Record how many points each confirmed note has (filled in for marks written before counts were kept)."""
         ...
 
     def record_error(self, path: str, *, mtime_ns: int, size: int, error: str, at: datetime) -> None:

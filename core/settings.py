@@ -20,6 +20,8 @@ class VaultSettings(BaseModel):
     ignore_globs: tuple[str, ...] = ()
     max_note_bytes: int
     private_folders: tuple[str, ...] = ()  # never indexed, never read by a tool, never sent to an LLM
+    max_note_chunks: int = 4_000  # a note that makes more chunks is skipped and reported
+    redact_secrets: bool = True  # credentials in note text are masked in what the read tools show
 
 
 class EmbeddingSettings(BaseModel):
@@ -44,6 +46,7 @@ class RetrievalSettings(BaseModel):
     rrf_k: int
     reranker_model_dir: Path | None
     rerank_candidates: int
+    redact_secrets: bool = True  # credentials in chunk text are masked in every hit returned
 
 
 class StoreSettings(BaseModel):
@@ -138,6 +141,9 @@ class Settings(BaseSettings):
         (), description="Comma-separated globs (vault-relative) to skip, e.g. 'Templates/**,*.excalidraw.md'."
     )
     max_note_bytes: int = Field(2_000_000, gt=0, description="Notes larger than this are skipped with an error.")
+    # 4,000: 2 MB of prose (MAX_NOTE_BYTES) makes about 3,700 chunks, so every note under the size limit fits;
+    # it bounds what one note can cost to embed (about 100 s on 2 cores), however its text is built.
+    max_note_chunks: int = Field(4_000, gt=0, description="Notes making more chunks are skipped with an error.")
     embed_model: str = Field(BUNDLED_EMBED_MODEL, description="Bundled offline model, or a fastembed model name.")
     embed_threads: int | None = Field(None, gt=0, description="ONNX threads for embedding (default: all cores).")
     # Measured on 2 cores with the int8 MiniLM: batch 1 embeds fastest and uses least memory (no padding);
@@ -185,6 +191,9 @@ class Settings(BaseSettings):
         0.27, ge=-1, le=1, description="Best dense cosine below this: answer that the notes don't cover it."
     )
     show_sources: bool = True
+    redact_secrets: bool = Field(
+        True, description="Mask credentials found in notes (API keys, passwords, private keys) in all note text shown."
+    )
     agent_recursion_limit: int = Field(12, gt=0)
     write_backend: Literal["auto", "rest", "files", "none"] = Field(
         "auto", description="auto: the Obsidian Local REST API when reachable, else files; none: read-only."
@@ -253,6 +262,8 @@ class Settings(BaseSettings):
             ignore_globs=self.ignore_globs,
             max_note_bytes=self.max_note_bytes,
             private_folders=tuple(f.strip("/") for f in self.private_folders if f.strip("/")),
+            max_note_chunks=self.max_note_chunks,
+            redact_secrets=self.redact_secrets,
         )
 
     @property
@@ -275,6 +286,7 @@ class Settings(BaseSettings):
             rrf_k=self.rrf_k,
             reranker_model_dir=self.reranker_model_dir,
             rerank_candidates=self.rerank_candidates,
+            redact_secrets=self.redact_secrets,
         )
 
     @property

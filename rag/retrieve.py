@@ -2,25 +2,53 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.domain import Embedding, SearchFilters, SearchHit
 from core.errors import IndexModelMismatch, InvalidRequest
-from core.ports import Embedder, Reranker, VectorStore
+from core.ports import Embedder, Reranker, VectorStore, WatermarkStore
 from core.settings import RetrievalSettings
+from rag.answer.secrets import redact_secrets
+
+RERANK_QUERY_CHARS = 4_096
+EMPTY_VAULT_META = "vault_empty"  # watermarks meta: the vault path when the last scan found no notes, else ""
+INDEX_BUILDING = (
+    "Your vault is still being indexed, so I can't search it yet. Ask again in a minute "
+    "(GET /v1/index/status shows the progress)."
+)
 
 
 class Retriever:
     """Answers search queries over the index."""
 
-    def __init__(self, embedder: Embedder, store: VectorStore, reranker: Reranker, settings: RetrievalSettings) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        store: VectorStore,
+        reranker: Reranker,
+        settings: RetrievalSettings,
+        *,
+        watermarks: WatermarkStore | None = None,
+    ) -> None:
         self._embedder = embedder
         self._store = store
         self._reranker = reranker
         self._settings = settings
+        self._watermarks = watermarks  # tells an empty vault from an index still being built
         self._is_identity_checked = False
 
     def has_index(self) -> bool:
         """Return True once the index holds at least one chunk."""
         return self._store.count() > 0
+
+    def unready_reason(self) -> str | None:
+        """Return why nothing can be searched yet (an empty vault, or the first index still running), else None."""
+        if self.has_index():
+            return None
+        empty_vault = self._watermarks.get_meta(EMPTY_VAULT_META) if self._watermarks else None
+        if empty_vault:
+            return f"No notes found in {empty_vault}: there is nothing to search yet. Is VAULT_PATH right?"
+        return INDEX_BUILDING
 
     def embed_query(self, query: str) -> Embedding:
         """Embed a query once, for callers that also check coverage with the same vector."""
@@ -50,7 +78,10 @@ class Retriever:
             prefetch_limit=max(self._settings.prefetch_limit, candidates),
             rrf_k=self._settings.rrf_k,
         )
-        return self._reranker.rerank(text, hits, top_k=limit)
+        # A cross-encoder reads at most its window too: a pasted megabyte costs no more than a page.
+        ranked = self._reranker.rerank(text[:RERANK_QUERY_CHARS], hits, top_k=limit)
+        # The one way out of the index: every search (prompt, tools, retrieval-only replies, the API, the CLI).
+        return [_without_secrets(hit) for hit in ranked] if self._settings.redact_secrets else ranked
 
     def _check_identity(self) -> None:
         """Refuse to search an index built by another model: its vectors would silently mean nothing."""
@@ -64,3 +95,8 @@ class Retriever:
                 f"{wanted.model_id} ({wanted.dim} dimensions); run `librarian index` to rebuild it"
             )
         self._is_identity_checked = stored is not None
+
+
+def _without_secrets(hit: SearchHit) -> SearchHit:
+    text = redact_secrets(hit.chunk.text)
+    return hit if text == hit.chunk.text else replace(hit, chunk=replace(hit.chunk, text=text))

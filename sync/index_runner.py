@@ -1,25 +1,30 @@
-"""The one object that runs re-indexing inside the service: one run at a time, off the event loop, kept for status."""
+"""The one object that runs re-indexing in the service: one run at a time, off the event loop, retried on failure."""
 
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
-from core.errors import AppError, UpstreamUnavailable
-from core.ports import VectorStore, WatermarkStore
-from sync.reindex import LAST_RUN, RUN_FLAG, ProgressCallback
+from core.errors import AppError, EmptyVault, UpstreamUnavailable
+from core.ports import DocStore, VectorStore, WatermarkStore
+from sync.index_status import IndexStatus, read_stored_status
+from sync.reindex import ProgressCallback
 from sync.report import Progress, ReindexReport
 
 logger = logging.getLogger(__name__)
 
 IndexGuard = Callable[[], AbstractContextManager[object]]
+# Seconds before retrying a failed run (a Redis or Qdrant that went away), then every minute until it succeeds.
+RETRY_DELAYS = (2.0, 5.0, 10.0, 20.0, 40.0, 60.0)
+EARLY_RETRY_AFTER = 2.0  # a status call that finds the stores answering retries early, at most this often
+_WARNINGS_LOGGED = 5
 
 
 class ReindexJob(Protocol):
@@ -34,77 +39,18 @@ class _Stopped(Exception):
     """Raised from the progress callback at shutdown, so a run ends between two commits."""
 
 
-@dataclass(frozen=True, slots=True)
-class FileError:
-    """A file the index could not take in, and why (from its watermark)."""
-
-    path: str
-    error: str
-
-
-@dataclass(frozen=True, slots=True)
-class IndexStatus:
-    """A snapshot of the index and of the runs that keep it fresh, for `GET /v1/index/status`."""
-
-    running: bool
-    rerun_pending: bool  # a change arrived during the current run: one more run follows it
-    progress: Progress | None  # of the current run
-    notes: int  # notes confirmed in the index
-    chunks: int | None  # None when the vector store cannot be reached
-    file_errors: tuple[FileError, ...]
-    runs_completed: int  # by this process
-    runs_failed: int
-    last_reason: str | None  # what asked for the latest run: "schedule", "watch", ...
-    last_started_at: datetime | None
-    last_finished_at: datetime | None
-    last_error: str | None  # why the latest run failed; None once a run succeeds
-    last_report: dict[str, object] | None  # summary of the latest successful run (this process or an earlier one)
-    interrupted: bool  # a run was cut short (crash, shutdown); the next run repairs the index
-
-    def to_json(self) -> dict[str, object]:
-        """Return a JSON-ready dict."""
-        return {
-            "running": self.running,
-            "rerun_pending": self.rerun_pending,
-            "progress": asdict(self.progress) if self.progress else None,
-            "notes": self.notes,
-            "chunks": self.chunks,
-            "file_errors": [{"path": e.path, "error": e.error} for e in self.file_errors],
-            "runs_completed": self.runs_completed,
-            "runs_failed": self.runs_failed,
-            "last_reason": self.last_reason,
-            "last_started_at": self.last_started_at.isoformat() if self.last_started_at else None,
-            "last_finished_at": self.last_finished_at.isoformat() if self.last_finished_at else None,
-            "last_error": self.last_error,
-            "last_report": self.last_report,
-            "interrupted": self.interrupted,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class _Stored:
-    notes: int
-    chunks: int | None
-    file_errors: tuple[FileError, ...]
-    last_report: dict[str, object] | None
-    interrupted: bool
-
-
-def summarise_report(report: dict[str, object]) -> dict[str, object]:
-    """Return a run report (`ReindexReport.to_json()`) with each list replaced by its length.
-
-    A first run lists every note of the vault; a status reply needs the counts, and per-file errors come from
-    the watermarks.
-    """
-    return {key: len(value) if isinstance(value, list) else value for key, value in report.items()}
+class RunFailed(AppError):
+    """The run a caller waited for failed (the message says why) or was stopped by shutdown."""
 
 
 class IndexRunner:
     """Serialise every re-index run of the service; a request during a run becomes one more run after it.
 
+    A failed run is retried with backoff (RETRY_DELAYS) until one succeeds, so an index left half updated by a
+    Redis or Qdrant outage is finished soon after the dependency is back, not at the next file change.
+
     Args:
-        guard: entered around each run in the worker thread, e.g. the DATA_DIR lock that keeps a
-            `librarian index` in another process from writing the same index at once.
+        guard: entered around each run in the worker thread (e.g. a lock the run must hold).
 
     """
 
@@ -114,14 +60,21 @@ class IndexRunner:
         *,
         watermarks: WatermarkStore,
         store: VectorStore,
+        docstore: DocStore,
         clock: Callable[[], datetime],
         guard: IndexGuard | None = None,
+        retry_delays: tuple[float, ...] = RETRY_DELAYS,
+        early_retry_after: float = EARLY_RETRY_AFTER,
     ) -> None:
         self._reindexer = reindexer
         self._watermarks = watermarks
         self._store = store
+        self._docstore = docstore
         self._clock = clock
         self._guard = guard
+        self._retry_delays = retry_delays
+        self._early_retry_after = early_retry_after
+        self._failed_at = 0.0  # time.monotonic() of the latest failure
         # The active task is the lock: at most one exists, and every other request only sets `_again`.
         self._active: asyncio.Task[ReindexReport | None] | None = None
         self._again: str | None = None
@@ -135,6 +88,13 @@ class IndexRunner:
         self._last_report: ReindexReport | None = None
         self._completed = 0
         self._failed = 0
+        self._started = 0  # runs begun by this process; run n resolves the waiters of n
+        self._waiters: dict[int, list[asyncio.Future[ReindexReport]]] = {}
+        self._failures_in_a_row = 0
+        self._retry: asyncio.Task[None] | None = None
+        self._next_retry_at: datetime | None = None
+        self._repaired_for: tuple[str, ...] = ()
+        self._failed_upstream = False  # the latest failure was a store that did not answer
 
     @property
     def is_running(self) -> bool:
@@ -162,34 +122,88 @@ class IndexRunner:
         # which writes the index until `run_once` returns; `aclose` waits for that instead.
         return await asyncio.shield(self._active)
 
+    async def run_fresh(self, reason: str) -> ReindexReport:
+        """Wait for a run that starts after this call (now, or right after the current one) and return its report.
+
+        Raises:
+            RunFailed: that run failed, or the service is shutting down.
+
+        """
+        if self._closed:
+            raise RunFailed("the service is shutting down")
+        waiter: asyncio.Future[ReindexReport] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(self._started + 1, []).append(waiter)
+        if self.is_running:
+            self._again = self._again or reason
+        else:
+            self._active = asyncio.create_task(self._run_until_settled(reason), name="reindex")
+        return await asyncio.shield(waiter)
+
     async def aclose(self) -> None:
         """Refuse new runs, end the current one at its next commit, and wait for it (before closing stores)."""
         self._closed = True
         self._again = None
         self._stop.set()
+        await self._cancel_retry()
         if self._active is not None:
             await asyncio.shield(self._active)
+        for waiters in self._waiters.values():
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_exception(RunFailed("the service is shutting down"))
+        self._waiters.clear()
 
     async def status(self) -> IndexStatus:
-        """Return a snapshot of the runs and of the index (the stores are read in a worker thread)."""
-        stored = await asyncio.to_thread(self._read_stored)
+        """Return a snapshot of the runs and of the index (the stores are read in a worker thread).
+
+        A disagreement between the stores (an emptied Redis, a lost Qdrant volume) starts a repair run.
+        """
+        stored = await asyncio.to_thread(read_stored_status, self._watermarks, self._store, self._docstore)
+        if stored.unreachable is None:
+            self.retry_now()  # the stores answer again: a failed run need not wait out its backoff
+        if stored.consistency is not None:
+            self.request_repair(stored.consistency.problems)
         running = self.is_running
         return IndexStatus(
             running=running,
             rerun_pending=running and self._again is not None,
             progress=self._progress if running else None,
-            notes=stored.notes,
-            chunks=stored.chunks,
-            file_errors=stored.file_errors,
+            stored=stored,
             runs_completed=self._completed,
             runs_failed=self._failed,
             last_reason=self._reason,
             last_started_at=self._started_at,
             last_finished_at=self._finished_at,
             last_error=self._error,
-            last_report=stored.last_report,
-            interrupted=stored.interrupted and not running,
+            failures_in_a_row=self._failures_in_a_row,
+            next_retry_at=self._next_retry_at,
         )
+
+    def retry_now(self) -> None:
+        """Run a pending retry at once (call from the event loop when the stores were just seen answering).
+
+        Only a run that failed on an unreachable store is retried early; any other failure keeps its backoff.
+        """
+        if self._retry is None or not self._failed_upstream or self.is_running or self._closed:
+            return
+        if time.monotonic() - self._failed_at < self._early_retry_after:
+            return  # a store that is up but fails every run must not be retried on every status poll
+        self._retry.cancel()
+        self._retry = None
+        self._next_retry_at = None
+        self._active = asyncio.create_task(self._run_until_settled("retry"), name="reindex")
+
+    def request_repair(self, problems: tuple[str, ...]) -> None:
+        """Start a repair run when the stores disagree (call from the event loop); `()` says they agree."""
+        # Once per distinct disagreement: a repair that cannot mend it must not rerun on every status poll.
+        if not problems:
+            self._repaired_for = ()
+            return
+        if problems == self._repaired_for or self.is_running or self._retry is not None or self._closed:
+            return
+        logger.warning("the index stores disagree (%s); repairing", "; ".join(problems))
+        self._repaired_for = problems
+        self._active = asyncio.create_task(self._run_until_settled("repair"), name="reindex")
 
     async def _run_until_settled(self, reason: str) -> ReindexReport | None:
         report = await self._run_one(reason)
@@ -199,6 +213,9 @@ class IndexRunner:
         return report
 
     async def _run_one(self, reason: str) -> ReindexReport | None:
+        await self._cancel_retry()  # this run is the retry, or makes it moot
+        self._started += 1
+        number = self._started
         self._reason = reason
         self._started_at = self._clock()
         self._finished_at = None
@@ -206,26 +223,85 @@ class IndexRunner:
             report = await asyncio.to_thread(self._run_in_thread)
         except _Stopped:
             logger.info("re-index stopped for shutdown; the next run finishes it")
+            self._settle(number, RunFailed("the service is shutting down"))
             return None
         except AppError as exc:
             logger.warning("re-index (%s) failed: %s", reason, exc.message)
-            self._record_failure(exc.message)
+            self._failed_upstream = isinstance(exc, UpstreamUnavailable)
+            self._record_failure(number, exc.message, retry=not isinstance(exc, EmptyVault))
             return None
         except Exception as exc:  # the scheduler job: log it, keep it for the status, keep serving
             logger.exception("re-index (%s) failed", reason)
-            self._record_failure(f"{type(exc).__name__}: {exc}")
+            self._failed_upstream = False
+            self._record_failure(number, f"{type(exc).__name__}: {exc}", retry=True)
             return None
         finally:
             self._finished_at = self._clock()
             self._progress = None
         self._error = None
-        self._last_report = report
+        self._failures_in_a_row = 0
         self._completed += 1
+        self._log_outcome(report, is_first=self._last_report is None)
+        self._last_report = report
+        self._settle(number, report)
         return report
 
-    def _record_failure(self, error: str) -> None:
+    def _settle(self, number: int, outcome: ReindexReport | RunFailed) -> None:
+        for waiter in self._waiters.pop(number, []):
+            if waiter.done():
+                continue
+            if isinstance(outcome, RunFailed):
+                waiter.set_exception(outcome)
+            else:
+                waiter.set_result(outcome)
+
+    def _record_failure(self, number: int, error: str, *, retry: bool) -> None:
+        self._failed_at = time.monotonic()
         self._error = error
         self._failed += 1
+        self._failures_in_a_row += 1
+        self._settle(number, RunFailed(error))
+        if retry and not self._closed:
+            delay = self._retry_delays[min(self._failures_in_a_row, len(self._retry_delays)) - 1]
+            self._next_retry_at = self._clock() + timedelta(seconds=delay)
+            self._retry = asyncio.create_task(self._retry_after(delay), name="reindex-retry")
+            logger.info("re-index retries in %.0f s (failure %d in a row)", delay, self._failures_in_a_row)
+
+    async def _retry_after(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._retry = None  # from here on the run itself is the retry; `_run_one` must not cancel this task
+        self._next_retry_at = None
+        await self.run("retry")
+
+    async def _cancel_retry(self) -> None:
+        retry, self._retry = self._retry, None
+        self._next_retry_at = None
+        if retry is not None and retry is not asyncio.current_task():
+            retry.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await retry
+
+    def _log_outcome(self, report: ReindexReport, *, is_first: bool) -> None:
+        """Log one line per run that changed something (and always for the first), naming warned files."""
+        changed = report.added or report.modified or report.deleted or report.renamed or report.restored
+        if not (is_first or changed or report.errors):
+            return
+        shown = [*report.errors, *report.warnings][:_WARNINGS_LOGGED]
+        more = len(report.errors) + len(report.warnings) - len(shown)
+        issues = "; ".join(f"{path}: {reason}" for path, reason in shown) + (f"; and {more} more" if more else "")
+        logger.info(
+            "indexed %d notes (%d chunks written, %d embedded) in %.1f s: +%d ~%d -%d, %d errors, %d warnings%s",
+            report.notes_total,
+            report.chunks_indexed,
+            report.chunks_embedded,
+            report.seconds,
+            len(report.added),
+            len(report.modified),
+            len(report.deleted),
+            len(report.errors),
+            len(report.warnings),
+            f" ({issues}; `librarian status` lists them all)" if issues else "",
+        )
 
     def _run_in_thread(self) -> ReindexReport:
         with self._guard() if self._guard else nullcontext():
@@ -236,21 +312,3 @@ class IndexRunner:
         if self._stop.is_set() and progress.phase != "done":
             raise _Stopped
         self._progress = progress
-
-    def _read_stored(self) -> _Stored:
-        marks = self._watermarks.all()
-        try:
-            chunks: int | None = self._store.count()
-        except UpstreamUnavailable as exc:
-            logger.warning("index status without a chunk count: %s", exc.message)
-            chunks = None
-        last_run = self._watermarks.get_meta(LAST_RUN)
-        return _Stored(
-            notes=sum(1 for mark in marks.values() if mark.sha256),
-            chunks=chunks,
-            file_errors=tuple(
-                FileError(path, mark.last_error) for path, mark in sorted(marks.items()) if mark.last_error
-            ),
-            last_report=summarise_report(json.loads(last_run)) if last_run else None,
-            interrupted=self._watermarks.get_meta(RUN_FLAG) == "1",
-        )

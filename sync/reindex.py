@@ -11,13 +11,16 @@ from datetime import datetime
 from typing import Literal
 
 from core.domain import IndexIdentity, StoredDoc, Watermark
-from core.errors import AppError, InvalidRequest
+from core.errors import AppError, EmptyVault
 from core.ports import DocStore, Embedder, VectorStore, WatermarkStore
 from core.settings import VaultSettings
 from rag.indexer import NoteIndexer, PreparedNote
+from rag.notes.budget import NoteSkipped, NotText, cap_warnings, check_is_text
 from rag.notes.linkindex import SqliteLinkIndex, link_name_key
 from rag.notes.links import LinkResolver
 from rag.notes.vault import FileStat, VaultScan, read_note_text, scan_vault
+from rag.retrieve import EMPTY_VAULT_META
+from sync.consistency import GENERATION, Healing, heal, new_generation
 from sync.embeds import EmbedReader
 from sync.report import Progress, ReindexReport
 
@@ -26,6 +29,7 @@ logger = logging.getLogger(__name__)
 ProgressCallback = Callable[[Progress], None]
 RUN_FLAG = "run_in_progress"
 LAST_RUN = "last_run"
+SCAN_WARNINGS = "scan_warnings"  # files the scan skipped and why (JSON), for the status
 CHUNKS_PER_COMMIT = 128
 
 
@@ -35,8 +39,9 @@ class _Pending:
     stat: FileStat
     sha256: str
     text: str
-    kind: Literal["added", "modified", "refreshed"] = "added"
+    kind: Literal["added", "modified", "refreshed", "restored"] = "added"
     renamed_from: str | None = None
+    warnings: list[str] = field(default_factory=list)  # from reading the file (e.g. not valid UTF-8)
 
 
 @dataclass(slots=True)
@@ -45,6 +50,7 @@ class _Plan:
     to_index: dict[str, _Pending] = field(default_factory=dict)
     deleted: list[str] = field(default_factory=list)
     newly_failed: set[str] = field(default_factory=set)  # failures that changed the index this run
+    healing: Healing = field(default_factory=Healing)
 
 
 def ambiguous_links(prepared: PreparedNote, resolver: LinkResolver) -> list[str]:
@@ -94,16 +100,24 @@ class Reindexer:
         notify(Progress("scan"))
         scan = scan_vault(self._vault)
         if not scan.notes:
-            raise InvalidRequest(f"no notes (*.md) found in the vault {scan.root}; is VAULT_PATH right?")
+            # Refused rather than indexed as empty: a vault on an unmounted drive must not wipe the index.
+            self._watermarks.set_meta(EMPTY_VAULT_META, str(scan.root))
+            raise EmptyVault(f"no notes (*.md) found in the vault {scan.root}; is VAULT_PATH right?")
+        self._watermarks.set_meta(EMPTY_VAULT_META, "")
         report.notes_total = len(scan.notes)
         report.warnings.extend(scan.skipped)
+        self._watermarks.set_meta(SCAN_WARNINGS, json.dumps(scan.skipped))
         # The flag goes up before anything is written, so a kill at any later point is repaired next run.
         was_interrupted = self._watermarks.get_meta(RUN_FLAG) == "1"
         self._watermarks.set_meta(RUN_FLAG, "1")
         self._ensure_identity(report)
         if was_interrupted:
             self._repair_interrupted_run(report)
-        plan = self._plan(scan, report)
+        healing = heal(self._vault, self._watermarks, self._docstore, self._store)
+        report.healed.extend(healing.messages)
+        for message in healing.messages:
+            logger.warning("index repair: %s", message)
+        plan = self._plan(scan, report, healing)
         self._add_dependents(plan, scan, report)
         self._delete(plan.deleted, report)
         if plan.to_index:
@@ -139,6 +153,9 @@ class Reindexer:
         self._docstore.clear()
         self._links.clear()
         self._store.reset(identity)
+        generation = new_generation()
+        self._watermarks.set_meta(GENERATION, generation)
+        self._docstore.set_generation(generation)
 
     def _repair_interrupted_run(self, report: ReindexReport) -> None:
         """Drop index entries that no confirmed watermark vouches for (left by a crash mid-run)."""
@@ -151,9 +168,9 @@ class Reindexer:
                 self._links.delete_source(path)
         report.repaired = sorted(orphans)
 
-    def _plan(self, scan: VaultScan, report: ReindexReport) -> _Plan:
+    def _plan(self, scan: VaultScan, report: ReindexReport, healing: Healing) -> _Plan:
         marks = self._watermarks.all()
-        plan = _Plan(marks=marks)
+        plan = _Plan(marks=marks, healing=healing)
         # A note that could not be listed this time is not gone: keep it rather than drop it from the index.
         vanished = [path for path in marks if path not in scan.notes and not scan.is_unreadable(path)]
         vanished_by_hash = {marks[p].sha256: p for p in vanished if marks[p].sha256}
@@ -167,6 +184,7 @@ class Reindexer:
             pending = self._read(scan, path, stat, plan, report)
             if pending is None:
                 continue
+            report.warnings.extend((path, warning) for warning in pending.warnings)
             if mark and mark.sha256 == pending.sha256:
                 # Touched but identical: remember the new mtime so the next run skips hashing.
                 self._watermarks.record_success(
@@ -174,7 +192,9 @@ class Reindexer:
                 )
                 report.unchanged += 1
                 continue
-            if mark is None:
+            if path in healing.reindex or (mark is None and path in healing.known_paths):
+                pending.kind = "restored"  # its file did not change; its index entries were lost
+            elif mark is None:
                 pending.renamed_from = vanished_by_hash.pop(pending.sha256, None)
             elif mark.sha256 or (mark.is_pending and mark.indexed_at):
                 pending.kind = "modified"  # it was in the index; a note that only ever failed counts as added
@@ -191,11 +211,14 @@ class Reindexer:
             return None
         try:
             data, text, warnings = read_note_text(scan.root, path)
+            check_is_text(text)
         except OSError as exc:
             self._fail(path, stat, f"cannot read: {exc.strerror or exc}", plan, report)
             return None
-        report.warnings.extend((path, warning) for warning in warnings)
-        return _Pending(path=path, stat=stat, sha256=hashlib.sha256(data).hexdigest(), text=text)
+        except NotText as exc:  # refused here, so its bytes are not reported as a note with odd characters
+            self._fail(path, stat, str(exc), plan, report)
+            return None
+        return _Pending(path=path, stat=stat, sha256=hashlib.sha256(data).hexdigest(), text=text, warnings=warnings)
 
     def _fail(self, path: str, stat: FileStat, error: str, plan: _Plan, report: ReindexReport) -> None:
         report.errors.append((path, error))
@@ -227,6 +250,7 @@ class Reindexer:
                 continue
             pending = self._read(scan, path, stat, plan, report)
             if pending is not None:
+                report.warnings.extend((path, warning) for warning in pending.warnings)
                 pending.kind = "refreshed"
                 plan.to_index[path] = pending
                 # Their own files did not change, so only a pending mark makes a crashed run redo them.
@@ -254,15 +278,23 @@ class Reindexer:
             item = plan.to_index[path]
             try:
                 prepared = self._indexer.prepare(
-                    path, item.text, resolver=resolver, embedded_text=reader.lookup, previous_path=item.renamed_from
+                    path,
+                    item.text,
+                    resolver=resolver,
+                    embedded_text=reader.lookup,
+                    previous_path=item.renamed_from,
+                    max_chunks=self._vault.max_note_chunks,
                 )
             except (ValueError, AppError) as exc:
-                self._fail(path, item.stat, f"cannot parse: {exc}", plan, report)
+                # A note refused on purpose (not text, over its budget) says why; anything else failed to parse.
+                error = str(exc) if isinstance(exc, NoteSkipped) else f"cannot parse: {exc}"
+                self._fail(path, item.stat, error, plan, report)
                 if item.renamed_from:
                     self._delete([item.renamed_from], report)
                 continue
-            report.warnings.extend((path, warning) for warning in prepared.note.warnings)
-            report.warnings.extend((path, warning) for warning in ambiguous_links(prepared, resolver))
+            note_warnings = cap_warnings([*prepared.note.warnings, *ambiguous_links(prepared, resolver)])
+            report.warnings.extend((path, warning) for warning in note_warnings)
+            item.warnings.extend(note_warnings)
             batch.append((item, prepared))
             if sum(len(p.chunks) for _, p in batch) >= CHUNKS_PER_COMMIT:
                 done += self._commit(batch, report)
@@ -283,7 +315,7 @@ class Reindexer:
         self._store.delete_paths([*paths, *old_paths])
         self._store.upsert([chunk for chunks in embedded for chunk in chunks])
         now = self._clock()
-        for item, prepared in batch:
+        for (item, prepared), chunks in zip(batch, embedded, strict=True):
             self._links.replace_links(item.path, prepared.note.links)
             self._docstore.put(StoredDoc(path=item.path, markdown=item.text, content_hash=item.sha256))
             if item.renamed_from:
@@ -291,7 +323,13 @@ class Reindexer:
                 self._docstore.delete(item.renamed_from)
                 self._watermarks.delete(item.renamed_from)
             self._watermarks.record_success(
-                item.path, mtime_ns=item.stat.mtime_ns, size=item.stat.size, sha256=item.sha256, at=now
+                item.path,
+                mtime_ns=item.stat.mtime_ns,
+                size=item.stat.size,
+                sha256=item.sha256,
+                at=now,
+                chunks=len(chunks),
+                warnings=item.warnings,
             )
             self._classify(item, report)
         report.chunks_indexed += sum(len(chunks) for chunks in embedded)
@@ -304,6 +342,8 @@ class Reindexer:
             report.renamed.append((item.renamed_from, item.path))
         elif item.kind == "refreshed":
             report.refreshed.append(item.path)
+        elif item.kind == "restored":
+            report.restored.append(item.path)
         elif item.kind == "modified":
             report.modified.append(item.path)
         else:

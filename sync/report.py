@@ -29,13 +29,15 @@ class ReindexReport:
     deleted: list[str] = field(default_factory=list)
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (old path, new path)
     refreshed: list[str] = field(default_factory=list)  # unchanged notes re-indexed because an embed changed
+    restored: list[str] = field(default_factory=list)  # unchanged notes whose lost index entries were rebuilt
     unchanged: int = 0
     chunks_indexed: int = 0
     chunks_embedded: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     rebuilt_reason: str | None = None
-    repaired: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)  # entries an interrupted run left, dropped
+    healed: list[str] = field(default_factory=list)  # what the consistency repair did, one sentence each
 
     @property
     def seconds(self) -> float:

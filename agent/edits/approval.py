@@ -41,6 +41,9 @@ SPELLED: dict[DestructiveKind, tuple[str, str]] = {"delete": ("delete", "lösche
 _AND = frozenset({"and", "und", "&", "+"})
 _ID = re.compile(r"#?([0-9a-f]{4,32})")
 _EDGE_PUNCTUATION = ".!?,;:"
+# An approval or an undo request is a few words; a longer message is neither, and is not read to the end
+# (a 1 MB message must cost no more than a short one).
+MAX_DECISION_CHARS = 500
 
 
 def _tokens(message: str) -> list[str]:
@@ -63,6 +66,8 @@ def parse_approval(message: str) -> Approval:
     ahead", "ok do it", "ja, mach es 3f2a"), and the words confirming a delete or move ("yes delete 3f2a", "yes
     delete and move"); any other word makes it something else.
     """
+    if len(message) > MAX_DECISION_CHARS:
+        return Approval(kind="unrelated")
     tokens = _tokens(message)
     if _starts_with(tokens, APPROVAL_PHRASES) and not message.rstrip().endswith("?"):  # "yes?" asks, not approves
         parsed = _approval_parts(tokens)
@@ -166,5 +171,7 @@ UNDO_PHRASES = frozenset(
 
 def is_undo_request(message: str) -> bool:
     """Return True when `message` is only a request to undo the last change ("undo", "undo that", "rückgängig")."""
+    if len(message) > MAX_DECISION_CHARS:
+        return False
     tokens = [token.strip(_EDGE_PUNCTUATION) for token in message.lower().split()]
     return tuple(token for token in tokens if token) in UNDO_PHRASES

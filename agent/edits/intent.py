@@ -52,7 +52,8 @@ def looks_like_edit_request(message: str) -> bool:
 
 def _request_verb(message: str) -> str | None:
     """Return the edit verb `message` starts with (after polite openers), or None when it starts otherwise."""
-    text = message.strip().lower().replace("’", "'")  # phones type "I’d like to", "let’s" with a curly apostrophe
+    # Phones type "I’d like to", "let’s" with a curly apostrophe.
+    text = message[:INTENT_CHARS].strip().lower().replace("’", "'")
     words = _WORD.findall(text)
     if words and words[-1] in GERMAN_INFINITIVES and text.startswith(GERMAN_OPENERS):
         return str(words[-1])
@@ -78,6 +79,9 @@ KIND_WORDS: dict[str, DestructiveKind] = {
 }
 KIND_VERBS: dict[str, DestructiveKind] = {"archive": "move"}
 _SENTENCES = re.compile(r"[.!?;:\n]+")
+# How much of a message is read for its intent: requests come first or in the sentences after a question, and
+# a pasted megabyte must not cost more than a paragraph. Text beyond this counts as asking for nothing.
+INTENT_CHARS = 4_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +100,7 @@ def asked_change(message: str) -> AskedChange:
     """
     kinds: set[DestructiveKind] = set()
     is_change = False
-    for sentence in _SENTENCES.split(message):
+    for sentence in _SENTENCES.split(message[:INTENT_CHARS]):
         verb = _request_verb(sentence)
         if verb is None:
             continue

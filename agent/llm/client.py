@@ -337,5 +337,4 @@ async def build_chat_model(
             if has_model:
                 logger.info("found a local LLM endpoint at %s", base)
                 return OpenAICompatibleChatModel(settings.model_copy(update={"base_urls": (base,)}))
-    logger.info("no LLM endpoint configured or found; answering in retrieval-only mode")
-    return None
+    return None  # the caller says, once, that it answers without a model

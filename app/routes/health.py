@@ -13,15 +13,20 @@ from fastapi.responses import JSONResponse
 
 from agent.llm import redact
 from app.deps import AnswererDep, ServicesDep
-from app.wiring import EditServices
+from app.wiring import EditServices, Services
 from core.errors import AppError
 from core.ports import ChatModel
 from core.settings import Settings
+from sync.consistency import check_consistency
+from sync.index_runner import IndexRunner
+from sync.reindex import RUN_FLAG
 
 logger = logging.getLogger(__name__)
 router = APIRouter()
 PROBE_TIMEOUT_SECONDS = 3.0
 STILL_RUNNING = "probe still running"
+INDEXING = "indexing"
+IN_STEP = ("ok", INDEXING, STILL_RUNNING)
 
 
 @router.get("/health")
@@ -38,6 +43,10 @@ async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) 
         "vector_store": await probes.run("vector_store", lambda: services.store.count() >= 0),
         "docstore": await probes.run("docstore", lambda: services.docstore.get("")),
     }
+    checks["index"] = await _index_check(request, services, probes)
+    runner: IndexRunner | None = getattr(request.app.state, "index_runner", None)
+    if runner is not None and checks["vector_store"] == checks["docstore"] == "ok":
+        runner.retry_now()  # both stores answer again: a run that failed on them need not wait out its backoff
     chat_model: ChatModel | None = request.app.state.chat_model
     if chat_model is None:
         checks["llm"] = "not configured (retrieval-only mode)"
@@ -49,9 +58,29 @@ async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) 
             is_up = False
         checks["llm"] = "ok" if is_up else "unreachable"
     checks["writes"] = await _writes_check(request)
-    is_ready = checks["vector_store"] == "ok" and checks["docstore"] == "ok"
+    # Stores that disagree (an emptied Redis, lost points) are not ready: citations would check against gaps.
+    is_ready = checks["vector_store"] == "ok" and checks["docstore"] == "ok" and checks["index"] in IN_STEP
     body = {"status": "ready" if is_ready else "not ready", "mode": answerer.mode, "checks": checks}
     return JSONResponse(body, status_code=200 if is_ready else 503)
+
+
+async def _index_check(request: Request, services: Services, probes: ProbeSlots) -> str:
+    """Say whether the docstore, vector store and watermarks agree; a disagreement starts a repair run."""
+    runner: IndexRunner | None = getattr(request.app.state, "index_runner", None)
+    if runner is not None and runner.is_running:
+        return INDEXING
+
+    def compare() -> str:
+        if services.watermarks.get_meta(RUN_FLAG) == "1":
+            return INDEXING  # a run was cut short: the next one repairs it, by design
+        found = check_consistency(services.watermarks, services.docstore, services.store)
+        return "ok" if found.is_consistent else "; ".join(found.problems)
+
+    result = await probes.run("index", compare)
+    if runner is not None and result not in (*IN_STEP, "timeout") and not result.startswith("error"):
+        runner.request_repair(tuple(result.split("; ")))
+        return f"{result} (repairing)"
+    return result
 
 
 async def _writes_check(request: Request) -> str:
@@ -104,7 +133,8 @@ class ProbeSlots:
         except Exception as exc:  # noqa: BLE001 - the HTTP edge: a probe that fails in any way is "not ready"
             logger.warning("%s probe failed: %s", kind, redact(repr(exc), self._secrets))
             return f"error: {type(exc).__name__} (see the server log)"
-        return "ok"
+        result = task.result()
+        return result if isinstance(result, str) else "ok"  # a check may describe its outcome itself
 
 
 def secrets_of(settings: Settings) -> tuple[str, ...]:

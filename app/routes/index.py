@@ -1,20 +1,44 @@
-"""GET /v1/index/status: counts, the last run, per-file errors of the background re-indexer."""
+"""The index over HTTP: its status (counts, runs, per-file errors and warnings), a run on request, and search."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+import asyncio
+from typing import Annotated
 
-from sync.index_runner import IndexRunner
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from app.deps import ServicesDep
+from core.domain import SearchFilters
+from core.errors import UpstreamUnavailable
+from sync.index_runner import IndexRunner, RunFailed
 from sync.watcher import VaultWatcher
 
 router = APIRouter()
 
 
+class SearchRequest(BaseModel):
+    """The body of POST /v1/search."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+    k: int | None = Field(None, ge=1, le=100, description="How many hits (default TOP_K).")
+    folder: str | None = Field(None, max_length=1000, description="Only notes in this folder and its sub-folders.")
+    tags: list[Annotated[str, StringConstraints(max_length=200)]] = Field(
+        default_factory=list, max_length=50, description="Only notes with any of these tags (#a also matches #a/b)."
+    )
+
+
+def _runner(request: Request) -> IndexRunner:
+    runner: IndexRunner = request.app.state.index_runner
+    return runner
+
+
 @router.get("/v1/index/status")
 async def index_status(request: Request) -> dict[str, object]:
-    """Return what the re-indexer knows now."""
-    runner: IndexRunner = request.app.state.index_runner
-    body = (await runner.status()).to_json()
+    """Return what the re-indexer knows now; a disagreement between the stores starts a repair run."""
+    body = (await _runner(request).status()).to_json()
     watcher: VaultWatcher | None = request.app.state.watcher
     # A dead watcher (e.g. the OS watch limit) means saved notes wait for the next scheduled run: say so.
     body["watcher"] = (
@@ -23,3 +47,23 @@ async def index_status(request: Request) -> dict[str, object]:
         else {"running": watcher.is_running, "error": watcher.error}
     )
     return body
+
+
+@router.post("/v1/index")
+async def index_now(request: Request) -> dict[str, object]:
+    """Index new and changed notes now (after the current run, if one is going) and return that run's report."""
+    try:
+        report = await _runner(request).run_fresh("api")
+    except RunFailed as exc:
+        raise UpstreamUnavailable("index", exc.message) from exc
+    return {"report": report.to_json()}
+
+
+@router.post("/v1/search")
+async def search(body: SearchRequest, services: ServicesDep) -> dict[str, object]:
+    """Return the best chunks for the query (dense + BM25 fused with RRF, then reranked), best first."""
+    filters = SearchFilters(
+        folder=(body.folder or "").strip("/") or None, tags=tuple(tag.lstrip("#") for tag in body.tags if tag.strip())
+    )
+    hits = await asyncio.to_thread(services.retriever.search, body.query, k=body.k, filters=filters)
+    return {"hits": [hit.to_json() for hit in hits]}

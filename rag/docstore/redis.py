@@ -23,7 +23,9 @@ class RedisDocStore:
     """Keep notes in Redis under one namespace.
 
     Keys: `{ns}:doc:{path}` (hash: markdown, content_hash), `{ns}:paths` (set of paths) and `{ns}:hash:{sha}`
-    (set of the paths stored with that hash; Redis drops a set when its last member goes). Every change that
+    (set of the paths stored with that hash; Redis drops a set when its last member goes), and `{ns}:generation`
+    (the index generation the store was filled for: gone after a FLUSHALL or a restart without persistence, which
+    is how the re-indexer notices that the docstore must be refilled). Every change that
     touches several keys runs in one WATCH + MULTI/EXEC transaction, so a crash never leaves the sets out of step.
     """
 
@@ -34,6 +36,7 @@ class RedisDocStore:
         self._client = client
         self._namespace = namespace
         self._paths_key = f"{namespace}:paths"
+        self._generation_key = f"{namespace}:generation"
 
     @classmethod
     def from_url(cls, url: str, *, namespace: str = "librarian") -> RedisDocStore:
@@ -109,6 +112,22 @@ class RedisDocStore:
                 for start in range(0, len(keys), _UNLINK_BATCH):
                     pipe.unlink(*keys[start : start + _UNLINK_BATCH])
                 pipe.execute()
+
+    def count(self) -> int:
+        """Return the number of stored notes (the size of the path set)."""
+        with self._errors_translated():
+            return int(self._client.scard(self._paths_key))
+
+    def generation(self) -> str | None:
+        """Return the index generation marker, or None (never set, or the Redis lost it)."""
+        with self._errors_translated():
+            value = self._client.get(self._generation_key)
+        return None if value is None else _text(value)
+
+    def set_generation(self, marker: str) -> None:
+        """Store the index generation marker."""
+        with self._errors_translated():
+            self._client.set(self._generation_key, marker)
 
     def close(self) -> None:
         """Close the client's connections."""

@@ -14,7 +14,11 @@ def _create_docs(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX docs_content_hash ON docs (content_hash)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (("m001_create_docs", _create_docs),)
+def _create_meta(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (("m001_create_docs", _create_docs), ("m002_create_meta", _create_meta))
 """Append-only: add new steps at the end, never edit released ones."""
 
 
@@ -57,9 +61,30 @@ class SqliteDocStore:
             return {row[0] for row in conn.execute("SELECT path FROM docs WHERE content_hash = ?", (content_hash,))}
 
     def clear(self) -> None:
-        """Forget every note."""
+        """Forget every note and the generation marker."""
         with self._db.transaction() as conn:
             conn.execute("DELETE FROM docs")
+            conn.execute("DELETE FROM meta WHERE key = 'generation'")
+
+    def count(self) -> int:
+        """Return the number of stored notes."""
+        with self._db.transaction() as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0])
+
+    def generation(self) -> str | None:
+        """Return the index generation marker, or None."""
+        with self._db.transaction() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return None if row is None else str(row[0])
+
+    def set_generation(self, marker: str) -> None:
+        """Store the index generation marker."""
+        with self._db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('generation', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (marker,),
+            )
 
     def close(self) -> None:
         """Close the database file."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +14,7 @@ from pathlib import Path
 import qdrant_edge as qe
 
 from core.domain import EmbeddedChunk, Embedding, IndexIdentity, SearchFilters, SearchHit, SparseVector
-from core.errors import InvalidRequest, UpstreamUnavailable
+from core.errors import InvalidRequest, ResourceBusy, UpstreamUnavailable
 from rag.stores.payload import (
     CHUNK_FIELDS,
     DELETE_PATH_BATCH,
@@ -53,16 +55,28 @@ class EdgeVectorStore:
         self._shard_dir = path / "shard"
         self._identity_file = path / "identity.json"
         self._shard: qe.EdgeShard | None = None
+        # Taken before qdrant-edge touches a file: a second `EdgeShard.load` on a shard another process has open
+        # fails on the WAL lock only after rewriting segment files the first process still uses (it damaged them).
+        self._guard: int | None = _hold_open_lock(path)
         self._identity = _read_identity(self._identity_file)
         if self._identity is None or not self._shard_dir.is_dir():
             self._identity = None  # a reset that did not finish: the next reset() rebuilds the shard
             return
-        with _edge_errors(f"cannot open the shard at {self._shard_dir} (is another process using it?)"):
-            self._shard = qe.EdgeShard.load(str(self._shard_dir))
+        try:
+            with _edge_errors(f"cannot open the shard at {self._shard_dir}"):
+                self._shard = qe.EdgeShard.load(str(self._shard_dir))
+        except UpstreamUnavailable:
+            self._release_guard()
+            raise
 
     def reset(self, identity: IndexIdentity) -> None:
         """Drop every point and recreate the shard for this model identity."""
-        self.close()
+        if self._guard is None:
+            self._guard = _hold_open_lock(self._path)
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            with _edge_errors("close failed"):
+                shard.close()
         self._identity = None
         # Identity goes first and comes back last, so a crash mid-reset leaves a store that asks for a reset.
         self._identity_file.unlink(missing_ok=True)
@@ -166,7 +180,12 @@ class EdgeVectorStore:
 
     def indexed_paths(self) -> set[str]:
         """Return the note paths that have at least one point."""
-        return {payload_text(record.payload, "path") for record in self._scroll(None, with_payload=["path"])}
+        return set(self.chunk_counts())
+
+    def chunk_counts(self) -> dict[str, int]:
+        """Return the number of points per note path (scrolls every point)."""
+        records = self._scroll(None, with_payload=["path"])
+        return dict(Counter(payload_text(record.payload, "path") for record in records))
 
     def flush(self) -> None:
         """Write pending changes to the segments on disk."""
@@ -185,14 +204,22 @@ class EdgeVectorStore:
             return self._shard.optimize()
 
     def close(self) -> None:
-        """Flush and release the shard (and its lock); safe to call twice."""
+        """Flush and release the shard (and its locks); safe to call twice."""
         shard, self._shard = self._shard, None
-        if shard is not None:
-            with _edge_errors("close failed"):
-                try:
-                    shard.flush()
-                finally:
-                    shard.close()  # releases the directory lock even when the flush failed
+        try:
+            if shard is not None:
+                with _edge_errors("close failed"):
+                    try:
+                        shard.flush()
+                    finally:
+                        shard.close()  # releases qdrant-edge's directory lock even when the flush failed
+        finally:
+            self._release_guard()
+
+    def _release_guard(self) -> None:
+        guard, self._guard = self._guard, None
+        if guard is not None:
+            os.close(guard)  # closing the descriptor releases the flock
 
     def _require_shard(self) -> tuple[qe.EdgeShard, IndexIdentity]:
         if self._shard is None or self._identity is None:
@@ -214,6 +241,23 @@ class EdgeVectorStore:
             yield from records
             if offset is None:
                 return
+
+
+def _hold_open_lock(path: Path) -> int:
+    """Return a descriptor holding `<path>.lock` exclusively, or raise ResourceBusy if another process has it."""
+    # Beside the store's folder, not in it: an uninitialised store creates nothing until reset().
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_name(f"{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise ResourceBusy(
+            "qdrant",
+            f"the embedded index at {path} is open in another process (only one process may use it; "
+            "stop that process, or run this command through it)",
+        ) from None
+    return fd
 
 
 @contextmanager

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
@@ -172,7 +173,12 @@ class ServerVectorStore:
 
     def indexed_paths(self) -> set[str]:
         """Return the note paths that have at least one point."""
-        return {payload_text(record.payload, "path") for record in self._scroll(None, with_payload=["path"])}
+        return set(self.chunk_counts())
+
+    def chunk_counts(self) -> dict[str, int]:
+        """Return the number of points per note path (scrolls every point)."""
+        records = self._scroll(None, with_payload=["path"])
+        return dict(Counter(payload_text(record.payload, "path") for record in records))
 
     def flush(self) -> None:
         """Do nothing: the server persists through its own WAL and every write waits for it."""

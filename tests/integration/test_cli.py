@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import textwrap
@@ -14,7 +15,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from app.cli import cli
-from app.wiring import index_lock
+from app.ownership import DataDirOwnership
 from core.settings import BUNDLED_EMBED_MODEL
 from tests.conftest import SETTINGS_ENV
 
@@ -287,16 +288,27 @@ def test_search_on_an_empty_index_says_to_run_index_first(indexed: Indexed, tmp_
     assert "librarian index" in result.stderr
 
 
-def test_index_refuses_to_run_while_another_run_holds_the_lock(tmp_path: Path) -> None:
+def test_commands_refuse_the_stores_while_another_command_holds_the_data_dir(tmp_path: Path) -> None:
     vault = write_vault(tmp_path / "vault")
     data_dir = tmp_path / "data"
+    env = cli_env(vault, data_dir)
+    # flock is per open file, so this process's own hold conflicts with the command's as another process's would.
+    held = DataDirOwnership.acquire(data_dir, "index", vault=vault)
+    try:
+        refused = invoke(env, "index")
+        search = invoke(env, "search", "sourdough")
+        status = invoke(env, "status", "--json")
+    finally:
+        held.release()
 
-    with index_lock(data_dir):  # flock is per open file, so this process's own second lock conflicts too
-        result = invoke(cli_env(vault, data_dir), "index")
-
-    assert_exit(result, 1)
-    assert f"another process is indexing {data_dir}" in one_line(result.stderr)
-    assert_exit(invoke(cli_env(vault, data_dir), "search", "sourdough"), 1)  # nothing was indexed
+    assert_exit(refused, 1)
+    assert f"DATA_DIR {data_dir} is in use by `librarian index` (pid {os.getpid()})" in one_line(refused.stderr)
+    assert "wait for it to finish" in refused.stderr
+    assert_exit(search, 1)
+    assert_exit(status, 0)  # read from the watermarks alone
+    assert json.loads(status.stdout)["held_by"] == f"`librarian index` (pid {os.getpid()})"
+    assert not (data_dir / "qdrant-edge").exists()  # no store was opened or created
+    assert_exit(invoke(env, "index"), 0)  # free again: the command takes DATA_DIR itself
 
 
 @pytest.mark.parametrize(

@@ -167,6 +167,42 @@ def test_clear_forgets_every_doc_and_hash(store: DocStore) -> None:
     assert store.paths() == {BETA.path}
 
 
+def test_count_follows_puts_and_deletes(store: DocStore) -> None:
+    assert store.count() == 0
+    store.put(ALPHA)
+    store.put(BETA)
+    store.put(ALPHA)  # a replacement is still one note
+    assert store.count() == 2
+    store.delete(ALPHA.path)
+    assert store.count() == 1
+
+
+def test_generation_is_unset_until_set_and_survives_puts(store: DocStore) -> None:
+    assert store.generation() is None
+    store.set_generation("g1")
+    store.put(ALPHA)
+    assert store.generation() == "g1"
+    store.set_generation("g2")
+    assert store.generation() == "g2"
+
+
+def test_clear_forgets_the_generation_too(store: DocStore) -> None:
+    store.set_generation("g1")
+    store.put(ALPHA)
+    store.clear()
+    assert store.generation() is None
+    assert store.count() == 0
+
+
+def test_redis_flushall_loses_the_generation_and_the_notes(redis_client: redis.Redis, namespace: str) -> None:
+    # What a Redis restarted without persistence does to the docstore; the re-indexer must notice it.
+    store = RedisDocStore(redis_client, namespace=namespace)
+    store.set_generation("g1")
+    store.put(ALPHA)
+    _delete_namespace(redis_client, namespace)
+    assert (store.generation(), store.count(), store.get(ALPHA.path)) == (None, 0, None)
+
+
 @pytest.mark.parametrize(
     ("path", "markdown"),
     [

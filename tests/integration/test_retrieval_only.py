@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -11,8 +12,9 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.wiring import Services
 from core.settings import Settings
-from rag.answer.context import INDEX_NOT_READY, REFUSAL
+from rag.answer.context import REFUSAL
 from rag.answer.passages import NO_MODEL_NOTICE
+from rag.retrieve import INDEX_BUILDING
 
 QUESTION = "How do I feed the sourdough starter before a bake?"
 
@@ -35,7 +37,7 @@ def ask(client: TestClient, question: str, *, stream: bool = False) -> str:
 def test_without_an_llm_the_reply_is_cited_passages(settings: Settings, services: Services) -> None:
     services.reindexer.run_once()
     app = create_app(settings.model_copy(update={"relevance_floor": -1.0, "watch": False}), services)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         reply = ask(client, QUESTION)
         streamed = ask(client, QUESTION, stream=True)
         ready = client.get("/ready").json()
@@ -49,7 +51,7 @@ def test_without_an_llm_the_reply_is_cited_passages(settings: Settings, services
 def test_without_coverage_the_reply_is_the_refusal(settings: Settings, services: Services) -> None:
     services.reindexer.run_once()
     app = create_app(settings.model_copy(update={"relevance_floor": 0.999, "watch": False}), services)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         reply = ask(client, "What is the capital of Australia?")
 
     assert reply.startswith(REFUSAL)
@@ -59,7 +61,7 @@ def test_without_coverage_the_reply_is_the_refusal(settings: Settings, services:
 def test_index_status_reports_counts_and_last_run(settings: Settings, services: Services) -> None:
     services.reindexer.run_once()
     app = create_app(settings.model_copy(update={"watch": False}), services)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         status = client.get("/v1/index/status").json()
 
     assert status["notes"] >= 60 and status["chunks"] > status["notes"]
@@ -69,7 +71,7 @@ def test_index_status_reports_counts_and_last_run(settings: Settings, services: 
 
 def test_index_status_shows_the_watcher(settings: Settings, services: Services) -> None:
     services.reindexer.run_once()
-    with TestClient(create_app(settings, services)) as client:
+    with TestClient(create_app(settings, services), base_url="http://127.0.0.1") as client:
         status = client.get("/v1/index/status").json()
 
     assert status["watcher"] == {"running": True, "error": None}
@@ -88,10 +90,29 @@ def test_while_the_first_index_runs_the_reply_says_so(
     monkeypatch.setattr(services.reindexer, "run_once", slow_first_run)
     app = create_app(settings.model_copy(update={"watch": False}), services)
     try:
-        with TestClient(app) as client:
+        with TestClient(app, base_url="http://127.0.0.1") as client:
             reply = ask(client, QUESTION)
             release.set()
     finally:
         release.set()
 
-    assert reply == INDEX_NOT_READY
+    assert reply == INDEX_BUILDING
+
+
+def test_an_empty_vault_says_so_instead_of_still_being_indexed(settings: Settings, services: Services) -> None:
+    for note in settings.vault_path.rglob("*"):
+        if note.is_file():
+            note.unlink()
+    app = create_app(settings.model_copy(update={"watch": False}), services)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        status = client.get("/v1/index/status").json()
+        for _ in range(200):  # the lifespan's first run fails at once on an empty vault
+            if status["runs_failed"]:
+                break
+            time.sleep(0.02)
+            status = client.get("/v1/index/status").json()
+        reply = ask(client, QUESTION)
+
+    assert status["vault_empty"] == str(settings.vault_path.resolve())
+    assert status["next_retry_at"] is None  # nothing to retry until a note appears
+    assert reply.startswith(f"No notes found in {settings.vault_path.resolve()}: there is nothing to search yet.")

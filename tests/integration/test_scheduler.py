@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from app.wiring import Services, index_lock
+from app.wiring import Services
+from core.errors import ResourceBusy
 from core.settings import SyncSettings
 from sync.index_runner import IndexGuard, IndexRunner
 from sync.reindex import ProgressCallback, Reindexer
@@ -88,14 +91,20 @@ class ObservedReindexer:
 
 
 def make_runner(
-    services: Services, job: ObservedReindexer | Reindexer | None = None, *, guard: IndexGuard | None = None
+    services: Services,
+    job: ObservedReindexer | Reindexer | None = None,
+    *,
+    guard: IndexGuard | None = None,
+    retry_delays: tuple[float, ...] = (3600.0,),  # no retry fires within a test unless it asks for one
 ) -> IndexRunner:
     return IndexRunner(
         job or services.reindexer,
         watermarks=services.watermarks,
         store=services.store,
+        docstore=services.docstore,
         clock=TickingClock(),
         guard=guard,
+        retry_delays=retry_delays,
     )
 
 
@@ -138,8 +147,8 @@ def test_status_lists_files_that_could_not_be_indexed(services: Services, vault:
         await runner.run("start")
         status = await runner.status()
         assert [error.path for error in status.file_errors] == ["Huge.md"]
-        assert "MAX_NOTE_BYTES" in status.file_errors[0].error
-        assert status.to_json()["file_errors"] == [{"path": "Huge.md", "error": status.file_errors[0].error}]
+        assert "MAX_NOTE_BYTES" in status.file_errors[0].reason
+        assert status.to_json()["file_errors"] == [{"path": "Huge.md", "error": status.file_errors[0].reason}]
         assert status.last_error is None  # one bad file does not fail the run
 
     asyncio.run(scenario())
@@ -198,15 +207,23 @@ def test_failed_run_is_recorded_and_the_next_run_works(
     assert "disk on fire" in caplog.text
 
 
-def test_run_while_another_process_holds_the_index_lock_fails_cleanly(services: Services) -> None:
-    data_dir = services.settings.data_dir
-    runner = make_runner(services, guard=lambda: index_lock(data_dir))
+def test_run_whose_guard_refuses_fails_cleanly_and_the_next_run_succeeds(services: Services) -> None:
+    busy = threading.Event()
+
+    @contextlib.contextmanager
+    def guard() -> Iterator[None]:
+        if busy.is_set():
+            raise ResourceBusy("DATA_DIR", "in use by another process")
+        yield
+
+    runner = make_runner(services, guard=guard)
 
     async def scenario() -> None:
-        with index_lock(data_dir):
-            assert await runner.run("schedule") is None
+        busy.set()
+        assert await runner.run("schedule") is None
         status = await runner.status()
-        assert status.last_error is not None and "another process is indexing" in status.last_error
+        assert status.last_error is not None and "in use by another process" in status.last_error
+        busy.clear()
         assert await runner.run("schedule") is not None
         assert (await runner.status()).last_error is None
 

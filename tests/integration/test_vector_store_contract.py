@@ -206,6 +206,14 @@ def test_indexed_paths_and_count_cover_every_point(store: VectorStore) -> None:
     assert store.indexed_paths() == set(paths)
 
 
+def test_chunk_counts_count_the_points_of_each_note(store: VectorStore) -> None:
+    store.upsert([item("A.md", chunk, dense=vec({chunk: 1.0})) for chunk in range(3)])
+    store.upsert([item("B.md", 0, dense=vec({0: 1.0}))])
+    store.delete_paths(["C.md"])
+
+    assert store.chunk_counts() == {"A.md": 3, "B.md": 1}
+
+
 def test_identity_survives_reopening_and_reset_changes_dim_and_empties(backend: Backend) -> None:
     store = backend.open()
     store.reset(IDENTITY)
@@ -349,6 +357,34 @@ def test_edge_shard_open_in_another_store_is_reported_unavailable(tmp_path: Path
 
     with pytest.raises(UpstreamUnavailable, match="another process"):
         EdgeVectorStore(tmp_path)
+    first.close()
+
+
+def test_a_second_process_is_refused_the_shard_and_leaves_its_files_alone(tmp_path: Path) -> None:
+    # qdrant-edge's own lock fails only after `EdgeShard.load` rewrote segment files the holder still used.
+    first = EdgeVectorStore(tmp_path)
+    first.reset(IDENTITY)
+    first.upsert([item("A.md", dense=vec({0: 1.0}), terms={1: 1.0})])
+    first.flush()
+    files = {p: p.stat().st_size for p in tmp_path.rglob("*") if p.is_file()}
+    script = f"""
+        from pathlib import Path
+        from core.errors import ResourceBusy
+        from rag.stores.edge import EdgeVectorStore
+        try:
+            EdgeVectorStore(Path({str(tmp_path)!r}))
+        except ResourceBusy as exc:
+            print(exc.message)
+    """
+    run = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)], cwd=Path(__file__).parents[2], capture_output=True, text=True
+    )
+
+    assert "is open in another process" in run.stdout, run.stderr
+    assert {p: p.stat().st_size for p in tmp_path.rglob("*") if p.is_file()} == files
+    first.upsert([item("B.md", dense=vec({1: 1.0}), terms={2: 1.0})])
+    first.flush()  # failed with "Tracker journal ... is shorter than expected" before the guard
+    assert first.count() == 2
     first.close()
 
 

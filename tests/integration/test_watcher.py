@@ -22,7 +22,11 @@ ROOT = Path("/vault")
 
 def make_runner(services: Services) -> IndexRunner:
     return IndexRunner(
-        services.reindexer, watermarks=services.watermarks, store=services.store, clock=lambda: datetime.now(UTC)
+        services.reindexer,
+        watermarks=services.watermarks,
+        store=services.store,
+        docstore=services.docstore,
+        clock=lambda: datetime.now(UTC),
     )
 
 

@@ -1,0 +1,52 @@
+"""`librarian serve`: refuse what cannot work before any model loads, then run uvicorn on a socket already bound."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+
+from app.ownership import DataDirOwnership, service_url
+from core.errors import InvalidRequest
+from core.settings import Settings
+from rag.notes.vault import check_vault_path
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """Return a socket bound to host:port, or raise InvalidRequest saying the port is taken (before models load)."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a restart need not wait
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise InvalidRequest(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}; is another service using the port? "
+            "choose another with --port or PORT"
+        ) from exc
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_forever(settings: Settings, *, announce: Callable[[str], None]) -> None:
+    """Take DATA_DIR, bind the port, then serve until stopped; each refusal is an AppError naming its cause."""
+    import uvicorn
+
+    from app.log_redaction import install_log_redaction
+    from app.main import create_app
+
+    check_vault_path(settings.vault_path)
+    install_log_redaction(settings)
+    ownership = DataDirOwnership.acquire(
+        settings.data_dir, "serve", vault=settings.vault_path, url=service_url(settings.server)
+    )
+    try:
+        sock = bind_socket(settings.host, settings.port)
+        announce(f"Vault Librarian on http://{settings.host}:{settings.port}/v1 (vault {settings.vault_path})")
+        # One worker: the embedded index is a single-process store, and the lifespan owns the re-indexer.
+        # log_config=None: uvicorn's records go through the root handlers, which carry the redaction filter.
+        app = create_app(settings, ownership=ownership)
+        config = uvicorn.Config(app, host=settings.host, port=settings.port, workers=1, log_config=None)
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        ownership.release()
