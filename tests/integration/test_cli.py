@@ -335,3 +335,30 @@ def test_invalid_settings_exit_2_with_a_message_naming_the_setting(
     assert f"configuration error ({setting}): {message.format(vault=vault)}" in one_line(result.stderr)
     assert "Value error" not in result.stderr
     assert not (tmp_path / "data").exists() and not (vault / ".librarian").exists()
+
+
+def test_status_lists_each_warning_with_its_file_and_reason(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path / "vault")
+    broken = "---\ntags: [unclosed\n---\n# Broken\n\nThe body still counts.\n"
+    (vault / "Broken.md").write_text(broken, encoding="utf-8")
+    env = cli_env(vault, tmp_path / "data")
+    assert_exit(invoke(env, "index"), 0)
+
+    as_json = invoke(env, "status", "--json")
+    as_text = invoke(env, "status")
+
+    assert_exit(as_json, 0)
+    warnings = [row for row in json.loads(as_json.stdout)["warnings"] if row["path"] == "Broken.md"]
+    assert warnings and "frontmatter" in warnings[0]["warning"].lower()
+    assert_exit(as_text, 0)
+    assert re.search(r"\d+ warning\(s\):", as_text.stdout)
+    assert f"! Broken.md: {warnings[0]['warning']}" in one_line(as_text.stdout)
+
+
+@pytest.mark.parametrize(("command", "argument"), [("search", "QUERY"), ("ask", "QUESTION"), ("index", "[VAULT]")])
+def test_help_names_arguments_in_capitals_without_type_brackets(command: str, argument: str) -> None:
+    result = invoke({}, command, "--help")
+
+    assert_exit(result, 0)
+    assert f"[OPTIONS] {argument}" in one_line(result.stdout)
+    assert "{" not in result.stdout and "<bool>" not in result.stdout and "<str>" not in result.stdout

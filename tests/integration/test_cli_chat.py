@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.log_redaction import install_log_redaction
 from core.settings import Settings
+from tests.conftest import SETTINGS_ENV
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
 NOTES = {
@@ -95,3 +99,19 @@ def test_log_lines_never_show_configured_keys(tmp_path: Path) -> None:
     logged = stream.getvalue()
     assert "calling with" in logged
     assert "sk-live-abcdef123456" not in logged and "service-key-123456" not in logged
+
+
+def test_ask_in_a_terminal_shows_the_answer_without_raw_log_lines(indexed: dict[str, str], tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key not in SETTINGS_ENV}
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "ask", "How many garlic cloves did I plant?"],
+        env={**env, **indexed, "HF_HUB_OFFLINE": "1"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "[[Garlic#Planting]]" in result.stdout
+    assert "WARNING" not in result.stderr and "INFO" not in result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 
@@ -116,3 +117,14 @@ def test_an_empty_vault_says_so_instead_of_still_being_indexed(settings: Setting
     assert status["vault_empty"] == str(settings.vault_path.resolve())
     assert status["next_retry_at"] is None  # nothing to retry until a note appears
     assert reply.startswith(f"No notes found in {settings.vault_path.resolve()}: there is nothing to search yet.")
+
+
+def test_starting_without_an_llm_says_so_once(
+    settings: Settings, services: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    with TestClient(create_app(settings.model_copy(update={"watch": False}), services), base_url="http://127.0.0.1"):
+        pass
+
+    said = [record for record in caplog.records if "retrieval-only" in record.getMessage()]
+    assert [record.levelno for record in said] == [logging.WARNING]
