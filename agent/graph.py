@@ -12,7 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
-from agent.edits.intent import looks_like_edit_request
+from agent.gate.intent import looks_like_edit_request
 from agent.history import client_instructions, model_history, reconcile
 from agent.prompts import system_prompt
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from agent.edits.intent import looks_like_edit_request
+from agent.gate.intent import looks_like_edit_request
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.errors import InvalidRequest
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply

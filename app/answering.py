@@ -13,10 +13,9 @@ from datetime import datetime
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from agent.answerer import AgentAnswerer
-from agent.edits.gate import AfterWrite, EditGate
 from agent.fallback import FallbackAnswerer
+from agent.gate.edit_gate import AfterWrite, EditGate
 from agent.graph import AgentDeps, build_graph
-from agent.llm import OpenAICompatibleChatModel, build_chat_model
 from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tools import ToolRegistry, VaultReader
@@ -25,6 +24,7 @@ from core.chat import AnswerText, ChatMessage, TurnRequest
 from core.errors import AppError
 from core.ports import Answerer, ChatModel
 from core.settings import Settings
+from llm_client import OpenAICompatibleChatModel, build_chat_model
 from rag.answer.refusal import RelevanceGate
 
 logger = logging.getLogger(__name__)

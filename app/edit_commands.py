@@ -17,9 +17,9 @@ from core.errors import AppError
 from core.settings import Settings
 
 if TYPE_CHECKING:
-    from agent.edits.changelog import SqliteChangeLog
-    from agent.edits.lock import EditLock
     from core.ports import NoteWriter
+    from edits.changelog import SqliteChangeLog
+    from edits.lock import EditLock
 
 
 def print_changes(console: Console, settings: Settings, limit: int) -> None:
@@ -44,7 +44,7 @@ def print_changes(console: Console, settings: Settings, limit: int) -> None:
 
 def print_plan(console: Console, plan: UndoPlan) -> None:
     """Print what an undo restores (or restored), warnings included."""
-    from agent.edits.replies import undo_headline
+    from agent.gate.replies import undo_headline
 
     if plan.change_set_id is None:
         console.print("nothing to undo")
@@ -57,7 +57,7 @@ def print_plan(console: Console, plan: UndoPlan) -> None:
 
 
 async def _confirm_undo(writer: NoteWriter, log: SqliteChangeLog, lock: EditLock, *, expected: str) -> UndoPlan:
-    from agent.edits.undo import undo_last
+    from edits.undo import undo_last
 
     # `expected`: undo exactly the change set shown, not one applied while the prompt waited.
     async with lock.hold():
@@ -66,7 +66,7 @@ async def _confirm_undo(writer: NoteWriter, log: SqliteChangeLog, lock: EditLock
 
 def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_root: Path) -> int:
     """Show the undo plan, ask for confirmation, apply it; return the exit code."""
-    from agent.edits.undo import plan_undo
+    from edits.undo import plan_undo
 
     writer = build_note_writer(settings.with_vault(vault_root))
     if writer is None:

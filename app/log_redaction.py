@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from agent.llm import RedactingFilter
 from core.settings import Settings
+from llm_client import RedactingFilter
 
 LOGGERS_WITH_HANDLERS = ("", "uvicorn", "uvicorn.error", "uvicorn.access")
 

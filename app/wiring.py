@@ -15,9 +15,9 @@ from core.ports import DocStore, Embedder, NoteWriter, VectorStore, WatermarkSto
 from core.settings import Settings, WriteSettings
 
 if TYPE_CHECKING:
-    from agent.edits.changelog import SqliteChangeLog
-    from agent.edits.lock import EditLock
-    from agent.edits.proposals import SqliteProposalStore
+    from edits.changelog import SqliteChangeLog
+    from edits.lock import EditLock
+    from edits.proposals import SqliteProposalStore
     from rag.notes.linkindex import SqliteLinkIndex
     from rag.retrieve import Retriever
     from sync.reindex import Reindexer
@@ -126,28 +126,28 @@ class EditServices:
 
 def build_note_writer(settings: Settings) -> NoteWriter | None:
     """Return the writer WRITE_BACKEND asks for (the plugin, files, or auto), or None for a read-only vault."""
-    from agent.writers import build_writer
+    from edits.writers import build_writer
 
     return build_writer(settings.writes, settings.vault_path)
 
 
 def open_change_log(settings: Settings) -> SqliteChangeLog:
     """Open the change log under DATA_DIR (created on first use)."""
-    from agent.edits.changelog import SqliteChangeLog
+    from edits.changelog import SqliteChangeLog
 
     return SqliteChangeLog(settings.data_dir / CHANGES_FILE, settings.data_dir / SNAPSHOTS_DIR)
 
 
 def open_edit_lock(settings: Settings) -> EditLock:
     """Return the lock every apply and undo holds, shared by the server and the CLI through DATA_DIR."""
-    from agent.edits.lock import EditLock
+    from edits.lock import EditLock
 
     return EditLock(settings.data_dir / EDIT_LOCK_FILE)
 
 
 def build_edit_services(settings: Settings) -> EditServices:
     """Open the proposal store and the change log under DATA_DIR and pick the writer; close with `close()`."""
-    from agent.edits.proposals import SqliteProposalStore
+    from edits.proposals import SqliteProposalStore
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     writer = build_note_writer(settings)

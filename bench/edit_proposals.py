@@ -19,14 +19,14 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent.edits.apply import apply_edits
-from agent.edits.changelog import SqliteChangeLog
-from agent.edits.proposals import SqliteProposalStore
-from agent.edits.undo import undo_last
 from agent.propose import ProposalToolbox
 from agent.tools.reader import VaultReader
-from agent.writers.files import FileVaultWriter
 from core.settings import Settings
+from edits.apply import apply_edits
+from edits.changelog import SqliteChangeLog
+from edits.proposals import SqliteProposalStore
+from edits.undo import undo_last
+from edits.writers.files import FileVaultWriter
 from tests.edit_fakes import NoSearch
 
 DEFAULT_VAULT = Path("/work/shared/vaults/vaultofknowledge")

@@ -8,6 +8,8 @@ from typing import Literal
 
 ProposalStatus = Literal["pending", "applied", "discarded", "expired", "conflict"]
 EditKind = Literal["create", "replace", "delete", "move"]
+# The edits a user must name to approve when nobody asked for them ("yes delete", "yes move").
+DestructiveKind = Literal["delete", "move"]
 ApprovalKind = Literal["approve", "decline", "unrelated"]
 ChangeStatus = Literal["started", "applied", "undone"]
 # "unchanged": the note already read as proposed (e.g. Obsidian updated a link itself), so nothing was written.

@@ -15,17 +15,17 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from agent.edits.scope import check_writable
 from agent.propose.base_needs import Filter, ItemNeeds, collect_needs, note_text
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.paths import check_note_name
-from agent.propose.text.frontmatter import PropertyValue
 from agent.tools.bases.expressions import Attr, Call, Compare, Lit, Logic, Name, Not, UnsupportedExpression
 from agent.tools.bases.filters import Row, evaluate, matches, uses_this
 from agent.tools.bases.tool import find_base, parse_base, pick_view
 from agent.tools.definition import ToolArgs, require
 from agent.tools.snapshot import ResolvedLink, VaultSnapshot
 from core.errors import InvalidRequest
+from edits.scope import check_writable
+from edits.text.frontmatter import PropertyValue
 from rag.notes.markdown import parse_note
 
 

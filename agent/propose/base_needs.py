@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.propose.text import body as ops
-from agent.propose.text import frontmatter as fm
-from agent.propose.text.frontmatter import PropertyValue
 from agent.tools.bases.expressions import Attr, Call, Compare, Lit, Logic, Name, Node, Not, UnsupportedExpression
 from agent.tools.bases.expressions import parse_expression as parse
 from agent.tools.bases.values import is_wikilink_text
 from agent.tools.snapshot import parse_note_ref
+from edits.text import body as ops
+from edits.text import frontmatter as fm
+from edits.text.frontmatter import PropertyValue
 from rag.notes.links import link_key
 
 _NOT_PROPERTIES = {"file", "note", "formula", "this"}

@@ -12,15 +12,15 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.edits.scope import check_writable
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.paths import as_on_disk
-from agent.propose.text import body as ops
-from agent.propose.text.templates import render_daily_template
 from agent.tools.daily import DATE_DESCRIPTION, daily_note_path
-from agent.tools.dates import parse_day
 from agent.tools.definition import ToolArgs, require
 from core.errors import AppError, NotFound
+from edits.scope import check_writable
+from edits.text import body as ops
+from edits.text.templates import render_daily_template
+from rag.notes.moment import parse_day
 
 
 class EditDailyNoteArgs(ToolArgs):

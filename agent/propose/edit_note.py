@@ -7,12 +7,12 @@ from typing import Literal
 from pydantic import Field
 
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
+from agent.propose.named_template import render_named_template
 from agent.propose.paths import existing_note_path, new_note_path
-from agent.propose.text import body as ops
-from agent.propose.text import frontmatter as fm
-from agent.propose.text.templates import render_named_template
 from agent.tools.definition import ToolArgs, require
 from core.errors import InvalidRequest, NotFound
+from edits.text import body as ops
+from edits.text import frontmatter as fm
 
 EditCommand = Literal[
     "create",

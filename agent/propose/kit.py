@@ -2,7 +2,7 @@
 
 A write tool never writes. It plans: it reads the vault through a `ProposeContext` and returns `PlannedEdit`s (the
 whole text of each note before and after). `agent.propose.ProposalToolbox` checks scope and size, stores the
-plans as proposals and shows them; only the user's approval applies them (`agent.edits.apply`).
+plans as proposals and shows them; only the user's approval applies them (`edits.apply`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from pydantic import ValidationError
 from agent.tools.definition import ToolArgs, describe_validation_error, parameters_schema
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
-from agent.writers.files import read_exact_text
 from core.chat import ToolSpec
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest
 from core.settings import WriteSettings
+from edits.writers.files import read_exact_text
 
 _BACKTICKS = re.compile(r"`{3,}")
 

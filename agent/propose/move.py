@@ -10,14 +10,15 @@ from typing import Any
 
 from pydantic import Field
 
-from agent.edits.scope import check_writable
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.paths import check_new_folders, with_folders_as_on_disk
-from agent.propose.text.links import LinkMove, rewrite_links
 from agent.tools.definition import ToolArgs, require
-from agent.tools.snapshot import VaultSnapshot, clean_relative_path, parse_note_ref
+from agent.tools.snapshot import VaultSnapshot, parse_note_ref
 from core.errors import InvalidRequest, NotFound
+from edits.scope import check_writable
+from edits.text.links import LinkMove, rewrite_links
 from rag.notes.links import backlink_keys, link_key
+from rag.notes.vault import clean_relative_path
 
 _EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,5})$")
 _MAX_NAMED = 5  # notes named in an operation's text; the rest are counted

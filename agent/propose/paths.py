@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from agent.edits.scope import check_writable
 from agent.propose.kit import ProposeContext
 from agent.tools.snapshot import VaultSnapshot
 from core.errors import AppError, InvalidRequest, NotFound
+from edits.scope import check_writable
 
 # Obsidian refuses * " \ / < > : | ? in file names, and links break on # ^ [ ] | and %% (help "Invalid characters").
 FORBIDDEN_IN_NAMES = re.compile(r'[*"\\/<>:|?#^\[\]]|%%')

@@ -10,8 +10,6 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from agent.edits.proposals import SqliteProposalStore, new_proposal
-from agent.edits.scope import check_size, check_writable
 from agent.propose.base_item import ADD_BASE_ITEM
 from agent.propose.daily import EDIT_DAILY_NOTE
 from agent.propose.edit_note import EDIT_NOTE
@@ -25,6 +23,8 @@ from core.chat import ToolSpec
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest
 from core.settings import WriteSettings
+from edits.proposals import SqliteProposalStore, new_proposal
+from edits.scope import check_size, check_writable
 from rag.answer.secrets import REDACTED, count_masks, redact_secrets
 
 # The write tools that make notes: a day's daily note (created when missing) and a base's new item.

@@ -7,12 +7,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.tools.dates import format_moment, parse_day
 from agent.tools.definition import Tool, ToolArgs
 from agent.tools.outcome import Part, Reply, note_part, reply
 from agent.tools.reader import VaultReader
-from agent.tools.snapshot import VaultSnapshot, clean_relative_path
+from agent.tools.snapshot import VaultSnapshot
 from core.errors import NotFound
+from rag.notes.moment import format_moment, parse_day
+from rag.notes.vault import clean_relative_path
 
 DATE_DESCRIPTION = "The day: YYYY-MM-DD, 'today', 'yesterday' or 'tomorrow'. Empty: today."
 

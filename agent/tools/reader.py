@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Protocol
 
-from agent.tools.snapshot import VaultSnapshot, build_snapshot, clean_relative_path
+from agent.tools.snapshot import VaultSnapshot, build_snapshot
 from core.domain import Note, SearchFilters, SearchHit
 from core.errors import InvalidRequest, NotFound
 from core.settings import VaultSettings
 from rag.notes.markdown import parse_note
+from rag.notes.obsidian_config import (
+    FALLBACK_TEMPLATES_FOLDER,
+    DailyNotesConfig,
+    TemplateFormats,
+    configured_templates_folder,
+    daily_notes_config,
+    new_note_folder,
+    template_formats,
+)
 from rag.notes.vault import FileStat, check_vault_path, read_note_text, scan_vault
-
-DEFAULT_DAILY_FORMAT = "YYYY-MM-DD"  # Obsidian's default when the Daily notes plugin has no format set
-DEFAULT_TEMPLATE_DATE_FORMAT = "YYYY-MM-DD"  # the Templates plugin's defaults for {{date}} and {{time}}
-DEFAULT_TEMPLATE_TIME_FORMAT = "HH:mm"
-FALLBACK_TEMPLATES_FOLDER = "Templates"
 
 
 class NoteSearch(Protocol):
@@ -31,31 +33,6 @@ class NoteSearch(Protocol):
     def search(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> list[SearchHit]:
         """Return the best `k` chunks for `query`, best first."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class DailyNotesConfig:
-    """Daily notes as `.obsidian/daily-notes.json` sets them: folder, Moment.js file-name format, template.
-
-    `template` is the template note as the setting names it ("Templates/Daily", usually without `.md`); "" for none.
-    """
-
-    folder: str = ""
-    format: str = DEFAULT_DAILY_FORMAT
-    template: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class TemplateFormats:
-    """The Templates plugin's Moment.js formats for `{{date}}` and `{{time}}` (`.obsidian/templates.json`)."""
-
-    date: str = DEFAULT_TEMPLATE_DATE_FORMAT
-    time: str = DEFAULT_TEMPLATE_TIME_FORMAT
-
-
-def _text_setting(config: dict[str, object], key: str) -> str:
-    value = config.get(key)
-    return value.strip() if isinstance(value, str) else ""
 
 
 def local_now() -> datetime:
@@ -143,49 +120,23 @@ class VaultReader:
             raise NotFound(f"'{path}' cannot be read: {exc.strerror or exc}") from exc
         return text
 
-    def _config(self, root: Path, name: str) -> dict[str, object]:
-        """Return an `.obsidian/<name>.json` plugin setting, or {} when absent or broken (Obsidian's defaults)."""
-        try:
-            loaded = json.loads((root / ".obsidian" / f"{name}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return loaded if isinstance(loaded, dict) else {}
-
     def daily_notes_config(self, snapshot: VaultSnapshot) -> DailyNotesConfig:
         """Return the Daily notes plugin's folder, format and template (root, YYYY-MM-DD and none by default)."""
-        config = self._config(snapshot.root, "daily-notes")
-        folder = _text_setting(config, "folder").strip("/")  # Obsidian normalises "/Journal/" and "/" (the root)
-        return DailyNotesConfig(
-            folder=clean_relative_path(folder, what="daily notes folder"),
-            format=_text_setting(config, "format") or DEFAULT_DAILY_FORMAT,
-            template=_text_setting(config, "template"),
-        )
+        return daily_notes_config(snapshot.root)
 
     def template_formats(self, snapshot: VaultSnapshot) -> TemplateFormats:
         """Return the Templates plugin's date and time formats (YYYY-MM-DD and HH:mm by default)."""
-        config = self._config(snapshot.root, "templates")
-        return TemplateFormats(
-            date=_text_setting(config, "dateFormat") or DEFAULT_TEMPLATE_DATE_FORMAT,
-            time=_text_setting(config, "timeFormat") or DEFAULT_TEMPLATE_TIME_FORMAT,
-        )
+        return template_formats(snapshot.root)
 
     def new_note_folder(self, snapshot: VaultSnapshot) -> str:
-        """Return the folder for new notes ("Default location for new notes" in `.obsidian/app.json`; "" = root).
-
-        "folder" means `newFileFolderPath` when that folder exists (Obsidian falls back to the root otherwise);
-        "root" and "current" (the open note's folder: there is none here) mean the vault root.
-        """
-        config = self._config(snapshot.root, "app")
-        if config.get("newFileLocation") != "folder":
-            return ""
-        folder = clean_relative_path(_text_setting(config, "newFileFolderPath").strip("/"), what="new notes folder")
-        return folder if folder and (snapshot.root / folder).is_dir() else ""
+        """Return the folder for new notes (Obsidian's "Default location for new notes"; "" = the root)."""
+        return new_note_folder(snapshot.root)
 
     def templates_folder(self, snapshot: VaultSnapshot) -> str:
         """Return the Templates plugin's folder, else a top-level "Templates" folder, else raise NotFound."""
-        folder = self._config(snapshot.root, "templates").get("folder")
-        if isinstance(folder, str) and folder.strip():
-            return clean_relative_path(folder, what="templates folder")
+        folder = configured_templates_folder(snapshot.root)
+        if folder is not None:
+            return folder
         if snapshot.folder_exists(FALLBACK_TEMPLATES_FOLDER):
             return FALLBACK_TEMPLATES_FOLDER
         raise NotFound("no templates folder is configured (Settings > Templates > Template folder location)")

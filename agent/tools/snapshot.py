@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -13,25 +12,9 @@ from pathlib import Path, PurePosixPath
 from core.domain import Link, Note
 from core.errors import InvalidRequest, NotFound
 from rag.notes.links import LinkResolver
-from rag.notes.vault import FileStat
+from rag.notes.vault import FileStat, clean_relative_path
 
-_DRIVE = re.compile(r"^[A-Za-z]:")
 _MAX_SUGGESTIONS = 5
-
-
-def clean_relative_path(text: str, *, what: str = "path") -> str:
-    """Return `text` as a vault-relative POSIX path, refusing absolute, parent (`..`) and hidden paths."""
-    raw = text.strip().replace("\\", "/")
-    if raw.startswith(("/", "~")) or _DRIVE.match(raw):
-        raise InvalidRequest(
-            f"the {what} '{text}' is absolute; give a vault-relative path such as 'Areas/Garden' or a note name"
-        )
-    parts = [part for part in raw.split("/") if part not in ("", ".")]
-    if ".." in parts:
-        raise InvalidRequest(f"the {what} '{text}' leaves the vault: '..' is not allowed")
-    if any(part.startswith(".") for part in parts):
-        raise InvalidRequest(f"the {what} '{text}' is hidden: .obsidian, .trash and other dot-folders are not readable")
-    return "/".join(parts)
 
 
 def parse_note_ref(text: str) -> tuple[str, str]:

@@ -8,13 +8,13 @@ from typing import Literal
 from pydantic import Field
 
 from agent.tools.daily import DATE_DESCRIPTION, existing_daily_note
-from agent.tools.dates import parse_day
 from agent.tools.definition import Tool, ToolArgs, require
 from agent.tools.outcome import Part, Reply, data_part, reply
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from core.domain import Task
 from core.errors import NotFound
+from rag.notes.moment import parse_day
 
 _CLOSED = frozenset("xX-")  # done or cancelled: not "open" ("/" in progress and other marks still are)
 _LEGEND = "Marks: [ ] to do, [/] in progress, [x] done, [-] cancelled."

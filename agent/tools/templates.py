@@ -9,7 +9,8 @@ from pydantic import Field
 from agent.tools.definition import Tool, ToolArgs, pick_one, require
 from agent.tools.outcome import Part, Reply, note_part, reply
 from agent.tools.reader import VaultReader
-from agent.tools.snapshot import VaultSnapshot, clean_relative_path
+from agent.tools.snapshot import VaultSnapshot
+from rag.notes.vault import clean_relative_path
 
 
 class TemplatesArgs(ToolArgs):

@@ -8,10 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent.edits.undo import plan_undo, undo_last
 from app.wiring import EditServices
 from core.edits import AppliedChange, UndoPlan
 from core.errors import UpstreamUnavailable
+from edits.undo import plan_undo, undo_last
 from sync.index_runner import IndexRunner
 
 router = APIRouter()

@@ -11,12 +11,12 @@ from urllib.parse import unquote, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from agent.llm import redact
 from app.deps import AnswererDep, ServicesDep
 from app.wiring import EditServices, Services
 from core.errors import AppError
 from core.ports import ChatModel
 from core.settings import Settings
+from llm_client import redact
 from sync.consistency import check_consistency
 from sync.index_runner import IndexRunner
 from sync.reindex import RUN_FLAG

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -40,6 +41,9 @@ class VaultScan:
     def all_paths(self) -> list[str]:
         """Return every linkable file path (notes and other files)."""
         return [*self.notes, *self.other_files]
+
+
+_DRIVE = re.compile(r"^[A-Za-z]:")  # a Windows drive: an absolute path
 
 
 def check_vault_path(path: Path) -> Path:
@@ -162,3 +166,18 @@ def read_note_text(root: Path, rel_path: str) -> tuple[bytes, str, list[str]]:
             "undecodable bytes were replaced"
         )
     return data, text, warnings
+
+
+def clean_relative_path(text: str, *, what: str = "path") -> str:
+    """Return `text` as a vault-relative POSIX path, refusing absolute, parent (`..`) and hidden paths."""
+    raw = text.strip().replace("\\", "/")
+    if raw.startswith(("/", "~")) or _DRIVE.match(raw):
+        raise InvalidRequest(
+            f"the {what} '{text}' is absolute; give a vault-relative path such as 'Areas/Garden' or a note name"
+        )
+    parts = [part for part in raw.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise InvalidRequest(f"the {what} '{text}' leaves the vault: '..' is not allowed")
+    if any(part.startswith(".") for part in parts):
+        raise InvalidRequest(f"the {what} '{text}' is hidden: .obsidian, .trash and other dot-folders are not readable")
+    return "/".join(parts)

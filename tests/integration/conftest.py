@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.edits.proposals import SqliteProposalStore
+from edits.proposals import SqliteProposalStore
 from tests.obsidian_standin import StandinVault
 from tests.scripted_llm import ScriptedLLMServer
 

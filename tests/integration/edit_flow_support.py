@@ -13,10 +13,10 @@ import httpx
 import openai
 import pytest
 
-from agent.llm import OpenAICompatibleChatModel
 from app.main import create_app
 from app.wiring import Services
 from core.settings import Settings
+from llm_client import OpenAICompatibleChatModel
 from tests.live_server import serve_in_thread
 from tests.obsidian_standin import StandinVault
 from tests.scripted_llm import ScriptedLLMServer

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 from pydantic import SecretStr
 
-from agent.llm import OpenAICompatibleChatModel
 from core.chat import ChatDelta, ChatMessage, ToolSpec
 from core.settings import LlmSettings
+from llm_client import OpenAICompatibleChatModel
 
 QUESTION = (ChatMessage("system", "Answer from the notes."), ChatMessage("user", "How long does the dough proof?"))
 

@@ -10,10 +10,10 @@ from typing import Any
 import openai
 import pytest
 
-from agent.llm import OpenAICompatibleChatModel
 from app.main import create_app
 from app.wiring import Services
 from core.settings import Settings
+from llm_client import OpenAICompatibleChatModel
 from rag.answer.context import REFUSAL
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn

@@ -16,7 +16,6 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from agent.answerer import AgentAnswerer
 from agent.graph import AgentDeps, build_graph
-from agent.llm import OpenAICompatibleChatModel
 from agent.locks import ConversationLocks
 from agent.tools import ToolRegistry, VaultReader
 from agent.turn import STOPPED_EARLY
@@ -24,6 +23,7 @@ from app.wiring import Services
 from core.chat import AnswerDone, AnswerText, ChatMessage, TurnRequest
 from core.errors import UpstreamUnavailable
 from core.settings import Settings
+from llm_client import OpenAICompatibleChatModel
 from rag.answer.refusal import RelevanceGate
 from tests.scripted_llm import ScriptedLLMServer, Turn
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from agent.llm import OpenAICompatibleChatModel
 from app.answering import build_answerer
 from app.wiring import Services
 from core.chat import AnswerDone, AnswerEvent, AnswerText, ChatMessage, TurnRequest
 from core.ports import Answerer
 from core.settings import Settings
+from llm_client import OpenAICompatibleChatModel
 from tests.fakes import ScriptedAnswerer
 from tests.scripted_llm import ScriptedLLMServer, Turn
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.apply import apply_edits
-from agent.edits.changelog import SqliteChangeLog
-from agent.edits.diffs import content_hash
-from agent.edits.lock import EditLock
-from agent.edits.proposals import SqliteProposalStore, new_proposal
-from agent.edits.replies import undo_plan_text
-from agent.edits.undo import plan_undo, undo_last
+from agent.gate.replies import undo_plan_text
 from core.edits import ProposedEdit
 from core.errors import EditConflict, InvalidRequest, UpstreamUnavailable
+from edits.apply import apply_edits
+from edits.changelog import SqliteChangeLog
+from edits.diffs import content_hash
+from edits.lock import EditLock
+from edits.proposals import SqliteProposalStore, new_proposal
+from edits.undo import plan_undo, undo_last
 from tests.edit_fakes import InMemoryNoteWriter, write_settings
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

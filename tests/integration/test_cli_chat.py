@@ -92,7 +92,7 @@ def test_log_lines_never_show_configured_keys(tmp_path: Path) -> None:
             llm_api_key=SecretStr("sk-live-abcdef123456"),
         )
         install_log_redaction(settings)
-        logging.getLogger("agent.llm").warning("calling with %s and %s", "sk-live-abcdef123456", "service-key-123456")
+        logging.getLogger("llm_client").warning("calling with %s and %s", "sk-live-abcdef123456", "service-key-123456")
     finally:
         root.removeHandler(handler)
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from agent.edits.apply import apply_edits
-from agent.edits.proposals import new_proposal
-from agent.writers.files import FileVaultWriter
 from app.cli import cli
 from app.wiring import open_change_log
 from core.settings import Settings
+from edits.apply import apply_edits
+from edits.proposals import new_proposal
+from edits.writers.files import FileVaultWriter
 
 NOTE = "Areas/Garden/Garlic.md"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.replies import READ_ONLY
+from agent.gate.replies import READ_ONLY
 from app.wiring import Services
 from core.settings import Settings
 from tests.integration.edit_flow_support import (

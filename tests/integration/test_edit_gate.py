@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.changelog import SqliteChangeLog
-from agent.edits.gate import EditGate
-from agent.edits.lock import EditLock
-from agent.edits.proposals import SqliteProposalStore, new_proposal
+from agent.gate.edit_gate import EditGate
 from core.chat import AnswerDone, AnswerEvent, AnswerText, ChatMessage, TurnRequest
 from core.edits import ProposedEdit
+from edits.changelog import SqliteChangeLog
+from edits.lock import EditLock
+from edits.proposals import SqliteProposalStore, new_proposal
 from tests.edit_fakes import InMemoryNoteWriter, write_settings
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from agent.llm import OpenAICompatibleChatModel, build_chat_model
-from agent.llm.wire import is_chat_model_id
 from core.chat import ChatMessage, ToolCall, ToolSpec, Usage
+from llm_client import OpenAICompatibleChatModel, build_chat_model
+from llm_client.wire import is_chat_model_id
 from tests.integration.llm_client_support import QUESTION, chat_model, collect, llm_settings
 from tests.scripted_llm import ScriptedLLMServer, Turn, free_port
 

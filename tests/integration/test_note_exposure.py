@@ -16,10 +16,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agent.fallback import UNREACHABLE_CHANGES
-from agent.llm import OpenAICompatibleChatModel
 from app.main import create_app
 from app.wiring import Services, build_services
 from core.settings import Settings
+from llm_client import OpenAICompatibleChatModel
 from rag.answer.passages import NO_MODEL_CHANGES, NO_MODEL_NOTICE
 from tests.fakes import HashingEmbedder
 from tests.scripted_llm import ScriptedLLMServer, Turn, free_port

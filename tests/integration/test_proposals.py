@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.diffs import content_hash
-from agent.edits.proposals import SqliteProposalStore, new_proposal
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest, NotFound
+from edits.diffs import content_hash
+from edits.proposals import SqliteProposalStore, new_proposal
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.apply import apply_edits
-from agent.edits.changelog import SqliteChangeLog
-from agent.edits.proposals import SqliteProposalStore
 from agent.propose import WRITE_TOOLS, ProposalToolbox
-from agent.propose.text.body import add_task
 from agent.propose.toolbox import CREATE_TOOLS
 from agent.tools.bases import BASES
 from agent.tools.reader import VaultReader
-from agent.writers.files import FileVaultWriter
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest, NotFound
+from edits.apply import apply_edits
+from edits.changelog import SqliteChangeLog
+from edits.proposals import SqliteProposalStore
+from edits.text.body import add_task
+from edits.writers.files import FileVaultWriter
 from tests.edit_fakes import write_settings, write_tools_reader
 from tests.vault_state import vault_hashes
 

@@ -11,18 +11,18 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agent.edits.apply import apply_edits
-from agent.edits.changelog import SqliteChangeLog
-from agent.edits.proposals import SqliteProposalStore
-from agent.edits.undo import undo_last
 from agent.propose import WRITE_TOOLS, ProposalToolbox
 from agent.propose.move import MOVE_TOOLS
 from agent.tools.reader import VaultReader
-from agent.writers.files import FileVaultWriter
-from agent.writers.rest import LocalRestApiWriter
 from core.edits import ApplyReport, ProposedEdit
 from core.errors import InvalidRequest, NotFound
 from core.ports import NoteWriter
+from edits.apply import apply_edits
+from edits.changelog import SqliteChangeLog
+from edits.proposals import SqliteProposalStore
+from edits.undo import undo_last
+from edits.writers.files import FileVaultWriter
+from edits.writers.rest import LocalRestApiWriter
 from tests.edit_fakes import write_settings, write_tools_reader
 from tests.obsidian_standin import StandinVault
 from tests.vault_state import vault_hashes

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.diffs import content_hash, unified_diff
-from agent.edits.proposals import SqliteProposalStore
 from agent.propose import WRITE_TOOLS, ProposalToolbox
 from agent.tools.outcome import ToolOutcome
 from core.errors import InvalidRequest, NotFound
+from edits.diffs import content_hash, unified_diff
+from edits.proposals import SqliteProposalStore
 from tests.edit_fakes import write_settings, write_tools_reader
 from tests.vault_state import vault_hashes
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.edits.proposals import SqliteProposalStore
 from agent.propose import ProposalToolbox
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest
+from edits.proposals import SqliteProposalStore
 from tests.edit_fakes import write_settings, write_tools_reader
 from tests.vault_state import vault_hashes
 

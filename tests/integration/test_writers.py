@@ -13,12 +13,12 @@ from unittest import mock
 import httpx
 import pytest
 
-from agent.writers import AutoWriter, build_writer
-from agent.writers.files import FileVaultWriter
-from agent.writers.rest import LocalRestApiWriter
 from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
 from core.ports import NoteWriter
 from core.settings import Settings
+from edits.writers import AutoWriter, build_writer
+from edits.writers.files import FileVaultWriter
+from edits.writers.rest import LocalRestApiWriter
 from tests.edit_fakes import InMemoryNoteWriter
 from tests.integration.local_rest_mock import LocalRestMock, error
 from tests.obsidian_standin import obsidian_standin
@@ -154,7 +154,7 @@ def test_moving_a_note_out_of_the_trash_never_overwrites(any_writer: NoteWriter)
 def test_failed_write_leaves_the_original_and_no_temp_file(vault: Path) -> None:
     writer = FileVaultWriter(vault)
     failure = OSError(28, "No space left on device")
-    with mock.patch("agent.writers.files.os.replace", side_effect=failure), pytest.raises(UpstreamUnavailable):
+    with mock.patch("edits.writers.files.os.replace", side_effect=failure), pytest.raises(UpstreamUnavailable):
         run(writer.write("Inbox/Idea.md", "half-written\n"))
     assert (vault / "Inbox" / "Idea.md").read_bytes() == b"# Idea\r\nCaf\xc3\xa9 notes\r\n"
     assert sorted(p.name for p in (vault / "Inbox").iterdir()) == ["Idea.md"]

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent.edits.approval import (
+from agent.gate.approval import (
     approval_words,
     confirmed_kinds,
     missing_words,
@@ -14,9 +14,9 @@ from agent.edits.approval import (
     select_approved,
     words_needed,
 )
-from agent.edits.intent import AskedChange
-from agent.edits.proposals import new_proposal
+from agent.gate.intent import AskedChange
 from core.edits import Approval, ProposedEdit
+from edits.proposals import new_proposal
 
 APPROVE_ALL = [
     "yes", "Yes", "YES!", "  yes.  ", "y", "Y", "apply", "Apply.", "do it", "Do it!", "do   it", "ok", "OK.",

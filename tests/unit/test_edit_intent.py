@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.edits.intent import AskedChange, asked_change, looks_like_edit_request
+from agent.gate.intent import AskedChange, asked_change, looks_like_edit_request
 
 
 @pytest.mark.parametrize(

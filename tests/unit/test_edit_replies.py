@@ -6,11 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.edits.intent import AskedChange
-from agent.edits.model_text import markup_closers
-from agent.edits.proposals import new_proposal
-from agent.edits.replies import apply_report_text, proposals_block, undo_plan_text, words_refusal
+from agent.gate.intent import AskedChange
+from agent.gate.model_text import markup_closers
+from agent.gate.replies import apply_report_text, proposals_block, undo_plan_text, words_refusal
 from core.edits import ApplyReport, EditOutcome, ProposedEdit, UndoPlan, UndoStep
+from edits.proposals import new_proposal
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

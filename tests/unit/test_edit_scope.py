@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.edits.diffs import content_hash, unified_diff
-from agent.edits.scope import check_size, check_writable, is_private
 from core.errors import InvalidRequest
+from edits.diffs import content_hash, unified_diff
+from edits.scope import check_size, check_writable, is_private
 from tests.edit_fakes import write_settings
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.propose.text.links import LinkMove, find_written_links, rewrite_links
+from edits.text.links import LinkMove, find_written_links, rewrite_links
 from rag.notes.links import LinkResolver
 
 VAULT = (

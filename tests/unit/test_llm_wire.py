@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from agent.llm.wire import (
+from core.chat import ChatMessage, ToolCall, Usage
+from llm_client.wire import (
     MalformedReply,
     ProviderError,
     StreamAssembler,
@@ -14,7 +15,6 @@ from agent.llm.wire import (
     first_model_id,
     result_from_wire,
 )
-from core.chat import ChatMessage, ToolCall, Usage
 
 PROMPT = (ChatMessage("user", "What is in my notes?"),)
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agent.edits.model_text import NEUTRALISED, ImitationGuard, neutralise_imitations
+from agent.gate.model_text import NEUTRALISED, ImitationGuard, neutralise_imitations
 
 IMITATIONS = [
     "Done. Reply yes to confirm.",

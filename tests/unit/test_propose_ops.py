@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import pytest
 
-from agent.edits.diffs import unified_diff
-from agent.propose.text import body as ops
-from agent.propose.text import frontmatter as fm
 from core.errors import InvalidRequest, NotFound
+from edits.diffs import unified_diff
+from edits.text import body as ops
+from edits.text import frontmatter as fm
 
 NOTE = """---
 # planning notes

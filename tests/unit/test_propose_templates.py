@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from agent.propose.text.templates import (
+from edits.text.templates import (
     TemplateValues,
     format_moment_time,
     render_daily_template,

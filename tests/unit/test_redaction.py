@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from agent.llm.redaction import REDACTED, RedactingFilter, redact
+from llm_client.redaction import REDACTED, RedactingFilter, redact
 
 KEY = "my-local-key-42"
 
@@ -57,7 +57,7 @@ def test_a_longer_secret_containing_a_shorter_one_is_removed_whole() -> None:
 
 def record(msg: str, args: tuple[object, ...] = (), exc: BaseException | None = None) -> logging.LogRecord:
     exc_info = (type(exc), exc, exc.__traceback__) if exc else None
-    return logging.LogRecord("agent.llm", logging.WARNING, __file__, 1, msg, args, exc_info)
+    return logging.LogRecord("llm_client", logging.WARNING, __file__, 1, msg, args, exc_info)
 
 
 def formatted(rec: logging.LogRecord) -> str:
@@ -91,6 +91,6 @@ def test_log_filter_keeps_records_whose_arguments_do_not_fit() -> None:
 
 def test_log_filter_on_a_handler_redacts_what_a_logger_emits(caplog: pytest.LogCaptureFixture) -> None:
     caplog.handler.addFilter(RedactingFilter([KEY]))
-    logging.getLogger("agent.llm.test").warning("endpoint refused %s", KEY)
+    logging.getLogger("llm_client.test").warning("endpoint refused %s", KEY)
     assert KEY not in caplog.text
     assert f"endpoint refused {REDACTED}" in caplog.text

@@ -6,9 +6,9 @@ from datetime import date
 
 import pytest
 
-from agent.tools.dates import format_moment, parse_day
 from agent.tools.outcome import Part, cap_reply, note_part, reply
 from core.errors import InvalidRequest
+from rag.notes.moment import format_moment, parse_day
 
 THURSDAY = date(2026, 11, 5)
 

@@ -15,9 +15,10 @@ from agent.tools.bases.filters import Row, column_value, matches, uses_this
 from agent.tools.definition import Tool, ToolArgs, pick_one, require
 from agent.tools.outcome import Part, Reply, data_part, format_value, reply
 from agent.tools.reader import VaultReader
-from agent.tools.snapshot import VaultSnapshot, clean_relative_path
+from agent.tools.snapshot import VaultSnapshot
 from core.errors import InvalidRequest, NotFound
 from rag.notes.frontmatter import load_yaml
+from rag.notes.vault import clean_relative_path
 
 BASE_SUFFIX = ".base"
 

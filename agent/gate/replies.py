@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from agent.edits.approval import approval_words
-from agent.edits.entries import code, proposal_entries
-from agent.edits.intent import AskedChange, DestructiveKind
-from core.edits import ApplyReport, ProposedEdit, UndoPlan
+from agent.gate.approval import approval_words
+from agent.gate.entries import code, proposal_entries
+from agent.gate.intent import AskedChange
+from core.edits import ApplyReport, DestructiveKind, ProposedEdit, UndoPlan
 
 SEPARATOR = "\n\n"
 NOTHING_PENDING = "Nothing is waiting for your approval, so nothing was changed."

@@ -1,4 +1,4 @@
-"""Apply approved proposals through a NoteWriter, never over a user's edit (undo lives in `agent.edits.undo`).
+"""Apply approved proposals through a NoteWriter, never over a user's edit (undo lives in `edits.undo`).
 
 Only code reached after a strict approval calls `apply_edits`; the model has no tool that gets here. Each write is
 preceded by a write-ahead snapshot in the change log, so a crash between snapshot and write stays undoable.
@@ -10,10 +10,6 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
-from agent.edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
-from agent.edits.diffs import content_hash
-from agent.edits.proposals import SqliteProposalStore
-from agent.edits.scope import check_size, check_writable
 from core.edits import (
     ApplyReport,
     EditOutcome,
@@ -24,6 +20,10 @@ from core.edits import (
 from core.errors import AppError, InvalidRequest, UpstreamUnavailable
 from core.ports import NoteWriter
 from core.settings import WriteSettings
+from edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
+from edits.diffs import content_hash
+from edits.proposals import SqliteProposalStore
+from edits.scope import check_size, check_writable
 
 _PROPOSAL_STATUS: dict[OutcomeStatus, ProposalStatus] = {
     "applied": "applied",

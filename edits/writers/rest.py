@@ -10,8 +10,8 @@ from urllib.parse import quote
 
 import httpx
 
-from agent.writers.paths import TRASH_FOLDER, check_vault_path, trash_candidates
 from core.errors import AppError, EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
+from edits.writers.paths import TRASH_FOLDER, check_vault_path, trash_candidates
 
 OFFLINE = "Obsidian is not running or the Local REST API plugin is off; notes are read-only until it is back"
 BAD_KEY = (

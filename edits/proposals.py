@@ -9,10 +9,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import cast
 
-from agent.edits.diffs import content_hash, unified_diff
-from agent.edits.intent import DestructiveKind
-from core.edits import ProposalStatus, ProposedEdit
+from core.edits import DestructiveKind, ProposalStatus, ProposedEdit
 from core.errors import InvalidRequest, NotFound
+from edits.diffs import content_hash, unified_diff
 from rag.sqlite_migrations import Migration, SqliteDatabase
 
 _COLUMNS = (

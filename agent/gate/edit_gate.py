@@ -16,8 +16,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
-from agent.edits.apply import apply_edits
-from agent.edits.approval import (
+from agent.gate.approval import (
     approval_words,
     is_undo_request,
     missing_words,
@@ -25,13 +24,10 @@ from agent.edits.approval import (
     select_approved,
     words_needed,
 )
-from agent.edits.changelog import SqliteChangeLog
-from agent.edits.entries import code
-from agent.edits.intent import asked_change
-from agent.edits.lock import EditLock
-from agent.edits.model_text import ImitationGuard, markup_closers
-from agent.edits.proposals import SqliteProposalStore
-from agent.edits.replies import (
+from agent.gate.entries import code
+from agent.gate.intent import asked_change
+from agent.gate.model_text import ImitationGuard, markup_closers
+from agent.gate.replies import (
     READ_ONLY,
     SEPARATOR,
     apply_report_text,
@@ -43,13 +39,17 @@ from agent.edits.replies import (
     undo_plan_text,
     words_refusal,
 )
-from agent.edits.undo import plan_undo, undo_last
 from agent.locks import ConversationLocks
 from core.chat import AnswerDone, AnswerEvent, AnswerText, TurnRequest, Usage
 from core.edits import ProposedEdit
 from core.errors import AppError
 from core.ports import Answerer, NoteWriter
 from core.settings import WriteSettings
+from edits.apply import apply_edits
+from edits.changelog import SqliteChangeLog
+from edits.lock import EditLock
+from edits.proposals import SqliteProposalStore
+from edits.undo import plan_undo, undo_last
 
 logger = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-from agent.writers.paths import resolve_in_vault, trash_candidates
 from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
+from edits.writers.paths import resolve_in_vault, trash_candidates
 
 NEW_FILE_MODE = 0o644  # mkstemp creates 0600; a new note should be readable like one Obsidian creates
 

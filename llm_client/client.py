@@ -12,9 +12,12 @@ from dataclasses import replace
 
 import httpx
 
-from agent.llm.endpoints import EndpointRotation
-from agent.llm.redaction import MIN_SECRET_LENGTH, REDACTED, redact
-from agent.llm.wire import (
+from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
+from core.errors import InvalidRequest, UpstreamUnavailable
+from core.settings import LlmSettings
+from llm_client.endpoints import EndpointRotation
+from llm_client.redaction import MIN_SECRET_LENGTH, REDACTED, redact
+from llm_client.wire import (
     MalformedReply,
     ProviderError,
     SecretScrubber,
@@ -26,9 +29,6 @@ from agent.llm.wire import (
     model_ids,
     result_from_wire,
 )
-from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
-from core.errors import InvalidRequest, UpstreamUnavailable
-from core.settings import LlmSettings
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+
+from core.edits import DestructiveKind
 
 EDIT_VERBS = frozenset(
     {
@@ -68,7 +69,6 @@ def _request_verb(message: str) -> str | None:
     return first.group(0) if first is not None and first.group(0) in EDIT_VERBS else None
 
 
-DestructiveKind = Literal["delete", "move"]
 # Words that ask for a delete or a move in a sentence that asks for a change. "Archive" only as its first verb:
 # "add a task to my Archive note" asks for no move.
 KIND_WORDS: dict[str, DestructiveKind] = {

@@ -14,8 +14,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
-from agent.propose.text.body import NoteLines
 from core.errors import InvalidRequest, NotFound
+from edits.text.body import NoteLines
 from rag.notes.frontmatter import find_frontmatter_end
 from rag.notes.inline import is_valid_tag
 

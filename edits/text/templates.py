@@ -13,12 +13,8 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from pathlib import PurePosixPath
 
-from agent.propose.kit import ProposeContext
-from agent.tools.dates import format_moment
-from agent.tools.templates import find_template, list_templates
-from core.errors import NotFound
+from rag.notes.moment import format_moment
 
 DAILY_TIME_FORMAT = "HH:mm"  # the Daily notes plugin's {{time}}, whatever the Templates plugin says
 
@@ -129,16 +125,3 @@ def render_daily_template(text: str, *, day: date, now: datetime, daily_format: 
         return format_moment(daily_format, day + timedelta(days=-1 if match[1].lower() == "yesterday" else 1))
 
     return render_template(_NEIGHBOUR_DAY.sub(neighbour, text), values)
-
-
-def render_named_template(context: ProposeContext, name: str, *, note_path: str) -> str:
-    """Return template `name` (from the Templates plugin's folder) filled in for a new note at `note_path`."""
-    snapshot = context.snapshot()
-    folder = context.reader.templates_folder(snapshot)
-    template_path = find_template(list_templates(snapshot, folder), name)
-    text = context.read(template_path)
-    if text is None:
-        raise NotFound(f"the template {template_path!r} no longer exists")
-    formats = context.reader.template_formats(snapshot)
-    values = TemplateValues(context.reader.now(), PurePosixPath(note_path).stem, formats.date, formats.time)
-    return render_template(text, values)

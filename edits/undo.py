@@ -9,9 +9,6 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from agent.edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
-from agent.edits.diffs import content_hash
-from agent.edits.lock import EditLock
 from core.edits import (
     AppliedChange,
     EditKind,
@@ -21,6 +18,9 @@ from core.edits import (
 )
 from core.errors import EditConflict, UpstreamUnavailable
 from core.ports import NoteWriter
+from edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
+from edits.diffs import content_hash
+from edits.lock import EditLock
 
 
 async def undo_last(

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from agent.edits.intent import AskedChange, DestructiveKind
-from core.edits import Approval, EditKind, ProposedEdit
+from agent.gate.intent import AskedChange
+from core.edits import Approval, DestructiveKind, EditKind, ProposedEdit
 
 APPROVAL_PHRASES = frozenset(
     {

@@ -10,8 +10,8 @@ from core.ports import NoteWriter
 from core.settings import WriteSettings
 
 if TYPE_CHECKING:
-    from agent.writers.files import FileVaultWriter
-    from agent.writers.rest import LocalRestApiWriter
+    from edits.writers.files import FileVaultWriter
+    from edits.writers.rest import LocalRestApiWriter
 
 
 class AutoWriter:
@@ -60,7 +60,7 @@ def build_writer(settings: WriteSettings, vault_root: Path) -> NoteWriter | None
     """
     if settings.backend == "none":
         return None
-    from agent.writers.files import FileVaultWriter
+    from edits.writers.files import FileVaultWriter
 
     files = FileVaultWriter(vault_root)
     if settings.backend == "files":
@@ -70,7 +70,7 @@ def build_writer(settings: WriteSettings, vault_root: Path) -> NoteWriter | None
         if settings.backend == "rest":
             raise InvalidRequest("WRITE_BACKEND=rest needs OBSIDIAN_API_KEY (Obsidian settings > Local REST API)")
         return files
-    from agent.writers.rest import LocalRestApiWriter
+    from edits.writers.rest import LocalRestApiWriter
 
     rest = LocalRestApiWriter(settings.obsidian_api_url, key)
     return rest if settings.backend == "rest" else AutoWriter(rest, files)

@@ -1,1 +1,0 @@
-"""Pure text transforms of a note for the write tools: body, frontmatter, links and templates."""

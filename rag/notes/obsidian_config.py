@@ -1,0 +1,94 @@
+"""Obsidian's own settings that decide where notes go: Daily notes, Templates and the new-note folder (`.obsidian/`).
+
+Read fresh on every call (the files are tiny and the user may change them in Obsidian at any time); an absent or
+broken file means Obsidian's defaults, as in the app.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag.notes.vault import clean_relative_path
+
+DEFAULT_DAILY_FORMAT = "YYYY-MM-DD"  # Obsidian's default when the Daily notes plugin has no format set
+DEFAULT_TEMPLATE_DATE_FORMAT = "YYYY-MM-DD"  # the Templates plugin's defaults for {{date}} and {{time}}
+DEFAULT_TEMPLATE_TIME_FORMAT = "HH:mm"
+FALLBACK_TEMPLATES_FOLDER = "Templates"
+
+
+@dataclass(frozen=True, slots=True)
+class DailyNotesConfig:
+    """Daily notes as `.obsidian/daily-notes.json` sets them: folder, Moment.js file-name format, template.
+
+    `template` is the template note as the setting names it ("Templates/Daily", usually without `.md`); "" for none.
+    """
+
+    folder: str = ""
+    format: str = DEFAULT_DAILY_FORMAT
+    template: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateFormats:
+    """The Templates plugin's Moment.js formats for `{{date}}` and `{{time}}` (`.obsidian/templates.json`)."""
+
+    date: str = DEFAULT_TEMPLATE_DATE_FORMAT
+    time: str = DEFAULT_TEMPLATE_TIME_FORMAT
+
+
+def plugin_config(root: Path, name: str) -> dict[str, object]:
+    """Return an `.obsidian/<name>.json` setting, or {} when absent or broken (Obsidian's defaults)."""
+    try:
+        loaded = json.loads((root / ".obsidian" / f"{name}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def text_setting(config: dict[str, object], key: str) -> str:
+    """Return a setting's text, stripped ("" when it is missing or not text)."""
+    value = config.get(key)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def daily_notes_config(root: Path) -> DailyNotesConfig:
+    """Return the Daily notes plugin's folder, format and template (root, YYYY-MM-DD and none by default)."""
+    config = plugin_config(root, "daily-notes")
+    folder = text_setting(config, "folder").strip("/")  # Obsidian normalises "/Journal/" and "/" (the root)
+    return DailyNotesConfig(
+        folder=clean_relative_path(folder, what="daily notes folder"),
+        format=text_setting(config, "format") or DEFAULT_DAILY_FORMAT,
+        template=text_setting(config, "template"),
+    )
+
+
+def template_formats(root: Path) -> TemplateFormats:
+    """Return the Templates plugin's date and time formats (YYYY-MM-DD and HH:mm by default)."""
+    config = plugin_config(root, "templates")
+    return TemplateFormats(
+        date=text_setting(config, "dateFormat") or DEFAULT_TEMPLATE_DATE_FORMAT,
+        time=text_setting(config, "timeFormat") or DEFAULT_TEMPLATE_TIME_FORMAT,
+    )
+
+
+def configured_templates_folder(root: Path) -> str | None:
+    """Return the Templates plugin's folder setting, or None when it has none (the caller decides the fallback)."""
+    folder = plugin_config(root, "templates").get("folder")
+    if isinstance(folder, str) and folder.strip():
+        return clean_relative_path(folder, what="templates folder")
+    return None
+
+
+def new_note_folder(root: Path) -> str:
+    """Return the folder for new notes ("Default location for new notes" in `.obsidian/app.json`; "" = root).
+
+    "folder" means `newFileFolderPath` when that folder exists (Obsidian falls back to the root otherwise);
+    "root" and "current" (the open note's folder: there is none here) mean the vault root.
+    """
+    config = plugin_config(root, "app")
+    if config.get("newFileLocation") != "folder":
+        return ""
+    folder = clean_relative_path(text_setting(config, "newFileFolderPath").strip("/"), what="new notes folder")
+    return folder if folder and (root / folder).is_dir() else ""
