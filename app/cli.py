@@ -22,6 +22,7 @@ from pydantic_core import ErrorDetails
 from rich.console import Console
 from rich.markup import escape
 
+from app.crew_commands import crew_cli
 from core.errors import AppError
 from core.settings import Settings
 
@@ -33,6 +34,7 @@ cli = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+cli.add_typer(crew_cli, name="crew")
 # soft_wrap: long paths and messages stay on one line when output goes to a pipe or a log.
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)

@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.openai_schemas import error_json
 from core.errors import (
+    AlreadyRunning,
     AppError,
     EditConflict,
     IndexModelMismatch,
@@ -31,6 +32,7 @@ ERROR_TABLE: tuple[tuple[type[AppError], int, str, str], ...] = (
     (InvalidRequest, 400, "invalid_request_error", "invalid_request"),
     (NotFound, 404, "not_found_error", "not_found"),
     (EditConflict, 409, "conflict_error", "edit_conflict"),
+    (AlreadyRunning, 409, "conflict_error", "already_running"),
     (IndexModelMismatch, 409, "conflict_error", "index_model_mismatch"),
     (UpstreamUnavailable, 503, "service_unavailable_error", "upstream_unavailable"),
     (AppError, 500, "server_error", "internal_error"),

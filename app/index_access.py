@@ -148,6 +148,13 @@ def open_index(
 
 @contextmanager
 def _remote(settings: Settings, owner: Owner, on_wait: Callable[[], None]) -> Iterator[RemoteIndex]:
+    with remote_client(settings, owner, on_wait) as client:
+        yield RemoteIndex(settings, client)
+
+
+@contextmanager
+def remote_client(settings: Settings, owner: Owner, on_wait: Callable[[], None]) -> Iterator[ServiceClient]:
+    """Yield a client of the server holding DATA_DIR, refusing one that serves another vault."""
     from app.service_client import ServiceClient
 
     wanted = settings.vault_path.expanduser().resolve()
@@ -159,7 +166,7 @@ def _remote(settings: Settings, owner: Owner, on_wait: Callable[[], None]) -> It
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
     client = ServiceClient(owner, settings.data_dir, api_key=api_key, on_wait=on_wait)
     try:
-        yield RemoteIndex(settings, client)
+        yield client
     finally:
         client.close()
 

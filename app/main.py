@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -14,7 +15,7 @@ from app.errors import install_error_handlers
 from app.log_redaction import install_log_redaction
 from app.openapi import install_openapi
 from app.ownership import DataDirOwnership, service_url
-from app.routes import changes, chat, health, index, models
+from app.routes import changes, chat, crews, health, index, models
 from app.routes.health import ProbeSlots, secrets_of
 from app.security import (
     LOCALHOST_ORIGINS,
@@ -25,9 +26,11 @@ from app.security import (
     trusted_hosts,
 )
 from app.unicode_body import ValidUnicodeBody
-from app.wiring import Services, build_edit_services, build_services, utc_now
+from app.wiring import EditServices, Services, build_crew_service, build_edit_services, build_services, utc_now
 from core.ports import Answerer, ChatModel
 from core.settings import Settings
+from crews.schedule import CrewSchedule
+from crews.service import CrewService
 from rag.notes.vault import check_vault_path
 from sync.index_runner import IndexRunner
 from sync.scheduler import start_scheduler, stop_scheduler
@@ -94,6 +97,7 @@ def create_app(
     app.include_router(chat.router, dependencies=protected)
     app.include_router(index.router, dependencies=protected)
     app.include_router(changes.router, dependencies=protected)
+    app.include_router(crews.router, dependencies=protected)
     return app
 
 
@@ -135,11 +139,12 @@ async def start_services(
     stack.callback(edits.close)
     log_write_mode(edits)
     app.state.edits = edits
+    if answerer is None and chat_model is None:
+        chat_model = await find_chat_model(settings, stack)
+    crews = await start_crews(app, stack, settings, services, edits, chat_model, runner)
     if answerer is None:
-        if chat_model is None:
-            chat_model = await find_chat_model(settings, stack)
         answerer = await build_answerer(
-            settings, services, chat_model, stack, edits=edits, after_write=lambda: runner.run("edit")
+            settings, services, chat_model, stack, edits=edits, after_write=lambda: runner.run("edit"), crews=crews
         )
     app.state.chat_model = chat_model
     app.state.answerer = answerer
@@ -147,3 +152,27 @@ async def start_services(
         logger.warning("no LLM endpoint configured or found: answering in retrieval-only mode (passages, no model)")
     else:
         logger.info("answering in %s mode", answerer.mode)
+
+
+async def start_crews(
+    app: FastAPI,
+    stack: AsyncExitStack,
+    settings: Settings,
+    services: Services,
+    edits: EditServices,
+    chat_model: ChatModel | None,
+    runner: IndexRunner,
+) -> CrewService:
+    """Build the crew service, mark runs a dead process left behind as interrupted, and schedule the crews."""
+    service = build_crew_service(settings, services, edits, chat_model, after_write=lambda: runner.run("crew"))
+    stack.push_async_callback(service.aclose)  # after the scheduler stopped (the stack unwinds in reverse)
+    for state in await asyncio.to_thread(service.recover):
+        logger.warning(
+            "crew run %s of %s was interrupted; `librarian crew show %s` says more", state.id, state.crew, state.id
+        )
+    schedule = CrewSchedule(service)
+    schedule.start()
+    stack.callback(schedule.shutdown)
+    app.state.crews = service
+    app.state.crew_schedule = schedule
+    return service

@@ -56,6 +56,14 @@ class OperationDoc:
     responses: dict[str, dict[str, Any]] = field(default_factory=dict)  # non-error statuses, as written
 
 
+# A crew run's progress event: `data` is a JSON object with `type`, `run`, and per type `task`, `status`, `tokens`.
+CREW_EVENT: dict[str, Any] = {
+    "type": "object",
+    "required": ["data"],
+    "properties": {"event": {"type": "string"}, "data": {"type": "string", "contentMediaType": "application/json"}},
+}
+NO_CREW = "There is no runnable crew of that name (the message lists the crews, or why it cannot run)"
+NO_RUN = "There is no run with that id"
 OPERATIONS: dict[tuple[str, str], OperationDoc] = {
     ("post", "/v1/chat/completions"): OperationDoc(
         errors={
@@ -70,6 +78,36 @@ OPERATIONS: dict[tuple[str, str], OperationDoc] = {
     ("post", "/v1/undo"): OperationDoc(
         errors={
             409: "The change set named is no longer the last one: GET /v1/undo shows the one undo would restore now",
+            503: "The vault writer cannot write now (or WRITE_BACKEND=none); nothing was undone",
+        }
+    ),
+    ("post", "/v1/index"): OperationDoc(errors={503: "The run failed (the message says why) or the service stops"}),
+    ("post", "/v1/search"): OperationDoc(
+        errors={409: "The index was built with another embedding model; re-index", 503: UNAVAILABLE}
+    ),
+    ("get", "/v1/crews"): OperationDoc(errors={503: "Crews are not available in this service"}),
+    ("post", "/v1/crews/{name}/runs"): OperationDoc(
+        errors={404: NO_CREW, 409: "A run of this crew is still going", 503: "Crews are not available"}
+    ),
+    ("get", "/v1/crews/runs"): OperationDoc(errors={503: "Crews are not available in this service"}),
+    ("get", "/v1/crews/runs/{run_id}"): OperationDoc(errors={404: NO_RUN, 503: "Crews are not available"}),
+    ("get", "/v1/crews/runs/{run_id}/events"): OperationDoc(
+        errors={404: NO_RUN, 503: "Crews are not available"},
+        responses={
+            "200": {
+                "description": "The run's progress until it ends: events `task`, `tokens`, `abort_requested`, `run`",
+                "content": {"text/event-stream": {"schema": CREW_EVENT}},
+            }
+        },
+    ),
+    ("post", "/v1/crews/runs/{run_id}/abort"): OperationDoc(errors={404: NO_RUN, 503: "Crews are not available"}),
+    ("get", "/v1/crews/runs/{run_id}/undo"): OperationDoc(
+        errors={404: NO_RUN, 503: "The vault is read-only (WRITE_BACKEND=none)"}
+    ),
+    ("post", "/v1/crews/runs/{run_id}/undo"): OperationDoc(
+        errors={
+            404: NO_RUN,
+            409: "The change set named is not this run's, or the run was undone already",
             503: "The vault writer cannot write now (or WRITE_BACKEND=none); nothing was undone",
         }
     ),

@@ -86,6 +86,24 @@ class ServiceClient:
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from exc
 
+    def request_json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        """Send a request and return its JSON body; an error status becomes an AppError with the server's message."""
+        return self._json(method, path, **kwargs)
+
+    def events(self, path: str) -> Iterator[dict[str, Any]]:
+        """Yield the JSON `data` of each server-sent event of `path` until the stream ends."""
+        self._send(lambda: self._http.get("/health"))
+        try:
+            with self._http.stream("GET", path, timeout=httpx.Timeout(None, connect=5.0)) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise AppError(_error_message(response))
+                for line in response.iter_lines():
+                    if line.startswith("data:"):
+                        yield json.loads(line[len("data:") :].strip())
+        except httpx.HTTPError as exc:
+            raise self._unreachable(exc) from exc
+
     def _json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         response = self._send(lambda: self._http.request(method, path, **kwargs))
         if response.status_code >= 400:

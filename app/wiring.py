@@ -6,15 +6,17 @@ numpy, ONNX or LangGraph.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from core.ports import DocStore, Embedder, NoteWriter, VectorStore, WatermarkStore
+from core.ports import ChatModel, DocStore, Embedder, NoteWriter, VectorStore, WatermarkStore
 from core.settings import Settings, WriteSettings
 
 if TYPE_CHECKING:
+    from crews.service import CrewService
     from edits.changelog import SqliteChangeLog
     from edits.lock import EditLock
     from edits.proposals import SqliteProposalStore
@@ -26,6 +28,8 @@ PROPOSALS_FILE = "proposals.sqlite"
 CHANGES_FILE = "changes.sqlite"
 SNAPSHOTS_DIR = "snapshots"
 EDIT_LOCK_FILE = "edits.lock"
+CREW_RUNS_DIR = "crews/runs"
+CREW_LOCKS_DIR = "crews/locks"
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,3 +161,48 @@ def build_edit_services(settings: Settings) -> EditServices:
         log = open_change_log(settings)
         opened.pop_all()
     return EditServices(settings=settings.writes, store=store, log=log, writer=writer, lock=open_edit_lock(settings))
+
+
+def build_crew_service(
+    settings: Settings,
+    services: Services | None,
+    edits: EditServices | None,
+    chat_model: ChatModel | None,
+    *,
+    after_write: Callable[[], Awaitable[object]] | None,
+) -> CrewService:
+    """Return the crew service; without `services` and `edits` it only reads crews and run logs (CLI listings)."""
+    from crews.collectors import COLLECTORS
+    from crews.install import base_text
+    from crews.runlog import RunStore, runs_folder
+    from crews.runner import CrewDeps
+    from crews.service import CrewService
+    from llm_client import OpenAICompatibleChatModel
+    from llm_client.wire import estimate_tokens
+
+    writer = edits.writer if edits is not None else build_note_writer(settings)
+    # A read-only vault keeps its crews' run logs under DATA_DIR instead of writing them into the vault.
+    folder = runs_folder(settings.vault_path, settings.crews.root) if writer else settings.data_dir / CREW_RUNS_DIR
+    secrets = tuple(s.get_secret_value() for s in (settings.api_key, settings.llm_api_key, settings.redis_url) if s)
+    context = chat_model.context_window if isinstance(chat_model, OpenAICompatibleChatModel) else None
+    deps = CrewDeps(
+        vault=settings.vault,
+        writes=settings.writes,
+        crews=settings.crews,
+        writer=writer if edits is not None else None,
+        log=edits.log if edits is not None else None,
+        lock=edits.lock if edits is not None else open_edit_lock(settings),
+        store=RunStore(folder, secrets=secrets, base_text=base_text()),
+        clock=local_now,
+        count_tokens=estimate_tokens,
+        chat_model=chat_model,
+        search=(lambda query, k, filters: services.retriever.search(query, k=k, filters=filters)) if services else None,
+        context_tokens=context,
+        after_write=after_write,
+    )
+    return CrewService(deps, locks_dir=settings.data_dir / CREW_LOCKS_DIR, collectors=tuple(COLLECTORS))
+
+
+def local_now() -> datetime:
+    """Return the local time (crews run on the user's day, not UTC's)."""
+    return datetime.now().astimezone()

@@ -34,6 +34,10 @@ class UpstreamUnavailable(AppError):
         self.service = service
 
 
+class AlreadyRunning(AppError):
+    """The thing asked for is going already and runs one at a time (a crew's run)."""
+
+
 class IndexModelMismatch(AppError):
     """The index on disk was built with a different embedding model than the one configured."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -224,11 +224,27 @@ class ChatModel(Protocol):
         """Return the model the endpoint answers with (for logs and the `model` field)."""
         ...
 
-    async def complete(self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolSpec] = ()) -> ChatResult:
-        """Return the whole reply to `messages`."""
+    async def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: Sequence[ToolSpec] = (),
+        response_format: Mapping[str, object] | None = None,
+    ) -> ChatResult:
+        """Return the whole reply to `messages`.
+
+        `response_format` is OpenAI's (`{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}`):
+        asked for where the endpoint supports it, never guaranteed, so the caller validates the reply.
+        """
         ...
 
-    def stream(self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolSpec] = ()) -> AsyncIterator[ChatDelta]:
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: Sequence[ToolSpec] = (),
+        response_format: Mapping[str, object] | None = None,
+    ) -> AsyncIterator[ChatDelta]:
         """Yield the reply as it is produced: text deltas, then one delta with tool calls, usage and finish reason."""
         ...
 

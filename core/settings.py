@@ -124,6 +124,16 @@ class WriteSettings(BaseModel):
     max_note_bytes: int
 
 
+class CrewSettings(BaseModel):
+    """Where crews live in the vault and what any run may do at most."""
+
+    model_config = ConfigDict(frozen=True)
+
+    root: str  # vault-relative folder of team and agent notes (and their run logs)
+    max_writes: int  # caps every team's max_writes
+    context_tokens: int | None  # the model's context window when the endpoint does not say it
+
+
 def _split_commas(value: object) -> object:
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
@@ -212,6 +222,11 @@ class Settings(BaseSettings):
     # still shown as a diff and needs the user's yes.
     max_writes_per_turn: int = Field(50, gt=0)
     max_note_write_bytes: int = Field(1_000_000, gt=0)
+    crews_root: str = Field("_crews", min_length=1, description="Vault folder of crew team and agent notes.")
+    crew_max_writes: int = Field(50, gt=0, description="Most writes any crew run may make (caps max_writes).")
+    llm_context_tokens: int | None = Field(
+        None, gt=0, description="The model's context window, when its endpoint does not report one."
+    )
 
     @field_validator(
         "ignore_globs", "llm_base_url", "cors_origins", "writable_folders", "private_folders", mode="before"
@@ -234,12 +249,22 @@ class Settings(BaseSettings):
         "qdrant_api_key",
         "llm_api_key",
         "llm_model",
+        "llm_context_tokens",
         "api_key",
         mode="before",
     )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("crews_root")
+    @classmethod
+    def _crews_root_in_vault(cls, value: str) -> str:
+        parts = [part for part in value.strip().replace("\\", "/").split("/") if part]
+        hidden = any(part.startswith(".") for part in parts)  # also "." and "..": no dot-folder, no way out
+        if not parts or value.strip().startswith(("/", "~")) or hidden:
+            raise ValueError(f"CREWS_ROOT {value!r} must be a vault-relative folder such as '_crews'")
+        return "/".join(parts)
 
     @model_validator(mode="after")
     def _data_dir_outside_vault(self) -> Settings:
@@ -259,7 +284,8 @@ class Settings(BaseSettings):
         """Return the vault sub-settings."""
         return VaultSettings(
             path=self.vault_path,
-            ignore_globs=self.ignore_globs,
+            # Crew notes and their run logs are configuration, not notes: never indexed, never read by a tool.
+            ignore_globs=(*self.ignore_globs, f"{self.crews_root.strip('/')}/**"),
             max_note_bytes=self.max_note_bytes,
             private_folders=tuple(f.strip("/") for f in self.private_folders if f.strip("/")),
             max_note_chunks=self.max_note_chunks,
@@ -354,6 +380,15 @@ class Settings(BaseSettings):
             proposal_ttl_minutes=self.proposal_ttl_minutes,
             max_writes_per_turn=self.max_writes_per_turn,
             max_note_bytes=self.max_note_write_bytes,
+        )
+
+    @property
+    def crews(self) -> CrewSettings:
+        """Return the crew sub-settings."""
+        return CrewSettings(
+            root=self.crews_root.strip("/"),
+            max_writes=self.crew_max_writes,
+            context_tokens=self.llm_context_tokens,
         )
 
 

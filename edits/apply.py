@@ -45,6 +45,8 @@ async def apply_edits(
     settings: WriteSettings,
     now: datetime,
     store: SqliteProposalStore | None = None,
+    change_set_id: str | None = None,
+    max_writes: int | None = None,
 ) -> ApplyReport:
     """Apply approved proposals as one change set and return what happened to each.
 
@@ -58,20 +60,21 @@ async def apply_edits(
         settings: scope and limits, checked again at apply time.
         now: the current time (proposals past their expiry are not applied).
         store: when given, each proposal's final status is recorded there.
+        change_set_id: the change set to log the writes under (a crew run applies each of its actions tasks into
+            its one set); a fresh one when None.
+        max_writes: at most this many proposals (a crew's limit); MAX_WRITES_PER_TURN when None.
 
     Raises:
-        InvalidRequest: more proposals than MAX_WRITES_PER_TURN (nothing is written).
+        InvalidRequest: more proposals than the limit (nothing is written).
         UpstreamUnavailable: the writer cannot write now (nothing is written).
 
     """
-    if len(proposals) > settings.max_writes_per_turn:
-        raise InvalidRequest(
-            f"{len(proposals)} changes were approved but at most {settings.max_writes_per_turn} are applied per "
-            "turn; nothing was written. Approve fewer by id."
-        )
+    _check_count(len(proposals), max_writes, settings)
+    if change_set_id is not None:
+        _check_open(change_set_id, log)
     if proposals and not await writer.is_available():
         raise UpstreamUnavailable(f"the vault writer ({writer.name})", "the vault is read-only right now")
-    change_set_id = new_change_set_id()
+    change_set_id = change_set_id or new_change_set_id()
     outcomes: list[EditOutcome] = []
     applied: set[str] = set()
     held_back = await _changed_groups(proposals, writer)
@@ -93,6 +96,23 @@ async def apply_edits(
         if store is not None:
             store.mark(proposal.id, _PROPOSAL_STATUS[outcome.status])
     return ApplyReport(change_set_id=change_set_id, outcomes=tuple(outcomes))
+
+
+def _check_count(count: int, max_writes: int | None, settings: WriteSettings) -> None:
+    if max_writes is None:
+        if count > settings.max_writes_per_turn:
+            raise InvalidRequest(
+                f"{count} changes were approved but at most {settings.max_writes_per_turn} are applied per "
+                "turn; nothing was written. Approve fewer by id."
+            )
+    elif count > max_writes:
+        raise InvalidRequest(f"{count} changes exceed the limit of {max_writes} writes; nothing was written.")
+
+
+def _check_open(change_set_id: str, log: SqliteChangeLog) -> None:
+    # Writes added to a set that was undone (or to an undo) would be mixed into what undo already reverted.
+    if any(entry.status == "undone" or entry.undoes for entry in log.change_set(change_set_id)):
+        raise InvalidRequest(f"change set {change_set_id} was undone or is an undo; nothing more is added to it")
 
 
 async def _changed_groups(proposals: Sequence[ProposedEdit], writer: NoteWriter) -> dict[str, str]:

@@ -65,6 +65,20 @@ class ChangeStart:
     undoes: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ChangeSetSummary:
+    """One change set as listed: who made it (conversation or `crew:<team>:<run>`), when, which notes, its state."""
+
+    change_set_id: str
+    conversation_id: str
+    first_at: datetime
+    last_at: datetime
+    paths: tuple[str, ...]  # in the order written, each once
+    entries: int
+    is_undone: bool
+    undoes: str | None  # the change set this one reverted, for an undo
+
+
 def new_change_set_id() -> str:
     """Return a fresh id for the changes of one approval or one undo."""
     return secrets.token_hex(6)
@@ -135,7 +149,8 @@ class SqliteChangeLog:
         if change.snapshot is None:
             return None
         try:
-            return (self._snapshots / change.snapshot).read_text(encoding="utf-8")
+            # Bytes, not read_text: universal newlines would turn a CRLF note's snapshot into LF.
+            return (self._snapshots / change.snapshot).read_bytes().decode("utf-8")
         except OSError as exc:
             raise NotFound(f"the snapshot of {change.path} ({change.snapshot}) is missing: {exc}") from exc
 
@@ -153,6 +168,24 @@ class SqliteChangeLog:
                 (proposal_id,),
             ).fetchone()
         return row is not None
+
+    def change_set(self, change_set_id: str) -> builtins.list[AppliedChange]:
+        """Return the entries of one change set in the order written ([] when there is no such set)."""
+        with self._db.transaction() as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM changes WHERE change_set_id = ? ORDER BY id", (change_set_id,)
+            ).fetchall()
+        return [_from_row(row) for row in rows]
+
+    def change_sets(self, limit: int = 20, *, include_undos: bool = False) -> builtins.list[ChangeSetSummary]:
+        """Return the newest change sets, newest first (by their last write); undo sets only with `include_undos`."""
+        where = "" if include_undos else "WHERE undoes IS NULL"
+        with self._db.transaction() as conn:
+            ids = conn.execute(
+                f"SELECT change_set_id FROM changes {where} GROUP BY change_set_id ORDER BY MAX(id) DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [_summary(self.change_set(str(found[0]))) for found in ids]
 
     def last_change_set(self) -> builtins.list[AppliedChange]:
         """Return the entries of the newest change set not yet undone (and not an undo), in the order written."""
@@ -213,6 +246,20 @@ def _from_row(row: tuple[object, ...]) -> AppliedChange:
         snapshot=None if snap is None else str(snap),
         status=cast(ChangeStatus, status),
         undoes=None if undoes is None else str(undoes),
+    )
+
+
+def _summary(entries: builtins.list[AppliedChange]) -> ChangeSetSummary:
+    first, last = entries[0], entries[-1]
+    return ChangeSetSummary(
+        change_set_id=first.change_set_id,
+        conversation_id=first.conversation_id,
+        first_at=first.at,
+        last_at=last.at,
+        paths=tuple(dict.fromkeys(entry.path for entry in entries)),
+        entries=len(entries),
+        is_undone=all(entry.status == "undone" for entry in entries),
+        undoes=first.undoes,
     )
 
 

@@ -1,4 +1,4 @@
-"""Undo of the last change set: plan what it restores, then (confirmed) restore it, never over a user's later edit.
+"""Undo of a change set (the last, or one by id): plan it, then (confirmed) restore it, never over a later edit.
 
 Notes a change created go to `.trash/`, deleted notes come back from `.trash/`, moved notes move back, edited notes
 get their snapshot back; a note edited since the change is left as it is, with a warning step ("conflict").
@@ -16,7 +16,7 @@ from core.edits import (
     UndoPlan,
     UndoStep,
 )
-from core.errors import EditConflict, UpstreamUnavailable
+from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
 from core.ports import NoteWriter
 from edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
 from edits.diffs import content_hash
@@ -45,6 +45,47 @@ async def undo_last(
         raise EditConflict(_not_last(expected, last))
     if last is None:
         return UndoPlan(change_set_id=None, steps=())
+    return await _undo_set(last, changes, writer=writer, log=log, now=now, confirm=confirm)
+
+
+async def undo_change_set(
+    change_set_id: str, *, writer: NoteWriter, log: SqliteChangeLog, now: datetime, confirm: bool
+) -> UndoPlan:
+    """Return what undoing the change set `change_set_id` would do; with `confirm`, do it and log the undo.
+
+    The same rules as `undo_last`, for any set, not only the last: a note edited since the set (by the user or a
+    later change set) is left as it is with a warning step, notes the set created go to `.trash/`. The caller
+    holds the EditLock around a confirmed undo.
+
+    Raises:
+        NotFound: no change set has that id.
+        EditConflict: the set was undone already.
+        InvalidRequest: the set is itself an undo.
+        UpstreamUnavailable: the writer cannot write now (nothing is undone).
+
+    """
+    changes = log.change_set(change_set_id)
+    if not changes:
+        raise NotFound(f"there is no change set {change_set_id!r} in the change log")
+    if changes[0].undoes is not None:
+        raise InvalidRequest(
+            f"change set {change_set_id} is the undo of {changes[0].undoes}; an undo is not undone, apply the "
+            "change again instead"
+        )
+    if all(change.status == "undone" for change in changes):
+        raise EditConflict(f"change set {change_set_id} was already undone; nothing was changed")
+    return await _undo_set(change_set_id, changes, writer=writer, log=log, now=now, confirm=confirm)
+
+
+async def _undo_set(
+    change_set_id: str,
+    changes: list[AppliedChange],
+    *,
+    writer: NoteWriter,
+    log: SqliteChangeLog,
+    now: datetime,
+    confirm: bool,
+) -> UndoPlan:
     if confirm and not await writer.is_available():
         raise UpstreamUnavailable(f"the vault writer ({writer.name})", "the vault is read-only right now")
     undo_set = new_change_set_id()
@@ -58,12 +99,12 @@ async def undo_last(
             step = await _undo_one(change, step, undo_set, writer=writer, log=log, now=now)
         preview.record(change, step)
         steps.append(step)
-    plan = UndoPlan(change_set_id=last, steps=tuple(steps))
+    plan = UndoPlan(change_set_id=change_set_id, steps=tuple(steps))
     if not confirm or (not plan.has_writes and plan.warnings):
         return plan
     # Every note already read as before (or some were restored): the set is undone, and the next undo goes further.
-    log.mark_undone(last)
-    return UndoPlan(change_set_id=last, steps=plan.steps, is_applied=True)
+    log.mark_undone(change_set_id)
+    return UndoPlan(change_set_id=change_set_id, steps=plan.steps, is_applied=True)
 
 
 def _not_last(expected: str, last: str | None) -> str:

@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
@@ -15,8 +15,10 @@ import httpx
 from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
 from core.errors import InvalidRequest, UpstreamUnavailable
 from core.settings import LlmSettings
+from llm_client.context import EndpointUnreachable, detect_context_window
 from llm_client.endpoints import EndpointRotation
 from llm_client.redaction import MIN_SECRET_LENGTH, REDACTED, redact
+from llm_client.refusals import REFUSAL_STATUS, FieldRefusals, OptionalFields
 from llm_client.wire import (
     MalformedReply,
     ProviderError,
@@ -26,19 +28,14 @@ from llm_client.wire import (
     chat_model_id,
     error_text_from_bytes,
     is_chat_model_id,
-    model_ids,
     result_from_wire,
 )
 
 logger = logging.getLogger(__name__)
 
-LOCAL_PROBE_URLS = ("http://127.0.0.1:1234/v1", "http://127.0.0.1:11434/v1")  # LM Studio, Ollama
-PROBE_TIMEOUT_SECONDS = 0.5
 AVAILABILITY_TIMEOUT_SECONDS = 2.0
 # Status codes of a proxy or a loading server: worth another try, or another endpoint.
 _RETRYABLE_STATUS = frozenset({502, 503, 504})
-# How servers that do not know `stream_options` (older llama.cpp, vLLM) refuse it.
-_OPTIONS_REJECTED_STATUS = frozenset({400, 422})
 _RETRYABLE_ERRORS = (
     httpx.ConnectError,
     httpx.ConnectTimeout,
@@ -99,7 +96,7 @@ class OpenAICompatibleChatModel:
         self._sleep = sleep
         self._transport = transport
         self._models: dict[str, str] = {}  # discovered per base URL when LLM_MODEL is unset
-        self._without_stream_options: set[str] = set()
+        self._refusals = FieldRefusals()
         self._http: httpx.AsyncClient | None = None
         self._http_loop: asyncio.AbstractEventLoop | None = None
 
@@ -121,8 +118,18 @@ class OpenAICompatibleChatModel:
             await self._http.aclose()
             self._http = None
 
-    async def complete(self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolSpec] = ()) -> ChatResult:
-        """Return the whole reply; retry on connection errors and 502/503/504, fail over on 5xx and timeouts."""
+    async def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: Sequence[ToolSpec] = (),
+        response_format: Mapping[str, object] | None = None,
+    ) -> ChatResult:
+        """Return the whole reply; retry on connection errors and 502/503/504, fail over on 5xx and timeouts.
+
+        `response_format` (OpenAI's json_schema shape) is sent where the endpoint takes it; an endpoint that
+        refuses it is asked again without it, so the caller must validate the reply either way.
+        """
         failures: list[tuple[str, str]] = []  # (base URL, reason) per failed try
         given_up: set[str] = set()
         for delay, base in self._endpoints.attempts(skip=given_up):
@@ -131,9 +138,7 @@ class OpenAICompatibleChatModel:
             try:
                 async with self._translated(base):
                     model = await self._model_for(base)
-                    payload = build_payload(model, messages, tools, stream=False, stream_usage=False)
-                    response = await self._client().post(f"{base}/chat/completions", json=payload)
-                    await self._check_status(base, response, model)
+                    response = await self._post_completion(base, model, messages, tools, response_format)
                     result = result_from_wire(response.json(), messages, tools)
                     return replace(result, content=self._scrubber().scrub(result.content))
             except _EndpointDown as exc:
@@ -141,13 +146,18 @@ class OpenAICompatibleChatModel:
         raise self._all_failed(failures)
 
     async def stream(
-        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolSpec] = ()
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: Sequence[ToolSpec] = (),
+        response_format: Mapping[str, object] | None = None,
     ) -> AsyncIterator[ChatDelta]:
         """Yield text deltas as they arrive, then one delta with tool calls, usage and finish reason.
 
         Connection errors, 5xx and read timeouts are retried or failed over only before the first text delta;
         a failure after it raises UpstreamUnavailable, since the caller has already shown part of the reply.
         The configured API key never appears in the text, even when the model echoes it in pieces.
+        `response_format` is asked for as in `complete`, and never relied on.
         """
         failures: list[tuple[str, str]] = []  # (base URL, reason) per failed try
         given_up: set[str] = set()
@@ -158,7 +168,7 @@ class OpenAICompatibleChatModel:
             try:
                 async with self._translated(base):
                     model = await self._model_for(base)
-                    async for delta in self._stream_at(base, model, messages, tools):
+                    async for delta in self._stream_at(base, model, messages, tools, response_format):
                         has_text = has_text or bool(delta.text)
                         yield delta
                     return
@@ -183,20 +193,57 @@ class OpenAICompatibleChatModel:
                 return True
         return False
 
+    async def context_window(self) -> int | None:
+        """Return the context window (tokens) of the model at the first endpoint that answers, None if it won't say.
+
+        Asked each time (a model can be reloaded with another context); see llm_client.context for what each
+        server reports and how.
+        """
+        timeout = httpx.Timeout(min(AVAILABILITY_TIMEOUT_SECONDS, self._settings.connect_timeout_seconds))
+        for base in self._endpoints.ordered():
+            try:
+                model = await self._model_for(base)
+                return await detect_context_window(self._client(), base, model, timeout=timeout)
+            except (EndpointUnreachable, UpstreamUnavailable, httpx.HTTPError, json.JSONDecodeError) as exc:
+                logger.info("no context window from %s: %s", self._redact(base), self._redact(str(exc)))
+        return None
+
+    async def _post_completion(
+        self,
+        base: str,
+        model: str,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+        response_format: Mapping[str, object] | None,
+    ) -> httpx.Response:
+        fields = self._refusals.fields_for(base, stream=False, response_format=response_format)
+        while True:
+            payload = self._payload(model, messages, tools, fields, stream=False)
+            response = await self._client().post(f"{base}/chat/completions", json=payload)
+            retry = await self._refused(base, fields, response)
+            if retry is None:
+                await self._check_status(base, response, model)
+                return response
+            fields = retry
+
     async def _stream_at(
-        self, base: str, model: str, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec]
+        self,
+        base: str,
+        model: str,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+        response_format: Mapping[str, object] | None,
     ) -> AsyncIterator[ChatDelta]:
-        options = (False,) if base in self._without_stream_options else (True, False)
-        for with_options in options:
-            payload = build_payload(model, messages, tools, stream=True, stream_usage=with_options)
+        fields = self._refusals.fields_for(base, stream=True, response_format=response_format)
+        while True:
+            payload = self._payload(model, messages, tools, fields, stream=True)
             async with self._client().stream("POST", f"{base}/chat/completions", json=payload) as response:
-                if with_options and response.status_code in _OPTIONS_REJECTED_STATUS:
-                    await response.aread()
-                    logger.info("%s refused stream_options; streaming without usage", self._redact(base))
+                retry = await self._refused(base, fields, response)
+                if retry is not None:
+                    fields = retry
                     continue
                 await self._check_status(base, response, model)
-                if not with_options:
-                    self._without_stream_options.add(base)
+                self._refusals.went_through(base, fields, stream=True)
                 assembler = StreamAssembler()
                 scrubber = self._scrubber()
                 # Read to the end even after [DONE], so the connection goes back to the pool.
@@ -209,6 +256,34 @@ class OpenAICompatibleChatModel:
                     yield ChatDelta(text=rest)
                 yield assembler.final_delta(messages, tools)
                 return
+
+    @staticmethod
+    def _payload(
+        model: str, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], fields: OptionalFields, *, stream: bool
+    ) -> dict[str, object]:
+        return build_payload(
+            model,
+            messages,
+            tools,
+            stream=stream,
+            stream_usage=fields.stream_usage,
+            response_format=fields.response_format,
+        )
+
+    async def _refused(self, base: str, fields: OptionalFields, response: httpx.Response) -> OptionalFields | None:
+        """Return the fields to try again with when the endpoint refused an optional one, else None."""
+        if response.status_code not in REFUSAL_STATUS or fields == OptionalFields():
+            return None
+        detail = error_text_from_bytes(await response.aread())
+        retry = self._refusals.refused(base, fields, response.status_code, detail)
+        if retry is not None:
+            dropped = (
+                "response_format" if retry.response_format is None and fields.response_format else "stream_options"
+            )
+            logger.info(
+                "%s refused %s (%s); asking again without it", self._redact(base), dropped, self._redact(detail)
+            )
+        return retry
 
     async def _model_for(self, base: str) -> str:
         if self._settings.model:
@@ -305,36 +380,3 @@ class OpenAICompatibleChatModel:
             self._http = httpx.AsyncClient(headers=headers, timeout=timeout, transport=self._transport)
             self._http_loop = loop
         return self._http
-
-
-async def build_chat_model(
-    settings: LlmSettings,
-    *,
-    probe_urls: Sequence[str] = LOCAL_PROBE_URLS,
-    probe_timeout_seconds: float = PROBE_TIMEOUT_SECONDS,
-) -> OpenAICompatibleChatModel | None:
-    """Return a client for the configured endpoints, else for a local server found by probing, else None.
-
-    Async because probing is network I/O: call it once at start-up (lifespan, or `asyncio.run` in the CLI).
-    A probed server counts only if it lists a chat model (or LLM_MODEL is set); None means retrieval-only mode.
-    """
-    if settings.base_urls:
-        return OpenAICompatibleChatModel(settings)
-    if not settings.probe_local_ports:
-        return None
-    headers = {"Authorization": f"Bearer {settings.api_key.get_secret_value()}"} if settings.api_key else {}
-    async with httpx.AsyncClient(headers=headers, timeout=probe_timeout_seconds) as client:
-        for url in probe_urls:
-            base = url.rstrip("/")
-            try:
-                response = await client.get(f"{base}/models")
-                # A server with only embedding models (Ollama with just nomic-embed-text) cannot chat.
-                has_model = response.is_success and bool(
-                    settings.model or any(is_chat_model_id(i) for i in model_ids(response.json()))
-                )
-            except (httpx.HTTPError, json.JSONDecodeError):
-                continue
-            if has_model:
-                logger.info("found a local LLM endpoint at %s", base)
-                return OpenAICompatibleChatModel(settings.model_copy(update={"base_urls": (base,)}))
-    return None  # the caller says, once, that it answers without a model

@@ -27,14 +27,22 @@ class MalformedReply(Exception):
 
 
 def build_payload(
-    model: str, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *, stream: bool, stream_usage: bool
+    model: str,
+    messages: Sequence[ChatMessage],
+    tools: Sequence[ToolSpec],
+    *,
+    stream: bool,
+    stream_usage: bool,
+    response_format: Mapping[str, object] | None = None,
 ) -> dict[str, Any]:
-    """Return the JSON body of POST /chat/completions."""
+    """Return the JSON body of POST /chat/completions (`response_format` as OpenAI's, passed through)."""
     payload: dict[str, Any] = {"model": model, "messages": [message_to_wire(m) for m in messages], "stream": stream}
     if tools:
         payload["tools"] = [tool_to_wire(tool) for tool in tools]
     if stream and stream_usage:
         payload["stream_options"] = {"include_usage": True}
+    if response_format is not None:
+        payload["response_format"] = dict(response_format)
     return payload
 
 

@@ -35,6 +35,13 @@ class RecordedRequest:
         """Return the chat messages of a POST /chat/completions body."""
         return list((self.json or {}).get("messages", []))
 
+    @property
+    def response_format(self) -> dict[str, Any] | None:
+        """Return the `response_format` the request asked for, or None."""
+        body = self.json if isinstance(self.json, dict) else {}
+        value = body.get("response_format")
+        return value if isinstance(value, dict) else None
+
 
 @dataclass
 class _State:
@@ -59,6 +66,8 @@ class ScriptedLLMServer:
         models: Sequence[str] = (DEFAULT_MODEL,),
         delay_per_token: float = 0.0,
         reject_stream_options: bool = False,
+        reject_response_format: bool = False,
+        routes: Mapping[str, Any] | None = None,
         port: int = 0,
     ) -> None:
         """Prepare the server (start it with `with` or start()).
@@ -69,12 +78,18 @@ class ScriptedLLMServer:
             models: listed by GET /models; a chat request naming another model gets a 404, as OpenAI answers.
             delay_per_token: seconds between streamed tokens.
             reject_stream_options: answer 400 to any request with `stream_options`, like older servers.
+            reject_response_format: answer 400 to any request with `response_format`, as llama.cpp did before
+                it took json_schema.
+            routes: more JSON endpoints, "METHOD /path" -> body (or (status, body)), e.g. "GET /props" for
+                llama.cpp's server properties; they win over the built-in routes.
             port: 0 for a free port.
         """
         self.api_key = api_key
         self.models = tuple(models)
         self.delay_per_token = delay_per_token
         self.reject_stream_options = reject_stream_options
+        self.reject_response_format = reject_response_format
+        self.routes = dict(routes or {})
         self._state = _State(script=script if callable(script) else None)
         if not callable(script):
             self._state.queue.extend(script)
@@ -194,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(None)
-        if not self._is_authorized():
+        if not self._is_authorized() or self._send_route():
             return
         if self.path.rstrip("/").endswith("/models"):
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in self.owner.models]
@@ -212,12 +227,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, _error_body("We could not parse the JSON body of your request.", "invalid_json"))
             return
         self._record(body)
-        if not self._is_authorized():
+        if not self._is_authorized() or self._send_route():
             return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, _error_body(f"no route {self.path}", "not_found"))
         elif self.owner.reject_stream_options and "stream_options" in body:
             self._send_json(400, _error_body("Unrecognized request argument supplied: stream_options", None))
+        elif self.owner.reject_response_format and "response_format" in body:
+            rf_type = (body.get("response_format") or {}).get("type")
+            message = f'response_format type must be one of "text" or "json_object", but got: {rf_type}'
+            self._send_json(400, {"error": {"code": 400, "message": message, "type": "invalid_request_error"}})
         elif body.get("model") not in self.owner.models:
             message = f"The model `{body.get('model')}` does not exist or you do not have access to it."
             self._send_json(404, _error_body(message, "model_not_found"))
@@ -289,6 +308,15 @@ class _Handler(BaseHTTPRequestHandler):
         if turn.echo_headers:
             body["request_headers"] = dict(self.headers.items())
         self._send_json(turn.status, body)
+
+    def _send_route(self) -> bool:
+        """Answer from `routes` when one matches this method and path (query string ignored)."""
+        route = self.owner.routes.get(f"{self.command} {self.path.split('?', 1)[0]}")
+        if route is None:
+            return False
+        status, body = route if isinstance(route, tuple) else (200, route)
+        self._send_json(status, body)
+        return True
 
     def _is_authorized(self) -> bool:
         expected = self.owner.api_key

@@ -82,6 +82,7 @@ _SENTENCES = re.compile(r"[.!?;:\n]+")
 # How much of a message is read for its intent: requests come first or in the sentences after a question, and
 # a pasted megabyte must not cost more than a paragraph. Text beyond this counts as asking for nothing.
 INTENT_CHARS = 4_000
+_CREW_RUN = re.compile(r"^\s*(?:please\s+|bitte\s+)?(?:run|start|führe|starte)\b.*\b(?:crew|team)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,9 @@ def asked_change(message: str) -> AskedChange:
     kinds: set[DestructiveKind] = set()
     is_change = False
     for sentence in _SENTENCES.split(message[:INTENT_CHARS]):
+        if _CREW_RUN.match(sentence):  # "run the Daily-Briefing crew": its writes are what was asked for
+            is_change = True
+            continue
         verb = _request_verb(sentence)
         if verb is None:
             continue

@@ -16,10 +16,9 @@ from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.paths import as_on_disk
 from agent.tools.daily import DATE_DESCRIPTION, daily_note_path
 from agent.tools.definition import ToolArgs, require
-from core.errors import AppError, NotFound
 from edits.scope import check_writable
 from edits.text import body as ops
-from edits.text.templates import render_daily_template
+from edits.text.templates import new_daily_note_text as shared_new_daily_note_text
 from rag.notes.moment import parse_day
 
 
@@ -35,26 +34,15 @@ class EditDailyNoteArgs(ToolArgs):
     heading: str = Field("", description="Optional heading of the daily note to add under, e.g. 'Log'.")
 
 
-def _template_path(context: ProposeContext, setting: str) -> str:
-    try:
-        return context.snapshot().find_note(setting)
-    except AppError as exc:
-        raise NotFound(
-            f"the daily notes template {setting!r} cannot be used ({exc}); fix Settings > Daily notes > Template "
-            "file location, or clear it to create daily notes empty"
-        ) from exc
-
-
 def new_daily_note_text(context: ProposeContext, day: date) -> str:
     """Return the text a new daily note of `day` starts with: its template filled in for that day, or ""."""
-    config = context.reader.daily_notes_config(context.snapshot())
-    if not config.template:
-        return ""
-    path = _template_path(context, config.template)
-    text = context.read(path)
-    if text is None:
-        raise NotFound(f"the daily notes template {path!r} no longer exists")
-    return render_daily_template(text, day=day, now=context.reader.now(), daily_format=config.format)
+    return shared_new_daily_note_text(
+        context.reader.daily_notes_config(context.snapshot()),
+        day=day,
+        now=context.reader.now(),
+        find_note=context.snapshot().find_note,
+        read=context.read,
+    )
 
 
 def _edited(text: str, args: EditDailyNoteArgs) -> str:

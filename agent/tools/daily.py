@@ -12,17 +12,15 @@ from agent.tools.outcome import Part, Reply, note_part, reply
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from core.errors import NotFound
-from rag.notes.moment import format_moment, parse_day
-from rag.notes.vault import clean_relative_path
+from rag.notes.moment import parse_day
+from rag.notes.obsidian_config import daily_note_path as shared_daily_note_path
 
 DATE_DESCRIPTION = "The day: YYYY-MM-DD, 'today', 'yesterday' or 'tomorrow'. Empty: today."
 
 
 def daily_note_path(reader: VaultReader, snapshot: VaultSnapshot, day: date) -> str:
     """Return the vault path the daily note of `day` has, or would have once created."""
-    config = reader.daily_notes_config(snapshot)
-    name = clean_relative_path(format_moment(config.format, day), what="daily note name")
-    return f"{config.folder}/{name}.md" if config.folder else f"{name}.md"
+    return shared_daily_note_path(reader.daily_notes_config(snapshot), day)
 
 
 def existing_daily_note(reader: VaultReader, snapshot: VaultSnapshot, day: date) -> str:

@@ -48,7 +48,8 @@ def _change_json(change: AppliedChange) -> dict[str, object]:
     }
 
 
-def _plan_json(plan: UndoPlan) -> dict[str, object]:
+def plan_json(plan: UndoPlan) -> dict[str, object]:
+    """Return an undo plan as the API shows it: the change set, whether it was applied, its steps and warnings."""
     return {
         "change_set_id": plan.change_set_id,
         "applied": plan.is_applied,
@@ -74,7 +75,7 @@ async def show_undo_plan(request: Request) -> dict[str, object]:
     edits = _edits(request)
     if edits.writer is None:
         raise UpstreamUnavailable("the vault writer", "WRITE_BACKEND=none: the vault is read-only")
-    return _plan_json(await plan_undo(writer=edits.writer, log=edits.log, now=datetime.now(UTC), lock=edits.lock))
+    return plan_json(await plan_undo(writer=edits.writer, log=edits.log, now=datetime.now(UTC), lock=edits.lock))
 
 
 @router.post("/v1/undo")
@@ -93,4 +94,4 @@ async def confirm_undo(body: UndoConfirmation, request: Request) -> dict[str, ob
     if plan.has_writes:
         runner: IndexRunner = request.app.state.index_runner
         await runner.run("undo")
-    return _plan_json(plan)
+    return plan_json(plan)

@@ -43,9 +43,11 @@ async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) 
         "vector_store": await probes.run("vector_store", lambda: services.store.count() >= 0),
         "docstore": await probes.run("docstore", lambda: services.docstore.get("")),
     }
-    checks["index"] = await _index_check(request, services, probes)
+    stores_answer = checks["vector_store"] == checks["docstore"] == "ok"
+    # Comparing the stores needs both: a hung one would only get a second probe stuck behind the first.
+    checks["index"] = await _index_check(request, services, probes) if stores_answer else "unknown (a store failed)"
     runner: IndexRunner | None = getattr(request.app.state, "index_runner", None)
-    if runner is not None and checks["vector_store"] == checks["docstore"] == "ok":
+    if runner is not None and stores_answer:
         runner.retry_now()  # both stores answer again: a run that failed on them need not wait out its backoff
     chat_model: ChatModel | None = request.app.state.chat_model
     if chat_model is None:

@@ -151,11 +151,17 @@ def prepend_to_section(text: str, heading: str, content: str) -> str:
     return note.render()
 
 
-def replace_section(text: str, heading: str, content: str) -> str:
-    """Return the note with a heading's section body (sub-sections included) replaced; the heading stays."""
+def replace_section(text: str, heading: str, content: str, *, keep_spacing: bool = False) -> str:
+    """Return the note with a heading's section body (sub-sections included) replaced; the heading stays.
+
+    The section's trailing blank lines stay; with `keep_spacing` its leading blank lines (under the heading) stay
+    too, so replacing a section with the same content again gives the same text, whatever its spacing.
+    """
     note = NoteLines.parse(text)
     start, end = _section(note, heading)
     trailing = end - _content_end(note.lines, start, end)
+    while keep_spacing and start < end - trailing and not note.lines[start].strip():
+        start += 1
     note.lines[start:end] = content_lines(content) + [""] * trailing
     return note.render()
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from core.errors import AppError, NotFound
 from rag.notes.moment import format_moment
+from rag.notes.obsidian_config import DailyNotesConfig
 
 DAILY_TIME_FORMAT = "HH:mm"  # the Daily notes plugin's {{time}}, whatever the Templates plugin says
 
@@ -125,3 +128,39 @@ def render_daily_template(text: str, *, day: date, now: datetime, daily_format: 
         return format_moment(daily_format, day + timedelta(days=-1 if match[1].lower() == "yesterday" else 1))
 
     return render_template(_NEIGHBOUR_DAY.sub(neighbour, text), values)
+
+
+def new_daily_note_text(
+    config: DailyNotesConfig,
+    *,
+    day: date,
+    now: datetime,
+    find_note: Callable[[str], str],
+    read: Callable[[str], str | None],
+) -> str:
+    """Return the text a new daily note of `day` starts with: the Daily notes template filled in for it, or "".
+
+    Args:
+        config: the Daily notes settings (their `template` names the template note, as a link would).
+        day: the daily note's date.
+        now: the current time ({{time}}).
+        find_note: the path of the note a setting names, resolved as Obsidian resolves a link; raises AppError.
+        read: a note's exact text, None when it does not exist.
+
+    Raises:
+        NotFound: the template setting names no note, or the note is gone.
+
+    """
+    if not config.template:
+        return ""
+    try:
+        path = find_note(config.template)
+    except AppError as exc:
+        raise NotFound(
+            f"the daily notes template {config.template!r} cannot be used ({exc}); fix Settings > Daily notes > "
+            "Template file location, or clear it to create daily notes empty"
+        ) from exc
+    text = read(path)
+    if text is None:
+        raise NotFound(f"the daily notes template {path!r} no longer exists")
+    return render_daily_template(text, day=day, now=now, daily_format=config.format)

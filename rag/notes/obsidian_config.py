@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
+from rag.notes.moment import format_moment
 from rag.notes.vault import clean_relative_path
 
 DEFAULT_DAILY_FORMAT = "YYYY-MM-DD"  # Obsidian's default when the Daily notes plugin has no format set
@@ -62,6 +64,12 @@ def daily_notes_config(root: Path) -> DailyNotesConfig:
         format=text_setting(config, "format") or DEFAULT_DAILY_FORMAT,
         template=text_setting(config, "template"),
     )
+
+
+def daily_note_path(config: DailyNotesConfig, day: date) -> str:
+    """Return the vault path the daily note of `day` has, or would have once created (folder + formatted name)."""
+    name = clean_relative_path(format_moment(config.format, day), what="daily note name")
+    return f"{config.folder}/{name}.md" if config.folder else f"{name}.md"
 
 
 def template_formats(root: Path) -> TemplateFormats:

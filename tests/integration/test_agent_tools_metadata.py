@@ -65,11 +65,11 @@ def test_properties_of_a_note_values_across_the_vault_and_names(tools: ToolRegis
     assert '<properties path="Projects/Librarian/Vault Librarian.md" source="[[Vault Librarian]]">' in of_note.text
     assert "- status: active" in of_note.text and "- aliases: Librarian, VL" in of_note.text
     status = call(tools, "properties", command="values_of_property", name="Status")
-    assert "- in-progress (2): [[Deployment Notes]], [[Evaluation Plan]]" in status.text
+    assert "- in-progress (3): [[Deployment Notes]], [[Evaluation Plan]], [[File the tax return]]" in status.text
     assert "- paused (1): [[Balcony Irrigation]]" in status.text
     assert "[[Balcony Irrigation]]" in status.anchors
     names = call(tools, "properties", command="list")
-    assert "- status: 16 note(s)" in names.text
+    assert "- status: 24 note(s)" in names.text  # 16 notes, and the 8 task notes of TaskNotes/
     missing = call(tools, "properties", command="values_of_property", name="colour")
     assert "No note has the property 'colour'" in missing.text
 

@@ -1,0 +1,101 @@
+"""Crews from chat: "run the Daily-Briefing crew" runs it dry and shows its writes as proposals through the edit gate.
+
+The crew's planned writes become ordinary proposals of the conversation, so the edit gate that wraps this answerer
+shows their diffs, and only the user's "yes" applies exactly them (scope, staleness hash, snapshot, undo). Code
+recognises the request; the model is not asked.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime, timedelta
+
+from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
+from core.edits import ProposedEdit
+from core.errors import AppError
+from core.ports import Answerer
+from crews.runner import planned_write
+from crews.service import CrewService
+from edits.proposals import SqliteProposalStore
+
+# "run the Daily-Briefing crew", "please start crew Task-Triage", "führe die Crew Daily-Briefing aus"
+_REQUEST = re.compile(
+    r"^\s*(?:please\s+|bitte\s+)?(?:run|start|führe|starte)\s+(?:the\s+|die\s+|den\s+)?"
+    r"(?:(?:crew|team)\s+(?P<after>[\w.-]+)|(?P<before>[\w.-]+)\s+(?:crew|team))\b",
+    re.IGNORECASE,
+)
+
+
+def crew_request(message: str) -> str | None:
+    """Return the crew a message asks to run ("run the X crew"), or None."""
+    match = _REQUEST.match(message[:300])
+    return (match.group("after") or match.group("before")) if match else None
+
+
+class CrewChatAnswerer:
+    """Answer "run the X crew" with a dry run whose writes wait as proposals; pass every other turn on."""
+
+    def __init__(
+        self,
+        inner: Answerer,
+        crews: CrewService,
+        store: SqliteProposalStore,
+        *,
+        ttl_minutes: float,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._inner = inner
+        self._crews = crews
+        self._store = store
+        self._ttl = timedelta(minutes=ttl_minutes)
+        self._clock = clock
+
+    @property
+    def mode(self) -> str:
+        """Return the wrapped answerer's mode."""
+        return self._inner.mode
+
+    async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
+        """Run the named crew dry and store its writes as proposals, or let the wrapped answerer answer."""
+        latest = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+        name = crew_request(latest)
+        if name is None or self._crews.catalog().team(name) is None:
+            async for event in self._inner.answer(request):
+                yield event
+            return
+        yield AnswerStatus(f"running the {name} crew (dry run)…")
+        text = await self._dry_run(name, request.conversation_id)
+        yield AnswerText(text)
+        yield AnswerDone(usage=Usage(0, 0, is_estimate=True))
+
+    async def _dry_run(self, name: str, conversation_id: str) -> str:
+        try:
+            state = await self._crews.run(name, dry_run=True, trigger="chat")
+        except AppError as exc:
+            return f"The {name} crew could not run: {exc.message}"
+        if state.status != "ok":
+            why = state.error or "see its run log"
+            return f"The dry run of {state.crew} ended {state.status}: {why} (run {state.id})."
+        if not state.planned:
+            return f"The {state.crew} crew ran (dry run {state.id}) and found nothing to change."
+        now = self._clock()
+        for item in state.planned:
+            write = planned_write(item)
+            self._store.add(
+                ProposedEdit(
+                    id=secrets.token_hex(4),
+                    conversation_id=conversation_id,
+                    operation=f"crew {state.crew}: {write.action} ({write.summary})",
+                    path=write.path,
+                    new_path=None,
+                    base_hash=write.base_hash,
+                    new_text=write.new_text,
+                    diff=write.diff,
+                    created_at=now,
+                    expires_at=now + self._ttl,
+                )
+            )
+        count = len(state.planned)
+        return f"The {state.crew} crew ran as a dry run ({state.id}) and would make {count} change(s):"

@@ -1,0 +1,121 @@
+"""Terminal rendering of crews: the catalog, a live run (task and tokens as they go), runs, a run, an undo plan."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.status import Status
+
+_STATUS_COLOURS = {"ok": "green", "failed": "red", "aborted": "yellow", "interrupted": "yellow", "running": "cyan"}
+
+
+def print_catalog(console: Console, catalog: dict[str, Any]) -> None:
+    """Print each runnable crew (schedule, pipeline) and each crew note that cannot run, with why."""
+    if not catalog["crews"] and not catalog["errors"]:
+        console.print(f"no crews under {escape(catalog['root'])}/: run `librarian crew install-examples`")
+    for crew in catalog["crews"]:
+        schedule = f"  [dim]schedule {escape(crew['schedule'])}[/dim]" if crew["schedule"] else ""
+        pipeline = " → ".join(f"{task['id']} ({task['kind']})" for task in crew["tasks"])
+        console.print(f"[bold]{escape(crew['name'])}[/bold]  {escape(crew['path'])}{schedule}")
+        if crew["description"]:
+            console.print(f"  {escape(crew['description'])}")
+        console.print(f"  [dim]{escape(pipeline)} · writes {', '.join(crew['write_scope']) or 'nothing'}[/dim]")
+    if catalog["errors"]:
+        console.print(f"[red]{len(catalog['errors'])} crew note(s) cannot run:[/red]")
+        for error in catalog["errors"]:
+            console.print(f"  [red]✗[/red] {escape(error['path'])}: {escape(error['error'])}")
+
+
+class LiveRun:
+    """A status line while a run goes: the current task and the tokens so far."""
+
+    def __init__(self, console: Console, *, enabled: bool) -> None:
+        self._console = console
+        self._enabled = enabled
+        self._status: Status | None = None
+        self._task = ""
+
+    def __enter__(self) -> LiveRun:
+        if self._enabled:
+            self._status = self._console.status("starting the run…")
+            self._status.__enter__()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._status is not None:
+            self._status.__exit__(kind, value, trace)
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """Update the line from a run event (task status, tokens, run outcome)."""
+        if self._status is None:
+            return
+        if event.get("type") == "task":
+            self._task = str(event["task"])
+            if event["status"] in ("ok", "failed", "stale", "skipped"):
+                self._console.print(f"  {_mark(event['status'])} {escape(self._task)}: {event['status']}")
+        tokens = event.get("tokens")
+        suffix = f" · {tokens} tokens" if tokens else ""
+        if event.get("type") == "abort_requested":
+            suffix += " · abort requested…"
+        self._status.update(f"{escape(self._task or 'starting')}{suffix}")
+
+
+def _mark(status: str) -> str:
+    return {"ok": "[green]✓[/green]", "failed": "[red]✗[/red]"}.get(status, "[yellow]-[/yellow]")
+
+
+def print_run(console: Console, state: dict[str, Any], *, with_diffs: bool) -> None:
+    """Print a run: outcome, each task with its lines, files written, and a dry run's diffs."""
+    colour = _STATUS_COLOURS.get(state["status"], "white")
+    dry = " (dry run: nothing written)" if state["dry_run"] else ""
+    console.print(
+        f"[bold]{escape(state['crew'])}[/bold] run {escape(state['id'])}: [{colour}]{state['status']}[/{colour}]{dry}"
+    )
+    console.print(
+        f"  started {state['started']} · {state['writes']} write(s) · {state['llm_calls']} LLM call(s) · "
+        f"{state['tokens']} token(s)"
+    )
+    if state.get("error"):
+        console.print(f"  [{colour}]{escape(state['error'])}[/{colour}]")
+    for task in state["tasks"]:
+        console.print(f"  {_mark(task['status'])} {escape(task['id'])} ({escape(task['what'])}): {task['status']}")
+        for line in task["lines"]:
+            console.print(f"      {escape(line)}")
+    for path in state.get("files", []):
+        console.print(f"  wrote {escape(path)}")
+    if with_diffs:
+        for item in state.get("planned", []):
+            console.print(f"\n[bold]{escape(item['action'])} {escape(item['path'])}[/bold]: {escape(item['summary'])}")
+            console.print(escape(item["diff"]), highlight=False)
+    if state["writes"] and state.get("change_set_id"):
+        console.print(f"  undo: librarian crew undo {escape(state['id'])}")
+
+
+def print_runs(console: Console, runs: list[dict[str, Any]]) -> None:
+    """Print one line per run, newest first."""
+    if not runs:
+        console.print("no crew runs yet")
+    for state in runs:
+        colour = _STATUS_COLOURS.get(state["status"], "white")
+        dry = " dry-run" if state["dry_run"] else ""
+        console.print(
+            f"{escape(state['id'])}  {escape(state['crew'])}  [{colour}]{state['status']}[/{colour}]{dry}  "
+            f"{state['started']}  {state['writes']} write(s)"
+        )
+
+
+def print_undo(console: Console, state: dict[str, Any], plan: dict[str, Any]) -> None:
+    """Print what undoing a run restores (or restored): crew, time, and each file."""
+    if not plan.get("change_set_id"):
+        console.print(f"run {escape(state['id'])} wrote nothing: nothing to undo")
+        return
+    verb = "Undid" if plan.get("applied") else "Undoing restores"
+    console.print(f"{verb} run {escape(state['id'])} of {escape(state['crew'])} ({state['started']}):")
+    for step in plan["steps"]:
+        mark = "[yellow]![/yellow]" if step["action"] == "conflict" else "-"
+        console.print(f"  {mark} {escape(step['path'])}: {escape(step['message'])}")

@@ -1,0 +1,140 @@
+"""Crews over HTTP: list them (with load errors), start a run, read it, follow it (SSE), abort it, undo it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette.sse import EventSourceResponse
+
+from app.routes.changes import plan_json
+from core.errors import EditConflict, UpstreamUnavailable
+from core.settings import ServerSettings
+from crews.catalog import Catalog
+from crews.run_state import RunState
+from crews.service import CrewService
+
+router = APIRouter()
+
+
+class RunRequest(BaseModel):
+    """The body of POST /v1/crews/{name}/runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dry_run: bool = Field(False, description="Plan and show the diffs; write nothing.")
+
+
+class UndoRunConfirmation(BaseModel):
+    """The body of POST /v1/crews/runs/{run_id}/undo: the change set GET showed, so nothing else is undone."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    change_set_id: str = Field(min_length=1, max_length=64)
+
+
+def _service(request: Request) -> CrewService:
+    service: CrewService | None = getattr(request.app.state, "crews", None)
+    if service is None:
+        raise UpstreamUnavailable("crews", "crews are not available in this service")
+    return service
+
+
+def catalog_json(catalog: Catalog) -> dict[str, Any]:
+    """Return the crews of the vault, runnable ones and the notes that cannot run (with why)."""
+    crews = [
+        {
+            "name": team.name,
+            "path": team.path,
+            "description": team.spec.description,
+            "schedule": team.spec.schedule,
+            "write_scope": list(team.spec.write_scope),
+            "max_writes": team.spec.max_writes,
+            "tasks": [{"id": task.id, "kind": task.kind} for task in team.spec.tasks],
+        }
+        for team in sorted(catalog.teams.values(), key=lambda t: t.name.casefold())
+    ]
+    errors = [{"path": error.path, "error": error.message} for error in catalog.errors]
+    return {"root": catalog.root, "crews": crews, "agents": sorted(catalog.agents), "errors": errors}
+
+
+def run_json(state: RunState) -> dict[str, Any]:
+    """Return a run as the API shows it (its state.json)."""
+    return state.to_json()
+
+
+@router.get("/v1/crews")
+async def list_crews(request: Request) -> dict[str, Any]:
+    """Return the crews under the crew root, each team's pipeline, and the crew notes that cannot run."""
+    return catalog_json(_service(request).catalog())
+
+
+@router.post("/v1/crews/{name}/runs", status_code=202)
+async def start_run(name: str, request: Request, body: RunRequest | None = None) -> dict[str, Any]:
+    """Start a run of the crew (404: no such crew, 409: one is already going); follow it at .../events."""
+    state = await _service(request).start(name, dry_run=bool(body and body.dry_run), trigger="api")
+    return {"run": run_json(state), "events": f"/v1/crews/runs/{state.id}/events"}
+
+
+@router.get("/v1/crews/runs")
+async def list_runs(
+    request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 50, crew: str | None = None
+) -> dict[str, Any]:
+    """Return saved runs, newest first (optionally of one crew)."""
+    return {"runs": [run_json(state) for state in _service(request).runs(limit=limit, crew=crew)]}
+
+
+@router.get("/v1/crews/runs/{run_id}")
+async def read_run(run_id: str, request: Request) -> dict[str, Any]:
+    """Return a run's state: status, each task, writes, LLM calls, tokens, planned diffs of a dry run."""
+    return run_json(_service(request).get(run_id))
+
+
+@router.get("/v1/crews/runs/{run_id}/events", response_model=None)
+async def follow_run(run_id: str, request: Request) -> EventSourceResponse | JSONResponse:
+    """Stream a run's progress as server-sent events (task, tokens, run), ending with its outcome."""
+    service = _service(request)
+    state = service.get(run_id)
+    control = service.control(run_id)
+    settings: ServerSettings = request.app.state.server_settings
+
+    async def events() -> AsyncIterator[dict[str, str]]:
+        if control is None:  # ended, or run by another process: one event with what its log says
+            yield {"event": "run", "data": json.dumps({"type": "run", "run": run_id, "status": state.status})}
+            return
+        async for event in control.events():
+            yield {"event": str(event.get("type", "progress")), "data": json.dumps(event)}
+
+    return EventSourceResponse(events(), ping=settings.keepalive_seconds, sep="\n")
+
+
+@router.post("/v1/crews/runs/{run_id}/abort")
+async def abort_run(run_id: str, request: Request) -> dict[str, Any]:
+    """Ask a run to stop; the message says whether it could still take effect."""
+    return {"message": _service(request).abort(run_id)}
+
+
+@router.get("/v1/crews/runs/{run_id}/undo")
+async def show_run_undo(run_id: str, request: Request) -> dict[str, Any]:
+    """Return what undoing this run would restore; nothing changes until POST confirms it."""
+    service = _service(request)
+    state = service.get(run_id)
+    plan = await service.undo(run_id, confirm=False)
+    return {"run": run_id, "crew": state.crew, "started": state.started, **plan_json(plan)}
+
+
+@router.post("/v1/crews/runs/{run_id}/undo")
+async def confirm_run_undo(run_id: str, body: UndoRunConfirmation, request: Request) -> dict[str, Any]:
+    """Undo this run's writes (409 when the change set named is not this run's); notes edited since are kept."""
+    service = _service(request)
+    state = service.get(run_id)
+    if state.change_set_id != body.change_set_id:
+        raise EditConflict(f"run {run_id} is change set {state.change_set_id}, not {body.change_set_id}")
+    plan = await service.undo(run_id, confirm=True)
+    if plan.has_writes:
+        await request.app.state.index_runner.run("undo")
+    return {"run": run_id, **plan_json(plan)}

@@ -1,0 +1,193 @@
+"""Team and agent notes: what a crew is, read from its Markdown in the vault and checked before it can ever run.
+
+A team note (`crew-kind: team`) declares its pipeline in frontmatter; an agent note (`crew-kind: agent`) holds a
+system prompt in its body. Everything a run relies on is checked here, so a note that does not parse, names an
+unknown collector, agent, output family or action, or has a bad cron expression is listed with its error and
+never run, while the other crews still load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from crews.model import ActionName, OutputFamilyName
+
+DEFAULT_MAX_WRITES = 20
+DEFAULT_LLM_CALLS = 4  # one call per llm task and its one repair, for two llm tasks
+DEFAULT_TIMEOUT_MINUTES = 10.0
+# The shorthands Vault Crews' examples use for an output block.
+OUTPUT_SHORTHANDS: dict[str, OutputFamilyName] = {"triage-v1": "frontmatter.set", "briefing-v1": "section.write"}
+# Which actions can carry out which output family.
+ACTIONS_FOR: dict[OutputFamilyName, frozenset[ActionName]] = {
+    "frontmatter.set": frozenset({"frontmatter.set"}),
+    "section.write": frozenset({"section.replace", "note.create"}),
+}
+DEFAULT_SECTION_CHARS = 16_000
+
+
+class OutputSpec(BaseModel):
+    """An llm task's `output:` block: the family its reply must answer, and that family's limits."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    family: OutputFamilyName
+    allowed_keys: tuple[str, ...] = ()  # frontmatter.set: the only properties it may set
+    max_chars: int = Field(DEFAULT_SECTION_CHARS, gt=0, le=200_000)  # section.write
+
+    @model_validator(mode="after")
+    def _keys_for_frontmatter(self) -> OutputSpec:
+        if self.family == "frontmatter.set" and not self.allowed_keys:
+            raise ValueError("a frontmatter.set output must list allowed_keys (the properties it may set)")
+        return self
+
+
+class CollectorTask(BaseModel):
+    """Code gathers material: `collector: tasknotes.query` with its `params`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["collector"] = "collector"
+    id: str = Field(min_length=1, max_length=64)
+    collector: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class LlmTask(BaseModel):
+    """Exactly one chat completion (plus one repair) answering the declared output, written by the named agent."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["llm"] = "llm"
+    id: str = Field(min_length=1, max_length=64)
+    agent: str
+    instruction: str = ""
+    output: OutputSpec
+
+
+class ActionsTask(BaseModel):
+    """Code applies the validated output: `actions: section.replace` with its `params`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["actions"] = "actions"
+    id: str = Field(min_length=1, max_length=64)
+    actions: ActionName
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+TaskSpec = Annotated[CollectorTask | LlmTask | ActionsTask, Field(discriminator="kind")]
+
+
+class TeamSpec(BaseModel):
+    """A team note's frontmatter, validated (other properties Obsidian keeps, like tags, are ignored)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    name: str = Field(min_length=1, max_length=80)
+    description: str = ""
+    write_scope: tuple[str, ...] = ()
+    max_writes: int = Field(DEFAULT_MAX_WRITES, ge=0)
+    llm_calls: int = Field(DEFAULT_LLM_CALLS, ge=1, alias="max_llm_calls")
+    timeout_minutes: float = Field(DEFAULT_TIMEOUT_MINUTES, gt=0, le=24 * 60)
+    schedule: str | None = None
+    tasks: tuple[TaskSpec, ...] = Field(min_length=1)
+
+    @field_validator("write_scope", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return (value,) if isinstance(value, str) else value
+
+    @field_validator("tasks", mode="before")
+    @classmethod
+    def _infer_kinds(cls, value: object) -> object:
+        # `collector: X`, `agent: X` (llm) or `actions: X` say what a task is; `kind:` may say it too.
+        if not isinstance(value, list):
+            return value
+        return [_with_kind(task) for task in value]
+
+    @model_validator(mode="after")
+    def _pipeline_fits(self) -> TeamSpec:
+        check_pipeline(self.tasks)
+        return self
+
+
+def _with_kind(task: object) -> object:
+    if not isinstance(task, dict) or "kind" in task:
+        return task
+    for key, kind in (("collector", "collector"), ("agent", "llm"), ("llm", "llm"), ("actions", "actions")):
+        if key in task:
+            inferred = {**task, "kind": kind}
+            if key == "llm":  # `llm: Briefer` names the agent, as `agent: Briefer` does
+                inferred["agent"] = inferred.pop("llm")
+            output = inferred.get("output_schema")
+            if kind == "llm" and isinstance(output, str):
+                inferred.pop("output_schema")
+                inferred.setdefault("output", {"family": OUTPUT_SHORTHANDS.get(output, output)})
+            return inferred
+    return task
+
+
+def check_pipeline(tasks: tuple[CollectorTask | LlmTask | ActionsTask, ...]) -> None:
+    """Refuse a pipeline whose tasks cannot feed each other: llm after a collector, actions after a fitting llm."""
+    ids = [task.id for task in tasks]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"task ids must be unique, got {ids}")
+    collected = False
+    family: OutputFamilyName | None = None
+    for task in tasks:
+        if isinstance(task, CollectorTask):
+            collected = True
+        elif isinstance(task, LlmTask):
+            if not collected:
+                raise ValueError(f"llm task {task.id!r} has no collector before it to read material from")
+            family = task.output.family
+        elif family is None:
+            raise ValueError(f"actions task {task.id!r} has no llm task before it whose output it could apply")
+        elif task.actions not in ACTIONS_FOR[family]:
+            allowed = ", ".join(sorted(ACTIONS_FOR[family]))
+            raise ValueError(f"actions task {task.id!r}: {task.actions} cannot apply a {family} output ({allowed} can)")
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    """A loaded team: its validated spec and the note it came from."""
+
+    spec: TeamSpec
+    path: str  # vault-relative path of the team note
+    content_hash: str
+
+    @property
+    def name(self) -> str:
+        """Return the team's name (as `crew run NAME` takes it)."""
+        return self.spec.name
+
+
+@dataclass(frozen=True, slots=True)
+class CrewAgent:
+    """An agent note: its name and the system prompt its body holds."""
+
+    name: str
+    path: str
+    system_prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class LoadError:
+    """A crew note that cannot run, and why."""
+
+    path: str
+    message: str
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """Return a pydantic error as one readable sentence per problem, naming the field."""
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"] if not str(part).startswith(("function-", "tagged-")))
+        cause = (error.get("ctx") or {}).get("error")
+        message = str(cause) if error["type"] == "value_error" and cause else error["msg"]
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts)

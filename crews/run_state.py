@@ -1,0 +1,104 @@
+"""The state of one crew run, as `state.json` keeps it: the run, each task, and what they did."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from crews.definitions import ActionsTask, CollectorTask, LlmTask, Team
+from crews.model import RunStatus, TaskStatus
+
+STATE_VERSION = 1
+FINISHED: frozenset[RunStatus] = frozenset({"ok", "failed", "aborted", "interrupted"})
+
+
+@dataclass(slots=True)
+class TaskState:
+    """One task of a run: its status and the lines the run log shows for it."""
+
+    id: str
+    kind: str  # "collector", "llm" or "actions"
+    what: str  # "tasks.open", "Briefer -> section.write", "section.replace"
+    status: TaskStatus = "waiting"
+    lines: list[str] = field(default_factory=list)
+    started: str | None = None
+    finished: str | None = None
+
+    def note(self, line: str) -> None:
+        """Add a line to what the run log says about this task."""
+        self.lines.append(line)
+
+
+@dataclass(slots=True)
+class RunState:
+    """A run of a team, saved at every change so a crash leaves an honest `running` behind for recovery."""
+
+    id: str
+    crew: str
+    team_path: str
+    trigger: str  # "cli", "api", "schedule", "chat"
+    dry_run: bool
+    started: str
+    status: RunStatus = "running"
+    finished: str | None = None
+    tasks: list[TaskState] = field(default_factory=list)
+    writes: int = 0
+    llm_calls: int = 0
+    tokens: int = 0
+    change_set_id: str | None = None
+    files: list[str] = field(default_factory=list)  # vault paths the run wrote
+    planned: list[dict[str, str]] = field(default_factory=list)  # a dry run's diffs: action, path, summary, diff
+    error: str | None = None
+    abort_requested: bool = False
+    version: int = STATE_VERSION
+
+    @property
+    def is_finished(self) -> bool:
+        """Return True once the run has ended, however it ended."""
+        return self.status in FINISHED
+
+    def task(self, task_id: str) -> TaskState:
+        """Return the state of the task with this id."""
+        return next(task for task in self.tasks if task.id == task_id)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return a JSON-ready dict (what state.json holds)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunState:
+        """Read a state saved by `to_json`."""
+        tasks = [TaskState(**task) for task in data.get("tasks", [])]
+        fields = {key: value for key, value in data.items() if key in cls.__dataclass_fields__ and key != "tasks"}
+        return cls(**fields, tasks=tasks)
+
+
+def new_run(team: Team, *, trigger: str, dry_run: bool, now: datetime) -> RunState:
+    """Return the state of a run of `team` that starts now, every task waiting."""
+    return RunState(
+        id=new_run_id(team.name, now),
+        crew=team.name,
+        team_path=team.path,
+        trigger=trigger,
+        dry_run=dry_run,
+        started=now.isoformat(timespec="seconds"),
+        tasks=[TaskState(task.id, task.kind, describe_task(task)) for task in team.spec.tasks],
+    )
+
+
+def new_run_id(crew: str, now: datetime) -> str:
+    """Return a run id that sorts by time and reads well in a file name: 20261201-070000-daily-briefing-3f2a."""
+    slug = re.sub(r"[^a-z0-9]+", "-", crew.casefold()).strip("-")[:40] or "crew"
+    return f"{now:%Y%m%d-%H%M%S}-{slug}-{secrets.token_hex(2)}"
+
+
+def describe_task(task: CollectorTask | LlmTask | ActionsTask) -> str:
+    """Return what a task does in a few words, for the run log and the progress display."""
+    if isinstance(task, CollectorTask):
+        return task.collector
+    if isinstance(task, LlmTask):
+        return f"{task.agent} -> {task.output.family}"
+    return task.actions

@@ -1,0 +1,143 @@
+"""Run logs in the vault: `run.md` (readable in Obsidian, Bases-friendly frontmatter) and `state.json` per run.
+
+They live under the crew root's `runs/` folder (or under DATA_DIR when the vault is read-only), one folder per
+run, beside a `runs.base` that lists them. They are logs, not notes the crews edit: written directly (atomically),
+never through the edit layer, never part of a change set, never undone. Everything written passes redaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from crews.catalog import RUNS_FOLDER
+from crews.run_state import RunState, TaskState
+from edits.writers.files import write_atomically
+from llm_client.redaction import redact
+
+STATE_FILE = "state.json"
+RUN_NOTE = "run.md"
+ARTIFACTS = "artifacts"
+BASE_FILE = "runs.base"
+
+
+class RunStore:
+    """Save, list and read runs under `folder` (`<vault>/<crew root>/runs`, or DATA_DIR's when read-only)."""
+
+    def __init__(self, folder: Path, *, secrets: Iterable[str] = (), base_text: str | None = None) -> None:
+        self.folder = folder
+        self._secrets = tuple(secrets)
+        self._base_text = base_text  # written beside the runs when missing, so Obsidian lists them
+
+    def redact(self, text: str) -> str:
+        """Return `text` without the configured secrets or anything that looks like a credential."""
+        return redact(text, self._secrets)
+
+    def save(self, state: RunState) -> None:
+        """Write the run's state.json and run.md (each atomically)."""
+        folder = self.folder / state.id
+        data = json.loads(self.redact(json.dumps(state.to_json(), ensure_ascii=False)))
+        write_atomically(folder / STATE_FILE, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        write_atomically(folder / RUN_NOTE, self.redact(render_run_note(state)))
+        self._ensure_base()
+
+    def save_artifact(self, run_id: str, name: str, text: str) -> str:
+        """Keep a raw model reply that failed validation; return its path relative to the runs folder."""
+        safe = "".join(char if char.isalnum() or char in "-_." else "_" for char in name)[:80]
+        target = self.folder / run_id / ARTIFACTS / safe
+        write_atomically(target, self.redact(text))
+        return target.relative_to(self.folder).as_posix()
+
+    def load(self, run_id: str) -> RunState | None:
+        """Return the saved state of a run, or None when there is no such run (or its state is unreadable)."""
+        if "/" in run_id or run_id.startswith("."):
+            return None
+        try:
+            return RunState.from_json(json.loads((self.folder / run_id / STATE_FILE).read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+
+    def list(self, *, limit: int = 50, crew: str | None = None) -> list[RunState]:
+        """Return saved runs, newest first (run ids sort by start time)."""
+        if not self.folder.is_dir():
+            return []
+        runs = []
+        for entry in sorted(self.folder.iterdir(), key=lambda p: p.name, reverse=True):
+            if entry.is_dir() and not entry.name.startswith("."):
+                state = self.load(entry.name)
+                if state is not None and (crew is None or state.crew.casefold() == crew.casefold()):
+                    runs.append(state)
+                    if len(runs) >= limit:
+                        break
+        return runs
+
+    def _ensure_base(self) -> None:
+        target = self.folder.parent / BASE_FILE
+        if self._base_text is not None and not target.exists():
+            write_atomically(target, self._base_text)
+
+
+def runs_folder(vault_root: Path, crew_root: str) -> Path:
+    """Return where the run logs of a vault's crews go."""
+    return vault_root / crew_root / RUNS_FOLDER
+
+
+def render_run_note(state: RunState) -> str:
+    """Return run.md: frontmatter for Bases (crew, status, times, writes, calls, tokens) and a section per task."""
+    front = {
+        "crew-kind": "run",
+        "crew": state.crew,
+        "run": state.id,
+        "status": state.status,
+        "trigger": state.trigger,
+        "dry_run": state.dry_run,
+        "started": state.started,
+        "finished": state.finished or "",
+        "writes": state.writes,
+        "llm_calls": state.llm_calls,
+        "tokens": state.tokens,
+        "change_set": state.change_set_id or "",
+        "error": state.error or "",
+    }
+    lines = ["---", *(f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in front.items()), "---", ""]
+    lines.append(f"# {state.crew}: run of {state.started}" + (" (dry run)" if state.dry_run else ""))
+    lines.append("")
+    lines.append(_headline(state))
+    for task in state.tasks:
+        lines.extend(["", *_task_section(task)])
+    if state.files:
+        lines.extend(["", "## Files written", "", *(f"- [[{path}]]" for path in state.files)])
+    if state.planned:
+        lines.extend(["", "## Planned changes (dry run)", ""])
+        for item in state.planned:
+            lines.extend([f"### {item['action']} {item['path']}", "", f"{item['summary']}", "", "```diff"])
+            lines.extend([item["diff"].rstrip("\n"), "```", ""])
+    if state.change_set_id and state.writes:
+        lines.extend(["", f"Undo this run: `librarian crew undo {state.id}`."])
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _headline(state: RunState) -> str:
+    counts = f"{state.writes} write(s), {state.llm_calls} LLM call(s), {state.tokens} token(s)"
+    if state.status == "running":
+        return f"Running since {state.started}: {counts} so far."
+    outcome = {
+        "ok": "Finished",
+        "failed": "Failed",
+        "aborted": "Aborted",
+        "interrupted": "Interrupted (the process running it ended)",
+    }[state.status]
+    error = f" {state.error}" if state.error else ""
+    return f"{outcome} at {state.finished}: {counts}.{error}"
+
+
+def _task_section(task: TaskState) -> list[str]:
+    lines = [f"## {task.id} ({task.kind}: {task.what}): {task.status}"]
+    if task.lines:
+        lines.append("")
+        lines.extend(f"- {line}" for line in task.lines)
+    return lines
+
+
+SaveCallback = Callable[[RunState], None]

@@ -1,0 +1,287 @@
+"""One crew run: the orchestrator walks the team's tasks in order; the model only ever fills in content.
+
+collector -> llm -> actions, each task's result feeding the next. Limits (max writes, LLM calls, wall clock) and
+an abort request are enforced here; a failed task ends the run; every write of a run is one change set, so the
+run (even aborted or failed part-way) can be undone as a whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from core.errors import AppError
+from core.ports import ChatModel, NoteWriter
+from core.settings import CrewSettings, VaultSettings, WriteSettings
+from crews.actions import ActionContext, count_actions, plan_writes
+from crews.apply_run import apply_planned
+from crews.catalog import Catalog
+from crews.collectors import CollectContext, SearchFunction, collect
+from crews.control import RunControl
+from crews.definitions import ActionsTask, CollectorTask, LlmTask, Team
+from crews.guard import check_writes, is_over_half
+from crews.llm_task import CallBudget, RunAborted, run_llm_task
+from crews.material import render_material
+from crews.model import BoundOutput, Material, PlannedWrite
+from crews.run_state import RunState, TaskState, new_run
+from crews.runlog import RunStore
+from edits.changelog import SqliteChangeLog, new_change_set_id
+from edits.lock import EditLock
+
+logger = logging.getLogger(__name__)
+DEFAULT_CONTEXT_TOKENS = 4096  # what small local servers start with when neither the endpoint nor a setting says
+REPLY_TOKENS = 1024  # room kept in the context for the model's answer
+PROMPT_TOKENS = 600  # room kept for the agent's prompt and the output contract
+
+
+class CrewRunError(AppError):
+    """A run cannot start or must stop: no model, a read-only vault, nothing the pipeline can use."""
+
+
+@dataclass(frozen=True, slots=True)
+class CrewDeps:
+    """What a run needs from the rest of the service (built once by the wiring, shared by every run)."""
+
+    vault: VaultSettings
+    writes: WriteSettings
+    crews: CrewSettings
+    writer: NoteWriter | None  # None: WRITE_BACKEND=none, so only dry runs
+    log: SqliteChangeLog | None  # None: a service that only lists crews and runs
+    lock: EditLock
+    store: RunStore
+    clock: Callable[[], datetime]  # local time: "today" is the user's day
+    count_tokens: Callable[[str], int]
+    chat_model: ChatModel | None = None
+    search: SearchFunction | None = None
+    context_tokens: Callable[[], Awaitable[int | None]] | None = None  # the endpoint's window, when it says
+    after_write: Callable[[], Awaitable[object]] | None = None  # re-index once the run wrote
+
+
+@dataclass(slots=True)
+class _Flow:
+    material: Material | None = None
+    output: BoundOutput | None = None
+    planned: list[PlannedWrite] = field(default_factory=list)
+
+
+async def run_team(team: Team, catalog: Catalog, deps: CrewDeps, *, control: RunControl, state: RunState) -> RunState:
+    """Run `team` to its end (ok, failed or aborted) and return its final state, saved at every step."""
+    deps.store.save(state)
+    control.emit({"type": "run", "status": "running", "crew": team.name})
+    try:
+        await asyncio.wait_for(_run_tasks(team, catalog, deps, control, state), team.spec.timeout_minutes * 60)
+    except TimeoutError:
+        _end(state, "aborted", f"the run took longer than {team.spec.timeout_minutes:g} minutes and was stopped")
+    except RunAborted:
+        _end(state, "aborted", "aborted on request")
+    except AppError as exc:
+        _end(state, "failed", exc.message)
+    else:
+        _end(state, "ok", None)
+    state.finished = deps.clock().isoformat(timespec="seconds")
+    for task in state.tasks:
+        if task.status in ("waiting", "running"):
+            task.status = "skipped"
+    deps.store.save(state)
+    control.finish({"type": "run", "status": state.status, "error": state.error, "writes": state.writes})
+    if state.writes and deps.after_write is not None:
+        await deps.after_write()
+    return state
+
+
+def start_state(team: Team, deps: CrewDeps, *, trigger: str, dry_run: bool) -> RunState:
+    """Return the state of a new run (its id is known before it starts, for locks and replies)."""
+    state = new_run(team, trigger=trigger, dry_run=dry_run, now=deps.clock())
+    if not dry_run:
+        state.change_set_id = new_change_set_id()
+    return state
+
+
+def _end(state: RunState, status: str, error: str | None) -> None:
+    state.status = status  # type: ignore[assignment]
+    state.error = error
+
+
+async def _run_tasks(team: Team, catalog: Catalog, deps: CrewDeps, control: RunControl, state: RunState) -> None:
+    _preflight(deps, dry_run=state.dry_run)
+    budget = CallBudget(team.spec.llm_calls)
+    flow = _Flow()
+    for task in team.spec.tasks:
+        if control.is_aborted:
+            raise RunAborted
+        task_state = state.task(task.id)
+        _set(task_state, "running", deps, state, control)
+        try:
+            if isinstance(task, CollectorTask):
+                flow.material = await _collect(task, deps, task_state)
+                if not flow.material.items:
+                    _set(task_state, "ok", deps, state, control)
+                    task_state.note("nothing to do: the later tasks are skipped")
+                    return
+            elif isinstance(task, LlmTask):
+                flow.output = await _ask(task, catalog, deps, control, state, flow, budget)
+            else:
+                await _act(task, team, deps, state, flow)
+        except (AppError, RunAborted) as exc:
+            task_state.status = "failed"
+            task_state.note(getattr(exc, "message", "aborted on request"))
+            raise
+        _set(task_state, "ok" if task_state.status == "running" else task_state.status, deps, state, control)
+
+
+def _preflight(deps: CrewDeps, *, dry_run: bool) -> None:
+    if deps.chat_model is None:
+        raise CrewRunError("no language model is configured or reachable (set LLM_BASE_URL); nothing was run")
+    if not dry_run and (deps.writer is None or deps.log is None):
+        raise CrewRunError("WRITE_BACKEND=none: the vault is read-only, so only dry runs are possible")
+
+
+def _set(task: TaskState, status: str, deps: CrewDeps, state: RunState, control: RunControl) -> None:
+    now = deps.clock().isoformat(timespec="seconds")
+    if status == "running":
+        task.started = now
+    else:
+        task.finished = now
+    task.status = status  # type: ignore[assignment]
+    deps.store.save(state)
+    control.emit({"type": "task", "task": task.id, "status": status, "tokens": state.tokens})
+
+
+async def _collect(task: CollectorTask, deps: CrewDeps, task_state: TaskState) -> Material:
+    now = deps.clock()
+    context = CollectContext(vault=deps.vault, today=now.date(), now=now, search=deps.search)
+    material = await asyncio.to_thread(collect, task.collector, task.params, context)
+    task_state.note(material.summary or f"{len(material.items)} item(s) collected")
+    return material
+
+
+async def _ask(
+    task: LlmTask,
+    catalog: Catalog,
+    deps: CrewDeps,
+    control: RunControl,
+    state: RunState,
+    flow: _Flow,
+    budget: CallBudget,
+) -> BoundOutput:
+    if flow.material is None:
+        raise CrewRunError(f"llm task {task.id!r} has no material")
+    agent = next(a for key, a in catalog.agents.items() if key.casefold() == task.agent.casefold())
+    window = (await deps.context_tokens() if deps.context_tokens else None) or deps.crews.context_tokens
+    window = window or DEFAULT_CONTEXT_TOKENS
+    rendered = render_material(
+        flow.material, max_tokens=max(256, window - REPLY_TOKENS - PROMPT_TOKENS), count_tokens=deps.count_tokens
+    )
+    task_state = state.task(task.id)
+    for line in rendered.omitted:
+        task_state.note(f"left out to fit the model's context ({window} tokens): {line}")
+    base_tokens = state.tokens
+
+    def on_tokens(count: int) -> None:
+        state.tokens = base_tokens + count
+        control.emit({"type": "tokens", "task": task.id, "tokens": state.tokens})
+
+    def save_artifact(name: str, text: str) -> None:
+        where = deps.store.save_artifact(state.id, name, text)
+        task_state.note(f"kept the model's reply as {where} (it did not validate, or named what was not collected)")
+
+    try:
+        result = await run_llm_task(
+            task,
+            agent,
+            rendered,
+            chat_model=deps.chat_model,  # type: ignore[arg-type]  # checked by the preflight
+            budget=budget,
+            on_tokens=on_tokens,
+            is_aborted=lambda: control.is_aborted,
+            save_artifact=save_artifact,
+        )
+    finally:
+        state.llm_calls = budget.used
+    state.tokens = base_tokens + result.tokens
+    for rejection in result.output.rejected:
+        task_state.note(f"rejected {rejection.what}: {rejection.reason}")
+    task_state.note(f"{result.calls} call(s), {result.tokens} token(s)")
+    return result.output
+
+
+async def _act(task: ActionsTask, team: Team, deps: CrewDeps, state: RunState, flow: _Flow) -> None:
+    if flow.output is None or flow.material is None:
+        raise CrewRunError(f"actions task {task.id!r} has no output to apply")
+    task_state = state.task(task.id)
+    context = ActionContext.for_run(deps.vault, deps.writes, deps.crews, now=deps.clock())
+    planned, rejected = await asyncio.to_thread(plan_writes, task, flow.output, flow.material, context=context)
+    guard = await check_writes(planned, team=team, context=context, writer=deps.writer, task=task)
+    bad = len(rejected) + len(flow.output.rejected) + len(guard.rejected) + len(guard.stale)
+    total = max(count_actions(task, flow.output), bad)  # actions already in place count as done, not as bad
+    for item in [*rejected, *guard.rejected]:
+        task_state.note(f"rejected {item.what}: {item.reason}")
+    for item in guard.stale:
+        task_state.note(f"skipped {item.what}: {item.reason}")
+    if is_over_half(total, bad):
+        raise CrewRunError(f"{bad} of {total} actions were rejected or stale; nothing of this task was applied")
+    limit = min(team.spec.max_writes, deps.crews.max_writes) - state.writes
+    if len(guard.accepted) > limit:
+        raise CrewRunError(
+            f"the task would write {len(guard.accepted)} notes but the run may write {limit} more (max_writes)"
+        )
+    if not guard.accepted:
+        task_state.note("nothing to change")
+        return
+    if state.dry_run:
+        for write in guard.accepted:
+            state.planned.append(planned_json(write))
+            task_state.note(f"would {write.action} {write.path}: {write.summary}")
+        flow.planned.extend(guard.accepted)
+        return
+    report = await apply_planned(
+        guard.accepted,
+        run_id=state.id,
+        crew=team.name,
+        change_set_id=state.change_set_id or new_change_set_id(),
+        writer=deps.writer,  # type: ignore[arg-type]  # checked by the preflight
+        log=deps.log,  # type: ignore[arg-type]  # checked by the preflight
+        lock=deps.lock,
+        settings=deps.writes,
+        now=deps.clock(),
+    )
+    for outcome in report.outcomes:
+        task_state.note(f"{outcome.status}: {outcome.message}")
+        if outcome.status in ("applied", "unverified"):
+            state.writes += 1
+            state.files.append(outcome.path)
+    if any(outcome.status == "conflict" for outcome in report.outcomes):
+        task_state.status = "stale"
+
+
+def planned_json(write: PlannedWrite) -> dict[str, str]:
+    """Return a dry run's planned write as the run's state keeps it (the chat front turns it into a proposal)."""
+    return {
+        "action": write.action,
+        "path": write.path,
+        "summary": write.summary,
+        "diff": write.diff,
+        "base_hash": write.base_hash or "",
+        "new_text": write.new_text,
+    }
+
+
+def planned_write(item: dict[str, str]) -> PlannedWrite:
+    """Return the planned write a dry run's state keeps (see `planned_json`)."""
+    return PlannedWrite(
+        action=item["action"],  # type: ignore[arg-type]
+        path=item["path"],
+        base_hash=item["base_hash"] or None,
+        new_text=item["new_text"],
+        diff=item["diff"],
+        summary=item["summary"],
+    )
+
+
+def crew_root_path(vault: VaultSettings, crews: CrewSettings) -> Path:
+    """Return the crew root folder on disk."""
+    return vault.path / crews.root

@@ -1,0 +1,87 @@
+"""Scheduled crews: a team's `schedule` (cron) becomes an APScheduler job in `librarian serve`.
+
+The crew notes are read again every minute, so a team added, edited or removed in Obsidian is scheduled (or no
+longer) without a restart. A scheduled run that finds the previous run of its team still going is skipped and
+logged, never queued behind it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from core.errors import AppError
+from crews.service import CrewBusy, CrewService
+
+logger = logging.getLogger(__name__)
+RELOAD_JOB = "crews:reload"
+JOB_PREFIX = "crew:"
+RELOAD_SECONDS = 60.0
+
+
+class CrewSchedule:
+    """Keep one cron job per scheduled team in step with the crew notes."""
+
+    def __init__(self, service: CrewService, *, reload_seconds: float = RELOAD_SECONDS) -> None:
+        self._service = service
+        self._reload_seconds = reload_seconds
+        self._scheduler = AsyncIOScheduler()
+        self._schedules: dict[str, str] = {}  # team name -> its cron expression, as registered
+
+    @property
+    def jobs(self) -> dict[str, str]:
+        """Return the scheduled teams and their cron expressions."""
+        return dict(self._schedules)
+
+    def start(self) -> None:
+        """Register the teams' jobs and the reload job, then start the scheduler (call from the event loop)."""
+        self.reload()
+        self._scheduler.add_job(
+            self.reload, IntervalTrigger(seconds=self._reload_seconds), id=RELOAD_JOB, coalesce=True, max_instances=1
+        )
+        self._scheduler.start()
+
+    def shutdown(self) -> None:
+        """Stop scheduling (runs going are stopped by the service's aclose)."""
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=False)
+
+    def reload(self) -> None:
+        """Add, change or remove jobs so they match the teams' `schedule` now."""
+        teams = self._service.catalog().teams
+        wanted = {name: team.spec.schedule for name, team in teams.items() if team.spec.schedule}
+        for name in set(self._schedules) - set(wanted):
+            self._scheduler.remove_job(JOB_PREFIX + name)
+            del self._schedules[name]
+            logger.info("crew %s is no longer scheduled", name)
+        for name, cron in wanted.items():
+            if self._schedules.get(name) == cron:
+                continue
+            self._scheduler.add_job(
+                self.run_scheduled,
+                CronTrigger.from_crontab(cron),
+                args=[name],
+                id=JOB_PREFIX + name,
+                replace_existing=True,
+                coalesce=True,
+                max_instances=1,
+                misfire_grace_time=300,
+            )
+            self._schedules[name] = cron
+            logger.info("crew %s scheduled: %s", name, cron)
+
+    async def run_scheduled(self, name: str) -> None:
+        """Start the scheduled run of `name`, skipping it (with a log line) when its previous run still goes."""
+        try:
+            state = await self._service.start(name, dry_run=False, trigger="schedule")
+        except CrewBusy:
+            logger.warning("scheduled run of crew %s skipped: its previous run is still going", name)
+            return
+        except AppError as exc:
+            logger.warning("scheduled run of crew %s could not start: %s", name, exc.message)
+            return
+        final = await self._service.wait(state.id)
+        logger.info("scheduled run %s of crew %s ended: %s", final.id, name, final.status)

@@ -1,0 +1,219 @@
+"""Crews as every front uses them: list, start (one run of a team at a time), watch, abort, undo, recover.
+
+The CLI, the HTTP API, chat and the scheduler all go through `CrewService`, so a run is a run wherever it was
+started: the same locks, logs, limits and undo.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import logging
+import os
+import re
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.edits import UndoPlan
+from core.errors import AlreadyRunning, AppError, NotFound
+from crews.catalog import Catalog, load_catalog
+from crews.control import Event, RunControl
+from crews.definitions import Team
+from crews.run_state import RunState
+from crews.runner import CrewDeps, run_team, start_state
+from edits.undo import undo_change_set
+
+logger = logging.getLogger(__name__)
+INTERRUPTED = (
+    "the process running it ended before it finished (a crash, a kill or a power loss); the writes it made are "
+    "in its change set and undoable"
+)
+
+
+class CrewBusy(AlreadyRunning):
+    """A run of this team is already going (in this process or another)."""
+
+    def __init__(self, crew: str, detail: str) -> None:
+        super().__init__(f"crew {crew}: {detail}")
+
+
+class CrewService:
+    """Start and follow crew runs of one vault; at most one run per team at a time (across processes)."""
+
+    def __init__(self, deps: CrewDeps, *, locks_dir: Path, collectors: Collection[str]) -> None:
+        self._deps = deps
+        self._locks_dir = locks_dir
+        self._collectors = collectors
+        self._active: dict[str, tuple[RunControl, asyncio.Task[RunState]]] = {}
+
+    @property
+    def deps(self) -> CrewDeps:
+        """Return what runs are built from."""
+        return self._deps
+
+    def catalog(self) -> Catalog:
+        """Read the crew notes now (a few small files): edits in Obsidian count at once, without a restart."""
+        return load_catalog(self._deps.vault.path, self._deps.crews.root, collectors=self._collectors)
+
+    def team(self, name: str) -> tuple[Team, Catalog]:
+        """Return the runnable team of this name, or raise NotFound naming the crews there are (or why not)."""
+        catalog = self.catalog()
+        team = catalog.team(name)
+        if team is not None:
+            return team, catalog
+        broken = [error for error in catalog.errors if Path(error.path).stem.casefold() == name.strip().casefold()]
+        if broken:
+            raise NotFound(f"the crew {name!r} cannot run: {broken[0].message} ({broken[0].path})")
+        known = ", ".join(sorted(catalog.teams)) or "none (run `librarian crew install-examples`)"
+        raise NotFound(f"there is no crew named {name!r}; the crews are: {known}")
+
+    async def start(
+        self, name: str, *, dry_run: bool, trigger: str, on_event: Callable[[Event], None] | None = None
+    ) -> RunState:
+        """Start a run of team `name` in the background and return its first state (its id is in it).
+
+        Raises:
+            NotFound: no such runnable team.
+            CrewBusy: a run of that team is going (in this process or another).
+
+        """
+        team, catalog = self.team(name)
+        state = start_state(team, self._deps, trigger=trigger, dry_run=dry_run)
+        control = RunControl(state.id)
+        if on_event is not None:
+            control.listen(on_event)
+        hold = self._hold_team(team.name, state.id)
+        hold.__enter__()  # held until the run's task ends, wherever that task is awaited from
+
+        async def execute() -> RunState:
+            try:
+                return await run_team(team, catalog, self._deps, control=control, state=state)
+            finally:
+                hold.__exit__(None, None, None)
+                self._active.pop(state.id, None)
+
+        task = asyncio.create_task(execute(), name=f"crew-run-{state.id}")
+        self._active[state.id] = (control, task)
+        return state
+
+    async def run(
+        self, name: str, *, dry_run: bool, trigger: str, on_event: Callable[[Event], None] | None = None
+    ) -> RunState:
+        """Run team `name` and wait for its end; return the final state."""
+        state = await self.start(name, dry_run=dry_run, trigger=trigger, on_event=on_event)
+        return await self.wait(state.id)
+
+    async def wait(self, run_id: str) -> RunState:
+        """Wait for an active run of this process to end; return its final (or saved) state."""
+        active = self._active.get(run_id)
+        if active is not None:
+            return await asyncio.shield(active[1])
+        state = self._deps.store.load(run_id)
+        if state is None:
+            raise NotFound(f"there is no run {run_id!r}")
+        return state
+
+    def control(self, run_id: str) -> RunControl | None:
+        """Return the control of a run going in this process, or None."""
+        active = self._active.get(run_id)
+        return active[0] if active else None
+
+    def runs(self, *, limit: int = 50, crew: str | None = None) -> list[RunState]:
+        """Return saved runs, newest first."""
+        return self._deps.store.list(limit=limit, crew=crew)
+
+    def get(self, run_id: str) -> RunState:
+        """Return a run's saved state, or raise NotFound."""
+        state = self._deps.store.load(run_id)
+        if state is None:
+            raise NotFound(f"there is no run {run_id!r} (`librarian crew runs` lists them)")
+        return state
+
+    def abort(self, run_id: str) -> str:
+        """Ask a run to stop; say honestly whether that can still take effect."""
+        control = self.control(run_id)
+        state = self.get(run_id)
+        if control is None or state.is_finished:
+            return f"the run had already ended ({state.status}) before the abort: nothing was aborted"
+        if not control.request_abort():
+            return "the run finished before the abort took effect: nothing was aborted"
+        return "abort requested: the run stops at its next step (between tasks, or inside the model's reply)"
+
+    async def undo(self, run_id: str, *, confirm: bool) -> UndoPlan:
+        """Plan, or with `confirm` carry out, the undo of one run's writes (its change set)."""
+        state = self.get(run_id)
+        if state.dry_run or not state.change_set_id or not state.writes:
+            return UndoPlan(change_set_id=None, steps=())
+        if self._deps.writer is None or self._deps.log is None:
+            raise AppError("WRITE_BACKEND=none: the vault is read-only, so nothing can be undone")
+        async with contextlib.AsyncExitStack() as stack:
+            if confirm:
+                await stack.enter_async_context(self._deps.lock.hold())
+            return await undo_change_set(
+                state.change_set_id,
+                writer=self._deps.writer,
+                log=self._deps.log,
+                now=datetime.now(UTC),
+                confirm=confirm,
+            )
+
+    def recover(self) -> list[RunState]:
+        """Mark runs left `running` by a process that died as interrupted (their team lock is free); return them."""
+        recovered = []
+        for state in self._deps.store.list(limit=1000):
+            if state.status != "running" or self._is_held(state.crew):
+                continue
+            state.status = "interrupted"
+            state.error = INTERRUPTED
+            state.finished = state.finished or self._deps.clock().isoformat(timespec="seconds")
+            for task in state.tasks:
+                if task.status in ("running", "waiting"):
+                    task.status = "skipped" if task.status == "waiting" else "failed"
+            self._deps.store.save(state)
+            logger.warning("crew run %s (%s) was interrupted: %s", state.id, state.crew, INTERRUPTED)
+            recovered.append(state)
+        return recovered
+
+    async def aclose(self) -> None:
+        """Abort runs still going and wait for them (their partial writes stay undoable)."""
+        for control, _task in list(self._active.values()):
+            control.request_abort()
+        for _control, task in list(self._active.values()):
+            with contextlib.suppress(Exception):
+                await task
+
+    def _lock_path(self, crew: str) -> Path:
+        slug = re.sub(r"[^a-z0-9]+", "-", crew.casefold()).strip("-") or "crew"
+        return self._locks_dir / f"{slug}.lock"
+
+    @contextmanager
+    def _hold_team(self, crew: str, run_id: str) -> Iterator[None]:
+        self._locks_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self._lock_path(crew), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise CrewBusy(crew, "a run of this crew is still going; wait for it or abort it") from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, run_id.encode(), 0)
+            yield
+        finally:
+            os.close(fd)
+
+    def _is_held(self, crew: str) -> bool:
+        try:
+            fd = os.open(self._lock_path(crew), os.O_RDONLY)
+        except FileNotFoundError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
