@@ -57,6 +57,7 @@ SCHEMA_VERSIONS: dict[OutputFamilyName, str] = {"frontmatter.set": "triage-v1", 
 _MAX_ERROR_CHARS = 240
 # The material's own delimiters and the HTML block tags a small model writes instead of Markdown.
 _ECHO = re.compile(r"</?\s*(?:note|material)\b", re.IGNORECASE)
+_DELIMITER_TAG = re.compile(r"[ \t]*</?\s*(?:note|material)\b[^<>\n]*>[ \t]*\n?", re.IGNORECASE)
 _HTML_TAG = re.compile(r"<\s*(/?)\s*(a|p|div|span|br|ul|ol|li|h[1-6]|html|body|strong|em|b|i)\b[^>]*>", re.IGNORECASE)
 _LINK = re.compile(r"!?\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")  # the target of [[Note#Heading|alias]]
 
@@ -273,6 +274,8 @@ def _section_bind(data: Any, target: _Target) -> BoundOutput:
         raise OutputInvalid(
             f"markdown has {len(markdown)} characters, more than the {limit} allowed: write a shorter text"
         )
+    # Whole delimiter tags copied around the text carry nothing: drop them. Any part of one left is copied data.
+    markdown = _DELIMITER_TAG.sub("", markdown).strip()
     echo = _ECHO.search(markdown)
     if echo:  # the material's own delimiters: the model copied the data instead of writing the section
         raise OutputInvalid(f"markdown holds {echo[0]!r}: write plain Markdown bullets, not the material's tags")
@@ -280,7 +283,8 @@ def _section_bind(data: Any, target: _Target) -> BoundOutput:
     if not markdown:
         raise OutputInvalid("markdown is empty once its HTML tags are taken out: write the section's text")
     # A [[link]] is a path: one the material does not have was invented, and so is what it stands for.
-    known = {name.casefold() for item in target.material.items for name in (item.title, item.path.removesuffix(".md"))}
+    names = ((item.title, item.path, item.path.removesuffix(".md")) for item in target.material.items)
+    known = {name.casefold() for group in names for name in group}  # Obsidian resolves all three spellings
     invented = sorted({link for link in _LINK.findall(markdown) if link.strip().casefold() not in known})
     if invented:
         shown = ", ".join(f"[[{link}]]" for link in invented[:5])

@@ -17,6 +17,7 @@ from pathlib import Path
 from core.errors import AppError
 from core.ports import ChatModel, NoteWriter
 from core.settings import CrewSettings, VaultSettings, WriteSettings
+from core.tracing import OPERATION, Attributes, span
 from crews.actions import ActionContext, count_actions, plan_writes
 from crews.apply_run import apply_planned
 from crews.catalog import Catalog
@@ -72,8 +73,15 @@ async def run_team(team: Team, catalog: Catalog, deps: CrewDeps, *, control: Run
     """Run `team` to its end (ok, failed or aborted) and return its final state, saved at every step."""
     deps.store.save(state)
     control.emit({"type": "run", "status": "running", "crew": team.name})
+    attributes: Attributes = {
+        OPERATION: "invoke_workflow",
+        "librarian.crew.run_id": state.id,
+        "librarian.crew.trigger": state.trigger,
+        "librarian.crew.dry_run": state.dry_run,
+    }
     try:
-        await asyncio.wait_for(_run_tasks(team, catalog, deps, control, state), team.spec.timeout_minutes * 60)
+        with span(f"invoke_workflow {team.name}", attributes):
+            await asyncio.wait_for(_run_tasks(team, catalog, deps, control, state), team.spec.timeout_minutes * 60)
     except TimeoutError:
         _end(state, "aborted", f"the run took longer than {team.spec.timeout_minutes:g} minutes and was stopped")
     except RunAborted:
@@ -116,16 +124,17 @@ async def _run_tasks(team: Team, catalog: Catalog, deps: CrewDeps, control: RunC
         task_state = state.task(task.id)
         _set(task_state, "running", deps, state, control)
         try:
-            if isinstance(task, CollectorTask):
-                flow.material = await _collect(task, deps, task_state)
-                if not flow.material.items:
-                    _set(task_state, "ok", deps, state, control)
-                    task_state.note("nothing to do: the later tasks are skipped")
-                    return
-            elif isinstance(task, LlmTask):
-                flow.output = await _ask(task, catalog, deps, control, state, flow, budget)
-            else:
-                await _act(task, team, deps, state, flow)
+            with span(f"crew_task {task.id}", {"librarian.crew.task_kind": task.kind}):
+                if isinstance(task, CollectorTask):
+                    flow.material = await _collect(task, deps, task_state)
+                    if not flow.material.items:
+                        _set(task_state, "ok", deps, state, control)
+                        task_state.note("nothing to do: the later tasks are skipped")
+                        return
+                elif isinstance(task, LlmTask):
+                    flow.output = await _ask(task, catalog, deps, control, state, flow, budget)
+                else:
+                    await _act(task, team, deps, state, flow)
         except (AppError, RunAborted) as exc:
             task_state.status = "failed"
             task_state.note(getattr(exc, "message", "aborted on request"))

@@ -93,9 +93,9 @@ def test_a_long_task_list_is_cut_by_whole_tasks() -> None:
     )
     item = MaterialItem(path="Daily/2026-01-01.md", content_hash="h", title="2026-01-01", tasks=tasks)
     rendered = render_material(Material("tasks.open", (item,)), max_tokens=300, count_tokens=chars)
-    assert "- Errand number 1 with some words\n" in rendered.text
+    assert "- Errand number 1 with some words ([[2026-01-01]])\n" in rendered.text
     lines = [line for line in rendered.text.splitlines() if line.startswith("- Errand")]
-    assert all(line.endswith("with some words") for line in lines)  # no task is cut in the middle
+    assert all(line.endswith("with some words ([[2026-01-01]])") for line in lines)  # no task is cut in the middle
     assert f"… [{199 - len(lines)} more task(s) of this note not shown" in rendered.text
     assert chars(rendered.text) <= 300
 
@@ -110,9 +110,9 @@ def test_tasks_say_when_they_are_due_relative_to_the_day_collected() -> None:
     rendered = render_material(
         Material("tasks.open", (item,), as_of="2026-11-25"), max_tokens=2_000, count_tokens=chars
     )
-    assert "- Renew passport (due 2026-11-20, OVERDUE by 5 day(s); priority high)" in rendered.text
-    assert "- Pay rent (due 2026-11-25, TODAY; in progress)" in rendered.text
-    assert "- Book flights (scheduled 2026-11-28, in 3 day(s); repeats every month)" in rendered.text
+    assert "- Renew passport ([[Errands]]; due 2026-11-20, OVERDUE by 5 day(s); priority high)" in rendered.text
+    assert "- Pay rent ([[Errands]]; due 2026-11-25, TODAY; in progress)" in rendered.text
+    assert "- Book flights ([[Errands]]; scheduled 2026-11-28, in 3 day(s); repeats every month)" in rendered.text
 
 
 def test_a_note_cannot_close_its_block_or_the_material() -> None:

@@ -231,6 +231,15 @@ def test_bind_takes_the_section_text() -> None:
     assert bind({"briefing": "- one"}, BRIEFING, BRIEFING_MATERIAL).markdown == "- one"
 
 
+def test_bind_drops_copied_delimiter_tags_but_refuses_copied_fragments() -> None:
+    copied = '<material collector="tasks.open">\n- [[Renew passport]] overdue\n</material>'
+    assert bind({"markdown": copied}, BRIEFING, BRIEFING_MATERIAL).markdown == "- [[Renew passport]] overdue"
+    with pytest.raises(OutputInvalid, match="not the material's tags"):
+        bind({"markdown": "- [[Renew passport]] <note path=x"}, BRIEFING, BRIEFING_MATERIAL)
+    with pytest.raises(OutputInvalid, match="empty"):
+        bind({"markdown": "<note>\n</note>"}, BRIEFING, BRIEFING_MATERIAL)
+
+
 def test_bind_refuses_an_empty_or_too_long_section() -> None:
     with pytest.raises(OutputInvalid, match="empty"):
         bind({"markdown": "  \n"}, BRIEFING, BRIEFING_MATERIAL)
@@ -304,19 +313,26 @@ def test_a_real_reply_with_an_invented_value_keeps_the_rest() -> None:
 @pytest.mark.parametrize(
     ("name", "start", "length"),
     [
-        ("briefing-rf-1.txt", "<p>Today, the owner of the notes needs to review", 1096),
-        ("briefing-plain-fenced.txt", "<h2>Today's briefing</h2>", 267),
-        ("briefing-plain-1.txt", "<h2>Overdue Tasks</h2>\n\n- [[TaskNotes/Renew passport.md#due]]", 211),
-        # The model copied the material's task lines, checkboxes too.
-        ("briefing-rf-checkboxes.txt", "<h2>Overdue Tasks:</h2>\n- [ ] Get new biometric passport photos", 453),
-        # Valid in shape, though the model echoed its prompt: stage 1 binds structure, it cannot judge prose.
-        ("briefing-rf-echo.txt", "<markdown>This is a brief briefing for the owner", 437),
+        # HTML headings become plain lines; an unknown tag stays text.
+        ("briefing-plain-fenced.txt", "Today's briefing\n\n<bullet>Due today, tasks:", 258),
+        # Links spelled as paths with ".md" and a heading resolve in Obsidian, so they bind.
+        ("briefing-plain-1.txt", "Overdue Tasks\n\n- [[TaskNotes/Renew passport.md#due]]", 202),
+        # The model copied the material's task lines, checkboxes too (the section action strips them).
+        ("briefing-rf-checkboxes.txt", "Overdue Tasks:\n\n- [ ] Get new biometric passport photos", 431),
     ],
 )
 def test_real_briefing_replies_bind(name: str, start: str, length: int) -> None:
     output = bind(extract_json(reply(name)), BRIEFING, BRIEFING_MATERIAL)
     assert output.markdown.startswith(start)
     assert len(output.markdown) == length
+
+
+# The model copied the agent prompt's "[[link]]" placeholder: a link to no collected note, so the reply is refused
+# (and repaired once by run_llm_task).
+@pytest.mark.parametrize("name", ["briefing-rf-1.txt", "briefing-rf-echo.txt"])
+def test_real_briefing_replies_with_invented_links_are_refused(name: str) -> None:
+    with pytest.raises(OutputInvalid, match=r"markdown links \[\[link\]\], which are not among the notes given"):
+        bind(extract_json(reply(name)), BRIEFING, BRIEFING_MATERIAL)
 
 
 @pytest.mark.parametrize(
