@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -12,12 +12,22 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
-from agent.gate.intent import looks_like_edit_request
+from agent.context_fit import ContextWindow, fit_messages
+from agent.gate.intent import asked_change, looks_like_edit_request
 from agent.history import client_instructions, model_history, reconcile
-from agent.prompts import system_prompt
+from agent.model_reply import (
+    REPEATED_CALL,
+    ModelReply,
+    earlier_failure,
+    other_tool_hint,
+    stream_reply,
+    unoffered_call_error,
+)
+from agent.prompts import model_messages
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record
+from agent.tool_use import ToolUse
 from agent.turn import ToolBox, TurnScratch, stopped_notice
-from core.chat import ChatMessage, ToolCall
+from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
 from core.ports import ChatModel
 from rag.answer.citations import sources_list
@@ -43,6 +53,10 @@ class AgentDeps:
     show_sources: bool
     recursion_limit: int
     clock: Callable[[], datetime]
+    tool_use: ToolUse = field(default_factory=ToolUse)  # whether the model is offered tools (LLM_TOOLS)
+    context: ContextWindow | None = None  # the model's context window; None: prompts are not fitted
+    # The indexed markdown of a note by path: where a trimmed passage's lines are (None: estimated from the chunk).
+    note_text: Callable[[str], str | None] | None = None
 
     @property
     def max_tool_rounds(self) -> int:
@@ -93,42 +107,55 @@ class AgentNodes:
         hits = await _in_thread(lambda: deps.retriever.search(question, k=deps.top_k, embedding=embedding))
         anchors = [hit.chunk.anchor for hit in hits]
         scratch_of(config).checker.allowed.update(anchors)
-        return {"is_covered": True, "context": build_context(hits), "allowed": anchors}
+        context = await _in_thread(lambda: build_context(hits, question, note_text=deps.note_text))
+        return {"is_covered": True, "context": context, "allowed": anchors}
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Stream one model reply to the user through the citation check; keep its tool calls, if any."""
         scratch = scratch_of(config)
         rounds = state.get("tool_rounds", 0)
-        tools = []
-        if rounds < self._deps.max_tool_rounds:
-            tools = [*self._deps.tools.specs(), *(scratch.writes.specs() if scratch.writes else [])]
-        prompt = system_prompt(
+        model = self._deps.chat_model.model_name
+        known: list[ToolSpec] = []  # what the model may call this turn; offered while rounds are left
+        if self._deps.tool_use.is_offered(model):
+            asked = _latest_question(state["messages"])  # the tools it calls for (agent.tools.cues)
+            # Write tools only when the message asks for a change (only offered tools run, so a plain question
+            # proposes nothing); deletes and moves nobody asked for still wait for "yes delete" / "yes move".
+            writes = scratch.writes.specs(asked) if scratch.writes and asked_change(asked).is_change else []
+            known = [*self._deps.tools.specs(asked), *writes]
+        tools = known if rounds < self._deps.max_tool_rounds else []
+        scratch.offered = tuple(tools)
+        reply = await self._reply(state, scratch, tools, known=known)
+        if tools:
+            has_called = any(call.name in {tool.name for tool in tools} for call in reply.calls)
+            # Named after the call: a model discovered at the endpoint is known only once it has been asked.
+            model = self._deps.chat_model.model_name
+            self._deps.tool_use.record(model, has_called=has_called, is_unusable=reply.is_unusable)
+        if reply.is_unusable:
+            # Nothing of it was shown: answer in one completion without tools, from the passages retrieved and the
+            # tool results so far. A call it still writes as text is held back like one made when the rounds ran out.
+            reply = await self._reply(state, scratch, [], known=known)
+        if reply.calls and reply.has_tools:
+            record = to_record(ChatMessage(role="assistant", content=reply.text, tool_calls=reply.calls))
+            return {"messages": [*state["messages"], record], "tool_rounds": rounds + 1}
+        # Tool calls when none were offered: the model wanted more steps than the recursion limit allows.
+        scratch.finish_reason = "stop" if reply.calls else reply.finish_reason
+        return {"answer": scratch.reply_text, "is_stopped_early": bool(reply.calls)}
+
+    async def _reply(
+        self, state: AgentState, scratch: TurnScratch, tools: list[ToolSpec], *, known: list[ToolSpec] | None = None
+    ) -> ModelReply:
+        """Ask the model once, with `tools` (maybe none), and stream its reply (`known`: as for stream_reply)."""
+        messages = model_messages(
+            list(map(from_record, model_history(state["messages"]))),
             today=self._deps.clock().date(),
             context=state.get("context", ""),
             client_instructions=client_instructions(state.get("incoming", [])),
             has_tools=bool(tools),
-            can_propose=scratch.writes is not None,
+            can_propose=scratch.writes is not None and any(scratch.writes.has_tool(tool.name) for tool in tools),
         )
-        messages = [ChatMessage(role="system", content=prompt), *map(from_record, model_history(state["messages"]))]
+        messages = await fit_messages(messages, tools, self._deps.context)
         write = get_stream_writer()
-        scratch.start_reply()
-        text: list[str] = []
-        calls: tuple[ToolCall, ...] = ()
-        finish_reason = "stop"
-        async for delta in self._deps.chat_model.stream(messages, tools=tools):
-            if delta.text:
-                text.append(delta.text)
-                _write_text(write, scratch.show_reply(await scratch.stream.feed(delta.text)))
-            calls = calls or delta.tool_calls
-            finish_reason = delta.finish_reason or finish_reason
-            scratch.add_usage(delta.usage)
-        _write_text(write, scratch.show_reply(scratch.stream.flush()))
-        if calls and tools:
-            reply = to_record(ChatMessage(role="assistant", content="".join(text), tool_calls=calls))
-            return {"messages": [*state["messages"], reply], "tool_rounds": rounds + 1}
-        # Tool calls when none were offered: the model wanted more steps than the recursion limit allows.
-        scratch.finish_reason = "stop" if calls else finish_reason
-        return {"answer": scratch.reply_text, "is_stopped_early": bool(calls)}
+        return await stream_reply(self._deps.chat_model, messages, tools, scratch, write, known=known or [])
 
     async def run_tools(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Run the tool calls of the last reply; their anchors become allowed citations."""
@@ -137,7 +164,10 @@ class AgentNodes:
         results: list[MessageRecord] = []
         for call in from_record(state["messages"][-1]).tool_calls:
             write({"status": f"using {call.name}…"})
-            content = await self._run_tool(call, scratch)
+            if (failed := earlier_failure(state["messages"], call)) is not None:
+                content = f"{REPEATED_CALL} It failed with: {failed}"
+            else:
+                content = await self._run_tool(call, scratch)
             results.append(to_record(ChatMessage(role="tool", content=content, tool_call_id=call.id, name=call.name)))
         return {"messages": [*state["messages"], *results]}
 
@@ -169,6 +199,9 @@ class AgentNodes:
         return {"messages": [*state["messages"], reply], "answer": shown, **TURN_INPUTS_CLEARED}
 
     async def _run_tool(self, call: ToolCall, scratch: TurnScratch) -> str:
+        if call.name not in {tool.name for tool in scratch.offered}:
+            # A call written as text may name any tool (or one not offered this turn): only offered ones run.
+            return unoffered_call_error(call, scratch.offered)
         tools: ToolBox = self._deps.tools
         if scratch.writes is not None and scratch.writes.has_tool(call.name):
             tools = scratch.writes
@@ -176,7 +209,7 @@ class AgentNodes:
             result = await tools.run(call.name, call.arguments)
         except AppError as exc:
             # A failed tool call goes back to the model as data it can act on (the one place errors travel as data).
-            return f"Error: {exc.message}"
+            return f"Error: {exc.message}{other_tool_hint(call, scratch.offered)}"
         scratch.checker.allowed.update(result.anchors)
         return result.text
 

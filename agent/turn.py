@@ -31,8 +31,8 @@ class ToolResult(Protocol):
 class ToolBox(Protocol):
     """The read tools offered to the model."""
 
-    def specs(self) -> list[ToolSpec]:
-        """Return the tool descriptions the model reads."""
+    def specs(self, message: str | None = None) -> list[ToolSpec]:
+        """Return the tool descriptions the model reads: those `message` calls for, or all (None)."""
         ...
 
     async def run(self, name: str, arguments_json: str) -> ToolResult:
@@ -69,6 +69,7 @@ class TurnScratch:
     reply: list[str] = field(default_factory=list)  # the checked text of the current model reply
     finish_reason: str = "stop"  # of the model's final reply ("length" when it ran out of tokens)
     writes: WriteToolBox | None = None  # this turn's write tools; None when the vault is read-only
+    offered: tuple[ToolSpec, ...] = ()  # the tools offered to the latest model call; only these run
 
     @property
     def shown_text(self) -> str:

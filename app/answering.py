@@ -14,17 +14,20 @@ from typing import TYPE_CHECKING
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from agent.answerer import AgentAnswerer
+from agent.context_fit import ContextWindow
 from agent.fallback import FallbackAnswerer
 from agent.gate.edit_gate import AfterWrite, EditGate
 from agent.graph import AgentDeps, build_graph
 from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer
+from agent.tool_use import ToolUse
 from agent.tools import ToolRegistry, VaultReader
 from app.crew_chat import CrewChatAnswerer
+from app.tracing import TracedAnswerer
 from app.wiring import EditServices, Services
 from core.chat import AnswerText, ChatMessage, TurnRequest
 from core.errors import AppError
-from core.ports import Answerer, ChatModel
+from core.ports import Answerer, ChatModel, DocStore
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel, build_chat_model
 from rag.answer.refusal import RelevanceGate
@@ -64,6 +67,7 @@ async def build_answerer(
     edits: EditServices | None = None,
     after_write: AfterWrite | None = None,
     crews: CrewService | None = None,
+    tool_use: ToolUse | None = None,
 ) -> Answerer:
     """Return the answerer for this configuration; resources it opens are closed by `stack`.
 
@@ -72,14 +76,14 @@ async def build_answerer(
     With `edits`, the agent gets the propose-only write tools (unless the vault is read-only) and every turn
     passes the edit gate, which applies or undoes changes only on the user's yes.
     """
-    answerer = await _build_unguarded(settings, services, chat_model, stack, edits)
+    answerer = await _build_unguarded(settings, services, chat_model, stack, edits, tool_use)
     if edits is None:
-        return answerer
+        return TracedAnswerer(answerer)  # each turn one span, when tracing is on
     if crews is not None and edits.writer is not None:  # "run the X crew": a dry run whose writes wait for a yes
         answerer = CrewChatAnswerer(
             answerer, crews, edits.store, ttl_minutes=edits.settings.proposal_ttl_minutes, clock=local_now
         )
-    return EditGate(
+    gate = EditGate(
         answerer,
         store=edits.store,
         log=edits.log,
@@ -89,6 +93,17 @@ async def build_answerer(
         lock=edits.lock,
         after_write=after_write,
     )
+    return TracedAnswerer(gate)  # outermost, so the gate's applies and undos are spans of the turn
+
+
+def indexed_text(docstore: DocStore) -> Callable[[str], str | None]:
+    """Return a lookup of a note's indexed markdown by path (where a trimmed passage's lines are found)."""
+
+    def text(path: str) -> str | None:
+        doc = docstore.get(path)
+        return None if doc is None else doc.markdown
+
+    return text
 
 
 def log_write_mode(edits: EditServices) -> None:
@@ -116,8 +131,9 @@ async def _build_unguarded(
     chat_model: ChatModel | None,
     stack: AsyncExitStack,
     edits: EditServices | None,
+    tool_use: ToolUse | None = None,
 ) -> Answerer:
-    gate = RelevanceGate(services.embedder, services.store, floor=settings.relevance_floor)
+    gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
     passages = RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)
     if chat_model is None:
         return passages  # said once, at start (app/main.py), and in the reply itself
@@ -133,6 +149,9 @@ async def _build_unguarded(
         show_sources=settings.show_sources,
         recursion_limit=settings.agent_recursion_limit,
         clock=local_now,
+        tool_use=tool_use or ToolUse(settings.llm.tools),
+        context=ContextWindow(chat_model, configured=settings.llm.context_tokens),
+        note_text=indexed_text(services.docstore),
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None

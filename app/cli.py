@@ -23,6 +23,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from app.crew_commands import crew_cli
+from app.eval_command import eval_command
+from app.mcp_commands import mcp_command
+from app.proposal_commands import proposals_cli
 from core.errors import AppError
 from core.settings import Settings
 
@@ -35,6 +38,9 @@ cli = typer.Typer(
     add_completion=False,
 )
 cli.add_typer(crew_cli, name="crew")
+cli.command("eval")(eval_command)
+cli.command("mcp")(mcp_command)
+cli.add_typer(proposals_cli, name="proposals")
 # soft_wrap: long paths and messages stay on one line when output goes to a pipe or a log.
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)

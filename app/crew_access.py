@@ -53,7 +53,10 @@ class LocalCrews:
 
     def run(self, name: str, *, dry_run: bool, on_event: EventSink) -> dict[str, Any]:
         """Run the crew here (index, model and edit lock opened for it) and return its final state."""
-        return asyncio.run(self._run(name, dry_run=dry_run, on_event=on_event))
+        from app.tracing import tracing_command
+
+        with tracing_command(self.settings):
+            return asyncio.run(self._run(name, dry_run=dry_run, on_event=on_event))
 
     def undo(self, run_id: str, *, confirm: bool) -> dict[str, Any]:
         """Plan or carry out the undo of one run."""

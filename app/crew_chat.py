@@ -16,6 +16,7 @@ from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnReq
 from core.edits import ProposedEdit
 from core.errors import AppError
 from core.ports import Answerer
+from crews.run_state import RunState
 from crews.runner import planned_write
 from crews.service import CrewService
 from edits.proposals import SqliteProposalStore
@@ -80,22 +81,29 @@ class CrewChatAnswerer:
             return f"The dry run of {state.crew} ended {state.status}: {why} (run {state.id})."
         if not state.planned:
             return f"The {state.crew} crew ran (dry run {state.id}) and found nothing to change."
-        now = self._clock()
-        for item in state.planned:
-            write = planned_write(item)
-            self._store.add(
-                ProposedEdit(
-                    id=secrets.token_hex(4),
-                    conversation_id=conversation_id,
-                    operation=f"crew {state.crew}: {write.action} ({write.summary})",
-                    path=write.path,
-                    new_path=None,
-                    base_hash=write.base_hash,
-                    new_text=write.new_text,
-                    diff=write.diff,
-                    created_at=now,
-                    expires_at=now + self._ttl,
-                )
-            )
+        for proposal in proposals_of_run(state, conversation_id, now=self._clock(), ttl=self._ttl):
+            self._store.add(proposal)
         count = len(state.planned)
         return f"The {state.crew} crew ran as a dry run ({state.id}) and would make {count} change(s):"
+
+
+def proposals_of_run(state: RunState, conversation_id: str, *, now: datetime, ttl: timedelta) -> list[ProposedEdit]:
+    """Return a dry run's planned writes as proposals of the conversation (stored by the caller)."""
+    proposals = []
+    for item in state.planned:
+        write = planned_write(item)
+        proposals.append(
+            ProposedEdit(
+                id=secrets.token_hex(4),
+                conversation_id=conversation_id,
+                operation=f"crew {state.crew}: {write.action} ({write.summary})",
+                path=write.path,
+                new_path=None,
+                base_hash=write.base_hash,
+                new_text=write.new_text,
+                diff=write.diff,
+                created_at=now,
+                expires_at=now + ttl,
+            )
+        )
+    return proposals

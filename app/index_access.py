@@ -55,10 +55,12 @@ class LocalIndex:
     def ask(self, question: str, write: Callable[[str], None]) -> None:
         """Answer in this process with the chat pipeline, writing the text as it streams."""
         from app.answering import stream_answer
+        from app.tracing import tracing_command
 
         if not self.services.retriever.has_index():
             raise EmptyIndex()
-        asyncio.run(stream_answer(self.settings, self.services, question, write))
+        with tracing_command(self.settings):
+            asyncio.run(stream_answer(self.settings, self.services, question, write))
 
     def _decorate(self, stored: dict[str, Any]) -> dict[str, Any]:
         return cli_status(self.settings, stored, configured_model=self.services.embedder.identity.model_id)

@@ -10,12 +10,14 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from agent.tool_use import ToolUse
 from app.answering import build_answerer, find_chat_model, log_write_mode
 from app.errors import install_error_handlers
 from app.log_redaction import install_log_redaction
+from app.mcp.http import mount_mcp, start_mcp
 from app.openapi import install_openapi
 from app.ownership import DataDirOwnership, service_url
-from app.routes import changes, chat, crews, health, index, models
+from app.routes import changes, chat, crews, health, index, models, proposals
 from app.routes.health import ProbeSlots, secrets_of
 from app.security import (
     LOCALHOST_ORIGINS,
@@ -25,6 +27,7 @@ from app.security import (
     require_api_key,
     trusted_hosts,
 )
+from app.tracing import start_tracing
 from app.unicode_body import ValidUnicodeBody
 from app.wiring import EditServices, Services, build_crew_service, build_edit_services, build_services, utc_now
 from core.ports import Answerer, ChatModel
@@ -98,6 +101,8 @@ def create_app(
     app.include_router(index.router, dependencies=protected)
     app.include_router(changes.router, dependencies=protected)
     app.include_router(crews.router, dependencies=protected)
+    app.include_router(proposals.router, dependencies=protected)
+    mount_mcp(app)  # /mcp, behind the same auth, Host and Origin checks
     return app
 
 
@@ -112,6 +117,8 @@ async def start_services(
 ) -> None:
     """Build what was not given, store it on `app.state`, and register its shutdown on `stack`."""
     install_log_redaction(settings)  # also when served with `uvicorn --factory`, not only `librarian serve`
+    if (stop_tracing := start_tracing(settings)) is not None:
+        stack.callback(stop_tracing)  # registered early, so it exports the last spans after everything else closed
     if services is None:
         services = build_services(settings)
         stack.callback(services.close)
@@ -142,12 +149,21 @@ async def start_services(
     if answerer is None and chat_model is None:
         chat_model = await find_chat_model(settings, stack)
     crews = await start_crews(app, stack, settings, services, edits, chat_model, runner)
+    app.state.tool_use = ToolUse(settings.llm.tools)  # what the model does with tools; /ready shows it
     if answerer is None:
         answerer = await build_answerer(
-            settings, services, chat_model, stack, edits=edits, after_write=lambda: runner.run("edit"), crews=crews
+            settings,
+            services,
+            chat_model,
+            stack,
+            edits=edits,
+            after_write=lambda: runner.run("edit"),
+            crews=crews,
+            tool_use=app.state.tool_use,
         )
     app.state.chat_model = chat_model
     app.state.answerer = answerer
+    await start_mcp(app, stack)  # last: its tools use everything above
     if answerer.mode == "retrieval-only":
         logger.warning("no LLM endpoint configured or found: answering in retrieval-only mode (passages, no model)")
     else:

@@ -111,6 +111,13 @@ OPERATIONS: dict[tuple[str, str], OperationDoc] = {
             503: "The vault writer cannot write now (or WRITE_BACKEND=none); nothing was undone",
         }
     ),
+    ("get", "/v1/proposals/{proposal_id}"): OperationDoc(errors={404: "No MCP client made a proposal with that id"}),
+    ("post", "/v1/proposals/apply"): OperationDoc(
+        errors={
+            404: "An id names no pending proposal (applied, discarded, expired, or never made); nothing was applied",
+            503: "The vault writer cannot write now (or WRITE_BACKEND=none); nothing was applied",
+        }
+    ),
     ("get", "/ready"): OperationDoc(
         responses={
             "503": {

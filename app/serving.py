@@ -42,7 +42,8 @@ def serve_forever(settings: Settings, *, announce: Callable[[str], None]) -> Non
     )
     try:
         sock = bind_socket(settings.host, settings.port)
-        announce(f"Vault Librarian on http://{settings.host}:{settings.port}/v1 (vault {settings.vault_path})")
+        base = f"http://{settings.host}:{settings.port}"
+        announce(f"Vault Librarian on {base}/v1, MCP on {base}/mcp (vault {settings.vault_path})")
         # One worker: the embedded index is a single-process store, and the lifespan owns the re-indexer.
         # log_config=None: uvicorn's records go through the root handlers, which carry the redaction filter.
         app = create_app(settings, ownership=ownership)

@@ -173,7 +173,7 @@ async def concurrent_streams(base_url: str, questions: Sequence[str], count: int
 
 def component_costs(services: Services, questions: Sequence[str]) -> list[str]:
     """Time the per-turn pieces of the agent path in-process (no HTTP), one line each."""
-    gate = RelevanceGate(services.embedder, services.store, floor=services.settings.relevance_floor)
+    gate = RelevanceGate.from_settings(services.embedder, services.store, services.settings.answer)
     pieces: dict[str, Callable[[str], object]] = {
         "embed_query": services.embedder.embed_query,
         "RelevanceGate.check (embeds the query)": gate.check,

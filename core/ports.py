@@ -86,6 +86,14 @@ class VectorStore(Protocol):
         """
         ...
 
+    def term_counts(self, terms: Sequence[int], *, cap: int, filters: SearchFilters | None = None) -> dict[int, int]:
+        """Return, per sparse (BM25) term, how many points passing `filters` hold it, counting at most `cap`.
+
+        The coverage check weighs a question's words by how rare they are in the vault and asks whether the
+        retrieved notes hold them; a count above `cap` only says "common", which is all that weighing needs.
+        """
+        ...
+
     def count(self) -> int:
         """Return the number of points."""
         ...

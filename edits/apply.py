@@ -20,6 +20,7 @@ from core.edits import (
 from core.errors import AppError, InvalidRequest, UpstreamUnavailable
 from core.ports import NoteWriter
 from core.settings import WriteSettings
+from core.tracing import span
 from edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
 from edits.diffs import content_hash
 from edits.proposals import SqliteProposalStore
@@ -75,6 +76,27 @@ async def apply_edits(
     if proposals and not await writer.is_available():
         raise UpstreamUnavailable(f"the vault writer ({writer.name})", "the vault is read-only right now")
     change_set_id = change_set_id or new_change_set_id()
+    files = sorted({path for proposal in proposals for path in (proposal.path, proposal.new_path) if path})
+    with span("apply_changes", {"librarian.change_set.id": change_set_id, "librarian.edit.files": files}) as traced:
+        outcomes = await _apply_in_order(
+            proposals, change_set_id, writer=writer, log=log, settings=settings, now=now, store=store
+        )
+        report = ApplyReport(change_set_id=change_set_id, outcomes=outcomes)
+        traced.set_attribute("librarian.edit.written", len(report.written))
+        traced.set_attribute("librarian.edit.conflicts", sum(o.status == "conflict" for o in outcomes))
+    return report
+
+
+async def _apply_in_order(
+    proposals: Sequence[ProposedEdit],
+    change_set_id: str,
+    *,
+    writer: NoteWriter,
+    log: SqliteChangeLog,
+    settings: WriteSettings,
+    now: datetime,
+    store: SqliteProposalStore | None,
+) -> tuple[EditOutcome, ...]:
     outcomes: list[EditOutcome] = []
     applied: set[str] = set()
     held_back = await _changed_groups(proposals, writer)
@@ -95,7 +117,7 @@ async def apply_edits(
         outcomes.append(outcome)
         if store is not None:
             store.mark(proposal.id, _PROPOSAL_STATUS[outcome.status])
-    return ApplyReport(change_set_id=change_set_id, outcomes=tuple(outcomes))
+    return tuple(outcomes)
 
 
 def _check_count(count: int, max_writes: int | None, settings: WriteSettings) -> None:

@@ -11,6 +11,7 @@ from typing import cast
 
 from core.edits import DestructiveKind, ProposalStatus, ProposedEdit
 from core.errors import InvalidRequest, NotFound
+from core.tracing import span
 from edits.diffs import content_hash, unified_diff
 from rag.sqlite_migrations import Migration, SqliteDatabase
 
@@ -118,6 +119,15 @@ class SqliteProposalStore:
 
     def add(self, proposal: ProposedEdit) -> None:
         """Store a new proposal (its id must be new)."""
+        attributes = {
+            "librarian.edit.operation": proposal.operation,
+            "librarian.edit.kind": proposal.kind,
+            "librarian.edit.path": proposal.path,
+        }
+        with span("propose_edit", attributes):
+            self._insert(proposal)
+
+    def _insert(self, proposal: ProposedEdit) -> None:
         row = (
             proposal.id,
             proposal.conversation_id,

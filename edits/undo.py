@@ -18,6 +18,7 @@ from core.edits import (
 )
 from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
 from core.ports import NoteWriter
+from core.tracing import span
 from edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
 from edits.diffs import content_hash
 from edits.lock import EditLock
@@ -78,6 +79,25 @@ async def undo_change_set(
 
 
 async def _undo_set(
+    change_set_id: str,
+    changes: list[AppliedChange],
+    *,
+    writer: NoteWriter,
+    log: SqliteChangeLog,
+    now: datetime,
+    confirm: bool,
+) -> UndoPlan:
+    files = sorted({change.path for change in changes})
+    with span("undo_changes" if confirm else "plan_undo", {"librarian.change_set.id": change_set_id}) as traced:
+        traced.set_attribute("librarian.edit.files", files)
+        plan = await _plan_or_undo(change_set_id, changes, writer=writer, log=log, now=now, confirm=confirm)
+        traced.set_attribute("librarian.undo.writes", sum(step.is_write for step in plan.steps))
+        traced.set_attribute("librarian.undo.conflicts", sum(step.action == "conflict" for step in plan.steps))
+        traced.set_attribute("librarian.undo.is_applied", plan.is_applied)
+    return plan
+
+
+async def _plan_or_undo(
     change_set_id: str,
     changes: list[AppliedChange],
     *,

@@ -15,7 +15,8 @@ import httpx
 from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
 from core.errors import InvalidRequest, UpstreamUnavailable
 from core.settings import LlmSettings
-from llm_client.context import EndpointUnreachable, detect_context_window
+from llm_client.call_tracing import ModelCall, start_model_call
+from llm_client.context import EndpointUnreachable, detect_context_window, small_context_hint
 from llm_client.endpoints import EndpointRotation
 from llm_client.redaction import MIN_SECRET_LENGTH, REDACTED, redact
 from llm_client.refusals import REFUSAL_STATUS, FieldRefusals, OptionalFields
@@ -97,6 +98,7 @@ class OpenAICompatibleChatModel:
         self._transport = transport
         self._models: dict[str, str] = {}  # discovered per base URL when LLM_MODEL is unset
         self._refusals = FieldRefusals()
+        self._hinted: set[tuple[str, str]] = set()  # (base URL, model) warned about a small context once
         self._http: httpx.AsyncClient | None = None
         self._http_loop: asyncio.AbstractEventLoop | None = None
 
@@ -130,6 +132,18 @@ class OpenAICompatibleChatModel:
         `response_format` (OpenAI's json_schema shape) is sent where the endpoint takes it; an endpoint that
         refuses it is asked again without it, so the caller must validate the reply either way.
         """
+        with start_model_call(messages, tools, model=self.model_name, is_streamed=False) as call:
+            result = await self._complete(messages, tools, response_format, call)
+            call.finish(result)
+            return result
+
+    async def _complete(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+        response_format: Mapping[str, object] | None,
+        call: ModelCall,
+    ) -> ChatResult:
         failures: list[tuple[str, str]] = []  # (base URL, reason) per failed try
         given_up: set[str] = set()
         for delay, base in self._endpoints.attempts(skip=given_up):
@@ -138,6 +152,7 @@ class OpenAICompatibleChatModel:
             try:
                 async with self._translated(base):
                     model = await self._model_for(base)
+                    call.at_endpoint(base, model)
                     response = await self._post_completion(base, model, messages, tools, response_format)
                     result = result_from_wire(response.json(), messages, tools)
                     return replace(result, content=self._scrubber().scrub(result.content))
@@ -145,7 +160,7 @@ class OpenAICompatibleChatModel:
                 self._record_failure(base, exc, failures, given_up)
         raise self._all_failed(failures)
 
-    async def stream(
+    def stream(
         self,
         messages: Sequence[ChatMessage],
         *,
@@ -159,6 +174,16 @@ class OpenAICompatibleChatModel:
         The configured API key never appears in the text, even when the model echoes it in pieces.
         `response_format` is asked for as in `complete`, and never relied on.
         """
+        call = start_model_call(messages, tools, model=self.model_name, is_streamed=True)
+        return call.watch(self._stream(messages, tools, response_format, call))
+
+    async def _stream(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+        response_format: Mapping[str, object] | None,
+        call: ModelCall,
+    ) -> AsyncIterator[ChatDelta]:
         failures: list[tuple[str, str]] = []  # (base URL, reason) per failed try
         given_up: set[str] = set()
         has_text = False
@@ -168,6 +193,7 @@ class OpenAICompatibleChatModel:
             try:
                 async with self._translated(base):
                     model = await self._model_for(base)
+                    call.at_endpoint(base, model)
                     async for delta in self._stream_at(base, model, messages, tools, response_format):
                         has_text = has_text or bool(delta.text)
                         yield delta
@@ -203,9 +229,15 @@ class OpenAICompatibleChatModel:
         for base in self._endpoints.ordered():
             try:
                 model = await self._model_for(base)
-                return await detect_context_window(self._client(), base, model, timeout=timeout)
+                detected = await detect_context_window(self._client(), base, model, timeout=timeout)
             except (EndpointUnreachable, UpstreamUnavailable, httpx.HTTPError, json.JSONDecodeError) as exc:
                 logger.info("no context window from %s: %s", self._redact(base), self._redact(str(exc)))
+                continue
+            if detected is not None and (base, model) not in self._hinted:
+                self._hinted.add((base, model))
+                if hint := small_context_hint(detected, model):
+                    logger.warning(hint)
+            return detected.tokens if detected is not None else None
         return None
 
     async def _post_completion(

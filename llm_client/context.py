@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import httpx
@@ -33,6 +34,28 @@ OLLAMA_OLD_DEFAULT_CONTEXT = 2048  # before 0.6.7
 OLLAMA_NEW_DEFAULT_SINCE = (0, 6, 7)
 LM_STUDIO_DEFAULT_CONTEXT = 4096  # what LM Studio loads a model with unless told otherwise
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
+
+
+OLLAMA = "Ollama"
+
+
+@dataclass(frozen=True, slots=True)
+class DetectedContext:
+    """The context window a server reports for a model, and which kind of server said it."""
+
+    tokens: int
+    server: str  # "llama.cpp", "OpenAI /models" (vLLM, newer llama.cpp), "Ollama", "LM Studio"
+
+
+def small_context_hint(detected: DetectedContext, model: str) -> str | None:
+    """Return a warning for a context that silently cuts prompts (Ollama at its small default), else None."""
+    if detected.server != OLLAMA or detected.tokens > OLLAMA_DEFAULT_CONTEXT:
+        return None
+    return (
+        f"Ollama runs {model} with a {detected.tokens}-token context (its small default) and silently drops the "
+        "start of longer prompts; raise it on the Ollama server with OLLAMA_CONTEXT_LENGTH=16384 (environment) or "
+        f"`PARAMETER num_ctx 16384` in a Modelfile. Until then prompts are fitted into {detected.tokens} tokens."
+    )
 
 
 class EndpointUnreachable(Exception):
@@ -57,15 +80,21 @@ async def context_window(chat_model: object) -> int | None:
 
 async def detect_context_window(
     http: httpx.AsyncClient, base: str, model: str, *, timeout: httpx.Timeout
-) -> int | None:
+) -> DetectedContext | None:
     """Return what the server at `base` (an OpenAI base URL, e.g. http://host:8081/v1) says `model` gets, or None.
 
     Raises EndpointUnreachable when the server does not answer at all.
     """
     probe = _Probe(http, base, timeout)
-    for ask in (_llama_cpp, _openai_models, _ollama, _lm_studio):
+    servers = (
+        ("llama.cpp", _llama_cpp),
+        ("OpenAI /models", _openai_models),
+        (OLLAMA, _ollama),
+        ("LM Studio", _lm_studio),
+    )
+    for server, ask in servers:
         if (tokens := await ask(probe, model)) is not None:
-            return tokens
+            return DetectedContext(tokens, server)
     return None
 
 

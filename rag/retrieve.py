@@ -8,7 +8,9 @@ from core.domain import Embedding, SearchFilters, SearchHit
 from core.errors import IndexModelMismatch, InvalidRequest
 from core.ports import Embedder, Reranker, VectorStore, WatermarkStore
 from core.settings import RetrievalSettings
+from core.tracing import OPERATION, span
 from rag.answer.secrets import redact_secrets
+from rag.diversity import diversify_by_note
 
 RERANK_QUERY_CHARS = 4_096
 EMPTY_VAULT_META = "vault_empty"  # watermarks meta: the vault path when the last scan found no notes, else ""
@@ -52,7 +54,8 @@ class Retriever:
 
     def embed_query(self, query: str) -> Embedding:
         """Embed a query once, for callers that also check coverage with the same vector."""
-        return self._embedder.embed_query(query.strip())
+        with span("embeddings", {OPERATION: "embeddings"}):
+            return self._embedder.embed_query(query.strip())
 
     def search(
         self,
@@ -71,17 +74,24 @@ class Retriever:
             raise InvalidRequest("k must be at least 1")
         self._check_identity()
         candidates = max(limit, self._settings.rerank_candidates)
-        hits = self._store.search(
-            embedding or self._embedder.embed_query(text),
-            limit=candidates,
-            filters=filters,
-            prefetch_limit=max(self._settings.prefetch_limit, candidates),
-            rrf_k=self._settings.rrf_k,
-        )
-        # A cross-encoder reads at most its window too: a pasted megabyte costs no more than a page.
-        ranked = self._reranker.rerank(text[:RERANK_QUERY_CHARS], hits, top_k=limit)
-        # The one way out of the index: every search (prompt, tools, retrieval-only replies, the API, the CLI).
-        return [_without_secrets(hit) for hit in ranked] if self._settings.redact_secrets else ranked
+        with span("retrieval vault", {OPERATION: "retrieval", "librarian.retrieval.k": limit}) as traced:
+            traced.set_content("gen_ai.retrieval.query.text", text)
+            hits = self._store.search(
+                embedding or self._embedder.embed_query(text),
+                limit=candidates,
+                filters=filters,
+                prefetch_limit=max(self._settings.prefetch_limit, candidates),
+                rrf_k=self._settings.rrf_k,
+            )
+            # A cross-encoder reads at most its window too: a pasted megabyte costs no more than a page.
+            # Every candidate is ranked, so the diversity step has the next notes to fill slots with.
+            reranked = self._reranker.rerank(text[:RERANK_QUERY_CHARS], hits, top_k=len(hits))
+            ranked = diversify_by_note(reranked, limit=limit, per_note=self._settings.max_chunks_per_note)
+            traced.set_attribute("librarian.retrieval.candidates", len(hits))
+            traced.set_attribute("librarian.retrieval.hits", len(ranked))
+            traced.set_attribute("librarian.retrieval.notes", len({hit.chunk.path for hit in ranked}))
+            # The one way out of the index: every search (prompt, tools, retrieval-only replies, the API, the CLI).
+            return [_without_secrets(hit) for hit in ranked] if self._settings.redact_secrets else ranked
 
     def _check_identity(self) -> None:
         """Refuse to search an index built by another model: its vectors would silently mean nothing."""

@@ -20,7 +20,7 @@ from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.paths import check_note_name
 from agent.tools.bases.expressions import Attr, Call, Compare, Lit, Logic, Name, Not, UnsupportedExpression
 from agent.tools.bases.filters import Row, evaluate, matches, uses_this
-from agent.tools.bases.tool import find_base, parse_base, pick_view
+from agent.tools.bases.tool import BASE_CUES, find_base, parse_base, pick_view
 from agent.tools.definition import ToolArgs, require
 from agent.tools.snapshot import ResolvedLink, VaultSnapshot
 from core.errors import InvalidRequest
@@ -64,16 +64,14 @@ def _with_note(snapshot: VaultSnapshot, path: str, text: str) -> VaultSnapshot:
 class AddBaseItemArgs(ToolArgs):
     """Arguments of add_base_item."""
 
-    base: str = Field(description="The base, by name ('Projects') or path ('Projects/Projects.base').")
-    title: str = Field(description="The new note's name, e.g. 'Greenhouse' (no folder: the base decides it).")
-    view: str = Field("", description="The view the note must show up in, e.g. 'Active'. Empty: the first view.")
+    base: str = Field(description="The base's name or path.")
+    title: str = Field(description="The new note's name, e.g. 'Greenhouse' (the base decides its folder).")
+    view: str = Field("", description="The view it must show in; empty: the first.")
     properties: dict[str, PropertyValue] = Field(
         default_factory=dict,
-        description='Properties to set, e.g. {"status": "active", "due": "2026-12-01"}; they win over '
-        "the values the base's filters ask for, except that links a list filter needs (categories: [[Books]]) are "
-        "added to your list.",
+        description='Properties to set, e.g. {"status": "active"}; they win over what the filters ask for.',
     )
-    content: str = Field("", description="Markdown text of the note's body.")
+    content: str = Field("", description="The note's markdown body.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,10 +181,10 @@ def plan_add_base_item(context: ProposeContext, args: AddBaseItemArgs) -> list[P
 ADD_BASE_ITEM: ProposeTool[AddBaseItemArgs] = ProposeTool(
     name="add_base_item",
     description=(
-        "Propose a new note for an Obsidian base (.base file), made so the base's view lists it: its folder, tags "
-        "and properties follow the base's filters, plus the properties you give. Use it for 'add X to my Projects "
-        "base'. Nothing is written: the note is shown to the user as a diff and created only if the user replies yes."
+        "Propose a new note for an Obsidian base, made so that the base's view lists it. "
+        "Nothing is written until the user replies yes."
     ),
     args=AddBaseItemArgs,
     planner=plan_add_base_item,
+    cues=BASE_CUES,
 )

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.paths import as_on_disk
-from agent.tools.daily import DATE_DESCRIPTION, daily_note_path
+from agent.tools.daily import DATE_DESCRIPTION, DAY_CUES, daily_note_path
 from agent.tools.definition import ToolArgs, require
 from edits.scope import check_writable
 from edits.text import body as ops
@@ -26,12 +26,11 @@ class EditDailyNoteArgs(ToolArgs):
     """Arguments of edit_daily_note."""
 
     command: Literal["append", "prepend", "add_task"] = Field(
-        description="append / prepend: content at the end / start of the daily note, or of the section under "
-        "heading. add_task: content is the task text, added as '- [ ] ...' at the end (or under heading)."
+        description="append/prepend: content at the end/start (of heading's section); add_task: content as a task."
     )
     date: str = Field("", description=DATE_DESCRIPTION)
-    content: str = Field(description="Markdown text to add; the task text for add_task.")
-    heading: str = Field("", description="Optional heading of the daily note to add under, e.g. 'Log'.")
+    content: str = Field(description="Markdown to add; the task text.")
+    heading: str = Field("", description="Add under this heading, e.g. 'Log'.")
 
 
 def new_daily_note_text(context: ProposeContext, day: date) -> str:
@@ -71,10 +70,10 @@ def plan_edit_daily_note(context: ProposeContext, args: EditDailyNoteArgs) -> li
 EDIT_DAILY_NOTE: ProposeTool[EditDailyNoteArgs] = ProposeTool(
     name="edit_daily_note",
     description=(
-        "Propose adding text or a task to the daily note of a day (today by default), e.g. 'log that I ran 5 km', "
-        "'add a task for tomorrow'. A missing daily note is created from the daily notes template for that day. "
-        "Nothing is written: the change is shown to the user as a diff and applied only if the user replies yes."
+        "Propose adding text or a task to a day's daily note (made from its template when missing). "
+        "Nothing is written until the user replies yes."
     ),
     args=EditDailyNoteArgs,
     planner=plan_edit_daily_note,
+    cues=(*DAY_CUES, "log", "jot", "record"),
 )

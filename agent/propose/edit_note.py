@@ -35,33 +35,20 @@ class EditNoteArgs(ToolArgs):
     """Arguments of edit_note."""
 
     command: EditCommand = Field(
-        description="create: a new note with content and/or from template (refused if it exists). append / "
-        "prepend: content at the end / start of the note. append_to_section / prepend_to_section / "
-        "replace_section: content in the section under heading (replace keeps the heading). set_property / "
-        "remove_property: frontmatter property with value. add_tag / remove_tag / add_alias: value is the tag or "
-        "alias. add_task: content is the task text, optionally under heading. toggle_task: check or uncheck the "
-        "task at line (or with the exact text content)."
+        description="create: a new note (content, template; refused if it exists). append/prepend: content at "
+        "the end/start. *_section: content in heading's section. set_property/remove_property: property, value. "
+        "add_tag/remove_tag/add_alias: value. add_task: content as a task (under heading). toggle_task: the task "
+        "at line (or with text content)."
     )
-    path: str = Field(
-        description="The note: its path ('Projects/Garden.md'), or for an existing note its name, alias or "
-        "[[link]]. For create, a name without a folder goes to the vault's folder for new notes."
-    )
-    content: str = Field(
-        "",
-        description="Markdown text to add or to put in place; the task text for tasks. For create with a "
-        "template: text added after the template's.",
-    )
-    template: str = Field(
-        "",
-        description="For create: the template to start from, by name (see the templates tool), e.g. "
-        "'Meeting Template'. {{title}}, {{date}} and {{time}} are filled in; Templater <% %> code is kept as written.",
-    )
-    heading: str = Field("", description="The heading for section commands and add_task, e.g. 'Ideas'.")
-    property: str = Field("", description="The frontmatter property name for set_property and remove_property.")
+    path: str = Field(description="A path ('Projects/Garden.md'), or an existing note's name, alias or [[link]].")
+    content: str = Field("", description="Markdown to add or put in place; the task text.")
+    template: str = Field("", description="For create: a template's name; Templater <% %> code is kept as written.")
+    heading: str = Field("", description="The heading, e.g. 'Ideas'.")
+    property: str = Field("", description="The frontmatter property's name.")
     value: str | int | float | bool | list[str] | None = Field(
-        None, description="The property value (text, number, true/false or a list), or the tag or alias."
+        None, description="The property's value (text, number, true/false, list), or the tag or alias."
     )
-    line: int = Field(0, ge=0, description="For toggle_task: the task's 1-based line number.")
+    line: int = Field(0, ge=0, description="The task's 1-based line.")
 
 
 def _text_value(args: EditNoteArgs, usage: str) -> str:
@@ -134,9 +121,8 @@ def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedE
 EDIT_NOTE: ProposeTool[EditNoteArgs] = ProposeTool(
     name="edit_note",
     description=(
-        "Propose a change to one note: create it (optionally from a template), add text, change a heading's "
-        "section, a property, a tag, an alias or a task. Nothing is written: the change is shown to the user as a "
-        "diff and applied only if the user replies yes. Read the note first so headings and lines are right."
+        "Propose a change to one note: create it, add text, change a section, property, tag, alias or task. "
+        "Nothing is written until the user replies yes; read the note first."
     ),
     args=EditNoteArgs,
     planner=plan_edit_note,

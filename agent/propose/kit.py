@@ -89,6 +89,7 @@ class ProposeTool(Generic[ArgsT]):
     description: str
     args: type[ArgsT]
     planner: Planner[ArgsT]
+    cues: tuple[str, ...] = ()  # words of a request that call for the tool (agent.tools.cues); empty: always offered
 
     def spec(self) -> ToolSpec:
         """Return what the model is shown: name, description and parameter schema."""

@@ -27,18 +27,14 @@ _MAX_NAMED = 5  # notes named in an operation's text; the rest are counted
 class MoveNoteArgs(ToolArgs):
     """Arguments of move_note."""
 
-    path: str = Field(description="The note to move or rename: its path, its name or a [[link]] to it.")
-    new_path: str = Field(
-        description="Where it goes: a full new path ('Archive/2024/Garden.md'), a folder ending in '/' "
-        "('Archive/', keeps the name), or just a new name ('Garden plan', renames it in its folder). "
-        "'.md' is added when missing."
-    )
+    path: str = Field(description="The note's path, name or [[link]].")
+    new_path: str = Field(description="A new path, a folder ending in '/' (keeps the name), or a new name.")
 
 
 class DeleteNoteArgs(ToolArgs):
     """Arguments of delete_note."""
 
-    path: str = Field(description="The note to delete: its path, its name or a [[link]] to it.")
+    path: str = Field(description="The note's path, name or [[link]].")
 
 
 def plan_move_note(context: ProposeContext, args: MoveNoteArgs) -> list[PlannedEdit]:
@@ -193,9 +189,7 @@ def _names(paths: Sequence[str]) -> str:
 MOVE_NOTE: ProposeTool[MoveNoteArgs] = ProposeTool(
     name="move_note",
     description=(
-        "Propose moving or renaming one note. Links to it in other notes are updated so they keep working "
-        "(each changed note is its own proposal, applied after the move). Nothing is written: the move and the "
-        "link changes are shown to the user as diffs and applied only if the user replies yes."
+        "Propose moving or renaming one note; links to it are updated. Nothing is written until the user replies yes."
     ),
     args=MoveNoteArgs,
     planner=plan_move_note,
@@ -203,9 +197,8 @@ MOVE_NOTE: ProposeTool[MoveNoteArgs] = ProposeTool(
 DELETE_NOTE: ProposeTool[DeleteNoteArgs] = ProposeTool(
     name="delete_note",
     description=(
-        "Propose deleting one note: it goes to the vault's .trash/ folder (never erased) and undo brings it back. "
-        "Links to it in other notes are not changed and will break; the proposal names those notes. Nothing is "
-        "written until the user replies yes."
+        "Propose deleting one note into the vault's .trash/ (undo brings it back; links to it break). "
+        "Nothing is written until the user replies yes."
     ),
     args=DeleteNoteArgs,
     planner=plan_delete_note,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import unicodedata
@@ -16,9 +15,10 @@ from agent.propose.edit_note import EDIT_NOTE
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool, describe_proposal
 from agent.propose.move import MOVE_TOOLS
 from agent.propose.paths import refuse_unicode_twin
+from agent.tools.cues import cued_specs
 from agent.tools.outcome import ToolOutcome
 from agent.tools.reader import VaultReader
-from agent.tools.registry import parse_arguments
+from agent.tools.registry import parse_arguments, run_traced
 from core.chat import ToolSpec
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest
@@ -49,8 +49,11 @@ class ProposalToolbox:
         conversation_id: str,
         clock: Callable[[], datetime],
         tools: Sequence[ProposeTool[Any]] = WRITE_TOOLS,
+        describe: Callable[[ProposedEdit], str] | None = None,
     ) -> None:
         self._reader = reader
+        # What the model reads about each proposal: chat's gate shows the diff, an MCP client's user confirms it.
+        self._describe = describe or functools.partial(describe_proposal, confirm=settings.confirm)
         self._store = store
         self._settings = settings
         self._conversation_id = conversation_id
@@ -61,9 +64,10 @@ class ProposalToolbox:
         self._calls: dict[tuple[str, str], list[ProposedEdit]] = {}  # a repeated call returns its first proposals
         self.proposals: list[ProposedEdit] = []  # made this turn, in order
 
-    def specs(self) -> list[ToolSpec]:
-        """Return every write tool's spec (built once per set of tools: a toolbox lives for one turn)."""
-        return list(_specs(tuple(self._tools.values())))
+    def specs(self, message: str | None = None) -> list[ToolSpec]:
+        """Return the specs of the write tools `message` calls for (None: all); built once per set of tools."""
+        tools = tuple(self._tools.values())
+        return cued_specs(tools, _specs(tools), message)
 
     def has_tool(self, name: str) -> bool:
         """Return True when `name` is one of the toolbox's tools."""
@@ -100,7 +104,7 @@ class ProposalToolbox:
         return self._outcome(made)
 
     def _outcome(self, proposals: list[ProposedEdit]) -> ToolOutcome:
-        text = "\n\n".join(describe_proposal(p, confirm=self._settings.confirm) for p in proposals)
+        text = "\n\n".join(self._describe(p) for p in proposals)
         # The diff's context lines are note text too: credentials in them are masked for the model.
         return ToolOutcome(redact_secrets(text) if self._reader.redacts_secrets else text)
 
@@ -113,7 +117,7 @@ class ProposalToolbox:
             NotFound: the note, heading, property, tag or task does not exist.
 
         """
-        return await asyncio.to_thread(self.run_blocking, name, arguments_json)
+        return await run_traced(name, arguments_json, self.run_blocking)
 
     def _check(self, edit: PlannedEdit) -> None:
         # Scope is checked here for every tool, whatever its planner did; apply checks it again.

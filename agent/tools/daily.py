@@ -15,7 +15,14 @@ from core.errors import NotFound
 from rag.notes.moment import parse_day
 from rag.notes.obsidian_config import daily_note_path as shared_daily_note_path
 
-DATE_DESCRIPTION = "The day: YYYY-MM-DD, 'today', 'yesterday' or 'tomorrow'. Empty: today."
+DATE_DESCRIPTION = "YYYY-MM-DD, 'today', 'yesterday' or 'tomorrow'; empty: today."
+# Words of a message about one day's note (agent.tools.cues); a written date counts as "date".
+DAY_CUES = (
+    "daily", "day", "today", "yesterday", "tomorrow", "tonight", "morning", "evening", "journal", "diary", "date",
+    "week", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "heute", "gestern",
+    "morgen", "tagebuch", "tagesnotiz", "woche", "montag", "dienstag", "mittwoch", "donnerstag", "freitag",
+    "samstag", "sonntag",
+)  # fmt: skip
 
 
 def daily_note_path(reader: VaultReader, snapshot: VaultSnapshot, day: date) -> str:
@@ -35,8 +42,7 @@ class DailyNoteArgs(ToolArgs):
     """Arguments of daily_note."""
 
     command: Literal["read", "path"] = Field(
-        description="read: the text of the daily note of date. path: where that daily note is (or would be) and "
-        "whether it exists."
+        description="read: its text; path: where it is (or would be) and whether it exists."
     )
     date: str = Field("", description=DATE_DESCRIPTION)
 
@@ -59,10 +65,8 @@ def run_daily_note(reader: VaultReader, args: DailyNoteArgs) -> Reply:
 
 DAILY_NOTE = Tool(
     name="daily_note",
-    description=(
-        "Read the daily note of a day (the journal note named after its date, e.g. Daily/2026-11-05.md). Use it "
-        "for 'what did I do/plan on <day>', 'today's note', 'yesterday'. For its tasks only, use tasks in_daily."
-    ),
+    description="Read the daily note of a day (the journal note named after its date), or find its path.",
     args=DailyNoteArgs,
     handler=run_daily_note,
+    cues=DAY_CUES,
 )

@@ -50,6 +50,12 @@ def parameters_schema(args: type[ToolArgs]) -> dict[str, object]:
     if not isinstance(schema, dict):
         raise TypeError(f"{args.__name__} does not produce a JSON object schema")
     schema.pop("description", None)  # the class docstring: the tool's own description already says it
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for prop in properties.values():
+            # "required" already says a parameter may be left out; an empty default says nothing more.
+            if isinstance(prop, dict) and prop.get("default", 0) in ("", [], None):
+                prop.pop("default")
     return schema
 
 
@@ -83,6 +89,7 @@ class Tool(Generic[ArgsT]):
     description: str
     args: type[ArgsT]
     handler: Callable[[VaultReader, ArgsT], Reply]
+    cues: tuple[str, ...] = ()  # words of a message that call for the tool (agent.tools.cues); empty: always offered
 
     def spec(self) -> ToolSpec:
         """Return what the model is shown: name, description and parameter schema."""

@@ -18,10 +18,10 @@ class LinksArgs(ToolArgs):
     """Arguments of links."""
 
     command: Literal["backlinks", "outgoing", "orphans", "unresolved"] = Field(
-        description="backlinks: notes that link to note. outgoing: the links written in note and where they lead. "
-        "orphans: notes no other note links to. unresolved: links to notes that do not exist."
+        description="backlinks, outgoing: of note; orphans (notes nothing links to), unresolved (links to missing "
+        "notes): of the vault."
     )
-    note: str = Field("", description="The note, by name, path or [[link]] (backlinks and outgoing).")
+    note: str = Field("", description="The note's name, path or [[link]].")
 
 
 def _written(link: Link) -> str:
@@ -102,13 +102,17 @@ def run_links(reader: VaultReader, args: LinksArgs) -> Reply:
     return _backlinks(snapshot, path) if args.command == "backlinks" else _outgoing(snapshot, path)
 
 
+# Words of a message that call for links (agent.tools.cues).
+LINKS_CUES = (
+    "link", "links", "linked", "linking", "backlink", "backlinks", "orphan", "orphans", "orphaned", "unresolved",
+    "mention", "mentions", "references", "verlinkt", "verlinken", "verweist", "verweise",
+)  # fmt: skip
+
+
 LINKS = Tool(
     name="links",
-    description=(
-        "Follow the links between notes ([[wikilinks]] and ![[embeds]]). Use it for 'what links to X', "
-        "'what does X link to', notes nothing links to (orphans) and links to notes that do not exist yet "
-        "(unresolved)."
-    ),
+    description="Follow [[links]] and ![[embeds]] between notes: what links to a note, what it links to.",
     args=LinksArgs,
     handler=run_links,
+    cues=LINKS_CUES,
 )

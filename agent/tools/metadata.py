@@ -17,9 +17,9 @@ class TagsArgs(ToolArgs):
     """Arguments of tags."""
 
     command: Literal["list_with_counts", "notes_with_tag"] = Field(
-        description="list_with_counts: every tag and how many notes use it. notes_with_tag: the notes tagged tag."
+        description="list_with_counts: every tag and its number of notes; notes_with_tag: the notes with tag."
     )
-    tag: str = Field("", description="The tag for notes_with_tag, e.g. 'area/garden'; it includes its sub-tags.")
+    tag: str = Field("", description="No '#', e.g. 'area/garden'; sub-tags included.")
 
 
 def _tag_counts(snapshot: VaultSnapshot) -> Reply:
@@ -55,14 +55,19 @@ def run_tags(reader: VaultReader, args: TagsArgs) -> Reply:
     return _notes_with_tag(snapshot, require(args.tag, "tag", "tags notes_with_tag"))
 
 
+# Words of a message that call for properties (agent.tools.cues).
+PROPERTY_CUES = (
+    "property", "properties", "frontmatter", "yaml", "status", "due", "alias", "aliases", "field", "fields",
+    "metadata", "eigenschaft", "eigenschaften", "fällig",
+)  # fmt: skip
+
+
 TAGS = Tool(
     name="tags",
-    description=(
-        "Work with #tags (in the text or the tags property). Use it to see which tags exist and how often, or "
-        "to list every note with a given tag. Not for what notes say: use search_notes."
-    ),
+    description="List the #tags with how many notes use each, or the notes that have one tag.",
     args=TagsArgs,
     handler=run_tags,
+    cues=("tag", "tags", "tagged", "#", "schlagwort", "schlagworte"),
 )
 
 
@@ -70,11 +75,11 @@ class PropertiesArgs(ToolArgs):
     """Arguments of properties."""
 
     command: Literal["of_note", "values_of_property", "list"] = Field(
-        description="of_note: all properties of note. values_of_property: every value of the property name across "
-        "the vault, with the notes having it. list: every property name and how many notes use it."
+        description="of_note: all of note's; values_of_property: each value of name, with its notes; list: "
+        "every property name."
     )
-    note: str = Field("", description="The note for of_note, by name, path or [[link]].")
-    name: str = Field("", description="The property for values_of_property, e.g. 'status' or 'due'.")
+    note: str = Field("", description="The note's name, path or [[link]].")
+    name: str = Field("", description="The property, e.g. 'status'.")
 
 
 def _of_note(snapshot: VaultSnapshot, ref: str) -> Reply:
@@ -130,10 +135,8 @@ def run_properties(reader: VaultReader, args: PropertiesArgs) -> Reply:
 
 PROPERTIES = Tool(
     name="properties",
-    description=(
-        "Read note properties (the YAML frontmatter: status, due, aliases, tags ...). Use it for 'what is the "
-        "status of X', 'which notes have status active', or to discover which properties exist."
-    ),
+    description="Read frontmatter properties (status, due, aliases ...) of a note or across the vault.",
     args=PropertiesArgs,
     handler=run_properties,
+    cues=PROPERTY_CUES,
 )

@@ -21,15 +21,8 @@ _OUTLINE_HEADINGS = 30
 class ReadNoteArgs(ToolArgs):
     """Arguments of read_note."""
 
-    note: str = Field(
-        description="The note: a name ('Sourdough'), a vault path ('Areas/Cooking/Sourdough.md') or a link "
-        "('[[Sourdough#Final recipe]]')."
-    )
-    heading: str = Field(
-        "",
-        description="Only this heading's section, sub-headings included, e.g. 'Final recipe' ('Beds#Rotation' for "
-        "a nested one, '^block-id' for one block). Empty: the whole note.",
-    )
+    note: str = Field(description="The note's name, path or [[link]].")
+    heading: str = Field("", description="Only this heading's section, e.g. 'Final recipe' (or '^block-id').")
 
 
 def _outline(snapshot: VaultSnapshot, path: str) -> str:
@@ -67,11 +60,7 @@ def run_read_note(reader: VaultReader, args: ReadNoteArgs) -> Reply:
 
 READ_NOTE = Tool(
     name="read_note",
-    description=(
-        "Read a note's full text, or only the section under one heading. Use it when the user names a note, "
-        "or when a search passage is not enough and you need the rest of that note. Long notes are cut: "
-        "then ask for one heading."
-    ),
+    description="Read a note's whole text or one heading's section, when a passage is not enough.",
     args=ReadNoteArgs,
     handler=run_read_note,
 )
@@ -81,11 +70,11 @@ class VaultArgs(ToolArgs):
     """Arguments of vault."""
 
     command: Literal["list_folder", "list_notes", "recent", "random"] = Field(
-        description="list_folder: sub-folders and files directly in folder. list_notes: every note under folder. "
-        "recent: most recently modified notes. random: read one random note."
+        description="list_folder: what is directly in folder; list_notes: all notes under it; recent: last "
+        "modified; random: read one."
     )
-    folder: str = Field("", description="A vault folder such as 'Areas/Garden'. Empty: the whole vault.")
-    limit: int = Field(20, ge=1, le=200, description="At most this many notes (list_notes, recent).")
+    folder: str = Field("", description="A vault folder; empty: the whole vault.")
+    limit: int = Field(20, ge=1, le=200, description="At most this many notes.")
 
 
 def _list_folder(snapshot: VaultSnapshot, folder: str) -> Reply:
@@ -142,12 +131,17 @@ def run_vault(reader: VaultReader, args: VaultArgs) -> Reply:
     return reply(note_part(path, snapshot.anchor(path), text), more_hint=_outline(snapshot, path))
 
 
+# Words of a message that call for vault (agent.tools.cues).
+VAULT_CUES = (
+    "folder", "folders", "file", "files", "recent", "recently", "latest", "newest", "random", "ordner", "dateien",
+    "zuletzt", "list notes", "list my notes", "how many notes",
+)  # fmt: skip
+
+
 VAULT = Tool(
     name="vault",
-    description=(
-        "Browse the vault's folders and files. Use it when the user asks what is in a folder, which notes exist, "
-        "what changed recently, or for a random note. Not for questions about content: use search_notes."
-    ),
+    description="Browse folders and files: a folder's contents, all notes, recent or random notes.",
     args=VaultArgs,
     handler=run_vault,
+    cues=VAULT_CUES,
 )

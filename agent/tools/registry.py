@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from agent.tools.bases import BASES
+from agent.tools.cues import cued_specs
 from agent.tools.daily import DAILY_NOTE
 from agent.tools.links import LINKS
 from agent.tools.metadata import PROPERTIES, TAGS
@@ -19,6 +20,7 @@ from agent.tools.tasks import TASKS
 from agent.tools.templates import TEMPLATES
 from core.chat import ToolSpec
 from core.errors import InvalidRequest
+from core.tracing import OPERATION, TOOL_NAME, span
 
 
 class ReadTool(Protocol):
@@ -27,6 +29,11 @@ class ReadTool(Protocol):
     @property
     def name(self) -> str:
         """Return the name the model calls the tool by."""
+        ...
+
+    @property
+    def cues(self) -> tuple[str, ...]:
+        """Return the words of a message that call for the tool (empty: always offered)."""
         ...
 
     def spec(self) -> ToolSpec:
@@ -72,6 +79,17 @@ def parse_arguments(tool: str, arguments_json: str) -> dict[str, object]:
     return value
 
 
+async def run_traced(name: str, arguments_json: str, run: Callable[[str, str], ToolOutcome]) -> ToolOutcome:
+    """Run one blocking tool call in a worker thread, in an `execute_tool` span (name, error type, result size)."""
+    with span(f"execute_tool {name}", {OPERATION: "execute_tool", TOOL_NAME: name}) as traced:
+        traced.set_content("gen_ai.tool.call.arguments", arguments_json)
+        outcome = await asyncio.to_thread(run, name, arguments_json)
+        traced.set_attribute("librarian.tool.result_chars", len(outcome.text))
+        traced.set_attribute("librarian.tool.anchors", len(outcome.anchors))
+        traced.set_content("gen_ai.tool.call.result", outcome.text)
+        return outcome
+
+
 class ToolRegistry:
     """Offer the read tools to the model and run its calls; failures raise InvalidRequest or NotFound."""
 
@@ -83,12 +101,12 @@ class ToolRegistry:
         self._max_chars = max_chars
         self._specs: list[ToolSpec] | None = None
 
-    def specs(self) -> list[ToolSpec]:
-        """Return every tool's spec, in the order they are offered."""
+    def specs(self, message: str | None = None) -> list[ToolSpec]:
+        """Return the specs of the tools `message` calls for (`agent.tools.cues`; None: all), in offering order."""
         # Built once: the schemas never change, and rebuilding them per model call blocked the event loop.
         if self._specs is None:
             self._specs = [tool.spec() for tool in self._tools.values()]
-        return list(self._specs)
+        return cued_specs(list(self._tools.values()), self._specs, message)
 
     def has_tool(self, name: str) -> bool:
         """Return True when `name` is one of the registry's tools."""
@@ -113,4 +131,4 @@ class ToolRegistry:
             NotFound: the note, heading, folder, daily note, template, base or view does not exist.
 
         """
-        return await asyncio.to_thread(self.run_blocking, name, arguments_json)
+        return await run_traced(name, arguments_json, self.run_blocking)

@@ -13,16 +13,12 @@ from core.domain import SearchFilters
 class SearchArgs(ToolArgs):
     """Arguments of search_notes."""
 
-    query: str = Field(description="What to look for, in the user's words: a question or a few keywords.")
-    folder: str = Field(
-        "", description="Only search this vault folder and its sub-folders, e.g. 'Areas/Garden'. Empty: whole vault."
-    )
+    query: str = Field(description="A question or keywords, in the user's words.")
+    folder: str = Field("", description="Only this folder and its sub-folders, e.g. 'Areas/Garden'.")
     tags: list[str] = Field(
-        default_factory=list,
-        description="Only notes with any of these tags, without '#', e.g. ['area/garden']. A tag includes its "
-        "sub-tags. Empty: no tag filter.",
+        default_factory=list, description="Only notes with any of these tags (no '#'; sub-tags included)."
     )
-    k: int = Field(6, ge=1, le=20, description="How many passages to return (1-20).")
+    k: int = Field(6, ge=1, le=20, description="How many passages.")
 
     @field_validator("tags", mode="before")
     @classmethod
@@ -56,11 +52,7 @@ def run_search(reader: VaultReader, args: SearchArgs) -> Reply:
 
 SEARCH_NOTES = Tool(
     name="search_notes",
-    description=(
-        "Search the notes by meaning and keywords. Use it first for any question about what the notes say. "
-        "Returns the best passages, each with its citation link such as [[Sourdough#Final recipe]]. "
-        "Narrow it with folder or tags when the user names a folder, area or tag."
-    ),
+    description="Search the notes by meaning and keywords; returns passages, each with its citation link.",
     args=SearchArgs,
     handler=run_search,
 )

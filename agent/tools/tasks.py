@@ -25,12 +25,11 @@ class TasksArgs(ToolArgs):
     """Arguments of tasks."""
 
     command: Literal["open", "done", "in_note", "in_daily"] = Field(
-        description="open: unfinished tasks across the vault (or under folder). done: completed tasks. "
-        "in_note: every task of note. in_daily: every task of the daily note of date."
+        description="open, done: in the vault or under folder; in_note: of note; in_daily: of the daily note of date."
     )
-    note: str = Field("", description="The note for in_note, by name, path or [[link]].")
-    date: str = Field("", description=f"For in_daily. {DATE_DESCRIPTION}")
-    folder: str = Field("", description="For open and done: only notes under this folder, e.g. 'Projects'.")
+    note: str = Field("", description="The note's name, path or [[link]].")
+    date: str = Field("", description=DATE_DESCRIPTION)
+    folder: str = Field("", description="Only notes under this folder.")
 
 
 def is_open(task: Task) -> bool:
@@ -93,12 +92,17 @@ def run_tasks(reader: VaultReader, args: TasksArgs) -> Reply:
     return reply(f"{path}: {total} task(s), {open_count} open. {_LEGEND}", *parts)
 
 
+# Words of a message that call for tasks (agent.tools.cues).
+TASKS_CUES = (
+    "task", "tasks", "todo", "todos", "to-do", "to-dos", "to do", "checklist", "checkbox", "unfinished", "finished",
+    "done", "open", "aufgabe", "aufgaben", "erledigt", "offen",
+)  # fmt: skip
+
+
 TASKS = Tool(
     name="tasks",
-    description=(
-        "List markdown tasks (- [ ] to do, - [x] done). Use it for 'what is left to do', 'open tasks in "
-        "Projects', 'what did I finish', the tasks of one note, or of the daily note of a day."
-    ),
+    description="List markdown tasks (- [ ] to do, - [x] done) of the vault, a folder, a note or a day.",
     args=TasksArgs,
     handler=run_tasks,
+    cues=TASKS_CUES,
 )

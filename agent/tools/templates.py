@@ -16,8 +16,8 @@ from rag.notes.vault import clean_relative_path
 class TemplatesArgs(ToolArgs):
     """Arguments of templates."""
 
-    command: Literal["list", "read"] = Field(description="list: every template. read: the text of template name.")
-    name: str = Field("", description="The template for read, e.g. 'Meeting Template'.")
+    command: Literal["list", "read"] = Field(description="list: every template; read: the text of template name.")
+    name: str = Field("", description="The template, e.g. 'Meeting Template'.")
 
 
 def list_templates(snapshot: VaultSnapshot, folder: str) -> dict[str, str]:
@@ -54,10 +54,8 @@ def run_templates(reader: VaultReader, args: TemplatesArgs) -> Reply:
 
 TEMPLATES = Tool(
     name="templates",
-    description=(
-        "List or read the note templates (Templates plugin folder). Use it when the user asks which templates "
-        "exist or what a template contains. Placeholders like {{date}} are shown as written."
-    ),
+    description="List the note templates or read one; placeholders such as {{date}} are shown as written.",
     args=TemplatesArgs,
     handler=run_templates,
+    cues=("template", "templates", "vorlage", "vorlagen"),
 )

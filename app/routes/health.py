@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from agent.tool_use import ToolUse
 from app.deps import AnswererDep, ServicesDep
 from app.wiring import EditServices, Services
 from core.errors import AppError
@@ -62,7 +63,10 @@ async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) 
     checks["writes"] = await _writes_check(request)
     # Stores that disagree (an emptied Redis, lost points) are not ready: citations would check against gaps.
     is_ready = checks["vector_store"] == "ok" and checks["docstore"] == "ok" and checks["index"] in IN_STEP
-    body = {"status": "ready" if is_ready else "not ready", "mode": answerer.mode, "checks": checks}
+    body: dict[str, object] = {"status": "ready" if is_ready else "not ready", "mode": answerer.mode, "checks": checks}
+    tool_use: ToolUse | None = getattr(request.app.state, "tool_use", None)
+    if chat_model is not None and tool_use is not None:
+        body["model"] = {"id": chat_model.model_name, "tools": tool_use.describe(chat_model.model_name)}
     return JSONResponse(body, status_code=200 if is_ready else 503)
 
 

@@ -35,11 +35,9 @@ def _runner(request: Request) -> IndexRunner:
     return runner
 
 
-@router.get("/v1/index/status")
-async def index_status(request: Request) -> dict[str, object]:
-    """Return what the re-indexer knows now; a disagreement between the stores starts a repair run."""
-    body = (await _runner(request).status()).to_json()
-    watcher: VaultWatcher | None = request.app.state.watcher
+async def status_json(runner: IndexRunner, watcher: VaultWatcher | None) -> dict[str, object]:
+    """Return the index status as GET /v1/index/status (and the MCP `index_status` tool) shows it."""
+    body = (await runner.status()).to_json()
     # A dead watcher (e.g. the OS watch limit) means saved notes wait for the next scheduled run: say so.
     body["watcher"] = (
         {"running": False, "error": "disabled (WATCH=false)"}
@@ -47,6 +45,12 @@ async def index_status(request: Request) -> dict[str, object]:
         else {"running": watcher.is_running, "error": watcher.error}
     )
     return body
+
+
+@router.get("/v1/index/status")
+async def index_status(request: Request) -> dict[str, object]:
+    """Return what the re-indexer knows now; a disagreement between the stores starts a repair run."""
+    return await status_json(_runner(request), request.app.state.watcher)
 
 
 @router.post("/v1/index")

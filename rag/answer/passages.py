@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from core.domain import Chunk, SearchHit
 from rag.answer.context import REFUSAL
+from rag.answer.excerpts import GAP, cut_at_space, key_sentences
 from rag.answer.external_links import named_hosts, neutralise_links
 
 NO_MODEL_NOTICE = "No language model is configured, so here are the most relevant passages from your notes:"
@@ -17,16 +18,8 @@ NO_MODEL_CHANGES = (
 )
 
 SNIPPET_CHARS = 320
-QUESTION_CHARS = 4_096  # as much of a question as the embedder reads (its window of 256 tokens, 16 chars each)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_WORD = re.compile(r"\w+")
 # Block syntax that means nothing on one line: heading marks, quote and callout markers, bullets, checkboxes.
 _BLOCK_MARK = re.compile(r"^(?:\s*>\s*(?:\[![^\]]*\][+-]?\s*)?)*(?:#{1,6}\s+|[-*+]\s+(?:\[.\]\s+)?|\d{1,9}[.)]\s+)?")
-# Question words that say nothing about where the answer is in a passage.
-_FILLER = frozenset(
-    ("what", "when", "where", "which", "while", "does", "have", "with", "that", "this", "from", "into", "about")
-    + ("much", "many", "long", "your", "there", "their", "would", "could", "should", "wird", "wann", "welche")
-)
 
 
 def retrieval_only_reply(question: str, hits: Sequence[SearchHit], *, covered: bool, limit: int = 3) -> str:
@@ -56,21 +49,14 @@ def _passage(number: int, chunk: Chunk, question: str, hosts: frozenset[str]) ->
 
 
 def snippet(text: str, question: str, *, max_chars: int = SNIPPET_CHARS) -> str:
-    """Return about `max_chars` of `text` on one line, from the sentence sharing most words with `question`."""
+    """Return about `max_chars` of `text` on one line: the sentences holding the question's words, and what follows.
+
+    Runs that are not next to each other are joined by " … "; no link or code span is cut (`rag.answer.excerpts`).
+    """
     lines = (_BLOCK_MARK.sub("", line) for line in text.replace("![[", "[[").splitlines())
-    sentences = [part for line in lines for part in _SENTENCE_END.split(line) if part.strip()]
-    if not sentences:
-        return ""
-    # The question's words beyond QUESTION_CHARS are not looked at: what the embedder sees is bounded the same way.
-    wanted = {word for word in _words(question[:QUESTION_CHARS]) if len(word) > 3 and word not in _FILLER}
-    scores = [len(wanted.intersection(_words(sentence))) for sentence in sentences]
-    start = scores.index(max(scores))
-    shown = " ".join(" ".join(sentence.split()) for sentence in sentences[start:])
-    if len(shown) > max_chars:
-        cut = shown.rfind(" ", 0, max_chars)
-        shown = shown[: cut if cut > max_chars // 2 else max_chars].rstrip() + " …"
-    return ("… " if start else "") + shown
-
-
-def _words(text: str) -> set[str]:
-    return {word.casefold() for word in _WORD.findall(text)}
+    found = key_sentences("\n".join(lines), question, max_chars=max_chars)
+    shown = GAP.join(found.runs)
+    is_cut_after = found.is_cut_after
+    if len(shown) > max_chars:  # one sentence longer than the budget
+        shown, is_cut_after = cut_at_space(shown, max_chars), True
+    return ("… " if found.is_cut_before else "") + " ".join(shown.split()) + (" …" if is_cut_after else "")

@@ -11,6 +11,7 @@ from core.domain import SearchHit
 from core.errors import InvalidRequest
 from core.ports import Reranker
 from core.settings import RetrievalSettings
+from core.tracing import Attributes, span
 from rag.embedding.dense_models import onnx_load_errors
 
 if TYPE_CHECKING:
@@ -43,10 +44,12 @@ class FastembedReranker:
         if not hits or top_k <= 0:
             return []
         documents = [hit.chunk.embed_text for hit in hits]
-        try:
-            scores = [float(s) for s in self._encoder.rerank(query, documents, batch_size=self._batch_size)]
-        except onnx_load_errors() as exc:
-            raise InvalidRequest(f"the reranker in {self._model_dir} failed to score passages: {exc}") from exc
+        traced: Attributes = {"librarian.rerank.candidates": len(hits), "librarian.rerank.model": self._model_dir.name}
+        with span("rerank", traced):
+            try:
+                scores = [float(s) for s in self._encoder.rerank(query, documents, batch_size=self._batch_size)]
+            except onnx_load_errors() as exc:
+                raise InvalidRequest(f"the reranker in {self._model_dir} failed to score passages: {exc}") from exc
         # sorted() is stable, so equal scores keep the retrieval order.
         order = sorted(range(len(hits)), key=lambda i: scores[i], reverse=True)
         return [SearchHit(chunk=hits[i].chunk, score=scores[i]) for i in order[:top_k]]

@@ -171,6 +171,24 @@ class EdgeVectorStore:
             points = self._shard.query(request)
         return float(points[0].score) if points else None
 
+    def term_counts(self, terms: Sequence[int], *, cap: int, filters: SearchFilters | None = None) -> dict[int, int]:
+        """Return, per sparse term, how many points passing `filters` hold it (at most `cap` counted)."""
+        counts = dict.fromkeys(terms, 0)
+        if self._shard is None or self._identity is None or cap < 1:
+            return counts
+        condition = _filter(filter_conditions(filters))
+        for term in counts:
+            # A sparse search only returns points that share a term with the query: with one term, its holders.
+            request = qe.QueryRequest(
+                limit=cap,
+                query=qe.Query.Nearest(qe.SparseVector([term], [1.0]), using=SPARSE_VECTOR),
+                filter=condition,
+                with_payload=False,
+            )
+            with _edge_errors("search failed"):
+                counts[term] = len(self._shard.query(request))
+        return counts
+
     def count(self) -> int:
         """Return the number of points."""
         if self._shard is None:

@@ -164,6 +164,26 @@ class ServerVectorStore:
             )
         return float(response.points[0].score) if response.points else None
 
+    def term_counts(self, terms: Sequence[int], *, cap: int, filters: SearchFilters | None = None) -> dict[int, int]:
+        """Return, per sparse term, how many points passing `filters` hold it (at most `cap` counted)."""
+        counts = dict.fromkeys(terms, 0)
+        if self._known_identity() is None or cap < 1:
+            return counts
+        condition = _filter(filter_conditions(filters))
+        for term in counts:
+            # A sparse search only returns points that share a term with the query: with one term, its holders.
+            with _qdrant_errors():
+                response = self._client.query_points(
+                    self._collection,
+                    query=models.SparseVector(indices=[term], values=[1.0]),
+                    using=SPARSE_VECTOR,
+                    query_filter=condition,
+                    limit=cap,
+                    with_payload=False,
+                )
+            counts[term] = len(response.points)
+        return counts
+
     def count(self) -> int:
         """Return the number of points."""
         if self._known_identity() is None:

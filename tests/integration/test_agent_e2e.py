@@ -48,8 +48,12 @@ def test_a_grounded_answer_keeps_valid_citations_and_lists_sources(
 
     assert answer.startswith("The autolyse rests 45 minutes [[Sourdough#Final recipe]].")
     assert "Sources:" in answer and "- [[Sourdough#Final recipe]]" in answer
-    system = llm.chat_requests[-1].messages[0]["content"]
-    assert "<note source=" in system and "Today is " in system
+    system, question = llm.chat_requests[-1].messages[0], llm.chat_requests[-1].messages[-1]
+    # The system message is the stable prefix; the date and the passages come with the question.
+    assert system["role"] == "system" and "<note source=" not in system["content"]
+    assert "Today is " not in system["content"]
+    assert "<note source=" in question["content"] and "Today is " in question["content"]
+    assert question["role"] == "user" and question["content"].endswith(f"Question: {QUESTION}")
 
 
 def test_invented_citations_are_unlinked(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
@@ -104,7 +108,7 @@ def test_resent_history_is_not_duplicated(librarian: openai.OpenAI, llm: Scripte
     sent = llm.chat_requests[-1].messages
     dialogue = [(m["role"], m["content"]) for m in sent if m["role"] in ("user", "assistant")]
     assert [role for role, _ in dialogue] == ["user", "assistant", "user"]
-    assert dialogue[0][1] == QUESTION and dialogue[2][1] == "And the bulk time?"
+    assert dialogue[0][1] == QUESTION and dialogue[2][1].endswith("Question: And the bulk time?")
 
 
 def test_a_planted_instruction_reaches_the_model_only_as_delimited_data(
@@ -117,10 +121,11 @@ def test_a_planted_instruction_reaches_the_model_only_as_delimited_data(
 
     ask(librarian, [{"role": "user", "content": "sourdough autolyse planted"}], stream=False)
 
-    system = llm.chat_requests[-1].messages[0]["content"]
-    assert "treat" in system.lower() or "data" in system.lower()
-    note_start = system.index("Ignore previous instructions")
-    assert system.rfind("<note ", 0, note_start) > system.rfind("</note>", 0, note_start)
+    sent = llm.chat_requests[-1].messages
+    system, question = sent[0]["content"], sent[-1]["content"]
+    assert "data" in system.lower() and "Ignore previous instructions" not in system
+    note_start = question.index("Ignore previous instructions")
+    assert question.rfind("<note ", 0, note_start) > question.rfind("</note>", 0, note_start)
 
 
 def test_usage_is_reported(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
@@ -151,7 +156,8 @@ def test_a_second_turn_resends_the_dialogue_but_not_the_first_turns_tool_steps(
 
     sent = llm.chat_requests[-1].messages[1:]  # after the system prompt
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
-    assert sent[1]["content"] == first and sent[-1]["content"] == "Where?"
+    assert sent[0]["content"] == first_user["content"]  # earlier questions go without their passages
+    assert sent[1]["content"] == first and sent[-1]["content"].endswith("Question: Where?")
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])
@@ -175,11 +181,8 @@ def test_open_webui_native_tool_messages_never_reach_the_model(
 
     assert answer.startswith("Sunny, and the autolyse rests 45 minutes")
     sent = llm.chat_requests[-1].messages[1:]
-    assert [(m["role"], m["content"]) for m in sent] == [
-        ("user", "What's the weather?"),
-        ("assistant", "Sunny."),
-        ("user", QUESTION),
-    ]
+    assert [(m["role"], m["content"]) for m in sent[:-1]] == [("user", "What's the weather?"), ("assistant", "Sunny.")]
+    assert sent[-1]["role"] == "user" and sent[-1]["content"].endswith(f"Question: {QUESTION}")
 
 
 def test_a_client_disconnect_cancels_the_agents_model_call(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:

@@ -134,7 +134,7 @@ def test_text_before_tool_calls_is_separated_and_stored_as_shown(
 def test_an_empty_final_answer_is_an_error_not_a_sources_list(
     settings: Settings, indexed: Services, llm: ScriptedLLMServer
 ) -> None:
-    llm.add(Turn.text(""))
+    llm.add(Turn.text(""), Turn.text(""))  # empty with tools, then empty again when asked without them
 
     async def run() -> None:
         async with agent(settings, indexed, llm) as answerer:
@@ -142,6 +142,7 @@ def test_an_empty_final_answer_is_an_error_not_a_sources_list(
 
     with pytest.raises(UpstreamUnavailable, match="empty answer"):
         asyncio.run(run())
+    assert [bool(request.json.get("tools")) for request in llm.chat_requests] == [True, False]
 
 
 def test_a_length_finish_reason_reaches_the_end_of_the_answer(
@@ -235,7 +236,7 @@ def test_turns_of_one_conversation_run_one_after_another(settings: Settings, ind
     release_first = threading.Event()
 
     def script(request: dict[str, Any]) -> Turn:
-        if request["messages"][-1]["content"] == QUESTION:
+        if request["messages"][-1]["content"].endswith(f"Question: {QUESTION}"):  # the first turn's question
             first_in_model.set()
             release_first.wait(timeout=30)
             return Turn.text("First.")

@@ -127,7 +127,7 @@ def test_an_unrelated_message_discards_the_proposal_and_is_answered_by_the_model
 
     assert reply.startswith(f"(Discarded the proposed change `{proposal}`; nothing was written.)")
     assert "You planted 42 cloves [[Garlic]]." in reply
-    assert llm.chat_requests[-1].messages[-1]["content"] == "How many cloves did I plant?"
+    assert llm.chat_requests[-1].messages[-1]["content"].endswith("Question: How many cloves did I plant?")
     assert nothing_applied(chat.say("yes"))
     assert vault_hashes(vault) == hashes
 

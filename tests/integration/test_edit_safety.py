@@ -86,7 +86,8 @@ def test_a_model_obeying_a_planted_note_changes_no_byte_and_pushy_answers_change
         Turn.text("Done: I deleted all notes in Inbox."),
     )
 
-    first = chat.say("What is in my Inbox?")
+    # A request for a change, so the write tools are offered; the deletes and moves are nobody's request.
+    first = chat.say("Update the tags of my Inbox notes")
 
     assert "Ignore previous instructions" in tool_results(llm)[0]  # the model really read the planted note
     assert "nothing is written yet" in first and len(re.findall(PROPOSAL_ID, first)) == 6
@@ -94,12 +95,14 @@ def test_a_model_obeying_a_planted_note_changes_no_byte_and_pushy_answers_change
 
     llm.add(obey_the_planted_note(), Turn.text("Deleting now, as you said."))
     pushy = chat.say("don't ask me, just do it")
-    assert pushy.startswith("(Discarded the proposed changes") and "nothing is written yet" in pushy
+    # No change asked for: no write tool is offered, so the same calls propose nothing at all.
+    assert pushy.startswith("(Discarded the proposed changes") and not re.findall(PROPOSAL_ID, pushy)
+    assert all(result.startswith("Error: there is no tool") for result in tool_results(llm))
     assert vault_hashes(vault) == hashes
 
     llm.add(Turn.text("Okay."))
     sure = chat.say("sure")
-    assert sure.startswith("(Discarded the proposed changes") and "Proposed change" not in sure
+    assert "Discarded" not in sure and "Proposed change" not in sure  # nothing was left to discard
     assert vault_hashes(vault) == hashes
 
     assert nothing_applied(chat.say("yes"))
@@ -137,11 +140,11 @@ def test_a_delete_and_move_nobody_asked_for_are_marked_and_a_plain_yes_applies_n
     quick = (vault / QUICK).read_bytes()
     llm.add(*obey_with_a_delete_and_a_move())
 
-    shown = chat.say("What is in my Inbox?")
+    shown = chat.say("Update the notes in my Inbox")  # a change, but neither a delete nor a move
 
     (delete,) = re.findall(DELETE_ID, shown)
     (move,) = re.findall(MOVE_ID, shown)
-    warning = shown.index("⚠ **You did not ask for a change in your last message, but the model proposed the changes")
+    warning = shown.index("⚠ **You did not ask to delete a note or to move or rename a note in your last message")
     model_text = shown[:warning]
     assert warning < shown.index(f"`{delete}` · ") < shown.index(f"`{move}` · ")  # the warning comes before them
     assert shown.count("⚠") == 1 and "c0ffee12" not in shown and "Reply yes to confirm" not in shown
@@ -180,9 +183,11 @@ def test_a_move_nobody_asked_for_is_applied_with_ja_verschieben(
         Turn.text("Erledigt."),
     )
 
-    shown = chat.say("Was steht in meiner Inbox?")
+    shown = chat.say("Ändere die Tags in meiner Inbox")  # a change, but no move
 
-    assert shown.startswith("Erledigt.\n\n⚠ **You did not ask for a change") and "**ja verschieben**" in shown
+    assert (
+        shown.startswith("Erledigt.\n\n⚠ **You did not ask to move or rename a note") and "**ja verschieben**" in shown
+    )
     assert chat.say("ja").startswith("Nothing was applied")
     assert chat.say("ja verschieben").startswith("Applied")
     assert (vault / "Archive" / "Bike Repair Notes.md").read_bytes() == bike and not (vault / BIKE).exists()

@@ -7,6 +7,7 @@ api/types.go, LM Studio's REST API docs, vLLM's /v1/models), trimmed to the fiel
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -138,3 +139,35 @@ def test_a_model_without_a_way_to_ask_is_unknown() -> None:
         model_name = "plain"
 
     assert asyncio.run(context_window(PlainModel())) is None
+
+
+async def detected_twice(base_url: str) -> list[int | None]:
+    async with chat_model(llm_settings(base_url)) as model:
+        return [await context_window(model), await context_window(model)]
+
+
+@pytest.mark.parametrize(
+    ("routes", "is_warned"),
+    [
+        pytest.param(ollama_show('stop "<|im_end|>"'), True, id="Ollama default"),
+        pytest.param(
+            {"GET /api/ps": {"models": [{"name": DEFAULT_MODEL, "model": DEFAULT_MODEL, "context_length": 4096}]}},
+            True,
+            id="Ollama loaded at 4096",
+        ),
+        pytest.param(ollama_show("num_ctx 16384"), False, id="Ollama raised"),
+        pytest.param(lm_studio_v0(state="not-loaded"), False, id="LM Studio"),
+    ],
+)
+def test_ollama_at_its_small_default_is_warned_about_once_with_the_way_to_raise_it(
+    routes: dict[str, Any], is_warned: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    with ScriptedLLMServer(routes=routes) as llm, caplog.at_level(logging.WARNING, logger="llm_client.client"):
+        windows = asyncio.run(detected_twice(llm.base_url))
+
+    assert windows[0] == windows[1]
+    warnings = [r.getMessage() for r in caplog.records if "OLLAMA_CONTEXT_LENGTH" in r.getMessage()]
+    assert len(warnings) == (1 if is_warned else 0)
+    if is_warned:
+        assert f"Ollama runs {DEFAULT_MODEL} with a 4096-token context" in warnings[0]
+        assert "num_ctx" in warnings[0] and "silently drops the start" in warnings[0]

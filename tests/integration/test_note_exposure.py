@@ -163,7 +163,7 @@ def test_the_model_sees_no_credential_in_its_prompt_or_tool_results(
     seen = model_saw(llm)
     tool_results = [m["content"] for m in llm.chat_requests[-1].messages if m["role"] == "tool"]
     assert len(tool_results) == 2 and all("[redacted secret]" in result for result in tool_results)
-    assert "API_TOKEN=[redacted secret]" in llm.chat_requests[0].messages[0]["content"]  # the retrieved passage
+    assert "API_TOKEN=[redacted secret]" in llm.chat_requests[0].messages[-1]["content"]  # the retrieved passage
     assert leaked(seen) == [] and leaked(reply) == []
 
 

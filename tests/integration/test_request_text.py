@@ -167,7 +167,8 @@ def test_system_and_assistant_messages_with_lone_surrogates_reach_the_llm_replac
 
     assert status == 200, reply
     sent = llm.chat_requests[-1].messages
-    assert any(m["role"] == "system" and f"Answer briefly {REPLACED}" in m["content"] for m in sent)
+    # The client's system prompt rides with the question, after the stable system message.
+    assert f"Answer briefly {REPLACED}" in sent[-1]["content"] and sent[-1]["role"] == "user"
     assert {"role": "assistant", "content": f"Earlier {REPLACED}"} in sent
 
 

@@ -14,9 +14,11 @@ from tokenizers import Tokenizer
 from core.domain import Chunk, SearchHit
 from core.errors import InvalidRequest
 from core.ports import Reranker
-from core.settings import RetrievalSettings
+from core.settings import RetrievalSettings, Settings
+from core.tracing import span
 from rag.embedding.dense_models import bundled_tokenizer_dir
 from rag.embedding.rerank import FastembedReranker, PassthroughReranker, build_reranker
+from tests.span_recording import recording
 
 KEYWORD = "banana"
 
@@ -94,6 +96,22 @@ def test_cross_encoder_returns_only_top_k_hits(reranker: FastembedReranker) -> N
     reranked = reranker.rerank(KEYWORD, HITS, top_k=1)
 
     assert [hit.chunk for hit in reranked] == [HITS[1].chunk]
+
+
+def test_a_rerank_is_a_span_under_the_active_one_with_its_candidate_count(
+    reranker: FastembedReranker, model_dir: Path, tmp_path: Path
+) -> None:
+    settings = Settings(_env_file=None, vault_path=tmp_path / "vault", data_dir=tmp_path / "data")
+    with recording(settings) as exporter, span("retrieval vault"):
+        reranker.rerank(KEYWORD, HITS, top_k=2)
+    retrieval, rerank = sorted(exporter.get_finished_spans(), key=lambda s: s.start_time or 0)
+
+    assert rerank.name == "rerank" and rerank.parent is not None and retrieval.context is not None
+    assert rerank.parent.span_id == retrieval.context.span_id
+    assert dict(rerank.attributes or {}) == {
+        "librarian.rerank.candidates": len(HITS),
+        "librarian.rerank.model": model_dir.name,
+    }
 
 
 def test_cross_encoder_handles_no_hits_and_zero_top_k(reranker: FastembedReranker) -> None:

@@ -292,6 +292,30 @@ def test_dense_top_score_is_none_when_nothing_can_match(backend: Backend) -> Non
     store.close()
 
 
+def test_term_counts_count_the_points_holding_each_sparse_term(store: VectorStore) -> None:
+    store.upsert(
+        [
+            item("Projects/A.md", dense=vec({0: 1.0}), terms={1: 2.0, 2: 1.0}),
+            item("Projects/A.md", 1, dense=vec({0: 1.0}), terms={1: 1.0}),
+            item("Areas/B.md", dense=vec({1: 1.0}), terms={1: 0.5, 3: 1.0}),
+        ]
+    )
+
+    assert store.term_counts([1, 2, 3, 4], cap=10) == {1: 3, 2: 1, 3: 1, 4: 0}
+    assert store.term_counts([1, 3], cap=2) == {1: 2, 3: 1}  # "at least cap" is all a rarity weight needs
+    assert store.term_counts([1, 3], cap=10, filters=SearchFilters(folder="Projects")) == {1: 2, 3: 0}
+    assert store.term_counts([1, 2], cap=10, filters=SearchFilters(paths=("Areas/B.md",))) == {1: 1, 2: 0}
+    assert store.term_counts([], cap=10) == {}
+
+
+def test_term_counts_are_zero_when_nothing_is_indexed(backend: Backend) -> None:
+    store = backend.open()
+    assert store.term_counts([1, 2], cap=5) == {1: 0, 2: 0}  # no collection yet
+    store.reset(IDENTITY)
+    assert store.term_counts([1, 2], cap=5) == {1: 0, 2: 0}
+    store.close()
+
+
 def random_items(rng: random.Random) -> list[EmbeddedChunk]:
     folders = ["Projects/Librarian", "Projects/Other", "Areas", ""]
     tags = [("project/librarian",), ("Project",), ("area",), ()]

@@ -7,7 +7,15 @@ import re
 import pytest
 
 from core.domain import Chunk, SearchHit
-from rag.answer.context import GROUNDING_RULES, REFUSAL, build_context, format_note, is_refusal
+from rag.answer.context import (
+    GROUNDING_RULES,
+    REFUSAL,
+    build_context,
+    fair_shares,
+    format_chunk,
+    format_note,
+    is_refusal,
+)
 from rag.answer.passages import NO_MODEL_NOTICE, retrieval_only_reply, snippet
 
 RECIPE = Chunk(
@@ -155,3 +163,29 @@ def test_snippet_is_short_and_cut_at_a_word() -> None:
     assert shown.endswith(" …")
     assert len(shown) <= 52
     assert "  " not in shown and "wor …" not in shown
+
+
+def test_passages_share_the_budget_and_a_short_one_leaves_its_rest_to_the_others() -> None:
+    assert fair_shares([100, 5_000, 5_000], 3_000) == [100, 1_450, 1_450]
+    assert fair_shares([10, 20], 3_000) == [10, 20]
+    assert fair_shares([], 3_000) == []
+
+
+def test_a_long_passage_is_cut_to_its_best_part_with_the_lines_of_that_part() -> None:
+    steps = [f"{n}. Step {n} of the loaf: knead, fold and wait a while longer than you think." for n in range(1, 9)]
+    steps[5] = "6. Cold retard: 14 hours in the fridge at 4 °C, covered."
+    note = "\n".join(["# Sourdough", "", "## Final recipe", "", *steps])  # the steps are lines 5-12
+    long = Chunk(
+        "Sourdough.md", "Sourdough", ("Final recipe",), "[[Sourdough#Final recipe]]", "\n".join(steps), (), (), 5, 12, 1
+    )
+
+    context = build_context(
+        [hit(long), hit(GARLIC)], "How long in the fridge?", max_chars=300, note_text={"Sourdough.md": note}.get
+    )
+
+    first, second = context.split("\n\n")
+    assert "14 hours in the fridge" in first and "Step 1 of" not in first
+    kept = [int(line.removeprefix("… ").split(".")[0]) for line in first.splitlines()[1:-1]]
+    assert kept == [6, 7, 8] and first.splitlines()[1].startswith("… 6. Cold retard")  # step n is line n + 4
+    assert first.splitlines()[0] == '<note source="[[Sourdough#Final recipe]]" path="Sourdough.md" lines="10-12">'
+    assert second == format_chunk(GARLIC)  # short enough to stay whole

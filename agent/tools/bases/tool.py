@@ -188,15 +188,19 @@ def _query(reader: VaultReader, snapshot: VaultSnapshot, base: BaseFile, view: B
     return reply(header, table, *notes)
 
 
+# Words of a message about bases (agent.tools.cues), for reading them and for adding to one.
+BASE_CUES = ("base", "bases", ".base", "database", "table", "view", "views", "datenbank", "tabelle")
+
+
 class BasesArgs(ToolArgs):
     """Arguments of bases."""
 
     command: Literal["list", "views", "query"] = Field(
-        description="list: every base in the vault. views: the views of base. query: the rows of one view of base."
+        description="list: every base; views: the views of base; query: the rows of one view of base."
     )
-    base: str = Field("", description="The base for views and query, by name ('Projects') or path.")
-    view: str = Field("", description="The view for query, e.g. 'Active'. Empty: the base's first view.")
-    limit: int = Field(50, ge=1, le=200, description="At most this many rows (query).")
+    base: str = Field("", description="The base's name or path.")
+    view: str = Field("", description="The view, e.g. 'Active'; empty: the first.")
+    limit: int = Field(50, ge=1, le=200, description="At most this many rows.")
 
 
 def run_bases(reader: VaultReader, args: BasesArgs) -> Reply:
@@ -218,12 +222,8 @@ def run_bases(reader: VaultReader, args: BasesArgs) -> Reply:
 
 BASES = Tool(
     name="bases",
-    description=(
-        "Query Obsidian Bases (.base files: saved table views over notes and their properties, like a small "
-        "database). Use it when the user mentions a base or view, or asks for a table of notes by property. "
-        "`this` in filters is the base file itself (as when the base is opened on its own), also for a base "
-        "embedded in a note. Formulas are not computed; the result says what could not be evaluated."
-    ),
+    description="Query Obsidian Bases (.base files: table views of notes by property); formulas are not computed.",
     args=BasesArgs,
     handler=run_bases,
+    cues=BASE_CUES,
 )

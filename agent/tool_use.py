@@ -1,0 +1,63 @@
+"""Whether the chat model is offered tools: decided per process and model id from what it does with them.
+
+The rule (LLM_TOOLS=auto): a model is offered tools until UNUSABLE_REPLIES rounds that offered them have ended
+in an unusable reply (empty, or a call written as text whose JSON does not decode) while the model has not made
+one call of an offered tool (structured or written as text) since the service started. From then on that model
+answers each turn in one completion without tools, from the passages retrieved for the question (citations still
+checked). Each unusable reply is itself never shown: its turn is answered again without tools. Two, not one,
+because a small model that does call tools still breaks a call now and then (Qwen2.5 0.5B: recorded).
+LLM_TOOLS=on always offers tools, LLM_TOOLS=off never does.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+logger = logging.getLogger(__name__)
+
+ToolsSetting = Literal["auto", "on", "off"]
+UNUSABLE_REPLIES = 2
+
+
+class ToolUse:
+    """Remembers, per model id, whether the model calls tools; says whether to offer them."""
+
+    def __init__(self, setting: ToolsSetting = "auto") -> None:
+        self._setting = setting
+        self._callers: set[str] = set()  # models that made a tool call since the start
+        self._unusable: dict[str, int] = {}  # unusable replies per model that has made no call
+        self._without: set[str] = set()  # models answered without tools from now on
+
+    def is_offered(self, model: str) -> bool:
+        """Return True when `model` is offered tools this turn."""
+        if self._setting == "auto":
+            return model not in self._without
+        return self._setting == "on"
+
+    def record(self, model: str, *, has_called: bool, is_unusable: bool) -> None:
+        """Note what `model` did with a round that offered tools; switch it to no tools when the rule says so."""
+        if has_called:
+            self._callers.add(model)
+            return
+        if not is_unusable or self._setting != "auto" or model in self._callers or model in self._without:
+            return
+        self._unusable[model] = self._unusable.get(model, 0) + 1
+        if self._unusable[model] < UNUSABLE_REPLIES:
+            return
+        self._without.add(model)
+        logger.warning(
+            "the model %s gave %d unusable replies when offered tools and has made no tool call since the start: "
+            "answering it without tools from now on (one completion per turn from the retrieved passages, "
+            "citations still checked; LLM_TOOLS=on keeps offering tools)",
+            model,
+            self._unusable[model],
+        )
+
+    def describe(self, model: str) -> str:
+        """Return how tools are used with `model`, for /ready."""
+        if self._setting != "auto":
+            return f"{self._setting} (LLM_TOOLS={self._setting})"
+        if model in self._without:
+            return "off (the model made no tool call and gave unusable replies when offered tools)"
+        return "on (the model has made tool calls)" if model in self._callers else "on (no tool call seen yet)"

@@ -1,0 +1,125 @@
+"""The eval's client of a running librarian: readiness, search, one chat turn, and the changes a conversation made."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from core.errors import AppError, InvalidRequest, UpstreamUnavailable
+
+INDEX_POLL_SECONDS = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    """One assistant message as the user got it, with the token counts the service reported."""
+
+    text: str
+    seconds: float
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceMode:
+    """What `GET /ready` says about how the service answers and writes."""
+
+    mode: str  # "agent", "retrieval-only", or a degraded mode
+    llm: str
+    writes: str
+
+    @property
+    def auto_applies(self) -> bool:
+        """Return True when the service applies proposals without asking (WRITE_CONFIRM=false)."""
+        return "WRITE_CONFIRM=false" in self.writes
+
+    def edit_skip_reason(self) -> str | None:
+        """Return why edit items cannot produce a proposal here, or None when they can."""
+        if self.mode == "retrieval-only":
+            return "no model (retrieval-only mode): changes need one"
+        if self.writes.startswith("read-only"):
+            return "the vault is read-only (WRITE_BACKEND=none)"
+        return None
+
+
+class LibrarianApi:
+    """Call the service under evaluation; every failure is an AppError saying what failed."""
+
+    def __init__(self, base_url: str, *, api_key: str | None, timeout_seconds: float) -> None:
+        self.base_url = base_url.rstrip("/").removesuffix("/v1")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        timeout = httpx.Timeout(timeout_seconds, connect=10.0)
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout)
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def mode(self, *, wait_seconds: float = 600.0) -> ServiceMode:
+        """Return the service's mode once its index is built (waiting up to `wait_seconds` for a first index)."""
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            body = await self._json("GET", "/ready", accept=(200, 503))
+            checks = body.get("checks", {})
+            if checks.get("index") != "indexing" or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(INDEX_POLL_SECONDS)
+        return ServiceMode(str(body.get("mode", "")), str(checks.get("llm", "")), str(checks.get("writes", "")))
+
+    async def ranked_notes(self, question: str, k: int) -> tuple[str, ...]:
+        """Return the distinct note paths of `POST /v1/search` for the question, best first."""
+        body = await self._json("POST", "/v1/search", json={"query": question, "k": k})
+        return tuple(dict.fromkeys(str(hit["path"]) for hit in body["hits"]))
+
+    async def ask(self, question: str, conversation: str) -> ChatReply:
+        """Send the question as the first message of its own conversation; return the reply."""
+        request = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}]}
+        started = time.perf_counter()
+        body = await self._json(
+            "POST", "/v1/chat/completions", json=request, headers={"X-Conversation-Id": conversation}
+        )
+        seconds = time.perf_counter() - started
+        usage = body.get("usage") or {}
+        return ChatReply(
+            text=str(body["choices"][0]["message"]["content"] or ""),
+            seconds=seconds,
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+        )
+
+    async def changed_paths(self, conversation: str) -> tuple[str, ...]:
+        """Return the paths of applied changes logged for the conversation (the eval never approves: none)."""
+        body = await self._json("GET", "/v1/changes", params={"limit": 1000})
+        # The service prefixes the header's value with where it came from ("h:"), so compare the end.
+        return tuple(
+            str(change["path"]) for change in body["changes"] if str(change["conversation_id"]).endswith(conversation)
+        )
+
+    async def _json(self, method: str, path: str, *, accept: tuple[int, ...] = (200,), **kwargs: Any) -> Any:
+        try:
+            response = await self._http.request(method, path, **kwargs)
+        except httpx.TimeoutException as exc:
+            raise UpstreamUnavailable("the librarian", f"{method} {path} timed out") from exc
+        except httpx.HTTPError as exc:
+            raise UpstreamUnavailable("the librarian", f"{method} {self.base_url}{path} failed: {exc}") from exc
+        if response.status_code not in accept:
+            raise _error_of(method, path, response)
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise UpstreamUnavailable("the librarian", f"{method} {path} answered with no JSON") from exc
+
+
+def _error_of(method: str, path: str, response: httpx.Response) -> AppError:
+    try:
+        message = response.json()["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        message = response.text[:200]
+    detail = f"{method} {path} answered {response.status_code}: {message}"
+    if response.status_code == 401:
+        return InvalidRequest(f"{detail} (pass the service's key with --api-key or API_KEY)")
+    return UpstreamUnavailable("the librarian", detail) if response.status_code >= 500 else InvalidRequest(detail)

@@ -1,0 +1,349 @@
+"""Tool calls that small models write as text instead of `tool_calls`: recognised, parsed, told apart from prose.
+
+Offered tools, Qwen2.5 0.5B/1.5B (llama.cpp, Ollama, LM Studio), Llama 3.x and Mistral small models often write the
+call into the reply's text. The shapes seen and handled, each possibly repeated for several calls:
+
+- a bare JSON object `{"name": ..., "arguments": {...}}` (`parameters` for `arguments`, or arguments as a JSON
+  string), also with doubled braces `{{"name": ...}}` copied from prompt templates;
+- the same inside a ```json (or bare ```) fence, or inside Qwen/Hermes `<tool_call>...</tool_call>` tags;
+- Llama 3: `<|python_tag|>` before the object, or `{"type": "function", "name": ..., "parameters": ...}`;
+- Mistral: `[TOOL_CALLS] [{"name": ..., "arguments": ...}, ...]` (and `[TOOL_CALLS]name[ARGS]{...}`);
+- OpenAI's own shapes written out: `{"function": {"name": ..., "arguments": ...}}`, `{"tool_calls": [...]}`.
+
+A reply is read as calls only when it *starts* as one and all of it up to the last call is calls with an object of
+arguments; text after the calls is dropped. Anything else is text. Calls that name a tool not offered are told
+apart (UNOFFERED): never to be run, and never shown either (the model is told the tool does not exist). A reply
+shaped like a call whose JSON is broken is "unusable": neither a call to run nor an answer to show.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from enum import Enum
+
+from core.chat import ToolCall
+
+OPENINGS = ("{", "```", "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>")
+MAX_TRAILING_CHARS = 1_000  # what a reply that has made its calls may add before it is cut (CallHold)
+MAX_MISSING_BRACES = 3  # a reply that ends this many closing braces short of a call is completed
+_EXPLICIT = ("<tool_call>", "[TOOL_CALLS]", "<|python_tag|>")  # the model's own call markers: never prose
+_FENCE = re.compile(r"```[ \t]*([^\n`]*)\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
+_FENCE_INFOS = {"", "json", "json5", "tool_call", "tool_code", "tool", "function", "javascript", "js"}
+_TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
+_MISTRAL_ARGS = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*\[ARGS\]")
+_END_TOKENS = re.compile(r"<\|(?:eom_id|eot_id|im_end|end)\|>|</s>")
+_NAME_KEYS = ("name", "tool_name", "tool")
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.-]*")
+_ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
+
+
+class Reading(Enum):
+    """What a reply's text is, as far as it has arrived."""
+
+    OPEN = "open"  # could still become a tool call: hold it back
+    TEXT = "text"  # prose (or code, or JSON that is no call): show it
+    CALLS = "calls"  # tool calls of offered tools
+    UNOFFERED = "unoffered"  # tool calls, some naming a tool that was not offered: never run
+    UNUSABLE = "unusable"  # shaped like a call, but not decodable into calls
+
+
+@dataclass(frozen=True, slots=True)
+class TextCalls:
+    """How a reply's text reads, and the calls it makes (CALLS and UNOFFERED)."""
+
+    reading: Reading
+    calls: tuple[ToolCall, ...] = ()
+
+
+def starts_like_call(text: str) -> bool | None:
+    """Return True when `text` opens like a tool call, False when it cannot, None when it is too short to tell."""
+    head = text.lstrip()
+    if any(head.startswith(opening) for opening in OPENINGS):
+        return True
+    if not head or any(opening.startswith(head) for opening in OPENINGS):
+        return None
+    return False
+
+
+def read_text_calls(
+    text: str, offered: Collection[str], *, parameters: Collection[str] = (), is_complete: bool = True
+) -> TextCalls:
+    """Return how `text` reads given the `offered` tool names; `is_complete` False while the reply still streams.
+
+    `parameters`: the parameter names of the offered tools. With them, `{"name": "add_task", "path": ...}` (the
+    arguments beside an invented name, recorded with Qwen2.5 0.5B) reads as a call rather than as data.
+    """
+    parameters = frozenset(parameters)
+    if not offered:
+        return TextCalls(Reading.TEXT)
+    opens = starts_like_call(text)
+    if opens is None:
+        return TextCalls(Reading.TEXT if is_complete else Reading.OPEN)
+    if not opens:
+        return TextCalls(Reading.TEXT)
+    body = _END_TOKENS.sub("", text).strip()
+    values = _call_values(body)
+    if values is None and is_complete and body.startswith("{"):
+        values = _completed(body, parameters)
+    if values is not None:
+        # Decoded values are final: text still to come cannot turn a value that is no call into one.
+        if (calls := _calls_of(values, offered, parameters)) is not None:
+            is_offered = all(call.name in offered for call in calls)
+            return TextCalls(Reading.CALLS if is_offered else Reading.UNOFFERED, calls)
+        is_call_shaped = any(_is_call_shaped(value, parameters) for value in values)
+        return TextCalls(Reading.UNUSABLE if is_call_shaped else Reading.TEXT)
+    if not is_complete and not _cannot_become_call(text):
+        return TextCalls(Reading.OPEN)
+    if text.lstrip().startswith(_EXPLICIT) or _looks_like_broken_call(text):
+        return TextCalls(Reading.UNUSABLE)
+    return TextCalls(Reading.TEXT)
+
+
+class CallHold:
+    """Holds back streamed text that opens like a tool call until it reads as text (then it flows) or the reply ends.
+
+    So the user never sees a call written as text: `feed` returns what may be shown now, `finish` how the whole
+    reply reads, with the held text (to show when it is TEXT).
+    """
+
+    def __init__(self, offered: Collection[str], parameters: Collection[str] = ()) -> None:
+        self._offered = frozenset(offered)
+        self._parameters = frozenset(parameters)
+        self._held: list[str] = []
+        self._is_flowing = not self._offered  # no tools offered: nothing to hold back
+        self._calls_at: int | None = None  # the held length when it first read as calls
+
+    @property
+    def held_text(self) -> str:
+        """Return the text held back so far."""
+        return "".join(self._held)
+
+    @property
+    def has_said_enough(self) -> bool:
+        """Return True when the reply made its calls and then went on for MAX_TRAILING_CHARS more.
+
+        The rest is dropped anyway (calls repeated, or text after them): the caller may stop reading. Small models
+        repeat a call until their token limit (recorded: Qwen2.5 0.5B, 2,000 tokens and on), all of it held back.
+        """
+        return self._calls_at is not None and sum(map(len, self._held)) - self._calls_at > MAX_TRAILING_CHARS
+
+    def feed(self, text: str) -> str:
+        """Return the part of the reply that may be shown now ("" while it could still be a call)."""
+        if self._is_flowing:
+            return text
+        self._held.append(text)
+        held = self.held_text
+        reading = read_text_calls(held, self._offered, parameters=self._parameters, is_complete=False).reading
+        if reading in (Reading.CALLS, Reading.UNOFFERED) and self._calls_at is None:
+            self._calls_at = len(held)
+        if reading is not Reading.TEXT:
+            return ""
+        self._is_flowing, self._held = True, []
+        return held
+
+    def finish(self) -> TextCalls:
+        """Return how the held text reads now that the reply is complete (TEXT once text has flowed)."""
+        if self._is_flowing:
+            return TextCalls(Reading.TEXT)
+        return read_text_calls(self.held_text, self._offered, parameters=self._parameters)
+
+
+def _completed(body: str, parameters: frozenset[str]) -> list[object] | None:
+    """Decode a bare call whose reply ended before its last closing braces (recorded: Qwen2.5 0.5B stops short)."""
+    for missing in range(1, MAX_MISSING_BRACES + 1):
+        values = _leading_values(body + "}" * missing)
+        if values and all(_is_call_shaped(value, parameters) for value in values):
+            return values
+    return None
+
+
+def _call_values(body: str) -> list[object] | None:
+    """Return the JSON values the text is made of (after its wrappers), or None when it does not decode."""
+    if body.startswith("<|python_tag|>"):
+        return _call_values(body.removeprefix("<|python_tag|>").strip())
+    if body.startswith("[TOOL_CALLS]"):
+        rest = body.removeprefix("[TOOL_CALLS]")
+        return _mistral_values(rest) if _MISTRAL_ARGS.match(rest) else _call_values(rest.strip())
+    if body.startswith("<tool_call>"):
+        return _values_of_segments(match.group(1) for match in _TAGGED.finditer(body))
+    if body.startswith("```"):
+        return _fenced_values(body)
+    return _decode_sequence(body)
+
+
+def _fenced_values(body: str) -> list[object] | None:
+    segments: list[str] = []
+    for match in _FENCE.finditer(body):
+        if match.group(1).strip().casefold() not in _FENCE_INFOS:
+            return None
+        segments.append(match.group(2))
+    return _values_of_segments(segments) if segments else None
+
+
+def _values_of_segments(segments: Iterator[str] | list[str]) -> list[object] | None:
+    values: list[object] = []
+    for segment in segments:
+        inner = segment.strip()
+        decoded = _call_values(inner) if inner.startswith(("<tool_call>", "```")) else _decode_sequence(inner)
+        if decoded is None:
+            return None
+        values.extend(decoded)
+    return values or None
+
+
+def _mistral_values(rest: str) -> list[object] | None:
+    """Read `name[ARGS]{...}` calls, one after another (Mistral's newer tokenizers)."""
+    values: list[object] = []
+    decoder = json.JSONDecoder()
+    position = 0
+    while (match := _MISTRAL_ARGS.match(rest, position)) is not None:
+        try:
+            arguments, position = decoder.raw_decode(rest, match.end())
+        except json.JSONDecodeError:
+            return None
+        values.append({"name": match.group(1), "arguments": arguments})
+        if rest.startswith("[TOOL_CALLS]", position):
+            position += len("[TOOL_CALLS]")
+    return values or None
+
+
+def _decode_sequence(text: str) -> list[object] | None:
+    """Decode leading JSON values (whitespace between them, anything after the last one ignored)."""
+    for candidate in _brace_variants(text.strip()):
+        values = _leading_values(candidate)
+        if values:
+            return values
+    literal = _python_literal(text.strip())
+    return [literal] if literal is not None else None
+
+
+def _brace_variants(text: str) -> Iterator[str]:
+    yield text
+    if text.startswith("{{"):
+        closing = text.rfind("}}")
+        if closing != -1:
+            yield text[1 : closing + 1]  # `{{"name": .., "arguments": {..}}}`: only the outer pair doubled
+        yield text.replace("{{", "{").replace("}}", "}")  # every brace doubled, as in a format string
+
+
+def _leading_values(text: str) -> list[object]:
+    decoder = json.JSONDecoder()
+    values: list[object] = []
+    position = 0
+    while position < len(text) and text[position] in "{[":
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError:
+            break
+        values.append(value)
+        while position < len(text) and text[position] in " \t\r\n,;":
+            position += 1
+    return values
+
+
+def _python_literal(text: str) -> object | None:
+    """Return a dict written in Python's syntax (single quotes, True/None), which some small models produce."""
+    if not text.startswith("{") or not text.endswith("}") or len(text) > 100_000:
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _calls_of(
+    values: list[object], offered: Collection[str], parameters: frozenset[str]
+) -> tuple[ToolCall, ...] | None:
+    """Return the calls the values make, or None unless every value is a call."""
+    calls: list[ToolCall] = []
+    for value in _flattened(values):
+        call = _call_of(value, offered, parameters, number=len(calls) + 1)
+        if call is None:
+            return None
+        if not any((call.name, call.arguments) == (made.name, made.arguments) for made in calls):
+            calls.append(call)  # small models repeat a call word for word; once is what they meant
+    return tuple(calls) or None
+
+
+def _flattened(values: list[object]) -> Iterator[object]:
+    for value in values:
+        if isinstance(value, list):
+            yield from value
+        elif isinstance(value, dict) and isinstance(value.get("tool_calls"), list):
+            yield from value["tool_calls"]
+        else:
+            yield value
+
+
+def _call_of(value: object, offered: Collection[str], parameters: frozenset[str], *, number: int) -> ToolCall | None:
+    if not isinstance(value, dict):
+        return None
+    function = value.get("function")
+    if isinstance(function, dict):
+        value = function  # OpenAI's {"type": "function", "function": {"name": ..., "arguments": ...}}
+    name = next((value[key] for key in _NAME_KEYS if isinstance(value.get(key), str)), None)
+    if name is None and isinstance(function, str):
+        name = function
+    if not isinstance(name, str) or (name not in offered and not _is_call_shaped(value, parameters)):
+        return None  # `{"name": "my-plugin", "version": 2}` is data; `{"name": "read_note"}` a call
+    arguments: object = next((value[key] for key in _ARGUMENT_KEYS if key in value), None)
+    if arguments is None:
+        # Qwen2.5 0.5B often writes the arguments beside the name (recorded): {"name": "edit_note", "path": ...}.
+        skipped = (*_NAME_KEYS, "type", "id", "function")
+        arguments = {key: item for key, item in value.items() if key not in skipped}
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            return None
+    if not isinstance(arguments, dict):
+        return None
+    return ToolCall(id=f"text_call_{number}", name=name, arguments=json.dumps(arguments, ensure_ascii=False))
+
+
+def _is_call_shaped(value: object, parameters: frozenset[str] = frozenset()) -> bool:
+    """Return True for a value that names a function to call (whatever the name), as calls are written.
+
+    Arguments beside the name make a call only when they are all parameters of offered tools: otherwise
+    `{"name": "my-plugin", "version": 2}` is data.
+    """
+    if isinstance(value, list):
+        return any(_is_call_shaped(item, parameters) for item in value)
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("tool_calls"), list) or isinstance(value.get("function"), dict | str):
+        return True
+    name = next((value[key] for key in _NAME_KEYS if isinstance(value.get(key), str)), None)
+    if name is None:
+        return False
+    if any(key in value for key in _ARGUMENT_KEYS) or value.get("type") == "function":
+        return True
+    beside = set(value) - {*_NAME_KEYS, "type", "id", "required"}  # "required": copied from the schema
+    return bool(beside) and beside <= parameters and _IDENTIFIER.fullmatch(name) is not None
+
+
+def _cannot_become_call(text: str) -> bool:
+    """Return True when text still arriving is already known not to be a call (so it can be shown now)."""
+    head = text.lstrip()
+    if head.startswith("```"):
+        first_line, newline, rest = head[3:].partition("\n")
+        if not newline:
+            return False
+        if first_line.strip().casefold() not in _FENCE_INFOS:
+            return True  # ```python, ```dataview: code to show
+        body = rest.lstrip()
+        return bool(body) and body[0] not in "{[<"
+    if head.startswith("{"):
+        body = head[1:].lstrip()
+        return bool(body) and body[0] not in "\"'{"
+    return False
+
+
+def _looks_like_broken_call(text: str) -> bool:
+    """Return True for JSON-ish text that names a key of a call but does not decode: a failed call, not prose."""
+    return re.search(r"""["'](?:name|arguments|parameters|function|tool_calls)["']\s*:""", text) is not None

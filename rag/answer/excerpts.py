@@ -1,0 +1,221 @@
+"""The part of a passage that answers a question: the sentences sharing most words with it, cut safely.
+
+A passage is split into rows (its lines) and each row into sentences. For the model, `best_excerpt` keeps the one
+run of sentences, within a character budget, that holds the most distinct question words (compared by a crude
+stem, so "proofing" meets "proof"), so its lines can be named; for a one-line snippet, `key_sentences` keeps
+each sentence that adds a question word, with what follows it. Cuts fall only between sentences or at spaces,
+never inside a `[[wikilink]]`, `![[embed]]`, `[text](url)` or inline code: a link cut in half swallows what
+follows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.answer.code_spans import code_ranges
+
+QUESTION_CHARS = 4_096  # as much of a question as the embedder reads (its window of 256 tokens, 16 chars each)
+ELLIPSIS = "…"
+_WORD = re.compile(r"\w+")
+_SENTENCE_GAP = re.compile(r"(?<=[.!?…])\s+")
+_SPACE = re.compile(r"\s+")
+_LIST_NUMBER = re.compile(r"\s*\d{1,9}[.)]")  # "1. Mix ...": the number's period ends no sentence
+_LINKS = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)")
+_SUFFIXES = ("ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "ly", "s")
+# Question words that say nothing about where the answer is in a passage.
+FILLER = frozenset(
+    ("what", "when", "where", "which", "while", "does", "have", "with", "that", "this", "from", "into", "about")
+    + ("much", "many", "long", "your", "there", "their", "would", "could", "should", "wird", "wann", "welche")
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Excerpt:
+    """The kept part of a text: the rows it spans (0-based, inclusive) and whether text was left out around it."""
+
+    text: str
+    first_row: int
+    last_row: int
+    is_cut_before: bool
+    is_cut_after: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    """One sentence: its row, its span in the row, and the question stems it holds."""
+
+    row: int
+    start: int
+    end: int
+    stems: frozenset[str]
+
+
+def question_stems(question: str) -> frozenset[str]:
+    """Return the stems of the words of `question` that can point at an answer (no filler, no short words)."""
+    words = (word.casefold() for word in _WORD.findall(question[:QUESTION_CHARS]))
+    return frozenset(stem(word) for word in words if len(word) > 3 and word not in FILLER)
+
+
+def stem(word: str) -> str:
+    """Return a crude stem of a lower-case word: common English endings dropped, at least four letters kept."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def protected_spans(row: str) -> list[tuple[int, int]]:
+    """Return the spans of `row` no cut may fall inside: links, embeds and inline code."""
+    return sorted([*(match.span() for match in _LINKS.finditer(row)), *code_ranges(row)])
+
+
+def best_excerpt(text: str, question: str, *, max_chars: int) -> Excerpt:
+    """Return the part of `text` (at most about `max_chars`) that shares most words with `question`.
+
+    Budget left once the run reaches the passage's end goes to the sentences before it. Line breaks are kept.
+    One sentence longer than the budget is cut at a space (never inside a link or code).
+    """
+    rows = text.split("\n")
+    if len(text) <= max_chars:
+        return Excerpt(text, 0, len(rows) - 1, is_cut_before=False, is_cut_after=False)
+    wanted = question_stems(question)
+    units = [unit for number, row in enumerate(rows) for unit in _units(number, row, wanted)]
+    if not units:
+        return Excerpt("", 0, 0, is_cut_before=False, is_cut_after=False)
+    first, last = _best_run(units, max_chars)
+    while first > 0 and _run_chars(units, first - 1, last) <= max_chars:
+        first -= 1
+    return _render(rows, units, first, last, max_chars)
+
+
+@dataclass(frozen=True, slots=True)
+class KeySentences:
+    """Runs of sentences in text order, and whether text was left out before the first or after the last."""
+
+    runs: tuple[str, ...]
+    is_cut_before: bool
+    is_cut_after: bool
+
+
+def key_sentences(text: str, question: str, *, max_chars: int) -> KeySentences:
+    """Return the sentences of `text` that hold question words not seen in a better one, each with what follows it.
+
+    For a one-line snippet: the answer may sit after an earlier sentence that shares a word too ("rest" in "rest
+    45 minutes" before "14 hours in the fridge"), so each sentence adding a question word gets shown, best first,
+    and the budget left goes to the sentences after each. Rows are joined by spaces.
+    """
+    wanted = question_stems(question)
+    units = [unit for number, row in enumerate(text.split("\n")) for unit in _units(number, row, wanted)]
+    if not units:
+        return KeySentences((), is_cut_before=False, is_cut_after=False)
+    ranked = sorted((i for i, unit in enumerate(units) if unit.stems), key=lambda i: (-len(units[i].stems), i))
+    runs: list[list[int]] = []
+    covered: set[str] = set()
+    for index in ranked:
+        fits = _chars([*runs, [index, index]], units) <= max_chars
+        if units[index].stems - covered and (fits or not runs):
+            runs.append([index, index])
+            covered |= units[index].stems
+    runs = runs or [[0, 0]]
+    for run in runs:  # best first: the sentences after it, up to the next run or the budget
+        starts = {other[0] for other in runs}
+        while run[1] + 1 < len(units) and run[1] + 1 not in starts:
+            if _chars(runs, units) + 1 + units[run[1] + 1].end - units[run[1] + 1].start > max_chars:
+                break
+            run[1] += 1
+    ordered = _merged(sorted(runs))
+    rows = text.split("\n")
+    parts = tuple(" ".join(rows[u.row][u.start : u.end] for u in units[first : last + 1]) for first, last in ordered)
+    return KeySentences(parts, is_cut_before=ordered[0][0] > 0, is_cut_after=ordered[-1][1] < len(units) - 1)
+
+
+GAP = " … "  # between runs of a snippet that are not next to each other
+
+
+def _chars(runs: Sequence[Sequence[int]], units: Sequence[_Unit]) -> int:
+    gaps = len(GAP) * max(0, len(runs) - 1)
+    return gaps + sum(_run_chars(units, first, last) for first, last in runs)
+
+
+def _merged(runs: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for first, last in runs:
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
+        else:
+            merged.append((first, last))
+    return merged
+
+
+def _units(number: int, row: str, wanted: frozenset[str]) -> list[_Unit]:
+    spans = protected_spans(row)
+    cuts = [
+        gap
+        for gap in _SENTENCE_GAP.finditer(row)
+        if not _inside(spans, gap.start()) and not _LIST_NUMBER.fullmatch(row[: gap.start()])
+    ]
+    bounds = [(0, len(row))]
+    if cuts:
+        starts = [0, *(gap.end() for gap in cuts)]
+        ends = [*(gap.start() for gap in cuts), len(row)]
+        bounds = list(zip(starts, ends, strict=True))
+    units = []
+    for start, end in bounds:
+        if row[start:end].strip():
+            stems = frozenset(stem(word.casefold()) for word in _WORD.findall(row[start:end])) & wanted
+            units.append(_Unit(number, start, end, stems))
+    return units
+
+
+def _best_run(units: Sequence[_Unit], max_chars: int) -> tuple[int, int]:
+    """Return the first and last unit of the run within budget holding most distinct question stems."""
+    starts = [index for index, unit in enumerate(units) if unit.stems] or [0]
+    # (distinct stems, stems of the first sentence, stem hits, -start): a run opening on its best sentence wins
+    best: tuple[int, int, int, int, int] | None = None  # ... and its end
+    for start in starts:
+        end = start
+        while end + 1 < len(units) and _run_chars(units, start, end + 1) <= max_chars:
+            end += 1
+        covered = frozenset().union(*(unit.stems for unit in units[start : end + 1]))
+        hits = sum(len(unit.stems) for unit in units[start : end + 1])
+        score = (len(covered), len(units[start].stems), hits, -start, end)
+        if best is None or score[:4] > best[:4]:
+            best = score
+    if best is None:
+        raise ValueError("a passage with text has at least one sentence")
+    return -best[3], best[4]
+
+
+def _run_chars(units: Sequence[_Unit], first: int, last: int) -> int:
+    """Return the characters of units first..last as rendered: a space or a newline between two."""
+    return sum(unit.end - unit.start for unit in units[first : last + 1]) + (last - first)
+
+
+def _render(rows: Sequence[str], units: Sequence[_Unit], first: int, last: int, max_chars: int) -> Excerpt:
+    kept: list[str] = []
+    for row in range(units[first].row, units[last].row + 1):
+        in_row = [unit for unit in units[first : last + 1] if unit.row == row]
+        kept.append(rows[row][in_row[0].start : in_row[-1].end] if in_row else "")
+    excerpt = "\n".join(kept)
+    is_cut_after = last < len(units) - 1
+    if len(excerpt) > max_chars:  # one sentence over the budget: cut it at a space outside links and code
+        excerpt = cut_at_space(excerpt, max_chars)
+        is_cut_after = True
+    return Excerpt(excerpt, units[first].row, units[last].row, is_cut_before=first > 0, is_cut_after=is_cut_after)
+
+
+def cut_at_space(text: str, max_chars: int) -> str:
+    """Return `text` cut at the last space before `max_chars` that is outside every link and code span."""
+    spans = protected_spans(text)
+    spaces = [match.start() for match in _SPACE.finditer(text, 0, max_chars + 1) if not _inside(spans, match.start())]
+    if spaces and spaces[-1] > 0:
+        return text[: spaces[-1]].rstrip()
+    # No space before the budget: keep up to the first one after it, so a link is never split.
+    later = next((m.start() for m in _SPACE.finditer(text, max_chars) if not _inside(spans, m.start())), len(text))
+    return text[:later].rstrip()
+
+
+def _inside(spans: Sequence[tuple[int, int]], position: int) -> bool:
+    return any(start < position < end for start, end in spans)

@@ -1,0 +1,109 @@
+"""Reading a reply as the user sees it: normalised phrase matching, refusals, cited links and the sources list."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.answer.code_spans import code_ranges, is_inside
+from rag.answer.context import is_refusal
+
+# Numbers stay whole ("0.75", "1,184"), so "4" never matches inside "14"; %, currency and degree signs are words
+# of their own, so "2 %" and "2%" are the same phrase and "2 %" is not just "2".
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W_]+|[%€$£°]")
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
+_WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
+_QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_SOURCES_BLOCK = re.compile(r"(?:^|\n\n)Sources:\n(?:- \[\[[^\n]*(?:\n|$))+")
+# How small models say the notes do not answer, besides the service's own sentence (rag.answer.context.REFUSAL).
+_NOT = r"(?:not|n't|nt)"
+_REFUSAL_OPENING = re.compile(
+    r"^(?:sorry,?\s*)?(?:"
+    rf"i (?:could ?{_NOT}|cannot|can not|can't|cant|was unable to|am unable to|did ?{_NOT}) find"
+    rf"|i (?:do ?{_NOT}) (?:know|have (?:any )?information)"
+    rf"|(?:your|the) notes (?:do ?{_NOT}|does ?{_NOT}) (?:cover|mention|say|contain|include|answer)"
+    r"|there (?:is|are) no (?:information|mention|notes?)"
+    r"|no (?:information|mention|notes?) (?:about|of|on|in)"
+    rf"|(?:this|that|it) (?:is ?{_NOT}) (?:in|covered by|mentioned in) (?:your|the) notes"
+    r")",
+    re.IGNORECASE,
+)
+
+
+def tokens(text: str) -> list[str]:
+    """Return the words, numbers and unit signs of `text`, case-folded, with markup and punctuation dropped."""
+    return _TOKEN.findall(unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold())
+
+
+def has_phrase(haystack: Sequence[str], phrase: str) -> bool:
+    """Return True when the tokens of `phrase` occur in `haystack` (tokens) one after another."""
+    wanted = tokens(phrase)
+    if not wanted:
+        return False
+    width = len(wanted)
+    first = wanted[0]
+    return any(
+        haystack[start] == first and list(haystack[start : start + width]) == wanted
+        for start in range(len(haystack) - width + 1)
+    )
+
+
+def found_facts(text: str, facts: Sequence[Sequence[str]]) -> list[bool]:
+    """Return, per fact, whether `text` says it in any of its accepted wordings."""
+    haystack = tokens(text)
+    return [any(has_phrase(haystack, wording) for wording in fact) for fact in facts]
+
+
+def is_refusal_reply(body: str) -> bool:
+    """Return True when a reply opens by saying the notes do not answer (the service's sentence or a paraphrase)."""
+    opening = body.strip().lstrip("\"'*_> ").translate(_QUOTES)
+    return is_refusal(opening) or bool(_REFUSAL_OPENING.match(opening))
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenLink:
+    """A `[[link]]` of a reply: the note it names, the heading or block inside it, and its alias."""
+
+    target: str
+    subpath: tuple[str, ...]  # ("Final recipe",) or ("^race-goal",); nested headings keep their order
+    alias: str | None
+
+    @property
+    def text(self) -> str:
+        """Return the link as written, without its alias."""
+        return "#".join([self.target, *self.subpath])
+
+
+def cited_links(text: str) -> list[WrittenLink]:
+    """Return the wikilinks of `text` outside code, in order (embeds count: the user sees them as links too)."""
+    protected = code_ranges(text)
+    links = []
+    for match in _WIKILINK.finditer(text):
+        if is_inside(protected, match.start(), match.end()):
+            continue
+        inner = match[1].replace("\\|", "|")
+        link, bar, alias = inner.partition("|")
+        target, *subpath = [part.strip() for part in link.split("#")]
+        links.append(WrittenLink(target, tuple(part for part in subpath if part), alias if bar else None))
+    return links
+
+
+def without_quotes(text: str) -> str:
+    """Return `text` without its quoted lines (`> ...`): a quoted passage's links are the note's, not citations."""
+    return _QUOTE_LINE.sub("", text)
+
+
+def without_links(text: str) -> str:
+    """Return `text` with each wikilink replaced by its alias (or nothing), so a link's name is no fact."""
+    return _WIKILINK.sub(lambda match: match[1].replace("\\|", "|").partition("|")[2], text)
+
+
+def split_sources(reply: str) -> tuple[str, str]:
+    """Return the reply without the "Sources:" list the service appends, and that list ("" when there is none)."""
+    blocks = list(_SOURCES_BLOCK.finditer(reply))
+    if not blocks:
+        return reply, ""
+    last = blocks[-1]
+    return reply[: last.start()] + reply[last.end() :], last[0].strip()

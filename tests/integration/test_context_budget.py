@@ -1,0 +1,88 @@
+"""The chat agent fits its prompt into the context window the endpoint reports (llama.cpp's /props), over HTTP."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import openai
+import pytest
+
+from app.main import create_app
+from app.wiring import Services
+from core.settings import Settings
+from llm_client import OpenAICompatibleChatModel
+from tests.live_server import serve_in_thread
+from tests.scripted_llm import ScriptedLLMServer, Turn
+
+QUESTION = "How long does the sourdough rest in the fridge?"
+ANSWER = "It rests 14 hours in the fridge [[Sourdough#Final recipe]]."
+
+
+def history(exchanges: int) -> list[dict[str, str]]:
+    messages = []
+    for number in range(exchanges):
+        messages.append({"role": "user", "content": f"Earlier question {number}: " + "tell me more " * 60})
+        messages.append({"role": "assistant", "content": f"Earlier answer {number}: " + "the notes say " * 60})
+    return messages
+
+
+def ask_with_window(
+    settings: Settings, services: Services, llm: ScriptedLLMServer, *, n_ctx: int | None, **overrides: Any
+) -> list[dict[str, Any]]:
+    """Ask once after a long history, with llama.cpp reporting `n_ctx` (None: no /props); return what was sent."""
+    if n_ctx is not None:
+        llm.routes["GET /props"] = {"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1}
+    llm.add(Turn.text(ANSWER))
+    update = {"llm_base_url": (llm.base_url,), "relevance_floor": -1.0, "watch": False} | overrides
+    configured = settings.model_copy(update=update)
+    app = create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))
+    with serve_in_thread(app) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        messages = [*history(6), {"role": "user", "content": QUESTION}]
+        reply = client.chat.completions.create(model="vault-librarian", messages=messages)  # type: ignore[arg-type]
+    assert (reply.choices[0].message.content or "").startswith(ANSWER)
+    return llm.chat_requests[-1].messages
+
+
+def earlier(sent: list[dict[str, Any]]) -> list[str]:
+    return [m["content"] for m in sent[1:-1] if m["role"] in ("user", "assistant")]
+
+
+@pytest.fixture(autouse=True)
+def indexed(services: Services) -> None:
+    services.reindexer.run_once()
+
+
+def test_a_window_with_room_gets_the_history_as_capped_before(
+    settings: Settings, services: Services, llm: ScriptedLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="agent.context_fit"):
+        sent = ask_with_window(settings, services, llm, n_ctx=32_768)
+    assert len(earlier(sent)) >= 6
+    assert not [r for r in caplog.records if r.name == "agent.context_fit"]
+
+
+def test_a_small_window_drops_the_oldest_turns_keeps_the_rules_and_question_and_says_so(
+    settings: Settings, services: Services, llm: ScriptedLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    roomy = ask_with_window(settings, services, llm, n_ctx=32_768)
+    with caplog.at_level(logging.WARNING, logger="agent.context_fit"):
+        sent = ask_with_window(settings, services, llm, n_ctx=3_000)
+
+    kept = earlier(sent)
+    assert len(kept) < len(earlier(roomy))
+    assert kept == earlier(roomy)[len(earlier(roomy)) - len(kept) :]  # the newest ones stay
+    assert not kept or kept[0].startswith("Earlier question")  # the history still starts with a user message
+    assert sent[0] == roomy[0] and sent[-1]["content"].endswith(QUESTION)
+    warnings = [r.getMessage() for r in caplog.records if r.name == "agent.context_fit"]
+    assert len(warnings) == 1 and "3000-token context" in warnings[0] and "earlier message(s) left out" in warnings[0]
+
+
+def test_llm_context_tokens_stands_in_for_an_endpoint_that_does_not_say(
+    settings: Settings, services: Services, llm: ScriptedLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="agent.context_fit"):
+        sent = ask_with_window(settings, services, llm, n_ctx=None, llm_context_tokens=3_000)
+    assert "3000-token context" in " ".join(r.getMessage() for r in caplog.records)
+    assert sent[-1]["content"].endswith(QUESTION)

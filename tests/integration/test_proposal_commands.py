@@ -1,0 +1,122 @@
+"""`librarian proposals` without a server: list, show, discard, and apply only after a yes typed on a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agent.propose import ProposalToolbox
+from agent.tools import VaultReader
+from app.cli import cli
+from app.mcp.backend import local_now
+from app.mcp.writes import describe_for_mcp
+from app.proposal_access import MCP_CONVERSATION
+from app.wiring import build_edit_services
+from core.settings import Settings
+from tests.conftest import ROOT, SETTINGS_ENV
+from tests.integration.mcp_support import proposal_ids
+
+NOTE = "Inbox/Quick capture.md"
+runner = CliRunner()
+
+
+def propose(settings: Settings, content: str) -> str:
+    """Propose an append as an MCP client's model would; return its id."""
+    edits = build_edit_services(settings)
+    try:
+        reader = VaultReader(settings.vault, search=None)  # type: ignore[arg-type]  # edit_note never searches
+        toolbox = ProposalToolbox(
+            reader,
+            edits.store,
+            edits.settings,
+            conversation_id=MCP_CONVERSATION,
+            clock=local_now,
+            describe=describe_for_mcp,
+        )
+        arguments = json.dumps({"command": "append", "path": NOTE, "content": content})
+        outcome = toolbox.run_blocking("edit_note", arguments)
+    finally:
+        edits.close()
+    (proposal_id,) = proposal_ids(outcome.text)
+    return proposal_id
+
+
+def env_of(settings: Settings) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in SETTINGS_ENV}
+    return {**env, "VAULT_PATH": str(settings.vault_path), "DATA_DIR": str(settings.data_dir), "COLUMNS": "200"}
+
+
+def apply_on_a_terminal(settings: Settings, proposal_id: str, answer: str) -> str:
+    """Run `librarian proposals apply ID` with a terminal for stdin, type `answer`, return what it printed."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "proposals", "apply", proposal_id],
+        env=env_of(settings),
+        cwd=ROOT,
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    os.close(terminal)
+    time.sleep(0.5)  # the answer waits in the terminal until the prompt reads it
+    os.write(controller, f"{answer}\n".encode())
+    output, _ = process.communicate(timeout=120)
+    os.close(controller)
+    assert process.returncode == 0, output
+    return output
+
+
+def test_proposals_are_listed_and_shown_with_their_diff(settings: Settings) -> None:
+    proposal_id = propose(settings, "- listed")
+
+    listed = runner.invoke(cli, ["proposals"], env=env_of(settings))
+    shown = runner.invoke(cli, ["proposals", "show", proposal_id], env=env_of(settings))
+
+    assert listed.exit_code == 0 and proposal_id in listed.stdout and "+- listed" in listed.stdout
+    assert shown.exit_code == 0 and f"{proposal_id} · append · {NOTE}" in shown.stdout and "pending" in shown.stdout
+
+
+def test_apply_asks_on_a_terminal_and_a_pipe_cannot_answer(settings: Settings, vault: Path) -> None:
+    before = (vault / NOTE).read_bytes()
+    proposal_id = propose(settings, "- typed yes")
+
+    piped = subprocess.run(
+        [sys.executable, "-m", "app.cli", "proposals", "apply", proposal_id],
+        env=env_of(settings),
+        cwd=ROOT,
+        input="y\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert piped.returncode == 1 and "on a terminal" in piped.stderr
+    assert (vault / NOTE).read_bytes() == before
+
+    declined = apply_on_a_terminal(settings, proposal_id, "n")
+    assert "nothing was applied" in declined and (vault / NOTE).read_bytes() == before
+
+    accepted = apply_on_a_terminal(settings, proposal_id, "y")
+    assert "+- typed yes" in accepted and "✓ Inbox/Quick capture.md" in accepted and "librarian undo" in accepted
+    assert (vault / NOTE).read_text(encoding="utf-8").endswith("- typed yes\n")
+
+
+def test_discard_leaves_the_note_alone_and_the_proposal_cannot_be_applied(settings: Settings, vault: Path) -> None:
+    before = (vault / NOTE).read_bytes()
+    proposal_id = propose(settings, "- discarded")
+
+    discarded = runner.invoke(cli, ["proposals", "discard", proposal_id], env=env_of(settings))
+    again = runner.invoke(cli, ["proposals", "discard", proposal_id], env=env_of(settings))
+    listed = runner.invoke(cli, ["proposals"], env=env_of(settings))
+
+    assert discarded.exit_code == 0 and f"discarded {proposal_id}" in discarded.stdout
+    assert "none of these was still waiting" in again.stdout
+    assert "no proposals are waiting" in listed.stdout
+    assert (vault / NOTE).read_bytes() == before

@@ -1,0 +1,164 @@
+"""Real replies of Qwen2.5-Coder 0.5B (tests/fixtures/small_model_replies), replayed over the real HTTP API.
+
+The model writes its tool calls as text, and often invents tool names. The user must never see such JSON: a call
+of an offered tool runs (a write tool proposes, nothing is written before a yes), a call of an invented tool runs
+nothing and the model is told which tools exist.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from agent.model_reply import REPEATED_CALL
+from agent.turn import STOPPED_EARLY
+from app.wiring import Services
+from core.settings import Settings
+from tests.integration.edit_flow_support import PROPOSAL_ID, Librarian, librarian_factory
+from tests.recorded_replies import all_recorded, recorded
+from tests.scripted_llm import ScriptedLLMServer, Turn
+from tests.vault_state import vault_hashes
+
+SHOWN_CALL = re.compile(r"""["'](?:name|arguments|parameters)["']\s*:|<tool_call>|```json""")
+
+
+@pytest.fixture
+def librarian(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[Librarian]:
+    with librarian_factory(settings, services, llm, "files") as factory:
+        yield factory.start()
+
+
+def test_every_recorded_reply_is_read_from_a_real_streamed_recording() -> None:
+    replies = all_recorded()
+    assert len(replies) >= 3
+    assert all(reply.pieces or reply.calls for reply in replies)
+    assert all(bool(reply.offered) != reply.name.endswith("no-tools") for reply in replies)
+
+
+COMMAND_HINT = 'it is a command of edit_note: call edit_note with "command"'
+
+
+@pytest.mark.parametrize(
+    ("name", "invented", "told_how"),
+    [
+        ("p1-edit-tag-baking.1", "add_tag", COMMAND_HINT),
+        ("p1-edit-task-rye-flour.1", "add_task", COMMAND_HINT),
+        ("p2-edit-tag-baking-short.1", "add_tag/remove_tag/add_alias", "the tools are: "),  # a brace short, too
+        ("p2-edit-task-rye-flour-flat.1", "add_task", COMMAND_HINT),  # the arguments beside the name
+        ("p2-edit-property-passport-flat.1", "set_property", COMMAND_HINT),
+    ],
+)
+def test_a_call_of_an_invented_tool_is_neither_run_nor_shown_and_the_model_is_told(
+    librarian: Librarian, llm: ScriptedLLMServer, settings: Settings, name: str, invented: str, told_how: str
+) -> None:
+    reply = recorded(name)
+    assert not reply.calls and reply.text.startswith(f'{{"name": "{invented}"')  # what the user saw before
+    before = vault_hashes(settings.vault_path)
+    llm.add(reply.turn(), Turn.text("I could not make that change with the tools I have."))
+
+    answer = librarian.chat().say(reply.question)
+
+    assert not SHOWN_CALL.search(answer) and invented not in answer
+    assert answer.startswith("I could not make that change")
+    told = [m for m in llm.chat_requests[1].messages if m["role"] == "tool"]
+    assert len(told) == 1 and told[0]["content"].startswith(f"Error: there is no tool '{invented}'; {told_how}")
+    assert llm.chat_requests[1].messages[-2]["tool_calls"][0]["function"]["name"] == invented
+    assert not re.search(PROPOSAL_ID, answer) and vault_hashes(settings.vault_path) == before
+
+
+def test_a_recorded_plain_answer_streams_as_it_was_written(librarian: Librarian, llm: ScriptedLLMServer) -> None:
+    reply = recorded("p1-question-sourdough.1")
+    llm.add(reply.turn())
+
+    answer = librarian.chat(stream=True).say(reply.question)
+
+    assert answer.startswith(reply.text)
+
+
+def test_flat_repeated_calls_of_an_offered_tool_run_once_each_and_their_errors_go_back_to_the_model(
+    librarian: Librarian, llm: ScriptedLLMServer, settings: Settings
+) -> None:
+    reply = recorded("p2-edit-tag-baking-repeated.1")
+    assert reply.text.count('{"name": "edit_note"') == 4  # two calls, each written twice, arguments beside the name
+    before = vault_hashes(settings.vault_path)
+    llm.add(reply.turn(), Turn.text("The edit needs a command; I could not propose it."))
+
+    answer = librarian.chat().say(reply.question)
+
+    assert not SHOWN_CALL.search(answer) and answer.startswith("The edit needs a command")
+    second = llm.chat_requests[1].messages
+    calls = second[-3]["tool_calls"]
+    assert [call["function"]["name"] for call in calls] == ["edit_note", "edit_note"]
+    assert all('"path": "Areas/Cooking/Sourdough.md"' in call["function"]["arguments"] for call in calls)
+    results = [m["content"] for m in second if m["role"] == "tool"]
+    assert len(results) == 2 and all("'command' is required" in result for result in results)
+    assert vault_hashes(settings.vault_path) == before
+
+
+def test_a_call_repeated_after_it_failed_is_not_run_again_and_a_call_written_without_tools_is_never_shown(
+    librarian: Librarian, llm: ScriptedLLMServer
+) -> None:
+    loop = [recorded(f"p2-edit-tag-baking-loop.{n}") for n in (1, 2, 3)]
+    without_tools = recorded("p2-edit-tag-baking-loop.4-no-tools")
+    assert loop[0].text.startswith("```json") and all('"name": "tags"' in reply.text for reply in loop)
+    assert not without_tools.offered and without_tools.text.startswith('{"name": "tags"')  # no tools, still JSON
+    llm.add(*(reply.turn() for reply in loop), without_tools.turn())
+
+    answer = librarian.chat(stream=True).say(loop[0].question)
+
+    assert answer.startswith(STOPPED_EARLY) and not SHOWN_CALL.search(answer)
+    last = llm.chat_requests[-1]
+    assert len(llm.chat_requests) == 4 and "tools" not in last.json  # the rounds ran out
+    results = [m["content"] for m in last.messages if m["role"] == "tool"]
+    assert results[0].startswith("Error: invalid arguments for tags: unknown parameter 'k'")
+    assert [result.startswith(REPEATED_CALL) for result in results] == [False, True, True]
+    assert all(result.endswith(results[0]) for result in results)
+
+
+def test_a_command_sent_to_the_wrong_tool_fails_with_the_tool_that_takes_it(
+    librarian: Librarian, llm: ScriptedLLMServer
+) -> None:
+    reply = recorded("p2-edit-tag-baking-wrong-tool.1")
+    assert reply.text == '{"name": "tags", "arguments": {"command": "add_tag", "tag": "baking"}}'
+    llm.add(reply.turn(), Turn.text("I could not add the tag."))
+
+    librarian.chat().say(reply.question)
+
+    told = [m["content"] for m in llm.chat_requests[1].messages if m["role"] == "tool"]
+    assert len(told) == 1 and told[0].startswith("Error: invalid arguments for tags: 'command'")
+    assert told[0].endswith(' \'add_tag\' is a command of edit_note: call edit_note with "command": "add_tag".')
+
+
+def test_told_which_tool_takes_its_invented_name_the_model_calls_that_tool(
+    librarian: Librarian, llm: ScriptedLLMServer, settings: Settings
+) -> None:
+    invented, follows = recorded("p2-edit-property-passport-hint.1"), recorded("p2-edit-property-passport-hint.2")
+    assert invented.text.startswith('```json\n{\n  "name": "set_property"')  # arguments beside an invented name
+    before = vault_hashes(settings.vault_path)
+    llm.add(invented.turn(), follows.turn(), Turn.text("The change needs the property's name."))
+
+    answer = librarian.chat().say(invented.question)
+
+    assert not SHOWN_CALL.search(answer)
+    second, third = llm.chat_requests[1].messages, llm.chat_requests[2].messages
+    assert second[-1]["content"].startswith("Error: there is no tool 'set_property'; " + COMMAND_HINT)
+    called = third[-2]["tool_calls"][0]["function"]
+    assert called["name"] == "edit_note" and '"command": "set_property"' in called["arguments"]  # the hint taken
+    assert third[-1]["content"].startswith("Error: ")  # edit_note ran: the model left out the property's name
+    assert vault_hashes(settings.vault_path) == before
+
+
+def test_a_reply_that_repeats_its_call_on_and_on_is_cut_off_and_the_call_runs_once(
+    librarian: Librarian, llm: ScriptedLLMServer
+) -> None:
+    reply = recorded("p2-edit-tag-baking-wrong-tool.1")  # a real call; a runaway repeats it to the token limit
+    runaway = Turn.text([*reply.pieces, *(["\n", *reply.pieces] * 60)], delay_per_token=0.002)
+    llm.add(runaway, Turn.text("I could not add the tag."))
+
+    answer = librarian.chat().say(reply.question)
+
+    assert answer.startswith("I could not add the tag.")
+    assert llm.abandoned_streams == 1  # the stream was closed, so the server stopped generating
+    assert len(llm.chat_requests[1].messages[-2]["tool_calls"]) == 1

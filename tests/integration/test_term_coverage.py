@@ -1,0 +1,117 @@
+"""Term coverage and the vault's noise level on a real store (qdrant-client `:memory:`), and the gate using both."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from qdrant_client import QdrantClient
+
+from app.wiring import Services, build_services
+from core.domain import Chunk, EmbeddedChunk, Embedding, IndexIdentity, SearchFilters, SparseVector
+from core.settings import Settings
+from rag.answer.refusal import RelevanceGate
+from rag.answer.term_coverage import measure_term_coverage
+from rag.answer.vault_noise import VaultNoise
+from rag.stores.server import ServerVectorStore
+from tests.fakes import HashingEmbedder
+
+DIM = 4
+RARE, COMMON, ABSENT = 11, 12, 13
+
+
+def point(path: str, index: int, terms: tuple[int, ...]) -> EmbeddedChunk:
+    chunk = Chunk(path=path, title=path, heading_path=(), anchor=f"[[{path}]]", text=path, index=index)
+    sparse = SparseVector(terms, tuple(1.0 for _ in terms))
+    return EmbeddedChunk(chunk=chunk, embedding=Embedding((1.0, 0.0, 0.0, 0.0), sparse), embed_key=f"{path}:{index}")
+
+
+@pytest.fixture
+def store() -> Iterator[ServerVectorStore]:
+    opened = ServerVectorStore(QdrantClient(":memory:"), "vault")
+    opened.reset(IndexIdentity("test/tiny", DIM))
+    # COMMON is in every chunk, RARE in one note only, ABSENT nowhere.
+    opened.upsert([point(f"Note{n}.md", 0, (COMMON,)) for n in range(40)] + [point("Rare.md", 0, (RARE, COMMON))])
+    yield opened
+    opened.close()
+
+
+def test_a_rare_word_found_counts_far_more_than_a_common_one(store: ServerVectorStore) -> None:
+    rare_found = measure_term_coverage(store, [RARE, COMMON], ["Rare.md"])
+    common_only = measure_term_coverage(store, [RARE, COMMON], ["Note1.md"])
+
+    assert (rare_found.terms, rare_found.found, common_only.found) == (2, 2, 1)
+    assert rare_found.share == pytest.approx(1.0)
+    assert common_only.share is not None and common_only.share < 0.2
+
+
+def test_a_word_the_vault_never_uses_weighs_most(store: ServerVectorStore) -> None:
+    coverage = measure_term_coverage(store, [ABSENT, COMMON], ["Note1.md", "Note2.md"])
+
+    assert coverage.found == 1
+    assert coverage.share is not None and coverage.share < 0.2
+
+
+def test_no_terms_or_no_notes_leave_the_share_unmeasured(store: ServerVectorStore) -> None:
+    assert measure_term_coverage(store, [], ["Rare.md"]).share is None
+    assert measure_term_coverage(store, [RARE], []).share is None
+
+
+def test_the_rarity_is_counted_among_the_filtered_notes(store: ServerVectorStore) -> None:
+    only_rare = measure_term_coverage(store, [RARE, COMMON], ["Note1.md"], filters=SearchFilters(paths=("Rare.md",)))
+    everywhere = measure_term_coverage(store, [RARE, COMMON], ["Note1.md"])
+
+    # Among one note both words are equally common, so the common one found carries more of the weight.
+    assert only_rare.share is not None and everywhere.share is not None
+    assert only_rare.share > everywhere.share
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> Iterator[Services]:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Sourdough.md").write_text(
+        "# Sourdough\n\nFeed the starter with rye flour the evening before a bake; it peaks by morning.\n"
+        "Bake in a Dutch oven at 250 degrees, twenty minutes with the lid on.\n",
+        encoding="utf-8",
+    )
+    (vault / "Garden.md").write_text("# Garden\n\nPlant the garlic in October, cloves 15 cm apart.\n", encoding="utf-8")
+    services = build_services(
+        Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data"), embedder=HashingEmbedder()
+    )
+    services.reindexer.run_once()
+    yield services
+    services.close()
+
+
+def test_the_noise_level_is_measured_once_per_index_size_and_filter(indexed: Services) -> None:
+    noise = VaultNoise(indexed.embedder, indexed.store)
+    everywhere = noise.level()
+    in_garden = noise.level(SearchFilters(paths=("Garden.md",)))
+
+    assert everywhere is not None and in_garden is not None
+    assert noise.level() == everywhere
+    assert in_garden <= everywhere  # fewer notes come less close
+    assert noise.level(SearchFilters(folder="Nowhere")) is None
+
+
+def test_the_gate_measures_the_words_found_against_the_same_noise_level(indexed: Services) -> None:
+    gate = RelevanceGate(indexed.embedder, indexed.store, floor=-0.1, term_weight=0.25)
+    found = gate.measure("feed the starter with rye flour before a bake")
+    missing = gate.measure("feed the starter with kombucha scoby tea")
+
+    assert found.term_share == pytest.approx(1.0)
+    assert missing.term_share is not None and missing.term_share < 0.5
+    assert found.noise == missing.noise is not None
+
+
+def test_missing_words_turn_a_cosine_that_clears_the_floor_into_a_refusal(indexed: Services) -> None:
+    question = "feed the starter with kombucha scoby tea"  # shares "feed the starter with" with the note
+    dense_only = RelevanceGate(indexed.embedder, indexed.store, floor=-0.1, term_weight=0.0)
+    with_words = RelevanceGate(indexed.embedder, indexed.store, floor=-0.1, term_weight=1.0)
+
+    assert dense_only.check(question).is_covered
+    refused = with_words.check(question)
+    assert not refused.is_covered and refused.term_share is not None
+    assert with_words.check("feed the starter with rye flour before a bake").is_covered

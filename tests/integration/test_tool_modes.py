@@ -1,0 +1,126 @@
+"""Models that do not call tools, over real HTTP: an unusable reply is never shown, the turn is answered without
+tools, and a model that never called one stays without tools after two such replies (LLM_TOOLS=auto), unless
+LLM_TOOLS says otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from app.main import create_app
+from app.wiring import Services
+from core.settings import Settings
+from llm_client import OpenAICompatibleChatModel
+from tests.live_server import serve_in_thread
+from tests.scripted_llm import ScriptedLLMServer, Turn
+
+QUESTION = "How long does the sourdough rest in the fridge?"
+ANSWER = "It rests 14 hours in the fridge [[Sourdough#Final recipe]]."
+# What a small model writes when it cannot form the call: a call cut off by its token limit.
+BROKEN_CALL = Turn.text(
+    ['{"name": "search_notes", "arguments": {"query": "sour', "dough fridge"], finish_reason="length"
+)
+
+
+class Served:
+    """A librarian over HTTP: ask questions, read /ready."""
+
+    def __init__(self, base_url: str) -> None:
+        self.client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        self.http = httpx.Client(base_url=base_url, timeout=30)
+
+    def ask(self, question: str = QUESTION) -> str:
+        pieces = self.client.chat.completions.create(
+            model="vault-librarian", messages=[{"role": "user", "content": question}], stream=True
+        )
+        return "".join(chunk.choices[0].delta.content or "" for chunk in pieces if chunk.choices)
+
+    def model_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = self.http.get("/ready").json()["model"]
+        return info
+
+
+@pytest.fixture
+def serve(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[Callable[..., Served]]:
+    services.reindexer.run_once()
+    with ExitStack() as stack:
+
+        def start(**overrides: Any) -> Served:
+            update = {"llm_base_url": (llm.base_url,), "relevance_floor": -1.0, "watch": False} | overrides
+            configured = settings.model_copy(update=update)
+            app = create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))
+            return Served(stack.enter_context(serve_in_thread(app)))
+
+        yield start
+
+
+def offered_tools(request: Any) -> list[str]:
+    return [tool["function"]["name"] for tool in request.json.get("tools", [])]
+
+
+def test_an_unusable_reply_is_never_shown_and_the_turn_is_answered_without_tools(
+    serve: Callable[..., Served], llm: ScriptedLLMServer
+) -> None:
+    librarian = serve()
+    llm.add(BROKEN_CALL, Turn.text(ANSWER))
+
+    answer = librarian.ask()
+
+    assert answer.startswith(ANSWER) and "search_notes" not in answer and "{" not in answer
+    first, second = llm.chat_requests
+    assert "search_notes" in offered_tools(first) and offered_tools(second) == []
+    assert "Notes for this message" in second.messages[-1]["content"]  # the same passages, retrieved once
+    assert librarian.model_info()["tools"] == "on (no tool call seen yet)"
+
+
+def test_a_model_that_never_called_a_tool_is_answered_without_tools_after_two_unusable_replies(
+    serve: Callable[..., Served], llm: ScriptedLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    librarian = serve()
+    llm.add(Turn.text(""), Turn.text(ANSWER), BROKEN_CALL, Turn.text(ANSWER), Turn.text(ANSWER), Turn.text(ANSWER))
+
+    with caplog.at_level(logging.WARNING, logger="agent.tool_use"):
+        for _ in range(4):
+            assert librarian.ask().startswith(ANSWER)
+
+    assert [offered_tools(r) == [] for r in llm.chat_requests] == [False, True, False, True, True, True]
+    assert len([r for r in caplog.records if "without tools from now on" in r.getMessage()]) == 1
+    assert librarian.model_info()["tools"].startswith("off")
+
+
+def test_a_model_that_calls_tools_keeps_them_after_one_unusable_reply(
+    serve: Callable[..., Served], llm: ScriptedLLMServer
+) -> None:
+    librarian = serve()
+    llm.add(Turn.tool_call("read_note", {"note": "Sourdough"}), Turn.text(ANSWER))
+    llm.add(BROKEN_CALL, Turn.text(ANSWER))
+    llm.add(Turn.text(ANSWER))
+
+    answers = [librarian.ask() for _ in range(3)]
+
+    assert all(answer.startswith(ANSWER) for answer in answers)
+    assert [offered_tools(r) == [] for r in llm.chat_requests] == [False, False, False, True, False]
+    assert librarian.model_info()["tools"] == "on (the model has made tool calls)"
+
+
+@pytest.mark.parametrize(("setting", "offered"), [("off", [True, True]), ("on", [False, True, False])])
+def test_llm_tools_forces_the_mode(
+    serve: Callable[..., Served], llm: ScriptedLLMServer, setting: str, offered: list[bool]
+) -> None:
+    librarian = serve(llm_tools=setting)
+    if setting == "off":
+        llm.add(Turn.text(ANSWER), Turn.text(ANSWER))
+    else:  # an unusable reply is still answered again without tools, but tools stay on for the next turn
+        llm.add(BROKEN_CALL, Turn.text(ANSWER), Turn.text(ANSWER))
+
+    assert librarian.ask().startswith(ANSWER) and librarian.ask().startswith(ANSWER)
+
+    assert [offered_tools(r) == [] for r in llm.chat_requests] == offered
+    assert librarian.model_info()["tools"] == f"{setting} (LLM_TOOLS={setting})"

@@ -1,0 +1,175 @@
+"""Scoring golden items from what the API showed, and the totals of a run (links checked against sample_vault)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from agent.gate.entries import proposal_entries
+from core.edits import ProposedEdit
+from core.settings import VaultSettings
+from rag.answer.context import REFUSAL
+from rag.evals.golden import GoldenItem
+from rag.evals.scoring import Observation, score_item
+from rag.evals.totals import Ratio, summarise
+from rag.evals.vault_links import VaultLinks
+
+SAMPLE_VAULT = Path(__file__).resolve().parents[2] / "sample_vault"
+SOURDOUGH = "Areas/Cooking/Sourdough.md"
+RETARD = GoldenItem(
+    id="retard",
+    kind="answer",
+    question="How long does the loaf rest in the fridge?",
+    expected=(SOURDOUGH,),
+    evidence=("Cold retard: 14 hours in the fridge at 4 °C, covered.",),
+    facts=(("14 hours",), ("4 °C", "4 degrees")),
+)
+UNCOVERED = GoldenItem(id="cake", kind="refuse", question="What is in mom's plum cake?")
+TAG = GoldenItem.model_validate(
+    {
+        "id": "tag",
+        "kind": "edit",
+        "question": "Add the tag baking-log to the Sourdough note.",
+        "edit": {"path": SOURDOUGH, "operations": ["add tag"], "adds": ["baking-log"]},
+    }
+)
+RANKED = ("Reviews/2026-W46 Weekly Review.md", SOURDOUGH, "Areas/Garden/Garlic.md")
+
+
+@pytest.fixture(scope="module")
+def links() -> VaultLinks:
+    return VaultLinks(VaultSettings(path=SAMPLE_VAULT, max_note_bytes=2_000_000))
+
+
+def proposal_reply(path: str = SOURDOUGH, added: str = "  - baking-log") -> str:
+    now = datetime.now(UTC)
+    proposal = ProposedEdit(
+        id="a1b2c3d4",
+        conversation_id="c",
+        operation="add tag",
+        path=path,
+        new_path=None,
+        base_hash="h",
+        new_text="x",
+        diff=f"--- a\n+++ b\n@@ -1,2 +1,3 @@\n tags:\n+{added}\n   - recipe\n",
+        created_at=now,
+        expires_at=now,
+    )
+    entries = "\n\n".join(proposal_entries([proposal]))
+    return f"I proposed it.\n\n**Proposed change (nothing is written yet):**\n\n{entries}\n\nReply **yes** to apply it."
+
+
+def test_a_correct_cited_answer_scores_fully_and_passes(links: VaultLinks) -> None:
+    reply = "It rests 14 hours at 4°C [[Sourdough#Final recipe]].\n\nSources:\n- [[Sourdough#Final recipe]]"
+
+    score = score_item(RETARD, Observation(ranked_notes=RANKED, reply=reply), links)
+
+    assert (score.recall, score.reciprocal_rank) == (1.0, 0.5)
+    assert (score.links_shown, score.links_valid) == (2, 2)
+    assert score.cited_notes == (SOURDOUGH,)
+    assert score.citation_recall == 1.0
+    assert score.facts_found == (True, True) and score.fact_recall == 1.0
+    assert not score.is_refused and score.passed
+
+
+def test_links_that_open_nothing_count_against_validity_and_the_sources_list_is_no_citation(links: VaultLinks) -> None:
+    reply = (
+        "It rests 4 hours [[Bread Bible#Retard]] [[Sourdough#No such heading]] [[Garlic]] "
+        "[[Half Marathon Plan#^race-goal]]"
+        "\n\nSources:\n- [[Sourdough#Final recipe]]"
+    )
+
+    score = score_item(RETARD, Observation(ranked_notes=(), reply=reply), links)
+
+    assert (score.recall, score.reciprocal_rank) == (0.0, 0.0)
+    assert (score.links_shown, score.links_valid) == (5, 3)  # the unknown note and heading open nothing
+    assert score.cited_notes == (SOURDOUGH, "Areas/Garden/Garlic.md", "Areas/Health/Half Marathon Plan.md")
+    assert score.facts_found == (False, False)
+    assert not score.passed
+
+
+def test_an_answer_without_citations_does_not_pass_even_with_the_facts(links: VaultLinks) -> None:
+    reply = "It rests 14 hours at 4 °C.\n\nSources:\n- [[Sourdough#Final recipe]]"
+
+    score = score_item(RETARD, Observation(ranked_notes=RANKED, reply=reply), links)
+
+    assert score.fact_recall == 1.0 and score.citation_recall == 0.0 and not score.passed
+
+
+def test_refusals_pass_on_unanswerable_items_and_fail_on_answerable_ones(links: VaultLinks) -> None:
+    refused = score_item(UNCOVERED, Observation(reply=REFUSAL), links)
+    answered = score_item(UNCOVERED, Observation(reply="Plums, flour and sugar [[Kitchen MOC]]."), links)
+    false_refusal = score_item(RETARD, Observation(ranked_notes=RANKED, reply=REFUSAL), links)
+
+    assert refused.is_refused and refused.passed
+    assert not answered.is_refused and not answered.passed
+    assert false_refusal.is_refused and not false_refusal.passed
+    assert refused.recall is None and refused.facts_found == ()
+
+
+def test_an_edit_passes_on_the_expected_proposal_and_nothing_written(links: VaultLinks) -> None:
+    good = score_item(TAG, Observation(reply=proposal_reply()), links)
+    other_note = score_item(TAG, Observation(reply=proposal_reply(path="Areas/Garden/Garlic.md")), links)
+    other_text = score_item(TAG, Observation(reply=proposal_reply(added="  - baking")), links)
+    written = score_item(TAG, Observation(reply=proposal_reply(), written=(SOURDOUGH,)), links)
+    told = score_item(TAG, Observation(reply="I added the tag baking-log."), links)
+
+    assert good.edit_matches and good.passed
+    assert [p.path for p in good.proposals] == [SOURDOUGH]
+    assert other_note.edit_matches is False and other_text.edit_matches is False
+    assert written.edit_matches and not written.passed
+    assert told.proposals == () and not told.passed
+
+
+def test_skipped_items_are_left_out_and_errors_fail(links: VaultLinks) -> None:
+    skipped = score_item(TAG, Observation(skipped="no model"), links)
+    failed = score_item(RETARD, Observation(ranked_notes=RANKED, error="the librarian is unavailable"), links)
+
+    assert skipped.passed is None and skipped.edit_matches is None
+    assert failed.passed is False and failed.recall == 1.0
+
+
+def test_totals_add_up_over_the_items_that_ran(links: VaultLinks) -> None:
+    scores = [
+        score_item(
+            RETARD,
+            Observation(
+                ranked_notes=RANKED, reply="14 hours at 4 °C [[Sourdough#Final recipe]].", seconds=2, prompt_tokens=900
+            ),
+            links,
+        ),
+        score_item(RETARD, Observation(ranked_notes=(SOURDOUGH,), reply=REFUSAL, seconds=4, prompt_tokens=100), links),
+        score_item(UNCOVERED, Observation(reply=REFUSAL, seconds=1, prompt_tokens=0), links),
+        score_item(TAG, Observation(reply=proposal_reply(), seconds=3), links),
+        score_item(TAG, Observation(skipped="no model"), links),
+    ]
+
+    totals = summarise(scores)
+
+    assert (totals.items, totals.skipped, totals.errors) == (5, 1, 0)
+    assert totals.passed == Ratio(3, 4)
+    assert totals.recall == 1.0 and totals.mrr == pytest.approx(0.75)
+    assert totals.citation_validity == Ratio(1, 1)
+    assert totals.citation_recall == 0.5
+    assert totals.refusals == Ratio(1, 1) and totals.false_refusals == Ratio(1, 2)
+    assert totals.fact_recall == 0.5 and totals.correct == Ratio(1, 2)
+    assert totals.edits == Ratio(1, 1) and totals.written == 0
+    assert totals.judge is None
+    assert (totals.seconds_p50, totals.seconds_max) == (2.5, 4)
+    assert totals.prompt_tokens_mean == 500
+    assert Ratio(0, 0).value is None
+
+
+def test_links_inside_quoted_note_text_are_the_notes_own_and_no_citations(links: VaultLinks) -> None:
+    reply = (
+        "Here are the passages:\n\n1. [[Sourdough#Final recipe]] (Areas/Cooking/Sourdough.md, lines 38-44)\n"
+        "   > Cold retard: 14 hours in the fridge at 4 °C, see [[Mom's Plum Cake]] and [[Garlic]]."
+    )
+
+    score = score_item(RETARD, Observation(ranked_notes=RANKED, reply=reply), links)
+
+    assert (score.links_shown, score.links_valid) == (1, 1)
+    assert score.cited_notes == (SOURDOUGH,)
+    assert score.facts_found == (True, True)  # the quoted passage is the answer in retrieval-only mode
