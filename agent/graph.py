@@ -12,17 +12,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
+from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
 from agent.context_fit import ContextWindow, fit_messages
 from agent.gate.intent import asked_change, looks_like_edit_request
 from agent.history import client_instructions, model_history, reconcile
-from agent.model_reply import (
-    REPEATED_CALL,
-    ModelReply,
-    earlier_failure,
-    other_tool_hint,
-    stream_reply,
-    unoffered_call_error,
-)
+from agent.model_reply import ModelReply, stream_reply
 from agent.prompts import model_messages
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record
 from agent.tool_use import ToolUse

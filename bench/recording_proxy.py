@@ -5,7 +5,8 @@ Usage: python -m bench.recording_proxy --upstream http://127.0.0.1:8081 --port 1
 Point the service at it (`LLM_BASE_URL=http://127.0.0.1:18091/v1 librarian serve ...`), ask it what you want to
 record, stop the proxy with Ctrl-C. Each POST .../chat/completions becomes `NNN.json` in `--out`: the request body as
 the service sent it, and the reply as the server sent it (`sse`: the `data:` payloads of a streamed reply, `body`:
-a whole one). Everything else (GET /models, /props ...) passes through unrecorded. For benchmarks and fixtures only.
+a whole one; `client_closed` when the service stopped reading it early). Everything else (GET /models, /props ...)
+passes through unrecorded. For benchmarks and fixtures only.
 """
 
 from __future__ import annotations
@@ -80,11 +81,14 @@ class _Handler(BaseHTTPRequestHandler):
             is_client_there = True
             for piece in response.iter_raw():
                 raw += piece
-                is_client_there = is_client_there and self._send_chunk(piece)
+                is_client_there = self._send_chunk(piece)
+                if not is_client_there:
+                    break  # closing the upstream stream stops the server generating, as the client meant
             if is_client_there:
                 self._send_chunk(b"")
         if is_chat and body is not None:
-            self._record(json.loads(body), response.status_code, bytes(raw).decode("utf-8", "replace"))
+            text = bytes(raw).decode("utf-8", "replace")
+            self._record(json.loads(body), response.status_code, text, is_cut=not is_client_there)
 
     def _send_chunk(self, piece: bytes) -> bool:
         """Pass one chunk on; return False when the client has gone (the reply is still read and recorded)."""
@@ -96,8 +100,10 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         return True
 
-    def _record(self, request: dict[str, Any], status: int, text: str) -> None:
+    def _record(self, request: dict[str, Any], status: int, text: str, *, is_cut: bool) -> None:
         record: dict[str, Any] = {"request": request, "status": status}
+        if is_cut:
+            record["client_closed"] = True  # the client stopped reading: the reply is what it got
         if request.get("stream"):
             record["sse"] = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
         else:

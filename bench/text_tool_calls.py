@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 
 from bench.recording_proxy import RecordingProxy
-from llm_client.text_tool_calls import read_text_calls
+from llm_client.text_tool_calls import Reading, TextCalls, read_text_calls
 from tests.recorded_replies import RecordedReply, all_recorded, load_recording
 from tests.scripted_llm import free_port
 from tests.vault_state import vault_hashes
@@ -61,9 +61,16 @@ def reading_of(reply: RecordedReply) -> str:
     """Return how the service reads one recorded reply now."""
     if reply.calls:
         return "structured call: " + ", ".join(call.name for call in reply.calls)
-    read = read_text_calls(reply.text, reply.offered)
+    read = read_with_parameters(reply)
     names = ", ".join(call.name for call in read.calls)
     return f"{read.reading.value}{': ' + names if names else ''}"
+
+
+def read_with_parameters(reply: RecordedReply) -> TextCalls:
+    """Read a recorded reply as the agent does: with the offered tools' names and parameter names."""
+    tools = [tool["function"] for tool in reply.request.get("tools", [])]
+    parameters = {name for tool in tools for name in (tool.get("parameters") or {}).get("properties", {})}
+    return read_text_calls(reply.text, reply.offered, parameters=parameters)
 
 
 def report_fixtures() -> None:
@@ -75,9 +82,11 @@ def report_fixtures() -> None:
         print(f"{reply.name:<34} {len(reply.offered):>5}  {reading_of(reply):<40} {text}")
     first = [r for r in replies if "edit-" in r.name and r.name.endswith(".1")]
     structured = sum(bool(r.calls) for r in first)
-    as_text = sum(read_text_calls(r.text, r.offered).reading.value in ("calls", "unoffered") for r in first)
+    readings = [read_with_parameters(r).reading for r in first]
+    as_text = sum(reading in (Reading.CALLS, Reading.UNOFFERED) for reading in readings)
+    offered = sum(reading is Reading.CALLS for reading in readings)
     print(f"first replies to edit requests: {len(first)}; structured calls (all the service ran before): "
-          f"{structured}; calls written as text (read now): {as_text}")  # fmt: skip
+          f"{structured}; calls written as text (read now): {as_text}, of an offered tool: {offered}")  # fmt: skip
 
 
 def run_live(args: argparse.Namespace) -> None:

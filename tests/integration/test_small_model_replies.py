@@ -12,10 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent.model_reply import REPEATED_CALL
+from agent.call_feedback import REPEATED_CALL
 from agent.turn import STOPPED_EARLY
 from app.wiring import Services
 from core.settings import Settings
+from llm_client.call_hold import MAX_TRAILING_CHARS
 from tests.integration.edit_flow_support import PROPOSAL_ID, Librarian, librarian_factory
 from tests.recorded_replies import all_recorded, recorded
 from tests.scripted_llm import ScriptedLLMServer, Turn
@@ -150,15 +151,38 @@ def test_told_which_tool_takes_its_invented_name_the_model_calls_that_tool(
     assert vault_hashes(settings.vault_path) == before
 
 
-def test_a_reply_that_repeats_its_call_on_and_on_is_cut_off_and_the_call_runs_once(
+def test_a_reply_that_runs_on_after_its_calls_is_cut_off_so_the_server_stops_generating(
     librarian: Librarian, llm: ScriptedLLMServer
 ) -> None:
-    reply = recorded("p2-edit-tag-baking-wrong-tool.1")  # a real call; a runaway repeats it to the token limit
-    runaway = Turn.text([*reply.pieces, *(["\n", *reply.pieces] * 60)], delay_per_token=0.002)
-    llm.add(runaway, Turn.text("I could not add the tag."))
+    invented, runaway = recorded("p2-edit-tag-baking-runaway.1"), recorded("p2-edit-tag-baking-runaway.2")
+    assert runaway.text.startswith('{"name": "add_tag"')
+    assert len(runaway.text) > runaway.text.index("\n") + MAX_TRAILING_CHARS  # enough to be cut off
+    slow = runaway.turn()  # streamed slowly enough that the client closes it before its end
+    llm.add(invented.turn(), Turn(pieces=slow.pieces, delay_per_token=0.002), Turn.text("I could not add the tag."))
 
-    answer = librarian.chat().say(reply.question)
+    answer = librarian.chat().say(invented.question)
 
-    assert answer.startswith("I could not add the tag.")
+    assert answer.startswith("I could not add the tag.") and not SHOWN_CALL.search(answer)
     assert llm.abandoned_streams == 1  # the stream was closed, so the server stopped generating
-    assert len(llm.chat_requests[1].messages[-2]["tool_calls"]) == 1
+    results = [m["content"] for m in llm.chat_requests[2].messages if m["role"] == "tool"]
+    assert results[0].startswith("Error: there is no tool 'add_tag'; " + COMMAND_HINT)
+    assert results[1:] == [f"{REPEATED_CALL} It failed with: {results[0]}"]  # its first call, sent again
+
+
+def test_a_real_conversation_of_calls_written_as_text_ends_in_a_proposal_and_nothing_is_written(
+    librarian: Librarian, llm: ScriptedLLMServer, settings: Settings
+) -> None:
+    # Qwen2.5-Coder 0.5B asked for a task: an invented tool, told it is edit_note's command, then the right call.
+    rounds = [recorded(f"p2-edit-task-rye-flour-proposal.{n}") for n in (1, 2, 3)]
+    last = recorded("p2-edit-task-rye-flour-proposal.4-no-tools")
+    assert all(not reply.calls for reply in (*rounds, last))  # never one structured call
+    before = vault_hashes(settings.vault_path)
+    llm.add(*(reply.turn() for reply in rounds), last.turn())
+
+    answer = librarian.chat(stream=True).say(rounds[0].question)
+
+    assert not SHOWN_CALL.search(answer.split("**Proposed change")[0])  # no JSON above the gate's proposal
+    assert len(re.findall(PROPOSAL_ID, answer)) == 1 and "+- [ ] buy rye flour" in answer
+    assert vault_hashes(settings.vault_path) == before  # proposed, not written
+    ran = [m for m in llm.chat_requests[-1].messages if m["role"] == "tool"]
+    assert any(m["content"].startswith("Proposed change ") for m in ran)

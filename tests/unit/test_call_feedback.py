@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent.model_reply import earlier_failure, other_tool_hint, unoffered_call_error, without_schema_words
+from agent.call_feedback import earlier_failure, other_tool_hint, unoffered_call_error, without_schema_words
 from core.chat import ToolCall, ToolSpec
 
 TAG = {"type": "string"}
