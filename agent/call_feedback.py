@@ -14,6 +14,19 @@ from dataclasses import replace
 from agent.state import MessageRecord
 from core.chat import ToolCall, ToolSpec
 
+# What small models call a command's arguments, by the name of the parameter it goes to (recorded with Qwen2.5
+# 0.5B: `add_tag` with "tag", `add_task` with "task").
+ARGUMENT_ALIASES = {
+    "tag": "value",
+    "alias": "value",
+    "note": "path",
+    "file": "path",
+    "note_path": "path",
+    "text": "content",
+    "task": "content",
+    "section": "heading",
+    "key": "property",
+}
 REPEATED_CALL = (
     "Error: you made this exact call before in this turn; change its arguments, call another tool or answer."
 )
@@ -41,6 +54,39 @@ def without_schema_words(call: ToolCall, tools: Sequence[ToolSpec]) -> ToolCall:
     return replace(call, arguments=json.dumps(kept, ensure_ascii=False))
 
 
+def as_offered_call(call: ToolCall, offered: Sequence[ToolSpec]) -> ToolCall:
+    """Return a call named by a command of one offered tool as that tool's call with the command (else `call`).
+
+    Small models name the command as the tool: `add_tag({"path": ..., "tag": "baking-log"})` for edit_note's
+    add_tag (recorded with Qwen2.5 0.5B, which then looped on the error message), or several commands as the
+    description lists them ("set_property/remove_property": the first). Arguments under another name
+    move to the parameter they mean (ARGUMENT_ALIASES), a one-entry `properties` object to property and value.
+    A write tool's call only proposes: the user still sees the diff and says yes.
+    """
+    if any(tool.name == call.name for tool in offered):
+        return call
+    # "set_property/remove_property": commands listed as a description lists them; the first is the one asked.
+    command = call.name.split("/")[0]
+    owners = [(tool, key) for tool in offered for key in _enum_keys(tool, command)]
+    try:
+        arguments = json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError:
+        return call
+    if len(owners) != 1 or not isinstance(arguments, dict):
+        return call
+    tool, key = owners[0]
+    properties = tool.parameters.get("properties")
+    names = set(properties) if isinstance(properties, Mapping) else set()
+    moved: dict[str, object] = {key: command}
+    for name, value in arguments.items():
+        target = name if name in names else ARGUMENT_ALIASES.get(name)
+        if name == "properties" and isinstance(value, dict) and len(value) == 1 and {"property", "value"} <= names:
+            ((moved["property"], moved["value"]),) = value.items()
+        elif target is not None and target in names and target not in moved:
+            moved[target] = value
+    return replace(call, name=tool.name, arguments=json.dumps(moved, ensure_ascii=False))
+
+
 def unoffered_call_error(call: ToolCall, offered: Sequence[ToolSpec]) -> str:
     """Return the error a call of a tool that was not offered gets back (it is never run).
 
@@ -64,7 +110,14 @@ def other_tool_hint(call: ToolCall, offered: Sequence[ToolSpec]) -> str:
         arguments = json.loads(call.arguments) if call.arguments.strip() else {}
     except json.JSONDecodeError:
         return ""
-    values = [value for value in arguments.values() if isinstance(value, str)] if isinstance(arguments, dict) else []
+    called = next((tool for tool in offered if tool.name == call.name), None)
+    choices = {"command", *(key for key, _ in (_enum_parameters(called) if called is not None else []))}
+    # Only what went to a choice of the called tool ("command"): a value such as "done" is no command.
+    values = (
+        [value for key, value in arguments.items() if key in choices and isinstance(value, str)]
+        if isinstance(arguments, dict)
+        else []
+    )
     for value in values:
         for tool in offered:
             if tool.name != call.name and (keys := _enum_keys(tool, value)):
@@ -72,15 +125,20 @@ def other_tool_hint(call: ToolCall, offered: Sequence[ToolSpec]) -> str:
     return ""
 
 
-def _enum_keys(tool: ToolSpec, value: str) -> list[str]:
+def _enum_parameters(tool: ToolSpec) -> list[tuple[str, list[object]]]:
+    """Return the tool's parameters that take one of a list of values, with the values."""
     properties = tool.parameters.get("properties")
     if not isinstance(properties, Mapping):
         return []
     return [
-        key
+        (key, schema["enum"])
         for key, schema in properties.items()
-        if isinstance(schema, Mapping) and isinstance(schema.get("enum"), list) and value in schema["enum"]
+        if isinstance(schema, Mapping) and isinstance(schema.get("enum"), list)
     ]
+
+
+def _enum_keys(tool: ToolSpec, value: str) -> list[str]:
+    return [key for key, values in _enum_parameters(tool) if value in values]
 
 
 def earlier_failure(records: Sequence[MessageRecord], call: ToolCall) -> str | None:

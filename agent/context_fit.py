@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 3.0
 MESSAGE_TOKENS = 8  # what a chat template adds around each message (role markers, separators)
-ANSWER_TOKENS = 1024  # kept free for the reply, at most a quarter of the window
+ANSWER_TOKENS = 2048  # kept free for the reply (LLM_MAX_TOKENS), at most a quarter of the window
 REFRESH_SECONDS = 300.0  # how long a detected window is trusted (a model can be reloaded with another)
 CUT_NOTICE = "\n[… cut to fit the model's context window]"
 _PASSAGE = re.compile(r"\n*<note\b[^>]*>.*?</note>", re.DOTALL)  # passages escape `<note` inside their text
@@ -78,9 +78,16 @@ class Fitted:
         return f"{', '.join(cuts)} (about {self.tokens} of {self.budget} tokens{over})"
 
 
-def fit_to_window(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *, window: int) -> Fitted:
+def reply_room(window: int, answer_tokens: int = ANSWER_TOKENS) -> int:
+    """Return the tokens kept free for the reply in a `window`: `answer_tokens`, at most a quarter of it."""
+    return min(answer_tokens, window // 4)
+
+
+def fit_to_window(
+    messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *, window: int, answer_tokens: int = ANSWER_TOKENS
+) -> Fitted:
     """Return `messages` cut (in the module's order) so that they and `tools` leave room for the answer."""
-    budget = window - min(ANSWER_TOKENS, window // 4)
+    budget = window - reply_room(window, answer_tokens)
     fixed = sum(estimate_tokens(json.dumps(tool_to_wire(tool))) for tool in tools)
     kept = list(messages)
 
@@ -150,10 +157,16 @@ class ContextWindow:
     """
 
     def __init__(
-        self, chat_model: object, *, configured: int | None, clock: Callable[[], float] = time.monotonic
+        self,
+        chat_model: object,
+        *,
+        configured: int | None,
+        answer_tokens: int = ANSWER_TOKENS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._chat_model = chat_model
         self._configured = configured
+        self.answer_tokens = answer_tokens  # LLM_MAX_TOKENS: the longest reply asked for
         self._clock = clock
         self._asked_at: float | None = None
         self._detected: int | None = None
@@ -171,15 +184,20 @@ class ContextWindow:
             logger.info("the model's context window is unknown: prompts are not fitted (set LLM_CONTEXT_TOKENS)")
         return window
 
+    async def reply_tokens(self) -> int:
+        """Return the max_tokens of a reply: LLM_MAX_TOKENS, at most the room the fitted prompt leaves free."""
+        window = await self.tokens()
+        return self.answer_tokens if window is None else reply_room(window, self.answer_tokens)
+
 
 async def fit_messages(
     messages: list[ChatMessage], tools: Sequence[ToolSpec], window: ContextWindow | None
 ) -> list[ChatMessage]:
     """Return `messages` fitted into the model's window (unchanged when it is unknown); say in the log what was cut."""
     tokens = await window.tokens() if window is not None else None
-    if tokens is None:
+    if tokens is None or window is None:
         return messages
-    fitted = fit_to_window(messages, tools, window=tokens)
+    fitted = fit_to_window(messages, tools, window=tokens, answer_tokens=window.answer_tokens)
     if fitted.is_cut or fitted.tokens > fitted.budget:
         logger.warning("prompt fitted into the model's %d-token context: %s", tokens, fitted.describe())
     return fitted.messages

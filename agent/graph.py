@@ -24,6 +24,7 @@ from agent.turn import ToolBox, TurnScratch, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
 from core.ports import ChatModel
+from rag.answer.attribution import drawn_from, passages_in
 from rag.answer.citations import sources_list
 from rag.answer.context import REFUSAL, build_context, is_refusal
 from rag.answer.refusal import RelevanceGate
@@ -110,27 +111,40 @@ class AgentNodes:
         rounds = state.get("tool_rounds", 0)
         model = self._deps.chat_model.model_name
         known: list[ToolSpec] = []  # what the model may call this turn; offered while rounds are left
+        held: list[ToolSpec] = []  # not offered, but a call of them written as text is never shown
         if self._deps.tool_use.is_offered(model):
             asked = _latest_question(state["messages"])  # the tools it calls for (agent.tools.cues)
+            is_change = asked_change(asked).is_change
             # Write tools only when the message asks for a change (only offered tools run, so a plain question
             # proposes nothing); deletes and moves nobody asked for still wait for "yes delete" / "yes move".
-            writes = scratch.writes.specs(asked) if scratch.writes and asked_change(asked).is_change else []
-            known = [*self._deps.tools.specs(asked), *writes]
+            writes = scratch.writes.specs(asked) if scratch.writes and is_change else []
+            reads = self._deps.tools.specs(asked)
+            is_plain = not is_change and len(reads) == len(self._deps.tools.specs(""))  # no tool topic named
+            if not is_plain or self._deps.tool_use.is_offered_on_plain_questions(model):
+                known = [*reads, *writes]
+            else:  # one completion from the passages (agent/tool_use.py)
+                held = reads
         tools = known if rounds < self._deps.max_tool_rounds else []
         scratch.offered = tuple(tools)
-        reply = await self._reply(state, scratch, tools, known=known)
+        reply = await self._reply(state, scratch, tools, known=known or held)
         if tools:
             has_called = any(call.name in {tool.name for tool in tools} for call in reply.calls)
             # Named after the call: a model discovered at the endpoint is known only once it has been asked.
             model = self._deps.chat_model.model_name
-            self._deps.tool_use.record(model, has_called=has_called, is_unusable=reply.is_unusable)
+            self._deps.tool_use.record(
+                model, has_called=has_called, is_unusable=reply.is_unusable, is_structured=reply.is_structured
+            )
         if reply.is_unusable:
             # Nothing of it was shown: answer in one completion without tools, from the passages retrieved and the
             # tool results so far. A call it still writes as text is held back like one made when the rounds ran out.
-            reply = await self._reply(state, scratch, [], known=known)
+            reply = await self._reply(state, scratch, [], known=known or held)
         if reply.calls and reply.has_tools:
             record = to_record(ChatMessage(role="assistant", content=reply.text, tool_calls=reply.calls))
             return {"messages": [*state["messages"], record], "tool_rounds": rounds + 1}
+        if reply.calls and not known:
+            # A plain question answered with a call written as text, with no tools offered: no answer at all, so
+            # the turn fails over to the retrieved passages (agent/fallback.py) rather than to a stopped notice.
+            return {"answer": scratch.reply_text, "is_stopped_early": False}
         # Tool calls when none were offered: the model wanted more steps than the recursion limit allows.
         scratch.finish_reason = "stop" if reply.calls else reply.finish_reason
         return {"answer": scratch.reply_text, "is_stopped_early": bool(reply.calls)}
@@ -148,8 +162,12 @@ class AgentNodes:
             can_propose=scratch.writes is not None and any(scratch.writes.has_tool(tool.name) for tool in tools),
         )
         messages = await fit_messages(messages, tools, self._deps.context)
+        # A cap, so that a small model repeating itself stops (finish_reason "length") before its context is full.
+        max_tokens = await self._deps.context.reply_tokens() if self._deps.context is not None else None
         write = get_stream_writer()
-        return await stream_reply(self._deps.chat_model, messages, tools, scratch, write, known=known or [])
+        return await stream_reply(
+            self._deps.chat_model, messages, tools, scratch, write, known=known or [], max_tokens=max_tokens
+        )
 
     async def run_tools(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Run the tool calls of the last reply; their anchors become allowed citations."""
@@ -186,7 +204,9 @@ class AgentNodes:
             # A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..."
             # are not its sources.
             proposed = scratch.writes is not None and bool(scratch.writes.proposals)
-            sources = sources_list(scratch.checker.cited, fallback=[] if proposed else state.get("allowed", []))
+            searched = [] if proposed else state.get("allowed", [])
+            drawn = [] if proposed or scratch.checker.cited else _drawn_from(scratch.reply_text, state)
+            sources = sources_list(scratch.checker.cited, drawn_from=drawn, fallback=searched)
             _write_text(write, scratch.show(f"\n\n{sources}" if sources else ""))
         shown = scratch.shown_text
         reply = to_record(ChatMessage(role="assistant", content=shown))
@@ -245,6 +265,12 @@ def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
 def _write_text(write: Callable[[Any], None], text: str) -> None:
     if text:
         write({"text": text})
+
+
+def _drawn_from(answer: str, state: AgentState) -> list[str]:
+    """Return the sources of an answer that cites nothing: the passages sent with the question that hold it."""
+    passages = passages_in(state.get("context", ""))
+    return drawn_from(answer, passages, question=_latest_question(state["messages"]))
 
 
 def _latest_question(messages: list[MessageRecord]) -> str:

@@ -7,7 +7,9 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.call_feedback import without_schema_words
+from agent.call_feedback import as_offered_call, without_schema_words
+from agent.repetition import NOTICE as LOOP_NOTICE
+from agent.repetition import RepetitionWatch
 from agent.turn import TurnScratch
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.ports import ChatModel
@@ -26,6 +28,7 @@ class ModelReply:
     finish_reason: str
     has_tools: bool  # tools were offered to this call
     is_unusable: bool  # the model knew of tools and the reply is neither a call nor an answer (none of it was shown)
+    is_structured: bool = False  # its calls came as `tool_calls`, not written as text
 
 
 async def stream_reply(
@@ -36,6 +39,7 @@ async def stream_reply(
     write: Write,
     *,
     known: Sequence[ToolSpec] = (),
+    max_tokens: int | None = None,
 ) -> ModelReply:
     """Stream one reply to the user; a reply that opens like a tool call is shown only once it reads as text.
 
@@ -43,24 +47,30 @@ async def stream_reply(
     returned like a structured one would be (the model wanted more steps), never shown.
     """
     held_names = {tool.name for tool in (*tools, *known)}
-    hold = CallHold(held_names, parameters=_parameter_names((*tools, *known)))
+    every = (*tools, *known)
+    hold = CallHold(held_names, parameters=_parameter_names(every), commands=_enum_values(every))
     scratch.start_reply()
     text: list[str] = []
     calls: tuple[ToolCall, ...] = ()
     finish_reason = "stop"
-    deltas = chat_model.stream(messages, tools=tools)
+    watch = RepetitionWatch()
+    is_looping = False
+    deltas = chat_model.stream(messages, tools=tools, max_tokens=max_tokens)
     async for delta in deltas:
         if delta.text:
             text.append(delta.text)
             await _show(scratch, write, hold.feed(delta.text))
+            is_looping = watch.feed(delta.text)
         calls = calls or delta.tool_calls
         finish_reason = delta.finish_reason or finish_reason
         scratch.add_usage(delta.usage)
-        if hold.has_said_enough:
+        if hold.has_said_enough or is_looping:
             if isinstance(deltas, AsyncGenerator):
                 await deltas.aclose()  # closes the HTTP stream now, so the server stops generating
+            finish_reason = "length" if is_looping else finish_reason  # cut short, as by the token cap
             break
     held = hold.finish()
+    is_structured = bool(calls)
     is_unusable = False
     if not calls:
         if held.reading in (Reading.CALLS, Reading.UNOFFERED):  # the agent runs only the calls of offered tools
@@ -71,9 +81,18 @@ async def stream_reply(
             await _show(scratch, write, hold.held_text)
         is_empty = not calls and not "".join(text).strip()
         is_unusable = bool(held_names) and (held.reading is Reading.UNUSABLE or is_empty)
-    calls = tuple(without_schema_words(call, tools) for call in calls)
+    calls = tuple(without_schema_words(as_offered_call(call, tools), tools) for call in calls)
     _write(write, scratch.show_reply(scratch.stream.flush()))
-    return ModelReply("".join(text), calls, finish_reason, has_tools=bool(tools), is_unusable=is_unusable)
+    if is_looping and not calls:
+        _write(write, scratch.show(LOOP_NOTICE))
+    return ModelReply(
+        "".join(text),
+        calls,
+        finish_reason,
+        has_tools=bool(tools),
+        is_unusable=is_unusable,
+        is_structured=is_structured,
+    )
 
 
 def _parameter_names(tools: Sequence[ToolSpec]) -> set[str]:
@@ -83,6 +102,17 @@ def _parameter_names(tools: Sequence[ToolSpec]) -> set[str]:
         if isinstance(properties, Mapping):
             names.update(properties)
     return names
+
+
+def _enum_values(tools: Sequence[ToolSpec]) -> set[str]:
+    """Return the values the tools' enum parameters take (edit_note's commands: "add_tag", "set_property" ...)."""
+    values: set[str] = set()
+    for tool in tools:
+        properties = tool.parameters.get("properties")
+        for schema in properties.values() if isinstance(properties, Mapping) else ():
+            enum = schema.get("enum") if isinstance(schema, Mapping) else None
+            values.update(value for value in enum or () if isinstance(value, str))
+    return values
 
 
 async def _show(scratch: TurnScratch, write: Write, text: str) -> None:

@@ -6,6 +6,12 @@ one call of an offered tool (structured or written as text) since the service st
 answers each turn in one completion without tools, from the passages retrieved for the question (citations still
 checked). Each unusable reply is itself never shown: its turn is answered again without tools. Two, not one,
 because a small model that does call tools still breaks a call now and then (Qwen2.5 0.5B: recorded).
+
+Plain questions (no change asked, no tool's topic named) are answered in one completion from the passages until
+the model has made a structured tool call (`tool_calls` in its reply; agent/prompt_cache.py asks for one at start).
+A model that writes its calls as text instead (Qwen2.5 0.5B and 1.5B) looped on plain questions: search after
+search, then "needed more steps than allowed", in 10 of the golden set's 20 answerable questions, with four to
+nine thousand prompt tokens a turn. Its edit requests still get tools: its calls written as text are run.
 LLM_TOOLS=on always offers tools, LLM_TOOLS=off never does.
 """
 
@@ -26,6 +32,7 @@ class ToolUse:
     def __init__(self, setting: ToolsSetting = "auto") -> None:
         self._setting = setting
         self._callers: set[str] = set()  # models that made a tool call since the start
+        self._structured: set[str] = set()  # models that made one as `tool_calls`, not written as text
         self._unusable: dict[str, int] = {}  # unusable replies per model that has made no call
         self._without: set[str] = set()  # models answered without tools from now on
 
@@ -35,8 +42,19 @@ class ToolUse:
             return model not in self._without
         return self._setting == "on"
 
-    def record(self, model: str, *, has_called: bool, is_unusable: bool) -> None:
-        """Note what `model` did with a round that offered tools; switch it to no tools when the rule says so."""
+    def is_offered_on_plain_questions(self, model: str) -> bool:
+        """Return True when a plain question (no change, no tool topic) to `model` is offered tools."""
+        if self._setting == "auto":
+            return model in self._structured and model not in self._without
+        return self._setting == "on"
+
+    def record(self, model: str, *, has_called: bool, is_unusable: bool, is_structured: bool = False) -> None:
+        """Note what `model` did with a round that offered tools; switch it to no tools when the rule says so.
+
+        `is_structured`: the call came as `tool_calls` (not written as text).
+        """
+        if has_called and is_structured:
+            self._structured.add(model)
         if has_called:
             self._callers.add(model)
             return
@@ -60,4 +78,9 @@ class ToolUse:
             return f"{self._setting} (LLM_TOOLS={self._setting})"
         if model in self._without:
             return "off (the model made no tool call and gave unusable replies when offered tools)"
-        return "on (the model has made tool calls)" if model in self._callers else "on (no tool call seen yet)"
+        if model in self._structured:
+            return "on (the model has made tool calls)"
+        plain = "plain questions answered in one completion"
+        if model in self._callers:
+            return f"on for changes and tool topics (the model writes its tool calls as text); {plain}"
+        return f"on for changes and tool topics (no structured tool call seen yet); {plain}"

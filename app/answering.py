@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -18,6 +18,7 @@ from agent.context_fit import ContextWindow
 from agent.fallback import FallbackAnswerer
 from agent.gate.edit_gate import AfterWrite, EditGate
 from agent.graph import AgentDeps, build_graph
+from agent.prompt_cache import warm_up as warm_up_model
 from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tool_use import ToolUse
@@ -68,15 +69,18 @@ async def build_answerer(
     after_write: AfterWrite | None = None,
     crews: CrewService | None = None,
     tool_use: ToolUse | None = None,
+    warm_up: bool = False,
 ) -> Answerer:
     """Return the answerer for this configuration; resources it opens are closed by `stack`.
 
     With a model the agent answers, and falls back to retrieval-only replies on turns where the model fails
     before answering (an endpoint that is down, e.g. Docker's default host.docker.internal without Ollama).
     With `edits`, the agent gets the propose-only write tools (unless the vault is read-only) and every turn
-    passes the edit gate, which applies or undoes changes only on the user's yes.
+    passes the edit gate, which applies or undoes changes only on the user's yes. `warm_up`: do now, in the
+    background, what the first question would wait for: the refusal gate's probe embeddings, and the model
+    server's evaluation of the stable prompt prefix (agent/prompt_cache.py).
     """
-    answerer = await _build_unguarded(settings, services, chat_model, stack, edits, tool_use)
+    answerer = await _build_unguarded(settings, services, chat_model, stack, edits, tool_use, warm_up=warm_up)
     if edits is None:
         return TracedAnswerer(answerer)  # each turn one span, when tracing is on
     if crews is not None and edits.writer is not None:  # "run the X crew": a dry run whose writes wait for a yes
@@ -132,8 +136,13 @@ async def _build_unguarded(
     stack: AsyncExitStack,
     edits: EditServices | None,
     tool_use: ToolUse | None = None,
+    *,
+    warm_up: bool = False,
 ) -> Answerer:
     gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
+    if warm_up:  # the probe questions of the refusal gate, embedded in a worker thread
+        preparing = asyncio.create_task(asyncio.to_thread(gate.prepare), name="prepare-relevance-gate")
+        stack.push_async_callback(_cancel, preparing)
     passages = RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)
     if chat_model is None:
         return passages  # said once, at start (app/main.py), and in the reply itself
@@ -150,7 +159,9 @@ async def _build_unguarded(
         recursion_limit=settings.agent_recursion_limit,
         clock=local_now,
         tool_use=tool_use or ToolUse(settings.llm.tools),
-        context=ContextWindow(chat_model, configured=settings.llm.context_tokens),
+        context=ContextWindow(
+            chat_model, configured=settings.llm.context_tokens, answer_tokens=settings.llm.max_tokens
+        ),
         note_text=indexed_text(services.docstore),
     )
     graph = build_graph(deps).compile(checkpointer=saver)
@@ -160,6 +171,11 @@ async def _build_unguarded(
     )
     expiry = asyncio.create_task(expire_conversations_daily(agent), name="expire-conversations")
     stack.push_async_callback(_cancel, expiry)
+    if warm_up and settings.llm.warm_up:
+        # The tools every plain question is offered (the cued ones and the write tools come after them).
+        offered = deps.tools.specs("") if deps.tool_use.is_offered(chat_model.model_name) else []
+        warming = asyncio.create_task(warm_up_model(chat_model, offered, deps.tool_use), name="warm-up-model")
+        stack.push_async_callback(_cancel, warming)
     # A probed endpoint is known only to the client; a configured one is in the settings too.
     endpoints = chat_model.base_urls if isinstance(chat_model, OpenAICompatibleChatModel) else settings.llm.base_urls
     key = settings.llm.api_key
@@ -179,7 +195,7 @@ async def expire_conversations_daily(agent: AgentAnswerer) -> None:
         await asyncio.sleep(EXPIRY_INTERVAL_SECONDS)
 
 
-async def _cancel(task: asyncio.Task[None]) -> None:
+async def _cancel(task: asyncio.Task[Any]) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task

@@ -160,6 +160,7 @@ async def start_services(
             after_write=lambda: runner.run("edit"),
             crews=crews,
             tool_use=app.state.tool_use,
+            warm_up=True,  # serving: prepare what the first question would wait for (the model: LLM_WARM_UP)
         )
     app.state.chat_model = chat_model
     app.state.answerer = answerer

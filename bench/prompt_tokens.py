@@ -1,7 +1,7 @@
 """Measure what one chat turn sends to the model: tokens per part, the stable prefix, and a real reply's usage.
 
 Usage: python -m bench.prompt_tokens [--vault DIR] [--question Q ...] [--llm http://127.0.0.1:8081] [--reply]
-       [--json OUT] [--before EARLIER.json]
+       [--no-warm-up] [--json OUT] [--before EARLIER.json]
 
 The real service runs in-process on a copy of the vault, with a recording scripted model in place of the LLM, so
 what is measured is exactly the JSON the service sends. Each part (instructions, tool schemas, passages, history,
@@ -9,7 +9,10 @@ question) is counted in the model's own tokenizer through llama.cpp's `POST /tok
 through `POST /apply-template` (the model's chat template, tools included); without a llama.cpp server the counts
 are chars/4 estimates, labelled `est`. With `--reply` each recorded request is replayed, in order, to the real
 model (a few output tokens): `usage.prompt_tokens`, time to the first token, and llama.cpp's `timings`
-(`cache_n` tokens reused from its prompt cache, `prompt_n` tokens evaluated) are printed.
+(`cache_n` tokens reused from its prompt cache, `prompt_n` tokens evaluated) are printed. The service's warm-up
+requests at start (LLM_WARM_UP, agent/prompt_cache.py: with LLM_TOOLS=auto a probe for a tool call, which the
+scripted model answers with text, as small models do, then the prefix) are recorded and replayed first;
+`--no-warm-up` leaves them out, so the first turn meets a cold cache.
 """
 
 from __future__ import annotations
@@ -95,25 +98,31 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--question", action="append", help="ask this (repeat for more); default: the vault's set")
     parser.add_argument("--llm", default="http://127.0.0.1:8081", help="llama.cpp server root ('' for estimates)")
     parser.add_argument("--reply", action="store_true", help="replay each request to the real model")
+    parser.add_argument("--no-warm-up", action="store_true", help="start the service with LLM_WARM_UP=false")
     parser.add_argument("--json", type=Path, help="write the figures here (JSON)")
     parser.add_argument("--before", type=Path, help="figures written by --json earlier: print them beside these")
     return parser.parse_args()
 
 
-def record_turns(vault: Path, questions: Sequence[str]) -> list[dict[str, Any]]:
-    """Run the service on a copy of `vault` and return the request bodies its first model call of each turn sent."""
+def record_turns(
+    vault: Path, questions: Sequence[str], *, warm_up: bool = True
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Run the service on a copy of `vault`; return its warm-up requests and the first model call of each turn."""
     with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer(lambda _body: Turn.text("Noted.")) as llm:
         copy = Path(tmp) / "vault"
         shutil.copytree(vault, copy)
         settings = Settings(
             _env_file=None, vault_path=copy, data_dir=Path(tmp) / "data", watch=False, llm_probe_local_ports=False
-        ).model_copy(update={"llm_base_url": (llm.base_url,), "llm_model": "scripted-model"})
+        ).model_copy(update={"llm_base_url": (llm.base_url,), "llm_model": "scripted-model", "llm_warm_up": warm_up})
         services = build_services(settings)
         try:
             report = services.reindexer.run_once()
             print(f"vault: {vault.name} ({report.notes_total} notes, {report.chunks_indexed} chunks), copied to tmp")
             bodies: list[dict[str, Any]] = []
+            warm_bodies: list[dict[str, Any]] = []
             with serve_in_thread(create_app(settings, services)) as base_url, httpx.Client(timeout=120) as client:
+                if warm_up:
+                    warm_bodies = _wait_for_warm_up(llm)
                 history: list[dict[str, str]] = []
                 for number, question in enumerate(questions):
                     if number != 1:  # the second question follows up on the first; the others start afresh
@@ -125,7 +134,21 @@ def record_turns(vault: Path, questions: Sequence[str]) -> list[dict[str, Any]]:
                     bodies.append(sent[0].json if sent else {})
         finally:
             services.close()
-    return bodies
+    return warm_bodies, bodies
+
+
+def _wait_for_warm_up(llm: ScriptedLLMServer, seconds: float = 30.0, quiet: float = 1.0) -> list[dict[str, Any]]:
+    """Return the requests the service sent at start (its warm-up: a tool probe with LLM_TOOLS=auto, the prefix)."""
+    deadline = time.monotonic() + seconds
+    while not llm.chat_requests:
+        if time.monotonic() > deadline:
+            raise SystemExit("the service sent no warm-up request; is LLM_WARM_UP on?")
+        time.sleep(0.05)
+    seen = 0
+    while len(llm.chat_requests) != seen:  # until no request came for `quiet` seconds
+        seen = len(llm.chat_requests)
+        time.sleep(quiet)
+    return [dict(request.json) for request in llm.chat_requests]
 
 
 def ask(client: httpx.Client, base_url: str, messages: list[dict[str, str]]) -> str:
@@ -173,7 +196,8 @@ def replay(llm: httpx.Client, body: dict[str, Any], model: str) -> dict[str, Any
     started = time.perf_counter()
     first: float | None = None
     final: dict[str, Any] = {}
-    with llm.stream("POST", "/v1/chat/completions", json=sent) as response:
+    # A connection of its own: llama-server has dropped a kept-alive one between replays.
+    with llm.stream("POST", "/v1/chat/completions", json=sent, headers={"Connection": "close"}) as response:
         response.raise_for_status()
         for event in _events(response.iter_lines()):
             delta = (event.get("choices") or [{}])[0].get("delta") or {}
@@ -238,18 +262,20 @@ def print_prefix(rendered: Sequence[str | None], counter: Counter) -> None:
     print("new to the cache per turn (total minus the shared prefix): " + ", ".join(f"{n:,}" for n in news))
 
 
-def print_replies(llm: httpx.Client, bodies: Sequence[dict[str, Any]]) -> None:
+def print_replies(llm: httpx.Client, bodies: Sequence[dict[str, Any]], warm_bodies: Sequence[dict[str, Any]]) -> None:
     """Replay each recorded request to the real model, in order, and print its usage, cache reuse and first token."""
     model = str(llm.get("/v1/models").json()["data"][0]["id"])
     print(f"\nreplayed to {model} (max_tokens {REPLY_TOKENS}), in order:")
-    for number, body in enumerate(bodies, start=1):
+    labelled = [(f"warm-up {number}", body) for number, body in enumerate(warm_bodies, start=1)]
+    labelled += [(f"turn {number}", body) for number, body in enumerate(bodies, start=1)]
+    for label, body in labelled:
         if not body:
             continue
         result = replay(llm, body, model)
         timings = result.get("timings", {})
         first = result["first_token_s"]
         print(
-            f"turn {number}: usage.prompt_tokens {result.get('usage', {}).get('prompt_tokens')}, first token "
+            f"{label}: usage.prompt_tokens {result.get('usage', {}).get('prompt_tokens')}, first token "
             f"{'-' if first is None else f'{first:.1f} s'}, cache_n {timings.get('cache_n')} (reused), prompt_n "
             f"{timings.get('prompt_n')} (evaluated in {timings.get('prompt_ms', 0) / 1000:.1f} s, "
             f"{timings.get('prompt_per_second', 0):.0f} tokens/s; the first token also waits for other requests)"
@@ -263,7 +289,7 @@ def main() -> None:
     questions = tuple(args.question or QUESTIONS.get(args.vault.name, ()))
     if not questions:
         raise SystemExit(f"no default questions for {args.vault.name}; pass --question")
-    bodies = record_turns(args.vault, questions)
+    warm_bodies, bodies = record_turns(args.vault, questions, warm_up=not args.no_warm_up)
     before = json.loads(args.before.read_text("utf-8"))["turns"] if args.before else None
     with httpx.Client(base_url=args.llm or "http://unused", timeout=900) as llm:
         counter = Counter(llm if args.llm else None)
@@ -273,7 +299,7 @@ def main() -> None:
         if args.json:
             args.json.write_text(json.dumps({"vault": args.vault.name, "turns": figures}, indent=1), "utf-8")
         if args.reply and args.llm:
-            print_replies(llm, bodies)
+            print_replies(llm, bodies, warm_bodies)
 
 
 if __name__ == "__main__":

@@ -238,8 +238,9 @@ class ChatModel(Protocol):
         *,
         tools: Sequence[ToolSpec] = (),
         response_format: Mapping[str, object] | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResult:
-        """Return the whole reply to `messages`.
+        """Return the whole reply to `messages` (at most `max_tokens` long, when given: finish_reason "length").
 
         `response_format` is OpenAI's (`{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}`):
         asked for where the endpoint supports it, never guaranteed, so the caller validates the reply.
@@ -252,6 +253,7 @@ class ChatModel(Protocol):
         *,
         tools: Sequence[ToolSpec] = (),
         response_format: Mapping[str, object] | None = None,
+        max_tokens: int | None = None,
     ) -> AsyncIterator[ChatDelta]:
         """Yield the reply as it is produced: text deltas, then one delta with tool calls, usage and finish reason."""
         ...

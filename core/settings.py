@@ -77,6 +77,8 @@ class LlmSettings(BaseModel):
     probe_local_ports: bool  # with no base URL: look for LM Studio (1234) and Ollama (11434) once at start
     tools: Literal["auto", "on", "off"] = "auto"  # auto: offered until the model shows it does not call them
     context_tokens: int | None = None  # the model's context window when the endpoint does not say it
+    warm_up: bool = False  # at start, have the server evaluate (and cache) the stable prompt prefix
+    max_tokens: int = 2048  # the longest chat reply per model call (max_tokens), also kept free in the context
 
 
 class ServerSettings(BaseModel):
@@ -205,6 +207,17 @@ class Settings(BaseSettings):
         "auto",
         description="Offer tools to the chat model: auto stops for a model that makes no tool call and gives an "
         "unusable reply when offered them (then one completion per turn from the retrieved passages).",
+    )
+    llm_max_tokens: int = Field(
+        2048,
+        ge=64,
+        description="The longest reply the chat model may write per call (sent as max_tokens, and kept free in its "
+        "context): a small model that repeats itself stops there instead of running until its context is full.",
+    )
+    llm_warm_up: bool = Field(
+        True,
+        description="At start, send the model the stable prompt prefix (instructions and tool schemas) and stop at its "
+        "first token: its prompt cache then holds the prefix, and a local server has loaded the model.",
     )
     host: str = "127.0.0.1"
     port: int = Field(8000, gt=0, lt=65536)
@@ -388,6 +401,8 @@ class Settings(BaseSettings):
             probe_local_ports=self.llm_probe_local_ports,
             tools=self.llm_tools,
             context_tokens=self.llm_context_tokens,
+            warm_up=self.llm_warm_up,
+            max_tokens=self.llm_max_tokens,
         )
 
     @property

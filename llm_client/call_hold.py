@@ -16,9 +16,12 @@ class CallHold:
     reply reads, with the held text (to show when it is TEXT).
     """
 
-    def __init__(self, offered: Collection[str], parameters: Collection[str] = ()) -> None:
+    def __init__(
+        self, offered: Collection[str], parameters: Collection[str] = (), commands: Collection[str] = ()
+    ) -> None:
         self._offered = frozenset(offered)
         self._parameters = frozenset(parameters)
+        self._commands = frozenset(commands)
         self._held: list[str] = []
         self._is_flowing = not self._offered  # no tools offered: nothing to hold back
         self._calls_at: int | None = None  # the held length when it first read as calls
@@ -43,7 +46,9 @@ class CallHold:
             return text
         self._held.append(text)
         held = self.held_text
-        reading = read_text_calls(held, self._offered, parameters=self._parameters, is_complete=False).reading
+        reading = read_text_calls(
+            held, self._offered, parameters=self._parameters, commands=self._commands, is_complete=False
+        ).reading
         if reading in (Reading.CALLS, Reading.UNOFFERED) and self._calls_at is None:
             self._calls_at = len(held)
         if reading is not Reading.TEXT:
@@ -55,4 +60,4 @@ class CallHold:
         """Return how the held text reads now that the reply is complete (TEXT once text has flowed)."""
         if self._is_flowing:
             return TextCalls(Reading.TEXT)
-        return read_text_calls(self.held_text, self._offered, parameters=self._parameters)
+        return read_text_calls(self.held_text, self._offered, parameters=self._parameters, commands=self._commands)

@@ -19,7 +19,7 @@ from llm_client.call_tracing import ModelCall, start_model_call
 from llm_client.context import EndpointUnreachable, detect_context_window, small_context_hint
 from llm_client.endpoints import EndpointRotation
 from llm_client.redaction import MIN_SECRET_LENGTH, REDACTED, redact
-from llm_client.refusals import REFUSAL_STATUS, FieldRefusals, OptionalFields
+from llm_client.refusals import REFUSAL_STATUS, FieldRefusals, OptionalFields, refused_field
 from llm_client.wire import (
     MalformedReply,
     ProviderError,
@@ -126,14 +126,17 @@ class OpenAICompatibleChatModel:
         *,
         tools: Sequence[ToolSpec] = (),
         response_format: Mapping[str, object] | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResult:
         """Return the whole reply; retry on connection errors and 502/503/504, fail over on 5xx and timeouts.
 
         `response_format` (OpenAI's json_schema shape) is sent where the endpoint takes it; an endpoint that
-        refuses it is asked again without it, so the caller must validate the reply either way.
+        refuses it is asked again without it, so the caller must validate the reply either way. `max_tokens`
+        caps the reply (finish_reason "length" when it is reached).
         """
+        wanted = OptionalFields(response_format=response_format, max_tokens=max_tokens)
         with start_model_call(messages, tools, model=self.model_name, is_streamed=False) as call:
-            result = await self._complete(messages, tools, response_format, call)
+            result = await self._complete(messages, tools, wanted, call)
             call.finish(result)
             return result
 
@@ -141,7 +144,7 @@ class OpenAICompatibleChatModel:
         self,
         messages: Sequence[ChatMessage],
         tools: Sequence[ToolSpec],
-        response_format: Mapping[str, object] | None,
+        wanted: OptionalFields,
         call: ModelCall,
     ) -> ChatResult:
         failures: list[tuple[str, str]] = []  # (base URL, reason) per failed try
@@ -153,7 +156,7 @@ class OpenAICompatibleChatModel:
                 async with self._translated(base):
                     model = await self._model_for(base)
                     call.at_endpoint(base, model)
-                    response = await self._post_completion(base, model, messages, tools, response_format)
+                    response = await self._post_completion(base, model, messages, tools, wanted)
                     result = result_from_wire(response.json(), messages, tools)
                     return replace(result, content=self._scrubber().scrub(result.content))
             except _EndpointDown as exc:
@@ -166,22 +169,24 @@ class OpenAICompatibleChatModel:
         *,
         tools: Sequence[ToolSpec] = (),
         response_format: Mapping[str, object] | None = None,
+        max_tokens: int | None = None,
     ) -> AsyncIterator[ChatDelta]:
         """Yield text deltas as they arrive, then one delta with tool calls, usage and finish reason.
 
         Connection errors, 5xx and read timeouts are retried or failed over only before the first text delta;
         a failure after it raises UpstreamUnavailable, since the caller has already shown part of the reply.
         The configured API key never appears in the text, even when the model echoes it in pieces.
-        `response_format` is asked for as in `complete`, and never relied on.
+        `response_format` and `max_tokens` are asked for as in `complete`; the format is never relied on.
         """
+        wanted = OptionalFields(response_format=response_format, max_tokens=max_tokens)
         call = start_model_call(messages, tools, model=self.model_name, is_streamed=True)
-        return call.watch(self._stream(messages, tools, response_format, call))
+        return call.watch(self._stream(messages, tools, wanted, call))
 
     async def _stream(
         self,
         messages: Sequence[ChatMessage],
         tools: Sequence[ToolSpec],
-        response_format: Mapping[str, object] | None,
+        wanted: OptionalFields,
         call: ModelCall,
     ) -> AsyncIterator[ChatDelta]:
         failures: list[tuple[str, str]] = []  # (base URL, reason) per failed try
@@ -194,7 +199,7 @@ class OpenAICompatibleChatModel:
                 async with self._translated(base):
                     model = await self._model_for(base)
                     call.at_endpoint(base, model)
-                    async for delta in self._stream_at(base, model, messages, tools, response_format):
+                    async for delta in self._stream_at(base, model, messages, tools, wanted):
                         has_text = has_text or bool(delta.text)
                         yield delta
                     return
@@ -246,9 +251,9 @@ class OpenAICompatibleChatModel:
         model: str,
         messages: Sequence[ChatMessage],
         tools: Sequence[ToolSpec],
-        response_format: Mapping[str, object] | None,
+        wanted: OptionalFields,
     ) -> httpx.Response:
-        fields = self._refusals.fields_for(base, stream=False, response_format=response_format)
+        fields = self._refusals.fields_for(base, stream=False, wanted=wanted)
         while True:
             payload = self._payload(model, messages, tools, fields, stream=False)
             response = await self._client().post(f"{base}/chat/completions", json=payload)
@@ -264,9 +269,9 @@ class OpenAICompatibleChatModel:
         model: str,
         messages: Sequence[ChatMessage],
         tools: Sequence[ToolSpec],
-        response_format: Mapping[str, object] | None,
+        wanted: OptionalFields,
     ) -> AsyncIterator[ChatDelta]:
-        fields = self._refusals.fields_for(base, stream=True, response_format=response_format)
+        fields = self._refusals.fields_for(base, stream=True, wanted=wanted)
         while True:
             payload = self._payload(model, messages, tools, fields, stream=True)
             async with self._client().stream("POST", f"{base}/chat/completions", json=payload) as response:
@@ -300,6 +305,8 @@ class OpenAICompatibleChatModel:
             stream=stream,
             stream_usage=fields.stream_usage,
             response_format=fields.response_format,
+            max_tokens=fields.max_tokens,
+            max_tokens_field=fields.max_tokens_field,
         )
 
     async def _refused(self, base: str, fields: OptionalFields, response: httpx.Response) -> OptionalFields | None:
@@ -309,12 +316,8 @@ class OpenAICompatibleChatModel:
         detail = error_text_from_bytes(await response.aread())
         retry = self._refusals.refused(base, fields, response.status_code, detail)
         if retry is not None:
-            dropped = (
-                "response_format" if retry.response_format is None and fields.response_format else "stream_options"
-            )
-            logger.info(
-                "%s refused %s (%s); asking again without it", self._redact(base), dropped, self._redact(detail)
-            )
+            field, how = refused_field(fields, retry)
+            logger.info("%s refused %s (%s); asking again %s", self._redact(base), field, self._redact(detail), how)
         return retry
 
     async def _model_for(self, base: str) -> str:

@@ -69,14 +69,23 @@ def starts_like_call(text: str) -> bool | None:
 
 
 def read_text_calls(
-    text: str, offered: Collection[str], *, parameters: Collection[str] = (), is_complete: bool = True
+    text: str,
+    offered: Collection[str],
+    *,
+    parameters: Collection[str] = (),
+    commands: Collection[str] = (),
+    is_complete: bool = True,
 ) -> TextCalls:
     """Return how `text` reads given the `offered` tool names; `is_complete` False while the reply still streams.
 
     `parameters`: the parameter names of the offered tools. With them, `{"name": "add_task", "path": ...}` (the
     arguments beside an invented name, recorded with Qwen2.5 0.5B) reads as a call rather than as data.
+    `commands`: the values their enum parameters take ("add_tag", "set_property"): an object named by one is a
+    call of a tool that does not exist (UNOFFERED), whatever keys it has beside the name (recorded with Qwen2.5
+    0.5B: `{"name": "set_property", "properties": {...}, "path": ..., "line": 21}` in a ```json fence).
     """
     parameters = frozenset(parameters)
+    named = frozenset(offered) | frozenset(commands)
     if not offered:
         return TextCalls(Reading.TEXT)
     opens = starts_like_call(text)
@@ -90,7 +99,7 @@ def read_text_calls(
         values = _completed(body, parameters)
     if values is not None:
         # Decoded values are final: text still to come cannot turn a value that is no call into one.
-        if (calls := _calls_of(values, offered, parameters)) is not None:
+        if (calls := _calls_of(values, named, parameters)) is not None:
             is_offered = all(call.name in offered for call in calls)
             return TextCalls(Reading.CALLS if is_offered else Reading.UNOFFERED, calls)
         is_call_shaped = any(_is_call_shaped(value, parameters) for value in values)
@@ -239,7 +248,7 @@ def _call_of(value: object, offered: Collection[str], parameters: frozenset[str]
     name = next((value[key] for key in _NAME_KEYS if isinstance(value.get(key), str)), None)
     if name is None and isinstance(function, str):
         name = function
-    if not isinstance(name, str) or (name not in offered and not _is_call_shaped(value, parameters)):
+    if not isinstance(name, str) or (not _is_named(name, offered) and not _is_call_shaped(value, parameters)):
         return None  # `{"name": "my-plugin", "version": 2}` is data; `{"name": "read_note"}` a call
     arguments: object = next((value[key] for key in _ARGUMENT_KEYS if key in value), None)
     if arguments is None:
@@ -254,6 +263,14 @@ def _call_of(value: object, offered: Collection[str], parameters: frozenset[str]
     if not isinstance(arguments, dict):
         return None
     return ToolCall(id=f"text_call_{number}", name=name, arguments=json.dumps(arguments, ensure_ascii=False))
+
+
+def _is_named(name: str, named: Collection[str]) -> bool:
+    """Return True for an offered name, or names joined by "/" as a tool's description lists commands.
+
+    Recorded with Qwen2.5 0.5B: "set_property/remove_property", copied from edit_note's description.
+    """
+    return name in named or ("/" in name and all(part in named for part in name.split("/")))
 
 
 def _is_call_shaped(value: object, parameters: frozenset[str] = frozenset()) -> bool:

@@ -34,6 +34,8 @@ def build_payload(
     stream: bool,
     stream_usage: bool,
     response_format: Mapping[str, object] | None = None,
+    max_tokens: int | None = None,
+    max_tokens_field: str = "max_tokens",
 ) -> dict[str, Any]:
     """Return the JSON body of POST /chat/completions (`response_format` as OpenAI's, passed through)."""
     payload: dict[str, Any] = {"model": model, "messages": [message_to_wire(m) for m in messages], "stream": stream}
@@ -43,6 +45,8 @@ def build_payload(
         payload["stream_options"] = {"include_usage": True}
     if response_format is not None:
         payload["response_format"] = dict(response_format)
+    if max_tokens is not None:
+        payload[max_tokens_field] = max_tokens
     return payload
 
 

@@ -24,6 +24,11 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     # No test may find a developer's local LM Studio or Ollama by accident.
     monkeypatch.setenv("LLM_PROBE_LOCAL_PORTS", "false")
+    # A scripted model serves the replies a test lists; a warm-up request would take the first (tested apart).
+    monkeypatch.setenv("LLM_WARM_UP", "false")
+    # Scripts call tools on plain questions too; LLM_TOOLS=auto (plain questions without tools until the model
+    # makes a structured call) is tested where a test asks for it (tests/integration/test_tool_modes.py).
+    monkeypatch.setenv("LLM_TOOLS", "on")
     monkeypatch.chdir(tmp_path)
 
 

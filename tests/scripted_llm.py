@@ -8,7 +8,7 @@ import socket
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -67,6 +67,7 @@ class ScriptedLLMServer:
         delay_per_token: float = 0.0,
         reject_stream_options: bool = False,
         reject_response_format: bool = False,
+        reject_max_tokens: bool = False,
         routes: Mapping[str, Any] | None = None,
         port: int = 0,
     ) -> None:
@@ -80,6 +81,8 @@ class ScriptedLLMServer:
             reject_stream_options: answer 400 to any request with `stream_options`, like older servers.
             reject_response_format: answer 400 to any request with `response_format`, as llama.cpp did before
                 it took json_schema.
+            reject_max_tokens: answer 400 to `max_tokens` naming `max_completion_tokens`, as OpenAI's reasoning
+                models do. Either cap is honoured: a longer reply stops there, with finish_reason "length".
             routes: more JSON endpoints, "METHOD /path" -> body (or (status, body)), e.g. "GET /props" for
                 llama.cpp's server properties; they win over the built-in routes.
             port: 0 for a free port.
@@ -89,6 +92,7 @@ class ScriptedLLMServer:
         self.delay_per_token = delay_per_token
         self.reject_stream_options = reject_stream_options
         self.reject_response_format = reject_response_format
+        self.reject_max_tokens = reject_max_tokens
         self.routes = dict(routes or {})
         self._state = _State(script=script if callable(script) else None)
         if not callable(script):
@@ -237,6 +241,12 @@ class _Handler(BaseHTTPRequestHandler):
             rf_type = (body.get("response_format") or {}).get("type")
             message = f'response_format type must be one of "text" or "json_object", but got: {rf_type}'
             self._send_json(400, {"error": {"code": 400, "message": message, "type": "invalid_request_error"}})
+        elif self.owner.reject_max_tokens and "max_tokens" in body:
+            message = (  # OpenAI's words, for o1 and later reasoning models
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead."
+            )
+            self._send_json(400, _error_body(message, "unsupported_parameter"))
         elif body.get("model") not in self.owner.models:
             message = f"The model `{body.get('model')}` does not exist or you do not have access to it."
             self._send_json(404, _error_body(message, "model_not_found"))
@@ -252,6 +262,7 @@ class _Handler(BaseHTTPRequestHandler):
         if turn is None:
             self._send_json(500, _error_body("ScriptedLLMServer: no scripted turn left for this request", None))
             return
+        turn = _capped(turn, body.get("max_tokens") or body.get("max_completion_tokens"))
         if turn.delay and self.owner._state.stopping.wait(turn.delay):
             return
         if turn.disconnect_after == 0:
@@ -342,6 +353,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+def _capped(turn: Turn, max_tokens: object) -> Turn:
+    """Return `turn` cut to `max_tokens` text tokens, as a server stops a reply at its cap (calls cut with it)."""
+    if not isinstance(max_tokens, int) or len(turn.pieces) <= max_tokens:
+        return turn
+    return replace(turn, pieces=turn.pieces[:max_tokens], calls=(), finish_reason="length")
 
 
 def _error_body(message: str, code: str | None) -> dict[str, Any]:

@@ -194,13 +194,24 @@ def verify_citations(
     return CitationReport("".join(parts), tuple(cited), tuple(changes))
 
 
-def sources_list(cited: Sequence[str], *, fallback: Sequence[str] = (), limit: int = 3) -> str:
-    """Return a markdown "Sources:" list of the cited anchors, each once, in order of first use.
+SOURCES_HEADING = "Sources:"
+SEARCHED_HEADING = "Notes searched:"
 
-    When the answer cites nothing, the first `limit` distinct `fallback` anchors (the hits the answer was
-    drawn from) are listed instead; "" when there is nothing to list. Not for refusals.
+
+def sources_list(
+    cited: Sequence[str], *, drawn_from: Sequence[str] = (), fallback: Sequence[str] = (), limit: int = 3
+) -> str:
+    """Return the markdown list of where an answer came from, each link once, in order.
+
+    "Sources:" lists the answer's own (checked) citations or, when it cites nothing, `drawn_from`: the passages
+    holding what it says (rag.answer.attribution). When neither has a link, "Notes searched:" lists the first
+    `limit` distinct `fallback` anchors (the hits the answer was drawn from), so no note is passed off as the
+    source of what it may not say. "" when there is nothing to list. Not for refusals.
     """
-    anchors = list(dict.fromkeys(cited)) or list(dict.fromkeys(fallback))[:limit]
+    sources = list(dict.fromkeys(cited)) or list(dict.fromkeys(drawn_from))
+    heading, anchors = (
+        (SOURCES_HEADING, sources) if sources else (SEARCHED_HEADING, list(dict.fromkeys(fallback))[:limit])
+    )
     if not anchors:
         return ""
-    return "\n".join(["Sources:", *(f"- {anchor}" for anchor in anchors)])
+    return "\n".join([heading, *(f"- {anchor}" for anchor in anchors)])

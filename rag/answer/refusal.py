@@ -88,6 +88,10 @@ class RelevanceGate:
         """Return the gate RELEVANCE_FLOOR and RELEVANCE_TERM_WEIGHT describe."""
         return cls(embedder, store, floor=settings.relevance_floor, term_weight=settings.relevance_term_weight)
 
+    def prepare(self) -> None:
+        """Do now what the first check would wait for: embedding the probe questions of the noise level."""
+        self._noise.prepare()
+
     @property
     def floor(self) -> float:
         """Return the cosine a question's best match must reach when the retrieved notes hold all its words."""

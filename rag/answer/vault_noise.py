@@ -67,6 +67,10 @@ class VaultNoise:
             self._levels[key] = statistics.median(found) if found else None
         return self._levels[key]
 
+    def prepare(self) -> None:
+        """Embed the probe questions now (at start), so the first question does not wait for them."""
+        self._probe_vectors()
+
     def _probe_vectors(self) -> list[Embedding]:
         with self._lock:
             if self._probes is None:

@@ -16,7 +16,8 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W_]+|[%€$£°]")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
-_SOURCES_BLOCK = re.compile(r"(?:^|\n\n)Sources:\n(?:- \[\[[^\n]*(?:\n|$))+")
+# The lists the service appends (rag.answer.citations.sources_list): where the answer came from, or what was searched.
+_SOURCES_BLOCK = re.compile(r"(?:^|\n\n)(?:Sources|Notes searched):\n(?:- \[\[[^\n]*(?:\n|$))+")
 # How small models say the notes do not answer, besides the service's own sentence (rag.answer.context.REFUSAL).
 _NOT = r"(?:not|n't|nt)"
 _REFUSAL_OPENING = re.compile(
@@ -101,7 +102,7 @@ def without_links(text: str) -> str:
 
 
 def split_sources(reply: str) -> tuple[str, str]:
-    """Return the reply without the "Sources:" list the service appends, and that list ("" when there is none)."""
+    """Return the reply without the list the service appends ("Sources:" or "Notes searched:"), and that list."""
     blocks = list(_SOURCES_BLOCK.finditer(reply))
     if not blocks:
         return reply, ""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rag.answer.citations import SOURCES_HEADING
 from rag.evals.golden import GoldenItem
 from rag.evals.matching import (
     WrittenLink,
@@ -66,8 +67,8 @@ class ItemScore:
     reciprocal_rank: float | None  # 1 / rank of the first expected note, 0 when none is in the top k
     links_shown: int  # links the reply cites, the sources list included (not those inside quoted note text)
     links_valid: int  # of those, the ones that open an existing note (and heading)
-    cited_notes: tuple[str, ...]  # notes the reply's text cites (the sources list not counted)
-    citation_recall: float | None  # share of expected notes the reply's text cites
+    cited_notes: tuple[str, ...]  # notes the reply cites: its links and its "Sources:" (not "Notes searched:")
+    citation_recall: float | None  # share of expected notes the reply cites
     is_refused: bool
     facts_found: tuple[bool, ...]
     proposals: tuple[ShownProposal, ...]
@@ -100,9 +101,12 @@ class ItemScore:
 def score_item(item: GoldenItem, seen: Observation, links: LinkCheck) -> ItemScore:
     """Score one item; a skipped item gets empty scores."""
     reply = "" if seen.skipped else seen.reply
-    body, _sources = split_sources(reply)
+    body, listed = split_sources(reply)
+    # Its sources: the reply's own links and the "Sources:" the service matched to its words, not "Notes searched:".
+    sources = listed if listed.startswith(SOURCES_HEADING) else ""
     shown = cited_links(without_quotes(reply))
-    cited = tuple(dict.fromkeys(path for link in cited_links(without_quotes(body)) if (path := links.note_of(link))))
+    cited_text = without_quotes(body) + "\n" + sources
+    cited = tuple(dict.fromkeys(path for link in cited_links(cited_text) if (path := links.note_of(link))))
     is_answer = item.kind == "answer" and not seen.skipped
     proposals = tuple(shown_proposals(reply))
     return ItemScore(

@@ -17,6 +17,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from agent.answerer import AgentAnswerer
 from agent.graph import AgentDeps, build_graph
 from agent.locks import ConversationLocks
+from agent.tool_use import ToolUse
 from agent.tools import ToolRegistry, VaultReader
 from agent.turn import STOPPED_EARLY
 from app.wiring import Services
@@ -70,6 +71,7 @@ async def agent(
             show_sources=show_sources,
             recursion_limit=recursion_limit,
             clock=clock or Clock(),
+            tool_use=ToolUse("on"),  # the scripts call tools on plain questions too
         )
         graph = build_graph(deps).compile(checkpointer=saver)
         try:
@@ -286,3 +288,25 @@ def test_a_conversation_lock_is_dropped_when_no_turn_holds_or_waits_for_it() -> 
         return busy, len(locks)
 
     assert asyncio.run(run()) == (2, 0)
+
+
+def test_an_answer_citing_nothing_lists_the_passage_holding_what_it_says_not_just_the_top_hits(
+    settings: Settings, indexed: Services, llm: ScriptedLLMServer
+) -> None:
+    # Small models answer without a link (recorded: Qwen2.5-Coder 0.5B): the sources are found from the answer.
+    said = "It was planted on 8 November 2026 and takes a third of the bed until July."
+    llm.add(Turn.text(said), Turn.text("It depends on the weather."))
+
+    async def run() -> tuple[str, str]:
+        async with agent(settings, indexed, llm) as answerer:
+            drawn = await turn(answerer, [user("How did the garlic do?")])
+            vague = await turn(answerer, [user("How did the garlic do?")], conversation="c2")
+            return drawn, vague
+
+    drawn, vague = asyncio.run(run())
+
+    sent = llm.chat_requests[0].messages[-1]["content"]
+    top_hit = sent.split('<note source="', 1)[1].split('"', 1)[0]
+    assert top_hit != "[[Garden Plan 2027#Bed 3 roots and alliums]]"  # ranked lower: the top hits would miss it
+    assert drawn.startswith(said + "\n\nSources:\n- [[Garden Plan 2027#Bed 3 roots and alliums]]")
+    assert "\n\nNotes searched:\n- [[" in vague and "Sources:" not in vague  # nothing in it matched a passage

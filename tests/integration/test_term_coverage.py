@@ -13,7 +13,7 @@ from core.domain import Chunk, EmbeddedChunk, Embedding, IndexIdentity, SearchFi
 from core.settings import Settings
 from rag.answer.refusal import RelevanceGate
 from rag.answer.term_coverage import measure_term_coverage
-from rag.answer.vault_noise import VaultNoise
+from rag.answer.vault_noise import PROBE_QUESTIONS, VaultNoise
 from rag.stores.server import ServerVectorStore
 from tests.fakes import HashingEmbedder
 
@@ -115,3 +115,19 @@ def test_missing_words_turn_a_cosine_that_clears_the_floor_into_a_refusal(indexe
     refused = with_words.check(question)
     assert not refused.is_covered and refused.term_share is not None
     assert with_words.check("feed the starter with rye flour before a bake").is_covered
+
+
+def test_a_prepared_gate_has_its_probe_questions_embedded_before_the_first_check(indexed: Services) -> None:
+    asked: list[str] = []
+
+    class Counting(HashingEmbedder):
+        def embed_query(self, text: str) -> Embedding:
+            asked.append(text)
+            return super().embed_query(text)
+
+    gate = RelevanceGate(Counting(), indexed.store, floor=-0.1)
+    gate.prepare()  # at start (app/answering.py), in a worker thread
+    probes = len(asked)
+    gate.check("How many garlic cloves did I plant?")
+
+    assert probes == len(PROBE_QUESTIONS) and asked[probes:] == ["How many garlic cloves did I plant?"]

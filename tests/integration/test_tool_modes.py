@@ -1,6 +1,6 @@
 """Models that do not call tools, over real HTTP: an unusable reply is never shown, the turn is answered without
 tools, and a model that never called one stays without tools after two such replies (LLM_TOOLS=auto), unless
-LLM_TOOLS says otherwise.
+LLM_TOOLS says otherwise. Plain questions are answered in one completion until the model makes a structured call.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from llm_client import OpenAICompatibleChatModel
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
-QUESTION = "How long does the sourdough rest in the fridge?"
+QUESTION = "Which notes link to the sourdough note?"  # names a tool's topic (links): tools are offered
+PLAIN = "How long does the sourdough rest in the fridge?"
 ANSWER = "It rests 14 hours in the fridge [[Sourdough#Final recipe]]."
 # What a small model writes when it cannot form the call: a call cut off by its token limit.
 BROKEN_CALL = Turn.text(
@@ -53,7 +54,8 @@ def serve(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Ite
     with ExitStack() as stack:
 
         def start(**overrides: Any) -> Served:
-            update = {"llm_base_url": (llm.base_url,), "relevance_floor": -1.0, "watch": False} | overrides
+            update = {"llm_base_url": (llm.base_url,), "relevance_floor": -1.0, "watch": False, "llm_tools": "auto"}
+            update |= overrides
             configured = settings.model_copy(update=update)
             app = create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))
             return Served(stack.enter_context(serve_in_thread(app)))
@@ -77,7 +79,7 @@ def test_an_unusable_reply_is_never_shown_and_the_turn_is_answered_without_tools
     first, second = llm.chat_requests
     assert "search_notes" in offered_tools(first) and offered_tools(second) == []
     assert "Notes for this message" in second.messages[-1]["content"]  # the same passages, retrieved once
-    assert librarian.model_info()["tools"] == "on (no tool call seen yet)"
+    assert librarian.model_info()["tools"].startswith("on for changes and tool topics (no structured tool call")
 
 
 def test_a_model_that_never_called_a_tool_is_answered_without_tools_after_two_unusable_replies(
@@ -124,3 +126,48 @@ def test_llm_tools_forces_the_mode(
 
     assert [offered_tools(r) == [] for r in llm.chat_requests] == offered
     assert librarian.model_info()["tools"] == f"{setting} (LLM_TOOLS={setting})"
+
+
+def test_a_plain_question_is_answered_in_one_completion_until_the_model_makes_a_structured_call(
+    serve: Callable[..., Served], llm: ScriptedLLMServer
+) -> None:
+    librarian = serve()
+    llm.add(Turn.text(ANSWER))  # a plain question: no tools
+    llm.add(Turn.tool_call("links", {"command": "backlinks", "note": "Sourdough"}), Turn.text(ANSWER))
+    llm.add(Turn.text(ANSWER))  # plain again: tools now, the model has shown it calls them
+
+    answers = [librarian.ask(PLAIN), librarian.ask(QUESTION), librarian.ask(PLAIN)]
+
+    assert all(answer.startswith(ANSWER) for answer in answers)
+    assert [offered_tools(r) == [] for r in llm.chat_requests] == [True, False, False, False]
+    assert "search_notes" not in llm.chat_requests[0].messages[0]["content"]  # the no-tools instructions
+    assert librarian.model_info()["tools"] == "on (the model has made tool calls)"
+
+
+def test_a_model_that_writes_its_calls_as_text_gets_them_run_but_no_tools_on_plain_questions(
+    serve: Callable[..., Served], llm: ScriptedLLMServer
+) -> None:
+    # Qwen2.5 0.5B writes calls as JSON text; on plain questions it looped search after search (recorded).
+    written = '{"name": "links", "arguments": {"command": "backlinks", "note": "Sourdough"}}'
+    llm.add(Turn.text(written), Turn.text(ANSWER), Turn.text(ANSWER))
+
+    assert librarian_answers(serve(), [QUESTION, PLAIN]) == [True, True]
+    first, after_call, plain = llm.chat_requests
+    assert [m["role"] for m in after_call.messages if m["role"] == "tool"] == ["tool"]  # the call was run
+    assert offered_tools(first) and offered_tools(plain) == []
+
+
+def librarian_answers(librarian: Served, questions: list[str]) -> list[bool]:
+    return [librarian.ask(question).startswith(ANSWER) for question in questions]
+
+
+def test_a_plain_question_answered_with_a_call_written_as_text_gets_the_passages_never_the_json(
+    serve: Callable[..., Served], llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text('{"name": "search_notes", "arguments": {"query": "sourdough fridge"}}'))
+
+    answer = serve().ask(PLAIN)
+
+    assert "search_notes" not in answer and "{" not in answer
+    assert "[[Sourdough" in answer  # the retrieval-only reply: the passages found for the question
+    assert len(llm.chat_requests) == 1 and offered_tools(llm.chat_requests[0]) == []

@@ -74,7 +74,7 @@ def test_a_correct_cited_answer_scores_fully_and_passes(links: VaultLinks) -> No
     assert not score.is_refused and score.passed
 
 
-def test_links_that_open_nothing_count_against_validity_and_the_sources_list_is_no_citation(links: VaultLinks) -> None:
+def test_links_that_open_nothing_count_against_validity(links: VaultLinks) -> None:
     reply = (
         "It rests 4 hours [[Bread Bible#Retard]] [[Sourdough#No such heading]] [[Garlic]] "
         "[[Half Marathon Plan#^race-goal]]"
@@ -91,11 +91,20 @@ def test_links_that_open_nothing_count_against_validity_and_the_sources_list_is_
 
 
 def test_an_answer_without_citations_does_not_pass_even_with_the_facts(links: VaultLinks) -> None:
-    reply = "It rests 14 hours at 4 °C.\n\nSources:\n- [[Sourdough#Final recipe]]"
+    # "Notes searched:" is what the service lists when it matched no passage to the answer: no citation.
+    reply = "It rests 14 hours at 4 °C.\n\nNotes searched:\n- [[Sourdough#Final recipe]]"
 
     score = score_item(RETARD, Observation(ranked_notes=RANKED, reply=reply), links)
 
     assert score.fact_recall == 1.0 and score.citation_recall == 0.0 and not score.passed
+
+
+def test_the_sources_the_service_matched_to_an_uncited_answer_are_its_citations(links: VaultLinks) -> None:
+    reply = "It rests 14 hours at 4 °C.\n\nSources:\n- [[Sourdough#Final recipe]]"
+
+    score = score_item(RETARD, Observation(ranked_notes=RANKED, reply=reply), links)
+
+    assert score.cited_notes == (SOURDOUGH,) and score.citation_recall == 1.0 and score.passed
 
 
 def test_refusals_pass_on_unanswerable_items_and_fail_on_answerable_ones(links: VaultLinks) -> None:

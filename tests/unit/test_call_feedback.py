@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import json
 
-from agent.call_feedback import earlier_failure, other_tool_hint, unoffered_call_error, without_schema_words
+from agent.call_feedback import (
+    as_offered_call,
+    earlier_failure,
+    other_tool_hint,
+    unoffered_call_error,
+    without_schema_words,
+)
 from core.chat import ToolCall, ToolSpec
 
 TAG = {"type": "string"}
@@ -62,3 +68,54 @@ def test_a_failed_call_whose_argument_is_another_tools_command_says_which_tool_t
     )
     assert other_tool_hint(ToolCall("c2", "tags", '{"command": "list"}'), [TAGS, edit_note]) == ""
     assert other_tool_hint(ToolCall("c3", "edit_note", '{"command": "add_tag"}'), [edit_note]) == ""
+
+
+EDIT_PARAMETERS = {
+    "command": {"type": "string", "enum": ["add_tag", "add_task", "set_property"]},
+    **{name: TAG for name in ("path", "content", "heading", "property", "value")},
+}
+EDIT_NOTE = ToolSpec("edit_note", "Propose a change.", {"type": "object", "properties": EDIT_PARAMETERS})
+
+
+def test_a_call_named_by_a_command_becomes_that_tools_call_with_its_arguments_where_they_belong() -> None:
+    # Recorded with Qwen2.5-Coder 0.5B: add_tag with "tag", set_property with a "properties" object.
+    tag = as_offered_call(
+        ToolCall("c1", "add_tag", '{"path": "Areas/Cooking/Sourdough.md", "tag": "baking-log"}'), [EDIT_NOTE]
+    )
+    prop = as_offered_call(
+        ToolCall("c2", "set_property", '{"properties": {"status": "active"}, "path": "Balcony.md", "line": 21}'),
+        [EDIT_NOTE],
+    )
+
+    assert (tag.id, tag.name) == ("c1", "edit_note")
+    assert json.loads(tag.arguments) == {
+        "command": "add_tag",
+        "path": "Areas/Cooking/Sourdough.md",
+        "value": "baking-log",
+    }
+    assert json.loads(prop.arguments) == {
+        "command": "set_property",
+        "property": "status",
+        "value": "active",
+        "path": "Balcony.md",
+    }
+
+
+def test_offered_calls_unknown_names_and_commands_of_two_tools_are_left_as_they_are() -> None:
+    offered = ToolCall("c1", "edit_note", '{"command": "add_tag"}')
+    unknown = ToolCall("c2", "rm_rf", "{}")
+    twice = ToolSpec("other", "Also.", {"type": "object", "properties": {"command": EDIT_PARAMETERS["command"]}})
+
+    assert as_offered_call(offered, [EDIT_NOTE]) is offered and as_offered_call(unknown, [EDIT_NOTE]) is unknown
+    ambiguous = ToolCall("c3", "add_tag", "{}")
+    assert as_offered_call(ambiguous, [EDIT_NOTE, twice]) is ambiguous
+
+
+def test_commands_joined_as_a_description_lists_them_become_the_first_command() -> None:
+    # Recorded with Qwen2.5-Coder 0.5B asked to set a property: the name copied from edit_note's description.
+    call = ToolCall("c1", "set_property/remove_property", '{"path": "Renew passport.md", "value": "done"}')
+
+    made = as_offered_call(call, [EDIT_NOTE])
+
+    assert made.name == "edit_note"
+    assert json.loads(made.arguments) == {"command": "set_property", "path": "Renew passport.md", "value": "done"}

@@ -153,10 +153,10 @@ SOURCES_CASES = {
         ["[[Z]]"],
         "Sources:\n- [[B]]\n- [[A#x]]",
     ),
-    "nothing cited: the top fallback hits": (
+    "nothing cited: the top fallback hits, as searched": (
         [],
         ["[[H1]]", "[[H1]]", "[[H2]]", "[[H3]]", "[[H4]]"],
-        "Sources:\n- [[H1]]\n- [[H2]]\n- [[H3]]",
+        "Notes searched:\n- [[H1]]\n- [[H2]]\n- [[H3]]",
     ),
     "nothing at all": ([], [], ""),
 }
@@ -167,6 +167,11 @@ def test_sources_list(case: str) -> None:
     cited, fallback, expected = SOURCES_CASES[case]
 
     assert sources_list(cited, fallback=fallback) == expected
+
+
+def test_an_uncited_answer_lists_the_passages_it_was_drawn_from_as_sources() -> None:
+    assert sources_list([], drawn_from=["[[H3]]", "[[H3]]"], fallback=["[[H1]]"]) == "Sources:\n- [[H3]]"
+    assert sources_list(["[[A]]"], drawn_from=["[[H3]]"]) == "Sources:\n- [[A]]"  # its own citations win
 
 
 CODE_CASES = {

@@ -220,3 +220,27 @@ def test_the_hold_says_when_a_reply_has_made_its_calls_and_only_goes_on() -> Non
     prose = CallHold(OFFERED)
     prose.feed("x" * (MAX_TRAILING_CHARS * 2))
     assert not prose.has_said_enough
+
+
+def test_an_object_named_by_a_command_of_an_offered_tool_is_an_unoffered_call_whatever_else_it_holds() -> None:
+    # Recorded with Qwen2.5-Coder 0.5B asked to set a property, in the golden set's eval (shown to the user before).
+    reply = (
+        '```json\n{\n  "name": "set_property",\n  "properties": {\n    "status": "active"\n  },\n'
+        '  "path": "Projects/Balcony Irrigation.md",\n  "line": 21\n}\n```'
+    )
+
+    read = read_text_calls(reply, OFFERED, commands=("set_property", "add_tag"))
+
+    assert read.reading is Reading.UNOFFERED and [call.name for call in read.calls] == ["set_property"]
+    assert json.loads(read.calls[0].arguments)["path"] == "Projects/Balcony Irrigation.md"
+    assert read_text_calls(reply, OFFERED).reading is Reading.TEXT  # without the commands it reads as data
+    data = '```json\n{"name": "my-plugin", "version": 2}\n```'
+    assert read_text_calls(data, OFFERED, commands=("set_property",)).reading is Reading.TEXT
+
+
+def test_commands_joined_by_a_slash_name_a_call_too() -> None:
+    reply = '{"name": "set_property/remove_property", "path": "TaskNotes/Renew passport.md", "value": "done"}'
+
+    read = read_text_calls(reply, OFFERED, commands=("set_property", "remove_property"))
+
+    assert read.reading is Reading.UNOFFERED and read.calls[0].name == "set_property/remove_property"

@@ -1,0 +1,82 @@
+"""Warming the model up at start: one call that learns whether it makes tool calls, then the prompt prefix cached.
+
+llama.cpp, Ollama, LM Studio and vLLM keep the prompt they last evaluated and reuse its longest common prefix. Every
+plain question begins with the same system message (and, for a model offered tools on plain questions, the same
+tool schemas: agent/prompts.py), so a request with that prefix and a throwaway question, stopped at its first
+token, leaves the prefix in the cache: the user's first question then evaluates only its own part (passages, date,
+question), as later ones do. A local server also loads the model on that request rather than on the first question.
+
+Before it, with LLM_TOOLS=auto, the model is asked once to search the notes with the tools offered: a structured
+call (`tool_calls`) shows it calls tools, and plain questions are then offered them (agent/tool_use.py); a model
+that writes the call as text, or none, answers plain questions in one completion. What it costs: a prompt of about
+600 tokens and a reply of at most PROBE_TOKENS, then one of about 300 tokens, once per start, while nobody waits.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncGenerator, Sequence
+from datetime import date
+
+from agent.prompts import model_messages, system_prompt
+from agent.tool_use import ToolUse
+from core.chat import ChatMessage, ToolSpec
+from core.errors import AppError
+from core.ports import ChatModel
+
+logger = logging.getLogger(__name__)
+
+WARM_UP_QUESTION = "Hello."  # after the prefix: what it says does not matter, only that the prefix precedes it
+PROBE_QUESTION = "Search my notes for the word 'zebra'."  # asks for a call: no note is sent with it
+PROBE_TOKENS = 64  # enough for one call of search_notes, structured or written as text
+
+
+def warm_up_messages(*, has_tools: bool) -> list[ChatMessage]:
+    """Return the messages of the warm-up request: the system message a plain question gets, then a throwaway one."""
+    return [ChatMessage("system", system_prompt(has_tools=has_tools)), ChatMessage("user", WARM_UP_QUESTION)]
+
+
+async def warm_up(chat_model: ChatModel, tools: Sequence[ToolSpec], tool_use: ToolUse) -> bool:
+    """Learn whether the model calls tools (LLM_TOOLS=auto), then cache the prefix plain questions will begin with.
+
+    `tools`: those every plain question would be offered ([] when the model gets none). Returns True when the
+    server answered; a failure is logged and never raised (the first question then pays for the prefix).
+    """
+    started = time.monotonic()
+    try:
+        probed = bool(tools) and not tool_use.is_offered_on_plain_questions(chat_model.model_name)
+        if probed and await _makes_structured_call(chat_model, tools):
+            tool_use.record(chat_model.model_name, has_called=True, is_unusable=False, is_structured=True)
+        plain = list(tools) if tool_use.is_offered_on_plain_questions(chat_model.model_name) else []
+        if not (probed and plain):  # after a structured call the probe has cached the prefix with tools already
+            await _evaluate_prefix(chat_model, plain)
+    except AppError as exc:
+        logger.info("warming the model up failed (the first question will take longer): %s", exc.message)
+        return False
+    model = chat_model.model_name
+    logger.info(
+        "warmed the model %s up in %.1f s; tools: %s", model, time.monotonic() - started, tool_use.describe(model)
+    )
+    return True
+
+
+async def _makes_structured_call(chat_model: ChatModel, tools: Sequence[ToolSpec]) -> bool:
+    messages = model_messages([ChatMessage("user", PROBE_QUESTION)], today=date.today(), context="")
+    offered = {tool.name for tool in tools}
+    deltas = chat_model.stream(messages, tools=tools, max_tokens=PROBE_TOKENS)
+    made = False
+    async for delta in deltas:
+        made = made or any(call.name in offered for call in delta.tool_calls)
+    return made
+
+
+async def _evaluate_prefix(chat_model: ChatModel, tools: Sequence[ToolSpec]) -> None:
+    # One token is enough (the server stops even if closing the stream does not reach it).
+    deltas = chat_model.stream(warm_up_messages(has_tools=bool(tools)), tools=tools, max_tokens=1)
+    try:
+        async for _delta in deltas:
+            break  # the prompt has been evaluated once a token comes: the rest is not needed
+    finally:
+        if isinstance(deltas, AsyncGenerator):
+            await deltas.aclose()  # closes the HTTP stream, so the server stops generating

@@ -1,0 +1,113 @@
+"""At start the service sends the model its stable prompt prefix and stops at the first token (LLM_WARM_UP).
+
+The model server then holds the prefix in its prompt cache, and the first question evaluates only its own part;
+the warm-up request must therefore begin with exactly the bytes a plain question begins with (issue 10).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agent.prompt_cache import PROBE_TOKENS
+from app.wiring import Services
+from core.settings import Settings
+from tests.integration.edit_flow_support import Librarian, LibrarianFactory, librarian_factory
+from tests.scripted_llm import ScriptedLLMServer, Turn
+
+
+@pytest.fixture
+def factory(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[LibrarianFactory]:
+    with librarian_factory(settings, services, llm, "files") as made:
+        yield made
+
+
+def wait_for_requests(llm: ScriptedLLMServer, count: int, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while len(llm.chat_requests) < count:
+        assert time.monotonic() < deadline, f"{len(llm.chat_requests)} model requests, expected {count}"
+        time.sleep(0.02)
+
+
+def rendered_prefix(body: dict[str, Any]) -> str:
+    """Return what a server renders first: the system message, then the tool schemas."""
+    return json.dumps([body["messages"][0], body.get("tools")])
+
+
+def test_the_warm_up_sends_the_prefix_of_a_plain_question_and_stops_at_the_first_token(
+    factory: LibrarianFactory, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text("Hello there, how can I help?"), Turn.text("14 hours [[Sourdough]]."))
+    librarian: Librarian = factory.start(llm_warm_up=True)
+    wait_for_requests(llm, 1)
+
+    librarian.chat().say("How long does the sourdough proof in the fridge?")
+
+    warm_up, question = (request.json for request in llm.chat_requests)
+    assert warm_up["stream"] is True and warm_up["max_tokens"] == 1
+    assert question["messages"][-1]["content"].endswith("in the fridge?")
+    assert rendered_prefix(warm_up) == rendered_prefix(question)  # the same bytes, so the cache holds them
+    assert "<note source=" not in json.dumps(warm_up) and "Today is" not in json.dumps(warm_up)
+
+
+def test_a_model_that_is_down_at_start_is_warmed_up_never_and_the_service_still_answers(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    llm.add(Turn.error(503, "loading model"), Turn.text("14 hours [[Sourdough]]."))
+    with caplog.at_level(logging.INFO, logger="agent.prompt_cache"):
+        librarian: Librarian = factory.start(llm_warm_up=True, llm_retries=0)
+        wait_for_requests(llm, 1)
+        answer = librarian.chat().say("How long does the sourdough proof in the fridge?")
+
+    assert answer.startswith("14 hours")
+    assert any("warming the model up failed" in record.getMessage() for record in caplog.records)
+
+
+def test_no_warm_up_is_sent_when_it_is_turned_off(factory: LibrarianFactory, llm: ScriptedLLMServer) -> None:
+    llm.add(Turn.text("14 hours [[Sourdough]]."))
+
+    factory.start(llm_warm_up=False).chat().say("How long does the sourdough proof in the fridge?")
+
+    assert len(llm.chat_requests) == 1
+
+
+def test_with_llm_tools_auto_the_warm_up_asks_for_a_call_and_a_model_writing_it_as_text_gets_plain_answers(
+    factory: LibrarianFactory, llm: ScriptedLLMServer
+) -> None:
+    written = Turn.text('{"name": "search_notes", "arguments": {"query": "zebra"}}')
+    llm.add(written, Turn.text("Hello"), Turn.text("14 hours [[Sourdough]]."))
+    librarian: Librarian = factory.start(llm_warm_up=True, llm_tools="auto")
+    wait_for_requests(llm, 2)
+
+    librarian.chat().say("How long does the sourdough proof in the fridge?")
+
+    probe, prime, question = (request.json for request in llm.chat_requests)
+    assert probe["max_tokens"] == PROBE_TOKENS and [t["function"]["name"] for t in probe["tools"]] == [
+        "search_notes",
+        "read_note",
+    ]
+    assert prime["max_tokens"] == 1 and "tools" not in prime and "tools" not in question  # one completion
+    assert rendered_prefix(prime) == rendered_prefix(question)
+    assert librarian.http.get("/ready").json()["model"]["tools"].endswith("plain questions answered in one completion")
+
+
+def test_a_model_making_a_structured_call_at_the_warm_up_gets_tools_on_plain_questions(
+    factory: LibrarianFactory, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.tool_call("search_notes", {"query": "zebra"}), Turn.text("14 hours [[Sourdough]]."))
+    librarian: Librarian = factory.start(llm_warm_up=True, llm_tools="auto")
+    wait_for_requests(llm, 1)
+    deadline = time.monotonic() + 10  # the warm-up records the call once its reply has ended
+    while "made tool calls" not in librarian.http.get("/ready").json()["model"]["tools"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    librarian.chat().say("How long does the sourdough proof in the fridge?")
+
+    probe, question = (request.json for request in llm.chat_requests)  # the probe cached the prefix with tools
+    assert rendered_prefix(probe) == rendered_prefix(question)

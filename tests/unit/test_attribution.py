@@ -1,0 +1,68 @@
+"""The sources of an answer that cites nothing: the passages holding its numbers and words, not the top hits."""
+
+from __future__ import annotations
+
+from rag.answer.attribution import Passage, drawn_from, passages_in
+from rag.answer.context import format_note
+
+PASSAGES = [
+    Passage(
+        "[[Sourdough#Starter care]]", "Fridge feeding: 20 g starter, 50 g flour; back in the fridge after 2 hours."
+    ),
+    Passage("[[Garlic]]", "Planted 42 cloves of Germidour on 3 November, 15 cm apart."),
+    Passage("[[Chili Oil#Method]]", "Let the oil settle at 120 °C and pour it over the flakes. At 150 °C it burned."),
+    Passage("[[Sourdough#Final recipe]]", "Cold retard: 14 hours in the fridge at 4 °C, covered."),
+]
+
+
+def test_the_sources_are_the_passages_holding_the_answers_numbers_best_first() -> None:
+    answer = "Pour the oil at 120 °C; at 150 °C the flakes burned and it turned bitter."
+
+    assert drawn_from(answer, PASSAGES, question="At what temperature do I pour the chili oil?") == [
+        "[[Chili Oil#Method]]"
+    ]
+
+
+def test_words_the_question_already_has_are_no_evidence() -> None:
+    # "fridge" is the question's word: every retrieved passage has it; the answer's own "14 hours" decides.
+    answer = "It stays in the fridge for 14 hours."
+
+    assert drawn_from(answer, PASSAGES, question="How long does the loaf stay in the fridge?") == [
+        "[[Sourdough#Final recipe]]"
+    ]
+
+
+def test_an_answer_sharing_nothing_distinctive_has_no_sources() -> None:
+    assert drawn_from("It takes a while, depending on the weather.", PASSAGES, question="How long?") == []
+    assert drawn_from("Yes.", PASSAGES) == []
+
+
+def test_an_answer_drawing_on_two_passages_lists_both_the_stronger_first() -> None:
+    answer = "You planted 42 cloves of Germidour; the loaf rests 14 hours at 4 °C."
+
+    assert drawn_from(answer, PASSAGES) == ["[[Garlic]]", "[[Sourdough#Final recipe]]"]
+
+
+def test_links_in_the_answer_are_not_evidence() -> None:
+    # Its link's words (germidour, planted, cloves) are in the garlic passage; the answer's own words are not.
+    assert drawn_from("Noted in [[Garlic#Germidour planted cloves]].", PASSAGES) == []
+
+
+def test_at_most_limit_sources_ties_in_rank_order() -> None:
+    answer = "20 g and 50 g; 42 cloves; 120 °C and 150 °C; 14 hours at 4 °C."  # 5, 3, 4 and 5 of evidence
+
+    assert drawn_from(answer, PASSAGES, limit=2) == ["[[Sourdough#Starter care]]", "[[Sourdough#Final recipe]]"]
+
+
+def test_passages_are_read_back_from_the_context_the_model_got() -> None:
+    context = "\n\n".join(
+        [
+            format_note(source='[[Tom "T" & Co#Plan]]', path="Tom.md", text="Budget: 300 euros.", lines=(3, 4)),
+            format_note(source="[[Garlic]]", path="Garlic.md", text="42 cloves\nplanted in rows."),
+        ]
+    )
+
+    assert passages_in(context) == [
+        Passage('[[Tom "T" & Co#Plan]]', "Budget: 300 euros."),
+        Passage("[[Garlic]]", "42 cloves\nplanted in rows."),
+    ]
