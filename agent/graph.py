@@ -12,6 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
+from agent.answer_footer import answer_footer, latest_question
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
 from agent.context_fit import ContextWindow, fit_messages
 from agent.gate.intent import asked_change, looks_like_edit_request
@@ -24,8 +25,6 @@ from agent.turn import ToolBox, TurnScratch, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
 from core.ports import ChatModel
-from rag.answer.attribution import drawn_from, passages_in
-from rag.answer.citations import sources_list
 from rag.answer.context import REFUSAL, build_context, is_refusal
 from rag.answer.refusal import RelevanceGate
 from rag.retrieve import Retriever
@@ -90,7 +89,7 @@ class AgentNodes:
         """Search the notes for the latest question, unless the relevance floor says they don't cover it."""
         deps = self._deps
         get_stream_writer()({"status": "searching your notes…"})
-        question = _latest_question(state["messages"])
+        question = latest_question(state["messages"])
         unready = await _in_thread(deps.retriever.unready_reason)  # an empty vault, or the first index running
         if unready is not None:
             return {"is_covered": False, "answer": unready}
@@ -113,16 +112,15 @@ class AgentNodes:
         known: list[ToolSpec] = []  # what the model may call this turn; offered while rounds are left
         held: list[ToolSpec] = []  # not offered, but a call of them written as text is never shown
         if self._deps.tool_use.is_offered(model):
-            asked = _latest_question(state["messages"])  # the tools it calls for (agent.tools.cues)
+            asked = latest_question(state["messages"])  # the tools it calls for (agent.tools.cues)
             is_change = asked_change(asked).is_change
             # Write tools only when the message asks for a change (only offered tools run, so a plain question
             # proposes nothing); deletes and moves nobody asked for still wait for "yes delete" / "yes move".
             writes = scratch.writes.specs(asked) if scratch.writes and is_change else []
             reads = self._deps.tools.specs(asked)
-            is_plain = not is_change and len(reads) == len(self._deps.tools.specs(""))  # no tool topic named
-            if not is_plain or self._deps.tool_use.is_offered_on_plain_questions(model):
+            if is_change or self._deps.tool_use.is_offered_on_questions(model):
                 known = [*reads, *writes]
-            else:  # one completion from the passages (agent/tool_use.py)
+            else:  # a question to a model that writes its calls as text: one completion (agent/tool_use.py)
                 held = reads
         tools = known if rounds < self._deps.max_tool_rounds else []
         scratch.offered = tuple(tools)
@@ -142,7 +140,7 @@ class AgentNodes:
             record = to_record(ChatMessage(role="assistant", content=reply.text, tool_calls=reply.calls))
             return {"messages": [*state["messages"], record], "tool_rounds": rounds + 1}
         if reply.calls and not known:
-            # A plain question answered with a call written as text, with no tools offered: no answer at all, so
+            # A question answered with a call written as text, with no tools offered: no answer at all, so
             # the turn fails over to the retrieved passages (agent/fallback.py) rather than to a stopped notice.
             return {"answer": scratch.reply_text, "is_stopped_early": False}
         # Tool calls when none were offered: the model wanted more steps than the recursion limit allows.
@@ -204,10 +202,7 @@ class AgentNodes:
             # A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..."
             # are not its sources.
             proposed = scratch.writes is not None and bool(scratch.writes.proposals)
-            searched = [] if proposed else state.get("allowed", [])
-            drawn = [] if proposed or scratch.checker.cited else _drawn_from(scratch.reply_text, state)
-            sources = sources_list(scratch.checker.cited, drawn_from=drawn, fallback=searched)
-            _write_text(write, scratch.show(f"\n\n{sources}" if sources else ""))
+            _write_text(write, scratch.show(answer_footer(state, scratch, has_proposed=proposed)))
         shown = scratch.shown_text
         reply = to_record(ChatMessage(role="assistant", content=shown))
         return {"messages": [*state["messages"], reply], "answer": shown, **TURN_INPUTS_CLEARED}
@@ -265,19 +260,6 @@ def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
 def _write_text(write: Callable[[Any], None], text: str) -> None:
     if text:
         write({"text": text})
-
-
-def _drawn_from(answer: str, state: AgentState) -> list[str]:
-    """Return the sources of an answer that cites nothing: the passages sent with the question that hold it."""
-    passages = passages_in(state.get("context", ""))
-    return drawn_from(answer, passages, question=_latest_question(state["messages"]))
-
-
-def _latest_question(messages: list[MessageRecord]) -> str:
-    for record in reversed(messages):
-        if record["role"] == "user" and record.get("content", "").strip():
-            return str(record["content"]).strip()
-    return ""
 
 
 async def _in_thread(function: Callable[..., T], *args: Any) -> T:

@@ -1,14 +1,14 @@
 """Warming the model up at start: one call that learns whether it makes tool calls, then the prompt prefix cached.
 
 llama.cpp, Ollama, LM Studio and vLLM keep the prompt they last evaluated and reuse its longest common prefix. Every
-plain question begins with the same system message (and, for a model offered tools on plain questions, the same
-tool schemas: agent/prompts.py), so a request with that prefix and a throwaway question, stopped at its first
+question begins with the same system message (and, for a model offered tools on questions, the same tool
+schemas: agent/prompts.py), so a request with that prefix and a throwaway question, stopped at its first
 token, leaves the prefix in the cache: the user's first question then evaluates only its own part (passages, date,
 question), as later ones do. A local server also loads the model on that request rather than on the first question.
 
 Before it, with LLM_TOOLS=auto, the model is asked once to search the notes with the tools offered: a structured
-call (`tool_calls`) shows it calls tools, and plain questions are then offered them (agent/tool_use.py); a model
-that writes the call as text, or none, answers plain questions in one completion. What it costs: a prompt of about
+call (`tool_calls`) shows it calls tools, and questions are then offered them (agent/tool_use.py); a model that
+writes the call as text, or none, answers questions in one completion. What it costs: a prompt of about
 600 tokens and a reply of at most PROBE_TOKENS, then one of about 300 tokens, once per start, while nobody waits.
 """
 
@@ -33,24 +33,24 @@ PROBE_TOKENS = 64  # enough for one call of search_notes, structured or written 
 
 
 def warm_up_messages(*, has_tools: bool) -> list[ChatMessage]:
-    """Return the messages of the warm-up request: the system message a plain question gets, then a throwaway one."""
+    """Return the messages of the warm-up request: the system message a question gets, then a throwaway one."""
     return [ChatMessage("system", system_prompt(has_tools=has_tools)), ChatMessage("user", WARM_UP_QUESTION)]
 
 
 async def warm_up(chat_model: ChatModel, tools: Sequence[ToolSpec], tool_use: ToolUse) -> bool:
-    """Learn whether the model calls tools (LLM_TOOLS=auto), then cache the prefix plain questions will begin with.
+    """Learn whether the model calls tools (LLM_TOOLS=auto), then cache the prefix questions will begin with.
 
-    `tools`: those every plain question would be offered ([] when the model gets none). Returns True when the
+    `tools`: those every question would be offered ([] when the model gets none). Returns True when the
     server answered; a failure is logged and never raised (the first question then pays for the prefix).
     """
     started = time.monotonic()
     try:
-        probed = bool(tools) and not tool_use.is_offered_on_plain_questions(chat_model.model_name)
+        probed = bool(tools) and not tool_use.is_offered_on_questions(chat_model.model_name)
         if probed and await _makes_structured_call(chat_model, tools):
             tool_use.record(chat_model.model_name, has_called=True, is_unusable=False, is_structured=True)
-        plain = list(tools) if tool_use.is_offered_on_plain_questions(chat_model.model_name) else []
-        if not (probed and plain):  # after a structured call the probe has cached the prefix with tools already
-            await _evaluate_prefix(chat_model, plain)
+        asked = list(tools) if tool_use.is_offered_on_questions(chat_model.model_name) else []
+        if not (probed and asked):  # after a structured call the probe has cached the prefix with tools already
+            await _evaluate_prefix(chat_model, asked)
     except AppError as exc:
         logger.info("warming the model up failed (the first question will take longer): %s", exc.message)
         return False

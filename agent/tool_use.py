@@ -7,11 +7,12 @@ answers each turn in one completion without tools, from the passages retrieved f
 checked). Each unusable reply is itself never shown: its turn is answered again without tools. Two, not one,
 because a small model that does call tools still breaks a call now and then (Qwen2.5 0.5B: recorded).
 
-Plain questions (no change asked, no tool's topic named) are answered in one completion from the passages until
-the model has made a structured tool call (`tool_calls` in its reply; agent/prompt_cache.py asks for one at start).
-A model that writes its calls as text instead (Qwen2.5 0.5B and 1.5B) looped on plain questions: search after
-search, then "needed more steps than allowed", in 10 of the golden set's 20 answerable questions, with four to
-nine thousand prompt tokens a turn. Its edit requests still get tools: its calls written as text are run.
+Questions (no change asked) are answered in one completion from the passages until the model has made a
+structured tool call (`tool_calls` in its reply; agent/prompt_cache.py asks for one at start). A model that writes
+its calls as text instead (Qwen2.5 0.5B and 1.5B) looped on questions: search after search, then "needed more
+steps than allowed", in 10 of the golden set's 20 answerable questions, with four to nine thousand prompt tokens
+a turn; a question naming a day or links ("how many links does the chain have") still got tools and looped. Its
+change requests still get tools: its calls written as text are run.
 LLM_TOOLS=on always offers tools, LLM_TOOLS=off never does.
 """
 
@@ -42,8 +43,8 @@ class ToolUse:
             return model not in self._without
         return self._setting == "on"
 
-    def is_offered_on_plain_questions(self, model: str) -> bool:
-        """Return True when a plain question (no change, no tool topic) to `model` is offered tools."""
+    def is_offered_on_questions(self, model: str) -> bool:
+        """Return True when a question (a message asking no change) to `model` is offered tools."""
         if self._setting == "auto":
             return model in self._structured and model not in self._without
         return self._setting == "on"
@@ -80,7 +81,7 @@ class ToolUse:
             return "off (the model made no tool call and gave unusable replies when offered tools)"
         if model in self._structured:
             return "on (the model has made tool calls)"
-        plain = "plain questions answered in one completion"
+        questions = "questions answered in one completion"
         if model in self._callers:
-            return f"on for changes and tool topics (the model writes its tool calls as text); {plain}"
-        return f"on for changes and tool topics (no structured tool call seen yet); {plain}"
+            return f"on for changes (the model writes its tool calls as text); {questions}"
+        return f"on for changes (no structured tool call seen yet); {questions}"

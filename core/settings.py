@@ -79,6 +79,7 @@ class LlmSettings(BaseModel):
     context_tokens: int | None = None  # the model's context window when the endpoint does not say it
     warm_up: bool = False  # at start, have the server evaluate (and cache) the stable prompt prefix
     max_tokens: int = 2048  # the longest chat reply per model call (max_tokens), also kept free in the context
+    temperature: float | None = None  # sent with every call; None: the server's default
 
 
 class ServerSettings(BaseModel):
@@ -213,6 +214,13 @@ class Settings(BaseSettings):
         ge=64,
         description="The longest reply the chat model may write per call (sent as max_tokens, and kept free in its "
         "context): a small model that repeats itself stops there instead of running until its context is full.",
+    )
+    llm_temperature: float | None = Field(
+        0.2,
+        ge=0,
+        le=2,
+        description="Sampling temperature sent with every model call (unset: the server's default, often 0.8 or 1). "
+        "Low keeps answers to what the notes say; an endpoint that refuses it is asked again without it.",
     )
     llm_warm_up: bool = Field(
         True,
@@ -403,6 +411,7 @@ class Settings(BaseSettings):
             context_tokens=self.llm_context_tokens,
             warm_up=self.llm_warm_up,
             max_tokens=self.llm_max_tokens,
+            temperature=self.llm_temperature,
         )
 
     @property

@@ -134,11 +134,16 @@ class OpenAICompatibleChatModel:
         refuses it is asked again without it, so the caller must validate the reply either way. `max_tokens`
         caps the reply (finish_reason "length" when it is reached).
         """
-        wanted = OptionalFields(response_format=response_format, max_tokens=max_tokens)
+        wanted = self._wanted(response_format, max_tokens)
         with start_model_call(messages, tools, model=self.model_name, is_streamed=False) as call:
             result = await self._complete(messages, tools, wanted, call)
             call.finish(result)
             return result
+
+    def _wanted(self, response_format: Mapping[str, object] | None, max_tokens: int | None) -> OptionalFields:
+        return OptionalFields(
+            response_format=response_format, max_tokens=max_tokens, temperature=self._settings.temperature
+        )
 
     async def _complete(
         self,
@@ -178,7 +183,7 @@ class OpenAICompatibleChatModel:
         The configured API key never appears in the text, even when the model echoes it in pieces.
         `response_format` and `max_tokens` are asked for as in `complete`; the format is never relied on.
         """
-        wanted = OptionalFields(response_format=response_format, max_tokens=max_tokens)
+        wanted = self._wanted(response_format, max_tokens)
         call = start_model_call(messages, tools, model=self.model_name, is_streamed=True)
         return call.watch(self._stream(messages, tools, wanted, call))
 
@@ -307,6 +312,7 @@ class OpenAICompatibleChatModel:
             response_format=fields.response_format,
             max_tokens=fields.max_tokens,
             max_tokens_field=fields.max_tokens_field,
+            temperature=fields.temperature,
         )
 
     async def _refused(self, base: str, fields: OptionalFields, response: httpx.Response) -> OptionalFields | None:

@@ -7,7 +7,8 @@ field is dropped and the call is sent again; `response_format` is then left out 
 the client (the reply is validated by its caller anyway), `stream_options` once a call without it went through.
 `max_tokens` is what llama.cpp, Ollama, LM Studio and vLLM read; OpenAI's reasoning models refuse it ("Use
 'max_completion_tokens' instead"), so such an endpoint is sent `max_completion_tokens` from then on, and an endpoint
-that refuses both is sent neither.
+that refuses both is sent neither. `temperature` (LLM_TEMPERATURE) is left out where refused (reasoning models
+take only their default).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class OptionalFields:
     response_format: Mapping[str, object] | None = None
     max_tokens: int | None = None  # the reply's token cap
     max_tokens_field: str = "max_tokens"  # or "max_completion_tokens" (OpenAI's reasoning models)
+    temperature: float | None = None
 
 
 class FieldRefusals:
@@ -37,6 +39,7 @@ class FieldRefusals:
         self._without_stream_options: set[str] = set()
         self._without_response_format: set[str] = set()
         self._max_tokens_field: dict[str, str | None] = {}  # None: the endpoint takes no token cap
+        self._without_temperature: set[str] = set()
 
     def fields_for(self, base: str, *, stream: bool, wanted: OptionalFields) -> OptionalFields:
         """Return the optional fields of `wanted` to send to `base`, leaving out those it refused before."""
@@ -46,6 +49,7 @@ class FieldRefusals:
             response_format=None if base in self._without_response_format else wanted.response_format,
             max_tokens=wanted.max_tokens if field is not None else None,
             max_tokens_field=field or "max_tokens",
+            temperature=None if base in self._without_temperature else wanted.temperature,
         )
 
     def refused(self, base: str, fields: OptionalFields, status: int, detail: str) -> OptionalFields | None:
@@ -66,6 +70,9 @@ class FieldRefusals:
         if fields.response_format is not None and any(word in text for word in _RESPONSE_FORMAT_WORDS):
             self._without_response_format.add(base)
             return replace(fields, response_format=None)
+        if fields.temperature is not None and "temperature" in text:
+            self._without_temperature.add(base)
+            return replace(fields, temperature=None)
         if fields.max_tokens is not None and fields.max_tokens_field in text:
             if fields.max_tokens_field == "max_tokens" and "max_completion_tokens" in text:
                 self._max_tokens_field[base] = "max_completion_tokens"
@@ -95,4 +102,6 @@ def refused_field(sent: OptionalFields, retry: OptionalFields) -> tuple[str, str
         return sent.max_tokens_field, f"with {retry.max_tokens_field}"
     if retry.max_tokens is None and sent.max_tokens is not None:
         return sent.max_tokens_field, "without it"
+    if retry.temperature is None and sent.temperature is not None:
+        return "temperature", "without it"
     return "stream_options", "without it"

@@ -36,6 +36,7 @@ def build_payload(
     response_format: Mapping[str, object] | None = None,
     max_tokens: int | None = None,
     max_tokens_field: str = "max_tokens",
+    temperature: float | None = None,
 ) -> dict[str, Any]:
     """Return the JSON body of POST /chat/completions (`response_format` as OpenAI's, passed through)."""
     payload: dict[str, Any] = {"model": model, "messages": [message_to_wire(m) for m in messages], "stream": stream}
@@ -47,6 +48,8 @@ def build_payload(
         payload["response_format"] = dict(response_format)
     if max_tokens is not None:
         payload[max_tokens_field] = max_tokens
+    if temperature is not None:
+        payload["temperature"] = temperature
     return payload
 
 

@@ -68,6 +68,7 @@ class ScriptedLLMServer:
         reject_stream_options: bool = False,
         reject_response_format: bool = False,
         reject_max_tokens: bool = False,
+        reject_temperature: bool = False,
         routes: Mapping[str, Any] | None = None,
         port: int = 0,
     ) -> None:
@@ -83,6 +84,7 @@ class ScriptedLLMServer:
                 it took json_schema.
             reject_max_tokens: answer 400 to `max_tokens` naming `max_completion_tokens`, as OpenAI's reasoning
                 models do. Either cap is honoured: a longer reply stops there, with finish_reason "length".
+            reject_temperature: answer 400 to a `temperature` other than 1, as OpenAI's reasoning models do.
             routes: more JSON endpoints, "METHOD /path" -> body (or (status, body)), e.g. "GET /props" for
                 llama.cpp's server properties; they win over the built-in routes.
             port: 0 for a free port.
@@ -93,6 +95,7 @@ class ScriptedLLMServer:
         self.reject_stream_options = reject_stream_options
         self.reject_response_format = reject_response_format
         self.reject_max_tokens = reject_max_tokens
+        self.reject_temperature = reject_temperature
         self.routes = dict(routes or {})
         self._state = _State(script=script if callable(script) else None)
         if not callable(script):
@@ -247,6 +250,12 @@ class _Handler(BaseHTTPRequestHandler):
                 "Use 'max_completion_tokens' instead."
             )
             self._send_json(400, _error_body(message, "unsupported_parameter"))
+        elif self.owner.reject_temperature and body.get("temperature", 1) != 1:
+            message = (
+                f"Unsupported value: 'temperature' does not support {body['temperature']} with this model. "
+                "Only the default (1) value is supported."
+            )
+            self._send_json(400, _error_body(message, "unsupported_value"))
         elif body.get("model") not in self.owner.models:
             message = f"The model `{body.get('model')}` does not exist or you do not have access to it."
             self._send_json(404, _error_body(message, "model_not_found"))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from rag.answer.excerpts import FILLER, stem
 
 MIN_EVIDENCE = 2  # one shared word is chance; a number, or two words, is evidence
+MIN_SHARE = 0.25  # of what a longer answer says: two everyday words in common with a passage are chance too
 NUMBER_WEIGHT = 2
 # A number with its unit, if a short one follows: "25 cm" is no evidence for a passage that says "25 g".
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?!\w)(?:\s?(%|°\s?[CF]?|[^\W\d_]{1,3})(?!\w))?")
@@ -46,17 +47,38 @@ def drawn_from(answer: str, passages: Sequence[Passage], *, question: str = "", 
     """Return the sources of the passages that hold `answer`'s evidence, most evidence first (ties by rank).
 
     Evidence is what the answer says beyond the question's own words: its numbers count NUMBER_WEIGHT, its other
-    words of four letters or more one each (by stem); a passage needs MIN_EVIDENCE. [] when none has enough.
+    words of four letters or more one each (by stem); a passage needs MIN_EVIDENCE and MIN_SHARE of the answer's
+    whole weight. [] when none has enough.
     """
     said = _terms(_LINK.sub(" ", answer)) - _terms(question)
+    needed = max(MIN_EVIDENCE, MIN_SHARE * _weight(said))
     best: dict[str, tuple[int, int]] = {}  # source -> (its evidence, its first rank)
     for rank, passage in enumerate(passages):
-        shared = said & _terms(passage.text, bare_numbers=True)
-        evidence = sum(NUMBER_WEIGHT if term[0].isdigit() else 1 for term in shared)
+        evidence = _weight(said & _terms(passage.text, bare_numbers=True))
         previous = best.get(passage.source)
-        if evidence >= MIN_EVIDENCE and (previous is None or evidence > previous[0]):
+        if evidence >= needed and (previous is None or evidence > previous[0]):
             best[passage.source] = (evidence, rank if previous is None else previous[1])
     return sorted(best, key=lambda source: (-best[source][0], best[source][1]))[:limit]
+
+
+UNSUPPORTED_MIN_WORDS = 12  # shorter answers ("Yes.", "Two, in bed 3.") say too little to judge
+
+
+def is_unsupported(answer: str, passages: Sequence[Passage], *, question: str = "") -> bool:
+    """Return True for an answer of some length that shares no number or word with any passage it was sent.
+
+    Such an answer came from the model's own knowledge, not the notes (recorded with Qwen2.5-Coder 0.5B: how to
+    configure a Kubernetes ingress controller, over a vault with none), so the reply says so.
+    """
+    text = _LINK.sub(" ", answer)
+    said = _terms(text) - _terms(question)
+    if len(text.split()) < UNSUPPORTED_MIN_WORDS or not said or not passages:
+        return False
+    return not any(said & _terms(passage.text, bare_numbers=True) for passage in passages)
+
+
+def _weight(terms: set[str]) -> int:
+    return sum(NUMBER_WEIGHT if term[0].isdigit() else 1 for term in terms)
 
 
 def _terms(text: str, *, bare_numbers: bool = False) -> set[str]:

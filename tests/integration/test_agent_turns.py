@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from agent.answer_footer import UNSUPPORTED_NOTICE
 from agent.answerer import AgentAnswerer
 from agent.graph import AgentDeps, build_graph
 from agent.locks import ConversationLocks
@@ -295,18 +296,22 @@ def test_an_answer_citing_nothing_lists_the_passage_holding_what_it_says_not_jus
 ) -> None:
     # Small models answer without a link (recorded: Qwen2.5-Coder 0.5B): the sources are found from the answer.
     said = "It was planted on 8 November 2026 and takes a third of the bed until July."
-    llm.add(Turn.text(said), Turn.text("It depends on the weather."))
+    generic = "Kubernetes ingress controllers route external traffic through listeners, TLS secrets and host rules."
+    llm.add(Turn.text(said), Turn.text("It depends on the weather."), Turn.text(generic))
 
-    async def run() -> tuple[str, str]:
+    async def run() -> tuple[str, str, str]:
         async with agent(settings, indexed, llm) as answerer:
             drawn = await turn(answerer, [user("How did the garlic do?")])
             vague = await turn(answerer, [user("How did the garlic do?")], conversation="c2")
-            return drawn, vague
+            own = await turn(answerer, [user("How did the garlic do?")], conversation="c3")
+            return drawn, vague, own
 
-    drawn, vague = asyncio.run(run())
+    drawn, vague, own = asyncio.run(run())
 
     sent = llm.chat_requests[0].messages[-1]["content"]
     top_hit = sent.split('<note source="', 1)[1].split('"', 1)[0]
     assert top_hit != "[[Garden Plan 2027#Bed 3 roots and alliums]]"  # ranked lower: the top hits would miss it
     assert drawn.startswith(said + "\n\nSources:\n- [[Garden Plan 2027#Bed 3 roots and alliums]]")
     assert "\n\nNotes searched:\n- [[" in vague and "Sources:" not in vague  # nothing in it matched a passage
+    assert UNSUPPORTED_NOTICE not in drawn + vague  # a short answer is not judged
+    assert own.startswith(generic + UNSUPPORTED_NOTICE + "\n\nNotes searched:")  # the model's own knowledge

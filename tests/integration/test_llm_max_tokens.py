@@ -98,3 +98,17 @@ def test_a_reply_that_loops_is_stopped_after_a_few_repeats_and_says_so(
     while llm.abandoned_streams == 0 and time.monotonic() < deadline:  # the server notices at its next write
         time.sleep(0.02)
     assert llm.abandoned_streams == 1  # the stream was closed, so the server stopped generating
+
+
+def test_the_temperature_is_sent_with_every_call_and_left_out_where_refused() -> None:
+    async def scenario(base_url: str) -> str:
+        async with chat_model(llm_settings(base_url).model_copy(update={"temperature": 0.2})) as model:
+            first = "".join([d.text async for d in model.stream(QUESTION)])
+            return first + (await model.complete(QUESTION)).content
+
+    with ScriptedLLMServer([Turn.text("one"), Turn.text("two")]) as plain:
+        assert asyncio.run(scenario(plain.base_url)) == "onetwo"
+    with ScriptedLLMServer([Turn.text("one"), Turn.text("two")], reject_temperature=True) as strict:
+        assert asyncio.run(scenario(strict.base_url)) == "onetwo"
+    assert [r.json.get("temperature") for r in plain.chat_requests] == [0.2, 0.2]
+    assert [r.json.get("temperature") for r in strict.chat_requests] == [0.2, None, None]  # refused once

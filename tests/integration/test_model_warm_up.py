@@ -93,7 +93,7 @@ def test_with_llm_tools_auto_the_warm_up_asks_for_a_call_and_a_model_writing_it_
     ]
     assert prime["max_tokens"] == 1 and "tools" not in prime and "tools" not in question  # one completion
     assert rendered_prefix(prime) == rendered_prefix(question)
-    assert librarian.http.get("/ready").json()["model"]["tools"].endswith("plain questions answered in one completion")
+    assert librarian.http.get("/ready").json()["model"]["tools"].endswith("questions answered in one completion")
 
 
 def test_a_model_making_a_structured_call_at_the_warm_up_gets_tools_on_plain_questions(

@@ -1,6 +1,6 @@
 """Models that do not call tools, over real HTTP: an unusable reply is never shown, the turn is answered without
 tools, and a model that never called one stays without tools after two such replies (LLM_TOOLS=auto), unless
-LLM_TOOLS says otherwise. Plain questions are answered in one completion until the model makes a structured call.
+LLM_TOOLS says otherwise. Questions are answered in one completion until the model makes a structured call.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from llm_client import OpenAICompatibleChatModel
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
-QUESTION = "Which notes link to the sourdough note?"  # names a tool's topic (links): tools are offered
-PLAIN = "How long does the sourdough rest in the fridge?"
+QUESTION = "Add the tag baking to the Sourdough note."  # a change: tools are offered to every model
+PLAIN = "How long does the sourdough rest in the fridge?"  # a question: tools once the model makes structured calls
 ANSWER = "It rests 14 hours in the fridge [[Sourdough#Final recipe]]."
 # What a small model writes when it cannot form the call: a call cut off by its token limit.
 BROKEN_CALL = Turn.text(
@@ -79,7 +79,7 @@ def test_an_unusable_reply_is_never_shown_and_the_turn_is_answered_without_tools
     first, second = llm.chat_requests
     assert "search_notes" in offered_tools(first) and offered_tools(second) == []
     assert "Notes for this message" in second.messages[-1]["content"]  # the same passages, retrieved once
-    assert librarian.model_info()["tools"].startswith("on for changes and tool topics (no structured tool call")
+    assert librarian.model_info()["tools"].startswith("on for changes (no structured tool call")
 
 
 def test_a_model_that_never_called_a_tool_is_answered_without_tools_after_two_unusable_replies(
@@ -128,13 +128,13 @@ def test_llm_tools_forces_the_mode(
     assert librarian.model_info()["tools"] == f"{setting} (LLM_TOOLS={setting})"
 
 
-def test_a_plain_question_is_answered_in_one_completion_until_the_model_makes_a_structured_call(
+def test_a_question_is_answered_in_one_completion_until_the_model_makes_a_structured_call(
     serve: Callable[..., Served], llm: ScriptedLLMServer
 ) -> None:
     librarian = serve()
-    llm.add(Turn.text(ANSWER))  # a plain question: no tools
-    llm.add(Turn.tool_call("links", {"command": "backlinks", "note": "Sourdough"}), Turn.text(ANSWER))
-    llm.add(Turn.text(ANSWER))  # plain again: tools now, the model has shown it calls them
+    llm.add(Turn.text(ANSWER))  # a question: no tools
+    llm.add(Turn.tool_call("read_note", {"note": "Sourdough"}), Turn.text(ANSWER))
+    llm.add(Turn.text(ANSWER))  # a question again: tools now, the model has shown it calls them
 
     answers = [librarian.ask(PLAIN), librarian.ask(QUESTION), librarian.ask(PLAIN)]
 
@@ -144,11 +144,11 @@ def test_a_plain_question_is_answered_in_one_completion_until_the_model_makes_a_
     assert librarian.model_info()["tools"] == "on (the model has made tool calls)"
 
 
-def test_a_model_that_writes_its_calls_as_text_gets_them_run_but_no_tools_on_plain_questions(
+def test_a_model_that_writes_its_calls_as_text_gets_them_run_but_no_tools_on_questions(
     serve: Callable[..., Served], llm: ScriptedLLMServer
 ) -> None:
-    # Qwen2.5 0.5B writes calls as JSON text; on plain questions it looped search after search (recorded).
-    written = '{"name": "links", "arguments": {"command": "backlinks", "note": "Sourdough"}}'
+    # Qwen2.5 0.5B writes calls as JSON text; on questions it looped search after search (recorded).
+    written = '{"name": "read_note", "arguments": {"note": "Sourdough"}}'
     llm.add(Turn.text(written), Turn.text(ANSWER), Turn.text(ANSWER))
 
     assert librarian_answers(serve(), [QUESTION, PLAIN]) == [True, True]
@@ -161,7 +161,7 @@ def librarian_answers(librarian: Served, questions: list[str]) -> list[bool]:
     return [librarian.ask(question).startswith(ANSWER) for question in questions]
 
 
-def test_a_plain_question_answered_with_a_call_written_as_text_gets_the_passages_never_the_json(
+def test_a_question_answered_with_a_call_written_as_text_gets_the_passages_never_the_json(
     serve: Callable[..., Served], llm: ScriptedLLMServer
 ) -> None:
     llm.add(Turn.text('{"name": "search_notes", "arguments": {"query": "sourdough fridge"}}'))

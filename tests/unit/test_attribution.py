@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.answer.attribution import Passage, drawn_from, passages_in
+from rag.answer.attribution import Passage, drawn_from, is_unsupported, passages_in
 from rag.answer.context import format_note
 
 PASSAGES = [
@@ -66,3 +66,17 @@ def test_passages_are_read_back_from_the_context_the_model_got() -> None:
         Passage('[[Tom "T" & Co#Plan]]', "Budget: 300 euros."),
         Passage("[[Garlic]]", "42 cloves\nplanted in rows."),
     ]
+
+
+def test_a_long_answer_sharing_nothing_with_the_passages_is_unsupported_a_short_one_is_not_judged() -> None:
+    # Recorded with Qwen2.5-Coder 0.5B over sample_vault: an ingress howto from its own knowledge.
+    generic = (
+        "To configure a Kubernetes ingress controller, create a configuration file that specifies ingress rules, "
+        "listeners and domain mappings, then apply it with kubectl."
+    )
+    grounded = "You planted 42 cloves of Germidour, 15 cm apart, on 3 November, which is a good spacing for them."
+
+    assert is_unsupported(generic, PASSAGES, question="How do I configure a Kubernetes ingress controller?")
+    assert not is_unsupported(grounded, PASSAGES, question="How many garlic cloves did I plant?")
+    assert not is_unsupported("It depends on the weather.", PASSAGES)  # too short to judge
+    assert not is_unsupported(generic, [])  # nothing was read: nothing to compare with

@@ -34,14 +34,14 @@ def test_a_model_that_has_called_a_tool_keeps_tools_after_unusable_replies() -> 
     assert use.is_offered("m") and use.describe("m") == "on (the model has made tool calls)"
 
 
-def test_plain_questions_get_tools_only_once_the_model_has_made_a_structured_call() -> None:
+def test_questions_get_tools_only_once_the_model_has_made_a_structured_call() -> None:
     use = ToolUse()
-    assert use.is_offered("m") and not use.is_offered_on_plain_questions("m")
+    assert use.is_offered("m") and not use.is_offered_on_questions("m")
     use.record("m", has_called=True, is_unusable=False)  # a call written as text: run, but says little
-    assert not use.is_offered_on_plain_questions("m") and "writes its tool calls as text" in use.describe("m")
+    assert not use.is_offered_on_questions("m") and "writes its tool calls as text" in use.describe("m")
     use.record("m", has_called=True, is_unusable=False, is_structured=True)
-    assert use.is_offered_on_plain_questions("m") and not use.is_offered_on_plain_questions("other")
-    assert ToolUse("on").is_offered_on_plain_questions("m") and not ToolUse("off").is_offered_on_plain_questions("m")
+    assert use.is_offered_on_questions("m") and not use.is_offered_on_questions("other")
+    assert ToolUse("on").is_offered_on_questions("m") and not ToolUse("off").is_offered_on_questions("m")
 
 
 @pytest.mark.parametrize(("setting", "is_offered"), [("on", True), ("off", False)])

@@ -1,0 +1,54 @@
+"""What follows an answer: a caution when it shares nothing with the notes, and the list of where it came from.
+
+An answer citing nothing (small local models often write none) gets as its sources the passages it read that hold
+what it says (rag/answer/attribution.py), or "Notes searched:" when none does; a longer one that shares no word or
+number with anything it read is said not to come from the notes.
+"""
+
+from __future__ import annotations
+
+from agent.state import AgentState, MessageRecord
+from agent.turn import TurnScratch
+from rag.answer.attribution import Passage, drawn_from, is_unsupported, passages_in
+from rag.answer.citations import sources_list
+
+UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
+
+
+def answer_footer(state: AgentState, scratch: TurnScratch, *, has_proposed: bool) -> str:
+    """Return the text to show after the answer: the caution, if due, then the sources list ("" for neither).
+
+    A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..." are not its
+    sources, and its reply is no answer to check.
+    """
+    cited = scratch.checker.cited
+    if has_proposed:
+        sources = sources_list(cited)
+        return f"\n\n{sources}" if sources else ""
+    question = latest_question(state["messages"])
+    answer = scratch.reply_text
+    passages = [] if cited else turn_passages(state)
+    drawn = drawn_from(answer, [passage for passage in passages if passage.source], question=question)
+    caution = UNSUPPORTED_NOTICE if not cited and is_unsupported(answer, passages, question=question) else ""
+    sources = sources_list(cited, drawn_from=drawn, fallback=state.get("allowed", []))
+    return caution + (f"\n\n{sources}" if sources else "")
+
+
+def turn_passages(state: AgentState) -> list[Passage]:
+    """Return what the model read this turn: the passages sent with the question, then its tool results."""
+    passages = passages_in(state.get("context", ""))
+    messages = state["messages"]
+    start = next((i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "user"), 0)
+    for record in messages[start:]:
+        if record["role"] == "tool":
+            text = str(record.get("content", ""))
+            passages += passages_in(text) or [Passage("", text)]  # a result without <note> elements: no source
+    return passages
+
+
+def latest_question(messages: list[MessageRecord]) -> str:
+    """Return the latest user message with text ("" when there is none)."""
+    for record in reversed(messages):
+        if record["role"] == "user" and record.get("content", "").strip():
+            return str(record["content"]).strip()
+    return ""
