@@ -7,9 +7,9 @@ number with anything it read is said not to come from the notes.
 
 from __future__ import annotations
 
-from agent.state import AgentState, MessageRecord
+from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
-from rag.answer.attribution import Passage, drawn_from, is_unsupported, passages_in
+from rag.answer.attribution import Passage, attribute, passages_in
 from rag.answer.citations import sources_list
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
@@ -18,19 +18,16 @@ UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes search
 def answer_footer(state: AgentState, scratch: TurnScratch, *, has_proposed: bool) -> str:
     """Return the text to show after the answer: the caution, if due, then the sources list ("" for neither).
 
-    A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..." are not its
-    sources, and its reply is no answer to check.
+    An answer citing notes lists them. A turn that proposed edits lists only what it cited: the passages retrieved
+    for "add a task ..." are not its sources, and its reply is no answer to check.
     """
     cited = scratch.checker.cited
-    if has_proposed:
+    if cited or has_proposed:
         sources = sources_list(cited)
         return f"\n\n{sources}" if sources else ""
-    question = latest_question(state["messages"])
-    answer = scratch.reply_text
-    passages = [] if cited else turn_passages(state)
-    drawn = drawn_from(answer, [passage for passage in passages if passage.source], question=question)
-    caution = UNSUPPORTED_NOTICE if not cited and is_unsupported(answer, passages, question=question) else ""
-    sources = sources_list(cited, drawn_from=drawn, fallback=state.get("allowed", []))
+    read = attribute(scratch.reply_text, turn_passages(state), question=latest_question(state["messages"]))
+    caution = UNSUPPORTED_NOTICE if read.is_unsupported else ""
+    sources = sources_list((), drawn_from=read.sources, fallback=state.get("allowed", []))
     return caution + (f"\n\n{sources}" if sources else "")
 
 
@@ -38,8 +35,7 @@ def turn_passages(state: AgentState) -> list[Passage]:
     """Return what the model read this turn: the passages sent with the question, then its tool results."""
     passages = passages_in(state.get("context", ""))
     messages = state["messages"]
-    start = next((i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "user"), 0)
-    for record in messages[start:]:
+    for record in messages[turn_start(messages) :]:
         if record["role"] == "tool":
             text = str(record.get("content", ""))
             passages += passages_in(text) or [Passage("", text)]  # a result without <note> elements: no source

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from agent.state import MessageRecord
+from agent.state import MessageRecord, turn_start
 from core.chat import ToolCall, ToolSpec
 
 # What small models call a command's arguments, by the name of the parameter it goes to (recorded with Qwen2.5
@@ -137,6 +137,13 @@ def _enum_parameters(tool: ToolSpec) -> list[tuple[str, list[object]]]:
     ]
 
 
+def command_values(tools: Sequence[ToolSpec]) -> set[str]:
+    """Return the values the tools' enum parameters take (edit_note's commands: "add_tag", "set_property" ...)."""
+    return {
+        value for tool in tools for _, values in _enum_parameters(tool) for value in values if isinstance(value, str)
+    }
+
+
 def _enum_keys(tool: ToolSpec, value: str) -> list[str]:
     return [key for key, values in _enum_parameters(tool) if value in values]
 
@@ -147,7 +154,7 @@ def earlier_failure(records: Sequence[MessageRecord], call: ToolCall) -> str | N
     Small models answer a tool's error by sending the same call again, round after round (recorded with Qwen2.5
     0.5B): it is not run again, and the model is told so.
     """
-    start = next((i for i in range(len(records) - 1, -1, -1) if records[i]["role"] == "user"), 0)
+    start = turn_start(records)
     turn = records[start:]
     errors = {
         r.get("tool_call_id"): r.get("content", "")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.state import MessageRecord
+from agent.state import MessageRecord, turn_start
 
 INTERRUPTED_TOOL_RESULT = "The tool call was interrupted and has no result."
 
@@ -78,7 +78,7 @@ def model_history(records: list[MessageRecord]) -> list[MessageRecord]:
     what they found) and only their last EARLIER_MESSAGES messages within EARLIER_CHARS characters are kept,
     starting at a user message, as strict chat templates require.
     """
-    start = next((i for i in range(len(records) - 1, -1, -1) if records[i]["role"] == "user"), 0)
+    start = turn_start(records)
     kept: list[MessageRecord] = []
     chars = 0
     for record in reversed([r for r in records[:start] if _is_dialogue(r)]):

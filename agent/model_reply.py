@@ -7,7 +7,7 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.call_feedback import as_offered_call, without_schema_words
+from agent.call_feedback import as_offered_call, command_values, without_schema_words
 from agent.repetition import NOTICE as LOOP_NOTICE
 from agent.repetition import RepetitionWatch
 from agent.turn import TurnScratch
@@ -46,9 +46,9 @@ async def stream_reply(
     `known`: tools offered earlier in the turn but not now (the rounds ran out). A call of them written as text is
     returned like a structured one would be (the model wanted more steps), never shown.
     """
-    held_names = {tool.name for tool in (*tools, *known)}
     every = (*tools, *known)
-    hold = CallHold(held_names, parameters=_parameter_names(every), commands=_enum_values(every))
+    held_names = {tool.name for tool in every}
+    hold = CallHold(held_names, parameters=_parameter_names(every), commands=command_values(every))
     scratch.start_reply()
     text: list[str] = []
     calls: tuple[ToolCall, ...] = ()
@@ -102,17 +102,6 @@ def _parameter_names(tools: Sequence[ToolSpec]) -> set[str]:
         if isinstance(properties, Mapping):
             names.update(properties)
     return names
-
-
-def _enum_values(tools: Sequence[ToolSpec]) -> set[str]:
-    """Return the values the tools' enum parameters take (edit_note's commands: "add_tag", "set_property" ...)."""
-    values: set[str] = set()
-    for tool in tools:
-        properties = tool.parameters.get("properties")
-        for schema in properties.values() if isinstance(properties, Mapping) else ():
-            enum = schema.get("enum") if isinstance(schema, Mapping) else None
-            values.update(value for value in enum or () if isinstance(value, str))
-    return values
 
 
 async def _show(scratch: TurnScratch, write: Write, text: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from core.chat import ChatMessage, ToolCall
@@ -25,6 +26,11 @@ class AgentState(TypedDict, total=False):
 # Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that
 # would otherwise be stored again in every checkpoint.
 TURN_INPUTS_CLEARED: AgentState = {"incoming": [], "context": ""}
+
+
+def turn_start(records: Sequence[MessageRecord]) -> int:
+    """Return the index where this turn begins: its latest user message (0 when there is none)."""
+    return next((i for i in range(len(records) - 1, -1, -1) if records[i]["role"] == "user"), 0)
 
 
 def to_record(message: ChatMessage) -> MessageRecord:

@@ -172,7 +172,7 @@ async def _build_unguarded(
     expiry = asyncio.create_task(expire_conversations_daily(agent), name="expire-conversations")
     stack.push_async_callback(_cancel, expiry)
     if warm_up and settings.llm.warm_up:
-        # The tools every plain question is offered (the cued ones and the write tools come after them).
+        # The tools every question would be offered (the cued ones and the write tools come after them).
         offered = deps.tools.specs("") if deps.tool_use.is_offered(chat_model.model_name) else []
         warming = asyncio.create_task(warm_up_model(chat_model, offered, deps.tool_use), name="warm-up-model")
         stack.push_async_callback(_cancel, warming)

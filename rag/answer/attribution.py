@@ -43,38 +43,51 @@ def passages_in(context: str) -> list[Passage]:
     return [Passage(html.unescape(source), text) for source, text in _ELEMENT.findall(context)]
 
 
-def drawn_from(answer: str, passages: Sequence[Passage], *, question: str = "", limit: int = 3) -> list[str]:
-    """Return the sources of the passages that hold `answer`'s evidence, most evidence first (ties by rank).
-
-    Evidence is what the answer says beyond the question's own words: its numbers count NUMBER_WEIGHT, its other
-    words of four letters or more one each (by stem); a passage needs MIN_EVIDENCE and MIN_SHARE of the answer's
-    whole weight. [] when none has enough.
-    """
-    said = _terms(_LINK.sub(" ", answer)) - _terms(question)
-    needed = max(MIN_EVIDENCE, MIN_SHARE * _weight(said))
-    best: dict[str, tuple[int, int]] = {}  # source -> (its evidence, its first rank)
-    for rank, passage in enumerate(passages):
-        evidence = _weight(said & _terms(passage.text, bare_numbers=True))
-        previous = best.get(passage.source)
-        if evidence >= needed and (previous is None or evidence > previous[0]):
-            best[passage.source] = (evidence, rank if previous is None else previous[1])
-    return sorted(best, key=lambda source: (-best[source][0], best[source][1]))[:limit]
-
-
 UNSUPPORTED_MIN_WORDS = 12  # shorter answers ("Yes.", "Two, in bed 3.") say too little to judge
 
 
-def is_unsupported(answer: str, passages: Sequence[Passage], *, question: str = "") -> bool:
-    """Return True for an answer of some length that shares no number or word with any passage it was sent.
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """Where an answer that cites nothing came from, read from the passages the model read."""
 
-    Such an answer came from the model's own knowledge, not the notes (recorded with Qwen2.5-Coder 0.5B: how to
+    sources: list[str]  # of the passages holding its evidence, most evidence first (ties by rank)
+    is_unsupported: bool  # long enough to judge, and sharing no number or word with any passage
+
+
+def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", limit: int = 3) -> Attribution:
+    """Read `answer` against `passages` once: its sources, and whether it shares anything with them at all.
+
+    Evidence is what the answer says beyond the question's own words: its numbers count NUMBER_WEIGHT, its other
+    words of four letters or more one each (by stem); a passage with a source needs MIN_EVIDENCE and MIN_SHARE of
+    the answer's whole weight to be one. An answer of UNSUPPORTED_MIN_WORDS or more that shares nothing with any
+    passage came from the model's own knowledge, not the notes (recorded with Qwen2.5-Coder 0.5B: how to
     configure a Kubernetes ingress controller, over a vault with none), so the reply says so.
     """
     text = _LINK.sub(" ", answer)
     said = _terms(text) - _terms(question)
-    if len(text.split()) < UNSUPPORTED_MIN_WORDS or not said or not passages:
-        return False
-    return not any(said & _terms(passage.text, bare_numbers=True) for passage in passages)
+    needed = max(MIN_EVIDENCE, MIN_SHARE * _weight(said))
+    best: dict[str, tuple[int, int]] = {}  # source -> (its evidence, its first rank)
+    shares_any = False
+    for rank, passage in enumerate(passages):
+        shared = said & _terms(passage.text, bare_numbers=True)
+        shares_any = shares_any or bool(shared)
+        evidence = _weight(shared)
+        previous = best.get(passage.source)
+        if passage.source and evidence >= needed and (previous is None or evidence > previous[0]):
+            best[passage.source] = (evidence, rank if previous is None else previous[1])
+    sources = sorted(best, key=lambda source: (-best[source][0], best[source][1]))[:limit]
+    is_long = len(text.split()) >= UNSUPPORTED_MIN_WORDS
+    return Attribution(sources, is_unsupported=is_long and bool(said) and bool(passages) and not shares_any)
+
+
+def drawn_from(answer: str, passages: Sequence[Passage], *, question: str = "", limit: int = 3) -> list[str]:
+    """Return the sources of the passages that hold `answer`'s evidence (see `attribute`)."""
+    return attribute(answer, passages, question=question, limit=limit).sources
+
+
+def is_unsupported(answer: str, passages: Sequence[Passage], *, question: str = "") -> bool:
+    """Return True for an answer of some length that shares no number or word with any passage (see `attribute`)."""
+    return attribute(answer, passages, question=question).is_unsupported
 
 
 def _weight(terms: set[str]) -> int:
