@@ -56,6 +56,13 @@ RUN python -c "from core.settings import Settings; from rag.embedding.embedders 
 e = build_embedder(Settings().embedding); v = e.embed_query('sourdough proof'); \
 raise SystemExit(0 if len(v.dense) == e.identity.dim and v.sparse.indices else 'bundled model gave a bad vector')"
 
+# "Today", daily notes and crew schedules (07:00) follow TZ, which docker-compose.yml passes from the host; that
+# needs the time zone database. The python:3.11-slim images install tzdata: fail the build, not the user's
+# morning, on a base image without it (an unknown zone would silently be UTC).
+ENV TZ=UTC
+RUN TZ=Pacific/Auckland python -c "import time; raise SystemExit(0 if time.localtime().tm_gmtoff >= 12 * 3600 \
+else 'no time zone database (tzdata) in the image: TZ would be ignored')"
+
 EXPOSE 8000
 
 # No curl in slim images: the standard library probes the liveness route.

@@ -21,7 +21,7 @@ from agent.model_reply import ModelReply, stream_reply
 from agent.prompts import model_messages
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record
 from agent.tool_use import ToolUse
-from agent.turn import ToolBox, TurnScratch, stopped_notice
+from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
 from core.ports import ChatModel
@@ -113,9 +113,11 @@ class AgentNodes:
         held: list[ToolSpec] = []  # not offered, but a call of them written as text is never shown
         if self._deps.tool_use.is_offered(model):
             asked = latest_question(state["messages"])  # the tools it calls for (agent.tools.cues)
-            is_change = asked_change(asked).is_change
+            intent = asked_change(asked)
             # Write tools only when the message asks for a change (only offered tools run, so a plain question
             # proposes nothing); deletes and moves nobody asked for still wait for "yes delete" / "yes move".
+            # "Follow the instructions in X" offers none at all: a note's text never becomes a proposal.
+            is_change = intent.is_change and not intent.follows_note
             writes = scratch.writes.specs(asked) if scratch.writes and is_change else []
             reads = self._deps.tools.specs(asked)
             if is_change or self._deps.tool_use.is_offered_on_questions(model):
@@ -158,6 +160,7 @@ class AgentNodes:
             client_instructions=client_instructions(state.get("incoming", [])),
             has_tools=bool(tools),
             can_propose=scratch.writes is not None and any(scratch.writes.has_tool(tool.name) for tool in tools),
+            follows_note=asked_change(latest_question(state["messages"])).follows_note,
         )
         messages = await fit_messages(messages, tools, self._deps.context)
         # A cap, so that a small model repeating itself stops (finish_reason "length") before its context is full.
@@ -198,6 +201,9 @@ class AgentNodes:
         write = get_stream_writer()
         if is_stopped_early:
             _write_text(write, scratch.show(stopped_notice(after_text=bool(scratch.shown))))
+        if asked_change(latest_question(state["messages"])).follows_note:
+            # Written by code, whatever the model claimed above: nothing a note told it to do was done.
+            _write_text(write, scratch.show(note_orders_notice(after_text=bool(scratch.shown))))
         if self._deps.show_sources and not is_refusal(answer):
             # A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..."
             # are not its sources.

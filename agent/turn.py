@@ -12,6 +12,11 @@ from core.edits import ProposedEdit
 
 REPLY_SEPARATOR = "\n\n"  # between text the model wrote before calling tools and what it writes after
 STOPPED_EARLY = "(I stopped here: the question needed more steps than allowed.)"
+# Ends the reply to "follow the instructions in my X note" (agent.gate.note_instructions).
+NOTE_ORDERS = (
+    "(I don't carry out instructions written in notes, so this turn changed nothing in your vault. "
+    "To make one of those changes, ask me for it in your own words.)"
+)
 
 
 class ToolResult(Protocol):
@@ -56,6 +61,11 @@ class WriteToolBox(ToolBox, Protocol):
 def stopped_notice(*, after_text: bool) -> str:
     """Return the notice that ends a turn cut short by the step limit."""
     return f"{REPLY_SEPARATOR}{STOPPED_EARLY}" if after_text else STOPPED_EARLY
+
+
+def note_orders_notice(*, after_text: bool) -> str:
+    """Return the notice that ends the reply to a request to carry out what a note says."""
+    return f"{REPLY_SEPARATOR}{NOTE_ORDERS}" if after_text else NOTE_ORDERS
 
 
 @dataclass(slots=True)

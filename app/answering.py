@@ -28,10 +28,12 @@ from app.tracing import TracedAnswerer
 from app.wiring import EditServices, Services
 from core.chat import AnswerText, ChatMessage, TurnRequest
 from core.errors import AppError
+from core.llm_endpoints import key_values
 from core.ports import Answerer, ChatModel, DocStore
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel, build_chat_model
 from rag.answer.refusal import RelevanceGate
+from rag.answer.secrets import caching_redactor
 
 if TYPE_CHECKING:
     from crews.service import CrewService
@@ -44,6 +46,8 @@ AUTO_APPLY_WARNING = (
     "and vault; changes can still be undone with `librarian undo`."
 )
 EXPIRY_INTERVAL_SECONDS = 24 * 3600
+# Distinct texts kept masked (system prompts, history messages, tool results): the history comes again every turn.
+PROMPT_MASK_CACHE = 1024
 
 
 def local_now() -> datetime:
@@ -52,8 +56,12 @@ def local_now() -> datetime:
 
 
 async def find_chat_model(settings: Settings, stack: AsyncExitStack) -> ChatModel | None:
-    """Return the configured (or probed) LLM endpoint, closed with `stack`; None means retrieval-only mode."""
-    model = await build_chat_model(settings.llm)
+    """Return the configured (or probed) LLM endpoint, closed with `stack`; None means retrieval-only mode.
+
+    With REDACT_SECRETS every text it sends is masked, history a chat client resends included.
+    """
+    mask = caching_redactor(PROMPT_MASK_CACHE) if settings.redact_secrets else None
+    model = await build_chat_model(settings.llm, mask=mask)
     if model is not None:
         stack.push_async_callback(model.aclose)
     return model
@@ -178,8 +186,7 @@ async def _build_unguarded(
         stack.push_async_callback(_cancel, warming)
     # A probed endpoint is known only to the client; a configured one is in the settings too.
     endpoints = chat_model.base_urls if isinstance(chat_model, OpenAICompatibleChatModel) else settings.llm.base_urls
-    key = settings.llm.api_key
-    return FallbackAnswerer(agent, passages, endpoints=endpoints, secrets=(key.get_secret_value(),) if key else ())
+    return FallbackAnswerer(agent, passages, endpoints=endpoints, secrets=key_values(settings.llm))
 
 
 async def expire_conversations_daily(agent: AgentAnswerer) -> None:

@@ -131,7 +131,7 @@ def search(
     as_json: JsonOption = False,
     vault: VaultOption = None,
 ) -> None:
-    """Search the indexed vault (dense + BM25, fused with RRF, then reranked)."""
+    """Search the indexed vault (dense + BM25 fused with RRF, reranked when RERANKER_MODEL_DIR is set)."""
     from app.console import print_hits
 
     settings = load_settings(vault)

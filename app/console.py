@@ -129,8 +129,16 @@ def print_status(console: Console, data: dict[str, Any]) -> None:
             f"[yellow]EMBED_MODEL is now {escape(str(data['configured_model']))}; "
             "the next `librarian index` rebuilds the index[/yellow]"
         )
+    reranker = data.get("reranker")
+    console.print(
+        f"reranker   {escape(reranker)}"
+        if reranker
+        else "reranker   none (RERANKER_MODEL_DIR unset): hits keep their fused order"
+    )
     _print_runs(console, data)
     _print_health(console, data)
+    if hosts := data.get("llm", {}).get("leaves_machine"):
+        console.print(f"[yellow]llm[/yellow]        note text is sent to {escape(', '.join(hosts))} (off this machine)")
     print_issues(console, [(e["path"], e["error"]) for e in data["errors"]], "file(s) with errors", "red", "✗")
     print_issues(console, [(w["path"], w["warning"]) for w in data["warnings"]], "warning(s)", "yellow", "!")
 

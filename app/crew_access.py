@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
-from contextlib import AsyncExitStack, contextmanager
+from contextlib import AsyncExitStack, closing, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from app.ownership import DataDirOwnership, DataDirTaken
+from app.crew_interrupts import abort_on_signals, terminate_as_interrupt
+from app.ownership import DataDirOwnership, DataDirTaken, read_owner
 from core.errors import AppError
 from core.settings import Settings
 
@@ -33,7 +34,17 @@ class LocalCrews:
         """Return the crews and load errors (as GET /v1/crews)."""
         from app.routes.crews import catalog_json
 
-        return catalog_json(self._offline_service().catalog())
+        service = self._offline_service()
+        catalog = service.catalog()
+        return catalog_json(catalog, service.schedule_statuses(catalog))
+
+    def enable(self, name: str) -> dict[str, Any]:
+        """Approve the crew's schedule (a `librarian serve` started later finds it in DATA_DIR)."""
+        return self._offline_service().enable(name).to_json()
+
+    def disable(self, name: str) -> bool:
+        """Withdraw the approval of the crew's schedule; False when it was not enabled."""
+        return self._offline_service().disable(name)
 
     def runs(self, *, limit: int, crew: str | None) -> list[dict[str, Any]]:
         """Return saved runs, newest first."""
@@ -48,7 +59,7 @@ class LocalCrews:
         return [state.to_json() for state in self._offline_service().recover()]
 
     def abort(self, run_id: str) -> str:
-        """Abort a run: only a run of this process could be, and none is going here."""
+        """Ask a run of another `librarian crew run` to stop, through its abort-request file (no DATA_DIR needed)."""
         return self._offline_service().abort(run_id)
 
     def run(self, name: str, *, dry_run: bool, on_event: EventSink) -> dict[str, Any]:
@@ -82,7 +93,9 @@ class LocalCrews:
 
                 crews = build_crew_service(self.settings, services, edits, chat_model, after_write=reindex)
                 crews.recover()
-                state = await crews.run(name, dry_run=dry_run, trigger="cli", on_event=on_event)
+                started = await crews.start(name, dry_run=dry_run, trigger="cli", on_event=on_event)
+                with abort_on_signals(lambda: crews.abort(started.id)):  # Ctrl-C: the run ends aborted, logged
+                    state = await crews.wait(started.id)
                 return state.to_json()
         finally:
             edits.close()
@@ -120,6 +133,15 @@ class RemoteCrews:
         """Return GET /v1/crews."""
         return self.client.request_json("GET", "/v1/crews")
 
+    def enable(self, name: str) -> dict[str, Any]:
+        """Return POST /v1/crews/{name}/enable's approval (the server registers the job at once)."""
+        approval: dict[str, Any] = self.client.request_json("POST", f"/v1/crews/{name}/enable")["enabled"]
+        return approval
+
+    def disable(self, name: str) -> bool:
+        """Return whether POST /v1/crews/{name}/disable found the schedule enabled."""
+        return bool(self.client.request_json("POST", f"/v1/crews/{name}/disable")["disabled"])
+
     def runs(self, *, limit: int, crew: str | None) -> list[dict[str, Any]]:
         """Return GET /v1/crews/runs."""
         params: dict[str, Any] = {"limit": limit, **({"crew": crew} if crew else {})}
@@ -140,12 +162,21 @@ class RemoteCrews:
         return message
 
     def run(self, name: str, *, dry_run: bool, on_event: EventSink) -> dict[str, Any]:
-        """Start the run on the server, follow its events, return its final state."""
+        """Start the run on the server, follow its events, return its final state; Ctrl-C aborts it there."""
         started = self.client.request_json("POST", f"/v1/crews/{name}/runs", json={"dry_run": dry_run})
         run_id = started["run"]["id"]
-        for event in self.client.events(f"/v1/crews/runs/{run_id}/events"):
-            on_event(event)
+        try:
+            with terminate_as_interrupt():
+                self._follow(run_id, on_event)
+        except KeyboardInterrupt:
+            self.abort(run_id)
+            self._follow(run_id, on_event)  # to its end: the server's run stops at its next step
         return self.show(run_id)
+
+    def _follow(self, run_id: str, on_event: EventSink) -> None:
+        with closing(self.client.events(f"/v1/crews/runs/{run_id}/events")) as events:
+            for event in events:
+                on_event(event)
 
     def undo(self, run_id: str, *, confirm: bool) -> dict[str, Any]:
         """Plan (GET) or confirm (POST, naming the change set shown) the undo of one run on the server."""
@@ -182,3 +213,17 @@ def open_crews(settings: Settings, *, on_wait: Callable[[], None]) -> Iterator[L
         raise
     finally:
         ownership.release()
+
+
+def abort_run(settings: Settings, run_id: str, *, on_wait: Callable[[], None]) -> str:
+    """Ask a run to stop wherever it goes: a server's over its API, else through the run's abort-request file.
+
+    Needs no DATA_DIR: a `librarian crew run` holding it is asked through the file its run looks at.
+    """
+    owner = read_owner(settings.data_dir)
+    if owner is not None and owner.is_server:
+        from app.index_access import remote_client
+
+        with remote_client(settings, owner, on_wait) as client:
+            return RemoteCrews(client).abort(run_id)
+    return LocalCrews(settings).abort(run_id)

@@ -16,8 +16,7 @@ from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnReq
 from core.edits import ProposedEdit
 from core.errors import AppError
 from core.ports import Answerer
-from crews.run_state import RunState
-from crews.runner import planned_write
+from crews.run_state import RunState, planned_write
 from crews.service import CrewService
 from edits.proposals import SqliteProposalStore
 

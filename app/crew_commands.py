@@ -1,4 +1,7 @@
-"""`librarian crew ...`: list crews, run one (live progress, or a dry run's diffs), its runs, abort, undo, examples."""
+"""`librarian crew ...`: list crews, run one (live progress, or a dry run's diffs), its runs, abort, undo, examples.
+
+`enable` and `disable` approve or withdraw a crew's schedule: the user's approval of its definition, never a model's.
+"""
 
 from __future__ import annotations
 
@@ -23,18 +26,18 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 RunArgument = Annotated[str, typer.Argument(metavar="RUN", help="A run id (`librarian crew runs` lists them).")]
 
 
+def _waiting() -> None:
+    err.print("[dim]waiting for the service that holds this DATA_DIR to start…[/dim]")
+
+
 @contextmanager
 def _crews() -> Iterator[LocalCrews | RemoteCrews]:
     from app.cli import load_settings
     from app.crew_access import open_crews
 
     settings = load_settings()
-
-    def waiting() -> None:
-        err.print("[dim]waiting for the service that holds this DATA_DIR to start…[/dim]")
-
     try:
-        with open_crews(settings, on_wait=waiting) as crews:
+        with open_crews(settings, on_wait=_waiting) as crews:
             for state in crews.recover():
                 err.print(f"[yellow]run {state['id']} of {state['crew']} was interrupted[/yellow]: {state['error']}")
             yield crews
@@ -107,9 +110,16 @@ def show_run(run_id: RunArgument, as_json: JsonOption = False) -> None:
 
 @crew_cli.command("abort")
 def abort_run(run_id: RunArgument) -> None:
-    """Ask a running crew to stop (between tasks, or inside the model's reply)."""
-    with _crews() as crews:
-        out.print(escape(crews.abort(run_id)))
+    """Ask a running crew to stop (between tasks, or inside the model's reply), whichever process runs it."""
+    from app.cli import load_settings
+    from app.crew_access import abort_run as request_abort
+
+    try:
+        message = request_abort(load_settings(), run_id, on_wait=_waiting)
+    except AppError as exc:
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
+        raise typer.Exit(1) from exc
+    out.print(escape(message))
 
 
 @crew_cli.command("undo")
@@ -132,6 +142,27 @@ def undo_run(
     print_undo(out, state, done)
 
 
+@crew_cli.command("enable")
+def enable_schedule(name: Annotated[str, typer.Argument(metavar="NAME", help="The crew (team) to enable.")]) -> None:
+    """Let the crew run on its schedule (in `librarian serve`) as its notes read now; prints what is approved."""
+    from app.crew_console import print_approval
+
+    with _crews() as crews:
+        approval = crews.enable(name)
+    print_approval(out, approval)
+
+
+@crew_cli.command("disable")
+def disable_schedule(name: Annotated[str, typer.Argument(metavar="NAME", help="The crew (team) to disable.")]) -> None:
+    """Stop the crew's schedule (manual runs stay possible)."""
+    with _crews() as crews:
+        was_enabled = crews.disable(name)
+    if was_enabled:
+        out.print(f"schedule of {escape(name)} disabled: it no longer runs on its own")
+    else:
+        out.print(f"the schedule of {escape(name)} was not enabled: nothing changed")
+
+
 @crew_cli.command("install-examples")
 def install_examples() -> None:
     """Copy the Task-Triage and Daily-Briefing crews into the crew root (an existing file is never overwritten)."""
@@ -146,3 +177,4 @@ def install_examples() -> None:
         out.print(f"[dim]= {escape(path)} (exists, left as it is)[/dim]")
     out.print(f"{len(done.written)} file(s) written, {len(done.kept)} kept.")
     out.print("Try: librarian crew run Daily-Briefing --dry-run")
+    out.print("Schedules run only once you enable them: librarian crew enable Daily-Briefing")

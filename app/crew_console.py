@@ -17,7 +17,7 @@ def print_catalog(console: Console, catalog: dict[str, Any]) -> None:
     if not catalog["crews"] and not catalog["errors"]:
         console.print(f"no crews under {escape(catalog['root'])}/: run `librarian crew install-examples`")
     for crew in catalog["crews"]:
-        schedule = f"  [dim]schedule {escape(crew['schedule'])}[/dim]" if crew["schedule"] else ""
+        schedule = _schedule(crew)
         pipeline = " → ".join(f"{task['id']} ({task['kind']})" for task in crew["tasks"])
         console.print(f"[bold]{escape(crew['name'])}[/bold]  {escape(crew['path'])}{schedule}")
         if crew["description"]:
@@ -29,17 +29,42 @@ def print_catalog(console: Console, catalog: dict[str, Any]) -> None:
             console.print(f"  [red]✗[/red] {escape(error['path'])}: {escape(error['error'])}")
 
 
+def _schedule(crew: dict[str, Any]) -> str:
+    if not crew["schedule"]:
+        return ""
+    status = crew.get("schedule_status")
+    if status == "not enabled":
+        status = f"not enabled: `librarian crew enable {crew['name']}`"
+    colour = "green" if status == "enabled" else "yellow"
+    return f"  [dim]schedule {escape(crew['schedule'])}[/dim] [{colour}]({escape(str(status))})[/{colour}]"
+
+
+def print_approval(console: Console, approval: dict[str, Any]) -> None:
+    """Print what enabling a crew's schedule approved: when it runs, what it may write, the notes it covers."""
+    console.print(f"[green]enabled[/green] the schedule of [bold]{escape(approval['team'])}[/bold]:")
+    console.print(f"  schedule     {escape(approval['schedule'])}  (runs while `librarian serve` runs)")
+    console.print(f"  write_scope  {escape(', '.join(approval['write_scope']) or 'nothing')}")
+    console.print(f"  max_writes   {approval['max_writes']} per run (capped by CREW_MAX_WRITES)")
+    console.print(f"  notes        {escape(', '.join(approval['notes']))}")
+    console.print("An edit of any of these notes pauses the schedule until you enable it again.")
+
+
+TOKEN_LINE_STEP = 200  # without a terminal (a log, a pipe), a line each time a reply passes another 200 tokens
+
+
 class LiveRun:
-    """A status line while a run goes: the current task and the tokens so far."""
+    """The run's progress: on a terminal a status line (task, live tokens), else a line per step."""
 
     def __init__(self, console: Console, *, enabled: bool) -> None:
         self._console = console
         self._enabled = enabled
         self._status: Status | None = None
         self._task = ""
+        self._steps_shown = 0
+        self.line = ""  # what the status line says now: "briefing: running, 37 tokens"
 
     def __enter__(self) -> LiveRun:
-        if self._enabled:
+        if self._enabled and self._console.is_terminal:
             self._status = self._console.status("starting the run…")
             self._status.__enter__()
         return self
@@ -51,18 +76,31 @@ class LiveRun:
             self._status.__exit__(kind, value, trace)
 
     def on_event(self, event: dict[str, Any]) -> None:
-        """Update the line from a run event (task status, tokens, run outcome)."""
-        if self._status is None:
+        """Show a run event: a task's status, the running task's tokens, an abort request."""
+        if not self._enabled:
             return
-        if event.get("type") == "task":
+        kind = event.get("type")
+        if kind == "task":
             self._task = str(event["task"])
-            if event["status"] in ("ok", "failed", "stale", "skipped"):
+            if event["status"] == "running":
+                self._steps_shown = 0
+                self._show(f"{self._task}: running", is_step=True)
+            else:
                 self._console.print(f"  {_mark(event['status'])} {escape(self._task)}: {event['status']}")
-        tokens = event.get("tokens")
-        suffix = f" · {tokens} tokens" if tokens else ""
-        if event.get("type") == "abort_requested":
-            suffix += " · abort requested…"
-        self._status.update(f"{escape(self._task or 'starting')}{suffix}")
+        elif kind == "tokens":
+            count = int(event.get("task_tokens") or 0)
+            steps = count // TOKEN_LINE_STEP
+            self._show(f"{event.get('task') or self._task}: running, {count} tokens", is_step=steps > self._steps_shown)
+            self._steps_shown = max(steps, self._steps_shown)
+        elif kind == "abort_requested":
+            self._show(f"{self._task or 'the run'}: abort requested…", is_step=True)
+
+    def _show(self, line: str, *, is_step: bool) -> None:
+        self.line = line
+        if self._status is not None:
+            self._status.update(escape(line))
+        elif is_step:
+            self._console.print(f"  {escape(line)}", highlight=False)
 
 
 def _mark(status: str) -> str:
@@ -82,6 +120,8 @@ def print_run(console: Console, state: dict[str, Any], *, with_diffs: bool) -> N
     )
     if state.get("error"):
         console.print(f"  [{colour}]{escape(state['error'])}[/{colour}]")
+    if state.get("notice"):
+        console.print(f"  {escape(state['notice'])}")
     for task in state["tasks"]:
         console.print(f"  {_mark(task['status'])} {escape(task['id'])} ({escape(task['what'])}): {task['status']}")
         for line in task["lines"]:

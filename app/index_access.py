@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from app.ownership import DataDirOwnership, DataDirTaken, Owner
 from core.domain import SearchFilters
 from core.errors import InvalidRequest
+from core.llm_endpoints import hosts_off_machine
 from core.settings import Settings
 
 if TYPE_CHECKING:  # the stores and models load only for commands that run locally
@@ -113,6 +114,9 @@ def cli_status(settings: Settings, stored: dict[str, Any], *, configured_model: 
         "configured_model": configured_model,
         "last_run": stored.get("last_report"),
         "errors": stored.get("file_errors", []),
+        # From this process's settings: a server holding DATA_DIR reads the same environment and .env.
+        "llm": {"leaves_machine": hosts_off_machine(settings.llm_base_url)},
+        "reranker": settings.retrieval.reranker,  # None: hits keep their fused order
     }
 
 

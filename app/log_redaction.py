@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from core.llm_endpoints import key_values
 from core.settings import Settings
 from llm_client import RedactingFilter
 
@@ -11,12 +12,9 @@ LOGGERS_WITH_HANDLERS = ("", "uvicorn", "uvicorn.error", "uvicorn.access")
 
 
 def install_log_redaction(settings: Settings) -> None:
-    """Redact API keys (ours, the LLM's, Qdrant's, Redis URL passwords) from every log line; safe to repeat."""
-    secrets = [
-        secret.get_secret_value()
-        for secret in (settings.api_key, settings.llm_api_key, settings.qdrant_api_key, settings.redis_url)
-        if secret is not None
-    ]
+    """Redact API keys (ours, every LLM endpoint's, Qdrant's, Redis URL passwords) from all log lines; repeatable."""
+    others = (settings.api_key, settings.qdrant_api_key, settings.redis_url)
+    secrets = [*(secret.get_secret_value() for secret in others if secret is not None), *key_values(settings.llm)]
     redacting = RedactingFilter(secrets)
     for name in LOGGERS_WITH_HANDLERS:
         for handler in logging.getLogger(name).handlers:

@@ -6,7 +6,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +90,7 @@ class ServiceClient:
         """Send a request and return its JSON body; an error status becomes an AppError with the server's message."""
         return self._json(method, path, **kwargs)
 
-    def events(self, path: str) -> Iterator[dict[str, Any]]:
+    def events(self, path: str) -> Generator[dict[str, Any], None, None]:
         """Yield the JSON `data` of each server-sent event of `path` until the stream ends."""
         self._send(lambda: self._http.get("/health"))
         try:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from core.llm_endpoints import key_values
 from core.ports import ChatModel, DocStore, Embedder, NoteWriter, VectorStore, WatermarkStore
 from core.settings import Settings, WriteSettings
 
@@ -30,6 +31,7 @@ SNAPSHOTS_DIR = "snapshots"
 EDIT_LOCK_FILE = "edits.lock"
 CREW_RUNS_DIR = "crews/runs"
 CREW_LOCKS_DIR = "crews/locks"
+CREW_APPROVALS_FILE = "crews/approvals.json"  # the schedules the user enabled (crews.approvals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,8 @@ def build_services(settings: Settings, *, embedder: Embedder | None = None) -> S
     data_dir = settings.data_dir
     data_dir.mkdir(parents=True, exist_ok=True)
     with ExitStack() as opened:
+        # The reranker first: the bundled embedder turns HF_HUB_OFFLINE on, and a named reranker may need one download.
+        reranker = build_reranker(settings.retrieval)
         embedder = embedder or build_embedder(settings.embedding)
         store = build_vector_store(settings.store)
         opened.callback(store.close)
@@ -95,9 +99,7 @@ def build_services(settings: Settings, *, embedder: Embedder | None = None) -> S
             links=links,
             clock=utc_now,
         )
-        retriever = Retriever(
-            embedder, store, build_reranker(settings.retrieval), settings.retrieval, watermarks=watermarks
-        )
+        retriever = Retriever(embedder, store, reranker, settings.retrieval, watermarks=watermarks)
         opened.pop_all()
     return Services(
         settings=settings,
@@ -172,6 +174,7 @@ def build_crew_service(
     after_write: Callable[[], Awaitable[object]] | None,
 ) -> CrewService:
     """Return the crew service; without `services` and `edits` it only reads crews and run logs (CLI listings)."""
+    from crews.approvals import ApprovalStore
     from crews.collectors import COLLECTORS
     from crews.install import base_text
     from crews.runlog import RunStore, runs_folder
@@ -183,7 +186,7 @@ def build_crew_service(
     writer = edits.writer if edits is not None else build_note_writer(settings)
     # A read-only vault keeps its crews' run logs under DATA_DIR instead of writing them into the vault.
     folder = runs_folder(settings.vault_path, settings.crews.root) if writer else settings.data_dir / CREW_RUNS_DIR
-    secrets = tuple(s.get_secret_value() for s in (settings.api_key, settings.llm_api_key, settings.redis_url) if s)
+    secrets = (*(s.get_secret_value() for s in (settings.api_key, settings.redis_url) if s), *key_values(settings.llm))
     context = chat_model.context_window if isinstance(chat_model, OpenAICompatibleChatModel) else None
     deps = CrewDeps(
         vault=settings.vault,
@@ -200,7 +203,12 @@ def build_crew_service(
         context_tokens=context,
         after_write=after_write,
     )
-    return CrewService(deps, locks_dir=settings.data_dir / CREW_LOCKS_DIR, collectors=tuple(COLLECTORS))
+    return CrewService(
+        deps,
+        locks_dir=settings.data_dir / CREW_LOCKS_DIR,
+        collectors=tuple(COLLECTORS),
+        approvals=ApprovalStore(settings.data_dir / CREW_APPROVALS_FILE),
+    )
 
 
 def local_now() -> datetime:

@@ -2,9 +2,11 @@
 
 Every case runs in its own process (under a memory cap and a timeout, so a regression cannot take the machine
 down) with the real embedder, and the table shows how long `prepare` of the hostile note took, how long the
-whole `run_once` of its small vault took, the process's peak RSS, and what became of the note.
+whole `run_once` of its small vault took, the process's peak RSS, and what became of the note. The reference
+case indexes a copy of sample_vault, a set of ordinary notes, to compare the worst note against. With
+`--max-note-chunks` given more than once, one table per limit (e.g. 4000, the default before issue 15, and 500).
 
-Usage: python -m bench.hostile_notes [--case NAME ...] [--timeout 600] [--memory-mb 4000]
+Usage: python -m bench.hostile_notes [--case NAME ...] [--max-note-chunks N ...] [--timeout 600] [--memory-mb 4000]
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,7 +33,10 @@ from tests.hostile_notes import (
     write_hostile_vault,
 )
 
+REFERENCE = "sample_vault notes (reference)"
+SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "sample_vault"
 CASES: dict[str, tuple[str, Callable[[], str | bytes]]] = {
+    REFERENCE: ("Ordinary.md", lambda: ""),  # the vault is a copy of sample_vault (see `write_case`)
     "an ordinary long note (baseline)": ("Long.md", lambda: big_note(2_000)),
     "billion laughs (9 x 9 aliases)": ("Laughs.md", billion_laughs),
     "1 MB random bytes": ("Random.md", random_bytes),
@@ -53,6 +59,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="run only these cases")
     parser.add_argument("--timeout", type=float, default=600, help="seconds a case may take before it is killed")
     parser.add_argument("--memory-mb", type=int, default=4000, help="address-space cap of a case's process")
+    parser.add_argument(
+        "--max-note-chunks", type=int, action="append", help="MAX_NOTE_CHUNKS for the runs (repeat: one table each)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args()
@@ -67,11 +76,10 @@ def run_case(name: str, workdir: Path) -> dict[str, object]:
     from rag.notes.links import LinkResolver
     from sync.embeds import EmbedReader
 
-    file_name, make = CASES[name]
+    file_name = CASES[name][0]
     vault = workdir / "vault"
-    path = write_hostile_vault(vault, file_name, make())
-    (vault / "Big.md").write_text(big_note(), encoding="utf-8")  # what the embeds case embeds
-    settings = Settings(_env_file=None, vault_path=vault, data_dir=workdir / "data")
+    path = write_case(vault, name)
+    settings = Settings(_env_file=None, vault_path=vault, data_dir=workdir / "data")  # MAX_NOTE_CHUNKS from env
     services = build_services(settings)
     services.embedder.count_tokens("warm up")  # load the model outside the timings
     started = time.perf_counter()
@@ -80,7 +88,7 @@ def run_case(name: str, workdir: Path) -> dict[str, object]:
     # `prepare` alone, on a fresh indexer (the run's one remembers the notes it refused).
     indexer = NoteIndexer(services.embedder, overlap_tokens=settings.chunk_overlap_tokens)
     text = path.read_bytes().decode("utf-8", errors="replace")
-    resolver = LinkResolver([p.relative_to(vault).as_posix() for p in vault.iterdir()])
+    resolver = LinkResolver([p.relative_to(vault).as_posix() for p in vault.rglob("*.md")])
     reader = EmbedReader(vault, resolver, {}, max_bytes=settings.max_note_bytes)
     started = time.perf_counter()
     try:
@@ -94,6 +102,8 @@ def run_case(name: str, workdir: Path) -> dict[str, object]:
     services.close()
     errors = dict(report.errors)
     warnings = [warning for where, warning in report.warnings if where == file_name]
+    if name == REFERENCE:
+        outcome, warnings = f"{len(report.added)} notes, {report.chunks_indexed} chunks", []
     return {
         "prepare_s": prepare_seconds,
         "index_s": index_seconds,
@@ -104,7 +114,18 @@ def run_case(name: str, workdir: Path) -> dict[str, object]:
     }
 
 
-def spawn_case(name: str, timeout: float, memory_mb: int) -> dict[str, object]:
+def write_case(vault: Path, name: str) -> Path:
+    """Write the case's vault (the reference: a copy of sample_vault); return the path of the note it is about."""
+    file_name, make = CASES[name]
+    if name == REFERENCE:
+        shutil.copytree(SAMPLE_VAULT, vault)
+        return write_hostile_vault(vault, file_name, "# Ordinary\n\nA plain note about the allotment's rhubarb.\n")
+    path = write_hostile_vault(vault, file_name, make())
+    (vault / "Big.md").write_text(big_note(), encoding="utf-8")  # what the embeds case embeds
+    return path
+
+
+def spawn_case(name: str, timeout: float, memory_mb: int, max_note_chunks: int | None) -> dict[str, object]:
     """Run one case in a child process under a memory cap and a timeout; return its figures."""
     cap = memory_mb * 1024 * 1024
 
@@ -113,10 +134,19 @@ def spawn_case(name: str, timeout: float, memory_mb: int) -> dict[str, object]:
 
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "bench.hostile_notes", "--child", name, "--workdir", tmp]
+        env = dict(os.environ)
+        if max_note_chunks is not None:
+            env["MAX_NOTE_CHUNKS"] = str(max_note_chunks)
         started = time.perf_counter()
         try:
             done = subprocess.run(
-                command, capture_output=True, text=True, timeout=timeout, preexec_fn=limit_memory, check=False
+                command,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                preexec_fn=limit_memory,
+                check=False,
+                env=env,
             )
         except subprocess.TimeoutExpired:
             return {"outcome": f"killed after {timeout:.0f} s", "index_s": time.perf_counter() - started}
@@ -147,12 +177,14 @@ def main() -> None:
     if args.child:
         print(json.dumps(run_case(args.child, args.workdir)))
         return
-    rows = [(name, spawn_case(name, args.timeout, args.memory_mb)) for name in args.case or CASES]
-    print_table(rows)
-    hostile = [row for row in rows if not row[0].endswith("(baseline)")]
-    if hostile:
-        worst = max(hostile, key=lambda row: float(str(row[1].get("index_s", 0))))
-        print(f"worst hostile case: {worst[0]}, index run {float(str(worst[1].get('index_s', 0))):.1f} s")
+    for limit in args.max_note_chunks or [None]:
+        print(f"MAX_NOTE_CHUNKS={limit if limit is not None else os.environ.get('MAX_NOTE_CHUNKS', 'default')}")
+        rows = [(name, spawn_case(name, args.timeout, args.memory_mb, limit)) for name in args.case or CASES]
+        print_table(rows)
+        hostile = [row for row in rows if not row[0].endswith(("(baseline)", "(reference)"))]
+        if hostile:
+            worst = max(hostile, key=lambda row: float(str(row[1].get("index_s", 0))))
+            print(f"worst hostile case: {worst[0]}, index run {float(str(worst[1].get('index_s', 0))):.1f} s")
 
 
 if __name__ == "__main__":

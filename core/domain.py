@@ -171,6 +171,18 @@ class SearchFilters:
 
 
 @dataclass(frozen=True, slots=True)
+class Fusion:
+    """How a store merges its dense and BM25 result lists into one ranking."""
+
+    method: Literal["rrf", "dbsf"] = "rrf"  # reciprocal rank fusion, or Qdrant's distribution-based score fusion
+    rrf_k: int = 60  # RRF's constant (Qdrant's default); lower lets each list's first places count for more
+    dense_weight: float = 1.0  # RRF only: the dense list's weight, the BM25 list's being 1
+
+
+DEFAULT_FUSION = Fusion()
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     """A retrieved chunk with its fused (or reranked) score."""
 

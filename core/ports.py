@@ -8,8 +8,10 @@ from typing import Protocol
 
 from core.chat import AnswerEvent, ChatDelta, ChatMessage, ChatResult, ToolSpec, TurnRequest
 from core.domain import (
+    DEFAULT_FUSION,
     EmbeddedChunk,
     Embedding,
+    Fusion,
     IndexIdentity,
     SearchFilters,
     SearchHit,
@@ -74,9 +76,9 @@ class VectorStore(Protocol):
         limit: int,
         filters: SearchFilters | None = None,
         prefetch_limit: int = 50,
-        rrf_k: int = 60,
+        fusion: Fusion = DEFAULT_FUSION,
     ) -> list[SearchHit]:
-        """Run dense and sparse prefetches (each filtered) and fuse them with RRF."""
+        """Run dense and sparse prefetches (each filtered) and fuse them (RRF unless `fusion` says otherwise)."""
         ...
 
     def dense_top_score(self, query: Embedding, *, filters: SearchFilters | None = None) -> float | None:

@@ -9,7 +9,15 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.llm_endpoints import DEFAULT_DENIED_PORTS, EndpointKeys, Ports, check_llm_endpoints
+from core.llm_endpoints import LlmSettings as LlmSettings  # the LLM sub-model lives beside its rules
+
 BUNDLED_EMBED_MODEL = "bundled/all-MiniLM-L6-v2-int8"
+# Embedding costs about the same per full chunk, so this bounds what one note costs: 500 full 256-token chunks
+# took 53 s on 2 busy cores (bench/hostile_notes.py), 2,067 took 163 s. The largest of 3,105 real notes (three
+# public vaults and sample_vault) makes 171 chunks, the 99.9th percentile 135; a note over the limit keeps its
+# first 500 chunks (about 290 kB of prose) and is reported.
+MAX_NOTE_CHUNKS = 500
 
 
 class VaultSettings(BaseModel):
@@ -21,7 +29,7 @@ class VaultSettings(BaseModel):
     ignore_globs: tuple[str, ...] = ()
     max_note_bytes: int
     private_folders: tuple[str, ...] = ()  # never indexed, never read by a tool, never sent to an LLM
-    max_note_chunks: int = 4_000  # a note that makes more chunks is skipped and reported
+    max_note_chunks: int = MAX_NOTE_CHUNKS  # a note that makes more keeps its first ones, reported in the status
     redact_secrets: bool = True  # credentials in note text are masked in what the read tools show
 
 
@@ -47,8 +55,17 @@ class RetrievalSettings(BaseModel):
     rrf_k: int
     reranker_model_dir: Path | None
     rerank_candidates: int
+    reranker_model: str | None = None  # a fastembed cross-encoder name, downloaded into reranker_cache_dir
+    reranker_cache_dir: Path = Path("./data/models")
     redact_secrets: bool = True  # credentials in chunk text are masked in every hit returned
     max_chunks_per_note: int = 2  # among the top k; 0: no limit (a long note may fill every slot)
+
+    @property
+    def reranker(self) -> str | None:
+        """Return the cross-encoder hits are reranked with (RERANKER_MODEL or _DIR); None: they keep RRF's order."""
+        if self.reranker_model:
+            return self.reranker_model
+        return str(self.reranker_model_dir) if self.reranker_model_dir else None
 
 
 class StoreSettings(BaseModel):
@@ -61,25 +78,6 @@ class StoreSettings(BaseModel):
     qdrant_api_key: SecretStr | None
     qdrant_collection: str
     redis_url: SecretStr | None  # a Redis URL may carry a password
-
-
-class LlmSettings(BaseModel):
-    """Which OpenAI-compatible endpoints answer, and how patiently."""
-
-    model_config = ConfigDict(frozen=True)
-
-    base_urls: tuple[str, ...]  # tried in order; the first that answers wins
-    api_key: SecretStr | None
-    model: str | None  # None: the first model the endpoint lists
-    connect_timeout_seconds: float
-    read_timeout_seconds: float
-    retries: int  # connection failures before the first token, with backoff
-    probe_local_ports: bool  # with no base URL: look for LM Studio (1234) and Ollama (11434) once at start
-    tools: Literal["auto", "on", "off"] = "auto"  # auto: offered until the model shows it does not call them
-    context_tokens: int | None = None  # the model's context window when the endpoint does not say it
-    warm_up: bool = False  # at start, have the server evaluate (and cache) the stable prompt prefix
-    max_tokens: int = 2048  # the longest chat reply per model call (max_tokens), also kept free in the context
-    temperature: float | None = None  # sent with every call; None: the server's default
 
 
 class ServerSettings(BaseModel):
@@ -130,6 +128,7 @@ class WriteSettings(BaseModel):
     proposal_ttl_minutes: float
     max_writes_per_turn: int
     max_note_bytes: int
+    crews_root: str  # CREWS_ROOT: in the fixed denylist, so an edit never changes a crew's definition or logs
 
 
 class CrewSettings(BaseModel):
@@ -162,7 +161,8 @@ def _split_commas(value: object) -> object:
 class Settings(BaseSettings):
     """Every setting, from environment variables named as in the README (e.g. `VAULT_PATH`)."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
+    # Inputs stay out of error text: pydantic would quote every setting given, keys included.
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True, hide_input_in_errors=True)
 
     vault_path: Path = Field(Path("./sample_vault"), description="The Obsidian vault to index.")
     data_dir: Path = Field(Path("./data"), description="Index, docstore and watermarks; never inside the vault.")
@@ -170,9 +170,9 @@ class Settings(BaseSettings):
         (), description="Comma-separated globs (vault-relative) to skip, e.g. 'Templates/**,*.excalidraw.md'."
     )
     max_note_bytes: int = Field(2_000_000, gt=0, description="Notes larger than this are skipped with an error.")
-    # 4,000: 2 MB of prose (MAX_NOTE_BYTES) makes about 3,700 chunks, so every note under the size limit fits;
-    # it bounds what one note can cost to embed (about 100 s on 2 cores), however its text is built.
-    max_note_chunks: int = Field(4_000, gt=0, description="Notes making more chunks are skipped with an error.")
+    max_note_chunks: int = Field(
+        MAX_NOTE_CHUNKS, gt=0, description="Chunks indexed per note at most; a note over it keeps its first ones."
+    )
     embed_model: str = Field(BUNDLED_EMBED_MODEL, description="Bundled offline model, or a fastembed model name.")
     embed_threads: int | None = Field(None, gt=0, description="ONNX threads for embedding (default: all cores).")
     # Measured on 2 cores with the int8 MiniLM: batch 1 embeds fastest and uses least memory (no padding);
@@ -184,10 +184,11 @@ class Settings(BaseSettings):
     qdrant_collection: str = "vault"
     redis_url: SecretStr | None = Field(None, description="Redis URL for the docstore; unset = SQLite.")
     reranker_model_dir: Path | None = Field(None, description="Folder of a cross-encoder ONNX model.")
+    reranker_model: str | None = Field(None, description="fastembed cross-encoder name, fetched into DATA_DIR/models.")
     rerank_candidates: int = Field(20, gt=0)
     top_k: int = Field(6, gt=0)
     prefetch_limit: int = Field(50, gt=0)
-    rrf_k: int = Field(60, gt=0)
+    rrf_k: int = Field(10, gt=0)  # not Qdrant's 60: better on all four vaults' question sets (README, Benchmarks)
     # 2: on the question sets of the three ../shared/vaults (bench/questions/, `python -m bench.retrieval_quality`)
     # recall@6 0.957 -> 0.981 and distinct notes per answer 3.0 -> 4.3 of 6. 1 finds as many notes (0.986) but
     # keeps one section of each, where answers often need two of one note; 3 misses second notes again.
@@ -198,7 +199,9 @@ class Settings(BaseSettings):
         (),
         description="Comma-separated OpenAI-compatible base URLs (http://localhost:11434/v1); first answering wins.",
     )
-    llm_api_key: SecretStr | None = None
+    llm_api_key: SecretStr | None = Field(None, description="The key of the one LLM_BASE_URL endpoint.")
+    llm_api_keys: EndpointKeys = Field((), description="'URL=key,...': each endpoint's own key.")
+    llm_denied_ports: Ports = Field(DEFAULT_DENIED_PORTS, description="LLM_BASE_URL ports refused (empty: none).")
     llm_model: str | None = Field(None, description="Model name; unset = the first model the endpoint lists.")
     llm_connect_timeout_seconds: float = Field(5.0, gt=0)
     llm_read_timeout_seconds: float = Field(120.0, gt=0)
@@ -305,6 +308,7 @@ class Settings(BaseSettings):
     @field_validator(
         "qdrant_url",
         "reranker_model_dir",
+        "reranker_model",
         "redis_url",
         "qdrant_api_key",
         "llm_api_key",
@@ -338,8 +342,11 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _data_dir_outside_vault(self) -> Settings:
         check_separate_dirs(self.vault_path, self.data_dir)
+        check_llm_endpoints(self.llm_base_url, self.llm_api_key, self.llm_api_keys, self.llm_denied_ports)
         if "*" in self.cors_origins:
             raise ValueError("CORS_ORIGINS must list origins; '*' would let any web page read your notes")
+        if self.reranker_model and self.reranker_model_dir:
+            raise ValueError("set RERANKER_MODEL (a fastembed name) or RERANKER_MODEL_DIR (a folder), not both")
         if self.rerank_candidates < self.top_k:
             raise ValueError(f"RERANK_CANDIDATES ({self.rerank_candidates}) must be >= TOP_K ({self.top_k})")
         return self
@@ -381,6 +388,8 @@ class Settings(BaseSettings):
             rrf_k=self.rrf_k,
             reranker_model_dir=self.reranker_model_dir,
             rerank_candidates=self.rerank_candidates,
+            reranker_model=self.reranker_model,
+            reranker_cache_dir=self.data_dir / "models",
             redact_secrets=self.redact_secrets,
             max_chunks_per_note=self.max_chunks_per_note,
         )
@@ -402,6 +411,7 @@ class Settings(BaseSettings):
         return LlmSettings(
             base_urls=self.llm_base_url,
             api_key=self.llm_api_key,
+            endpoint_keys=self.llm_api_keys,
             model=self.llm_model,
             connect_timeout_seconds=self.llm_connect_timeout_seconds,
             read_timeout_seconds=self.llm_read_timeout_seconds,
@@ -456,6 +466,7 @@ class Settings(BaseSettings):
             proposal_ttl_minutes=self.proposal_ttl_minutes,
             max_writes_per_turn=self.max_writes_per_turn,
             max_note_bytes=self.max_note_write_bytes,
+            crews_root=self.crews_root.strip("/"),
         )
 
     @property

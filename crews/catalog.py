@@ -65,7 +65,7 @@ def load_catalog(vault_root: Path, crew_root: str, *, collectors: Collection[str
         if front.error:
             errors.append(LoadError(path, front.error))
         elif kind == "agent":
-            agent = _agent(path, front.data, "\n".join(lines[front.body_start :]))
+            agent = _agent(path, front.data, "\n".join(lines[front.body_start :]), content_hash(text))
             if isinstance(agent, LoadError):
                 errors.append(agent)
             elif agent.name.casefold() in (key.casefold() for key in agents):
@@ -103,7 +103,7 @@ def _crew_notes(vault_root: Path, folder: Path) -> list[str]:
     return found
 
 
-def _agent(path: str, data: dict[str, object] | object, body: str) -> CrewAgent | LoadError:
+def _agent(path: str, data: dict[str, object] | object, body: str, text_hash: str) -> CrewAgent | LoadError:
     fields = data if isinstance(data, dict) else {}
     name = fields.get("name") or Path(path).stem
     if not isinstance(name, str) or not name.strip():
@@ -111,7 +111,7 @@ def _agent(path: str, data: dict[str, object] | object, body: str) -> CrewAgent 
     prompt = body.strip()
     if not prompt:
         return LoadError(path, "the agent's system prompt (the note's body) is empty")
-    return CrewAgent(name=name.strip(), path=path, system_prompt=prompt)
+    return CrewAgent(name=name.strip(), path=path, system_prompt=prompt, content_hash=text_hash)
 
 
 def _team(path: str, data: object, text: str) -> Team | LoadError:

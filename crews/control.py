@@ -1,10 +1,15 @@
-"""What a running crew shares with whoever watches it: the abort request and the stream of progress events."""
+"""What a running crew shares with whoever watches it: the abort request and the stream of progress events.
+
+An abort is asked for in this process (`request_abort`) or by another one, which creates the run's abort-request
+file (`librarian crew abort` while a `librarian crew run` holds DATA_DIR): no lock is needed to ask.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 Event = dict[str, Any]
@@ -13,8 +18,9 @@ Event = dict[str, Any]
 class RunControl:
     """Abort flag and progress fan-out of one run; watchers subscribe, the run emits, nobody blocks the run."""
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, *, abort_file: Path | None = None) -> None:
         self.run_id = run_id
+        self._abort_file = abort_file  # another process asks this run to stop by creating it
         self._abort = False
         self._finished = False
         self._listeners: list[Callable[[Event], None]] = []
@@ -23,7 +29,10 @@ class RunControl:
 
     @property
     def is_aborted(self) -> bool:
-        """Return True once an abort was requested (observed between tasks and inside the model stream)."""
+        """Return True once an abort was requested, here or through the abort-request file (looked at each time)."""
+        if not self._abort and not self._finished and self._abort_file is not None and self._abort_file.exists():
+            self._abort = True
+            self.emit({"type": "abort_requested"})
         return self._abort
 
     def request_abort(self) -> bool:
@@ -33,6 +42,14 @@ class RunControl:
         self._abort = True
         self.emit({"type": "abort_requested"})
         return True
+
+    def close(self) -> bool:
+        """Refuse aborts from now on (the run is past its last checkpoint); return True if one was requested."""
+        was_requested = self.is_aborted
+        self._finished = True
+        if self._abort_file is not None:
+            self._abort_file.unlink(missing_ok=True)
+        return was_requested
 
     def listen(self, callback: Callable[[Event], None]) -> None:
         """Call `callback` with every event from now on (e.g. the CLI's live display)."""

@@ -18,8 +18,14 @@ from crews.model import ActionName, OutputFamilyName
 DEFAULT_MAX_WRITES = 20
 DEFAULT_LLM_CALLS = 4  # one call per llm task and its one repair, for two llm tasks
 DEFAULT_TIMEOUT_MINUTES = 10.0
-# The shorthands Vault Crews' examples use for an output block.
-OUTPUT_SHORTHANDS: dict[str, OutputFamilyName] = {"triage-v1": "frontmatter.set", "briefing-v1": "section.write"}
+# Vault Crews' shorthands for an output block (`output_schema: triage-v1`, or `output: triage-v1`). triage-v1 may
+# set the soft fields its Task-Triage example triages (priority, contexts, tags) unless the task lists
+# `allowed_keys` itself; briefing-v1 is section.write (the task may add `max_chars`).
+OUTPUT_SHORTHANDS: dict[str, dict[str, Any]] = {
+    "triage-v1": {"family": "frontmatter.set", "allowed_keys": ["priority", "contexts", "tags"]},
+    "briefing-v1": {"family": "section.write"},
+}
+_SHORTHAND_OPTIONS = ("allowed_keys", "max_chars")  # beside `output_schema:` on the task, as Vault Crews writes them
 # Which actions can carry out which output family.
 ACTIONS_FOR: dict[OutputFamilyName, frozenset[ActionName]] = {
     "frontmatter.set": frozenset({"frontmatter.set"}),
@@ -115,18 +121,40 @@ class TeamSpec(BaseModel):
 
 
 def _with_kind(task: object) -> object:
-    if not isinstance(task, dict) or "kind" in task:
+    if not isinstance(task, dict):
         return task
-    for key, kind in (("collector", "collector"), ("agent", "llm"), ("llm", "llm"), ("actions", "actions")):
-        if key in task:
-            inferred = {**task, "kind": kind}
-            if key == "llm":  # `llm: Briefer` names the agent, as `agent: Briefer` does
-                inferred["agent"] = inferred.pop("llm")
-            output = inferred.get("output_schema")
-            if kind == "llm" and isinstance(output, str):
-                inferred.pop("output_schema")
-                inferred.setdefault("output", {"family": OUTPUT_SHORTHANDS.get(output, output)})
-            return inferred
+    if "kind" not in task:
+        for key, kind in (("collector", "collector"), ("agent", "llm"), ("llm", "llm"), ("actions", "actions")):
+            if key in task:
+                task = {**task, "kind": kind}
+                if key == "llm":  # `llm: Briefer` names the agent, as `agent: Briefer` does
+                    task["agent"] = task.pop("llm")
+                break
+    return _expand_output(task) if task.get("kind") == "llm" else task
+
+
+def _expand_output(task: dict[str, Any]) -> dict[str, Any]:
+    """Return an llm task with a shorthand (`output_schema: triage-v1`, `output: briefing-v1`) as its output block."""
+    task = dict(task)
+    name = task.pop("output_schema", None)
+    output = task.get("output")
+    family = output.get("family") if isinstance(output, dict) else None
+    if isinstance(output, dict) and isinstance(family, str) and family in OUTPUT_SHORTHANDS:
+        shorthand = OUTPUT_SHORTHANDS[family]  # `output: {family: triage-v1, allowed_keys: [...]}`
+        task["output"] = {**shorthand, **output, "family": shorthand["family"]}
+    if name is None and isinstance(output, str):
+        name, output = output, None
+    if name is None:
+        return task
+    if output is not None:
+        raise ValueError("give either output or output_schema, not both")
+    if not isinstance(name, str) or name not in OUTPUT_SHORTHANDS:
+        raise ValueError(f"output_schema {name!r} is not one of {', '.join(sorted(OUTPUT_SHORTHANDS))}")
+    block = dict(OUTPUT_SHORTHANDS[name])
+    for option in _SHORTHAND_OPTIONS:
+        if option in task:
+            block[option] = task.pop(option)
+    task["output"] = block
     return task
 
 
@@ -167,11 +195,12 @@ class Team:
 
 @dataclass(frozen=True, slots=True)
 class CrewAgent:
-    """An agent note: its name and the system prompt its body holds."""
+    """An agent note: its name, the system prompt its body holds, and the hash of its text (what enabling approves)."""
 
     name: str
     path: str
     system_prompt: str
+    content_hash: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,11 @@
 """Stage 2: every planned write checked again right before it is written, independently of the model's output.
 
 Whatever stage 1 let through, a write is only accepted when its path is in the team's `write_scope` and clear of
-the fixed denylist that always wins (dot folders and dotfiles such as `.obsidian/`, `.git/`, `.trash/`; the crew
-root; PRIVATE_FOLDERS; WRITABLE_FOLDERS when set; anything reaching outside the vault, symlinks included; DATA_DIR
-is outside the vault by validation), its action is the task's, only the allowed frontmatter keys differ, the note
-stays under the size limit, and the note still reads as it did when it was collected (else it is stale: skipped,
-never overwritten).
+the edit layer's fixed denylist that always wins (`edits.scope`: dot folders and dotfiles such as `.obsidian/`,
+`.git/`, `.trash/`; the crew root; PRIVATE_FOLDERS; WRITABLE_FOLDERS when set; anything reaching outside the vault,
+symlinks included; DATA_DIR is outside the vault by validation), its action is the task's, only the allowed
+frontmatter keys differ, the note stays under the size limit, and the note still reads as it did when it was
+collected (else it is stale: skipped, never overwritten).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from core.errors import AppError, InvalidRequest
 from core.ports import NoteWriter
-from crews.action_context import ActionContext, is_in_folder
+from crews.action_context import ActionContext
 from crews.definitions import ACTIONS_FOR, ActionsTask, LlmTask, Team, TeamSpec
 from crews.model import PlannedWrite, Rejection
 from edits.diffs import content_hash
@@ -142,8 +142,7 @@ def _path_problem(path: str, rules: _Rules) -> str:
         return exc.message
     if context.is_private(path):
         return "in a private folder; private notes are never read or changed"
-    if is_in_folder(path, context.crew_root):
-        return f"in the crew root {context.crew_root}/; crews never write their own configuration or logs"
+    # The crew root is refused by check_writable above: the one denylist every writer shares.
     if not any(pattern.fullmatch(unicodedata.normalize("NFC", path)) for pattern in scope):
         globs = ", ".join(pattern.pattern for pattern in scope) or "none"
         return f"outside the team's write_scope ({globs})"

@@ -23,6 +23,7 @@ from crews.definitions import CrewAgent, LlmTask, OutputSpec
 from crews.material import render_material
 from crews.model import BoundOutput, Material
 from crews.outputs import OutputInvalid, bind, extract_json, output_contract, response_format
+from crews.progress import TokenCount, TokenMeter
 
 __all__ = [
     "BudgetExceeded",
@@ -31,6 +32,7 @@ __all__ = [
     "OutputInvalid",
     "PromptMaterial",
     "RunAborted",
+    "TokenCount",
     "build_messages",
     "run_llm_task",
 ]
@@ -107,7 +109,7 @@ async def run_llm_task(
     *,
     chat_model: ChatModel,
     budget: CallBudget,
-    on_tokens: Callable[[int], None],
+    on_tokens: Callable[[TokenCount], None],
     is_aborted: Callable[[], bool],
     save_artifact: Callable[[str, str], None],
     source: Material | None = None,
@@ -121,7 +123,7 @@ async def run_llm_task(
         material: the collected material, or the same rendered to fit the context (then pass `source`).
         chat_model: the endpoint; `response_format` is asked for, never relied on.
         budget: the run's call budget; each call takes one (BudgetExceeded when none is left).
-        on_tokens: told the tokens used by this task so far, as they stream.
+        on_tokens: told the tokens of this task so far at each streamed piece, and when each call ends.
         is_aborted: polled inside the stream; True raises RunAborted.
         save_artifact: given `(f"{task.id}-{n}.txt", raw reply)` for each reply that did not validate, or that
             validated but named paths, keys or values the material does not have (they are in output.rejected).
@@ -140,7 +142,7 @@ async def run_llm_task(
     spec = task.output
     wanted = response_format(spec, collected, paths=shown)
     messages = build_messages(task, agent, collected, text, shown=shown, today=today)
-    meter = _TokenMeter(on_tokens)
+    meter = TokenMeter(on_tokens)
     limit = reply_token_limit(spec, len(shown))
     raw = error = ""
     for attempt in (1, 2):
@@ -219,31 +221,11 @@ def _repair_turn(raw: str, error: str, contract: str) -> tuple[ChatMessage, Chat
     return ChatMessage("assistant", echoed or "(an empty reply)"), ChatMessage("user", request)
 
 
-class _TokenMeter:
-    """Tokens of this task so far: finished calls by their usage, the current one by its streamed pieces."""
-
-    def __init__(self, on_tokens: Callable[[int], None]) -> None:
-        self._on_tokens = on_tokens
-        self.total = 0
-        self._streaming = 0
-
-    def streamed(self) -> None:
-        self._streaming += 1
-        self._on_tokens(self.total + self._streaming)
-
-    def settle(self, usage: Usage | None, prompt: tuple[ChatMessage, ...]) -> None:
-        if usage is None:  # cut off or aborted before the usage came: count the prompt roughly
-            usage = Usage(sum(len(m.content) for m in prompt) // 4, self._streaming, is_estimate=True)
-        self.total += usage.total_tokens
-        self._streaming = 0
-        self._on_tokens(self.total)
-
-
 async def _reply(
     chat_model: ChatModel,
     messages: tuple[ChatMessage, ...],
     wanted: dict[str, object],
-    meter: _TokenMeter,
+    meter: TokenMeter,
     is_aborted: Callable[[], bool],
     limit: int,
 ) -> tuple[str, str | None]:
@@ -256,7 +238,7 @@ async def _reply(
         while (delta := await stream.next()) is not None:
             if delta.text:
                 parts.append(delta.text)
-                meter.streamed()
+                meter.streamed(delta.text)
                 if len(parts) >= limit:
                     finish = "length"
                     break

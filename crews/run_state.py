@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from crews.definitions import ActionsTask, CollectorTask, LlmTask, Team
-from crews.model import RunStatus, TaskStatus
+from crews.model import PlannedWrite, RunStatus, TaskStatus
 
 STATE_VERSION = 1
 FINISHED: frozenset[RunStatus] = frozenset({"ok", "failed", "aborted", "interrupted"})
@@ -52,7 +52,8 @@ class RunState:
     files: list[str] = field(default_factory=list)  # vault paths the run wrote
     planned: list[dict[str, str]] = field(default_factory=list)  # a dry run's diffs: action, path, summary, diff
     error: str | None = None
-    abort_requested: bool = False
+    abort_requested: bool = False  # set when asked (here, over HTTP or by `crew abort`), whether or not it bit
+    notice: str | None = None  # a word on an outcome that is no error ("the run finished before the abort ...")
     version: int = STATE_VERSION
 
     @property
@@ -102,3 +103,27 @@ def describe_task(task: CollectorTask | LlmTask | ActionsTask) -> str:
     if isinstance(task, LlmTask):
         return f"{task.agent} -> {task.output.family}"
     return task.actions
+
+
+def planned_json(write: PlannedWrite) -> dict[str, str]:
+    """Return a dry run's planned write as the run's state keeps it (the chat front turns it into a proposal)."""
+    return {
+        "action": write.action,
+        "path": write.path,
+        "summary": write.summary,
+        "diff": write.diff,
+        "base_hash": write.base_hash or "",
+        "new_text": write.new_text,
+    }
+
+
+def planned_write(item: dict[str, str]) -> PlannedWrite:
+    """Return the planned write a dry run's state keeps (see `planned_json`)."""
+    return PlannedWrite(
+        action=item["action"],  # type: ignore[arg-type]
+        path=item["path"],
+        base_hash=item["base_hash"] or None,
+        new_text=item["new_text"],
+        diff=item["diff"],
+        summary=item["summary"],
+    )

@@ -3,10 +3,13 @@
 They live under the crew root's `runs/` folder (or under DATA_DIR when the vault is read-only), one folder per
 run, beside a `runs.base` that lists them. They are logs, not notes the crews edit: written directly (atomically),
 never through the edit layer, never part of a change set, never undone. Everything written passes redaction.
+The crew root is in the edit layer's fixed denylist (`edits.scope.check_not_denied`), which every model-proposed
+write goes through; this code-written path, with paths built here from run ids, is the one way into it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -20,6 +23,9 @@ STATE_FILE = "state.json"
 RUN_NOTE = "run.md"
 ARTIFACTS = "artifacts"
 BASE_FILE = "runs.base"
+# SHA-256 of runs.base files shipped before, unchanged by their user: replaced by the current one. The first
+# filtered on `file.name == "run"`, which never matches (file.name has the extension), so it listed no run.
+OUTDATED_BASES = frozenset({"adbd9f1fb6cb1fe729f9cddc9644bc87c28a51e46661675197e07139f18a88b0"})
 
 
 class RunStore:
@@ -29,6 +35,7 @@ class RunStore:
         self.folder = folder
         self._secrets = tuple(secrets)
         self._base_text = base_text  # written beside the runs when missing, so Obsidian lists them
+        self._is_base_checked = False
 
     def redact(self, text: str) -> str:
         """Return `text` without the configured secrets or anything that looks like a credential."""
@@ -73,9 +80,22 @@ class RunStore:
         return runs
 
     def _ensure_base(self) -> None:
+        if self._base_text is None or self._is_base_checked:
+            return
         target = self.folder.parent / BASE_FILE
-        if self._base_text is not None and not target.exists():
+        if not target.exists() or is_outdated_base(target):
             write_atomically(target, self._base_text)
+        self._is_base_checked = True
+
+
+def is_outdated_base(path: Path) -> bool:
+    """Return True when `path` is a runs.base shipped before and never edited (so it may be replaced)."""
+    if path.is_symlink():
+        return False
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() in OUTDATED_BASES
+    except OSError:
+        return False
 
 
 def runs_folder(vault_root: Path, crew_root: str) -> Path:
@@ -129,7 +149,8 @@ def _headline(state: RunState) -> str:
         "interrupted": "Interrupted (the process running it ended)",
     }[state.status]
     error = f" {state.error}" if state.error else ""
-    return f"{outcome} at {state.finished}: {counts}.{error}"
+    notice = f" Note: {state.notice}." if state.notice else ""
+    return f"{outcome} at {state.finished}: {counts}.{error}{notice}"
 
 
 def _task_section(task: TaskState) -> list[str]:

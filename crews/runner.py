@@ -12,7 +12,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 
 from core.errors import AppError
 from core.ports import ChatModel, NoteWriter
@@ -25,10 +24,11 @@ from crews.collectors import CollectContext, SearchFunction, collect
 from crews.control import RunControl
 from crews.definitions import ActionsTask, CollectorTask, LlmTask, Team
 from crews.guard import check_writes, is_over_half
-from crews.llm_task import CallBudget, RunAborted, run_llm_task
+from crews.llm_task import CallBudget, RunAborted, TokenCount, run_llm_task
 from crews.material import render_material
 from crews.model import BoundOutput, Material, PlannedWrite
-from crews.run_state import RunState, TaskState, new_run
+from crews.progress import LATE_ABORT, MODEL_NEEDED, TokenTicker, material_lines
+from crews.run_state import RunState, TaskState, new_run, planned_json
 from crews.runlog import RunStore
 from edits.changelog import SqliteChangeLog, new_change_set_id
 from edits.lock import EditLock
@@ -70,8 +70,12 @@ class _Flow:
 
 
 async def run_team(team: Team, catalog: Catalog, deps: CrewDeps, *, control: RunControl, state: RunState) -> RunState:
-    """Run `team` to its end (ok, failed or aborted) and return its final state, saved at every step."""
-    deps.store.save(state)
+    """Run `team` to its end (ok, failed or aborted) and return its final state, saved at every step.
+
+    A dry run without a model is never saved: it runs the collector, lists what it gathered and says why it stops.
+    """
+    _save(deps, state)
+    control.listen(lambda event: _record_abort(event, deps, state))
     control.emit({"type": "run", "status": "running", "crew": team.name})
     attributes: Attributes = {
         OPERATION: "invoke_workflow",
@@ -90,12 +94,15 @@ async def run_team(team: Team, catalog: Catalog, deps: CrewDeps, *, control: Run
         _end(state, "failed", exc.message)
     else:
         _end(state, "ok", None)
+    if control.close() and state.status == "ok":  # asked after the last checkpoint: the work was already done
+        state.notice = LATE_ABORT
     state.finished = deps.clock().isoformat(timespec="seconds")
     for task in state.tasks:
         if task.status in ("waiting", "running"):
             task.status = "skipped"
-    deps.store.save(state)
-    control.finish({"type": "run", "status": state.status, "error": state.error, "writes": state.writes})
+    _save(deps, state)
+    outcome = {"status": state.status, "error": state.error, "notice": state.notice, "writes": state.writes}
+    control.finish({"type": "run", **outcome})
     if state.writes and deps.after_write is not None:
         await deps.after_write()
     return state
@@ -107,6 +114,22 @@ def start_state(team: Team, deps: CrewDeps, *, trigger: str, dry_run: bool) -> R
     if not dry_run:
         state.change_set_id = new_change_set_id()
     return state
+
+
+def is_collect_only(deps: CrewDeps, state: RunState) -> bool:
+    """Return True for a dry run without a model: only its collector runs, and it is never saved."""
+    return state.dry_run and deps.chat_model is None
+
+
+def _save(deps: CrewDeps, state: RunState) -> None:
+    if not is_collect_only(deps, state):
+        deps.store.save(state)
+
+
+def _record_abort(event: dict[str, object], deps: CrewDeps, state: RunState) -> None:
+    if event.get("type") == "abort_requested" and not state.abort_requested:
+        state.abort_requested = True
+        _save(deps, state)
 
 
 def _end(state: RunState, status: str, error: str | None) -> None:
@@ -122,11 +145,16 @@ async def _run_tasks(team: Team, catalog: Catalog, deps: CrewDeps, control: RunC
         if control.is_aborted:
             raise RunAborted
         task_state = state.task(task.id)
+        if deps.chat_model is None and not isinstance(task, CollectorTask):  # a dry run: the preflight let it be
+            task_state.note("not run: it needs a language model")
+            raise CrewRunError(MODEL_NEEDED)
         _set(task_state, "running", deps, state, control)
         try:
             with span(f"crew_task {task.id}", {"librarian.crew.task_kind": task.kind}):
                 if isinstance(task, CollectorTask):
                     flow.material = await _collect(task, deps, task_state)
+                    if is_collect_only(deps, state):
+                        task_state.lines.extend(material_lines(flow.material))
                     if not flow.material.items:
                         _set(task_state, "ok", deps, state, control)
                         task_state.note("nothing to do: the later tasks are skipped")
@@ -143,7 +171,7 @@ async def _run_tasks(team: Team, catalog: Catalog, deps: CrewDeps, control: RunC
 
 
 def _preflight(deps: CrewDeps, *, dry_run: bool) -> None:
-    if deps.chat_model is None:
+    if deps.chat_model is None and not dry_run:
         raise CrewRunError("no language model is configured or reachable (set LLM_BASE_URL); nothing was run")
     if not dry_run and (deps.writer is None or deps.log is None):
         raise CrewRunError("WRITE_BACKEND=none: the vault is read-only, so only dry runs are possible")
@@ -156,7 +184,7 @@ def _set(task: TaskState, status: str, deps: CrewDeps, state: RunState, control:
     else:
         task.finished = now
     task.status = status  # type: ignore[assignment]
-    deps.store.save(state)
+    _save(deps, state)
     control.emit({"type": "task", "task": task.id, "status": status, "tokens": state.tokens})
 
 
@@ -189,10 +217,11 @@ async def _ask(
     for line in rendered.omitted:
         task_state.note(f"left out to fit the model's context ({window} tokens): {line}")
     base_tokens = state.tokens
+    ticker = TokenTicker(control.emit, task.id)
 
-    def on_tokens(count: int) -> None:
-        state.tokens = base_tokens + count
-        control.emit({"type": "tokens", "task": task.id, "tokens": state.tokens})
+    def on_tokens(count: TokenCount) -> None:
+        state.tokens = base_tokens + count.total
+        ticker.update(count.reply, state.tokens, is_settled=count.is_settled)
 
     def save_artifact(name: str, text: str) -> None:
         where = deps.store.save_artifact(state.id, name, text)
@@ -265,32 +294,3 @@ async def _act(task: ActionsTask, team: Team, deps: CrewDeps, state: RunState, f
             state.files.append(outcome.path)
     if any(outcome.status == "conflict" for outcome in report.outcomes):
         task_state.status = "stale"
-
-
-def planned_json(write: PlannedWrite) -> dict[str, str]:
-    """Return a dry run's planned write as the run's state keeps it (the chat front turns it into a proposal)."""
-    return {
-        "action": write.action,
-        "path": write.path,
-        "summary": write.summary,
-        "diff": write.diff,
-        "base_hash": write.base_hash or "",
-        "new_text": write.new_text,
-    }
-
-
-def planned_write(item: dict[str, str]) -> PlannedWrite:
-    """Return the planned write a dry run's state keeps (see `planned_json`)."""
-    return PlannedWrite(
-        action=item["action"],  # type: ignore[arg-type]
-        path=item["path"],
-        base_hash=item["base_hash"] or None,
-        new_text=item["new_text"],
-        diff=item["diff"],
-        summary=item["summary"],
-    )
-
-
-def crew_root_path(vault: VaultSettings, crews: CrewSettings) -> Path:
-    """Return the crew root folder on disk."""
-    return vault.path / crews.root

@@ -1,8 +1,10 @@
 """Scheduled crews: a team's `schedule` (cron) becomes an APScheduler job in `librarian serve`.
 
 The crew notes are read again every minute, so a team added, edited or removed in Obsidian is scheduled (or no
-longer) without a restart. A scheduled run that finds the previous run of its team still going is skipped and
-logged, never queued behind it.
+longer) without a restart. Only a schedule the user enabled is registered (`crews.approvals`: `librarian crew
+enable NAME`), and only while the team's notes read as when it was enabled; otherwise it is logged once and left
+out. A scheduled run that finds the previous run of its team still going is skipped and logged, never queued
+behind it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from core.errors import AppError
+from crews.approvals import ENABLED, NOT_ENABLED, ScheduleNotEnabled
 from crews.service import CrewBusy, CrewService
 
 logger = logging.getLogger(__name__)
@@ -30,6 +33,7 @@ class CrewSchedule:
         self._reload_seconds = reload_seconds
         self._scheduler = AsyncIOScheduler()
         self._schedules: dict[str, str] = {}  # team name -> its cron expression, as registered
+        self._held_back: dict[str, str] = {}  # team name -> why its schedule is not registered, as last logged
 
     @property
     def jobs(self) -> dict[str, str]:
@@ -50,9 +54,15 @@ class CrewSchedule:
             self._scheduler.shutdown(wait=False)
 
     def reload(self) -> None:
-        """Add, change or remove jobs so they match the teams' `schedule` now."""
-        teams = self._service.catalog().teams
-        wanted = {name: team.spec.schedule for name, team in teams.items() if team.spec.schedule}
+        """Add, change or remove jobs so they match the teams' enabled, unchanged `schedule` now."""
+        catalog = self._service.catalog()
+        statuses = self._service.schedule_statuses(catalog)
+        wanted = {
+            name: team.spec.schedule
+            for name, team in catalog.teams.items()
+            if team.spec.schedule and statuses.get(name) == ENABLED
+        }
+        self._log_held_back({name: status for name, status in statuses.items() if status and name not in wanted})
         for name in set(self._schedules) - set(wanted):
             self._scheduler.remove_job(JOB_PREFIX + name)
             del self._schedules[name]
@@ -73,10 +83,21 @@ class CrewSchedule:
             self._schedules[name] = cron
             logger.info("crew %s scheduled: %s", name, cron)
 
+    def _log_held_back(self, held_back: dict[str, str]) -> None:
+        """Log once per change why a team's schedule is not registered (not enabled, or paused by an edit)."""
+        for name, status in held_back.items():
+            if self._held_back.get(name) != status:
+                log = logger.info if status == NOT_ENABLED else logger.warning
+                log("crew %s is not scheduled: its schedule is %s", name, status)
+        self._held_back = held_back
+
     async def run_scheduled(self, name: str) -> None:
         """Start the scheduled run of `name`, skipping it (with a log line) when its previous run still goes."""
         try:
             state = await self._service.start(name, dry_run=False, trigger="schedule")
+        except ScheduleNotEnabled as exc:  # its notes changed after the last reload: the job fired before it
+            logger.warning("scheduled run of crew %s skipped: %s", name, exc.message)
+            return
         except CrewBusy:
             logger.warning("scheduled run of crew %s skipped: its previous run is still going", name)
             return

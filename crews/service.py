@@ -19,14 +19,18 @@ from pathlib import Path
 
 from core.edits import UndoPlan
 from core.errors import AlreadyRunning, AppError, NotFound
+from crews.approvals import APPROVALS_FILE, Approval, ApprovalStore
 from crews.catalog import Catalog, load_catalog
 from crews.control import Event, RunControl
 from crews.definitions import Team
+from crews.progress import LATE_ABORT
 from crews.run_state import RunState
-from crews.runner import CrewDeps, run_team, start_state
+from crews.runner import CrewDeps, is_collect_only, run_team, start_state
 from edits.undo import undo_change_set
 
 logger = logging.getLogger(__name__)
+ABORT_REQUESTED = "abort requested: the run stops at its next step (between tasks, or inside the model's reply)"
+MAX_UNSAVED = 20  # dry runs without a model are never saved; the last few stay readable (GET, `crew show`)
 INTERRUPTED = (
     "the process running it ended before it finished (a crash, a kill or a power loss); the writes it made are "
     "in its change set and undoable"
@@ -43,11 +47,21 @@ class CrewBusy(AlreadyRunning):
 class CrewService:
     """Start and follow crew runs of one vault; at most one run per team at a time (across processes)."""
 
-    def __init__(self, deps: CrewDeps, *, locks_dir: Path, collectors: Collection[str]) -> None:
+    def __init__(
+        self,
+        deps: CrewDeps,
+        *,
+        locks_dir: Path,
+        collectors: Collection[str],
+        approvals: ApprovalStore | None = None,
+    ) -> None:
         self._deps = deps
         self._locks_dir = locks_dir
         self._collectors = collectors
         self._active: dict[str, tuple[RunControl, asyncio.Task[RunState]]] = {}
+        self._unsaved: dict[str, RunState] = {}
+        # The enabled schedules (crews.approvals); by default beside the team locks, under DATA_DIR/crews/.
+        self._approvals = approvals or ApprovalStore(locks_dir.parent / APPROVALS_FILE)
 
     @property
     def deps(self) -> CrewDeps:
@@ -78,11 +92,14 @@ class CrewService:
         Raises:
             NotFound: no such runnable team.
             CrewBusy: a run of that team is going (in this process or another).
+            ScheduleNotEnabled: `trigger` "schedule", and the team's schedule is not enabled or paused.
 
         """
         team, catalog = self.team(name)
+        if trigger == "schedule":  # the very definition this run uses must be the one the user enabled
+            self._approvals.check(team, catalog)
         state = start_state(team, self._deps, trigger=trigger, dry_run=dry_run)
-        control = RunControl(state.id)
+        control = RunControl(state.id, abort_file=self._abort_path(state.id))
         if on_event is not None:
             control.listen(on_event)
         hold = self._hold_team(team.name, state.id)
@@ -95,9 +112,26 @@ class CrewService:
                 hold.__exit__(None, None, None)
                 self._active.pop(state.id, None)
 
+        if is_collect_only(self._deps, state):  # never saved: kept here (the runner updates it) to be read
+            self._unsaved[state.id] = state
+            while len(self._unsaved) > MAX_UNSAVED:
+                self._unsaved.pop(next(iter(self._unsaved)))
         task = asyncio.create_task(execute(), name=f"crew-run-{state.id}")
         self._active[state.id] = (control, task)
         return state
+
+    def enable(self, name: str) -> Approval:
+        """Approve team `name`'s schedule as its notes read now; any later edit of them pauses it again."""
+        team, catalog = self.team(name)
+        return self._approvals.enable(team, catalog, now=self._deps.clock())
+
+    def disable(self, name: str) -> bool:
+        """Withdraw the approval of team `name`'s schedule; return False when it was not enabled."""
+        return self._approvals.disable(name)
+
+    def schedule_statuses(self, catalog: Catalog) -> dict[str, str | None]:
+        """Return, per team, whether its schedule runs ("enabled", "not enabled", "paused: ..."; None: none)."""
+        return {name: self._approvals.status(team, catalog) for name, team in catalog.teams.items()}
 
     async def run(
         self, name: str, *, dry_run: bool, trigger: str, on_event: Callable[[Event], None] | None = None
@@ -111,7 +145,7 @@ class CrewService:
         active = self._active.get(run_id)
         if active is not None:
             return await asyncio.shield(active[1])
-        state = self._deps.store.load(run_id)
+        state = self._unsaved.get(run_id) or self._deps.store.load(run_id)
         if state is None:
             raise NotFound(f"there is no run {run_id!r}")
         return state
@@ -127,20 +161,32 @@ class CrewService:
 
     def get(self, run_id: str) -> RunState:
         """Return a run's saved state, or raise NotFound."""
-        state = self._deps.store.load(run_id)
+        state = self._unsaved.get(run_id) or self._deps.store.load(run_id)
         if state is None:
             raise NotFound(f"there is no run {run_id!r} (`librarian crew runs` lists them)")
         return state
 
     def abort(self, run_id: str) -> str:
-        """Ask a run to stop; say honestly whether that can still take effect."""
+        """Ask a run to stop, whichever process runs it (no DATA_DIR needed); say honestly whether it can still bite.
+
+        A run of another process (`librarian crew run`) is asked through its abort-request file, which the run
+        looks at between tasks and inside the model's reply.
+        """
         control = self.control(run_id)
+        if control is not None:
+            return ABORT_REQUESTED if control.request_abort() else LATE_ABORT
         state = self.get(run_id)
-        if control is None or state.is_finished:
+        if state.is_finished:
             return f"the run had already ended ({state.status}) before the abort: nothing was aborted"
-        if not control.request_abort():
-            return "the run finished before the abort took effect: nothing was aborted"
-        return "abort requested: the run stops at its next step (between tasks, or inside the model's reply)"
+        if not self._is_going_elsewhere(state):
+            return "the run is not going: the process running it ended (the next crew command marks it interrupted)"
+        request = self._abort_path(run_id)
+        request.parent.mkdir(parents=True, exist_ok=True)
+        request.touch()
+        if not self._is_going_elsewhere(state) or self.get(run_id).is_finished:  # it ended without looking
+            request.unlink(missing_ok=True)  # (its lock is held until it re-indexed what it wrote)
+            return LATE_ABORT
+        return ABORT_REQUESTED
 
     async def undo(self, run_id: str, *, confirm: bool) -> UndoPlan:
         """Plan, or with `confirm` carry out, the undo of one run's writes (its change set)."""
@@ -175,7 +221,15 @@ class CrewService:
             self._deps.store.save(state)
             logger.warning("crew run %s (%s) was interrupted: %s", state.id, state.crew, INTERRUPTED)
             recovered.append(state)
+        self._sweep_abort_requests()
         return recovered
+
+    def _sweep_abort_requests(self) -> None:
+        """Remove abort requests that came as their run was ending: nobody will look at them any more."""
+        for request in self._locks_dir.glob("*.abort"):
+            saved = self._deps.store.load(request.stem)
+            if request.stem not in self._active and (saved is None or saved.is_finished):
+                request.unlink(missing_ok=True)
 
     async def aclose(self) -> None:
         """Abort runs still going and wait for them (their partial writes stay undoable)."""
@@ -184,6 +238,16 @@ class CrewService:
         for _control, task in list(self._active.values()):
             with contextlib.suppress(Exception):
                 await task
+
+    def _abort_path(self, run_id: str) -> Path:
+        return self._locks_dir / f"{run_id}.abort"
+
+    def _is_going_elsewhere(self, state: RunState) -> bool:
+        """Return True when another process holds the team's lock for this very run."""
+        try:
+            return self._is_held(state.crew) and self._lock_path(state.crew).read_text(encoding="utf-8") == state.id
+        except OSError:
+            return False
 
     def _lock_path(self, crew: str) -> Path:
         slug = re.sub(r"[^a-z0-9]+", "-", crew.casefold()).strip("-") or "crew"

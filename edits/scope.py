@@ -22,19 +22,18 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 def check_writable(path: str, *, settings: WriteSettings, for_delete: bool = False) -> str:
     """Return `path` normalised (vault-relative, `/`-separated) when an edit may write it, else raise InvalidRequest.
 
+    Every writer checks its paths here (chat and MCP write tools, HTTP apply, crews' stage 2, `apply_edits`), so
+    the fixed denylist wins over every allowlist (WRITABLE_FOLDERS, a crew's `write_scope`) for all of them.
+
     Args:
         path: the vault-relative note path a tool gave.
-        settings: WRITABLE_FOLDERS and PRIVATE_FOLDERS.
+        settings: WRITABLE_FOLDERS, PRIVATE_FOLDERS and CREWS_ROOT.
         for_delete: `path` is where a delete puts the note, so `.trash/` is allowed (and the allowlist skipped).
 
     """
-    parts = _split(path)
-    in_trash = for_delete and len(parts) > 1 and parts[0] == TRASH_FOLDER
-    for part in parts[1:] if in_trash else parts:
-        if part.startswith("."):
-            raise InvalidRequest(f"{path!r}: dot folders and dotfiles (.obsidian, .git, .trash) are never written")
+    normalised = check_not_denied(path, settings=settings, allow_trash=for_delete)
+    in_trash = for_delete and normalised.startswith(TRASH_FOLDER + "/")
     # DATA_DIR is never inside the vault: Settings refuses that at start (check_separate_dirs).
-    normalised = "/".join(parts)
     if is_private(normalised, settings):
         raise InvalidRequest(f"{path!r} is in a private folder; private notes are never read or changed")
     if not normalised.lower().endswith(".md"):
@@ -45,6 +44,41 @@ def check_writable(path: str, *, settings: WriteSettings, for_delete: bool = Fal
         allowed = ", ".join(f"{folder}/" for folder in settings.writable_folders)
         raise InvalidRequest(f"{path!r} is outside the writable folders ({allowed})")
     return normalised
+
+
+def check_not_denied(path: str, *, settings: WriteSettings, allow_trash: bool = False) -> str:
+    """Return `path` normalised unless it is in the fixed denylist (dot folders and dotfiles, the crew root).
+
+    The crew root holds the crews' definitions: a team note edited by a model (a wider `write_scope`, a new team
+    scheduled every minute) would later write without anyone's confirmation. Run logs and `crew install-examples`
+    are written there by code, directly (`edits.writers.files.write_atomically`), never through an edit.
+
+    Args:
+        path: a vault-relative note path.
+        settings: CREWS_ROOT.
+        allow_trash: accept `.trash/...` (where a delete puts a note, or an undo brings one back from).
+
+    Raises:
+        InvalidRequest: a malformed path, or one in the denylist.
+
+    """
+    parts = _split(path)
+    in_trash = allow_trash and len(parts) > 1 and parts[0] == TRASH_FOLDER
+    for part in parts[1:] if in_trash else parts:
+        if part.startswith("."):
+            raise InvalidRequest(f"{path!r}: dot folders and dotfiles (.obsidian, .git, .trash) are never written")
+    normalised = "/".join(parts)
+    if is_in_crew_root(normalised, settings):
+        raise InvalidRequest(
+            f"{path!r} is in the crew root {settings.crews_root}/: crew definitions and run logs are never changed "
+            "by an edit (edit crew notes yourself in Obsidian; `librarian crew enable NAME` approves a schedule)"
+        )
+    return normalised
+
+
+def is_in_crew_root(path: str, settings: WriteSettings) -> bool:
+    """Return True when `path` lies under CREWS_ROOT (case and Unicode form ignored, as for private folders)."""
+    return is_private_path(path, (settings.crews_root,))
 
 
 def check_size(text: str, *, settings: WriteSettings) -> None:

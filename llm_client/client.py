@@ -14,10 +14,13 @@ import httpx
 
 from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
 from core.errors import InvalidRequest, UpstreamUnavailable
+from core.llm_endpoints import key_values
 from core.settings import LlmSettings
 from llm_client.call_tracing import ModelCall, start_model_call
 from llm_client.context import EndpointUnreachable, detect_context_window, small_context_hint
+from llm_client.endpoint_access import Disclosure, endpoint_auth, key_hint
 from llm_client.endpoints import EndpointRotation
+from llm_client.masking import Mask, masked_messages
 from llm_client.redaction import MIN_SECRET_LENGTH, REDACTED, redact
 from llm_client.refusals import REFUSAL_STATUS, FieldRefusals, OptionalFields, refused_field
 from llm_client.wire import (
@@ -69,6 +72,7 @@ class OpenAICompatibleChatModel:
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.AsyncBaseTransport | None = None,
+        mask: Mask | None = None,
     ) -> None:
         """Build a client; nothing is contacted until the first call.
 
@@ -79,6 +83,7 @@ class OpenAICompatibleChatModel:
             sleep: the backoff wait (tests inject one that records the delays).
             clock: monotonic seconds, for the cool-down.
             transport: an httpx transport to use instead of the network.
+            mask: applied to every text sent to the model (llm_client.masking); None sends them as they are.
 
         """
         if not settings.base_urls:
@@ -91,11 +96,14 @@ class OpenAICompatibleChatModel:
             cooldown_seconds=cooldown_seconds,
             clock=clock,
         )
-        self._secrets = (settings.api_key.get_secret_value(),) if settings.api_key else ()
+        self._auth = endpoint_auth(settings)  # each endpoint its own key, none to an endpoint without one
+        self._disclosure = Disclosure()
+        self._secrets = key_values(settings)  # every endpoint's: any reply or error may echo any of them
         # Only the configured key is removed from replies: the generic credential patterns would mangle prose.
         self._reply_secrets = tuple(s for s in self._secrets if len(s) >= MIN_SECRET_LENGTH)
         self._sleep = sleep
         self._transport = transport
+        self._mask = mask
         self._models: dict[str, str] = {}  # discovered per base URL when LLM_MODEL is unset
         self._refusals = FieldRefusals()
         self._hinted: set[tuple[str, str]] = set()  # (base URL, model) warned about a small context once
@@ -161,6 +169,7 @@ class OpenAICompatibleChatModel:
                 async with self._translated(base):
                     model = await self._model_for(base)
                     call.at_endpoint(base, model)
+                    self._disclosure.note_use(base)
                     response = await self._post_completion(base, model, messages, tools, wanted)
                     result = result_from_wire(response.json(), messages, tools)
                     return replace(result, content=self._scrubber().scrub(result.content))
@@ -204,6 +213,7 @@ class OpenAICompatibleChatModel:
                 async with self._translated(base):
                     model = await self._model_for(base)
                     call.at_endpoint(base, model)
+                    self._disclosure.note_use(base)
                     async for delta in self._stream_at(base, model, messages, tools, wanted):
                         has_text = has_text or bool(delta.text)
                         yield delta
@@ -299,13 +309,18 @@ class OpenAICompatibleChatModel:
                 yield assembler.final_delta(messages, tools)
                 return
 
-    @staticmethod
     def _payload(
-        model: str, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], fields: OptionalFields, *, stream: bool
+        self,
+        model: str,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+        fields: OptionalFields,
+        *,
+        stream: bool,
     ) -> dict[str, object]:
         return build_payload(
             model,
-            messages,
+            masked_messages(messages, self._mask) if self._mask else messages,  # history too: where text leaves
             tools,
             stream=stream,
             stream_usage=fields.stream_usage,
@@ -357,7 +372,7 @@ class OpenAICompatibleChatModel:
             # the same request rarely fares better a moment later.
             raise _EndpointDown(f"HTTP {status}: {detail}", is_retryable=False)
         if status in (401, 403):
-            hint = "check LLM_API_KEY" if self._secrets else "set LLM_API_KEY"
+            hint = key_hint(self._settings, has_key=self._auth.has_key(base))
             message = f"the endpoint refused the API key (HTTP {status} from {base}); {hint}: {detail}"
         elif status == 404:
             self._models.pop(base, None)  # a discovered model may have been unloaded: list again next time
@@ -416,8 +431,7 @@ class OpenAICompatibleChatModel:
         """Return the pooled client of the running event loop (pooled connections belong to one loop)."""
         loop = asyncio.get_running_loop()
         if self._http is None or self._http_loop is not loop:
-            headers = {"Authorization": f"Bearer {self._secrets[0]}"} if self._secrets else {}
             timeout = httpx.Timeout(self._settings.read_timeout_seconds, connect=self._settings.connect_timeout_seconds)
-            self._http = httpx.AsyncClient(headers=headers, timeout=timeout, transport=self._transport)
+            self._http = httpx.AsyncClient(auth=self._auth, timeout=timeout, transport=self._transport)
             self._http_loop = loop
         return self._http

@@ -73,11 +73,12 @@ class NoteIndexer:
             resolver: link resolution over the whole vault (citation anchors, embeds).
             embedded_text: returns the text an embed shows.
             previous_path: where the note lived before a rename, so its vectors can be reused.
-            max_chunks: the most chunks the note may make (MAX_NOTE_CHUNKS), else the indexer's limit.
+            max_chunks: the most chunks the note keeps (MAX_NOTE_CHUNKS), else the indexer's limit; a note
+                that makes more keeps its first ones, and its first warning says so.
 
         Raises:
             NotText: the file is mostly NUL, control characters or invalid UTF-8.
-            NoteTooCostly: the note is over its time or chunk budget.
+            NoteTooCostly: parsing and chunking the note took longer than its time budget.
 
         """
         text = text.rstrip("\x00")  # NUL padding a crash or a sync tool left at the end is no content
@@ -118,6 +119,9 @@ class NoteIndexer:
             embedded_text=lookup,
             budget=budget,
         )
+        if budget.cut is not None:
+            cut = budget.cut.warning(last_line=chunks[-1].line_end, lines=len(text.splitlines()))
+            note = replace(note, warnings=(cut, *note.warnings))  # first, so no cap on warnings drops it
         model_id = self._embedder.identity.model_id
         keys = tuple(compute_embed_key(model_id, chunk) for chunk in chunks)
         previous: tuple[str, ...] = ()

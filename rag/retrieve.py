@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core.domain import Embedding, SearchFilters, SearchHit
+from core.domain import Embedding, Fusion, SearchFilters, SearchHit
 from core.errors import IndexModelMismatch, InvalidRequest
 from core.ports import Embedder, Reranker, VectorStore, WatermarkStore
 from core.settings import RetrievalSettings
@@ -81,7 +81,7 @@ class Retriever:
                 limit=candidates,
                 filters=filters,
                 prefetch_limit=max(self._settings.prefetch_limit, candidates),
-                rrf_k=self._settings.rrf_k,
+                fusion=Fusion(rrf_k=self._settings.rrf_k),
             )
             # A cross-encoder reads at most its window too: a pasted megabyte costs no more than a page.
             # Every candidate is ranked, so the diversity step has the next notes to fill slots with.

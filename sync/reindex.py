@@ -30,6 +30,7 @@ ProgressCallback = Callable[[Progress], None]
 RUN_FLAG = "run_in_progress"
 LAST_RUN = "last_run"
 SCAN_WARNINGS = "scan_warnings"  # files the scan skipped and why (JSON), for the status
+CHUNK_CAP = "max_note_chunks"  # MAX_NOTE_CHUNKS of the last run, to redo notes a changed limit cuts differently
 CHUNKS_PER_COMMIT = 128
 
 
@@ -125,6 +126,7 @@ class Reindexer:
         if plan.to_index or plan.deleted or plan.newly_failed:
             self._store.flush()
         report.finished_at = self._clock()
+        self._watermarks.set_meta(CHUNK_CAP, str(self._vault.max_note_chunks))
         self._watermarks.set_meta(LAST_RUN, json.dumps(report.to_json()))
         self._watermarks.set_meta(RUN_FLAG, "0")
         notify(Progress("done", len(plan.to_index), len(plan.to_index), report.chunks_indexed))
@@ -174,18 +176,20 @@ class Reindexer:
         # A note that could not be listed this time is not gone: keep it rather than drop it from the index.
         vanished = [path for path in marks if path not in scan.notes and not scan.is_unreadable(path)]
         vanished_by_hash = {marks[p].sha256: p for p in vanished if marks[p].sha256}
+        recut = self._recut_from()
         for path, stat in scan.notes.items():
             mark = marks.get(path)
+            is_recut = mark is not None and mark.chunks is not None and recut is not None and mark.chunks >= recut
             # Only a confirmed note is skipped on mtime and size: one that failed (unreadable, too large, bad
             # markup) is retried, since chmod or a raised MAX_NOTE_BYTES fixes it without touching the file.
-            if mark and mark.sha256 and (mark.mtime_ns, mark.size) == (stat.mtime_ns, stat.size):
+            if mark and mark.sha256 and (mark.mtime_ns, mark.size) == (stat.mtime_ns, stat.size) and not is_recut:
                 report.unchanged += 1
                 continue
             pending = self._read(scan, path, stat, plan, report)
             if pending is None:
                 continue
             report.warnings.extend((path, warning) for warning in pending.warnings)
-            if mark and mark.sha256 == pending.sha256:
+            if mark and mark.sha256 == pending.sha256 and not is_recut:
                 # Touched but identical: remember the new mtime so the next run skips hashing.
                 self._watermarks.record_success(
                     path, mtime_ns=stat.mtime_ns, size=stat.size, sha256=pending.sha256, at=self._clock()
@@ -202,6 +206,18 @@ class Reindexer:
         renamed_from = {p.renamed_from for p in plan.to_index.values() if p.renamed_from}
         plan.deleted = sorted(set(vanished) - renamed_from)
         return plan
+
+    def _recut_from(self) -> int | None:
+        """Return the chunk count from which notes are redone as MAX_NOTE_CHUNKS changed, None when it did not.
+
+        A raised limit lets notes cut at the old one (as many chunks as it) grow; a lowered one cuts notes with
+        more chunks than it. An index from before the limit was recorded is checked against the current one.
+        """
+        wanted = self._vault.max_note_chunks
+        recorded = self._watermarks.get_meta(CHUNK_CAP)
+        if recorded == str(wanted):
+            return None
+        return min(int(recorded), wanted) if recorded else wanted
 
     def _read(self, scan: VaultScan, path: str, stat: FileStat, plan: _Plan, report: ReindexReport) -> _Pending | None:
         limit = self._vault.max_note_bytes

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from crews.definitions import CrewAgent, LlmTask, OutputSpec
 from crews.model import CollectedTask, Material, MaterialItem
+from edits.diffs import content_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLIES = ROOT / "tests" / "fixtures" / "crew_replies"
@@ -100,7 +101,8 @@ BRIEFING_TASK = LlmTask(
 def example_agent(name: str) -> CrewAgent:
     """Return an agent of the shipped examples (its body is the system prompt)."""
     text = (EXAMPLE_AGENTS / f"{name}.md").read_text(encoding="utf-8")
-    return CrewAgent(name=name, path=f"_crews/agents/{name}.md", system_prompt=text.split("---", 2)[2].strip())
+    prompt = text.split("---", 2)[2].strip()
+    return CrewAgent(name=name, path=f"_crews/agents/{name}.md", system_prompt=prompt, content_hash=content_hash(text))
 
 
 def reply(name: str) -> str:

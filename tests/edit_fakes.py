@@ -33,6 +33,7 @@ def write_settings(**overrides: object) -> WriteSettings:
         "proposal_ttl_minutes": 30,
         "max_writes_per_turn": 10,
         "max_note_bytes": 10_000,
+        "crews_root": "_crews",
     }
     values.update(overrides)
     return WriteSettings.model_validate(values)

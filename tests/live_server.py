@@ -14,9 +14,12 @@ from tests.scripted_llm import free_port
 
 
 @contextmanager
-def serve_in_thread(app: FastAPI, *, startup_timeout: float = 30.0) -> Iterator[str]:
-    """Run `app` on a free port; yield its base URL (http://127.0.0.1:PORT) and stop it afterwards."""
-    port = free_port()
+def serve_in_thread(app: FastAPI, *, startup_timeout: float = 30.0, port: int | None = None) -> Iterator[str]:
+    """Run `app` on `port` (a free one when None); yield its base URL (http://127.0.0.1:PORT), stop it afterwards.
+
+    Pass the port of the app's settings when CLI commands must find the server through the DATA_DIR owner file.
+    """
+    port = port or free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, name="uvicorn-test", daemon=True)
     thread.start()

@@ -9,6 +9,9 @@ for an edit request reaches the model with the retrieved notes and the grounding
 The edit gate asks the same question of each turn that proposed changes (`asked_change`): did the user's message
 ask for a change at all, and for a delete or a move? There a miss costs more: a proposal nobody asked for is
 marked, and a delete or move nobody asked for needs "yes delete" / "yes move" instead of a plain yes.
+
+A sentence asking to carry out what a note says ("follow the instructions in X") is a request to act but asks for
+no change (`AskedChange.follows_note`, `agent.gate.note_instructions`): no write tool is offered for it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.gate.note_instructions import is_note_instruction_request
 from core.edits import DestructiveKind
 
 EDIT_VERBS = frozenset(
@@ -34,6 +38,8 @@ OPENERS = (
     # a later sentence of the message: "What is in my Inbox? And delete the empty note."
     "and", "also", "then", "now", "ok", "okay", "und", "dann", "jetzt", "außerdem",
 )  # fmt: skip
+# One pass over any run of openers ("please, can you, please add"): a message of a thousand "and"s costs one scan.
+_OPENERS = re.compile("(?:(?:" + "|".join(map(re.escape, OPENERS)) + ")[ ,]+)*")
 # German puts the verb last after a modal opener: "Kannst du eine Notiz erstellen?"
 GERMAN_OPENERS = ("bitte", "kannst du", "könntest du", "würdest du")
 GERMAN_INFINITIVES = frozenset(
@@ -47,8 +53,12 @@ _WORD = re.compile(r"[\w'’]+")
 
 
 def looks_like_edit_request(message: str) -> bool:
-    """Return True when `message` starts like an instruction to change notes ("add a task to ...", "tag these")."""
-    return _request_verb(message) is not None
+    """Return True when `message` asks to act rather than asks a question.
+
+    It starts like an instruction to change notes ("add a task to ...", "tag these"), or one of its sentences asks
+    to carry out what a note says ("follow the steps in X").
+    """
+    return _request_verb(message) is not None or asked_change(message).follows_note
 
 
 def _request_verb(message: str) -> str | None:
@@ -58,15 +68,15 @@ def _request_verb(message: str) -> str | None:
     words = _WORD.findall(text)
     if words and words[-1] in GERMAN_INFINITIVES and text.startswith(GERMAN_OPENERS):
         return str(words[-1])
-    changed = True
-    while changed:
-        changed = False
-        for opener in OPENERS:
-            if text.startswith(opener + " ") or text.startswith(opener + ","):
-                text = text[len(opener) + 1 :].lstrip(" ,")
-                changed = True
-    first = _WORD.match(text)
+    first = _WORD.match(_without_openers(text))
     return first.group(0) if first is not None and first.group(0) in EDIT_VERBS else None
+
+
+def _without_openers(text: str) -> str:
+    """Return lowercased `text` without the polite openers it starts with ("please", "can you", "bitte", ...)."""
+    text = text.strip().lower().replace("’", "'")
+    opened = _OPENERS.match(text)  # it matches "" at least; None only to the type checker
+    return text[opened.end() :] if opened is not None else text
 
 
 # Words that ask for a delete or a move in a sentence that asks for a change. "Archive" only as its first verb:
@@ -87,10 +97,15 @@ _CREW_RUN = re.compile(r"^\s*(?:please\s+|bitte\s+)?(?:run|start|führe|starte)\
 
 @dataclass(frozen=True, slots=True)
 class AskedChange:
-    """What the user's message asked for: a change at all, and which destructive kinds (delete, move)."""
+    """What the user's message asked for: a change at all, which destructive kinds, and to follow a note's orders.
+
+    `follows_note`: a sentence asks to carry out what a note says (`agent.gate.note_instructions`); that sentence
+    asks for no change, and the turn is offered no write tool.
+    """
 
     is_change: bool
     kinds: frozenset[DestructiveKind] = frozenset()
+    follows_note: bool = False
 
 
 def asked_change(message: str) -> AskedChange:
@@ -100,10 +115,13 @@ def asked_change(message: str) -> AskedChange:
     Archive" asks for a move. A kind counts only when a sentence asking for a change names it.
     """
     kinds: set[DestructiveKind] = set()
-    is_change = False
+    is_change = follows_note = False
     for sentence in _SENTENCES.split(message[:INTENT_CHARS]):
         if _CREW_RUN.match(sentence):  # "run the Daily-Briefing crew": its writes are what was asked for
             is_change = True
+            continue
+        if is_note_instruction_request(_without_openers(sentence)):  # "make the changes described in X" too
+            follows_note = True
             continue
         verb = _request_verb(sentence)
         if verb is None:
@@ -112,4 +130,4 @@ def asked_change(message: str) -> AskedChange:
         kinds.update(KIND_WORDS[word] for word in _WORD.findall(sentence.lower()) if word in KIND_WORDS)
         if verb in KIND_VERBS:
             kinds.add(KIND_VERBS[verb])
-    return AskedChange(is_change=is_change, kinds=frozenset(kinds))
+    return AskedChange(is_change=is_change, kinds=frozenset(kinds), follows_note=follows_note)

@@ -30,8 +30,9 @@ def _crews(backend: McpBackend) -> CrewService:
 
 async def list_crews(backend: McpBackend) -> types.CallToolResult:
     """Return the crews and the crew notes that cannot run, as JSON (GET /v1/crews)."""
-    catalog = await asyncio.to_thread(_crews(backend).catalog)
-    return text_result(json.dumps(catalog_json(catalog), ensure_ascii=False))
+    service = _crews(backend)
+    catalog = await asyncio.to_thread(service.catalog)
+    return text_result(json.dumps(catalog_json(catalog, service.schedule_statuses(catalog)), ensure_ascii=False))
 
 
 async def run_crew_dry(backend: McpBackend, name: str) -> types.CallToolResult:

@@ -1,9 +1,12 @@
-"""Crews over HTTP: list them (with load errors), start a run, read it, follow it (SSE), abort it, undo it."""
+"""Crews over HTTP: list them (with load errors), start a run, read it, follow it (SSE), abort it, undo it.
+
+`/enable` and `/disable` approve or withdraw a team's schedule (the user's approval: no model-facing tool has them).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -16,6 +19,7 @@ from core.errors import EditConflict, UpstreamUnavailable
 from core.settings import ServerSettings
 from crews.catalog import Catalog
 from crews.run_state import RunState
+from crews.schedule import CrewSchedule
 from crews.service import CrewService
 
 router = APIRouter()
@@ -44,14 +48,21 @@ def _service(request: Request) -> CrewService:
     return service
 
 
-def catalog_json(catalog: Catalog) -> dict[str, Any]:
-    """Return the crews of the vault, runnable ones and the notes that cannot run (with why)."""
+def catalog_json(catalog: Catalog, schedules: Mapping[str, str | None]) -> dict[str, Any]:
+    """Return the crews of the vault, runnable ones and the notes that cannot run (with why).
+
+    Args:
+        catalog: the crews as loaded.
+        schedules: per team, whether its schedule runs (`CrewService.schedule_statuses`).
+
+    """
     crews = [
         {
             "name": team.name,
             "path": team.path,
             "description": team.spec.description,
             "schedule": team.spec.schedule,
+            "schedule_status": schedules.get(team.name),
             "write_scope": list(team.spec.write_scope),
             "max_writes": team.spec.max_writes,
             "tasks": [{"id": task.id, "kind": task.kind} for task in team.spec.tasks],
@@ -70,7 +81,32 @@ def run_json(state: RunState) -> dict[str, Any]:
 @router.get("/v1/crews")
 async def list_crews(request: Request) -> dict[str, Any]:
     """Return the crews under the crew root, each team's pipeline, and the crew notes that cannot run."""
-    return catalog_json(_service(request).catalog())
+    service = _service(request)
+    catalog = service.catalog()
+    return catalog_json(catalog, service.schedule_statuses(catalog))
+
+
+@router.post("/v1/crews/{name}/enable")
+async def enable_schedule(name: str, request: Request) -> dict[str, Any]:
+    """Approve the crew's schedule as its notes read now (400: it has none); an edit of them pauses it again."""
+    approval = _service(request).enable(name)
+    _reload_schedule(request)
+    return {"crew": approval.team, "enabled": approval.to_json()}
+
+
+@router.post("/v1/crews/{name}/disable")
+async def disable_schedule(name: str, request: Request) -> dict[str, Any]:
+    """Withdraw the approval of the crew's schedule; `disabled` is false when it was not enabled."""
+    disabled = _service(request).disable(name)
+    _reload_schedule(request)
+    return {"crew": name, "disabled": disabled}
+
+
+def _reload_schedule(request: Request) -> None:
+    # At once, not at the next minute's reload: `crew list` right after `crew enable` shows the job registered.
+    schedule: CrewSchedule | None = getattr(request.app.state, "crew_schedule", None)
+    if schedule is not None:
+        schedule.reload()
 
 
 @router.post("/v1/crews/{name}/runs", status_code=202)
@@ -104,7 +140,8 @@ async def follow_run(run_id: str, request: Request) -> EventSourceResponse | JSO
 
     async def events() -> AsyncIterator[dict[str, str]]:
         if control is None:  # ended, or run by another process: one event with what its log says
-            yield {"event": "run", "data": json.dumps({"type": "run", "run": run_id, "status": state.status})}
+            outcome = {"status": state.status, "error": state.error, "notice": state.notice, "writes": state.writes}
+            yield {"event": "run", "data": json.dumps({"type": "run", "run": run_id, **outcome})}
             return
         async for event in control.events():
             yield {"event": str(event.get("type", "progress")), "data": json.dumps(event)}

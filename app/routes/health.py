@@ -15,9 +15,10 @@ from agent.tool_use import ToolUse
 from app.deps import AnswererDep, ServicesDep
 from app.wiring import EditServices, Services
 from core.errors import AppError
+from core.llm_endpoints import hosts_off_machine, key_values
 from core.ports import ChatModel
 from core.settings import Settings
-from llm_client import redact
+from llm_client import OpenAICompatibleChatModel, redact
 from sync.consistency import check_consistency
 from sync.index_runner import IndexRunner
 from sync.reindex import RUN_FLAG
@@ -67,7 +68,18 @@ async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) 
     tool_use: ToolUse | None = getattr(request.app.state, "tool_use", None)
     if chat_model is not None and tool_use is not None:
         body["model"] = {"id": chat_model.model_name, "tools": tool_use.describe(chat_model.model_name)}
+    body["llm"] = {"leaves_machine": hosts_off_machine(_endpoints(request, chat_model))}
+    settings: Settings = request.app.state.settings
+    body["retrieval"] = {"reranker": settings.retrieval.reranker}  # None: hits keep their fused (RRF) order
     return JSONResponse(body, status_code=200 if is_ready else 503)
+
+
+def _endpoints(request: Request, chat_model: ChatModel | None) -> tuple[str, ...]:
+    """Return the LLM endpoints note text may be sent to: a probed one is known only to the client."""
+    if isinstance(chat_model, OpenAICompatibleChatModel):
+        return chat_model.base_urls
+    settings: Settings = request.app.state.settings
+    return settings.llm.base_urls if chat_model is not None else ()
 
 
 async def _index_check(request: Request, services: Services, probes: ProbeSlots) -> str:
@@ -145,11 +157,8 @@ class ProbeSlots:
 
 def secrets_of(settings: Settings) -> tuple[str, ...]:
     """Return the configured secret values, to be redacted from probe errors (a Redis URL's password too)."""
-    secrets = [
-        secret.get_secret_value()
-        for secret in (settings.api_key, settings.llm_api_key, settings.qdrant_api_key, settings.redis_url)
-        if secret is not None
-    ]
+    others = (settings.api_key, settings.qdrant_api_key, settings.redis_url)
+    secrets = [*(secret.get_secret_value() for secret in others if secret is not None), *key_values(settings.llm)]
     if settings.redis_url is not None:
         # Errors echo the URL in pieces (host and port without the database), so the bare password counts too.
         with contextlib.suppress(ValueError):

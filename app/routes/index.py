@@ -65,7 +65,7 @@ async def index_now(request: Request) -> dict[str, object]:
 
 @router.post("/v1/search")
 async def search(body: SearchRequest, services: ServicesDep) -> dict[str, object]:
-    """Return the best chunks for the query (dense + BM25 fused with RRF, then reranked), best first."""
+    """Return the best chunks for the query, best first (dense + BM25 fused with RRF; RERANKER_MODEL_DIR reranks)."""
     filters = SearchFilters(
         folder=(body.folder or "").strip("/") or None, tags=tuple(tag.lstrip("#") for tag in body.tags if tag.strip())
     )

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from core.errors import InvalidRequest
 from core.ports import NoteWriter
 from core.settings import WriteSettings
+from edits.scope import check_not_denied
 
 if TYPE_CHECKING:
     from edits.writers.files import FileVaultWriter
@@ -53,8 +54,54 @@ class AutoWriter:
         await (await self.current()).move(path, new_path)
 
 
+class DenylistGuard:
+    """Refuse, whoever asks, any write, move or delete that touches the fixed denylist (`edits.scope`).
+
+    The last check before the vault: `apply_edits` and crews check scope before they get here, but undo restores
+    whatever paths its change log names, so a change set logged before the crew root was denied is refused here.
+    """
+
+    def __init__(self, writer: NoteWriter, settings: WriteSettings) -> None:
+        self._writer = writer
+        self._settings = settings
+
+    @property
+    def inner(self) -> NoteWriter:
+        """Return the writer behind the guard."""
+        return self._writer
+
+    @property
+    def name(self) -> str:
+        """Return the name of the writer behind the guard ("rest" or "files")."""
+        return self._writer.name
+
+    async def is_available(self) -> bool:
+        """Return True when the writer behind the guard takes writes now."""
+        return await self._writer.is_available()
+
+    async def read(self, path: str) -> str | None:
+        """Return the note's text (reads are not the denylist's concern)."""
+        return await self._writer.read(path)
+
+    async def write(self, path: str, content: str) -> None:
+        """Create or replace the note unless it is in the denylist."""
+        check_not_denied(path, settings=self._settings)
+        await self._writer.write(path, content)
+
+    async def delete(self, path: str) -> str:
+        """Move the note to `.trash/` unless it is in the denylist; return its path there."""
+        check_not_denied(path, settings=self._settings)
+        return await self._writer.delete(path)
+
+    async def move(self, path: str, new_path: str) -> None:
+        """Move the note unless either end is in the denylist (an undo may move a note back out of `.trash/`)."""
+        check_not_denied(path, settings=self._settings, allow_trash=True)
+        check_not_denied(new_path, settings=self._settings)
+        await self._writer.move(path, new_path)
+
+
 def build_writer(settings: WriteSettings, vault_root: Path) -> NoteWriter | None:
-    """Return the writer WRITE_BACKEND asks for, or None when the vault is read-only (`none`).
+    """Return the writer WRITE_BACKEND asks for, behind the DenylistGuard, or None when the vault is read-only.
 
     `auto` without OBSIDIAN_API_KEY writes files: the plugin would refuse every request without its key.
     """
@@ -63,14 +110,12 @@ def build_writer(settings: WriteSettings, vault_root: Path) -> NoteWriter | None
     from edits.writers.files import FileVaultWriter
 
     files = FileVaultWriter(vault_root)
-    if settings.backend == "files":
-        return files
     key = settings.obsidian_api_key.get_secret_value() if settings.obsidian_api_key else ""
-    if not key:
+    if settings.backend == "files" or not key:
         if settings.backend == "rest":
             raise InvalidRequest("WRITE_BACKEND=rest needs OBSIDIAN_API_KEY (Obsidian settings > Local REST API)")
-        return files
+        return DenylistGuard(files, settings)
     from edits.writers.rest import LocalRestApiWriter
 
     rest = LocalRestApiWriter(settings.obsidian_api_url, key)
-    return rest if settings.backend == "rest" else AutoWriter(rest, files)
+    return DenylistGuard(rest if settings.backend == "rest" else AutoWriter(rest, files), settings)

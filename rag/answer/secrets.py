@@ -5,11 +5,15 @@ Slack, Stripe, JWT, ...), its keyword detector (`password: …`, `api_key = …`
 detector and its high-entropy detectors. IPPublicDetector is left out: an IP address in a note is no credential.
 The library's own heuristic filters (sequential strings, UUIDs, ids, `${templates}`) drop its usual false hits.
 
-Two choices keep ordinary notes unchanged (measured over sample_vault and three public vaults, 3,099 notes):
+A value assigned to a credential's name is masked however short or plain (`API_TOKEN=abc123`, `db_password = x`;
+rag/answer/assignments.py), as users write them. Three choices keep ordinary notes unchanged: over sample_vault and
+three public vaults (3,106 notes) one line changes, a real GitHub token (`python -m bench.redaction --count-vaults`):
 - Random-looking base64 tokens count anywhere except inside URLs (where ids and slugs look random too), so
   `API_TOKEN=…` and a bare `sk-…` are found even unquoted; hex strings count only in quotes (commit hashes).
 - The keyword detector reads lines as configuration (`key: value`, `key = value`), with Markdown emphasis
-  removed first, so `**Password:** hunter2` is found.
+  removed first, so `**Password:** hunter2` is found; an unquoted value of several words that starts with a
+  plain word is prose ("Password: see 1Password").
+- Named assignments follow the rules in rag/answer/assignments.py ("Key: the main idea ..." is prose).
 
 Only the value is replaced: `API_TOKEN=[redacted secret]`. A PEM or PuTTY private key becomes one marker line.
 The library is imported on first use (it costs ~0.2 s), and no plugin state is shared between calls.
@@ -19,10 +23,12 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
+
+from rag.answer.assignments import assignment_spans
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
@@ -36,9 +42,10 @@ REDACTED_KEY = "[redacted private key]"
 _CONFIG_NAME = "note.yaml"
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s<>\"'`]*")
 _EMPHASIS = re.compile(r"[*`]")
-# "The secret: add the salt late." The keyword detector takes the rest of the line for the value: three words or
-# more that start with a plain lower-case word and end like a sentence are prose ("hunter2. Rotate it." is not).
-_PROSE = re.compile(r"[a-z]+(?:\s+\S+){2,}[.!?]")
+# "The secret: add the salt late.", "Password: see 1Password". The keyword detector takes the rest of the line
+# for the value: two words or more that start with a plain word are prose ("hunter2. Rotate it." is not), unless
+# quoted (`password: "correct horse battery"`).
+_PROSE = re.compile(r"[A-Za-z]+\s+\S.*")
 _NAME_IS = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=")  # `API_TOKEN=` before a value the entropy check found
 _MIN_RANDOM_CHARS = 20  # shorter runs cannot reach the base64 entropy limit (4.5 bits needs 23+ distinct chars)
 # Lines of a private key after its BEGIN line: base64, blank, or `Name: value` headers (PEM, PuTTY), through END.
@@ -129,6 +136,11 @@ def redact_secrets(text: str) -> str:
     return "\n".join(out)
 
 
+def caching_redactor(size: int) -> Callable[[str], str]:
+    """Return `redact_secrets` behind an LRU cache of `size` texts: resent history is masked once, not every turn."""
+    return lru_cache(maxsize=size)(redact_secrets)
+
+
 def count_masks(text: str) -> int:
     """Return how many redaction markers `text` holds (a model that writes one back would lose a credential)."""
     return text.count(REDACTED) + text.count(REDACTED_KEY)
@@ -152,7 +164,13 @@ def _private_key_end(detectors: _Detectors, lines: list[str], start: int) -> int
 
 
 def _redact_line(detectors: _Detectors, line: str) -> str:
-    found = (_pattern_spans(detectors, line), _keyword_spans(detectors, line), _random_spans(detectors, line))
+    urls = [match.span() for match in _URL.finditer(line)] if "://" in line else []
+    found = (
+        _pattern_spans(detectors, line),
+        _keyword_spans(detectors, line),
+        _random_spans(detectors, line, urls),
+        assignment_spans(line, urls),
+    )
     spans = sorted({span for spans in found for span in spans})
     if not spans:
         return line
@@ -199,12 +217,13 @@ def _keyword_spans(detectors: _Detectors, line: str) -> Iterator[tuple[int, int]
     plain = _EMPHASIS.sub("", line)
     for found in detectors.keyword.analyze_line(filename=_CONFIG_NAME, line=plain, line_number=0):
         value = found.secret_value or ""
-        if value and not _PROSE.fullmatch(value) and not _is_filtered(value, plain, detectors.keyword):
+        if not value or _is_filtered(value, plain, detectors.keyword):
+            continue
+        if not _PROSE.fullmatch(value) or f'"{value}"' in plain or f"'{value}'" in plain:
             yield from _occurrences(line, value)
 
 
-def _random_spans(detectors: _Detectors, line: str) -> Iterator[tuple[int, int]]:
-    urls = [match.span() for match in _URL.finditer(line)]
+def _random_spans(detectors: _Detectors, line: str, urls: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
     for match in detectors.base64_run.finditer(line):
         start, end = match.span()
         if end - start < _MIN_RANDOM_CHARS or any(u_start < end and start < u_end for u_start, u_end in urls):

@@ -77,7 +77,8 @@ def chunk_note(
         max_tokens: the dense model's window.
         overlap_tokens: tokens of the previous chunk's tail repeated at the start of the next chunk of a section.
         embedded_text: the text an `![[embed]]` shows, or None; inserted after the line holding the embed.
-        budget: what the note may cost (time, chunks, embedded text); NoteTooCostly is raised past it.
+        budget: what the note may cost: NoteTooCostly is raised past its time; past its chunk cap the first
+            chunks are returned and `budget.cut` says how many the note made.
 
     """
     if overlap_tokens < 0:
@@ -88,12 +89,14 @@ def chunk_note(
     window = _Window(counter, max_tokens, overlap_tokens)
     shower = None if embedded_text is None else EmbedShower(note.embeds, embedded_text, budget)
     drafts: list[_Draft] = []
-    for section in note.sections:
+    for number, section in enumerate(note.sections, start=1):
         pieces = section_pieces(section, shower)
         if pieces:
             drafts.extend(_chunk_section(pieces, note.title, section.heading_path, window))
-            if budget is not None:
-                budget.check_chunks(len(drafts))
+            kept = None if budget is None else budget.keep_within(drafts, is_last=number == len(note.sections))
+            if kept is not None:
+                drafts = kept  # the note's beginning: later sections would only make chunks past the cap
+                break
     if not drafts:
         drafts = _fallback_drafts(note, window)
     targets = LinkTargets(note.links)

@@ -31,7 +31,13 @@ class EmbedShower:
         return self._embeds[bisect_left(self._lines, section.line_start) : bisect_right(self._lines, section.line_end)]
 
     def shown(self, link: Link) -> str:
-        """Return the text `link` shows (at most EMBED_CHAR_CAP characters), charged to the note's budget."""
+        """Return the text `link` shows (at most EMBED_CHAR_CAP characters), charged to the note's budget.
+
+        Once embeds showed more than the note's kept chunks can hold, the rest show nothing: their text would
+        fall past the last chunk kept, so they are not read.
+        """
+        if self._budget is not None and self._budget.is_embeds_full:
+            return ""
         key = (link.target, link.heading, link.block)
         if key not in self._shown:
             if self._budget is not None:

@@ -13,7 +13,16 @@ from pathlib import Path
 
 import qdrant_edge as qe
 
-from core.domain import EmbeddedChunk, Embedding, IndexIdentity, SearchFilters, SearchHit, SparseVector
+from core.domain import (
+    DEFAULT_FUSION,
+    EmbeddedChunk,
+    Embedding,
+    Fusion,
+    IndexIdentity,
+    SearchFilters,
+    SearchHit,
+    SparseVector,
+)
 from core.errors import InvalidRequest, ResourceBusy, UpstreamUnavailable
 from rag.stores.payload import (
     CHUNK_FIELDS,
@@ -134,9 +143,9 @@ class EdgeVectorStore:
         limit: int,
         filters: SearchFilters | None = None,
         prefetch_limit: int = 50,
-        rrf_k: int = 60,
+        fusion: Fusion = DEFAULT_FUSION,
     ) -> list[SearchHit]:
-        """Run dense and sparse prefetches (each filtered) and fuse them with RRF."""
+        """Run dense and sparse prefetches (each filtered) and fuse them (RRF unless `fusion` says otherwise)."""
         if self._shard is None or self._identity is None:
             return []
         check_dim(self._identity, [query])
@@ -149,7 +158,7 @@ class EdgeVectorStore:
         request = qe.QueryRequest(
             limit=limit,
             prefetches=prefetches,
-            query=qe.Fusion.Rrf(k=rrf_k),  # type: ignore[arg-type]  # the stub lists Fusion, not its variants
+            query=_fusion(fusion, branches=len(prefetches)),  # type: ignore[arg-type]  # stub: Fusion, not its variants
             with_payload=list(CHUNK_FIELDS),
         )
         with _edge_errors("search failed"):
@@ -296,6 +305,14 @@ def _config(dim: int) -> qe.EdgeConfig:
         sparse_vectors={SPARSE_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         wal_enabled=True,
     )
+
+
+def _fusion(fusion: Fusion, *, branches: int) -> qe.Fusion.Rrf | qe.Fusion.Dbsf:
+    if fusion.method == "dbsf":
+        return qe.Fusion.Dbsf()
+    # Weights only when they change something: one weight per prefetch, so none for a dense-only search.
+    weighted = branches == 2 and fusion.dense_weight != 1.0
+    return qe.Fusion.Rrf(k=fusion.rrf_k, weights=[fusion.dense_weight, 1.0] if weighted else None)
 
 
 def _vectors(embedding: Embedding) -> dict[str, qe.NamedVector]:

@@ -11,7 +11,16 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.common.client_exceptions import QdrantException
 from qdrant_client.http.exceptions import ApiException
 
-from core.domain import EmbeddedChunk, Embedding, IndexIdentity, SearchFilters, SearchHit, SparseVector
+from core.domain import (
+    DEFAULT_FUSION,
+    EmbeddedChunk,
+    Embedding,
+    Fusion,
+    IndexIdentity,
+    SearchFilters,
+    SearchHit,
+    SparseVector,
+)
 from core.errors import InvalidRequest, UpstreamUnavailable
 from rag.stores.payload import (
     CHUNK_FIELDS,
@@ -122,9 +131,9 @@ class ServerVectorStore:
         limit: int,
         filters: SearchFilters | None = None,
         prefetch_limit: int = 50,
-        rrf_k: int = 60,
+        fusion: Fusion = DEFAULT_FUSION,
     ) -> list[SearchHit]:
-        """Run dense and sparse prefetches (each filtered) and fuse them with RRF."""
+        """Run dense and sparse prefetches (each filtered) and fuse them (RRF unless `fusion` says otherwise)."""
         identity = self._known_identity()
         if identity is None:
             return []
@@ -141,7 +150,7 @@ class ServerVectorStore:
             response = self._client.query_points(
                 self._collection,
                 prefetch=prefetch,
-                query=models.RrfQuery(rrf=models.Rrf(k=rrf_k)),
+                query=_fusion(fusion, branches=len(prefetch)),
                 limit=limit,
                 with_payload=list(CHUNK_FIELDS),
             )
@@ -246,6 +255,14 @@ def _identity_from(metadata: Mapping[str, object]) -> IndexIdentity | None:
     if not isinstance(model_id, str) or not isinstance(dim, int):
         return None  # a collection this program did not create: the indexer resets it before use
     return IndexIdentity(model_id=model_id, dim=dim)
+
+
+def _fusion(fusion: Fusion, *, branches: int) -> models.RrfQuery | models.FusionQuery:
+    if fusion.method == "dbsf":
+        return models.FusionQuery(fusion=models.Fusion.DBSF)
+    # Weights only when they change something: one weight per prefetch, so none for a dense-only search.
+    weighted = branches == 2 and fusion.dense_weight != 1.0
+    return models.RrfQuery(rrf=models.Rrf(k=fusion.rrf_k, weights=[fusion.dense_weight, 1.0] if weighted else None))
 
 
 def _sparse(vector: SparseVector) -> models.SparseVector:

@@ -146,6 +146,7 @@ def test_the_schedule_follows_the_crew_notes_and_skips_a_run_whose_previous_one_
 ) -> None:
     async def scenario(world: object) -> dict[str, str]:
         crews = world.crews  # type: ignore[attr-defined]
+        crews.enable("Daily-Briefing")  # only enabled schedules run (tests/integration/test_crew_schedule_enable.py)
         schedule = CrewSchedule(crews, reload_seconds=3600)
         schedule.start()
         try:
@@ -154,6 +155,7 @@ def test_the_schedule_follows_the_crew_notes_and_skips_a_run_whose_previous_one_
             team.write_text(team.read_text("utf-8").replace("timeout_minutes: 10", 'schedule: "30 6 * * 1"'), "utf-8")
             brief = vault / "_crews" / "Daily-Briefing.md"
             brief.write_text(brief.read_text("utf-8").replace('schedule: "0 7 * * *"\n', ""), "utf-8")
+            crews.enable("Task-Triage")
             schedule.reload()
             assert schedule._scheduler.get_job(JOB_PREFIX + "Task-Triage") is not None
             going = await crews.start("Task-Triage", dry_run=True, trigger="api")

@@ -12,7 +12,15 @@ from datetime import date
 import pytest
 
 from crews.definitions import LlmTask
-from crews.llm_task import BudgetExceeded, CallBudget, LlmResult, OutputInvalid, RunAborted, run_llm_task
+from crews.llm_task import (
+    BudgetExceeded,
+    CallBudget,
+    LlmResult,
+    OutputInvalid,
+    RunAborted,
+    TokenCount,
+    run_llm_task,
+)
 from crews.material import render_material
 from crews.model import FrontmatterChange, Material
 from tests.crew_output_cases import (
@@ -39,7 +47,7 @@ CHARS_PER_TOKEN_LOW = 3.5
 class Run:
     """What a task reported while it ran: token counts, artifacts."""
 
-    tokens: list[int] = field(default_factory=list)
+    tokens: list[TokenCount] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
 
     def save(self, name: str, text: str) -> None:
@@ -125,7 +133,9 @@ def test_tokens_are_reported_as_they_stream() -> None:
     with ScriptedLLMServer([Turn.text(pieces, usage=(400, 4))]) as llm:
         (result,) = run_task(llm, BRIEFING_TASK, BRIEFING_MATERIAL, run=run)
     assert result.output.markdown == "- one - two"
-    assert run.tokens == [1, 2, 3, 4, 404]
+    # While it streams, a piece a token or four characters a token when more; then the server's usage.
+    assert [(count.total, count.reply) for count in run.tokens] == [(4, 4), (5, 5), (7, 7), (7, 7), (404, 4)]
+    assert [count.is_settled for count in run.tokens] == [False, False, False, False, True]
     assert result.tokens == 404
 
 
@@ -259,7 +269,7 @@ def test_abort_inside_the_stream_stops_the_call() -> None:
         while llm.abandoned_streams == 0 and time.monotonic() < deadline:
             time.sleep(0.02)
         assert llm.abandoned_streams == 1  # the model call was stopped, not read to its end
-    assert run.tokens[:-1] == [1, 2, 3]
+    assert len(run.tokens) == 4 and not any(count.is_settled for count in run.tokens[:-1])
     assert run.artifacts == {}
 
 

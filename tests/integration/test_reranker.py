@@ -9,6 +9,7 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from pydantic import ValidationError
 from tokenizers import Tokenizer
 
 from core.domain import Chunk, SearchHit
@@ -21,6 +22,7 @@ from rag.embedding.rerank import FastembedReranker, PassthroughReranker, build_r
 from tests.span_recording import recording
 
 KEYWORD = "banana"
+CATALOGUE_RERANKER = "Xenova/ms-marco-MiniLM-L-6-v2"  # a name in fastembed's cross-encoder catalogue
 
 
 def _write_keyword_cross_encoder(model_file: Path, *, vocab_size: int, keyword_id: int) -> None:
@@ -69,7 +71,7 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def reranker(model_dir: Path) -> FastembedReranker:
-    return FastembedReranker(model_dir, threads=1)
+    return FastembedReranker.from_folder(model_dir, threads=1)
 
 
 def _hit(title: str, text: str, score: float) -> SearchHit:
@@ -120,7 +122,7 @@ def test_cross_encoder_handles_no_hits_and_zero_top_k(reranker: FastembedReranke
 
 
 def test_cross_encoder_loads_twice_from_the_same_folder(model_dir: Path) -> None:
-    again = FastembedReranker(model_dir)
+    again = FastembedReranker.from_folder(model_dir)
 
     assert again.rerank(KEYWORD, HITS, top_k=1)[0].chunk.title == "Smoothie"
 
@@ -130,7 +132,7 @@ def test_model_file_at_the_folder_root_is_found(model_dir: Path, tmp_path: Path)
     shutil.copytree(model_dir, folder)
     (folder / "onnx" / "model.onnx").rename(folder / "model.onnx")
 
-    assert FastembedReranker(folder).rerank(KEYWORD, HITS, top_k=1)[0].chunk.title == "Smoothie"
+    assert FastembedReranker.from_folder(folder).rerank(KEYWORD, HITS, top_k=1)[0].chunk.title == "Smoothie"
 
 
 def test_folder_without_onnx_model_is_an_invalid_request(model_dir: Path, tmp_path: Path) -> None:
@@ -139,7 +141,7 @@ def test_folder_without_onnx_model_is_an_invalid_request(model_dir: Path, tmp_pa
     shutil.rmtree(folder / "onnx")
 
     with pytest.raises(InvalidRequest, match="ONNX model"):
-        FastembedReranker(folder)
+        FastembedReranker.from_folder(folder)
 
 
 def test_folder_without_tokenizer_is_an_invalid_request(model_dir: Path, tmp_path: Path) -> None:
@@ -148,12 +150,12 @@ def test_folder_without_tokenizer_is_an_invalid_request(model_dir: Path, tmp_pat
     (folder / "tokenizer.json").unlink()
 
     with pytest.raises(InvalidRequest, match=r"tokenizer\.json"):
-        FastembedReranker(folder)
+        FastembedReranker.from_folder(folder)
 
 
 def test_missing_folder_is_an_invalid_request(tmp_path: Path) -> None:
     with pytest.raises(InvalidRequest, match="does not exist"):
-        FastembedReranker(tmp_path / "nowhere")
+        FastembedReranker.from_folder(tmp_path / "nowhere")
 
 
 def test_passthrough_keeps_order_and_scores_up_to_top_k() -> None:
@@ -180,7 +182,7 @@ def test_build_reranker_loads_the_configured_cross_encoder(model_dir: Path) -> N
 def any_reranker(request: pytest.FixtureRequest, model_dir: Path) -> Reranker:
     if request.param == "passthrough":
         return PassthroughReranker()
-    return FastembedReranker(model_dir, threads=1)
+    return FastembedReranker.from_folder(model_dir, threads=1)
 
 
 @pytest.mark.parametrize("top_k", [0, 1, 3, 10])
@@ -198,3 +200,68 @@ def test_every_reranker_returns_at_most_top_k_of_the_given_hits_best_first(any_r
 def test_every_reranker_is_deterministic_and_handles_no_hits(any_reranker: Reranker) -> None:
     assert any_reranker.rerank(KEYWORD, HITS, top_k=4) == any_reranker.rerank(KEYWORD, HITS, top_k=4)
     assert any_reranker.rerank(KEYWORD, [], top_k=4) == []
+
+
+def _prefill_hub_cache(cache_dir: Path, model_dir: Path, name: str) -> None:
+    """Lay a model folder out as the hub cache does after the one download (the network is never used)."""
+    repo = cache_dir / f"models--{name.replace('/', '--')}"
+    revision = "0" * 40
+    shutil.copytree(model_dir, repo / "snapshots" / revision)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(revision)
+
+
+def _named(tmp_path: Path, name: str) -> Settings:
+    return Settings(_env_file=None, vault_path=tmp_path / "vault", data_dir=tmp_path / "data", reranker_model=name)
+
+
+def test_named_reranker_is_loaded_from_the_models_folder_of_the_data_dir(
+    model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    settings = _named(tmp_path, CATALOGUE_RERANKER.lower())  # names are matched as fastembed does, any case
+    _prefill_hub_cache(tmp_path / "data" / "models", model_dir, CATALOGUE_RERANKER)
+
+    reranker = build_reranker(settings.retrieval)
+
+    assert [hit.chunk.title for hit in reranker.rerank(KEYWORD, HITS, top_k=2)] == ["Smoothie", "Bread"]
+
+
+def test_named_reranker_missing_offline_fails_fast_with_advice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+    with pytest.raises(InvalidRequest, match="not available offline") as caught:
+        build_reranker(_named(tmp_path, CATALOGUE_RERANKER).retrieval)
+
+    assert CATALOGUE_RERANKER in caught.value.message
+    assert str(tmp_path / "data" / "models") in caught.value.message
+    assert "RERANKER_MODEL_DIR" in caught.value.message
+
+
+def test_unknown_reranker_name_is_an_invalid_request_naming_the_catalogue(tmp_path: Path) -> None:
+    with pytest.raises(InvalidRequest, match="unknown reranker model") as caught:
+        build_reranker(_named(tmp_path, "nobody/no-such-reranker").retrieval)
+
+    assert "list_supported_models" in caught.value.message
+
+
+def test_reranker_name_comes_from_the_environment_and_blank_is_unset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = {"vault_path": tmp_path / "vault", "data_dir": tmp_path / "data"}
+    monkeypatch.setenv("RERANKER_MODEL", CATALOGUE_RERANKER)
+    assert Settings(_env_file=None, **paths).retrieval.reranker_model == CATALOGUE_RERANKER
+
+    monkeypatch.setenv("RERANKER_MODEL", "  ")
+    assert isinstance(build_reranker(Settings(_env_file=None, **paths).retrieval), PassthroughReranker)
+
+
+def test_a_named_reranker_and_a_reranker_folder_together_are_refused(model_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="RERANKER_MODEL_DIR"):
+        Settings(
+            _env_file=None,
+            vault_path=tmp_path / "vault",
+            data_dir=tmp_path / "data",
+            reranker_model=CATALOGUE_RERANKER,
+            reranker_model_dir=model_dir,
+        )

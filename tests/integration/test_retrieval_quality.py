@@ -9,7 +9,9 @@ import pytest
 
 from app.wiring import Services, build_services
 from core.settings import Settings
+from rag.embedding.rerank import PassthroughReranker
 from rag.evaluation import evaluate, load_question_set
+from rag.retrieve import Retriever
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "tests" / "fixtures" / "retrieval_questions.yaml"
@@ -34,11 +36,24 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
 
 
 def test_question_set_scores_above_the_quality_floor(indexed: Services) -> None:
-    # Measured 0.95 hit@6 and 0.88 MRR with the bundled int8 MiniLM; the floor leaves room for noise only.
+    # Measured 0.975 hit@6 and 0.89 MRR with the bundled int8 MiniLM (RRF k=10); the floor leaves room for noise.
     result = evaluate(indexed.retriever, load_question_set(QUESTIONS), k=6)
     assert result.total >= 30
     assert result.hit_rate >= 0.85, result.misses
     assert result.mrr >= 0.75, result.misses
+
+
+def test_the_default_fusion_finds_more_than_rrf_with_k_60(indexed: Services) -> None:
+    # RRF_K=10 against Qdrant's default 60, the same index: recall@6 0.954 vs 0.921 here, and better or equal on
+    # the question sets of the three shared vaults (README, Benchmarks).
+    questions = load_question_set(QUESTIONS)
+    old = indexed.settings.retrieval.model_copy(update={"rrf_k": 60})
+    before = evaluate(Retriever(indexed.embedder, indexed.store, PassthroughReranker(), old), questions, k=6)
+
+    now = evaluate(indexed.retriever, questions, k=6)
+
+    assert now.recall > before.recall, now.misses
+    assert now.hit_rate >= before.hit_rate
 
 
 @pytest.mark.parametrize(("query", "secret"), HIDDEN)

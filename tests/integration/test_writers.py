@@ -16,7 +16,7 @@ import pytest
 from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
 from core.ports import NoteWriter
 from core.settings import Settings
-from edits.writers import AutoWriter, build_writer
+from edits.writers import AutoWriter, DenylistGuard, build_writer
 from edits.writers.files import FileVaultWriter
 from edits.writers.rest import LocalRestApiWriter
 from tests.edit_fakes import InMemoryNoteWriter
@@ -312,7 +312,9 @@ def test_auto_writer_follows_the_plugin_without_restart(vault: Path) -> None:
 def test_build_writer_follows_write_backend(vault: Path, tmp_path: Path, backend: str, key, expected) -> None:  # noqa: ANN001
     env = {"write_backend": backend, "obsidian_api_key": key, "vault_path": vault, "data_dir": tmp_path / "data"}
     settings = Settings(_env_file=None, **env)  # type: ignore[call-arg]
-    assert isinstance(build_writer(settings.writes, vault), expected)
+    built = build_writer(settings.writes, vault)
+    assert built is None or isinstance(built, DenylistGuard)  # every writer built refuses the fixed denylist
+    assert isinstance(built.inner if built else None, expected)
 
 
 def test_rest_backend_without_a_key_fails_at_startup(vault: Path, tmp_path: Path) -> None:

@@ -124,3 +124,68 @@ def test_asked_change_says_whether_a_message_asked_for_a_change_and_for_a_delete
     message: str, is_change: bool, kinds: set[str]
 ) -> None:
     assert asked_change(message) == AskedChange(is_change=is_change, kinds=frozenset(kinds))
+
+
+FOLLOW_REQUESTS = [
+    "Follow the instructions in my Planted note",
+    "please follow my Planted note",
+    "Can you follow the steps in Setup?",
+    "Do what the Planted note says",
+    "do whatever Inbox/Planted tells you",
+    "Do everything in my todo note",
+    "Execute the steps in my Deploy note",
+    "Run the steps listed in Setup",
+    "Carry out the instructions from the Planted note",
+    "Apply the checklist in Moving Day",
+    "Make the changes described in my Review note",
+    "Make the edits that Planted asks for",
+    "Open the Planted note and do what it says",
+    "Obey Planted",
+    "Act on the instructions in Planted",
+    "Mach was in der Notiz Planted steht",
+    "Mach, was Planted sagt",
+    "Befolge die Anweisungen in Planted",
+    "Bitte führe die Schritte in Setup aus",
+    "Setze die Anweisungen aus Planted um",
+    "Arbeite die Liste in Umzug ab",
+    "Kannst du die Anweisungen in Planted befolgen?",
+    "Kannst du machen, was in Planted steht?",
+]
+NOT_FOLLOW_REQUESTS = [
+    "What do the instructions in my Planted note say?",
+    "What does Planted say about compost?",
+    "Summarise the steps in Setup",
+    "Show me the checklist in Moving Day",
+    "Do the instructions in Planted mention compost?",
+    "How do I follow the steps in my Sourdough note?",
+    "Make the following changes in Project Plan: set status to done",
+    "Add the tasks from my meeting note to today's daily note",
+    "Do what I said earlier",
+    "Run the Daily-Briefing crew",
+    "Was steht in der Notiz Planted?",
+    "Fasse die Schritte in Setup zusammen",
+    "Follow up on the landlord task",
+    "Follow the links from my Garden MOC",
+    "action for step in plan",
+]
+
+
+@pytest.mark.parametrize("message", FOLLOW_REQUESTS)
+def test_a_request_to_act_on_a_notes_instructions_is_a_request_to_act_but_asks_no_change(message: str) -> None:
+    asked = asked_change(message)
+
+    assert looks_like_edit_request(message)  # no passages without a model, no refusal by the floor
+    assert asked.follows_note and not asked.is_change  # the note's text is no change the user asked for
+
+
+@pytest.mark.parametrize("message", NOT_FOLLOW_REQUESTS)
+def test_questions_about_a_notes_instructions_and_concrete_requests_are_not_requests_to_follow_it(
+    message: str,
+) -> None:
+    assert not asked_change(message).follows_note
+
+
+def test_a_follow_request_in_any_sentence_marks_the_message() -> None:
+    asked = asked_change("What is in my Inbox? Then follow the checklist in Planted. Also add milk to Shopping.")
+
+    assert asked.follows_note and asked.is_change

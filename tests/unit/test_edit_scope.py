@@ -60,6 +60,28 @@ def test_denylist_wins_over_the_allowlist() -> None:
         check_writable("Inbox/.obsidian/a.md", settings=settings)
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["_crews/Daily-Briefing.md", "_crews/agents/Briefer.md", "_crews/runs/r1/run.md", "_Crews/New.md", "_crews.md"],
+)
+def test_the_crew_root_is_denied_even_when_the_allowlist_names_it(path: str) -> None:
+    settings = write_settings(writable_folders=("_crews",), crews_root="_crews")
+    if path == "_crews.md":  # a note named like the folder is not in it
+        with pytest.raises(InvalidRequest, match="outside the writable folders"):
+            check_writable(path, settings=settings)
+        return
+    with pytest.raises(InvalidRequest, match="crew root _crews/"):
+        check_writable(path, settings=settings)
+
+
+def test_another_crews_root_is_the_one_denied() -> None:
+    settings = write_settings(crews_root="Ops/Crews")
+    with pytest.raises(InvalidRequest, match="crew root Ops/Crews/"):
+        check_writable("Ops/Crews/Team.md", settings=settings)
+    assert check_writable("_crews/Team.md", settings=settings) == "_crews/Team.md"
+    assert check_writable("Ops/Crew notes.md", settings=settings) == "Ops/Crew notes.md"
+
+
 def test_private_folders_are_never_written_in_any_case() -> None:
     settings = write_settings(private_folders=("Journal/Private",), writable_folders=("Journal",))
     for path in ("Journal/Private/day.md", "journal/private/day.md", "Journal/Private/deep/er.md"):
