@@ -52,7 +52,9 @@ async def warm_up(chat_model: ChatModel, tools: Sequence[ToolSpec], tool_use: To
         if not (probed and asked):  # after a structured call the probe has cached the prefix with tools already
             await _evaluate_prefix(chat_model, asked)
     except AppError as exc:
-        logger.info("warming the model up failed (the first question will take longer): %s", exc.message)
+        # A warning: at start this is the first word that the LLM is unreachable or misconfigured (a base URL
+        # without /v1 is named as such by the client), before any question fails on it.
+        logger.warning("warming the model up failed (is the LLM running? /ready says more): %s", exc.message)
         return False
     model = chat_model.model_name
     logger.info(

@@ -8,7 +8,6 @@ opening the stores a second time (app/index_access.py).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -36,6 +35,7 @@ cli = typer.Typer(
     help="Vault Librarian: hybrid search over an Obsidian vault, fully offline.",
     no_args_is_help=True,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # every command's, sub-commands' included
 )
 cli.add_typer(crew_cli, name="crew")
 cli.command("eval")(eval_command)
@@ -52,6 +52,27 @@ VaultOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")]
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            out.print(f"librarian (vault-librarian) {version('vault-librarian')}", highlight=False)
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            out.print("librarian (vault-librarian, not installed)", highlight=False)
+        raise typer.Exit()
+
+
+@cli.callback()
+def _options(
+    _version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Vault Librarian: hybrid search over an Obsidian vault, fully offline."""
 
 
 def load_settings(vault: str | None = None) -> Settings:
@@ -86,14 +107,16 @@ def reporting_errors() -> Iterator[None]:
 
 
 @contextmanager
-def index_access(settings: Settings, command: str) -> Iterator[LocalIndex | RemoteIndex | BusyIndex]:
+def index_access(
+    settings: Settings, command: str, *, switch_vault: bool = False
+) -> Iterator[LocalIndex | RemoteIndex | BusyIndex]:
     """Yield the index for `command`: this process's, or the server's holding DATA_DIR (errors reported)."""
     from app.index_access import open_index
 
     def waiting() -> None:
         err.print("[dim]waiting for the service that holds this DATA_DIR to start…[/dim]")
 
-    with reporting_errors(), open_index(settings, command, on_wait=waiting) as access:
+    with reporting_errors(), open_index(settings, command, on_wait=waiting, switch_vault=switch_vault) as access:
         yield access
 
 
@@ -103,12 +126,24 @@ def index(
         str | None, typer.Argument(metavar="[VAULT]", help="Vault folder (default: VAULT_PATH).", show_default=False)
     ] = None,
     as_json: JsonOption = False,
+    switch_vault: Annotated[
+        bool,
+        typer.Option(
+            "--switch-vault", help="DATA_DIR holds another vault's index: replace it with this vault's (rebuilt)."
+        ),
+    ] = False,
 ) -> None:
     """Index the vault incrementally: only new and changed notes are embedded."""
     from app.console import print_report, progress_reporter
+    from app.data_dir_vault import describe_data_dir
 
     settings = load_settings(vault)
-    with index_access(settings, "index") as access, progress_reporter(err, enabled=not as_json) as on_progress:
+    if not as_json:
+        err.print(f"[dim]{escape(describe_data_dir(settings))}[/dim]")
+    with (
+        index_access(settings, "index", switch_vault=switch_vault) as access,
+        progress_reporter(err, enabled=not as_json) as on_progress,
+    ):
         report = access.index(on_progress)
     if as_json:
         out.print_json(json.dumps(report))
@@ -196,10 +231,12 @@ def undo(assume_yes: YesOption = False, vault: VaultOption = None) -> None:
 def serve(
     vault: VaultOption = None,
     host: Annotated[str | None, typer.Option(metavar="HOST", help="Address to bind (default HOST, 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(metavar="PORT", help="Port (default PORT, 8000).")] = None,
+    port: Annotated[
+        int | None, typer.Option(metavar="PORT", min=1, max=65535, help="Port (default PORT, 8000).")
+    ] = None,
 ) -> None:
     """Serve the OpenAI-compatible API (one worker) and keep the index fresh in the background."""
-    from app.security import check_bind_address
+    from app.bind_address import check_bind_address
     from app.serving import serve_forever
 
     settings = load_settings(vault)
@@ -210,28 +247,15 @@ def serve(
     except AppError as exc:
         err.print(f"[red]error:[/red] {escape(exc.message)}")
         raise typer.Exit(2) from exc
-    if "LOG_LEVEL" not in os.environ:
-        logging.getLogger().setLevel(logging.INFO)  # the service's access log and start-up lines are worth seeing
     with reporting_errors():
         serve_forever(settings, announce=lambda line: out.print(escape(line)))
 
 
-class _CliFormatter(logging.Formatter):
-    """`warning: message` for the terminal; the service's own lines (`serve`) carry a time and the logger."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        message = super().format(record)
-        return f"{record.levelname.lower()}: {message}"
-
-
 def main() -> None:
     """Run the CLI (the `librarian` console script)."""
-    handler = logging.StreamHandler(sys.stderr)
-    is_serve = len(sys.argv) > 1 and sys.argv[1] == "serve"
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s") if is_serve else _CliFormatter()
-    )
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"), handlers=[handler])
+    from app.log_levels import configure_logging
+
+    configure_logging(sys.argv[1] if len(sys.argv) > 1 else None, os.environ.get("LOG_LEVEL"), sys.stderr)
     cli()
 
 

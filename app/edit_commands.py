@@ -66,8 +66,14 @@ async def _confirm_undo(writer: NoteWriter, log: SqliteChangeLog, lock: EditLock
 
 def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_root: Path) -> int:
     """Show the undo plan, ask for confirmation, apply it; return the exit code."""
+    from app.data_dir_vault import check_vault
     from edits.undo import plan_undo
 
+    try:
+        check_vault(settings.data_dir, vault_root)  # the change log of another vault's DATA_DIR is not this vault's
+    except AppError as exc:
+        console.print(f"[red]error:[/red] {escape(exc.message)}")
+        return 1
     writer = build_note_writer(settings.with_vault(vault_root))
     if writer is None:
         console.print("[red]error:[/red] WRITE_BACKEND=none: the vault is read-only, so nothing can be undone")

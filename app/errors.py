@@ -57,10 +57,18 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(body, status_code=status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
-    async def on_validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {"msg": "invalid request", "loc": ()}
         location = [str(part) for part in first.get("loc", ()) if part != "body"]
-        if first.get("type") == "json_invalid":
+        content_type = request.headers.get("content-type", "")
+        is_json_api = request.url.path.startswith("/v1/")  # the OpenAI-style API; other pages may take forms
+        if is_json_api and tuple(first.get("loc", ())) == ("body",) and "json" not in content_type.lower():
+            # FastAPI reads a body as JSON only when it says so; "Input should be a valid dictionary" would
+            # send the client looking in the wrong place (curl -d sends form-encoded, fetch sends text/plain).
+            location = []
+            sent = f"Content-Type {reprlib.repr(content_type)}" if content_type else "no Content-Type"
+            message = f"send the body as JSON with the header Content-Type: application/json (got {sent})"
+        elif first.get("type") == "json_invalid":
             location = []  # its "location" is a character offset, no parameter
             message = "the request body is not valid JSON"
         else:

@@ -14,7 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.data_dir_vault import check_vault
 from app.ownership import DataDirOwnership, DataDirTaken, Owner
+from core.data_dirs import default_data_dir
 from core.domain import SearchFilters
 from core.errors import InvalidRequest
 from core.llm_endpoints import hosts_off_machine
@@ -122,16 +124,20 @@ def cli_status(settings: Settings, stored: dict[str, Any], *, configured_model: 
 
 @contextmanager
 def open_index(
-    settings: Settings, command: str, *, on_wait: Callable[[], None]
+    settings: Settings, command: str, *, on_wait: Callable[[], None], switch_vault: bool = False
 ) -> Iterator[LocalIndex | RemoteIndex | BusyIndex]:
     """Yield the way to the index for `command`: local, through the server holding DATA_DIR, or read-only.
 
+    `switch_vault`: DATA_DIR may hold another vault's index, which this vault's then replaces.
+
     Raises:
-        AppError: the stores cannot be opened, or the server holding DATA_DIR serves another vault.
+        AppError: the stores cannot be opened, or DATA_DIR (or the server holding it) belongs to another vault.
 
     """
     try:
-        ownership = DataDirOwnership.acquire(settings.data_dir, command, vault=settings.vault_path)
+        ownership = DataDirOwnership.acquire(
+            settings.data_dir, command, vault=settings.vault_path, switch_vault=switch_vault
+        )
     except DataDirTaken as taken:
         owner = taken.owner
         if owner is not None and owner.is_server:
@@ -167,7 +173,8 @@ def remote_client(settings: Settings, owner: Owner, on_wait: Callable[[], None])
     if Path(owner.vault) != wanted:
         raise InvalidRequest(
             f"{owner.describe()} holds DATA_DIR {settings.data_dir} for the vault {owner.vault}, not {wanted}; "
-            "use another DATA_DIR for this vault"
+            f"give this vault a DATA_DIR of its own (with DATA_DIR unset each vault gets one, here "
+            f"{default_data_dir(wanted)})"
         )
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
     client = ServiceClient(owner, settings.data_dir, api_key=api_key, on_wait=on_wait)
@@ -189,6 +196,7 @@ class BusyIndex:
         from sync.index_status import read_stored_status
         from sync.watermarks import WATERMARKS_FILE, SqliteWatermarkStore
 
+        check_vault(self.settings.data_dir, self.settings.vault_path)
         watermarks = SqliteWatermarkStore(self.settings.data_dir / WATERMARKS_FILE)
         try:
             stored = read_stored_status(watermarks, None, None).to_json()

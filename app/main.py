@@ -29,6 +29,7 @@ from app.security import (
 )
 from app.tracing import start_tracing
 from app.unicode_body import ValidUnicodeBody
+from app.web.site import install_web
 from app.wiring import EditServices, Services, build_crew_service, build_edit_services, build_services, utc_now
 from core.ports import Answerer, ChatModel
 from core.settings import Settings
@@ -103,6 +104,7 @@ def create_app(
     app.include_router(crews.router, dependencies=protected)
     app.include_router(proposals.router, dependencies=protected)
     mount_mcp(app)  # /mcp, behind the same auth, Host and Origin checks
+    install_web(app)  # the pages at /, behind the same key (bearer or a login cookie) and Host check
     return app
 
 
@@ -137,6 +139,7 @@ async def start_services(
     app.state.index_runner = runner
     scheduler = start_scheduler(runner, settings.sync)
     stack.push_async_callback(stop_scheduler, scheduler)
+    app.state.index_scheduler = scheduler  # the index page and /v1/index/status tell its next run
     app.state.watcher = None
     if settings.sync.watch:
         watcher = await start_watcher(runner, settings.vault, settings.sync)

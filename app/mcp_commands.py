@@ -25,6 +25,7 @@ from pydantic import SecretStr
 from rich.console import Console
 from rich.markup import escape
 
+from app.data_dir_vault import describe_data_dir
 from app.ownership import DataDirOwnership, DataDirTaken, Owner, service_url
 from app.serving import bind_socket
 from core.errors import AppError
@@ -76,6 +77,7 @@ async def serve_stdio(settings: Settings) -> None:
 
     from app.mcp.bridge import PipeLines, relay
 
+    logger.info("librarian mcp: %s", describe_data_dir(settings))
     lines = await PipeLines.open()
     failure: AppError | None = None
     async with stdio_server(stdin=cast(Any, lines)) as (stdin, stdout):

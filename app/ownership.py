@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from app.data_dir_vault import claim_vault
 from core.errors import ResourceBusy
 from core.settings import ServerSettings
 
@@ -70,14 +71,27 @@ class DataDirOwnership:
         self.owner = owner
 
     @classmethod
-    def acquire(cls, data_dir: Path, command: str, *, vault: Path, url: str | None = None) -> DataDirOwnership:
-        """Take DATA_DIR for `command`, or raise DataDirTaken naming the holder; a server also gets a local token."""
+    def acquire(
+        cls, data_dir: Path, command: str, *, vault: Path, url: str | None = None, switch_vault: bool = False
+    ) -> DataDirOwnership:
+        """Take DATA_DIR for `command`, or raise DataDirTaken naming the holder; a server also gets a local token.
+
+        Raises:
+            DataDirTaken: another process holds it.
+            VaultMismatch: its index belongs to another vault (unless `switch_vault`: app/data_dir_vault.py).
+
+        """
         data_dir.mkdir(parents=True, exist_ok=True)
         path = data_dir / OWNER_FILE
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         if not _lock_exclusive(fd):
             os.close(fd)
             raise DataDirTaken(data_dir, read_owner(data_dir))
+        try:
+            claim_vault(data_dir, vault, switch=switch_vault)
+        except BaseException:
+            os.close(fd)  # gives the lock up: nothing was taken
+            raise
         owner = Owner(
             pid=os.getpid(),
             command=command,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -12,58 +11,23 @@ from fastapi import Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.bind_address import MIN_API_KEY_LENGTH as MIN_API_KEY_LENGTH  # moved there; still importable from here
+from app.bind_address import check_bind_address as check_bind_address
+from app.bind_address import is_all_interfaces, is_loopback
 from app.openai_schemas import error_json
-from core.errors import InvalidRequest, Unauthorized
+from core.errors import Unauthorized
 from core.settings import ServerSettings
 
 LOCALHOST_ORIGINS = r"^(app://obsidian\.md|https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?)$"
 # Only names no DNS record can point elsewhere. Tests reach the app under one of them (TestClient's base_url),
 # never under Starlette's default "testserver", which a LAN DNS could resolve to this machine.
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-# An API key guards the whole vault once the service listens beyond loopback: a short one can be guessed.
-MIN_API_KEY_LENGTH = 16
 # auto_error=False: without API_KEY no key is asked for, and a missing key is our 401, in OpenAI's error shape.
 BEARER_AUTH = HTTPBearer(
     auto_error=False,
     scheme_name="bearerAuth",
     description="API_KEY; required on /v1/* when the service has one (always when it listens beyond loopback)",
 )
-
-
-def is_loopback(host: str) -> bool:
-    """Return True for addresses only this machine can reach."""
-    if host in ("localhost", ""):
-        return host == "localhost"
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def is_all_interfaces(host: str) -> bool:
-    """Return True for a bind address that listens on every interface (0.0.0.0, ::)."""
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_unspecified
-    except ValueError:
-        return False
-
-
-def check_bind_address(settings: ServerSettings) -> None:
-    """Refuse to listen beyond loopback without a long enough API key: the vault would be open to the network."""
-    if is_loopback(settings.host):
-        return
-    if settings.api_key is None:
-        raise InvalidRequest(
-            f"refusing to listen on {settings.host} without API_KEY: anyone on the network could read your notes; "
-            "set API_KEY or bind 127.0.0.1"
-        )
-    length = len(settings.api_key.get_secret_value())
-    if length < MIN_API_KEY_LENGTH:
-        raise InvalidRequest(
-            f"refusing to listen on {settings.host} with an API_KEY of {length} characters: beyond loopback it must "
-            f"have at least {MIN_API_KEY_LENGTH}, or it could be guessed (make one with "
-            "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`), or bind 127.0.0.1"
-        )
 
 
 def trusted_hosts(settings: ServerSettings) -> frozenset[str] | None:

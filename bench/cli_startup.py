@@ -6,7 +6,8 @@ Each command runs as a new process (interpreter start and imports included), `--
 the median wall time and the median CPU time (user + system) of the child process. CPU time is the steadier
 figure on a loaded machine; wall time is what a user waits. The index is built once first; `search` alone loads
 the embedding model, through the server it does not. Target: `--help`, `status`, `search` (through the server)
-and `changes` under one second.
+and `changes` under one second, and `serve` refusing a missing vault or a taken port under one second too (it
+refuses before loading FastAPI, uvicorn or a model).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import resource
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -45,11 +47,13 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def timed(env: dict[str, str], args: Sequence[str]) -> tuple[float, float]:
-    """Run `librarian ARGS` once; return (wall seconds, CPU seconds of the child)."""
+def timed(env: dict[str, str], args: Sequence[str], *, refused: bool = False) -> tuple[float, float]:
+    """Run `librarian ARGS` once; return (wall seconds, CPU seconds of the child). `refused`: it must fail."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, capture_output=True, check=False)
+    if (done.returncode != 0) != refused:
+        raise RuntimeError(f"librarian {' '.join(args)} exited {done.returncode}: {done.stderr.decode()}")
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -63,6 +67,22 @@ def measure(env: dict[str, str], runs: int, label: str) -> None:
         wall = statistics.median(s[0] for s in samples)
         cpu = statistics.median(s[1] for s in samples)
         print(f"| `librarian {args[0]}` {label} | {wall:.2f} s | {cpu:.2f} s |")
+
+
+def measure_refusals(env: dict[str, str], runs: int, scratch: Path) -> None:
+    """Print how long `serve` takes to refuse a missing vault and a port in use."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        cases = {
+            "refusing a missing vault": ("serve", "--vault", str(scratch / "missing")),
+            "refusing a port in use": ("serve", "--port", str(taken.getsockname()[1])),
+        }
+        for label, args in cases.items():
+            samples = [timed(env, args, refused=True) for _ in range(runs)]
+            wall = statistics.median(s[0] for s in samples)
+            cpu = statistics.median(s[1] for s in samples)
+            print(f"| `librarian serve` {label} | {wall:.2f} s | {cpu:.2f} s |")
 
 
 def serve(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
@@ -104,6 +124,7 @@ def main() -> None:
         print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}, {args.runs} runs per command\n")
         print("| command | wall (median) | CPU (median) |\n|---|---|---|")
         measure(env, args.runs, "(no server)")
+        measure_refusals(env, args.runs, Path(scratch))
         process, url = serve(env)
         try:
             measure(env, args.runs, f"(through `serve` on {url.rsplit(':', 1)[1]})")

@@ -206,6 +206,14 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class RankedLists:
+    """The dense and the BM25 result lists of one query apart, each best first, before fusion (to explain a ranking)."""
+
+    dense: tuple[SearchHit, ...]  # scores: cosine similarity
+    sparse: tuple[SearchHit, ...]  # scores: BM25 (IDF-weighted term matches); empty for a query without terms
+
+
+@dataclass(frozen=True, slots=True)
 class StoredDoc:
     """The verbatim markdown of a note as kept in the docstore."""
 

@@ -13,6 +13,7 @@ from core.domain import (
     Embedding,
     Fusion,
     IndexIdentity,
+    RankedLists,
     SearchFilters,
     SearchHit,
     StoredDoc,
@@ -79,6 +80,13 @@ class VectorStore(Protocol):
         fusion: Fusion = DEFAULT_FUSION,
     ) -> list[SearchHit]:
         """Run dense and sparse prefetches (each filtered) and fuse them (RRF unless `fusion` says otherwise)."""
+        ...
+
+    def search_lists(self, query: Embedding, *, limit: int, filters: SearchFilters | None = None) -> RankedLists:
+        """Run the dense and the sparse search of `search` separately (each filtered, `limit` deep), without fusion.
+
+        For the retrieval tracer, which tells for each hit its place in each list; `search` stays one request.
+        """
         ...
 
     def dense_top_score(self, query: Embedding, *, filters: SearchFilters | None = None) -> float | None:

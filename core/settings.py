@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.data_dirs import DEFAULT_VAULT, check_separate_dirs, data_dir_of
 from core.llm_endpoints import DEFAULT_DENIED_PORTS, EndpointKeys, Ports, check_llm_endpoints
 from core.llm_endpoints import LlmSettings as LlmSettings  # the LLM sub-model lives beside its rules
 
@@ -164,8 +165,9 @@ class Settings(BaseSettings):
     # Inputs stay out of error text: pydantic would quote every setting given, keys included.
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True, hide_input_in_errors=True)
 
-    vault_path: Path = Field(Path("./sample_vault"), description="The Obsidian vault to index.")
-    data_dir: Path = Field(Path("./data"), description="Index, docstore and watermarks; never inside the vault.")
+    vault_path: Path = Field(DEFAULT_VAULT, description="The Obsidian vault to index.")
+    # Unset: a folder of its own per vault, the same whatever the working directory (core/data_dirs.py).
+    data_dir: Path = Field(default_factory=data_dir_of, description="The index and its stores; never inside the vault.")
     ignore_globs: Annotated[tuple[str, ...], NoDecode] = Field(
         (), description="Comma-separated globs (vault-relative) to skip, e.g. 'Templates/**,*.excalidraw.md'."
     )
@@ -352,8 +354,14 @@ class Settings(BaseSettings):
         return self
 
     def with_vault(self, vault_path: Path) -> Settings:
-        """Return a copy pointing at another vault, validated like the original."""
-        return type(self).model_validate({**self.model_dump(), "vault_path": vault_path})
+        """Return a copy pointing at another vault, validated like the original (with that vault's default DATA_DIR)."""
+        kept = self.model_dump(exclude=None if self.has_data_dir_set else {"data_dir"})
+        return type(self).model_validate({**kept, "vault_path": vault_path})
+
+    @property
+    def has_data_dir_set(self) -> bool:
+        """Return True when DATA_DIR was given; False when it is the vault's default (core/data_dirs.py)."""
+        return "data_dir" in self.model_fields_set
 
     @property
     def vault(self) -> VaultSettings:
@@ -487,13 +495,3 @@ class Settings(BaseSettings):
             max_writes=self.crew_max_writes,
             context_tokens=self.llm_context_tokens,
         )
-
-
-def check_separate_dirs(vault_path: Path, data_dir: Path) -> None:
-    """Refuse a DATA_DIR inside the vault (it would be indexed and synced) or a vault inside DATA_DIR."""
-    vault = vault_path.expanduser().resolve()
-    data = data_dir.expanduser().resolve()
-    if data == vault or data.is_relative_to(vault):
-        raise ValueError(f"DATA_DIR ({data}) must not be inside the vault ({vault}); choose a folder outside it")
-    if vault.is_relative_to(data):
-        raise ValueError(f"the vault ({vault}) must not be inside DATA_DIR ({data})")

@@ -10,6 +10,7 @@ behind it.
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
@@ -39,6 +40,12 @@ class CrewSchedule:
     def jobs(self) -> dict[str, str]:
         """Return the scheduled teams and their cron expressions."""
         return dict(self._schedules)
+
+    def next_run(self, name: str) -> datetime | None:
+        """Return when the scheduled run of team `name` fires next (None: not scheduled, or not started)."""
+        job = self._scheduler.get_job(JOB_PREFIX + name) if self._scheduler.running else None
+        moment: datetime | None = getattr(job, "next_run_time", None)
+        return moment
 
     def start(self) -> None:
         """Register the teams' jobs and the reload job, then start the scheduler (call from the event loop)."""

@@ -21,6 +21,7 @@ from llm_client.context import EndpointUnreachable, detect_context_window, small
 from llm_client.endpoint_access import Disclosure, endpoint_auth, key_hint
 from llm_client.endpoints import EndpointRotation
 from llm_client.masking import Mask, masked_messages
+from llm_client.reachability import missing_v1_hint, probe_models
 from llm_client.redaction import MIN_SECRET_LENGTH, REDACTED, redact
 from llm_client.refusals import REFUSAL_STATUS, FieldRefusals, OptionalFields, refused_field
 from llm_client.wire import (
@@ -227,17 +228,18 @@ class OpenAICompatibleChatModel:
 
     async def is_available(self) -> bool:
         """Return True when one endpoint answers GET /models now (short timeout, never cached)."""
-        timeout = httpx.Timeout(min(AVAILABILITY_TIMEOUT_SECONDS, self._settings.connect_timeout_seconds))
+        return await self.unavailable_reason() is None
+
+    async def unavailable_reason(self) -> str | None:
+        """Return why no endpoint answers GET /models now (each one's reason, redacted), None when one does."""
+        reasons: list[str] = []
         for base in self._endpoints.ordered():
-            try:
-                response = await self._client().get(f"{base}/models", timeout=timeout)
-            except httpx.HTTPError as exc:
-                self._mark_down(base, f"{type(exc).__name__}: {exc}")
-                continue
-            if response.is_success:
+            probe = await probe_models(self._client(), base, self._probe_timeout())
+            if probe.reason is None:
                 self._endpoints.mark_up(base)
-                return True
-        return False
+                return None
+            reasons.append(self._mark_down(base, probe.reason) if probe.is_down else self._redact(probe.reason))
+        return "; ".join(reasons)
 
     async def context_window(self) -> int | None:
         """Return the context window (tokens) of the model at the first endpoint that answers, None if it won't say.
@@ -245,7 +247,7 @@ class OpenAICompatibleChatModel:
         Asked each time (a model can be reloaded with another context); see llm_client.context for what each
         server reports and how.
         """
-        timeout = httpx.Timeout(min(AVAILABILITY_TIMEOUT_SECONDS, self._settings.connect_timeout_seconds))
+        timeout = self._probe_timeout()
         for base in self._endpoints.ordered():
             try:
                 model = await self._model_for(base)
@@ -348,7 +350,8 @@ class OpenAICompatibleChatModel:
             return self._models[base]
         response = await self._client().get(f"{base}/models")
         if response.status_code == 404:
-            raise UpstreamUnavailable("llm", self._redact(f"{base}/models does not exist; set LLM_MODEL"))
+            hint = await missing_v1_hint(self._client(), base, self._probe_timeout())
+            raise UpstreamUnavailable("llm", self._redact(hint or f"{base}/models does not exist; set LLM_MODEL"))
         await self._check_status(base, response, "(listing models)")
         model = chat_model_id(response.json())
         if model is None:
@@ -376,9 +379,11 @@ class OpenAICompatibleChatModel:
             message = f"the endpoint refused the API key (HTTP {status} from {base}); {hint}: {detail}"
         elif status == 404:
             self._models.pop(base, None)  # a discovered model may have been unloaded: list again next time
-            message = (
-                f"HTTP 404 from {base}: model {model!r} not found, or the base URL is wrong "
-                f"(it usually ends in /v1); check LLM_MODEL and LLM_BASE_URL: {detail}"
+            wrong_base = await missing_v1_hint(self._client(), base, self._probe_timeout())
+            message = f"HTTP 404 from {base}: " + (
+                wrong_base
+                or f"model {model!r} not found, or the base URL is wrong (it usually ends in /v1); "
+                f"check LLM_MODEL and LLM_BASE_URL: {detail}"
             )
         else:
             message = f"HTTP {status} from {base}: {detail}"
@@ -420,6 +425,9 @@ class OpenAICompatibleChatModel:
         tries = "1 try" if len(failures) == 1 else f"{len(failures)} tries"
         reasons = "; ".join(dict(failures).values())  # the latest reason of each endpoint, in first-failed order
         return UpstreamUnavailable("llm", self._redact(f"no endpoint answered after {tries}: {reasons}"))
+
+    def _probe_timeout(self) -> httpx.Timeout:
+        return httpx.Timeout(min(AVAILABILITY_TIMEOUT_SECONDS, self._settings.connect_timeout_seconds))
 
     def _scrubber(self) -> SecretScrubber:
         return SecretScrubber(self._reply_secrets, replacement=REDACTED)

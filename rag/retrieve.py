@@ -11,6 +11,7 @@ from core.settings import RetrievalSettings
 from core.tracing import OPERATION, span
 from rag.answer.secrets import redact_secrets
 from rag.diversity import diversify_by_note
+from rag.search_trace import SearchTrace, trace_hits
 
 RERANK_QUERY_CHARS = 4_096
 EMPTY_VAULT_META = "vault_empty"  # watermarks meta: the vault path when the last scan found no notes, else ""
@@ -81,7 +82,7 @@ class Retriever:
                 limit=candidates,
                 filters=filters,
                 prefetch_limit=max(self._settings.prefetch_limit, candidates),
-                fusion=Fusion(rrf_k=self._settings.rrf_k),
+                fusion=self._fusion(),
             )
             # A cross-encoder reads at most its window too: a pasted megabyte costs no more than a page.
             # Every candidate is ranked, so the diversity step has the next notes to fill slots with.
@@ -92,6 +93,22 @@ class Retriever:
             traced.set_attribute("librarian.retrieval.notes", len({hit.chunk.path for hit in ranked}))
             # The one way out of the index: every search (prompt, tools, retrieval-only replies, the API, the CLI).
             return [_without_secrets(hit) for hit in ranked] if self._settings.redact_secrets else ranked
+
+    def trace(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> SearchTrace:
+        """Search as `search` does, and tell for each hit its place in the dense and the BM25 list (the tracer).
+
+        Two more store queries read the lists apart, as deep as the search's prefetches; `search` is unchanged.
+        """
+        if not query.strip():
+            raise InvalidRequest("the search query is empty")
+        embedding = self.embed_query(query)
+        hits = self.search(query, k=k, filters=filters, embedding=embedding)
+        depth = max(self._settings.prefetch_limit, k or self._settings.top_k, self._settings.rerank_candidates)
+        lists = self._store.search_lists(embedding, limit=depth, filters=filters)
+        return trace_hits(hits, lists, depth=depth, fusion=self._fusion(), reranker=self._settings.reranker)
+
+    def _fusion(self) -> Fusion:
+        return Fusion(rrf_k=self._settings.rrf_k)
 
     def _check_identity(self) -> None:
         """Refuse to search an index built by another model: its vectors would silently mean nothing."""

@@ -102,6 +102,11 @@ class IndexRunner:
         return self._active is not None and not self._active.done()
 
     @property
+    def progress(self) -> Progress | None:
+        """Return how far the current run is, None when no run is going."""
+        return self._progress if self.is_running else None
+
+    @property
     def last_report(self) -> ReindexReport | None:
         """Return the report of the latest successful run of this process."""
         return self._last_report
@@ -311,4 +316,11 @@ class IndexRunner:
         # Called in the worker thread after each commit: the one point where stopping leaves a repairable index.
         if self._stop.is_set() and progress.phase != "done":
             raise _Stopped
+        is_first_commit = self._progress is None or self._progress.phase != "index"
+        if is_first_commit and progress.phase == "index" and self._last_report is None:
+            # The first run after start can take minutes (a new vault): say so once, and where to follow it.
+            logger.info(
+                "indexing %d new or changed notes in the background (GET /v1/index/status shows progress)",
+                progress.notes_total,
+            )
         self._progress = progress

@@ -37,6 +37,13 @@ def start_scheduler(runner: IndexRunner, settings: SyncSettings, *, run_at_start
     return scheduler
 
 
+def next_run_at(scheduler: AsyncIOScheduler | None) -> datetime | None:
+    """Return when the scheduled re-index runs next (None: no scheduler, or it stopped)."""
+    job = scheduler.get_job(JOB_ID) if scheduler is not None and scheduler.running else None
+    moment: datetime | None = job.next_run_time if job is not None else None
+    return moment
+
+
 async def _scheduled_run(runner: IndexRunner) -> None:
     """Run the job once; at shutdown its wait is cancelled, which is not an error worth a traceback."""
     try:

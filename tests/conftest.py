@@ -22,6 +22,8 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in SETTINGS_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # With DATA_DIR unset an index goes under the user's data directory (core/data_dirs.py): a test's own one.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     # No test may find a developer's local LM Studio or Ollama by accident.
     monkeypatch.setenv("LLM_PROBE_LOCAL_PORTS", "false")
     # A scripted model serves the replies a test lists; a warm-up request would take the first (tested apart).

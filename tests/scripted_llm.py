@@ -309,12 +309,21 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 if index > 1 and per_token and self.owner._state.stopping.wait(per_token):
                     return
+                if turn.hold is not None and index == turn.hold_after and not self._wait_for(turn.hold):
+                    return
                 self._write_chunk(f"data: {event}\n\n".encode())
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client went away mid-stream
             with self.owner._state.lock:
                 self.owner._state.abandoned += 1
+
+    def _wait_for(self, event: threading.Event) -> bool:
+        """Wait until `event` is set; False when the server stops first."""
+        while not event.wait(0.05):
+            if self.owner._state.stopping.is_set():
+                return False
+        return True
 
     def _write_chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")

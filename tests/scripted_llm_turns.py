@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,9 @@ class Turn:
     usage: tuple[int, int] | None = None  # (prompt, completion); None: counted by the server
     report_usage: bool = True  # False: a provider that never reports usage
     finish_reason: str | None = None  # None: "tool_calls" when there are calls, else "stop"
+    # Mid-stream, after `hold_after` streamed events, wait until the test sets `hold` (a run caught while it goes).
+    hold: threading.Event | None = None
+    hold_after: int = 0
 
     @property
     def content(self) -> str:

@@ -11,6 +11,7 @@ from agent.tools import ToolRegistry, VaultReader
 from app.wiring import EditServices
 from core.settings import Settings
 from crews.service import CrewService
+from rag.retrieve import Retriever
 from sync.index_runner import IndexRunner
 from sync.watcher import VaultWatcher
 
@@ -32,6 +33,7 @@ class McpBackend:
     watcher: VaultWatcher | None
     crews: CrewService | None
     clock: Callable[[], datetime] = local_now
+    retriever: Retriever | None = None  # says whether anything can be searched yet (the first index)
 
     @property
     def is_writable(self) -> bool:
@@ -54,4 +56,5 @@ def backend_from_state(state: Any) -> McpBackend:
         runner=state.index_runner,
         watcher=state.watcher,
         crews=getattr(state, "crews", None),
+        retriever=state.services.retriever,
     )

@@ -30,6 +30,7 @@ from app.mcp.catalog import (
     McpTool,
     tool_list,
 )
+from app.mcp.indexing import SEARCH_TOOL, indexing_notice
 from app.mcp.writes import WRITE_TOOL_NAMES, McpWrites, ToolResult, text_result
 from app.routes.index import status_json
 from core.errors import AppError, InvalidRequest
@@ -97,6 +98,11 @@ class ToolDispatch:
     async def _call(self, ctx: Context, params: types.CallToolRequestParams) -> ToolResult:
         name, arguments = params.name, params.arguments
         backend = self._backend
+        if name == SEARCH_TOOL and (notice := await indexing_notice(backend)) is not None:
+            if notice.is_blocking:
+                return text_result(notice.text)
+            outcome = await backend.registry.run(name, json.dumps(arguments or {}))
+            return text_result(f"{notice.text}\n\n{outcome.text}")
         if backend.registry.has_tool(name):
             outcome = await backend.registry.run(name, json.dumps(arguments or {}))
             return text_result(outcome.text)

@@ -52,15 +52,13 @@ async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) 
     if runner is not None and stores_answer:
         runner.retry_now()  # both stores answer again: a run that failed on them need not wait out its backoff
     chat_model: ChatModel | None = request.app.state.chat_model
+    llm: dict[str, object] = {}
     if chat_model is None:
         checks["llm"] = "not configured (retrieval-only mode)"
     else:
-        try:
-            # A coroutine, so the timeout cancels it: nothing is left running.
-            is_up = await asyncio.wait_for(chat_model.is_available(), PROBE_TIMEOUT_SECONDS)
-        except TimeoutError:
-            is_up = False
-        checks["llm"] = "ok" if is_up else "unreachable"
+        problem = await _llm_problem(chat_model)
+        checks["llm"] = "ok" if problem is None else "unreachable"
+        llm = {"reachable": problem is None, "error": problem}
     checks["writes"] = await _writes_check(request)
     # Stores that disagree (an emptied Redis, lost points) are not ready: citations would check against gaps.
     is_ready = checks["vector_store"] == "ok" and checks["docstore"] == "ok" and checks["index"] in IN_STEP
@@ -68,10 +66,22 @@ async def ready(request: Request, services: ServicesDep, answerer: AnswererDep) 
     tool_use: ToolUse | None = getattr(request.app.state, "tool_use", None)
     if chat_model is not None and tool_use is not None:
         body["model"] = {"id": chat_model.model_name, "tools": tool_use.describe(chat_model.model_name)}
-    body["llm"] = {"leaves_machine": hosts_off_machine(_endpoints(request, chat_model))}
+    body["llm"] = {**llm, "leaves_machine": hosts_off_machine(_endpoints(request, chat_model))}
     settings: Settings = request.app.state.settings
     body["retrieval"] = {"reranker": settings.retrieval.reranker}  # None: hits keep their fused (RRF) order
     return JSONResponse(body, status_code=200 if is_ready else 503)
+
+
+async def _llm_problem(chat_model: ChatModel) -> str | None:
+    """Return why the LLM does not answer now (a wrong base URL named as such), None when it does."""
+    try:
+        # A coroutine, so the timeout cancels it: nothing is left running.
+        if isinstance(chat_model, OpenAICompatibleChatModel):
+            return await asyncio.wait_for(chat_model.unavailable_reason(), PROBE_TIMEOUT_SECONDS)
+        is_up = await asyncio.wait_for(chat_model.is_available(), PROBE_TIMEOUT_SECONDS)
+    except TimeoutError:
+        return f"no answer within {PROBE_TIMEOUT_SECONDS:g} s"
+    return None if is_up else "the endpoint did not answer"
 
 
 def _endpoints(request: Request, chat_model: ChatModel | None) -> tuple[str, ...]:

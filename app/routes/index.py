@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from typing import Annotated
 
 from fastapi import APIRouter, Request
@@ -11,7 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from app.deps import ServicesDep
 from core.domain import SearchFilters
 from core.errors import UpstreamUnavailable
+from rag.search_trace import SearchTrace
 from sync.index_runner import IndexRunner, RunFailed
+from sync.scheduler import next_run_at
 from sync.watcher import VaultWatcher
 
 router = APIRouter()
@@ -27,6 +30,10 @@ class SearchRequest(BaseModel):
     folder: str | None = Field(None, max_length=1000, description="Only notes in this folder and its sub-folders.")
     tags: list[Annotated[str, StringConstraints(max_length=200)]] = Field(
         default_factory=list, max_length=50, description="Only notes with any of these tags (#a also matches #a/b)."
+    )
+    explain: bool = Field(
+        False,
+        description="Tell for each hit its place in the dense and the BM25 list and its RRF share (two more queries).",
     )
 
 
@@ -47,10 +54,25 @@ async def status_json(runner: IndexRunner, watcher: VaultWatcher | None) -> dict
     return body
 
 
+async def served_status(request: Request) -> dict[str, object]:
+    """Return the index status of this service, with when the scheduled re-index runs next."""
+    body = await status_json(_runner(request), request.app.state.watcher)
+    upcoming = next_run_at(getattr(request.app.state, "index_scheduler", None))
+    body["next_run_at"] = upcoming.isoformat() if upcoming else None
+    return body
+
+
+def filters_of(folder: str | None, tags: Iterable[str]) -> SearchFilters:
+    """Return the search filters of a request: a folder (slashes around it ignored) and tags (# optional)."""
+    return SearchFilters(
+        folder=(folder or "").strip("/") or None, tags=tuple(tag.lstrip("#") for tag in tags if tag.strip())
+    )
+
+
 @router.get("/v1/index/status")
 async def index_status(request: Request) -> dict[str, object]:
     """Return what the re-indexer knows now; a disagreement between the stores starts a repair run."""
-    return await status_json(_runner(request), request.app.state.watcher)
+    return await served_status(request)
 
 
 @router.post("/v1/index")
@@ -66,8 +88,15 @@ async def index_now(request: Request) -> dict[str, object]:
 @router.post("/v1/search")
 async def search(body: SearchRequest, services: ServicesDep) -> dict[str, object]:
     """Return the best chunks for the query, best first (dense + BM25 fused with RRF; RERANKER_MODEL_DIR reranks)."""
-    filters = SearchFilters(
-        folder=(body.folder or "").strip("/") or None, tags=tuple(tag.lstrip("#") for tag in body.tags if tag.strip())
-    )
+    filters = filters_of(body.folder, body.tags)
+    if body.explain:
+        trace = await asyncio.to_thread(services.retriever.trace, body.query, k=body.k, filters=filters)
+        return {"hits": [hit.to_json() for hit in trace.hits], "trace": trace_json(trace)}
     hits = await asyncio.to_thread(services.retriever.search, body.query, k=body.k, filters=filters)
     return {"hits": [hit.to_json() for hit in hits]}
+
+
+def trace_json(trace: SearchTrace) -> dict[str, object]:
+    """Return how a traced search ranked: each list's depth, the fusion, the reranker (None: the fused order)."""
+    fusion = trace.fusion
+    return {"depth": trace.depth, "fusion": fusion.method, "rrf_k": fusion.rrf_k, "reranker": trace.reranker}

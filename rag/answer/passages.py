@@ -18,8 +18,9 @@ NO_MODEL_CHANGES = (
 )
 
 SNIPPET_CHARS = 320
-# Block syntax that means nothing on one line: heading marks, quote and callout markers, bullets, checkboxes.
-_BLOCK_MARK = re.compile(r"^(?:\s*>\s*(?:\[![^\]]*\][+-]?\s*)?)*(?:#{1,6}\s+|[-*+]\s+(?:\[.\]\s+)?|\d{1,9}[.)]\s+)?")
+# Block syntax that means nothing on one line: heading marks, quote and callout markers, bullets. A task's
+# checkbox stays ("[ ] Call the vet", "[x] Buy flour"): whether a task is open or done is often the answer.
+_BLOCK_MARK = re.compile(r"^(?:\s*>\s*(?:\[![^\]]*\][+-]?\s*)?)*(?:#{1,6}\s+|[-*+]\s+|\d{1,9}[.)]\s+)?")
 
 
 def retrieval_only_reply(question: str, hits: Sequence[SearchHit], *, covered: bool, limit: int = 3) -> str:

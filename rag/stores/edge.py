@@ -19,6 +19,7 @@ from core.domain import (
     Embedding,
     Fusion,
     IndexIdentity,
+    RankedLists,
     SearchFilters,
     SearchHit,
     SparseVector,
@@ -164,6 +165,24 @@ class EdgeVectorStore:
         with _edge_errors("search failed"):
             points = self._shard.query(request)
         return sort_hits(SearchHit(chunk_from_payload(point.payload or {}), point.score) for point in points)
+
+    def search_lists(self, query: Embedding, *, limit: int, filters: SearchFilters | None = None) -> RankedLists:
+        """Run the dense and the sparse query of `search` apart (each filtered), each best first, unfused."""
+        if self._shard is None or self._identity is None:
+            return RankedLists((), ())
+        check_dim(self._identity, [query])
+        condition = _filter(filter_conditions(filters))
+        dense = self._ranked(qe.Query.Nearest(list(query.dense), using=DENSE_VECTOR), limit, condition)
+        if not query.sparse.indices:  # as in `search`: no sparse branch for a query without terms
+            return RankedLists(dense, ())
+        sparse = self._ranked(qe.Query.Nearest(_sparse(query.sparse), using=SPARSE_VECTOR), limit, condition)
+        return RankedLists(dense, sparse)
+
+    def _ranked(self, query: qe.Query, limit: int, condition: qe.Filter | None) -> tuple[SearchHit, ...]:
+        request = qe.QueryRequest(limit=limit, query=query, filter=condition, with_payload=list(CHUNK_FIELDS))
+        with _edge_errors("search failed"):
+            points = self._require_shard()[0].query(request)
+        return tuple(sort_hits(SearchHit(chunk_from_payload(point.payload or {}), point.score) for point in points))
 
     def dense_top_score(self, query: Embedding, *, filters: SearchFilters | None = None) -> float | None:
         """Return the cosine similarity of the best dense match (None when nothing matches)."""

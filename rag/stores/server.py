@@ -17,6 +17,7 @@ from core.domain import (
     Embedding,
     Fusion,
     IndexIdentity,
+    RankedLists,
     SearchFilters,
     SearchHit,
     SparseVector,
@@ -155,6 +156,32 @@ class ServerVectorStore:
                 with_payload=list(CHUNK_FIELDS),
             )
         return sort_hits(SearchHit(chunk_from_payload(point.payload or {}), point.score) for point in response.points)
+
+    def search_lists(self, query: Embedding, *, limit: int, filters: SearchFilters | None = None) -> RankedLists:
+        """Run the dense and the sparse query of `search` apart (each filtered), each best first, unfused."""
+        identity = self._known_identity()
+        if identity is None:
+            return RankedLists((), ())
+        check_dim(identity, [query])
+        condition = _filter(filter_conditions(filters))
+        dense = self._ranked(list(query.dense), DENSE_VECTOR, limit, condition)
+        if not query.sparse.indices:  # as in `search`: no sparse branch for a query without terms
+            return RankedLists(dense, ())
+        return RankedLists(dense, self._ranked(_sparse(query.sparse), SPARSE_VECTOR, limit, condition))
+
+    def _ranked(
+        self, query: list[float] | models.SparseVector, using: str, limit: int, condition: models.Filter | None
+    ) -> tuple[SearchHit, ...]:
+        with _qdrant_errors():
+            response = self._client.query_points(
+                self._collection,
+                query=query,
+                using=using,
+                query_filter=condition,
+                limit=limit,
+                with_payload=list(CHUNK_FIELDS),
+            )
+        return tuple(sort_hits(SearchHit(chunk_from_payload(p.payload or {}), p.score) for p in response.points))
 
     def dense_top_score(self, query: Embedding, *, filters: SearchFilters | None = None) -> float | None:
         """Return the cosine similarity of the best dense match (None when nothing matches)."""

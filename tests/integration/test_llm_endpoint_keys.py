@@ -173,7 +173,7 @@ def test_ready_names_the_hosts_note_text_goes_to_and_redacts_their_keys(
         with TestClient(app, base_url="http://127.0.0.1") as client:
             body = client.get("/ready").json()
 
-    assert body["llm"] == {"leaves_machine": ["api.example.test"]}
+    assert body["llm"]["leaves_machine"] == ["api.example.test"]
     assert HOSTED_KEY not in json.dumps(body)
 
 

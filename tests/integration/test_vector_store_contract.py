@@ -12,76 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from qdrant_client import QdrantClient
 
-from core.domain import Chunk, EmbeddedChunk, Embedding, Fusion, IndexIdentity, SearchFilters, SparseVector
+from core.domain import EmbeddedChunk, Fusion, IndexIdentity, RankedLists, SearchFilters
 from core.errors import IndexModelMismatch, InvalidRequest, UpstreamUnavailable
 from core.ports import VectorStore
 from core.settings import StoreSettings
+from rag.search_trace import trace_hits
 from rag.stores import build_vector_store
 from rag.stores.edge import EdgeVectorStore
 from rag.stores.server import ServerVectorStore
-
-DIM = 8
-IDENTITY = IndexIdentity(model_id="test/tiny", dim=DIM)
-UNREACHABLE = "http://127.0.0.1:9"  # the discard port: connections are refused at once
-
-
-def vec(weights: dict[int, float], dim: int = DIM) -> tuple[float, ...]:
-    return tuple(weights.get(i, 0.0) for i in range(dim))
-
-
-def sparse(weights: dict[int, float] | None = None) -> SparseVector:
-    weights = weights or {}
-    return SparseVector(tuple(weights), tuple(weights.values()))
-
-
-def item(
-    path: str,
-    index: int = 0,
-    *,
-    dense: tuple[float, ...],
-    terms: dict[int, float] | None = None,
-    tags: tuple[str, ...] = (),
-    text: str = "",
-) -> EmbeddedChunk:
-    title = path.rsplit("/", 1)[-1].removesuffix(".md")
-    chunk = Chunk(
-        path=path,
-        title=title,
-        heading_path=("Intro", "Details"),
-        anchor=f"[[{path.removesuffix('.md')}#Details]]",
-        text=text or f"text of {path} chunk {index}",
-        tags=tags,
-        links=("Other Note",),
-        line_start=10 * index + 1,
-        line_end=10 * index + 9,
-        index=index,
-    )
-    return EmbeddedChunk(chunk=chunk, embedding=Embedding(dense, sparse(terms)), embed_key=f"key:{path}:{index}")
-
-
-def query(dense: tuple[float, ...], terms: dict[int, float] | None = None) -> Embedding:
-    return Embedding(dense, sparse(terms))
-
-
-class Backend:
-    """Opens stores of one kind on shared storage, so a test can reopen what it wrote."""
-
-    def __init__(self, kind: str, tmp_path: Path) -> None:
-        self.kind = kind
-        self._path = tmp_path / "qdrant-edge"
-        self._client = QdrantClient(":memory:") if kind == "server" else None
-
-    def open(self) -> VectorStore:
-        if self._client is not None:
-            return ServerVectorStore(self._client, "vault")
-        return EdgeVectorStore(self._path)
-
-    def reopen(self, store: VectorStore) -> VectorStore:
-        if self._client is None:
-            store.close()  # a shard is locked while open
-        return self.open()
+from tests.integration.vector_store_support import DIM, IDENTITY, UNREACHABLE, Backend, item, query, vec
 
 
 @pytest.fixture(params=["edge", "server"])
@@ -157,6 +97,44 @@ def test_distribution_based_fusion_ranks_by_normalised_scores_of_both_branches(s
     assert hits[0].chunk.path == "Both.md"
     assert {hit.chunk.path for hit in hits} == {"Dense.md", "Sparse.md", "Both.md"}
     assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+
+
+def test_search_lists_returns_each_branch_apart_and_its_places_explain_the_fused_scores(store: VectorStore) -> None:
+    store.upsert(
+        [
+            item("Dense.md", dense=vec({0: 1.0}), terms={7: 1.0}),
+            item("Both.md", dense=vec({0: 0.8, 1: 0.2}), terms={5: 1.0}),
+            item("Sparse.md", dense=vec({1: 1.0}), terms={5: 2.0}),
+            item("Neither.md", dense=vec({0: -1.0}), terms={6: 1.0}),
+        ]
+    )
+    probe = query(vec({0: 1.0}), {5: 1.0})
+
+    lists = store.search_lists(probe, limit=3)
+    fused = store.search(probe, limit=3, prefetch_limit=3, fusion=Fusion(rrf_k=10))
+    traced = trace_hits(fused, lists, depth=3, fusion=Fusion(rrf_k=10), reranker=None)
+
+    assert [hit.chunk.path for hit in lists.dense] == ["Dense.md", "Both.md", "Sparse.md"]
+    assert [hit.chunk.path for hit in lists.sparse] == ["Sparse.md", "Both.md"]  # only points sharing a term
+    assert lists.dense[0].score == pytest.approx(1.0) and lists.sparse[0].score > lists.sparse[1].score
+    places = {t.hit.chunk.path: (t.dense and t.dense.rank, t.bm25 and t.bm25.rank) for t in traced.hits}
+    assert places == {"Both.md": (2, 2), "Dense.md": (1, None), "Sparse.md": (3, 1)}
+    # The places give back exactly the scores the store's own fusion computed.
+    assert [t.rrf for t in traced.hits] == pytest.approx([hit.score for hit in fused])
+
+
+def test_search_lists_filters_both_branches_and_skips_bm25_for_a_query_without_terms(store: VectorStore) -> None:
+    store.upsert(
+        [
+            item("Keep/One.md", dense=vec({0: 0.5, 1: 0.5}), terms={5: 1.0}),
+            item("Drop/One.md", dense=vec({0: 1.0}), terms={5: 3.0}),
+        ]
+    )
+    kept = store.search_lists(query(vec({0: 1.0}), {5: 1.0}), limit=5, filters=SearchFilters(folder="Keep"))
+    no_terms = store.search_lists(query(vec({0: 1.0})), limit=5)
+
+    assert [h.chunk.path for h in kept.dense] == [h.chunk.path for h in kept.sparse] == ["Keep/One.md"]
+    assert [h.chunk.path for h in no_terms.dense] == ["Drop/One.md", "Keep/One.md"] and no_terms.sparse == ()
 
 
 FILTER_CASES = {
@@ -316,6 +294,7 @@ def test_dense_top_score_is_none_when_nothing_can_match(backend: Backend) -> Non
     store = backend.open()
     probe = query(vec({0: 1.0}))
     assert store.dense_top_score(probe) is None  # no collection yet
+    assert store.search_lists(probe, limit=3) == RankedLists((), ())
     store.reset(IDENTITY)
     assert store.dense_top_score(probe) is None  # empty collection
     store.upsert([item("Note.md", dense=vec({0: 1.0}))])
