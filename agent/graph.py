@@ -26,7 +26,7 @@ from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
 from core.ports import ChatModel
 from rag.answer.context import REFUSAL, build_context, is_refusal
-from rag.answer.refusal import RelevanceGate
+from rag.answer.relevance_gate import RelevanceGate
 from rag.retrieve import Retriever
 
 FIXED_NODES = 4  # prepare_turn, retrieve_context, the last call_model, finish_answer

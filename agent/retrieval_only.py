@@ -9,7 +9,7 @@ from agent.gate.intent import looks_like_edit_request
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.errors import InvalidRequest
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
-from rag.answer.refusal import RelevanceGate
+from rag.answer.relevance_gate import RelevanceGate
 from rag.retrieve import Retriever
 
 

@@ -32,7 +32,7 @@ from core.llm_endpoints import key_values
 from core.ports import Answerer, ChatModel, DocStore
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel, build_chat_model
-from rag.answer.refusal import RelevanceGate
+from rag.answer.relevance_gate import RelevanceGate
 from rag.answer.secrets import caching_redactor
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ async def build_answerer(
     before answering (an endpoint that is down, e.g. Docker's default host.docker.internal without Ollama).
     With `edits`, the agent gets the propose-only write tools (unless the vault is read-only) and every turn
     passes the edit gate, which applies or undoes changes only on the user's yes. `warm_up`: do now, in the
-    background, what the first question would wait for: the refusal gate's probe embeddings, and the model
+    background, what the first question would wait for: the relevance gate's probe embeddings, and the model
     server's evaluation of the stable prompt prefix (agent/prompt_cache.py).
     """
     answerer = await _build_unguarded(settings, services, chat_model, stack, edits, tool_use, warm_up=warm_up)
@@ -148,7 +148,7 @@ async def _build_unguarded(
     warm_up: bool = False,
 ) -> Answerer:
     gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
-    if warm_up:  # the probe questions of the refusal gate, embedded in a worker thread
+    if warm_up:  # the probe questions of the relevance gate, embedded in a worker thread
         preparing = asyncio.create_task(asyncio.to_thread(gate.prepare), name="prepare-relevance-gate")
         stack.push_async_callback(_cancel, preparing)
     passages = RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)

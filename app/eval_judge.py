@@ -59,6 +59,13 @@ class AnswerJudge:
             read_timeout_seconds=timeout_seconds,
             retries=1,
             probe_local_ports=False,
+            # The judge's own call, not the librarian's settings: no tools, no warm-up, a short reply, no sampling.
+            endpoint_keys=(),
+            tools="off",
+            context_tokens=None,
+            warm_up=False,
+            max_tokens=256,
+            temperature=0.0,
         )
         self._model = OpenAICompatibleChatModel(settings)
 

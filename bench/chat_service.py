@@ -26,7 +26,7 @@ from ruamel.yaml import YAML
 from app.main import create_app
 from app.wiring import Services, build_services
 from core.settings import Settings
-from rag.answer.refusal import RelevanceGate
+from rag.answer.relevance_gate import RelevanceGate
 from rag.notes.links import LinkResolver
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn

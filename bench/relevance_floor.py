@@ -1,4 +1,4 @@
-"""The coverage gate per vault: false refusals of answerable questions and refusals of uncovered ones and near misses.
+"""The relevance gate per vault: false refusals of answerable questions and refusals of uncovered ones and near misses.
 
 Usage: python -m bench.relevance_floor [--vault sample_vault --questions tests/fixtures/retrieval_questions.yaml]
        [--shared ../shared/vaults] [--data-root DIR] [--choose-on NAME] [--verbose]
@@ -26,7 +26,7 @@ from ruamel.yaml import YAML
 
 from app.wiring import build_services
 from core.settings import Settings
-from rag.answer.refusal import RelevanceGate, is_covered
+from rag.answer.relevance_gate import RelevanceGate, is_covered
 
 ROOT = Path(__file__).resolve().parents[1]
 BEFORE_FLOOR = 0.27  # the dense-only floor measured on sample_vault before the term coverage existed

@@ -1,14 +1,17 @@
-"""The LLM endpoint settings and their rules: which key goes where, refused ports, hosts off this machine."""
+"""The rules of the LLM endpoint settings: which key goes where, refused ports, hosts off this machine."""
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr
+from pydantic import BeforeValidator, Field, SecretStr
 from pydantic_settings import NoDecode
+
+if TYPE_CHECKING:
+    from core.settings.sections import LlmSettings
 
 # llama.cpp's llama-server and other single-consumer model servers listen on 8080 by default: an endpoint there
 # is likely another program's server, which a second consumer would stall (Vault Crews refuses it the same way).
@@ -49,26 +52,6 @@ def _split_ports(value: object) -> object:
 
 EndpointKeys = Annotated[tuple[tuple[str, SecretStr], ...], NoDecode, BeforeValidator(_parse_endpoint_keys)]
 Ports = Annotated[tuple[Annotated[int, Field(gt=0, lt=65536)], ...], NoDecode, BeforeValidator(_split_ports)]
-
-
-class LlmSettings(BaseModel):
-    """Which OpenAI-compatible endpoints answer, and how patiently."""
-
-    model_config = ConfigDict(frozen=True)
-
-    base_urls: tuple[str, ...]  # tried in order; the first that answers wins
-    api_key: SecretStr | None  # LLM_API_KEY: the one endpoint's (or the local server's that probing finds)
-    model: str | None  # None: the first model the endpoint lists
-    connect_timeout_seconds: float
-    read_timeout_seconds: float
-    retries: int  # connection failures before the first token, with backoff
-    probe_local_ports: bool  # with no base URL: look for LM Studio (1234) and Ollama (11434) once at start
-    tools: Literal["auto", "on", "off"] = "auto"  # auto: offered until the model shows it does not call them
-    context_tokens: int | None = None  # the model's context window when the endpoint does not say it
-    warm_up: bool = False  # at start, have the server evaluate (and cache) the stable prompt prefix
-    max_tokens: int = 2048  # the longest chat reply per model call (max_tokens), also kept free in the context
-    temperature: float | None = None  # sent with every call; None: the server's default
-    endpoint_keys: tuple[tuple[str, SecretStr], ...] = ()  # LLM_API_KEYS: (base URL, key), see keys_by_endpoint
 
 
 def check_llm_endpoints(

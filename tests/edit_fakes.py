@@ -10,7 +10,7 @@ from typing import Literal
 from agent.tools.reader import VaultReader
 from core.domain import SearchFilters, SearchHit
 from core.errors import EditConflict, InvalidRequest, NotFound
-from core.settings import VaultSettings, WriteSettings
+from core.settings import Settings, WriteSettings
 
 CrashPoint = Literal["before_write", "after_write"]
 TRASH = ".trash/"
@@ -93,5 +93,5 @@ class NoSearch:
 
 def write_tools_reader(vault: Path, now: datetime, *, private: tuple[str, ...] = ("Private",)) -> VaultReader:
     """Return the VaultReader write tools plan against: the vault as it is, `Private` kept private, a fixed clock."""
-    settings = VaultSettings(path=vault, max_note_bytes=2_000_000, private_folders=private)
+    settings = Settings(_env_file=None, vault_path=vault, private_folders=private, crews_root="_none").vault
     return VaultReader(settings, NoSearch(), clock=lambda: now)

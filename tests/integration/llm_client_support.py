@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pydantic import SecretStr
 
 from core.chat import ChatDelta, ChatMessage, ToolSpec
-from core.settings import LlmSettings
+from core.settings import LlmSettings, Settings
 from llm_client import OpenAICompatibleChatModel
 
 QUESTION = (ChatMessage("system", "Answer from the notes."), ChatMessage("user", "How long does the dough proof?"))
@@ -23,15 +23,19 @@ def llm_settings(
     read_timeout: float = 10.0,
     probe: bool = False,
 ) -> LlmSettings:
-    return LlmSettings(
-        base_urls=base_urls,
-        api_key=SecretStr(api_key) if api_key else None,
-        model=model,
-        connect_timeout_seconds=2.0,
-        read_timeout_seconds=read_timeout,
-        retries=retries,
-        probe_local_ports=probe,
+    settings = Settings(
+        _env_file=None,
+        llm_base_url=base_urls,
+        llm_api_key=SecretStr(api_key) if api_key else None,
+        llm_model=model,
+        llm_connect_timeout_seconds=2.0,
+        llm_read_timeout_seconds=read_timeout,
+        llm_retries=retries,
+        llm_probe_local_ports=probe,
+        llm_denied_ports=(),  # a scripted server's random port may be any
+        llm_temperature=None,  # the request bodies tests compare carry only what they set
     )
+    return settings.llm
 
 
 @dataclass

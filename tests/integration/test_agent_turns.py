@@ -26,7 +26,7 @@ from core.chat import AnswerDone, AnswerText, ChatMessage, TurnRequest
 from core.errors import UpstreamUnavailable
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel
-from rag.answer.refusal import RelevanceGate
+from rag.answer.relevance_gate import RelevanceGate
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
 QUESTION = "How many garlic cloves did I plant?"

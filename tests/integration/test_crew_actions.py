@@ -13,7 +13,7 @@ import pytest
 from core.edits import ApplyReport
 from core.errors import InvalidRequest
 from core.ports import NoteWriter
-from core.settings import VaultSettings
+from core.settings import Settings
 from crews.actions import ActionContext, count_actions, plan_writes, validate_action_params
 from crews.apply_run import apply_planned
 from crews.definitions import ActionsTask, TeamSpec
@@ -82,7 +82,7 @@ def vault(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def context(vault: Path) -> ActionContext:
-    settings = VaultSettings(path=vault, max_note_bytes=2_000_000, ignore_globs=("Templates/**", "_crews/**"))
+    settings = Settings(_env_file=None, vault_path=vault, ignore_globs=("Templates/**",)).vault
     return ActionContext(settings, write_settings(max_writes_per_turn=2), "_crews", TODAY, NOW)
 
 

@@ -17,7 +17,7 @@ from app.cli import cli
 from app.crew_console import LiveRun
 from app.main import create_app
 from core.domain import SearchHit
-from core.settings import Settings, VaultSettings
+from core.settings import Settings
 from crews.catalog import load_catalog
 from crews.collectors import COLLECTORS
 from tests.conftest import SETTINGS_ENV
@@ -104,7 +104,7 @@ def test_the_shipped_runs_base_lists_every_run_and_its_failed_view_the_failed_on
         bad = world.run("Daily-Briefing")
     assert (good["status"], bad["status"]) == ("ok", "failed")
     # The crew root is no note folder for the chat tools; Obsidian, which the base is for, sees the whole vault.
-    reader = VaultReader(VaultSettings(path=vault, max_note_bytes=settings.max_note_bytes), NoSearch())
+    reader = VaultReader(settings.model_copy(update={"crews_root": "_none"}).vault, NoSearch())
     tools = ToolRegistry(reader, max_chars=6_000)
 
     every = call(tools, "bases", command="query", base="_crews/runs.base").text

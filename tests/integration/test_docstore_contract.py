@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 import redis
-from pydantic import SecretStr
 
 from core.domain import StoredDoc
 from core.errors import InvalidRequest, UpstreamUnavailable
 from core.ports import DocStore
-from core.settings import StoreSettings
+from core.settings import Settings, StoreSettings
 from rag.docstore import build_docstore
 from rag.docstore.redis import RedisDocStore, redact_url
 from rag.docstore.sqlite import SqliteDocStore
@@ -29,13 +28,7 @@ BETA = StoredDoc(path="Projects/Beta.md", markdown="# Beta\n", content_hash="h-b
 
 
 def _store_settings(data_dir: Path, redis_url: str | None) -> StoreSettings:
-    return StoreSettings(
-        data_dir=data_dir,
-        qdrant_url=None,
-        qdrant_api_key=None,
-        qdrant_collection="vault",
-        redis_url=None if redis_url is None else SecretStr(redis_url),
-    )
+    return Settings(_env_file=None, data_dir=data_dir, redis_url=redis_url).store
 
 
 def _connect_redis_or_skip() -> redis.Redis:

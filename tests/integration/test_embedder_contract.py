@@ -12,7 +12,7 @@ import pytest
 from core.domain import Embedding, IndexIdentity
 from core.errors import InvalidRequest
 from core.ports import Embedder
-from core.settings import BUNDLED_EMBED_MODEL, EmbeddingSettings
+from core.settings import BUNDLED_EMBED_MODEL, EmbeddingSettings, Settings
 from rag.embedding.dense_models import Prefixes, prefixes_for
 from rag.embedding.embedders import FastembedEmbedder, build_embedder
 from tests.fakes import HashingEmbedder
@@ -31,7 +31,14 @@ TEXTS = [SOURDOUGH, KUBERNETES, "A short note.", "", "Meeting notes, 2024-05-01:
 
 def _settings(cache_dir: Path, model: str = BUNDLED_EMBED_MODEL) -> EmbeddingSettings:
     # batch_size 4 makes TEXTS span two batches.
-    return EmbeddingSettings(model=model, threads=2, batch_size=4, overlap_tokens=0, cache_dir=cache_dir)
+    return Settings(
+        _env_file=None,
+        embed_model=model,
+        embed_threads=2,
+        embed_batch_size=4,
+        chunk_overlap_tokens=0,
+        data_dir=cache_dir.parent,
+    ).embedding.model_copy(update={"cache_dir": cache_dir})
 
 
 @pytest.fixture(scope="module")

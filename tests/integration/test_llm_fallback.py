@@ -19,7 +19,7 @@ from core.chat import AnswerEvent, AnswerStatus, AnswerText, ChatMessage, TurnRe
 from core.errors import UpstreamUnavailable
 from core.settings import Settings
 from rag.answer.passages import NO_MODEL_NOTICE
-from rag.answer.refusal import RelevanceGate
+from rag.answer.relevance_gate import RelevanceGate
 from tests.fakes import ScriptedAnswerer
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn, free_port

@@ -1,4 +1,4 @@
-"""The coverage gate on sample_vault with the real bundled model, and the gate's behaviour on edge cases."""
+"""The relevance gate on sample_vault with the real bundled model, and the gate's behaviour on edge cases."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from app.wiring import Services, build_services
 from core.domain import SearchFilters
 from core.errors import IndexModelMismatch, InvalidRequest
 from core.settings import Settings
-from rag.answer.refusal import Coverage, RelevanceGate, is_covered
+from rag.answer.relevance_gate import Coverage, RelevanceGate, is_covered
 from tests.fakes import HashingEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]

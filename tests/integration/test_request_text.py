@@ -15,7 +15,7 @@ from app.main import create_app
 from app.unicode_body import repair_json_body
 from app.wiring import Services, build_services
 from core.chat import ChatMessage
-from core.settings import BUNDLED_EMBED_MODEL, EmbeddingSettings, Settings
+from core.settings import Settings
 from rag.embedding.embedders import FastembedEmbedder
 from tests.fakes import ScriptedAnswerer
 from tests.scripted_llm import ScriptedLLMServer, Turn
@@ -174,9 +174,13 @@ def test_system_and_assistant_messages_with_lone_surrogates_reach_the_llm_replac
 
 @pytest.fixture(scope="module")
 def bundled_embedder(tmp_path_factory: pytest.TempPathFactory) -> FastembedEmbedder:
-    settings = EmbeddingSettings(
-        model=BUNDLED_EMBED_MODEL, threads=2, batch_size=4, overlap_tokens=0, cache_dir=tmp_path_factory.mktemp("m")
-    )
+    settings = Settings(
+        _env_file=None,
+        embed_threads=2,
+        embed_batch_size=4,
+        chunk_overlap_tokens=0,
+        data_dir=tmp_path_factory.mktemp("m"),
+    ).embedding
     return FastembedEmbedder(settings)
 
 

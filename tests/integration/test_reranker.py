@@ -164,7 +164,7 @@ def test_passthrough_keeps_order_and_scores_up_to_top_k() -> None:
 
 
 def _retrieval(model_dir: Path | None) -> RetrievalSettings:
-    return RetrievalSettings(top_k=2, prefetch_limit=50, rrf_k=60, reranker_model_dir=model_dir, rerank_candidates=20)
+    return Settings(_env_file=None, top_k=2, rrf_k=60, reranker_model_dir=model_dir).retrieval
 
 
 def test_build_reranker_passes_through_without_a_model_dir() -> None:

@@ -1,4 +1,4 @@
-"""Whether hits are reranked: said only with its condition (README, help texts), and shown by /ready and the status."""
+"""Whether hits are reranked: said only with its condition (README, docs, help), shown by /ready and the status."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from core.settings import Settings
 from sync.index_status import read_stored_status
 from tests.fakes import ScriptedAnswerer
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # What names a configured reranker: RERANKER_MODEL_DIR (and RERANKER_MODEL where it is offered).
 CONDITION = "RERANKER_MODEL"
 
@@ -30,7 +31,8 @@ def sentences(text: str) -> list[str]:
 
 
 def test_every_sentence_saying_hits_are_reranked_names_the_setting_it_takes() -> None:
-    claims = [s for s in sentences(README.read_text(encoding="utf-8")) if re.search(r"\breranked\b", s, re.I)]
+    text = "\n\n".join(path.read_text(encoding="utf-8") for path in DOCS)
+    claims = [s for s in sentences(text) if re.search(r"\breranked\b", s, re.I)]
 
     assert claims  # the README does describe reranking
     assert [claim for claim in claims if CONDITION not in claim] == []

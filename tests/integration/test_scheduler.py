@@ -13,7 +13,7 @@ import pytest
 
 from app.wiring import Services
 from core.errors import ResourceBusy
-from core.settings import SyncSettings
+from core.settings import Settings
 from sync.index_runner import IndexGuard, IndexRunner
 from sync.reindex import ProgressCallback, Reindexer
 from sync.report import Progress, ReindexReport
@@ -259,7 +259,7 @@ def test_aclose_stops_a_run_at_its_next_commit_and_the_next_run_repairs(services
 def test_scheduler_job_is_one_coalesced_instance_on_the_interval_and_runs_at_start(services: Services) -> None:
     job = ObservedReindexer(services.reindexer)
     runner = make_runner(services, job)
-    settings = SyncSettings(interval_minutes=60, watch=False, watch_debounce_ms=100)
+    settings = Settings(_env_file=None, sync_interval_minutes=60, watch=False).sync
 
     async def scenario() -> None:
         scheduler = start_scheduler(runner, settings)
@@ -282,7 +282,7 @@ def test_scheduler_job_is_one_coalesced_instance_on_the_interval_and_runs_at_sta
 def test_scheduler_runs_again_every_interval(services: Services) -> None:
     job = ObservedReindexer(services.reindexer)
     runner = make_runner(services, job)
-    settings = SyncSettings(interval_minutes=0.002, watch=False, watch_debounce_ms=100)  # 120 ms
+    settings = Settings(_env_file=None, sync_interval_minutes=0.002, watch=False).sync  # 120 ms
 
     async def scenario() -> None:
         scheduler = start_scheduler(runner, settings, run_at_start=False)
@@ -298,7 +298,7 @@ def test_scheduler_runs_again_every_interval(services: Services) -> None:
 def test_stopping_the_scheduler_mid_run_lets_the_run_finish(services: Services) -> None:
     job = ObservedReindexer(services.reindexer, hold_first=True)
     runner = make_runner(services, job)
-    settings = SyncSettings(interval_minutes=60, watch=False, watch_debounce_ms=100)
+    settings = Settings(_env_file=None, sync_interval_minutes=60, watch=False).sync
 
     async def scenario() -> None:
         scheduler = start_scheduler(runner, settings)

@@ -11,7 +11,7 @@ from qdrant_client import QdrantClient
 from app.wiring import Services, build_services
 from core.domain import Chunk, EmbeddedChunk, Embedding, IndexIdentity, SearchFilters, SparseVector
 from core.settings import Settings
-from rag.answer.refusal import RelevanceGate
+from rag.answer.relevance_gate import RelevanceGate
 from rag.answer.term_coverage import measure_term_coverage
 from rag.answer.vault_noise import PROBE_QUESTIONS, VaultNoise
 from rag.stores.server import ServerVectorStore

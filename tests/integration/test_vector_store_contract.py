@@ -16,7 +16,7 @@ import pytest
 from core.domain import EmbeddedChunk, Fusion, IndexIdentity, RankedLists, SearchFilters
 from core.errors import IndexModelMismatch, InvalidRequest, UpstreamUnavailable
 from core.ports import VectorStore
-from core.settings import StoreSettings
+from core.settings import Settings
 from rag.search_trace import trace_hits
 from rag.stores import build_vector_store
 from rag.stores.edge import EdgeVectorStore
@@ -441,7 +441,7 @@ def build_settled(tmp_path: Path, url: str | None) -> VectorStore:
     before = set(threading.enumerate())
     with pytest.warns(UserWarning, match="server version") if url else contextlib.nullcontext():
         store = build_vector_store(
-            StoreSettings(data_dir=tmp_path, qdrant_url=url, qdrant_api_key=None, qdrant_collection="v", redis_url=None)
+            Settings(_env_file=None, data_dir=tmp_path, qdrant_url=url, qdrant_collection="v").store
         )
         for thread in set(threading.enumerate()) - before:
             thread.join(timeout=10)

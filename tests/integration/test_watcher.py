@@ -11,12 +11,12 @@ import pytest
 from watchfiles import Change
 
 from app.wiring import Services
-from core.settings import SyncSettings, VaultSettings
+from core.settings import Settings
 from sync.index_runner import IndexRunner
 from sync.watcher import VaultWatcher, is_relevant_change, start_watcher
 
 WAIT_S = 10.0
-SYNC = SyncSettings(interval_minutes=15, watch=True, watch_debounce_ms=200)
+SYNC = Settings(_env_file=None, watch_debounce_ms=200).sync
 ROOT = Path("/vault")
 
 
@@ -135,7 +135,9 @@ def test_a_change_in_obsidian_settings_does_not_trigger_a_run(services: Services
 
 def test_watching_a_missing_vault_ends_with_a_readable_error(services: Services, tmp_path: Path) -> None:
     runner = make_runner(services)
-    watcher = VaultWatcher(runner, vault=VaultSettings(path=tmp_path / "gone", max_note_bytes=1000), debounce_ms=100)
+    watcher = VaultWatcher(
+        runner, vault=Settings(_env_file=None, vault_path=tmp_path / "gone", max_note_bytes=1000).vault, debounce_ms=100
+    )
 
     async def scenario() -> None:
         await watcher.start()

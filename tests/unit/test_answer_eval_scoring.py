@@ -9,7 +9,7 @@ import pytest
 
 from agent.gate.entries import proposal_entries
 from core.edits import ProposedEdit
-from core.settings import VaultSettings
+from core.settings import Settings
 from rag.answer.context import REFUSAL
 from rag.evals.golden import GoldenItem
 from rag.evals.scoring import Observation, score_item
@@ -40,7 +40,7 @@ RANKED = ("Reviews/2026-W46 Weekly Review.md", SOURDOUGH, "Areas/Garden/Garlic.m
 
 @pytest.fixture(scope="module")
 def links() -> VaultLinks:
-    return VaultLinks(VaultSettings(path=SAMPLE_VAULT, max_note_bytes=2_000_000))
+    return VaultLinks(Settings(_env_file=None, vault_path=SAMPLE_VAULT).vault)
 
 
 def proposal_reply(path: str = SOURDOUGH, added: str = "  - baking-log") -> str:

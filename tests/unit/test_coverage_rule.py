@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.refusal import GATE_OFF, is_covered, required_score
+from rag.answer.relevance_gate import GATE_OFF, is_covered, required_score
 from rag.answer.term_coverage import idf, weighted_share
 
 

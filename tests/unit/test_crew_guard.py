@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from core.settings import VaultSettings
+from core.settings import Settings
 from crews.action_context import ActionContext
 from crews.definitions import ActionsTask, TeamSpec
 from crews.guard import GuardResult, check_writes, is_over_half, scope_pattern
@@ -82,7 +82,7 @@ def vault(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def context(vault: Path) -> ActionContext:
-    settings = VaultSettings(path=vault, max_note_bytes=2_000_000, private_folders=("Private",))
+    settings = Settings(_env_file=None, vault_path=vault, private_folders=("Private",)).vault
     return ActionContext(settings, write_settings(private_folders=("Private",)), "_crews", TODAY, NOW)
 
 

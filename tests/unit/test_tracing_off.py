@@ -8,7 +8,7 @@ from pathlib import Path
 
 from app.tracing import TracedAnswerer, start_tracing
 from core.chat import AnswerDone, AnswerEvent, ChatMessage, TurnRequest
-from core.settings import LlmSettings, Settings
+from core.settings import Settings
 from core.tracing import NO_SPAN, is_tracing, span, start_span
 from llm_client import OpenAICompatibleChatModel
 
@@ -55,15 +55,15 @@ def test_a_turn_is_the_wrapped_answerers_own_stream_when_tracing_is_off() -> Non
 
 
 def test_a_model_stream_is_the_clients_own_generator_when_tracing_is_off() -> None:
-    settings = LlmSettings(
-        base_urls=("http://127.0.0.1:9/v1",),
-        api_key=None,
-        model="m",
-        connect_timeout_seconds=1,
-        read_timeout_seconds=1,
-        retries=0,
-        probe_local_ports=False,
-    )
+    settings = Settings(
+        _env_file=None,
+        llm_base_url=("http://127.0.0.1:9/v1",),
+        llm_model="m",
+        llm_connect_timeout_seconds=1,
+        llm_read_timeout_seconds=1,
+        llm_retries=0,
+        llm_probe_local_ports=False,
+    ).llm
     stream = OpenAICompatibleChatModel(settings).stream([ChatMessage("user", "hi")])
 
     assert isinstance(stream, AsyncGenerator) and getattr(stream, "__name__", "") == "_stream"  # nothing around it

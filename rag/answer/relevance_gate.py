@@ -1,4 +1,4 @@
-"""The coverage gate: decide "the notes don't cover this" before any model is asked.
+"""The relevance gate: decide "the notes don't cover this" before any model is asked.
 
 Three measures, because no cosine transfers from one vault to another on its own:
 - the best dense cosine of the question (how close the nearest chunk is in meaning);

@@ -1,0 +1,52 @@
+"""The settings of the running service: the HTTP edge, background re-indexing, answers and tracing."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import NoDecode
+
+
+class ServiceFields(BaseModel):
+    """The service: HTTP, re-indexing, answers, tracing."""
+
+    host: str = Field("127.0.0.1", description="Where `librarian serve` listens (beyond loopback: needs `API_KEY`).")
+    port: int = Field(8000, gt=0, lt=65536, description="The port `librarian serve` listens on.")
+    api_key: SecretStr | None = Field(
+        None,
+        description="Bearer key required on `/v1/*`, `/mcp` and the web UI; required to listen beyond loopback, and "
+        "there at least 16 characters.",
+    )
+    cors_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        ("app://obsidian.md", "http://localhost", "http://127.0.0.1"),
+        description="Allowed browser origins, comma-separated (localhost and 127.0.0.1 on any port always); `*` is "
+        "refused.",
+    )
+    max_body_bytes: int = Field(1_000_000, gt=0, description="Larger requests get 413.")
+    keepalive_seconds: float = Field(2.0, gt=0, description="Keep-alive comment interval on streams.")
+    sync_interval_minutes: float = Field(15, gt=0, description="Background re-index interval (plus one at start).")
+    watch: bool = Field(True, description="Re-index when files change.")
+    watch_debounce_ms: int = Field(1000, ge=0, description="How long the watcher waits for more changes.")
+    show_sources: bool = Field(
+        True,
+        description='Add a sources list under answers ("Sources:" cited or matched to the answer\'s words, else '
+        '"Notes searched:").',
+    )
+    agent_recursion_limit: int = Field(
+        12, gt=0, description="LangGraph steps per chat turn (tool rounds fit under it)."
+    )
+    otel_exporter_otlp_endpoint: str | None = Field(
+        None,
+        description="Base URL of an OTLP/HTTP collector, e.g. `http://localhost:4318`: chat turns, crew runs and "
+        "`librarian ask` send OpenTelemetry spans there. Unset: no tracer and no exporter is loaded.",
+    )
+    otel_exporter_otlp_headers: SecretStr | None = Field(
+        None, description="Headers sent with each export, `key=value,key2=value2` (e.g. `Authorization=Basic …`)."
+    )
+    otel_service_name: str = Field("vault-librarian", min_length=1, description="The service name on every span.")
+    trace_content: bool = Field(
+        False,
+        description="Also record questions, prompts, replies, search queries and tool arguments and results in spans "
+        "(credentials masked, keys removed). Off: names, counts, paths, scores and timings only.",
+    )
