@@ -25,15 +25,15 @@ from pathlib import Path
 
 from rich.console import Console
 
-from app.eval_command import print_progress
-from app.eval_console import print_run
-from app.eval_runner import EvalRun
-from app.eval_session import EvalOptions, evaluate
+from app.cli.eval_command import print_progress
+from app.cli.eval_console import print_run
+from app.eval.golden import KINDS
+from app.eval.report import run_json
+from app.eval.runner import EvalRun
+from app.eval.session import EvalOptions, evaluate
+from app.eval.totals import Ratio, Totals
 from core.errors import AppError
 from core.settings import Settings
-from rag.evals.golden import KINDS
-from rag.evals.report import run_json
-from rag.evals.totals import Ratio, Totals
 
 ROOT = Path(__file__).resolve().parents[1]
 

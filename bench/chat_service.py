@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 from ruamel.yaml import YAML
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services, build_services
 from core.settings import Settings
 from rag.answer.relevance_gate import RelevanceGate

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import build_services
 from core.settings import Settings
 from tests.live_server import serve_in_thread

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOP_K = 6
 TOOL_RESULT_CHARS = 6_000  # DEFAULT_MAX_CHARS of a read tool's result
 HISTORY_TURNS = 20  # a long chat: each turn adds a question and a reply the size of a passage
-PROMPT_MASK_CACHE = 1024  # app.answering.PROMPT_MASK_CACHE
+PROMPT_MASK_CACHE = 1024  # app.services.answering.PROMPT_MASK_CACHE
 
 
 def parse_args() -> argparse.Namespace:

@@ -92,7 +92,7 @@ def report_fixtures() -> None:
 def run_live(args: argparse.Namespace) -> None:
     """Ask each edit request through the service with a real model; print what became of it."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from app.main import create_app
+    from app.http.main import create_app
     from app.wiring import build_services
     from core.settings import Settings
     from llm_client import OpenAICompatibleChatModel

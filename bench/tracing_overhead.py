@@ -28,10 +28,10 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from ruamel.yaml import YAML
 
-from app.answering import build_answerer
-from app.main import create_app
-from app.otel_tracer import install_opentelemetry
-from app.tracing import all_secrets
+from app.http.main import create_app
+from app.process.otel_tracer import install_opentelemetry
+from app.process.tracing import all_secrets
+from app.services.answering import build_answerer
 from app.wiring import Services, build_services
 from core.chat import ChatMessage, TurnRequest
 from core.ports import Answerer

@@ -1,9 +1,9 @@
 """Spans around a turn's work (retrieval, model calls, tools, edits), recorded by the tracer the entry point installed.
 
 Inner layers call `span` or `start_span` and set attributes; they never import a tracing library. Until an entry
-point installs a tracer (app/tracing.py does when OTEL_EXPORTER_OTLP_ENDPOINT is set), both return one shared span
-that does nothing, so tracing off costs a function call and imports nothing. Note text and prompts go through
-`Span.set_content`, which records only when the user turned TRACE_CONTENT on (redacted even then).
+point installs a tracer (app/process/tracing.py does when OTEL_EXPORTER_OTLP_ENDPOINT is set), both return one
+shared span that does nothing, so tracing off costs a function call and imports nothing. Note text and prompts go
+through `Span.set_content`, which records only when the user turned TRACE_CONTENT on (redacted even then).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class Span(Protocol):
 
 
 class Tracer(Protocol):
-    """Starts spans as children of the active one (implemented over OpenTelemetry in app/tracing.py)."""
+    """Starts spans as children of the active one (implemented over OpenTelemetry in app/process/tracing.py)."""
 
     def start_span(self, name: str, attributes: Attributes, *, is_active: bool) -> Span:
         """Start a span; `is_active` makes it the parent of spans started until it ends (not across a yield)."""

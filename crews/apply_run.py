@@ -29,14 +29,27 @@ def crew_conversation_id(crew: str, run_id: str) -> str:
 
 
 def to_proposals(
-    writes: Sequence[PlannedWrite], *, conversation_id: str, now: datetime, ttl: timedelta = CREW_PROPOSAL_TTL
+    writes: Sequence[PlannedWrite],
+    *,
+    conversation_id: str,
+    now: datetime,
+    ttl: timedelta = CREW_PROPOSAL_TTL,
+    shown_as_crew: str | None = None,
 ) -> list[ProposedEdit]:
-    """Return the writes as proposals bound to the hash taken at collection (a chat front can show and apply them)."""
+    """Return the writes as proposals bound to the hash taken at collection (a chat front can show and apply them).
+
+    `shown_as_crew`: the writes of a dry run shown in a chat or MCP client, whose operation names the crew, since
+    the conversation does not ("crew Daily-Briefing: section.write (...)").
+    """
     return [
         ProposedEdit(
             id=secrets.token_hex(4),
             conversation_id=conversation_id,
-            operation=f"{write.action}: {write.summary}",
+            operation=(
+                f"crew {shown_as_crew}: {write.action} ({write.summary})"
+                if shown_as_crew
+                else f"{write.action}: {write.summary}"
+            ),
             path=write.path,
             new_path=None,
             base_hash=write.base_hash,

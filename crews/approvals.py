@@ -7,7 +7,7 @@ need no approval: the user asks for each. No model-facing tool (chat, MCP) enabl
 every edit of the crew root.
 
 The approvals live in DATA_DIR, outside the vault, in one JSON file written atomically by the process that holds
-DATA_DIR (`librarian serve`, or a `librarian crew` command when no server runs: `app.crew_access`).
+DATA_DIR (`librarian serve`, or a `librarian crew` command when no server runs: `app.services.crew_access`).
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def cli_reference() -> str:
     """Return every `librarian` command with its usage, help and options, as Markdown."""
     import typer
 
-    from app.cli import cli
+    from app.cli.main import cli
 
     root = typer.main.get_command(cli)
     return "\n".join(_command_sections(root, ["librarian"]))

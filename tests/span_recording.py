@@ -1,4 +1,4 @@
-"""Recording this process's spans in memory, as app/tracing.py would export them (the SDK's in-memory exporter)."""
+"""Recording this process's spans in memory, as app/process/tracing.py would export them (SDK's in-memory exporter)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from app.otel_tracer import install_opentelemetry
-from app.tracing import all_secrets
+from app.process.otel_tracer import install_opentelemetry
+from app.process.tracing import all_secrets
 from core.settings import Settings
 from core.tracing import install_tracer
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from app.main import create_app
+from app.http.main import create_app
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel
 from tests.conftest import SAMPLE_VAULT
@@ -72,7 +72,7 @@ def propose_locally(settings: Settings, content: str, path: str = NOTE) -> str:
     from agent.tools import VaultReader
     from app.mcp.backend import local_now
     from app.mcp.writes import describe_for_mcp
-    from app.proposal_access import MCP_CONVERSATION
+    from app.services.proposal_access import MCP_CONVERSATION
     from app.wiring import build_edit_services
 
     edits = build_edit_services(settings)

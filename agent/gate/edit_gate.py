@@ -24,19 +24,14 @@ from agent.gate.approval import (
     select_approved,
     words_needed,
 )
-from agent.gate.entries import code
 from agent.gate.intent import asked_change
 from agent.gate.model_text import ImitationGuard, markup_closers
 from agent.gate.replies import (
-    READ_ONLY,
     SEPARATOR,
-    apply_report_text,
     auto_applied_block,
     discarded_notice,
-    incomplete_selection,
     nothing_pending_text,
     proposals_block,
-    undo_plan_text,
     words_refusal,
 )
 from agent.locks import ConversationLocks
@@ -48,6 +43,8 @@ from core.settings import WriteSettings
 from edits.apply import apply_edits
 from edits.changelog import SqliteChangeLog
 from edits.lock import EditLock
+from edits.messages.entries import code
+from edits.messages.reports import READ_ONLY, apply_report_text, incomplete_selection, undo_plan_text
 from edits.proposals import SqliteProposalStore
 from edits.undo import plan_undo, undo_last
 

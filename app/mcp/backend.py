@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent.tools import ToolRegistry, VaultReader
 from app.wiring import EditServices
@@ -14,6 +14,9 @@ from crews.service import CrewService
 from rag.retrieve import Retriever
 from sync.index_runner import IndexRunner
 from sync.watcher import VaultWatcher
+
+if TYPE_CHECKING:
+    from app.http.runtime import Runtime
 
 
 def local_now() -> datetime:
@@ -41,20 +44,19 @@ class McpBackend:
         return self.edits.writer is not None
 
 
-def backend_from_state(state: Any) -> McpBackend:
-    """Return the backend over what `app.main.start_services` stored on `app.state`.
+def backend_of(runtime: Runtime) -> McpBackend:
+    """Return the backend over what the HTTP app's lifespan started.
 
     One reader for every MCP session: its parsed-notes cache serves them all, like chat's.
     """
-    settings: Settings = state.settings
-    reader = VaultReader(settings.vault, state.services.retriever)
+    reader = VaultReader(runtime.settings.vault, runtime.services.retriever)
     return McpBackend(
-        settings=settings,
+        settings=runtime.settings,
         reader=reader,
         registry=ToolRegistry(reader),
-        edits=state.edits,
-        runner=state.index_runner,
-        watcher=state.watcher,
-        crews=getattr(state, "crews", None),
-        retriever=state.services.retriever,
+        edits=runtime.edits,
+        runner=runtime.index_runner,
+        watcher=runtime.watcher,
+        crews=runtime.crews,
+        retriever=runtime.services.retriever,
     )

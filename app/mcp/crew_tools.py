@@ -12,11 +12,11 @@ from datetime import timedelta
 
 import mcp_types as types
 
-from app.crew_chat import proposals_of_run
+from app.http.routes.crews import catalog_json
 from app.mcp.backend import McpBackend
 from app.mcp.writes import describe_for_mcp, text_result
-from app.proposal_access import MCP_CONVERSATION
-from app.routes.crews import catalog_json
+from app.services.crew_chat import proposals_of_run
+from app.services.proposal_access import MCP_CONVERSATION
 from core.errors import UpstreamUnavailable
 from crews.service import CrewService
 from rag.answer.secrets import redact_secrets

@@ -1,7 +1,7 @@
 """Streamable HTTP at `/mcp`, inside the same app as `/v1`: the same bearer auth, Host check and Origin allowlist.
 
 The Host check is the app's `TrustedHosts` middleware, which already sees every request. The bearer is checked
-by the very function that guards `/v1` (`app.security.require_api_key`). Browsers are told by CORS which origins
+by the very function that guards `/v1` (`app.http.security.require_api_key`). Browsers are told by CORS which origins
 may read `/v1`; an MCP server must refuse a foreign Origin itself (the spec asks it to, against DNS rebinding), so
 `/mcp` answers 403 to any Origin that CORS would not allow.
 """
@@ -19,10 +19,12 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.mcp.backend import backend_from_state
+from app.http.deps import server_settings_of
+from app.http.openai_schemas import error_json
+from app.http.runtime import Runtime
+from app.http.security import BEARER_AUTH, LOCALHOST_ORIGINS, require_api_key
+from app.mcp.backend import backend_of
 from app.mcp.server import build_server
-from app.openai_schemas import error_json
-from app.security import BEARER_AUTH, LOCALHOST_ORIGINS, require_api_key
 from core.errors import Unauthorized
 from core.settings import ServerSettings
 
@@ -49,7 +51,7 @@ class McpEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check the request as `/v1` is checked, then hand it to the session manager the lifespan started."""
         request = Request(scope, receive)
-        settings: ServerSettings = request.app.state.server_settings
+        settings = server_settings_of(request)
         origin = request.headers.get("origin")
         if origin is not None and not is_allowed_origin(origin, settings):
             message = f"the Origin {origin[:100]!r} may not use this server (CORS_ORIGINS lists the allowed ones)"
@@ -72,9 +74,9 @@ def mount_mcp(app: FastAPI) -> None:
     app.router.routes.append(Route(MCP_PATH, endpoint=McpEndpoint(), include_in_schema=False))
 
 
-async def start_mcp(app: FastAPI, stack: AsyncExitStack) -> None:
+async def start_mcp(app: FastAPI, stack: AsyncExitStack, runtime: Runtime) -> None:
     """Build the MCP server over what the lifespan started, run its session manager until `stack` closes."""
-    server = build_server(backend_from_state(app.state))
+    server = build_server(backend_of(runtime))
     manager = StreamableHTTPSessionManager(
         app=server,
         # Host and Origin are checked above, against the same lists as /v1; the SDK's own lists would differ.

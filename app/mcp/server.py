@@ -18,6 +18,7 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from pydantic import ValidationError
 
 from agent.tools.definition import describe_validation_error
+from app.http.routes.index import status_json
 from app.mcp import crew_tools, resources
 from app.mcp.backend import McpBackend
 from app.mcp.catalog import (
@@ -32,7 +33,6 @@ from app.mcp.catalog import (
 )
 from app.mcp.indexing import SEARCH_TOOL, indexing_notice
 from app.mcp.writes import WRITE_TOOL_NAMES, McpWrites, ToolResult, text_result
-from app.routes.index import status_json
 from core.errors import AppError, InvalidRequest
 
 SERVER_NAME = "vault-librarian"

@@ -15,16 +15,16 @@ from typing import Any
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 
-from agent.gate.entries import code, proposal_entries
-from agent.gate.replies import undo_headline
 from agent.propose import WRITE_TOOLS, ProposalToolbox
-from agent.propose.kit import MODEL_DIFF_LINES, diff_fence, shorten_diff
 from agent.tools.outcome import ToolOutcome
 from app.mcp.backend import McpBackend
 from app.mcp.confirmation import ask_user
-from app.proposal_access import MCP_CONVERSATION, apply_chosen, discard, pending_proposals, select_pending
+from app.services.proposal_access import MCP_CONVERSATION, apply_chosen, discard, pending_proposals, select_pending
 from core.chat import ToolSpec
 from core.edits import ApplyReport, ProposedEdit, UndoPlan
+from edits.messages.diff_display import MODEL_DIFF_LINES, diff_fence, shorten_diff
+from edits.messages.entries import code, proposal_entries
+from edits.messages.reports import undo_headline
 from edits.undo import plan_undo, undo_last
 
 ToolResult = types.CallToolResult | types.InputRequiredResult

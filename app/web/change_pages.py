@@ -13,12 +13,12 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
+from app.http.deps import runtime_of
 from app.web.pages import FormDep, PageRoute, SessionDep, render
 from app.wiring import EditServices
 from core.edits import UndoPlan
 from core.errors import UpstreamUnavailable
 from edits.undo import undo_change_set
-from sync.index_runner import IndexRunner
 
 router = APIRouter(route_class=PageRoute)
 SHOWN_SETS = 100
@@ -26,7 +26,7 @@ ChangeSetId = Annotated[str, Path(min_length=1, max_length=64)]
 
 
 def _edits(request: Request) -> EditServices:
-    edits: EditServices = request.app.state.edits
+    edits = runtime_of(request).edits
     return edits
 
 
@@ -42,7 +42,7 @@ async def undo_set(request: Request, change_set_id: str, *, confirm: bool) -> Un
     async with edits.lock.hold():
         plan = await undo_change_set(change_set_id, writer=writer, log=edits.log, now=now, confirm=True)
     if plan.has_writes:
-        runner: IndexRunner = request.app.state.index_runner
+        runner = runtime_of(request).index_runner
         await runner.run("undo")
     return plan
 

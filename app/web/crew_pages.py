@@ -12,11 +12,10 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 from sse_starlette.sse import EventSourceResponse
 
-from app.routes.crews import catalog_json, crew_service, reload_schedule, run_events, undo_run
+from app.http.deps import runtime_of, server_settings_of
+from app.http.routes.crews import catalog_json, crew_service, reload_schedule, run_events, undo_run
 from app.web.pages import FormDep, PageRoute, SessionDep, redirect, render
 from app.web.session import WebSession, first
-from core.settings import ServerSettings
-from crews.schedule import CrewSchedule
 
 router = APIRouter(route_class=PageRoute)
 SHOWN_RUNS = 50
@@ -29,7 +28,7 @@ def _crews_page(request: Request, session: WebSession, *, notice: str | None = N
     catalog = service.catalog()
     listed = catalog_json(catalog, service.schedule_statuses(catalog))
     runs = service.runs(limit=SHOWN_RUNS)
-    schedule: CrewSchedule | None = getattr(request.app.state, "crew_schedule", None)
+    schedule = runtime_of(request).crew_schedule
     next_runs = {name: schedule.next_run(name) for name in catalog.teams} if schedule is not None else {}
     return render(request, session, "crews.html", catalog=listed, runs=runs, next_runs=next_runs, notice=notice)
 
@@ -83,7 +82,7 @@ async def run_page(request: Request, session: SessionDep, run_id: RunId) -> Resp
 @router.get("/crews/runs/{run_id}/events", response_model=None)
 async def follow_run(request: Request, _session: SessionDep, run_id: RunId) -> EventSourceResponse:
     """Stream the run's progress as server-sent events, as `/v1/crews/runs/{id}/events` does."""
-    settings: ServerSettings = request.app.state.server_settings
+    settings = server_settings_of(request)
     events = run_events(crew_service(request), run_id)
     return EventSourceResponse(events, ping=settings.keepalive_seconds, sep="\n", headers={"Cache-Control": "no-store"})
 

@@ -12,8 +12,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from app.deps import ServicesDep
-from app.routes.index import filters_of, served_status
+from app.http.deps import ServicesDep
+from app.http.routes.index import filters_of, served_status
 from app.web.pages import PageRoute, SessionDep, render
 from core.errors import AppError
 from rag.search_trace import SearchTrace

@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from app.http.deps import server_settings_of
 from app.web.pages import FormDep, PageRoute, redirect, render, set_session_cookie
 from app.web.session import COOKIE, check_same_origin, first, is_api_key, keys_of, read_form
-from core.settings import ServerSettings
 
 router = APIRouter(route_class=PageRoute)
 
@@ -24,7 +24,7 @@ def safe_next(path: str) -> str:
 @router.get("/login")
 async def login_page(request: Request, next_path: Annotated[str, Query(alias="next")] = "/") -> Response:
     """Show the login form (without API_KEY there is nothing to log in to: go on)."""
-    settings: ServerSettings = request.app.state.server_settings
+    settings = server_settings_of(request)
     if settings.api_key is None:
         return redirect(safe_next(next_path))
     return render(request, None, "login.html", next=safe_next(next_path), error=None)

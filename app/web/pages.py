@@ -13,8 +13,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from app.errors import describe_error
-from app.proposal_access import MCP_CONVERSATION, pending_proposals
+from app.http.deps import runtime_or_none
+from app.http.errors import describe_error
+from app.services.proposal_access import MCP_CONVERSATION, pending_proposals
 from app.web.session import (
     COOKIE,
     SESSION_SECONDS,
@@ -23,8 +24,8 @@ from app.web.session import (
     WebSession,
     form_session,
     page_session,
+    web_state_of,
 )
-from app.wiring import EditServices
 from core.errors import AppError
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -59,8 +60,8 @@ def render(
     request: Request, session: WebSession | None, template: str, *, status: int = 200, **context: Any
 ) -> HTMLResponse:
     """Return a page: the template rendered with the visitor and the navigation counts, and the page headers."""
-    env: Environment = request.app.state.web_templates
-    edits: EditServices | None = getattr(request.app.state, "edits", None)
+    env = web_state_of(request).templates
+    edits = runtime.edits if (runtime := runtime_or_none(request)) else None
     waiting = len(pending_proposals(edits, datetime.now(UTC))) if edits is not None and session else 0
     html = env.get_template(template).render(session=session, here=request.url.path, waiting=waiting, **context)
     response = HTMLResponse(html, status_code=status, headers=PAGE_HEADERS)

@@ -12,19 +12,19 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.errors import describe_error
-from app.proposal_access import apply_chosen, discard, pending_proposals, select_pending
+from app.http.deps import runtime_of
+from app.http.errors import describe_error
+from app.services.proposal_access import apply_chosen, discard, pending_proposals, select_pending
 from app.web.pages import FormDep, PageRoute, SessionDep, render
 from app.web.session import WebSession
 from app.wiring import EditServices
 from core.errors import AppError
-from sync.index_runner import IndexRunner
 
 router = APIRouter(route_class=PageRoute)
 
 
 def _edits(request: Request) -> EditServices:
-    edits: EditServices = request.app.state.edits
+    edits = runtime_of(request).edits
     return edits
 
 
@@ -56,7 +56,7 @@ async def apply_proposals(request: Request, form: FormDep) -> Response:
     """Apply exactly the proposals ticked (or the one whose button was pressed), as one change set."""
     session, fields = form
     edits = _edits(request)
-    runner: IndexRunner = request.app.state.index_runner
+    runner = runtime_of(request).index_runner
     now = datetime.now(UTC)
     try:
         chosen = select_pending(edits, fields.get("ids", []), now)

@@ -20,10 +20,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 from fastapi import Request
 from fastapi.security import HTTPAuthorizationCredentials
+from jinja2 import Environment
 
-from app.security import BEARER_AUTH, require_api_key
+from app.http.deps import server_settings_of
+from app.http.security import BEARER_AUTH, require_api_key
 from core.errors import AppError, Unauthorized
-from core.settings import ServerSettings
 
 COOKIE = "librarian_session"
 SESSION_SECONDS = 30 * 24 * 3600  # a login lasts a month; changing API_KEY ends every session at once
@@ -92,10 +93,23 @@ class SessionKeys:
         return hmac.new(self._key, text.encode(), hashlib.sha256).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class WebState:
+    """What `install_web` made for the pages, kept on `app.state.web`: the session keys and the page templates."""
+
+    keys: SessionKeys
+    templates: Environment
+
+
+def web_state_of(request: Request) -> WebState:
+    """Return the web UI's state (made by `install_web` when the app was created)."""
+    state: WebState = request.app.state.web
+    return state
+
+
 def keys_of(request: Request) -> SessionKeys:
     """Return the app's session keys (made by `install_web`)."""
-    keys: SessionKeys = request.app.state.web_session_keys
-    return keys
+    return web_state_of(request).keys
 
 
 async def page_session(request: Request) -> WebSession:
@@ -104,7 +118,7 @@ async def page_session(request: Request) -> WebSession:
     if await _has_bearer(request):
         return WebSession(BEARER_SESSION, keys.csrf(BEARER_SESSION))
     session_id = keys.read_cookie(request.cookies.get(COOKIE))
-    settings: ServerSettings = request.app.state.server_settings
+    settings = server_settings_of(request)
     if session_id is not None:
         return WebSession(session_id, keys.csrf(session_id), can_log_out=settings.api_key is not None)
     if settings.api_key is not None:
@@ -159,7 +173,7 @@ def first(fields: dict[str, list[str]], name: str, default: str = "") -> str:
 
 def is_api_key(request: Request, given: str) -> bool:
     """Return True when `given` is API_KEY (constant-time comparison)."""
-    settings: ServerSettings = request.app.state.server_settings
+    settings = server_settings_of(request)
     if settings.api_key is None:
         return False
     return hmac.compare_digest(given.encode(), settings.api_key.get_secret_value().encode())
@@ -175,7 +189,7 @@ def _comeback(request: Request) -> str:
 
 
 async def _has_bearer(request: Request) -> bool:
-    settings: ServerSettings = request.app.state.server_settings
+    settings = server_settings_of(request)
     if settings.api_key is None or "authorization" not in request.headers:
         return False  # without API_KEY a header proves nothing: the CSRF token is what counts then
     credentials: HTTPAuthorizationCredentials | None = await BEARER_AUTH(request)

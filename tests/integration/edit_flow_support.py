@@ -13,7 +13,7 @@ import httpx
 import openai
 import pytest
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel
@@ -139,7 +139,7 @@ def librarian_factory(
 def install_clock(monkeypatch: pytest.MonkeyPatch) -> MovableClock:
     """Make the service's local clock (proposals, approvals, the prompt's date) one the test moves."""
     clock = MovableClock()
-    monkeypatch.setattr("app.answering.local_now", clock)
+    monkeypatch.setattr("app.services.answering.local_now", clock)
     return clock
 
 

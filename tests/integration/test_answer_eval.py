@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.main import create_app
+from app.cli.main import cli
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel

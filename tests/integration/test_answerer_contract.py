@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.answering import build_answerer
+from app.services.answering import build_answerer
 from app.wiring import Services
 from core.chat import AnswerDone, AnswerEvent, AnswerText, ChatMessage, TurnRequest
 from core.ports import Answerer

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from pydantic import SecretStr
 from schemathesis.config import SchemathesisConfig
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services, build_services
 from core.settings import Settings
 from tests.conftest import SAMPLE_VAULT, SETTINGS_ENV

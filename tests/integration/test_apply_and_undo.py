@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.gate.replies import undo_plan_text
 from core.edits import ProposedEdit
 from core.errors import EditConflict, InvalidRequest, UpstreamUnavailable
 from edits.apply import apply_edits
 from edits.changelog import SqliteChangeLog
 from edits.diffs import content_hash
 from edits.lock import EditLock
+from edits.messages.reports import undo_plan_text
 from edits.proposals import SqliteProposalStore, new_proposal
 from edits.undo import plan_undo, undo_last
 from tests.edit_fakes import InMemoryNoteWriter, write_settings

@@ -14,7 +14,7 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner, Result
 
-from app.cli import cli
+from app.cli.main import cli
 from app.wiring import Services, build_services
 from core.domain import EmbeddedChunk
 from core.errors import InvalidRequest, UpstreamUnavailable

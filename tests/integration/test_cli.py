@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from app.cli import cli
-from app.ownership import DataDirOwnership
+from app.cli.main import cli
+from app.process.ownership import DataDirOwnership
 from core.settings import BUNDLED_EMBED_MODEL
 from tests.conftest import SETTINGS_ENV
 

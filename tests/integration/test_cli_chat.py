@@ -13,8 +13,8 @@ import pytest
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.log_redaction import install_log_redaction
+from app.cli.main import cli
+from app.process.log_redaction import install_log_redaction
 from core.settings import Settings
 from tests.conftest import SETTINGS_ENV
 from tests.scripted_llm import ScriptedLLMServer, Turn

@@ -17,14 +17,14 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.ownership import DataDirOwnership
+from app.cli.main import cli
+from app.process.ownership import DataDirOwnership
 from tests.conftest import ROOT, SETTINGS_ENV
 from tests.scripted_llm import free_port
 
 runner = CliRunner()
 # What `serve` needs only once it serves: none of it may load before a refusal.
-HEAVY_MODULES = ("app.main", "uvicorn", "fastapi", "fastembed", "onnxruntime", "langgraph")
+HEAVY_MODULES = ("app.http.main", "uvicorn", "fastapi", "fastembed", "onnxruntime", "langgraph")
 
 
 def python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -47,7 +47,7 @@ def serve_refusal(tmp_path: Path, *args: str) -> tuple[int, str, list[str]]:
     """Run `librarian serve ARGS` in a fresh interpreter; return its exit code, stderr and the heavy modules loaded."""
     code = f"""
         import json, sys
-        from app.cli import main
+        from app.cli.main import main
         sys.argv = ["librarian", "serve", *{list(args)!r}]
         try:
             main()

@@ -19,12 +19,12 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.crew_access import RemoteCrews
-from app.crew_console import print_run
-from app.main import create_app
-from app.ownership import Owner
-from app.service_client import ServiceClient
+from app.cli.crew_console import print_run
+from app.cli.main import cli
+from app.http.main import create_app
+from app.process.ownership import Owner
+from app.services.crew_access import RemoteCrews
+from app.services.service_client import ServiceClient
 from core.settings import Settings
 from crews.install import install_examples
 from crews.runlog import RUN_NOTE

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.main import create_app
+from app.cli.main import cli
+from app.http.main import create_app
 from core.settings import Settings
 from crews.schedule import JOB_PREFIX, CrewSchedule
 from llm_client import OpenAICompatibleChatModel

@@ -13,9 +13,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from agent.tools import ToolRegistry, VaultReader
-from app.cli import cli
-from app.crew_console import LiveRun
-from app.main import create_app
+from app.cli.crew_console import LiveRun
+from app.cli.main import cli
+from app.http.main import create_app
 from core.domain import SearchHit
 from core.settings import Settings
 from crews.catalog import load_catalog

@@ -18,8 +18,8 @@ from fastapi.testclient import TestClient
 
 from agent.propose import ProposalToolbox
 from agent.tools import VaultReader
-from app.main import create_app
-from app.proposal_access import MCP_CONVERSATION
+from app.http.main import create_app
+from app.services.proposal_access import MCP_CONVERSATION
 from app.wiring import Services, build_edit_services
 from core.errors import AppError, InvalidRequest
 from core.settings import Settings

@@ -17,8 +17,8 @@ import pytest
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.main import create_app
+from app.cli.main import cli
+from app.http.main import create_app
 from core.settings import Settings
 from crews.schedule import CrewSchedule
 from tests.conftest import SETTINGS_ENV
@@ -87,7 +87,7 @@ def test_a_schedule_runs_only_once_enabled_and_an_edit_of_its_notes_pauses_it(
 
 
 def catalog_of(crews: object) -> dict[str, object]:
-    from app.routes.crews import catalog_json
+    from app.http.routes.crews import catalog_json
 
     return catalog_json(crews.catalog(), crews.schedule_statuses(crews.catalog()))  # type: ignore[attr-defined]
 
@@ -100,7 +100,7 @@ def test_the_api_enables_and_disables_a_schedule_and_lists_its_state(settings: S
             before = statuses(client.get("/v1/crews").json())
             anonymous = httpx.post(f"{url}/v1/crews/Daily-Briefing/enable", timeout=30)
             enabled = client.post("/v1/crews/Daily-Briefing/enable")
-            jobs = dict(app.state.crew_schedule.jobs)  # the job is there at once, not at the next reload
+            jobs = dict(app.state.runtime.crew_schedule.jobs)  # the job is there at once, not at the next reload
             listed = statuses(client.get("/v1/crews").json())
             team = vault / "_crews" / "Daily-Briefing.md"
             team.write_text(team.read_text(encoding="utf-8").replace("max_writes: 1", "max_writes: 2"), "utf-8")
@@ -153,9 +153,9 @@ def test_the_cli_enables_a_schedule_through_the_running_server(settings: Setting
         env = cli_env(world.settings)
         with serve_in_thread(app, port=port):
             enabled = runner.invoke(cli, ["crew", "enable", "Daily-Briefing"], env=env)
-            jobs = dict(app.state.crew_schedule.jobs)
+            jobs = dict(app.state.runtime.crew_schedule.jobs)
             disabled = runner.invoke(cli, ["crew", "disable", "Daily-Briefing"], env=env)
-            after = dict(app.state.crew_schedule.jobs)
+            after = dict(app.state.runtime.crew_schedule.jobs)
 
     assert enabled.exit_code == 0, enabled.output
     assert "0 7 * * *" in enabled.stdout

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from app.security import check_bind_address
+from app.http.security import check_bind_address
 from core.errors import InvalidRequest
 from core.settings import Settings
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from app.cli import cli
+from app.cli.main import cli
 from app.wiring import open_change_log
 from core.settings import Settings
 from edits.apply import apply_edits

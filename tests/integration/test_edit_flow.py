@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.gate.replies import READ_ONLY
 from app.wiring import Services
 from core.settings import Settings
+from edits.messages.reports import READ_ONLY
 from tests.integration.edit_flow_support import (
     PROPOSAL_ID,
     Librarian,

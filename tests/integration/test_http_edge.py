@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.main import create_app
-from app.security import MIN_API_KEY_LENGTH
+from app.cli.main import cli
+from app.http.main import create_app
+from app.http.security import MIN_API_KEY_LENGTH
 from app.wiring import Services
 from core.errors import InvalidRequest
 from core.settings import Settings

@@ -11,7 +11,7 @@ import openai
 import pytest
 from pydantic import SecretStr
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from tests.fakes import ScriptedAnswerer

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.errors import UpstreamUnavailable
 from core.settings import Settings

@@ -13,9 +13,9 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.log_redaction import install_log_redaction
-from app.main import create_app
+from app.cli.main import cli
+from app.http.main import create_app
+from app.process.log_redaction import install_log_redaction
 from app.wiring import Services
 from core.errors import UpstreamUnavailable
 from core.settings import Settings

@@ -13,7 +13,7 @@ from pydantic import SecretStr
 
 from agent.fallback import DEGRADED_MODE, UNREACHABLE_NOTICE, FallbackAnswerer
 from agent.retrieval_only import RetrievalOnlyAnswerer
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.chat import AnswerEvent, AnswerStatus, AnswerText, ChatMessage, TurnRequest
 from core.errors import UpstreamUnavailable

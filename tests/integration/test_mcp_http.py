@@ -20,7 +20,7 @@ from pydantic import SecretStr
 
 from agent.propose import ProposalToolbox
 from agent.tools import ToolRegistry, VaultReader
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services, build_edit_services, build_services
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel

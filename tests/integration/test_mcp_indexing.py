@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 import threading
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from rag.notes.vault import scan_vault
@@ -65,7 +65,7 @@ def search_during_first_index(settings: Settings, services: Services, phase: str
 
 
 async def _wait_idle(app: object) -> None:
-    runner = app.state.index_runner  # type: ignore[attr-defined]
+    runner = app.state.runtime.index_runner  # type: ignore[attr-defined]
     while runner.is_running or runner.last_report is None:
         await asyncio.sleep(0.05)
 

@@ -142,7 +142,7 @@ def test_stdout_carries_only_json_rpc_while_indexing_logs_warns_and_prints(vault
         "    warnings.warn('a library warning while indexing', UserWarning)\n"
         "    return original(self, *args, **kwargs)\n"
         "reindex.Reindexer.run_once = run_once\n"
-        "from app.cli import main\n"
+        "from app.cli.main import main\n"
         "sys.argv = ['librarian', 'mcp']\n"
         "main()\n",
         encoding="utf-8",

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from agent.fallback import UNREACHABLE_CHANGES
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services, build_services
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel

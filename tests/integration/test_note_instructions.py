@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from agent.fallback import UNREACHABLE_CHANGES
 from agent.prompts import NOTE_ORDERS_ADVICE
 from agent.turn import NOTE_ORDERS
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.passages import NO_MODEL_CHANGES, NO_MODEL_NOTICE

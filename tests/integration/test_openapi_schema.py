@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import BaseModel, SecretStr
 
-from app.main import create_app
-from app.openai_responses import ChatCompletion, ChatCompletionChunk, ErrorBody, ModelList
+from app.http.main import create_app
+from app.http.openai_responses import ChatCompletion, ChatCompletionChunk, ErrorBody, ModelList
 from app.wiring import Services
 from core.settings import Settings
 from tests.fakes import ScriptedAnswerer

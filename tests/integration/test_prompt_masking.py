@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from app.cli import cli
-from app.main import create_app
+from app.cli.main import cli
+from app.http.main import create_app
 from app.wiring import Services, build_services
 from core.chat import ChatMessage, ToolCall
 from core.settings import Settings

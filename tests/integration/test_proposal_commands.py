@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from agent.propose import ProposalToolbox
 from agent.tools import VaultReader
-from app.cli import cli
+from app.cli.main import cli
 from app.mcp.backend import local_now
 from app.mcp.writes import describe_for_mcp
-from app.proposal_access import MCP_CONVERSATION
+from app.services.proposal_access import MCP_CONVERSATION
 from app.wiring import build_edit_services
 from core.settings import Settings
 from tests.conftest import ROOT, SETTINGS_ENV

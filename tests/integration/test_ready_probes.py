@@ -12,8 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from app.main import create_app
-from app.routes import health
+from app.http import probes
+from app.http.main import create_app
+from app.http.routes import health
 from app.wiring import Services
 from core.errors import UpstreamUnavailable
 from core.settings import Settings
@@ -56,6 +57,7 @@ class FailingDocStore:
 def test_a_hung_store_keeps_one_probe_in_flight(
     settings: Settings, services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(probes, "PROBE_TIMEOUT_SECONDS", 0.3)
     monkeypatch.setattr(health, "PROBE_TIMEOUT_SECONDS", 0.3)
     hung = HungStore(services.store)
     app = create_app(

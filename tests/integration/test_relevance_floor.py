@@ -75,7 +75,7 @@ def test_a_near_miss_is_refused_for_the_words_its_notes_lack(gate: RelevanceGate
 def test_retrieval_only_mode_refuses_the_near_miss_and_answers_from_the_notes(indexed: Services) -> None:
     from fastapi.testclient import TestClient
 
-    from app.main import create_app
+    from app.http.main import create_app
     from rag.answer.context import REFUSAL
 
     app = create_app(indexed.settings.model_copy(update={"watch": False}), indexed)

@@ -10,9 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.datastructures import Headers
 
-from app.conversation import conversation_id
-from app.main import create_app
-from app.unicode_body import repair_json_body
+from app.http.main import create_app
+from app.http.unicode_body import repair_json_body
+from app.services.conversation import conversation_id
 from app.wiring import Services, build_services
 from core.chat import ChatMessage
 from core.settings import Settings

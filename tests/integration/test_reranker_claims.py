@@ -8,11 +8,11 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from rich.console import Console
 
-from app.cli import search as search_command
-from app.console import print_status
-from app.index_access import cli_status
-from app.main import create_app
-from app.routes.index import search as search_route
+from app.cli.console import print_status
+from app.cli.main import search as search_command
+from app.http.main import create_app
+from app.http.routes.index import search as search_route
+from app.services.index_access import cli_status
 from app.wiring import Services
 from core.settings import Settings
 from sync.index_status import read_stored_status

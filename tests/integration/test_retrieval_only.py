@@ -10,7 +10,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL

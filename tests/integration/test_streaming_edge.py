@@ -6,7 +6,7 @@ import time
 
 import httpx
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from tests.fakes import ScriptedAnswerer

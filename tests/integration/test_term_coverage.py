@@ -126,7 +126,7 @@ def test_a_prepared_gate_has_its_probe_questions_embedded_before_the_first_check
             return super().embed_query(text)
 
     gate = RelevanceGate(Counting(), indexed.store, floor=-0.1)
-    gate.prepare()  # at start (app/answering.py), in a worker thread
+    gate.prepare()  # at start (app/services/answering.py), in a worker thread
     probes = len(asked)
     gate.check("How many garlic cloves did I plant?")
 

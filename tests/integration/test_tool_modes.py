@@ -14,7 +14,7 @@ import httpx
 import openai
 import pytest
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel

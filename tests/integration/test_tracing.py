@@ -22,8 +22,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import StatusCode
 
 from agent.fallback import DEGRADED_MODE, UNREACHABLE_NOTICE
-from app.main import create_app
-from app.tracing import TURN_SPAN, conversation_hash
+from app.http.main import create_app
+from app.process.tracing import TURN_SPAN, conversation_hash
 from app.wiring import Services
 from core.settings import Settings
 from core.tracing import is_tracing
@@ -322,7 +322,7 @@ def test_spans_reach_an_otlp_http_endpoint_with_the_configured_headers_and_servi
 OFF_SCRIPT = """
 import json, sys
 import openai
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import build_services
 from core.settings import Settings
 from core.tracing import is_tracing
@@ -348,7 +348,9 @@ print(json.dumps({
     "reply": reply.choices[0].message.content,
     "llm_calls": len(llm.chat_requests),
     "is_tracing": is_tracing(),
-    "export_modules": sorted(m for m in sys.modules if m.startswith(("opentelemetry.exporter", "app.otel_tracer"))),
+    "export_modules": sorted(
+        m for m in sys.modules if m.startswith(("opentelemetry.exporter", "app.process.otel_tracer"))
+    ),
     "provider": type(trace.get_tracer_provider()).__name__,
 }))
 """

@@ -16,9 +16,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from typer.testing import CliRunner, Result
 
-from app.cli import cli
-from app.data_dir_vault import VAULT_FILE
-from app.ownership import DataDirOwnership
+from app.cli.main import cli
+from app.process.data_dir_vault import VAULT_FILE
+from app.process.ownership import DataDirOwnership
 from core.data_dirs import default_data_dir
 from core.settings import Settings
 from sync.watermarks import WATERMARKS_FILE, SqliteWatermarkStore

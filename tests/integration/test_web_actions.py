@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from crews.service import ABORT_REQUESTED
@@ -95,7 +95,7 @@ def test_the_crew_pages_enable_a_schedule_start_a_run_follow_it_and_abort_it(set
             crews = client.get("/crews").text
             token = csrf_of(crews)
             enabled = client.post("/crews/Daily-Briefing/enable", data={"csrf": token}, headers=same_site).text
-            jobs = dict(app.state.crew_schedule.jobs)
+            jobs = dict(app.state.runtime.crew_schedule.jobs)
             disabled = client.post("/crews/Daily-Briefing/disable", data={"csrf": token}, headers=same_site).text
             started = client.post("/crews/Daily-Briefing/runs", data={"csrf": token, "dry_run": "0"}, headers=same_site)
             assert started.status_code == 303, started.text

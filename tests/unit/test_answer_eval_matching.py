@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from agent.gate.entries import proposal_entries
-from app.eval_judge import parse_grade
+from app.eval.judge import parse_grade
+from app.eval.matching import cited_links, found_facts, is_refusal_reply, split_sources, tokens, without_links
+from app.eval.shown_proposals import shown_proposals
 from core.edits import ProposedEdit
+from edits.messages.entries import proposal_entries
 from rag.answer.context import REFUSAL
-from rag.evals.matching import cited_links, found_facts, is_refusal_reply, split_sources, tokens, without_links
-from rag.evals.shown_proposals import shown_proposals
 
 
 @pytest.mark.parametrize(

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.gate.entries import proposal_entries
+from app.eval.golden import GoldenItem
+from app.eval.scoring import Observation, score_item
+from app.eval.totals import Ratio, summarise
+from app.eval.vault_links import VaultLinks
 from core.edits import ProposedEdit
 from core.settings import Settings
+from edits.messages.entries import proposal_entries
 from rag.answer.context import REFUSAL
-from rag.evals.golden import GoldenItem
-from rag.evals.scoring import Observation, score_item
-from rag.evals.totals import Ratio, summarise
-from rag.evals.vault_links import VaultLinks
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[2] / "sample_vault"
 SOURDOUGH = "Areas/Cooking/Sourdough.md"

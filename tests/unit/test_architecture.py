@@ -89,7 +89,7 @@ def test_the_chat_agent_is_well_under_a_third_of_the_code() -> None:
 
 def test_no_module_level_settings_instance() -> None:
     offenders = []
-    entry_points = {ROOT / "app" / "cli.py", ROOT / "app" / "main.py", ROOT / "sync" / "__main__.py"}
+    entry_points = {ROOT / "app" / "cli" / "main.py", ROOT / "app" / "http" / "main.py", ROOT / "sync" / "__main__.py"}
     for path in source_files():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
@@ -98,3 +98,42 @@ def test_no_module_level_settings_instance() -> None:
                 if isinstance(func, ast.Name) and func.id == "Settings" and path not in entry_points:
                     offenders.append(str(path.relative_to(ROOT)))
     assert not offenders
+
+
+# The fronts in app/ are laid out by front (http, cli, mcp, web, eval) over the shared services and process setup;
+# only the composition root (wiring) stays at the top.
+APP_TOP_LEVEL_MODULES = {"__init__", "wiring"}
+# The chat agent's own machinery. Every front shows proposals and undo plans with `edits.messages`, and reaches the
+# agent only through `app.services.answering`; the tool registry (agent.tools, agent.propose) is shared by design.
+CHAT_AGENT_INTERNALS = ("agent.gate", "agent.graph", "agent.answerer", "agent.turn", "agent.prompts")
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_app_is_laid_out_by_front() -> None:
+    flat = {path.stem for path in (ROOT / "app").glob("*.py")}
+    assert flat <= APP_TOP_LEVEL_MODULES, f"modules at the top of app/: {sorted(flat - APP_TOP_LEVEL_MODULES)}"
+
+
+@pytest.mark.parametrize("path", [p for p in source_files() if p.relative_to(ROOT).parts[0] == "app"], ids=str)
+def test_fronts_reach_the_chat_agent_only_through_answering(path: Path) -> None:
+    if path == ROOT / "app" / "services" / "answering.py":
+        return
+    bad = [m for m in imported_modules(path) if m.startswith(CHAT_AGENT_INTERNALS)]
+    assert not bad, f"{path.relative_to(ROOT)} imports the chat agent's {sorted(bad)}"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "app" / "cli").glob("*.py")), ids=lambda p: p.name)
+def test_cli_commands_do_not_import_the_cli_that_imports_them(path: Path) -> None:
+    if path.name in ("main.py", "__main__.py"):
+        return
+    assert "app.cli.main" not in imported_modules(path), f"{path.name} imports app.cli.main (an import circle)"

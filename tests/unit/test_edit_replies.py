@@ -8,8 +8,9 @@ import pytest
 
 from agent.gate.intent import AskedChange
 from agent.gate.model_text import markup_closers
-from agent.gate.replies import apply_report_text, proposals_block, undo_plan_text, words_refusal
+from agent.gate.replies import proposals_block, words_refusal
 from core.edits import ApplyReport, EditOutcome, ProposedEdit, UndoPlan, UndoStep
+from edits.messages.reports import apply_report_text, undo_plan_text
 from edits.proposals import new_proposal
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

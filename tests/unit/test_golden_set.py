@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from app.eval.golden import GoldenSet, load_golden_set, select_items
+from app.eval.matching import found_facts, has_phrase, tokens
 from core.errors import InvalidRequest
-from rag.evals.golden import GoldenSet, load_golden_set, select_items
-from rag.evals.matching import found_facts, has_phrase, tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_VAULT = ROOT / "sample_vault"

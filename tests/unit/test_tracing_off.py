@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 
-from app.tracing import TracedAnswerer, start_tracing
+from app.process.tracing import TracedAnswerer, start_tracing
 from core.chat import AnswerDone, AnswerEvent, ChatMessage, TurnRequest
 from core.settings import Settings
 from core.tracing import NO_SPAN, is_tracing, span, start_span
