@@ -1,15 +1,19 @@
-"""Answer quality on sample_vault: the golden set through the real chat API, printed with pass/fail against targets.
+"""Answer quality on a vault's golden set: the items through the real chat API, printed with pass/fail against targets.
 
 Usage:
   python -m bench.answer_quality --llm http://127.0.0.1:8081/v1     # starts librarian serve on a copy of the vault
   python -m bench.answer_quality --no-llm                           # retrieval-only mode
   python -m bench.answer_quality --url http://127.0.0.1:8000        # a librarian you run (WRITE_CONFIRM=true)
-  ... [--limit N] [--only ID] [--kind answer] [--judge URL] [--json PATH] [--golden FILE] [--vault DIR]
+  python -m bench.answer_quality --no-llm --vault $VAULTS/vaultofknowledge --golden bench/golden/vaultofknowledge.yaml
+  ... [--limit N] [--only ID] [--kind answer] [--judge URL] [--json PATH]
 
-The same run as `librarian eval bench/golden/sample_vault.yaml`; this script adds the targets and exits 1 when one
-is missed. A small local model takes minutes per answer (the 0.5B Qwen took 2 to 17 minutes per item on a 2-core
-machine busy with other work, about 1,000 to 3,000 prompt tokens each): set LLM_READ_TIMEOUT_SECONDS above its
-120 s default, and use `--limit`, `--only` or `--kind` for a quick check.
+The defaults are sample_vault/ and bench/golden/sample_vault.yaml; `--vault` and `--golden` name another pair (the
+golden set must be written for that vault). Before anything starts, every evidence quote must be in one of its
+item's expected notes and every edit item's note must exist in the vault: otherwise the run is refused (exit 2)
+with the stale items listed. The same run as `librarian eval GOLDEN`; this script adds the targets and exits 1 when
+one is missed. A small local model takes minutes per answer (the 0.5B Qwen took 2 to 17 minutes per item on a
+2-core machine busy with other work, about 1,000 to 3,000 prompt tokens each): set LLM_READ_TIMEOUT_SECONDS above
+its 120 s default, and use `--limit`, `--only` or `--kind` for a quick check.
 """
 
 from __future__ import annotations
@@ -19,20 +23,25 @@ import asyncio
 import json
 import os
 import sys
+from argparse import RawDescriptionHelpFormatter as RawHelp
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 from rich.console import Console
+from rich.markup import escape
 
 from app.cli.eval_command import print_progress
 from app.cli.eval_console import print_run
-from app.eval.golden import KINDS
+from app.eval.golden import KINDS, check_against_vault, load_golden_set
 from app.eval.report import run_json
 from app.eval.runner import EvalRun
+from app.eval.server import started_service
 from app.eval.session import EvalOptions, evaluate
 from app.eval.totals import Ratio, Totals
-from core.errors import AppError
+from core.errors import AppError, UpstreamUnavailable
 from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,9 +81,21 @@ TARGETS = (
 
 def parse_args() -> argparse.Namespace:
     """Parse command-line arguments."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--golden", type=Path, default=ROOT / "bench" / "golden" / "sample_vault.yaml")
-    parser.add_argument("--vault", type=Path, default=ROOT / "sample_vault")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1], formatter_class=RawHelp
+    )
+    parser.add_argument(
+        "--golden",
+        type=Path,
+        default=ROOT / "bench" / "golden" / "sample_vault.yaml",
+        help="the golden set (YAML) written for --vault (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--vault",
+        type=Path,
+        default=ROOT / "sample_vault",
+        help="the vault the golden set is about; the started librarian serves a scratch copy (default: %(default)s)",
+    )
     parser.add_argument("--url", help="a running librarian (default: start one on a copy of the vault)")
     parser.add_argument("--api-key", default=os.environ.get("API_KEY"))
     server = parser.add_mutually_exclusive_group()
@@ -87,6 +108,14 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--judge", help="OpenAI-compatible judge endpoint (adds a 0-1 score)")
     parser.add_argument("--judge-model")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per request")
+    parser.add_argument(
+        "--startup-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="seconds the started librarian may take to build its first index (default: %(default)s; "
+        "vaultofknowledge's 2,721 notes need about 4 minutes on an idle 2-core machine, 20 or more on a busy one)",
+    )
     parser.add_argument("--json", type=Path, help="write the report here")
     return parser.parse_args()
 
@@ -111,28 +140,17 @@ def print_targets(console: Console, totals: Totals) -> int:
 def main() -> None:
     """Run the golden set, print the table and the targets."""
     args = parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    settings = Settings(vault_path=args.vault)
-    options = EvalOptions(
-        golden=args.golden,
-        url=args.url,
-        api_key=args.api_key,
-        llm_base_url=args.llm,
-        no_llm=args.no_llm,
-        k=args.k,
-        ids=tuple(args.only),
-        kinds=tuple(args.kind),
-        limit=args.limit,
-        judge_url=args.judge,
-        judge_model=args.judge_model,
-        timeout_seconds=args.timeout,
-        extra_info={"llm_base_url": None if args.no_llm else (args.llm or os.environ.get("LLM_BASE_URL"))},
-    )
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     try:
-        run: EvalRun = asyncio.run(evaluate(settings, options, announce=err.print, on_item=print_progress))
+        check_against_vault(load_golden_set(args.golden), args.vault, source=args.golden)
     except AppError as exc:
-        err.print(f"[red]error:[/red] {exc.message}")
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
+        sys.exit(2)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        run = run_eval_on(args, err)
+    except AppError as exc:
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
         sys.exit(2)
     console = Console(width=max(Console().width, 160))
     print_run(console, run)
@@ -141,6 +159,47 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(run_json(run.info, run.scores, run.totals), indent=2) + "\n", encoding="utf-8")
     sys.exit(1 if missed else 0)
+
+
+def run_eval_on(args: argparse.Namespace, err: Console) -> EvalRun:
+    """Run the items against `--url`, or against a librarian started here over a scratch copy of `--vault`."""
+    info: dict[str, object] = {"llm_base_url": None if args.no_llm else (args.llm or os.environ.get("LLM_BASE_URL"))}
+    with ExitStack() as stack:
+        url = args.url
+        if url is None:  # started here, not by evaluate(), so that a large vault may take longer to index
+            service = started_service(
+                args.vault,
+                api_key=args.api_key,
+                llm_base_url=args.llm,
+                no_llm=args.no_llm,
+                startup_seconds=args.startup_timeout,
+                announce=err.print,
+            )
+            try:
+                url = stack.enter_context(service)
+            except httpx.TimeoutException as exc:  # the first index outlasted the read timeout of POST /v1/index
+                raise UpstreamUnavailable(
+                    "the eval's librarian serve",
+                    f"its first index took over {args.startup_timeout:.0f} s: raise --startup-timeout",
+                ) from exc
+            except httpx.HTTPError as exc:  # e.g. killed for memory while indexing: its log went with its copy
+                raise UpstreamUnavailable("the eval's librarian serve", f"its first index failed: {exc}") from exc
+            info["url"] = f"started (copy of {args.vault})"
+        options = EvalOptions(
+            golden=args.golden,
+            url=url,
+            api_key=args.api_key,
+            k=args.k,
+            ids=tuple(args.only),
+            kinds=tuple(args.kind),
+            limit=args.limit,
+            judge_url=args.judge,
+            judge_model=args.judge_model,
+            timeout_seconds=args.timeout,
+            extra_info=info,
+        )
+        settings = Settings(vault_path=args.vault)
+        return asyncio.run(evaluate(settings, options, announce=err.print, on_item=print_progress))
 
 
 if __name__ == "__main__":

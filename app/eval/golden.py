@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Self
 
@@ -9,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from app.eval.matching import has_phrase, tokens
 from core.errors import InvalidRequest
 
 ItemKind = Literal["answer", "refuse", "edit"]
@@ -125,3 +127,78 @@ def select_items(
         raise InvalidRequest(f"no item with id {', '.join(sorted(unknown))} in the golden set")
     chosen = [item for item in golden.items if (not ids or item.id in ids) and (not kinds or item.kind in kinds)]
     return chosen[:limit] if limit is not None else chosen
+
+
+@dataclass(frozen=True, slots=True)
+class StaleItem:
+    """An item the vault no longer bears out, and why."""
+
+    item_id: str
+    problem: str
+
+
+STALE_ITEMS_SHOWN = 20
+
+
+class _VaultWords:
+    """The words of the vault's notes, read once each; None for a path that is no note inside the vault."""
+
+    def __init__(self, vault: Path) -> None:
+        self._root = vault.resolve()
+        self._read: dict[str, list[str] | None] = {}
+
+    def of(self, path: str) -> list[str] | None:
+        if path not in self._read:
+            file = (self._root / path).resolve()
+            is_note = file.is_relative_to(self._root) and file.is_file()
+            self._read[path] = tokens(file.read_text(encoding="utf-8", errors="replace")) if is_note else None
+        return self._read[path]
+
+
+def stale_items(golden: GoldenSet, vault: Path) -> list[StaleItem]:
+    """Return what the vault contradicts: missing expected notes, quotes in none of them, edits on absent notes.
+
+    A quote counts as present when its words and numbers occur in a row in one expected note (markup, case and
+    punctuation ignored, as facts are matched), so a golden set written for another vault, or one the notes have
+    moved away from, is caught before a run scores it.
+    """
+    words = _VaultWords(vault)
+    stale: list[StaleItem] = []
+    for item in golden.items:
+        if item.kind == "answer":
+            stale += _answer_problems(item, words)
+        elif item.edit is not None and (problem := _edit_problem(item.edit, words)):
+            stale.append(StaleItem(item.id, problem))
+    return stale
+
+
+def _answer_problems(item: GoldenItem, words: _VaultWords) -> list[StaleItem]:
+    notes = [note for path in item.expected if (note := words.of(path)) is not None]
+    missing = [path for path in item.expected if words.of(path) is None]
+    # With no expected note there is nothing to quote from: the missing notes say it all.
+    unquoted = [quote for quote in item.evidence if notes and not any(has_phrase(note, quote) for note in notes)]
+    return [StaleItem(item.id, f"expected note not in the vault: {path}") for path in missing] + [
+        StaleItem(item.id, f"evidence in no expected note: {quote!r}") for quote in unquoted
+    ]
+
+
+def _edit_problem(edit: ExpectedEdit, words: _VaultWords) -> str | None:
+    creates = edit.operations == ("create",)
+    if (words.of(edit.path) is not None) != creates:
+        return None
+    return f"the note to create already exists: {edit.path}" if creates else f"no such note to edit: {edit.path}"
+
+
+def check_against_vault(golden: GoldenSet, vault: Path, *, source: Path) -> None:
+    """Raise InvalidRequest listing the stale items when the vault does not bear out the golden set `source`."""
+    stale = stale_items(golden, vault)
+    if not stale:
+        return
+    lines = [f"  {entry.item_id}: {entry.problem}" for entry in stale[:STALE_ITEMS_SHOWN]]
+    if len(stale) > STALE_ITEMS_SHOWN:
+        lines.append(f"  ... and {len(stale) - STALE_ITEMS_SHOWN} more")
+    items = len({entry.item_id for entry in stale})
+    raise InvalidRequest(
+        f"the golden set {source} does not match the vault {vault} ({items} stale item{'s' * (items != 1)}; "
+        "fix the items or give the vault it was written for):\n" + "\n".join(lines)
+    )
