@@ -1,4 +1,8 @@
-"""The LangGraph agent: retrieve first, let the model read with tools, stream a citation-checked answer."""
+"""The LangGraph agent: retrieve first, let the model read with tools, stream a citation-checked answer.
+
+A change request to a model not seen making structured tool calls goes to `propose_by_contract` instead: one
+constrained model reply, bound to what code found, becomes the proposal (agent/change_contract/).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.answer_footer import answer_footer, latest_question
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
+from agent.change_contract import ContractProposer
 from agent.context_fit import ContextWindow, fit_messages
 from agent.gate.intent import asked_change, looks_like_edit_request
 from agent.history import client_instructions, model_history, reconcile
@@ -23,7 +28,7 @@ from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_rec
 from agent.tool_use import ToolUse
 from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
-from core.errors import AppError, UpstreamUnavailable
+from core.errors import AppError, InvalidRequest, UpstreamUnavailable
 from core.ports import ChatModel
 from rag.answer.context import REFUSAL, build_context, is_refusal
 from rag.answer.relevance_gate import RelevanceGate
@@ -83,6 +88,8 @@ class AgentNodes:
             "allowed": [],
             "context": "",
             "is_stopped_early": False,
+            "is_contract": False,
+            "hit_paths": [],
         }
 
     async def retrieve_context(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -101,8 +108,35 @@ class AgentNodes:
         hits = await _in_thread(lambda: deps.retriever.search(question, k=deps.top_k, embedding=embedding))
         anchors = [hit.chunk.anchor for hit in hits]
         scratch_of(config).checker.allowed.update(anchors)
+        hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
+        if self._is_contract(question, scratch_of(config)):
+            return {"is_covered": True, "is_contract": True, "hit_paths": hit_paths}
         context = await _in_thread(lambda: build_context(hits, question, note_text=deps.note_text))
-        return {"is_covered": True, "context": context, "allowed": anchors}
+        return {"is_covered": True, "context": context, "allowed": anchors, "hit_paths": hit_paths}
+
+    def _is_contract(self, question: str, scratch: TurnScratch) -> bool:
+        """Return True when this change request goes through a change contract rather than free tool calls."""
+        intent = asked_change(question)
+        is_change = scratch.writes is not None and intent.is_change and not intent.follows_note
+        return is_change and self._deps.tool_use.uses_contract(self._deps.chat_model.model_name)
+
+    async def propose_by_contract(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        """Propose the requested change from one constrained model reply (agent/change_contract/); no tools."""
+        scratch = scratch_of(config)
+        writes = scratch.writes
+        if writes is None:  # routed here only with write tools; the type checker cannot know
+            raise InvalidRequest("the vault is read-only: no change can be proposed")
+        write = get_stream_writer()
+        write({"status": "reading your change request…"})
+        request = latest_question(state["messages"])
+        outcome = await ContractProposer(self._deps.chat_model).propose(
+            request, writes, hits=state.get("hit_paths", [])
+        )
+        for usage in outcome.usage:
+            scratch.add_usage(usage)
+        _write_text(write, scratch.show(outcome.text))
+        reply = to_record(ChatMessage(role="assistant", content=scratch.shown_text))
+        return {"messages": [*state["messages"], reply], "answer": scratch.shown_text, **TURN_INPUTS_CLEARED}
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Stream one model reply to the user through the citation check; keep its tool calls, if any."""
@@ -229,9 +263,11 @@ class AgentNodes:
         return result.text
 
 
-def route_coverage(state: AgentState) -> Literal["call_model", "refuse"]:
-    """Ask the model only when the notes cover the question."""
-    return "call_model" if state.get("is_covered") else "refuse"
+def route_coverage(state: AgentState) -> Literal["call_model", "propose_by_contract", "refuse"]:
+    """Ask the model only when the notes cover the question; a change request may go through a contract."""
+    if not state.get("is_covered"):
+        return "refuse"
+    return "propose_by_contract" if state.get("is_contract") else "call_model"
 
 
 def route_after_model(state: AgentState) -> Literal["run_tools", "finish_answer"]:
@@ -249,6 +285,7 @@ def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
         nodes.retrieve_context,
         nodes.call_model,
         nodes.run_tools,
+        nodes.propose_by_contract,
         nodes.refuse,
         nodes.finish_answer,
     ):
@@ -258,6 +295,7 @@ def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
     builder.add_conditional_edges("retrieve_context", route_coverage)
     builder.add_conditional_edges("call_model", route_after_model)
     builder.add_edge("run_tools", "call_model")
+    builder.add_edge("propose_by_contract", END)
     builder.add_edge("refuse", END)
     builder.add_edge("finish_answer", END)
     return builder

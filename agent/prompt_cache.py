@@ -7,8 +7,9 @@ token, leaves the prefix in the cache: the user's first question then evaluates 
 question), as later ones do. A local server also loads the model on that request rather than on the first question.
 
 Before it, with LLM_TOOLS=auto, the model is asked once to search the notes with the tools offered: a structured
-call (`tool_calls`) shows it calls tools, and questions are then offered them (agent/tool_use.py); a model that
-writes the call as text, or none, answers questions in one completion. What it costs: a prompt of about
+call (`tool_calls`) shows it calls tools, and questions and change requests are then offered them
+(agent/tool_use.py); a model that writes the call as text, or none, answers questions in one completion, and its
+change requests go through a change contract (agent/change_contract/). What it costs: a prompt of about
 600 tokens and a reply of at most PROBE_TOKENS, then one of about 300 tokens, once per start, while nobody waits.
 """
 

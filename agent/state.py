@@ -21,6 +21,8 @@ class AgentState(TypedDict, total=False):
     tool_rounds: int  # model calls that asked for tools this turn
     answer: str  # the checked text of the model's final reply; at the end, the whole reply as the user saw it
     is_stopped_early: bool  # the model still asked for tools when none were left: the answer says it stopped
+    is_contract: bool  # a change request proposed through a change contract (agent/change_contract/), no tools
+    hit_paths: list[str]  # the notes retrieved for this turn, in rank order (the contract's fallback targets)
 
 
 # Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that

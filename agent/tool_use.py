@@ -14,6 +14,10 @@ steps than allowed", in 10 of the golden set's 20 answerable questions, with fou
 a turn; a question naming a day or links ("how many links does the chain have") still got tools and looped. Its
 change requests still get tools: its calls written as text are run.
 LLM_TOOLS=on always offers tools, LLM_TOOLS=off never does.
+
+Change requests to a model not seen making a structured call (and with LLM_TOOLS=off) go through a change contract
+instead of free tool calls (`uses_contract`, agent/change_contract/): code finds the candidate notes and the model
+fills in a JSON schema bound to them.
 """
 
 from __future__ import annotations
@@ -49,6 +53,17 @@ class ToolUse:
             return model in self._structured and model not in self._without
         return self._setting == "on"
 
+    def uses_contract(self, model: str) -> bool:
+        """Return True when a change request to `model` goes through a change contract (agent/change_contract/).
+
+        Every model but one seen making a structured tool call (the warm-up probe asks for one), unless LLM_TOOLS=on:
+        free tool calls let a small model pick tools and arguments at will (Qwen2.5-Coder 0.5B proposed 1 of the
+        golden set's 5 edits that way), while a contract bounds its choice to what code found.
+        """
+        if self._setting == "auto":
+            return model not in self._structured
+        return self._setting == "off"
+
     def record(self, model: str, *, has_called: bool, is_unusable: bool, is_structured: bool = False) -> None:
         """Note what `model` did with a round that offered tools; switch it to no tools when the rule says so.
 
@@ -75,13 +90,15 @@ class ToolUse:
 
     def describe(self, model: str) -> str:
         """Return how tools are used with `model`, for /ready."""
+        if self._setting == "off":
+            return "off (LLM_TOOLS=off); changes by contract"
         if self._setting != "auto":
             return f"{self._setting} (LLM_TOOLS={self._setting})"
-        if model in self._without:
-            return "off (the model made no tool call and gave unusable replies when offered tools)"
         if model in self._structured:
             return "on (the model has made tool calls)"
+        if model in self._without:
+            return "off (the model made no tool call and gave unusable replies when offered tools); changes by contract"
         questions = "questions answered in one completion"
         if model in self._callers:
-            return f"on for changes (the model writes its tool calls as text); {questions}"
-        return f"on for changes (no structured tool call seen yet); {questions}"
+            return f"changes by contract (the model writes its tool calls as text); {questions}"
+        return f"changes by contract (no structured tool call seen yet); {questions}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agent.citation_stream import CitationChecker, CitationStream
+from agent.tools.reader import VaultReader
 from core.chat import ToolSpec, Usage
 from core.edits import ProposedEdit
 
@@ -55,6 +56,11 @@ class WriteToolBox(ToolBox, Protocol):
     @property
     def proposals(self) -> Sequence[ProposedEdit]:
         """Return the proposals made this turn."""
+        ...
+
+    @property
+    def reader(self) -> VaultReader:
+        """Return the vault as the tools read it (the change contract gathers its candidates there)."""
         ...
 
 

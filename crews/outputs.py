@@ -31,7 +31,6 @@ import jsonschema
 
 from crews.definitions import OutputSpec
 from crews.model import BoundOutput, Material, OutputFamilyName
-from crews.reply_json import OutputInvalid, extract_json
 from crews.triage_binding import (
     ALLOWED_VALUES_SHOWN,
     MAX_LIST_ITEMS,
@@ -42,6 +41,7 @@ from crews.triage_binding import (
     known_values,
     paths_of,
 )
+from llm_client.reply_json import OutputInvalid, extract_json
 
 __all__ = [
     "SCHEMA_VERSIONS",

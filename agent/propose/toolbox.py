@@ -69,6 +69,11 @@ class ProposalToolbox:
         tools = tuple(self._tools.values())
         return cued_specs(tools, _specs(tools), message)
 
+    @property
+    def reader(self) -> VaultReader:
+        """Return the reader the tools plan against."""
+        return self._reader
+
     def has_tool(self, name: str) -> bool:
         """Return True when `name` is one of the toolbox's tools."""
         return name in self._tools

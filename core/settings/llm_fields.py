@@ -77,6 +77,7 @@ class LlmFields(BaseModel):
     llm_tools: Literal["auto", "on", "off"] = Field(
         "auto",
         description="Offer tools to the chat model. `auto`: a model that has made a structured tool call (the warm-up "
-        "asks for one) gets them; one that writes its calls as text answers questions in one completion, and its "
-        "calls on change requests are run. `on` / `off` force it.",
+        "asks for one) gets them, for questions and change requests; any other model answers questions in one "
+        "completion, and its change requests go through a change contract (one JSON reply bound to the notes code "
+        "found; docs/changing-notes.md). `on`: tools always. `off`: no tools; change requests by contract.",
     )

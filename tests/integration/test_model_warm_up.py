@@ -111,3 +111,30 @@ def test_a_model_making_a_structured_call_at_the_warm_up_gets_tools_on_plain_que
 
     probe, question = (request.json for request in llm.chat_requests)  # the probe cached the prefix with tools
     assert rendered_prefix(probe) == rendered_prefix(question)
+
+
+@pytest.mark.parametrize("is_structured", [False, True], ids=["call-as-text", "structured-call"])
+def test_the_warm_up_probe_decides_whether_a_change_request_goes_through_a_contract_or_free_tool_calls(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, is_structured: bool
+) -> None:
+    if is_structured:
+        llm.add(Turn.tool_call("search_notes", {"query": "zebra"}))
+        llm.add(
+            Turn.tool_call("edit_note", {"command": "add_tag", "path": "Garlic", "value": "mulch"}), Turn.text("Ok.")
+        )
+    else:
+        llm.add(Turn.text('{"name": "search_notes", "arguments": {"query": "zebra"}}'), Turn.text("Hello"))
+        llm.add(Turn.text('{"operation": "add_tag", "target": "Areas/Garden/Garlic.md", "tag": "mulch"}'))
+    librarian: Librarian = factory.start(llm_warm_up=True, llm_tools="auto")
+    wait_for_requests(llm, 1 if is_structured else 2)
+    deadline = time.monotonic() + 10  # the warm-up records what it saw once the probe's reply has ended
+    while is_structured and "made tool calls" not in librarian.http.get("/ready").json()["model"]["tools"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    shown = librarian.chat().say("Add the tag mulch to the Garlic note.")
+
+    change = llm.chat_requests[1 if is_structured else 2].json
+    assert "+  - mulch" in shown
+    assert ("response_format" in change) is not is_structured
+    assert ("edit_note" in json.dumps(change.get("tools", []))) is is_structured

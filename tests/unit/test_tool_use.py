@@ -49,4 +49,14 @@ def test_llm_tools_on_and_off_are_never_changed_by_what_the_model_does(setting: 
     use = ToolUse(setting)  # type: ignore[arg-type]
     use.record("m", has_called=False, is_unusable=True)
     use.record("m", has_called=True, is_unusable=False)
-    assert use.is_offered("m") is is_offered and use.describe("m") == f"{setting} (LLM_TOOLS={setting})"
+    assert use.is_offered("m") is is_offered and use.describe("m").startswith(f"{setting} (LLM_TOOLS={setting})")
+    assert use.uses_contract("m") is not is_offered  # LLM_TOOLS=off: change requests go through a contract
+
+
+def test_change_requests_go_through_a_contract_until_the_model_makes_a_structured_call() -> None:
+    use = ToolUse()
+    assert use.uses_contract("m") and "changes by contract" in use.describe("m")
+    use.record("m", has_called=True, is_unusable=False)  # a call written as text: still a contract
+    assert use.uses_contract("m")
+    use.record("m", has_called=True, is_unusable=False, is_structured=True)  # the warm-up probe's finding
+    assert not use.uses_contract("m") and use.uses_contract("other")

@@ -1,4 +1,7 @@
-"""The JSON in a model's raw reply: bare, in a ``` fence, with prose around it, or with template-doubled braces."""
+"""The JSON in a model's raw reply: bare, in a ``` fence, with prose around it, or with template-doubled braces.
+
+Shared by the crews' outputs and the agent's change contracts (agent and crews never import each other).
+"""
 
 from __future__ import annotations
 

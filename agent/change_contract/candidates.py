@@ -1,0 +1,174 @@
+"""What code finds in a change request before any model reads it: the notes it may mean, quoted values, days.
+
+The model never writes a path: it picks a target from the candidates gathered here. A note named in the request
+(by title, alias, path or [[link]]) is the strongest sign, so when one is named only named notes are candidates;
+otherwise the retrieval hits for the request are. The daily note of a day the request names ("today", "yesterday",
+an ISO date, or "daily note" for today) comes first, missing or not: a missing one is created from its template
+when the change is approved. A request naming neither a note nor a day gets today's daily note after the hits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import PurePosixPath
+
+from agent.tools.daily import daily_note_path
+from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot
+from core.errors import AppError
+
+MAX_HIT_CANDIDATES = 5  # retrieval hits offered as targets when the request names no note
+MAX_HEADINGS = 40  # per candidate: a note with hundreds of headings must not flood the prompt
+MIN_NAME_CHARS = 3  # a shorter title ("AI") is taken for a note only inside [[ ]] or as a path
+_LINK = re.compile(r"\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")
+_PATH = re.compile(r"(?<![\w/])((?:[\w .-]+/)+[\w .-]+\.md)\b", re.IGNORECASE)
+# Double quotes, curly quotes and guillemets delimit a value; single quotes are apostrophes too often.
+_QUOTED = re.compile(r'"([^"\n]{1,500})"|“([^”\n]{1,500})”|„([^“”\n]{1,500})[“”]|«([^»\n]{1,500})»')
+_ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_DAY_WORDS = {"today": 0, "heute": 0, "yesterday": -1, "gestern": -1, "tomorrow": 1, "morgen": 1}
+_DAILY_WORDS = re.compile(r"\b(daily|journal|diary|tagebuch|tagesnotiz)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A note the change may target: its path, how the request named it, its headings, and its day if daily."""
+
+    path: str
+    label: str  # how it is shown to the model: the title, or "daily note 2026-12-03"
+    headings: tuple[str, ...] = ()
+    day: date | None = None  # set for a day's daily note (it may not exist yet)
+    exists: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Findings:
+    """Everything code found in the request: candidate targets, quoted values, folders it names."""
+
+    candidates: tuple[Candidate, ...]
+    quoted: tuple[str, ...]
+    folders: tuple[str, ...]
+    is_named: bool  # True when the candidates are notes the request names (not retrieval hits)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Return the candidates' paths in order."""
+        return tuple(candidate.path for candidate in self.candidates)
+
+    def candidate(self, path: str) -> Candidate | None:
+        """Return the candidate at `path`, or None."""
+        return next((c for c in self.candidates if c.path == path), None)
+
+
+def quoted_values(request: str) -> tuple[str, ...]:
+    """Return the quoted strings of `request` in order, stripped, without repeats."""
+    found = [
+        next(group for group in match.groups() if group is not None).strip() for match in _QUOTED.finditer(request)
+    ]
+    return tuple(dict.fromkeys(value for value in found if value))
+
+
+def named_notes(snapshot: VaultSnapshot, request: str) -> list[str]:
+    """Return the notes `request` names by [[link]], path, title or alias, longest name first, without overlaps."""
+    found: list[str] = []
+    for target in (*_LINK.findall(request), *_PATH.findall(request)):
+        path = _resolve(snapshot, target)
+        if path is not None and path not in found:
+            found.append(path)
+    text = request.casefold()
+    names: list[tuple[str, str]] = []  # (casefolded name, path)
+    for path, note in snapshot.notes.items():
+        for name in (note.title, *note.aliases):
+            key = name.strip().casefold()
+            if len(key) >= MIN_NAME_CHARS and key in text:
+                names.append((key, path))
+    taken: list[tuple[int, int]] = []
+    for key, path in sorted(names, key=lambda item: -len(item[0])):
+        for match in re.finditer(rf"(?<!\w){re.escape(key)}(?!\w)", text):
+            span = match.span()
+            if any(start < span[1] and span[0] < end for start, end in taken if (start, end) != span):
+                continue  # "Sourdough" inside "Sourdough Starter", already taken by the longer name
+            taken.append(span)
+            if path not in found:
+                found.append(path)
+            break
+    return found
+
+
+def named_days(request: str, today: date) -> list[date]:
+    """Return the days `request` names (today, yesterday, tomorrow, ISO dates); today for a bare "daily note"."""
+    days: list[date] = []
+    words = re.findall(r"\w+", request.casefold())
+    for word in words:
+        if word in _DAY_WORDS:
+            days.append(today + timedelta(days=_DAY_WORDS[word]))
+    for text in _ISO_DAY.findall(request):
+        try:
+            days.append(date.fromisoformat(text))
+        except ValueError:
+            continue
+    if not days and _DAILY_WORDS.search(request):
+        days.append(today)
+    return list(dict.fromkeys(days))
+
+
+def named_folders(snapshot: VaultSnapshot, request: str) -> tuple[str, ...]:
+    """Return the vault's folders whose name the request holds (for moves), deepest first."""
+    folders = {str(PurePosixPath(path).parent) for path in (*snapshot.notes, *snapshot.other_files)}
+    folders.discard(".")
+    text = request.casefold()
+    named = [
+        folder
+        for folder in folders
+        if re.search(rf"(?<!\w){re.escape(folder.rsplit('/', 1)[-1].casefold())}(?!\w)", text)
+    ]
+    return tuple(sorted(named, key=lambda folder: (-folder.count("/"), folder)))
+
+
+def _holds_name(text: str, name: str) -> bool:
+    """Return True when casefolded `text` holds `name` as whole words."""
+    return re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", text) is not None
+
+
+def gather(reader: VaultReader, request: str, *, hits: Sequence[str]) -> Findings:
+    """Return the candidates for `request`: named notes (else the retrieval `hits`), then named days' daily notes."""
+    snapshot = reader.snapshot()
+    named = named_notes(snapshot, request)
+    paths = named or [path for path in dict.fromkeys(hits) if path in snapshot.notes][:MAX_HIT_CANDIDATES]
+    candidates = [_note_candidate(snapshot, path) for path in paths]
+    days = named_days(request, reader.today())
+    # A request naming neither a note nor a day may still mean today's note ("add a task to buy milk"): offered last.
+    fallback_day = [] if named or days else [reader.today()]
+    for day in reversed(days):  # each goes first: the first named ends first
+        daily = _daily_candidate(reader, snapshot, day)
+        candidates = [daily, *(c for c in candidates if c.path != daily.path)]
+    for day in fallback_day:
+        daily = _daily_candidate(reader, snapshot, day)
+        candidates = [*(c for c in candidates if c.path != daily.path), daily]
+    return Findings(
+        candidates=tuple(candidates),
+        quoted=quoted_values(request),
+        folders=named_folders(snapshot, request),
+        is_named=bool(named),
+    )
+
+
+def _daily_candidate(reader: VaultReader, snapshot: VaultSnapshot, day: date) -> Candidate:
+    path = daily_note_path(reader, snapshot, day)
+    headings = _note_candidate(snapshot, path).headings if path in snapshot.notes else ()
+    return Candidate(path, f"daily note {day.isoformat()}", headings, day, exists=path in snapshot.notes)
+
+
+def _note_candidate(snapshot: VaultSnapshot, path: str) -> Candidate:
+    note = snapshot.notes[path]
+    headings = tuple(dict.fromkeys(heading.text for heading in note.headings))[:MAX_HEADINGS]
+    return Candidate(path, note.title, headings)
+
+
+def _resolve(snapshot: VaultSnapshot, ref: str) -> str | None:
+    try:
+        return snapshot.find_note(ref)
+    except AppError:  # not a note's name (or several notes'): not a named note
+        return None

@@ -1,0 +1,141 @@
+"""The operations a change contract may name, which of them a request's words call for, and the tool call each is.
+
+Each operation is one call of an existing propose-only write tool (agent/propose/), with arguments built here by
+code from the validated contract: the model chooses, code writes the call. The request's words narrow the choice
+before the model sees it ("tag" offers the tag operations only), since a small model picks among few options far
+better than among many.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from agent.change_contract.candidates import Candidate
+
+Values = Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One operation: its name in the contract, what the model reads about it, and the value fields it needs."""
+
+    name: str
+    description: str
+    fields: tuple[str, ...]  # value fields besides operation (and target, when `has_target`)
+    has_target: bool = True
+    is_daily_ok: bool = False  # may target a daily note that does not exist yet (it is created from its template)
+
+
+OPERATIONS: dict[str, Operation] = {
+    op.name: op
+    for op in (
+        Operation("append", "add text at the end of the note", ("text",), is_daily_ok=True),
+        Operation("prepend", "add text at the start of the note (after its properties)", ("text",), is_daily_ok=True),
+        Operation("append_to_section", "add text at the end of one heading's section", ("heading", "text")),
+        Operation("add_task", "add a task (a '- [ ]' line)", ("text",), is_daily_ok=True),
+        Operation("add_tag", "add a tag to the note's properties", ("tag",)),
+        Operation("remove_tag", "remove a tag from the note", ("tag",)),
+        Operation("add_alias", "add an alias (another name) to the note", ("alias",)),
+        Operation("set_property", "set a frontmatter property to a value", ("property", "value")),
+        Operation("remove_property", "remove a frontmatter property", ("property",)),
+        Operation("create_note", "create a new note with a name and text", ("name", "text"), has_target=False),
+        Operation("move_note", "move the note into a folder", ("folder",)),
+        Operation("rename_note", "give the note a new name", ("name",)),
+        Operation("delete_note", "delete the note (into .trash/)", ()),
+    )
+}
+GENERAL = ("append", "add_task", "add_tag", "set_property", "append_to_section", "create_note")
+
+_REMOVAL = {"remove", "delete", "untag", "drop", "entferne", "lösche", "entfernen", "löschen"}
+# (cue words, operation when adding, operation when removing); the first rows that match decide.
+_CUES: tuple[tuple[frozenset[str], str, str | None], ...] = (
+    (frozenset({"tag", "tags", "untag", "tagge", "taggen"}), "add_tag", "remove_tag"),
+    (frozenset({"alias", "aliases"}), "add_alias", None),
+    (frozenset({"property", "properties", "frontmatter", "field", "metadata", "eigenschaft"}), "set_property",
+     "remove_property"),
+    (frozenset({"task", "tasks", "todo", "to-do", "checkbox", "aufgabe"}), "add_task", None),
+    (frozenset({"section", "heading", "abschnitt", "überschrift"}), "append_to_section", None),
+    (frozenset({"move", "archive", "relocate", "verschiebe", "verschieben", "archiviere"}), "move_note", None),
+    (frozenset({"rename", "umbenennen", "benenne"}), "rename_note", None),
+    (frozenset({"prepend", "top", "beginning"}), "prepend", None),
+)  # fmt: skip
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»')
+_CREATE = re.compile(r"^\W*(?:please\s+|bitte\s+)?(?:create|make|start|new|erstelle|lege)\b", re.IGNORECASE)
+_DELETE = re.compile(r"^\W*(?:please\s+|bitte\s+)?(?:delete|trash|erase|remove|lösche)\b", re.IGNORECASE)
+
+
+def cued_operations(request: str) -> list[str]:
+    """Return the operations `request` calls for, or the general ones when its words call for none in particular."""
+    unquoted = _QUOTED.sub(" ", request)  # a task "tag the photos" asks for a task, not a tag
+    words = set(re.findall(r"[\w-]+", unquoted.casefold()))
+    if _CREATE.match(request) and words & {"note", "notiz", "called", "named"}:
+        return ["create_note"]
+    is_removal = bool(words & _REMOVAL)
+    chosen: list[str] = []
+    for cues, adding, removing in _CUES:
+        if words & cues or (adding == "add_tag" and "#" in unquoted):
+            chosen.append(removing if is_removal and removing else adding)
+    if chosen:
+        return list(dict.fromkeys(chosen))
+    if _DELETE.match(request):
+        return ["delete_note"]
+    return list(GENERAL)
+
+
+def tool_call(operation: str, values: Values, target: Candidate | None) -> tuple[str, dict[str, object]]:
+    """Return the write tool and its arguments (built by code) for a validated contract."""
+    op = OPERATIONS[operation]
+    if target is not None and target.day is not None and (op.is_daily_ok or operation == "append_to_section"):
+        command = {"append_to_section": "append"}.get(operation, operation)
+        arguments: dict[str, object] = {"command": command, "date": target.day.isoformat(), "content": values["text"]}
+        if operation == "append_to_section":
+            arguments["heading"] = values["heading"]
+        return "edit_daily_note", arguments
+    path = target.path if target is not None else ""
+    if operation == "create_note":
+        return "edit_note", {"command": "create", "path": values["name"], "content": values["text"]}
+    if operation == "move_note":
+        return "move_note", {"path": path, "new_path": values["folder"].rstrip("/") + "/"}
+    if operation == "rename_note":
+        return "move_note", {"path": path, "new_path": values["name"]}
+    if operation == "delete_note":
+        return "delete_note", {"path": path}
+    return "edit_note", {"path": path, **_edit_note_values(operation, values)}
+
+
+def _edit_note_values(operation: str, values: Values) -> dict[str, object]:
+    if operation in ("add_tag", "remove_tag"):
+        return {"command": operation, "value": values["tag"]}
+    if operation == "add_alias":
+        return {"command": operation, "value": values["alias"]}
+    if operation == "set_property":
+        return {"command": operation, "property": values["property"], "value": values["value"]}
+    if operation == "remove_property":
+        return {"command": operation, "property": values["property"]}
+    if operation == "append_to_section":
+        return {"command": operation, "heading": values["heading"], "content": values["text"]}
+    return {"command": operation, "content": values["text"]}  # append, prepend, add_task
+
+
+def describe(operation: str, values: Values, target: Candidate | None) -> str:
+    """Return what the contract asks for, in words, for the reply ("add the tag 'x' to `Note.md`")."""
+    where = f"`{target.path}`" if target is not None else "a new note"
+    shown = {
+        "append": f"append “{values.get('text', '')}” to {where}",
+        "prepend": f"add “{values.get('text', '')}” at the start of {where}",
+        "append_to_section": f"append “{values.get('text', '')}” to the section “{values.get('heading', '')}” of "
+        f"{where}",
+        "add_task": f"add the task “{values.get('text', '')}” to {where}",
+        "add_tag": f"add the tag “{values.get('tag', '')}” to {where}",
+        "remove_tag": f"remove the tag “{values.get('tag', '')}” from {where}",
+        "add_alias": f"add the alias “{values.get('alias', '')}” to {where}",
+        "set_property": f"set the property “{values.get('property', '')}” to “{values.get('value', '')}” in {where}",
+        "remove_property": f"remove the property “{values.get('property', '')}” from {where}",
+        "create_note": f"create the note “{values.get('name', '')}” with the text “{values.get('text', '')}”",
+        "move_note": f"move {where} into the folder “{values.get('folder', '')}”",
+        "rename_note": f"rename {where} to “{values.get('name', '')}”",
+        "delete_note": f"delete {where}",
+    }
+    return shown.get(operation, operation)

@@ -1,0 +1,118 @@
+"""Turning a change request into a proposal by code plus one constrained model reply (and at most one repair).
+
+Code gathers the candidates and builds the schema; the model fills it in (`response_format`, a grammar where the
+server has one); code validates the reply and makes the call of the existing write tool from it. The tool's own
+checks (scope, the note and heading exist, the change changes something) count as validation: their message goes
+back to the model in the one repair round. A proposal is stored, never applied: the edit gate shows its diff and
+waits for "yes", as for every proposal. When no valid proposal comes of it the reply says so plainly, with what was
+understood and how to rephrase; nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agent.change_contract.candidates import Findings, gather
+from agent.change_contract.operations import OPERATIONS, cued_operations, describe, tool_call
+from agent.change_contract.schema import Contract, contract_schema, offered, response_format, validate
+from agent.turn import WriteToolBox
+from core.chat import ChatMessage, ChatResult, Usage
+from core.errors import AppError
+from core.ports import ChatModel
+from llm_client.reply_json import extract_json
+
+CONTRACT_TOKENS = 300  # the longest contract (a create with 500 characters of text) fits; a loop stops early
+REPHRASE = (
+    "Nothing was proposed and nothing in your vault changed. Try naming the note and the change, e.g. "
+    '“Add the tag garden to the note Garlic”, “Add a task "Water the beans" to the Garden note”, '
+    '“Set the property status to done in the note X”, or “Append "…" to the Ideas section of the note X”.'
+)
+
+
+@dataclass(slots=True)
+class ContractOutcome:
+    """What the contract path made of a request: the reply text and the model usage."""
+
+    text: str
+    is_proposed: bool
+    usage: list[Usage] = field(default_factory=list)
+
+
+class ContractProposer:
+    """Propose one change for a request through a change contract; see the module docstring."""
+
+    def __init__(self, chat_model: ChatModel, *, max_tokens: int = CONTRACT_TOKENS) -> None:
+        self._chat_model = chat_model
+        self._max_tokens = max_tokens
+
+    async def propose(self, request: str, writes: WriteToolBox, *, hits: Sequence[str]) -> ContractOutcome:
+        """Return the outcome of proposing the change `request` asks for through `writes` (never writing)."""
+        findings = gather(writes.reader, request, hits=hits)
+        operations = offered(cued_operations(request), findings)
+        if not operations:
+            return ContractOutcome(_nothing_found(findings), is_proposed=False)
+        schema = contract_schema(operations, findings, request)
+        messages = [
+            ChatMessage("system", contract_prompt(operations, findings)),
+            ChatMessage("user", request),
+        ]
+        outcome = ContractOutcome("", is_proposed=False)
+        understood: Contract | None = None
+        error = ""
+        for _attempt in range(2):  # the reply, then one repair with what was wrong
+            result = await self._ask(messages, schema)
+            outcome.usage.append(result.usage)
+            try:
+                understood = validate(extract_json(result.content), operations, findings, request)
+                name, arguments = tool_call(understood.operation, understood.values, understood.target)
+                await writes.run(name, json.dumps(arguments))
+            except AppError as exc:  # a bad reply, or the write tool's checks (a note that exists, no change)
+                error = exc.message
+            else:
+                outcome.text = f"I read your request as: {describe_contract(understood)}."
+                outcome.is_proposed = True
+                return outcome
+            repair = f"That reply cannot be used: {error.rstrip('.')}. Reply with the corrected JSON object only."
+            messages = [*messages, ChatMessage("assistant", result.content), ChatMessage("user", repair)]
+        outcome.text = _failed(understood, error)
+        return outcome
+
+    async def _ask(self, messages: Sequence[ChatMessage], schema: dict[str, object]) -> ChatResult:
+        return await self._chat_model.complete(
+            messages, response_format=response_format(schema), max_tokens=self._max_tokens
+        )
+
+
+def contract_prompt(operations: Sequence[str], findings: Findings) -> str:
+    """Return the system message: the task, the operations offered and the notes that may be targeted."""
+    lines = [
+        "You turn one change request for an Obsidian vault into one JSON object. Reply with the JSON object only.",
+        "Operations:",
+        *(f"- {name}: {OPERATIONS[name].description}" for name in operations),
+    ]
+    if any(OPERATIONS[name].has_target for name in operations):
+        lines.append("Notes the change may target (write the path exactly):")
+        for candidate in findings.candidates:
+            headings = f"; headings: {', '.join(candidate.headings)}" if candidate.headings else ""
+            missing = " (does not exist yet; created when the change is applied)" if not candidate.exists else ""
+            lines.append(f"- {candidate.path}: {candidate.label}{missing}{headings}")
+    lines.append("Copy texts, names, tags and values from the request exactly; add nothing of your own.")
+    return "\n".join(lines)
+
+
+def describe_contract(contract: Contract) -> str:
+    """Return the change a contract states, in words."""
+    return describe(contract.operation, contract.values, contract.target)
+
+
+def _nothing_found(findings: Findings) -> str:
+    if not findings.candidates:
+        return f"I could not tell which note to change: the request names none I can find. {REPHRASE}"
+    return f"I could not tell which change to make to {', '.join(findings.paths)}. {REPHRASE}"
+
+
+def _failed(understood: Contract | None, error: str) -> str:
+    what = f" I understood: {describe_contract(understood)}." if understood is not None else ""
+    return f"I could not turn this request into a change I can propose: {error.rstrip('.')}.{what} {REPHRASE}"

@@ -1,0 +1,150 @@
+"""The JSON schema a change contract must meet, built per request, and the check of a reply against it.
+
+`operation` is an enum of the operations offered, `target` an enum of the candidate paths code found, and each
+value field has a tight pattern (one line, a tag without '#' or spaces, a file name Obsidian allows). A quoted
+string in the request is the text: text fields are then an enum of the quoted strings, so the model copies them
+exactly. The schema is sent as `response_format` (a grammar on llama.cpp, Ollama, LM Studio and vLLM); endpoints
+that ignore it get the same checks here, and the reply's errors go back to the model once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+
+from agent.change_contract.candidates import Candidate, Findings
+from agent.change_contract.operations import OPERATIONS
+from llm_client.reply_json import OutputInvalid
+
+SCHEMA_NAME = "change-v1"
+MAX_TEXT_CHARS = 500
+MAX_FOLDERS = 40
+_MAX_ERRORS = 3
+# One line of text; a tag: no spaces, '#' or punctuation that ends a tag in Obsidian; a name: no character
+# Obsidian refuses in file names or links break on (agent.propose.paths.FORBIDDEN_IN_NAMES).
+PATTERNS = {
+    "text": rf"^[^\n]{{1,{MAX_TEXT_CHARS}}}$",
+    "tag": r"^[^\s#,.;:!?\[\]\"'`]{1,80}$",
+    "alias": r"^[^\n\[\]|#^]{1,100}$",
+    "property": r"^[A-Za-z][A-Za-z0-9_ -]{0,39}$",
+    "value": r"^[^\n]{1,200}$",
+    "name": r"^[^\n*\"\\/<>:|?#^\[\]]{1,100}$",
+}
+COPIED = ("tag", "alias", "name")  # values the request must hold word for word (a text may be composed)
+_HASHTAG = re.compile(r"(?<![\w#])#([^\s#,.;:!?\[\]\"'`]{1,80})")
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """A validated reply: the operation, the target candidate (None for a new note) and the value fields."""
+
+    operation: str
+    target: Candidate | None
+    values: dict[str, str]
+
+
+def value_schema(field: str, findings: Findings, request: str, targets: Sequence[Candidate]) -> dict[str, Any]:
+    """Return the schema of one value field, bound to what code found where it can be."""
+    if field == "text" and findings.quoted:
+        return {"type": "string", "enum": list(findings.quoted)}
+    if field == "tag" and (tags := list(dict.fromkeys(_HASHTAG.findall(request)))):
+        return {"type": "string", "enum": tags}
+    if field == "heading":
+        return {"type": "string", "enum": list(dict.fromkeys(h for c in targets for h in c.headings))}
+    if field == "folder":
+        return {"type": "string", "enum": list(findings.folders[:MAX_FOLDERS])}
+    return {"type": "string", "pattern": PATTERNS[field]}
+
+
+def targets_for(operation: str, findings: Findings) -> list[Candidate]:
+    """Return the candidates `operation` may target: existing notes, or a missing daily note where that is fine."""
+    op = OPERATIONS[operation]
+    if not op.has_target:
+        return []
+    return [c for c in findings.candidates if c.exists or (op.is_daily_ok and c.day is not None)]
+
+
+def offered(operations: Sequence[str], findings: Findings) -> list[str]:
+    """Return the operations that can be offered at all: a target to choose, headings or folders to choose from."""
+    usable = []
+    for name in operations:
+        op = OPERATIONS[name]
+        targets = targets_for(name, findings)
+        if op.has_target and not targets:
+            continue
+        if "heading" in op.fields and not any(c.headings for c in targets):
+            continue
+        if "folder" in op.fields and not findings.folders:
+            continue
+        usable.append(name)
+    return usable
+
+
+def branch(operation: str, findings: Findings, request: str) -> dict[str, Any]:
+    """Return the schema of a contract naming `operation`: the operation, its target enum, its value fields."""
+    op = OPERATIONS[operation]
+    targets = targets_for(operation, findings)
+    properties: dict[str, Any] = {"operation": {"type": "string", "enum": [operation]}}
+    if op.has_target:
+        properties["target"] = {"type": "string", "enum": [c.path for c in targets]}
+    for field in op.fields:
+        properties[field] = value_schema(field, findings, request, targets)
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def contract_schema(operations: Sequence[str], findings: Findings, request: str) -> dict[str, Any]:
+    """Return the schema for a reply choosing one of `operations` (already `offered`)."""
+    branches = [branch(name, findings, request) for name in operations]
+    return branches[0] if len(branches) == 1 else {"anyOf": branches}
+
+
+def response_format(schema: dict[str, Any]) -> dict[str, Any]:
+    """Return OpenAI's `response_format` asking for `schema` (llm_client drops it where an endpoint refuses it)."""
+    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": True}}
+
+
+def validate(data: object, operations: Sequence[str], findings: Findings, request: str) -> Contract:
+    """Return the contract `data` (the parsed reply) states, or raise OutputInvalid saying what is wrong."""
+    if not isinstance(data, dict):
+        raise OutputInvalid("the reply must be one JSON object")
+    operation = data.get("operation")
+    if operation not in operations:
+        raise OutputInvalid(f"'operation' must be one of: {', '.join(operations)}")
+    cleaned = _stripped(data)
+    schema = branch(str(operation), findings, request)
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(cleaned))
+    if errors:
+        raise OutputInvalid("; ".join(_error_text(error) for error in errors[:_MAX_ERRORS]))
+    values = {key: str(value) for key, value in cleaned.items() if key not in ("operation", "target")}
+    target = findings.candidate(str(cleaned["target"])) if "target" in cleaned else None
+    for field in COPIED:
+        if field in values and values[field].casefold() not in request.casefold():
+            raise OutputInvalid(f"'{field}' must be copied from the request; '{values[field]}' is not in it")
+    if values.get("heading") and target is not None and values["heading"] not in target.headings:
+        raise OutputInvalid(
+            f"'{values['heading']}' is not a heading of {target.path}; its headings are: "
+            + (", ".join(target.headings) or "none")
+        )
+    return Contract(str(operation), target, values)
+
+
+def _stripped(data: dict[str, Any]) -> dict[str, Any]:
+    """Return `data` with a leading '#' off a tag (a model writes "#x" for the tag x) and strings trimmed."""
+    cleaned = {key: value.strip() if isinstance(value, str) else value for key, value in data.items()}
+    if isinstance(cleaned.get("tag"), str):
+        cleaned["tag"] = cleaned["tag"].lstrip("#")
+    return cleaned
+
+
+def _error_text(error: jsonschema.ValidationError) -> str:
+    where = "/".join(str(part) for part in error.absolute_path) or "the reply"
+    if error.validator == "enum":
+        allowed = error.validator_value if isinstance(error.validator_value, list) else []
+        return f"'{where}' must be one of: {', '.join(map(str, allowed))}"
+    if error.validator == "pattern":
+        return f"'{where}' has characters it may not hold (one line; a tag without '#' or spaces)"
+    return f"'{where}': {error.message[:200]}"

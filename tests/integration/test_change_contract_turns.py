@@ -1,0 +1,130 @@
+"""Change requests through POST /v1/chat/completions by change contract: the golden set's edits from the 0.5B's
+recorded replies, the repair round, a plain "could not" that writes nothing, and an endpoint refusing the schema.
+
+The fixtures in tests/fixtures/change_contract_replies/ are real replies of Qwen2.5-Coder 0.5B (Q4_K_M GGUF behind
+llama.cpp's llama-server, temperature 0.2): `python -m bench.recording_proxy --upstream http://127.0.0.1:8081
+--port 18091 --out DIR`, then `python -m bench.answer_quality --kind edit --llm http://127.0.0.1:18091/v1` (which
+serves the librarian over a copy of sample_vault with LLM_TOOLS=auto: the warm-up probe saw the call written as
+text, so each change went through a contract). Each file is one recorded model call: the request the service sent
+(system prompt, request, `response_format`) and the server's whole reply (`body`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.wiring import Services
+from core.settings import Settings
+from tests.integration.edit_flow_support import LibrarianFactory, librarian_factory
+from tests.recorded_replies import load_recording
+from tests.scripted_llm import ScriptedLLMServer, Turn
+from tests.vault_state import vault_hashes
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "change_contract_replies"
+SOURDOUGH = "Areas/Cooking/Sourdough.md"
+GARLIC = "Areas/Garden/Garlic.md"
+# (fixture, path proposed, diff line added): the golden set's kind: edit items (bench/golden/sample_vault.yaml).
+GOLDEN = [
+    ("tag-sourdough", SOURDOUGH, "+  - baking-log"),
+    ("task-garlic", GARLIC, "+- [ ] Buy straw for the garlic mulch"),
+    ("property-irrigation", "Projects/Balcony Irrigation.md", "+status: active"),
+    ("append-sourdough-failure", SOURDOUGH, "+Bake 32: a 16 hour cold retard was still fine."),
+    ("create-plum-pruning", "Inbox/Plum Pruning.md", "+Prune the plum tree in August, after the harvest."),
+]
+
+
+@pytest.fixture
+def factory(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[LibrarianFactory]:
+    services.reindexer.run_once()  # retrieval hits are the candidates when a request names no note
+    with librarian_factory(settings, services, llm, "files") as made:
+        yield made
+
+
+@pytest.mark.parametrize(("name", "path", "added"), GOLDEN, ids=[name for name, _, _ in GOLDEN])
+def test_the_golden_edits_are_proposed_from_the_recorded_replies_of_the_small_model(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path, name: str, path: str, added: str
+) -> None:
+    recorded = load_recording(FIXTURES / f"{name}.json")
+    llm.add(recorded.turn())
+    librarian = factory.start(llm_tools="auto")
+    hashes = vault_hashes(vault)
+    chat = librarian.chat()
+
+    shown = chat.say(recorded.question)
+
+    sent = llm.chat_requests[0].json
+    # The prompt and schema the reply was recorded for: a change to either needs a new recording.
+    assert sent["messages"] == recorded.request["messages"] and "tools" not in sent
+    assert sent["response_format"] == recorded.request["response_format"]
+    assert f"`{path}`" in shown and added in shown and "nothing is written yet" in shown
+    assert vault_hashes(vault) == hashes
+    assert "Applied 1 change" in chat.say("yes")
+    assert added[1:] in (vault / path).read_text(encoding="utf-8")
+
+
+def contract(**fields: str) -> Turn:
+    return Turn.text(json.dumps(fields))
+
+
+def test_an_invalid_reply_gets_one_repair_with_the_reason_and_the_repaired_one_is_proposed(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # What a server that ignores the schema may send: a path that is no candidate, then the right one.
+    invented = {"operation": "add_tag", "target": "Secret/Garlic.md", "tag": "mulch"}
+    llm.add(contract(**invented))
+    llm.add(contract(operation="add_tag", target=GARLIC, tag="mulch"))
+    librarian = factory.start(llm_tools="auto")
+
+    shown = librarian.chat().say("Add the tag mulch to the Garlic note.")
+
+    first, repair = (request.json for request in llm.chat_requests)
+    assert "'target' must be one of: Areas/Garden/Garlic.md" in repair["messages"][-1]["content"]
+    assert repair["messages"][-2] == {"role": "assistant", "content": json.dumps(invented)}
+    assert first["messages"] == repair["messages"][:2]
+    assert f"`{GARLIC}`" in shown and "+  - mulch" in shown
+
+
+def test_a_request_the_contract_cannot_satisfy_is_answered_plainly_and_nothing_is_proposed(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    hashes = vault_hashes(vault)
+    # The tag is there already: the edit tool finds nothing to change, twice.
+    llm.add(contract(operation="add_tag", target=SOURDOUGH, tag="baking"))
+    llm.add(contract(operation="add_tag", target=SOURDOUGH, tag="baking"))
+    librarian = factory.start(llm_tools="auto")
+    chat = librarian.chat()
+
+    shown = chat.say("Add the tag baking to the Sourdough note.")
+
+    assert "I could not turn this request into a change I can propose" in shown
+    assert f"I understood: add the tag “baking” to `{SOURDOUGH}`" in shown and "Nothing was proposed" in shown
+    assert "nothing is written yet" not in shown and len(llm.chat_requests) == 2
+    chat.say("yes")
+    assert vault_hashes(vault) == hashes
+
+
+def test_an_endpoint_refusing_the_schema_is_asked_without_it_and_the_reply_is_still_validated(
+    factory: LibrarianFactory, llm: ScriptedLLMServer
+) -> None:
+    llm.reject_response_format = True  # llama.cpp before json_schema support
+    llm.add(contract(operation="add_task", target=GARLIC, text="Buy straw"))
+
+    shown = factory.start(llm_tools="auto").chat().say('Add a task "Buy straw" to the Garlic note.')
+
+    refused, asked_again = (request.json for request in llm.chat_requests)
+    assert "response_format" in refused and "response_format" not in asked_again
+    assert "+- [ ] Buy straw" in shown
+
+
+def test_a_model_seen_making_structured_calls_keeps_the_free_agent(
+    factory: LibrarianFactory, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.tool_call("edit_note", {"command": "add_tag", "path": "Garlic", "value": "mulch"}), Turn.text("Done."))
+
+    shown = factory.start(llm_tools="on").chat().say("Add the tag mulch to the Garlic note.")
+
+    assert "response_format" not in llm.chat_requests[0].json and "+  - mulch" in shown
