@@ -57,6 +57,8 @@ def recorded(name: str) -> RecordedReply:
 def load_recording(path: Path) -> RecordedReply:
     """Return the model call recorded in `path` (a fixture, or a file bench.recording_proxy saved)."""
     record = json.loads(path.read_text(encoding="utf-8"))
+    if "body" in record:  # a whole (non-streamed) reply, such as the quote call's
+        return _whole_reply(path, record)
     pieces: list[str] = []
     calls: dict[int, dict[str, Any]] = {}
     finish_reason, usage = "stop", None
@@ -84,6 +86,21 @@ def load_recording(path: Path) -> RecordedReply:
         calls=tuple(ScriptedToolCall(c["name"], c["arguments"]) for _, c in sorted(calls.items())),
         finish_reason=finish_reason,
         usage=usage,
+    )
+
+
+def _whole_reply(path: Path, record: dict[str, Any]) -> RecordedReply:
+    body = record["body"]
+    choice = body["choices"][0]
+    usage = body.get("usage")
+    return RecordedReply(
+        name=path.stem,
+        model=record.get("model", "unknown"),
+        request=record["request"],
+        pieces=(choice["message"].get("content") or "",),
+        calls=(),
+        finish_reason=choice.get("finish_reason") or "stop",
+        usage=(usage["prompt_tokens"], usage["completion_tokens"]) if usage else None,
     )
 
 
