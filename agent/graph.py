@@ -24,6 +24,7 @@ from agent.gate.intent import asked_change, looks_like_edit_request
 from agent.history import client_instructions, model_history, reconcile
 from agent.model_reply import ModelReply, stream_reply
 from agent.prompts import model_messages
+from agent.quoting.turn import QuoteInputs, quoted_reply
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record
 from agent.tool_use import ToolUse
 from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
@@ -56,6 +57,8 @@ class AgentDeps:
     context: ContextWindow | None = None  # the model's context window; None: prompts are not fitted
     # The indexed markdown of a note by path: where a trimmed passage's lines are (None: estimated from the chunk).
     note_text: Callable[[str], str | None] | None = None
+    # Questions answered without tools quote the passages first and are answered from verified quotes only.
+    quote_first: bool = True
 
     @property
     def max_tool_rounds(self) -> int:
@@ -145,19 +148,25 @@ class AgentNodes:
         model = self._deps.chat_model.model_name
         known: list[ToolSpec] = []  # what the model may call this turn; offered while rounds are left
         held: list[ToolSpec] = []  # not offered, but a call of them written as text is never shown
+        asked = latest_question(state["messages"])  # the tools it calls for (agent.tools.cues)
+        intent = asked_change(asked)
+        # Write tools only when the message asks for a change (only offered tools run, so a plain question
+        # proposes nothing); deletes and moves nobody asked for still wait for "yes delete" / "yes move".
+        # "Follow the instructions in X" offers none at all: a note's text never becomes a proposal.
+        is_change = intent.is_change and not intent.follows_note
         if self._deps.tool_use.is_offered(model):
-            asked = latest_question(state["messages"])  # the tools it calls for (agent.tools.cues)
-            intent = asked_change(asked)
-            # Write tools only when the message asks for a change (only offered tools run, so a plain question
-            # proposes nothing); deletes and moves nobody asked for still wait for "yes delete" / "yes move".
-            # "Follow the instructions in X" offers none at all: a note's text never becomes a proposal.
-            is_change = intent.is_change and not intent.follows_note
             writes = scratch.writes.specs(asked) if scratch.writes and is_change else []
             reads = self._deps.tools.specs(asked)
             if is_change or self._deps.tool_use.is_offered_on_questions(model):
                 known = [*reads, *writes]
             else:  # a question to a model that writes its calls as text: one completion (agent/tool_use.py)
                 held = reads
+        is_question = not intent.is_change and not intent.follows_note
+        if not known and is_question and rounds == 0 and self._deps.quote_first:
+            # A question answered without tools: quote first, answer from the verified quotes (agent/quoting).
+            quoted = await quoted_reply(self._quote_inputs(state), scratch, get_stream_writer())
+            if quoted is not None:
+                return {"answer": quoted, "is_stopped_early": False}
         tools = known if rounds < self._deps.max_tool_rounds else []
         scratch.offered = tuple(tools)
         reply = await self._reply(state, scratch, tools, known=known or held)
@@ -182,6 +191,15 @@ class AgentNodes:
         # Tool calls when none were offered: the model wanted more steps than the recursion limit allows.
         scratch.finish_reason = "stop" if reply.calls else reply.finish_reason
         return {"answer": scratch.reply_text, "is_stopped_early": bool(reply.calls)}
+
+    def _quote_inputs(self, state: AgentState) -> QuoteInputs:
+        return QuoteInputs(
+            chat_model=self._deps.chat_model,
+            history=list(map(from_record, model_history(state["messages"]))),
+            context=state.get("context", ""),
+            today=self._deps.clock().date(),
+            fit=lambda messages: fit_messages(messages, [], self._deps.context),
+        )
 
     async def _reply(
         self, state: AgentState, scratch: TurnScratch, tools: list[ToolSpec], *, known: list[ToolSpec] | None = None

@@ -21,6 +21,7 @@ from collections.abc import AsyncGenerator, Sequence
 from datetime import date
 
 from agent.prompts import model_messages, system_prompt
+from agent.quoting.prompt import QUOTE_SYSTEM
 from agent.tool_use import ToolUse
 from core.chat import ChatMessage, ToolSpec
 from core.errors import AppError
@@ -33,15 +34,22 @@ PROBE_QUESTION = "Search my notes for the word 'zebra'."  # asks for a call: no 
 PROBE_TOKENS = 64  # enough for one call of search_notes, structured or written as text
 
 
-def warm_up_messages(*, has_tools: bool) -> list[ChatMessage]:
-    """Return the messages of the warm-up request: the system message a question gets, then a throwaway one."""
-    return [ChatMessage("system", system_prompt(has_tools=has_tools)), ChatMessage("user", WARM_UP_QUESTION)]
+def warm_up_messages(*, has_tools: bool, quote_first: bool = False) -> list[ChatMessage]:
+    """Return the messages of the warm-up request: the system message a question gets, then a throwaway one.
+
+    A question without tools, with ANSWER_QUOTES on, begins with the quote call's system message (agent/quoting).
+    """
+    system = QUOTE_SYSTEM if quote_first and not has_tools else system_prompt(has_tools=has_tools)
+    return [ChatMessage("system", system), ChatMessage("user", WARM_UP_QUESTION)]
 
 
-async def warm_up(chat_model: ChatModel, tools: Sequence[ToolSpec], tool_use: ToolUse) -> bool:
+async def warm_up(
+    chat_model: ChatModel, tools: Sequence[ToolSpec], tool_use: ToolUse, *, quote_first: bool = False
+) -> bool:
     """Learn whether the model calls tools (LLM_TOOLS=auto), then cache the prefix questions will begin with.
 
-    `tools`: those every question would be offered ([] when the model gets none). Returns True when the
+    `tools`: those every question would be offered ([] when the model gets none). `quote_first`: questions
+    without tools are answered by quoting first (their prefix is the quote call's). Returns True when the
     server answered; a failure is logged and never raised (the first question then pays for the prefix).
     """
     started = time.monotonic()
@@ -51,7 +59,7 @@ async def warm_up(chat_model: ChatModel, tools: Sequence[ToolSpec], tool_use: To
             tool_use.record(chat_model.model_name, has_called=True, is_unusable=False, is_structured=True)
         asked = list(tools) if tool_use.is_offered_on_questions(chat_model.model_name) else []
         if not (probed and asked):  # after a structured call the probe has cached the prefix with tools already
-            await _evaluate_prefix(chat_model, asked)
+            await _evaluate_prefix(chat_model, asked, quote_first=quote_first)
     except AppError as exc:
         # A warning: at start this is the first word that the LLM is unreachable or misconfigured (a base URL
         # without /v1 is named as such by the client), before any question fails on it.
@@ -74,9 +82,10 @@ async def _makes_structured_call(chat_model: ChatModel, tools: Sequence[ToolSpec
     return made
 
 
-async def _evaluate_prefix(chat_model: ChatModel, tools: Sequence[ToolSpec]) -> None:
+async def _evaluate_prefix(chat_model: ChatModel, tools: Sequence[ToolSpec], *, quote_first: bool) -> None:
     # One token is enough (the server stops even if closing the stream does not reach it).
-    deltas = chat_model.stream(warm_up_messages(has_tools=bool(tools)), tools=tools, max_tokens=1)
+    messages = warm_up_messages(has_tools=bool(tools), quote_first=quote_first)
+    deltas = chat_model.stream(messages, tools=tools, max_tokens=1)
     try:
         async for _delta in deltas:
             break  # the prompt has been evaluated once a token comes: the rest is not needed

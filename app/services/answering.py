@@ -171,6 +171,7 @@ async def _build_unguarded(
             chat_model, configured=settings.llm.context_tokens, answer_tokens=settings.llm.max_tokens
         ),
         note_text=indexed_text(services.docstore),
+        quote_first=settings.answer.quote_first,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None
@@ -182,7 +183,8 @@ async def _build_unguarded(
     if warm_up and settings.llm.warm_up:
         # The tools every question would be offered (the cued ones and the write tools come after them).
         offered = deps.tools.specs("") if deps.tool_use.is_offered(chat_model.model_name) else []
-        warming = asyncio.create_task(warm_up_model(chat_model, offered, deps.tool_use), name="warm-up-model")
+        warming_up = warm_up_model(chat_model, offered, deps.tool_use, quote_first=deps.quote_first)
+        warming = asyncio.create_task(warming_up, name="warm-up-model")
         stack.push_async_callback(_cancel, warming)
     # A probed endpoint is known only to the client; a configured one is in the settings too.
     endpoints = chat_model.base_urls if isinstance(chat_model, OpenAICompatibleChatModel) else settings.llm.base_urls

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agent.prompt_cache import PROBE_TOKENS
+from agent.quoting.prompt import QUOTE_SYSTEM
 from app.wiring import Services
 from core.settings import Settings
 from tests.integration.edit_flow_support import Librarian, LibrarianFactory, librarian_factory
@@ -80,8 +81,9 @@ def test_with_llm_tools_auto_the_warm_up_asks_for_a_call_and_a_model_writing_it_
     factory: LibrarianFactory, llm: ScriptedLLMServer
 ) -> None:
     written = Turn.text('{"name": "search_notes", "arguments": {"query": "zebra"}}')
-    llm.add(written, Turn.text("Hello"), Turn.text("14 hours [[Sourdough]]."))
-    librarian: Librarian = factory.start(llm_warm_up=True, llm_tools="auto")
+    quoted = Turn.text('{"quotes": [{"passage": "N1", "quote": "14 hours in the fridge"}], "answer": "14 hours."}')
+    llm.add(written, Turn.text("Hello"), quoted)
+    librarian: Librarian = factory.start(llm_warm_up=True, llm_tools="auto", answer_quotes=True)
     wait_for_requests(llm, 2)
 
     librarian.chat().say("How long does the sourdough proof in the fridge?")
@@ -91,7 +93,10 @@ def test_with_llm_tools_auto_the_warm_up_asks_for_a_call_and_a_model_writing_it_
         "search_notes",
         "read_note",
     ]
-    assert prime["max_tokens"] == 1 and "tools" not in prime and "tools" not in question  # one completion
+    assert prime["max_tokens"] == 1 and "tools" not in prime and "tools" not in question  # no tools
+    # The question is answered quoting first (agent/quoting): the prefix cached is that call's system message.
+    assert question["response_format"]["type"] == "json_schema"
+    assert prime["messages"][0]["content"] == QUOTE_SYSTEM
     assert rendered_prefix(prime) == rendered_prefix(question)
     assert librarian.http.get("/ready").json()["model"]["tools"].endswith("questions answered in one completion")
 

@@ -54,7 +54,15 @@ def serve(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Ite
     with ExitStack() as stack:
 
         def start(**overrides: Any) -> Served:
-            update = {"llm_base_url": (llm.base_url,), "relevance_floor": -1.0, "watch": False, "llm_tools": "auto"}
+            # The plain one-completion answer to questions without tools; quoting first is tested apart
+            # (tests/integration/test_quoted_answers.py).
+            update = {
+                "llm_base_url": (llm.base_url,),
+                "relevance_floor": -1.0,
+                "watch": False,
+                "llm_tools": "auto",
+                "answer_quotes": False,
+            }
             update |= overrides
             configured = settings.model_copy(update=update)
             app = create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))

@@ -1,0 +1,36 @@
+"""What the user is shown of a quote-first answer: the answer from verified quotes with their notes, or a refusal.
+
+The model's answer is kept only when every number it states is in a verified quote (a 0.5B model reads "4 °C" as
+"24 °C"); otherwise the quotes speak for themselves. No verified quote: the service refuses in its own words and
+lists the notes it read, so the user can look there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag.answer.context import REFUSAL, is_refusal
+from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, unquoted_numbers
+
+QUOTES_HEADING = "Your notes say:"
+NOT_SAID = "The closest notes I read don't say it:"
+
+
+def quoted_answer(answer: str, quotes: Sequence[VerifiedQuote]) -> str:
+    """Return the answer shown: the model's answer when the quotes hold its numbers, then the quotes with links.
+
+    Each quote's line cites its note as [[Note#Heading]] (checked like any citation as it streams).
+    """
+    lines = [f'- "{quote.text}" {quote.source}' for quote in quotes]
+    quoted = "\n".join([QUOTES_HEADING, *lines])
+    if not answer or is_refusal(answer) or unquoted_numbers(answer, quotes):
+        return quoted
+    return f"{answer}\n\n{quoted}"
+
+
+def not_said_refusal(passages: Sequence[OfferedPassage]) -> str:
+    """Return the refusal of a question no quote answers, listing the closest notes (the refusal alone if none)."""
+    closest = closest_sources(passages)
+    if not closest:
+        return REFUSAL
+    return "\n".join([f"{REFUSAL} {NOT_SAID}", *(f"- {source}" for source in closest)])

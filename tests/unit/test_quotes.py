@@ -1,0 +1,115 @@
+"""Quote verification: a quote counts only when its passage holds it, whitespace and Markdown markup aside."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.quoting.answer import QUOTES_HEADING, not_said_refusal, quoted_answer
+from agent.quoting.schema import InvalidQuoteReply, parse_reply, quote_schema
+from rag.answer.context import is_refusal
+from rag.answer.quotes import (
+    OfferedPassage,
+    Quote,
+    VerifiedQuote,
+    is_in_passage,
+    unquoted_numbers,
+    verified_quotes,
+)
+
+RECIPE = (
+    "3. **Bulk fermentation:** about **5 hours at 24 °C** (the oven with only the light on).\n"
+    "4. Shape, then *cold retard*: 14 hours in the fridge at 4 °C, covered.\n"
+    "| Salt | 10 g | 2 % |"
+)
+PASSAGES = [
+    OfferedPassage("N1", "[[Sourdough#Final recipe]]", RECIPE),
+    OfferedPassage("N2", "[[Chili Oil#Method]]", "Let the oil settle at 120 °C, pour it over the flakes in two goes."),
+]
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "14 hours in the fridge at 4 °C, covered.",
+        "Bulk fermentation: about 5 hours at 24 °C",  # the bold marks dropped
+        "**Bulk fermentation:** about **5 hours at 24 °C**",  # or kept
+        "Shape, then cold retard: 14 hours",  # italic marks dropped
+        "(the oven with only the light on).\n4. Shape,",  # across a line break, as one space
+        '"14 hours in the fridge"',  # wrapped in quote marks
+        "Salt | 10 g | 2 %",
+        "at 24   °C (the oven",
+    ],
+)
+def test_a_quote_the_passage_holds_is_found_whatever_its_whitespace_and_markup(quote: str) -> None:
+    assert is_in_passage(quote, RECIPE)
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "14 hours in the fridge at 24 °C, covered.",  # a misread number
+        "The shaped loaf rests in the fridge at 4 °C, covered.",  # the model's own words
+        "14 Hours in the fridge",  # case is not forgiven
+        "14 hours in the fridge at 4 °C covered",  # nor punctuation
+        "fridge",  # one word says nothing checkable
+        "",
+    ],
+)
+def test_a_quote_the_passage_does_not_hold_is_rejected(quote: str) -> None:
+    assert not is_in_passage(quote, RECIPE)
+
+
+def test_verified_quotes_keep_those_found_in_the_passage_they_name_each_once_in_order() -> None:
+    quotes = [
+        Quote("N2", "14 hours in the fridge at 4 °C"),  # true of N1, credited to N2: its link would be wrong
+        Quote("N1", "14 hours in the fridge at 4 °C, covered."),
+        Quote("N1", "14 hours in the fridge"),  # inside the one before: said once
+        Quote("N9", "pour it over the flakes"),  # a passage never offered
+        Quote("N1", "The loaf rests 14 hours."),  # made up
+        Quote("N2", "pour it over the flakes in two goes."),
+    ]
+
+    kept = verified_quotes(quotes, PASSAGES)
+
+    assert kept == [
+        VerifiedQuote("14 hours in the fridge at 4 °C, covered", "[[Sourdough#Final recipe]]"),
+        VerifiedQuote("pour it over the flakes in two goes", "[[Chili Oil#Method]]"),
+    ]
+
+
+def test_an_answer_stating_a_number_no_quote_holds_is_replaced_by_the_quotes() -> None:
+    quotes = [VerifiedQuote("14 hours in the fridge at 4 °C", "[[Sourdough#Final recipe]]")]
+
+    assert unquoted_numbers("It rests 14 hours at 24 °C.", quotes) == ["24"]
+    faithful = quoted_answer("It rests 14 hours at 4 °C.", quotes)
+    misread = quoted_answer("It rests 14 hours at 24 °C.", quotes)
+
+    assert faithful.startswith("It rests 14 hours at 4 °C.\n\n" + QUOTES_HEADING)
+    assert misread.startswith(QUOTES_HEADING) and "24 °C" not in misread
+    assert '- "14 hours in the fridge at 4 °C" [[Sourdough#Final recipe]]' in misread
+
+
+def test_the_refusal_is_the_services_own_and_lists_the_closest_notes_once_each() -> None:
+    passages = [*PASSAGES, OfferedPassage("N3", "[[Sourdough#Final recipe]]", "Salt 10 g.")]
+
+    refusal = not_said_refusal(passages)
+
+    assert is_refusal(refusal)
+    assert refusal.splitlines()[1:] == ["- [[Sourdough#Final recipe]]", "- [[Chili Oil#Method]]"]
+
+
+def test_the_schema_limits_passages_to_those_offered_and_the_reply_is_validated() -> None:
+    schema = quote_schema(["N1", "N2"])
+    assert schema["properties"]["quotes"]["items"]["properties"]["passage"]["enum"] == ["N1", "N2"]
+
+    reply = parse_reply('```json\n{"quotes": [{"passage": "N1", "quote": "14 hours"}], "answer": "14 h"}\n```', ["N1"])
+    assert reply.quotes == (Quote("N1", "14 hours"),) and reply.answer == "14 h"
+
+    for bad, says in [
+        ("14 hours [[Sourdough]]", "one JSON object"),
+        ('{"quotes": [{"passage": "N7", "quote": "x"}], "answer": ""}', "must be one of N1"),
+        ('{"quotes": "14 hours", "answer": ""}', '"quotes" must be a list'),
+        ('{"quotes": [], "answer": }', "not valid JSON"),
+    ]:
+        with pytest.raises(InvalidQuoteReply, match=says):
+            parse_reply(bad, ["N1"])
