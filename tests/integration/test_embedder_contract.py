@@ -46,7 +46,7 @@ def bundled_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     return build_embedder(_settings(tmp_path_factory.mktemp("models")))
 
 
-@pytest.fixture(scope="module", params=["hashing", "fastembed-bundled"])
+@pytest.fixture(scope="module", params=["hashing", pytest.param("fastembed-bundled", marks=pytest.mark.model)])
 def embedder(request: pytest.FixtureRequest) -> Embedder:
     if request.param == "hashing":
         return HashingEmbedder()
@@ -147,6 +147,7 @@ def test_concurrent_calls_give_the_sequential_results(embedder: Embedder) -> Non
         _assert_same(got, want)
 
 
+@pytest.mark.model
 def test_bundled_model_is_minilm_with_a_256_token_window(bundled_embedder: Embedder) -> None:
     assert bundled_embedder.identity == IndexIdentity(model_id=BUNDLED_EMBED_MODEL, dim=384)
     assert bundled_embedder.max_tokens == 256
@@ -169,6 +170,7 @@ def test_catalogue_model_not_cached_offline_fails_fast_with_advice(
     assert BUNDLED_EMBED_MODEL in caught.value.message
 
 
+@pytest.mark.model
 def test_build_embedder_keeps_the_hub_offline_for_the_bundled_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
