@@ -1,14 +1,23 @@
-"""Shared fixtures: isolated settings, a private copy of sample_vault, services wired with the hashing embedder."""
+"""Shared fixtures: isolated settings, a private copy of sample_vault, services wired with the hashing embedder.
+
+sample_vault is indexed once per test session (per pytest-xdist worker: `sample_index`); the `services` of a test
+marked `indexed` start from a copy of that index in the test's own DATA_DIR instead of an empty one.
+"""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from app.wiring import Services
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = ROOT / "sample_vault"
@@ -16,14 +25,11 @@ SAMPLE_VAULT = ROOT / "sample_vault"
 SETTINGS_ENV = tuple(name.upper() for name in Settings.model_fields)
 
 
-@pytest.fixture(autouse=True)
-def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Keep the developer's environment and .env out of every test."""
+def isolate_settings_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unset every setting's variable and set the few every test runs with, so Settings sees only those."""
     for name in SETTINGS_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    # With DATA_DIR unset an index goes under the user's data directory (core/data_dirs.py): a test's own one.
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     # No test may find a developer's local LM Studio or Ollama by accident.
     monkeypatch.setenv("LLM_PROBE_LOCAL_PORTS", "false")
     # A scripted model serves the replies a test lists; a warm-up request would take the first (tested apart).
@@ -31,6 +37,14 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Scripts call tools on plain questions too; LLM_TOOLS=auto (plain questions without tools until the model
     # makes a structured call) is tested where a test asks for it (tests/integration/test_tool_modes.py).
     monkeypatch.setenv("LLM_TOOLS", "on")
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Keep the developer's environment and .env out of every test."""
+    isolate_settings_env(monkeypatch)
+    # With DATA_DIR unset an index goes under the user's data directory (core/data_dirs.py): a test's own one.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.chdir(tmp_path)
 
 
@@ -49,11 +63,71 @@ def settings(vault: Path, tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def services(settings: Settings) -> Iterator[object]:
-    """Return services wired like production but with the fast, deterministic HashingEmbedder."""
+def services(settings: Settings, request: pytest.FixtureRequest) -> Iterator[Services]:
+    """Return services wired like production but with the fast, deterministic HashingEmbedder.
+
+    Under the `indexed` marker their DATA_DIR starts as a copy of sample_vault's index (`sample_index`), so the
+    test's own runs (and a served app's run at start) find the notes it did not change already indexed.
+    """
     from app.wiring import build_services
     from tests.fakes import HashingEmbedder
 
+    if request.node.get_closest_marker("indexed"):
+        copy_sparse(request.getfixturevalue("sample_index"), settings.data_dir)
+    built = build_services(settings, embedder=HashingEmbedder())
+    yield built
+    built.close()
+
+
+def copy_sparse(source: Path, target: Path) -> None:
+    """Copy the folder `source` to `target`, keeping sparse files sparse.
+
+    The Qdrant edge shard preallocates its WAL and segment files (about 190 MB, nearly all holes); shutil.copytree
+    would write every zero.
+    """
+    subprocess.run(["cp", "-R", "--preserve=timestamps", "--sparse=always", str(source), str(target)], check=True)
+
+
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Return a DATA_DIR holding sample_vault indexed with the HashingEmbedder, built once per session.
+
+    Indexing sample_vault takes about a second; copying this folder takes milliseconds, and a run over the copy
+    finds every note unchanged (same text: the hash decides when the copy's mtimes differ). Only read it: copy it.
+    """
+    from app.wiring import build_services
+    from tests.fakes import HashingEmbedder
+
+    root = tmp_path_factory.mktemp("sample-index")
+    vault = root / "vault"
+    shutil.copytree(SAMPLE_VAULT, vault, symlinks=True)
+    with pytest.MonkeyPatch.context() as monkeypatch:  # session scope: isolated_env has not run yet
+        isolate_settings_env(monkeypatch)
+        settings = Settings(_env_file=None, vault_path=vault, data_dir=root / "data")
+        built = build_services(settings, embedder=HashingEmbedder())
+    try:
+        built.reindexer.run_once()
+    finally:
+        built.close()
+    return root / "data"
+
+
+@pytest.fixture(scope="module")
+def shared_services(tmp_path_factory: pytest.TempPathFactory, sample_index: Path) -> Iterator[Services]:
+    """Return services over one copy of sample_vault and its index, shared by a module's tests.
+
+    For tests that change neither the vault nor the index, so that one app started over them serves them all
+    (`shared_services.settings` are their settings).
+    """
+    from app.wiring import build_services
+    from tests.fakes import HashingEmbedder
+
+    root = tmp_path_factory.mktemp("shared")
+    shutil.copytree(SAMPLE_VAULT, root / "vault", symlinks=True)
+    copy_sparse(sample_index, root / "data")
+    with pytest.MonkeyPatch.context() as monkeypatch:  # module scope: isolated_env has not run yet
+        isolate_settings_env(monkeypatch)
+        settings = Settings(_env_file=None, vault_path=root / "vault", data_dir=root / "data")
     built = build_services(settings, embedder=HashingEmbedder())
     yield built
     built.close()

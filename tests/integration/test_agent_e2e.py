@@ -18,6 +18,9 @@ from rag.answer.context import REFUSAL
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 QUESTION = "How long does the sourdough autolyse rest?"
 
 

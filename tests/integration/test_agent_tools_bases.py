@@ -11,6 +11,9 @@ from app.wiring import Services
 from core.errors import InvalidRequest, NotFound
 from tests.integration.tool_calls import call, indexed_registry
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 GARDEN_BASE = """\
 filters:
   and:

@@ -29,6 +29,9 @@ from llm_client import OpenAICompatibleChatModel
 from rag.answer.relevance_gate import RelevanceGate
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 QUESTION = "How many garlic cloves did I plant?"
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 

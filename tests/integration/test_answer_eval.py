@@ -26,6 +26,9 @@ from tests.conftest import SAMPLE_VAULT
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 SOURDOUGH = "Areas/Cooking/Sourdough.md"
 GOLDEN = """
 items:

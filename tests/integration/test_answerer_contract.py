@@ -18,6 +18,9 @@ from llm_client import OpenAICompatibleChatModel
 from tests.fakes import ScriptedAnswerer
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 TURN = TurnRequest("contract-1", (ChatMessage("user", "How long does the sourdough autolyse rest?"),))
 Factory = Callable[[AsyncExitStack], Awaitable[Answerer]]
 

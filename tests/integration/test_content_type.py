@@ -10,15 +10,16 @@ from fastapi.testclient import TestClient
 
 from app.http.main import create_app
 from app.wiring import Services
-from core.settings import Settings
 from tests.fakes import ScriptedAnswerer
 
 QUESTION = json.dumps({"model": "vault-librarian", "messages": [{"role": "user", "content": "What is in my notes?"}]})
 
 
-@pytest.fixture
-def client(settings: Settings, services: Services) -> Iterator[TestClient]:
-    app = create_app(settings.model_copy(update={"watch": False}), services, answerer=ScriptedAnswerer())
+@pytest.fixture(scope="module")
+def client(shared_services: Services) -> Iterator[TestClient]:
+    """One app for the module: every case only sends a request (the answered one goes to a scripted answerer)."""
+    settings = shared_services.settings.model_copy(update={"watch": False})
+    app = create_app(settings, shared_services, answerer=ScriptedAnswerer())
     with TestClient(app, base_url="http://127.0.0.1") as test_client:
         yield test_client
 

@@ -15,6 +15,9 @@ from llm_client import OpenAICompatibleChatModel
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 QUESTION = "How long does the sourdough rest in the fridge?"
 ANSWER = "It rests 14 hours in the fridge [[Sourdough#Final recipe]]."
 

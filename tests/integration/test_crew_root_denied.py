@@ -37,6 +37,9 @@ from tests.integration.mcp_support import http_client, text_of, tool_names
 from tests.live_server import serve_in_thread
 from tests.vault_state import vault_hashes
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 TEAM = "_crews/Daily-Briefing.md"
 EVERY_MINUTE = (

@@ -19,6 +19,9 @@ from rag.docstore import build_docstore
 from rag.docstore.redis import RedisDocStore, redact_url
 from rag.docstore.sqlite import SqliteDocStore
 
+# A vault outside every test's DATA_DIR (Settings refuses a vault inside it).
+SAMPLE_VAULT = Path(__file__).resolve().parents[2] / "sample_vault"
+
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
 BOGUS_PASSWORD = "hunter2-s3cret-Pw"
 CLOSED_PORT_URL = f"redis://librarian:{BOGUS_PASSWORD}@127.0.0.1:1/0"
@@ -28,7 +31,7 @@ BETA = StoredDoc(path="Projects/Beta.md", markdown="# Beta\n", content_hash="h-b
 
 
 def _store_settings(data_dir: Path, redis_url: str | None) -> StoreSettings:
-    return Settings(_env_file=None, data_dir=data_dir, redis_url=redis_url).store
+    return Settings(_env_file=None, data_dir=data_dir, vault_path=SAMPLE_VAULT, redis_url=redis_url).store
 
 
 def _connect_redis_or_skip() -> redis.Redis:

@@ -27,6 +27,9 @@ from tests.integration.edit_flow_support import (
 from tests.scripted_llm import ScriptedLLMServer, Turn
 from tests.vault_state import vault_hashes
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 GARLIC = "Areas/Garden/Garlic.md"
 COMPOSTING = "Areas/Garden/Composting.md"
 BIKE = "Inbox/Bike Repair Notes.md"

@@ -17,6 +17,9 @@ from rag.embedding.dense_models import Prefixes, prefixes_for
 from rag.embedding.embedders import FastembedEmbedder, build_embedder
 from tests.fakes import HashingEmbedder
 
+# A vault outside every test's DATA_DIR (Settings refuses a vault inside it).
+SAMPLE_VAULT = Path(__file__).resolve().parents[2] / "sample_vault"
+
 QUERY = "how to bake sourdough bread"
 SOURDOUGH = (
     "Sourdough bread: feed the starter the day before, mix flour, water and salt, let the dough rise "
@@ -38,6 +41,7 @@ def _settings(cache_dir: Path, model: str = BUNDLED_EMBED_MODEL) -> EmbeddingSet
         embed_batch_size=4,
         chunk_overlap_tokens=0,
         data_dir=cache_dir.parent,
+        vault_path=SAMPLE_VAULT,
     ).embedding.model_copy(update={"cache_dir": cache_dir})
 
 
@@ -46,7 +50,7 @@ def bundled_embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
     return build_embedder(_settings(tmp_path_factory.mktemp("models")))
 
 
-@pytest.fixture(scope="module", params=["hashing", "fastembed-bundled"])
+@pytest.fixture(scope="module", params=["hashing", pytest.param("fastembed-bundled", marks=pytest.mark.model)])
 def embedder(request: pytest.FixtureRequest) -> Embedder:
     if request.param == "hashing":
         return HashingEmbedder()
@@ -147,6 +151,7 @@ def test_concurrent_calls_give_the_sequential_results(embedder: Embedder) -> Non
         _assert_same(got, want)
 
 
+@pytest.mark.model
 def test_bundled_model_is_minilm_with_a_256_token_window(bundled_embedder: Embedder) -> None:
     assert bundled_embedder.identity == IndexIdentity(model_id=BUNDLED_EMBED_MODEL, dim=384)
     assert bundled_embedder.max_tokens == 256
@@ -169,6 +174,7 @@ def test_catalogue_model_not_cached_offline_fails_fast_with_advice(
     assert BUNDLED_EMBED_MODEL in caught.value.message
 
 
+@pytest.mark.model
 def test_build_embedder_keeps_the_hub_offline_for_the_bundled_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,6 +20,9 @@ from core.errors import InvalidRequest
 from core.settings import Settings
 from tests.fakes import ScriptedAnswerer
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 QUESTION = {"model": "vault-librarian", "messages": [{"role": "user", "content": "What is in my notes?"}]}
 API_KEY = "s3cret-key-for-tests"  # 20 characters: long enough to listen beyond loopback
 LOOPBACK_URL = "http://127.0.0.1"  # TestClient's default host, "testserver", is refused like any foreign name

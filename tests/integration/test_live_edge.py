@@ -17,6 +17,9 @@ from core.settings import Settings
 from tests.fakes import ScriptedAnswerer
 from tests.live_server import serve_in_thread
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 ANSWER = "Hello from the notes."
 STAINLESS = {
     "x-stainless-os": "MacOS",

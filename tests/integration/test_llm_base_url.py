@@ -16,6 +16,9 @@ from tests.fakes import ScriptedAnswerer
 from tests.integration.llm_client_support import QUESTION, llm_settings
 from tests.scripted_llm import ScriptedLLMServer, Turn, free_port
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 # Ollama, LM Studio and vLLM serve the API under /v1 only: the root paths are not found.
 NOT_FOUND = (404, {"error": "404 page not found"})
 ONLY_UNDER_V1 = {"GET /models": NOT_FOUND, "POST /chat/completions": NOT_FOUND}

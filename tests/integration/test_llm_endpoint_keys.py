@@ -26,6 +26,9 @@ from tests.fakes import ScriptedAnswerer
 from tests.integration.llm_client_support import QUESTION, FakeClock, RecordingSleep
 from tests.scripted_llm import RecordedRequest, ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 HOSTED = "http://api.example.test/v1"  # a name off this machine, routed to a scripted server
 HOSTED_KEY = "hosted-Q7x93vLm2ZpK4t"  # no provider prefix: only the literal value can find it
 OTHER_KEY = "gateway-Vn4bT8rXw2Lm"

@@ -24,6 +24,9 @@ from tests.fakes import ScriptedAnswerer
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn, free_port
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 QUESTION = "How do I feed the sourdough starter before a bake?"
 LLM_KEY = "sk-llm-key-0123456789abcdef"
 

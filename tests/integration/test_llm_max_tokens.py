@@ -19,6 +19,9 @@ from tests.integration.edit_flow_support import LibrarianFactory, librarian_fact
 from tests.integration.llm_client_support import QUESTION, chat_model, llm_settings
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 
 def test_the_cap_is_sent_as_max_tokens_and_a_longer_reply_stops_there() -> None:
     async def scenario() -> tuple[str, str]:

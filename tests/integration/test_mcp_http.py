@@ -37,6 +37,9 @@ from tests.integration.mcp_support import (
 )
 from tests.live_server import serve_in_thread
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 KEY = "an-mcp-test-key-of-some-length"
 NOTE = "Inbox/Quick capture.md"
 ERAS = ["legacy", "2026-07-28"]

@@ -21,6 +21,9 @@ from core.settings import Settings
 from tests.integration.edit_flow_support import Librarian, LibrarianFactory, librarian_factory
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 
 @pytest.fixture
 def factory(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[LibrarianFactory]:

@@ -16,6 +16,9 @@ from app.wiring import Services
 from core.settings import Settings
 from tests.fakes import ScriptedAnswerer
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 API_KEY = "schema-key-0123456789"
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 QUESTION = {"messages": [{"role": "user", "content": "What is in my notes?"}]}
@@ -87,10 +90,13 @@ def test_the_bearer_scheme_is_declared_on_every_v1_route(settings: Settings, ser
             assert "401" not in operation["responses"]
 
 
-@pytest.fixture
-def client(settings: Settings, services: Services) -> Iterator[TestClient]:
-    configured = settings.model_copy(update={"api_key": SecretStr(API_KEY), "max_body_bytes": 2_000, "watch": False})
-    with TestClient(create_app(configured, services, answerer=ScriptedAnswerer()), base_url="http://127.0.0.1") as c:
+@pytest.fixture(scope="module")
+def client(shared_services: Services) -> Iterator[TestClient]:
+    """One app for the module's response cases: none changes the vault or the index (the undo one is refused)."""
+    update = {"api_key": SecretStr(API_KEY), "max_body_bytes": 2_000, "watch": False}
+    configured = shared_services.settings.model_copy(update=update)
+    app = create_app(configured, shared_services, answerer=ScriptedAnswerer())
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         yield c
 
 

@@ -27,6 +27,9 @@ from tests.integration.edit_flow_support import (
 )
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 # What one plain question may send, in characters of the messages' and tools' JSON: about 2,500 tokens at the
 # 3.5 characters per token Qwen2.5's tokenizer gives for these prompts. The layout before issue 10 sent 19,800.
 PLAIN_QUESTION_CHARS = 8_000

@@ -19,8 +19,8 @@ from typing import Any
 
 import openai
 import pytest
-from app.main import create_app
 
+from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel

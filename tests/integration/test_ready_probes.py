@@ -20,6 +20,9 @@ from core.errors import UpstreamUnavailable
 from core.settings import Settings
 from tests.fakes import ScriptedAnswerer
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 
 class HungStore:
     """The real store, except that `count()` blocks until released, like a store that stopped answering."""

@@ -20,6 +20,9 @@ QUESTIONS = YAML(typ="safe").load((ROOT / "tests" / "fixtures" / "retrieval_ques
 ANSWERABLE = [str(row["question"]) for row in QUESTIONS["questions"]]
 UNANSWERABLE = [str(question) for question in QUESTIONS["unanswerable"]]
 
+# The bundled MiniLM indexes sample_vault once for the module: one worker runs the whole module under pytest-xdist.
+pytestmark = [pytest.mark.model, pytest.mark.xdist_group("relevance_floor")]
+
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:

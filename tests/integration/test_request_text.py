@@ -134,6 +134,7 @@ def bundled_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple
     services.close()
 
 
+@pytest.mark.model
 def test_a_lone_surrogate_in_the_question_reaches_the_real_tokenizer_replaced(
     bundled_services: tuple[Settings, Services], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -184,6 +185,7 @@ def bundled_embedder(tmp_path_factory: pytest.TempPathFactory) -> FastembedEmbed
     return FastembedEmbedder(settings)
 
 
+@pytest.mark.model
 def test_a_large_query_is_embedded_from_its_first_max_query_chars(bundled_embedder: FastembedEmbedder) -> None:
     bound = bundled_embedder.max_query_chars
     start = ("How long does the sourdough autolyse rest before the final mix? " * (bound // 40))[:bound]

@@ -25,6 +25,11 @@ HIDDEN = [
 ]
 
 
+# The bundled MiniLM (the quality floor is about the real model) indexes sample_vault once for the module: one
+# worker runs the whole module under pytest-xdist.
+pytestmark = [pytest.mark.model, pytest.mark.xdist_group("retrieval_quality")]
+
+
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     data_dir = tmp_path_factory.mktemp("quality") / "data"

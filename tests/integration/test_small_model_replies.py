@@ -23,6 +23,9 @@ from tests.recorded_replies import all_recorded, recorded
 from tests.scripted_llm import ScriptedLLMServer, Turn
 from tests.vault_state import vault_hashes
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 SHOWN_CALL = re.compile(r"""["'](?:name|arguments|parameters)["']\s*:|<tool_call>|```json""")
 
 

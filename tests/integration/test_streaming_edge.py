@@ -5,12 +5,16 @@ from __future__ import annotations
 import time
 
 import httpx
+import pytest
 
 from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from tests.fakes import ScriptedAnswerer
 from tests.live_server import serve_in_thread
+
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
 
 BODY = {"model": "vault-librarian", "stream": True, "messages": [{"role": "user", "content": "garden?"}]}
 

@@ -21,6 +21,9 @@ from llm_client import OpenAICompatibleChatModel
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 QUESTION = "Add the tag baking to the Sourdough note."  # a change: a contract, or tools for a structured caller
 PLAIN = "How long does the sourdough rest in the fridge?"  # a question: tools once the model makes structured calls
 ANSWER = "It rests 14 hours in the fridge [[Sourdough#Final recipe]]."

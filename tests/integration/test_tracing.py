@@ -35,6 +35,9 @@ from tests.otlp_collector import OtlpCollector
 from tests.scripted_llm import ScriptedLLMServer, Turn
 from tests.span_recording import recording
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 ROOT = Path(__file__).resolve().parents[2]
 GARLIC = "Areas/Garden/Garlic.md"
 ASK = "Add a fertiliser reminder to my Garlic note"

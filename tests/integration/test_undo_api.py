@@ -13,6 +13,9 @@ from core.settings import Settings
 from tests.integration.edit_flow_support import SERVICE_KEY, Librarian, librarian_factory
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 GARLIC = "Areas/Garden/Garlic.md"
 COMPOSTING = "Areas/Garden/Composting.md"
 

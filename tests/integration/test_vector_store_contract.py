@@ -23,6 +23,9 @@ from rag.stores.edge import EdgeVectorStore
 from rag.stores.server import ServerVectorStore
 from tests.integration.vector_store_support import DIM, IDENTITY, UNREACHABLE, Backend, item, query, vec
 
+# A vault outside every test's DATA_DIR (Settings refuses a vault inside it).
+SAMPLE_VAULT = Path(__file__).resolve().parents[2] / "sample_vault"
+
 
 @pytest.fixture(params=["edge", "server"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
@@ -441,7 +444,9 @@ def build_settled(tmp_path: Path, url: str | None) -> VectorStore:
     before = set(threading.enumerate())
     with pytest.warns(UserWarning, match="server version") if url else contextlib.nullcontext():
         store = build_vector_store(
-            Settings(_env_file=None, data_dir=tmp_path, qdrant_url=url, qdrant_collection="v").store
+            Settings(
+                _env_file=None, data_dir=tmp_path, vault_path=SAMPLE_VAULT, qdrant_url=url, qdrant_collection="v"
+            ).store
         )
         for thread in set(threading.enumerate()) - before:
             thread.join(timeout=10)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from app.http.main import create_app
@@ -22,6 +23,9 @@ from tests.live_server import serve_in_thread
 from tests.scripted_llm_turns import Turn
 from tests.vault_state import vault_hashes
 from tests.web_support import csrf_of, propose_locally
+
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
 
 LOOPBACK = "http://127.0.0.1"
 SAME_SITE = {"Origin": LOOPBACK}

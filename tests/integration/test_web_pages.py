@@ -15,6 +15,9 @@ from app.wiring import Services
 from core.settings import Settings
 from tests.web_support import API_KEY, NOTE, csrf_of, propose_locally
 
+# The services start from sample_vault's index, built once per session (tests/conftest.py).
+pytestmark = pytest.mark.indexed
+
 LOOPBACK = "http://127.0.0.1"  # TestClient's base URL: a loopback name, as the Host check wants
 SAME_SITE = {"Origin": LOOPBACK}
 PAGES = ("/", "/proposals", "/changes", "/crews")
