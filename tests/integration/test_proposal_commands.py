@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import pty
 import subprocess
@@ -12,40 +11,13 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from agent.propose import ProposalToolbox
-from agent.tools import VaultReader
 from app.cli.main import cli
-from app.mcp.backend import local_now
-from app.mcp.writes import describe_for_mcp
-from app.services.proposal_access import MCP_CONVERSATION
-from app.wiring import build_edit_services
 from core.settings import Settings
 from tests.conftest import ROOT, SETTINGS_ENV
-from tests.integration.mcp_support import proposal_ids
+from tests.web_support import propose_locally
 
 NOTE = "Inbox/Quick capture.md"
 runner = CliRunner()
-
-
-def propose(settings: Settings, content: str) -> str:
-    """Propose an append as an MCP client's model would; return its id."""
-    edits = build_edit_services(settings)
-    try:
-        reader = VaultReader(settings.vault, search=None)  # type: ignore[arg-type]  # edit_note never searches
-        toolbox = ProposalToolbox(
-            reader,
-            edits.store,
-            edits.settings,
-            conversation_id=MCP_CONVERSATION,
-            clock=local_now,
-            describe=describe_for_mcp,
-        )
-        arguments = json.dumps({"command": "append", "path": NOTE, "content": content})
-        outcome = toolbox.run_blocking("edit_note", arguments)
-    finally:
-        edits.close()
-    (proposal_id,) = proposal_ids(outcome.text)
-    return proposal_id
 
 
 def env_of(settings: Settings) -> dict[str, str]:
@@ -75,7 +47,7 @@ def apply_on_a_terminal(settings: Settings, proposal_id: str, answer: str) -> st
 
 
 def test_proposals_are_listed_and_shown_with_their_diff(settings: Settings) -> None:
-    proposal_id = propose(settings, "- listed")
+    proposal_id = propose_locally(settings, "- listed")
 
     listed = runner.invoke(cli, ["proposals"], env=env_of(settings))
     shown = runner.invoke(cli, ["proposals", "show", proposal_id], env=env_of(settings))
@@ -86,7 +58,7 @@ def test_proposals_are_listed_and_shown_with_their_diff(settings: Settings) -> N
 
 def test_apply_asks_on_a_terminal_and_a_pipe_cannot_answer(settings: Settings, vault: Path) -> None:
     before = (vault / NOTE).read_bytes()
-    proposal_id = propose(settings, "- typed yes")
+    proposal_id = propose_locally(settings, "- typed yes")
 
     piped = subprocess.run(
         [sys.executable, "-m", "app.cli", "proposals", "apply", proposal_id],
@@ -110,7 +82,7 @@ def test_apply_asks_on_a_terminal_and_a_pipe_cannot_answer(settings: Settings, v
 
 def test_discard_leaves_the_note_alone_and_the_proposal_cannot_be_applied(settings: Settings, vault: Path) -> None:
     before = (vault / NOTE).read_bytes()
-    proposal_id = propose(settings, "- discarded")
+    proposal_id = propose_locally(settings, "- discarded")
 
     discarded = runner.invoke(cli, ["proposals", "discard", proposal_id], env=env_of(settings))
     again = runner.invoke(cli, ["proposals", "discard", proposal_id], env=env_of(settings))
