@@ -28,22 +28,28 @@ def root_of(llm: ScriptedLLMServer) -> str:
     return llm.base_url.removesuffix("/v1")
 
 
+def failure_of(client: OpenAICompatibleChatModel) -> UpstreamUnavailable:
+    """Ask `client` one question that must fail; return the error the user would read."""
+
+    async def ask() -> None:
+        try:
+            await client.complete(list(QUESTION))
+        finally:
+            await client.aclose()
+
+    with pytest.raises(UpstreamUnavailable) as failed:
+        asyncio.run(ask())
+    return failed.value
+
+
 @pytest.mark.parametrize("model", [None, "scripted-model"], ids=["model discovered", "LLM_MODEL set"])
 def test_a_base_url_without_v1_is_named_with_the_fix(model: str | None) -> None:
     with ScriptedLLMServer([Turn.text("never sent")], routes=ONLY_UNDER_V1) as llm:
         root = root_of(llm)
         client = OpenAICompatibleChatModel(llm_settings(root, model=model, retries=0))
+        failure = failure_of(client)
 
-        async def ask() -> None:
-            try:
-                await client.complete(list(QUESTION))
-            finally:
-                await client.aclose()
-
-        with pytest.raises(UpstreamUnavailable) as failed:
-            asyncio.run(ask())
-
-    message = failed.value.message
+    message = failure.message
     assert "LLM_BASE_URL should end in /v1" in message
     assert f"try LLM_BASE_URL={root}/v1" in message
     assert "set LLM_MODEL" not in message
@@ -52,18 +58,10 @@ def test_a_base_url_without_v1_is_named_with_the_fix(model: str | None) -> None:
 def test_a_base_url_with_v1_and_a_wrong_model_keeps_the_model_advice() -> None:
     with ScriptedLLMServer([Turn.text("never sent")]) as llm:
         client = OpenAICompatibleChatModel(llm_settings(llm.base_url, model="no-such-model", retries=0))
+        failure = failure_of(client)
 
-        async def ask() -> None:
-            try:
-                await client.complete(list(QUESTION))
-            finally:
-                await client.aclose()
-
-        with pytest.raises(UpstreamUnavailable) as failed:
-            asyncio.run(ask())
-
-    assert "model 'no-such-model' not found" in failed.value.message
-    assert "should end in /v1" not in failed.value.message
+    assert "model 'no-such-model' not found" in failure.message
+    assert "should end in /v1" not in failure.message
 
 
 def ready_body(settings: Settings, services: Services, base_url: str) -> dict[str, object]:
