@@ -25,6 +25,20 @@ SAMPLE_VAULT = ROOT / "sample_vault"
 SETTINGS_ENV = tuple(name.upper() for name in Settings.model_fields)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Fail the run when pytest-xdist's --dist loadgroup did not group the tests that name an xdist_group.
+
+    Grouping is what keeps tests sharing a process-wide resource on one worker, and what lets a session fixture
+    (`real_model_index`) be built once; a pytest release once broke it silently (pyproject.toml).
+    """
+    if not getattr(config.option, "loadgroup", False):
+        return
+    lost = [item.nodeid for item in items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+    if lost:
+        raise pytest.UsageError(f"--dist loadgroup did not group {len(lost)} tests, e.g. {lost[0]}: see pyproject.toml")
+
+
 def isolate_settings_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Unset every setting's variable and set the few every test runs with, so Settings sees only those."""
     for name in SETTINGS_ENV:
@@ -110,6 +124,30 @@ def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         built.close()
     return root / "data"
+
+
+@pytest.fixture(scope="session")
+def real_model_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    """Return services over sample_vault indexed with the bundled MiniLM, built once per worker (~15 s). Only read it.
+
+    For the `model` tests about the real model (retrieval quality, the relevance gate). Their modules share the
+    xdist_group REAL_MODEL_GROUP, so one worker builds it once: a module-scoped index was built again each time the
+    worker came back to a module after another's tests.
+    """
+    from app.wiring import build_services
+
+    with pytest.MonkeyPatch.context() as monkeypatch:  # session scope: isolated_env has not run yet
+        isolate_settings_env(monkeypatch)
+        data_dir = tmp_path_factory.mktemp("real-model-index") / "data"
+        built = build_services(Settings(_env_file=None, vault_path=SAMPLE_VAULT, data_dir=data_dir))
+    try:
+        built.reindexer.run_once()
+        yield built
+    finally:
+        built.close()
+
+
+REAL_MODEL_GROUP = "real_model_index"
 
 
 @pytest.fixture(scope="module")

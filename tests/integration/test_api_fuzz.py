@@ -33,6 +33,10 @@ from tests.fakes import HashingEmbedder
 from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
+# One worker runs the module in order: its module-scoped service is built once, and the last test counts the
+# requests the cases before it made in that process.
+pytestmark = pytest.mark.xdist_group("api_fuzz")
+
 API_KEY = "fuzz-key-0123456789abcdef"
 SEED = 20_240_508
 EXAMPLES_PER_OPERATION = 40

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
-from app.wiring import Services, build_services
+from app.wiring import Services
 from core.domain import SearchFilters
 from core.errors import IndexModelMismatch, InvalidRequest
-from core.settings import Settings
 from rag.answer.relevance_gate import Coverage, RelevanceGate, is_covered
+from tests.conftest import REAL_MODEL_GROUP
 from tests.fakes import HashingEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,17 +19,13 @@ QUESTIONS = YAML(typ="safe").load((ROOT / "tests" / "fixtures" / "retrieval_ques
 ANSWERABLE = [str(row["question"]) for row in QUESTIONS["questions"]]
 UNANSWERABLE = [str(question) for question in QUESTIONS["unanswerable"]]
 
-# The bundled MiniLM indexes sample_vault once for the module: one worker runs the whole module under pytest-xdist.
-pytestmark = [pytest.mark.model, pytest.mark.xdist_group("relevance_floor")]
+# The bundled MiniLM's index of sample_vault is built once per run (tests/conftest.py: real_model_index).
+pytestmark = [pytest.mark.model, pytest.mark.xdist_group(REAL_MODEL_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
-    data_dir = tmp_path_factory.mktemp("floor") / "data"
-    services = build_services(Settings(_env_file=None, vault_path=ROOT / "sample_vault", data_dir=data_dir))
-    services.reindexer.run_once()
-    yield services
-    services.close()
+def indexed(real_model_index: Services) -> Services:
+    return real_model_index
 
 
 @pytest.fixture(scope="module")

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from app.wiring import Services, build_services
-from core.settings import Settings
+from app.wiring import Services
 from rag.embedding.rerank import PassthroughReranker
 from rag.evaluation import evaluate, load_question_set
 from rag.retrieve import Retriever
+from tests.conftest import REAL_MODEL_GROUP
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "tests" / "fixtures" / "retrieval_questions.yaml"
@@ -25,19 +24,14 @@ HIDDEN = [
 ]
 
 
-# The bundled MiniLM (the quality floor is about the real model) indexes sample_vault once for the module: one
-# worker runs the whole module under pytest-xdist.
-pytestmark = [pytest.mark.model, pytest.mark.xdist_group("retrieval_quality")]
+# The quality floor is about the real model: the bundled MiniLM's index of sample_vault, built once per run
+# (tests/conftest.py: real_model_index).
+pytestmark = [pytest.mark.model, pytest.mark.xdist_group(REAL_MODEL_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
-    data_dir = tmp_path_factory.mktemp("quality") / "data"
-    settings = Settings(_env_file=None, vault_path=ROOT / "sample_vault", data_dir=data_dir)
-    services = build_services(settings)
-    services.reindexer.run_once()
-    yield services
-    services.close()
+def indexed(real_model_index: Services) -> Services:
+    return real_model_index
 
 
 def test_question_set_scores_above_the_quality_floor(indexed: Services) -> None:
