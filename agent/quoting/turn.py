@@ -51,7 +51,14 @@ async def quoted_reply(inputs: QuoteInputs, scratch: TurnScratch, write: Write) 
         logger.info("the quote reply was unreadable after a repair round; answering in one completion")
         return None
     verified = verified_quotes(call.reply.quotes, passages)
-    logger.debug("quotes: %d offered by the model, %d verified", len(call.reply.quotes), len(verified))
+    logger.debug(
+        "quotes: %d offered by the model, %d verified; offered %r, verified %r, answer %r",
+        len(call.reply.quotes),
+        len(verified),
+        call.reply.quotes,
+        verified,
+        call.reply.answer,
+    )
     if not verified or is_refusal(call.reply.answer):
         text = not_said_refusal(passages)
     else:

@@ -138,11 +138,13 @@ def search(
 
     settings = load_settings(vault)
     with index_access(settings, "search") as access:
-        hits = access.search(query, k=k, folder=folder, tags=list(tag or ()))
+        found = access.search(query, k=k, folder=folder, tags=list(tag or ()))
+    if found.notice:  # a serve still indexing: say so, so few or no hits don't read as "the notes don't say"
+        err.print(f"[yellow]{escape(found.notice)}[/yellow]")
     if as_json:
-        out.print_json(json.dumps(hits, ensure_ascii=False))
-    else:
-        print_hits(out, query, hits)
+        out.print_json(json.dumps(found.hits, ensure_ascii=False))
+    elif found.hits or not found.notice:
+        print_hits(out, query, found.hits)
 
 
 @cli.command()

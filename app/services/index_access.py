@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,12 +45,12 @@ class LocalIndex:
         stored = read_stored_status(services.watermarks, services.store, services.docstore).to_json()
         return self._decorate(stored)
 
-    def search(self, query: str, *, k: int | None, folder: str | None, tags: list[str]) -> list[dict[str, Any]]:
-        """Return the hits for `query`, best first; refuses an empty index."""
+    def search(self, query: str, *, k: int | None, folder: str | None, tags: list[str]) -> Found:
+        """Return the hits for `query`, best first; refuses an empty index (no index runs beside this command)."""
         if not self.services.retriever.has_index():
             raise EmptyIndex()
         filters = SearchFilters(folder=(folder or "").strip("/") or None, tags=tuple(t.lstrip("#") for t in tags))
-        return [hit.to_json() for hit in self.services.retriever.search(query, k=k, filters=filters)]
+        return Found([hit.to_json() for hit in self.services.retriever.search(query, k=k, filters=filters)])
 
     def index(self, on_progress: Callable[[Any], None]) -> dict[str, Any]:
         """Index new and changed notes; return the run report (`ReindexReport.to_json()`)."""
@@ -83,9 +84,10 @@ class RemoteIndex:
         data["service"] = {"url": self.client.owner.url, "pid": self.client.owner.pid}
         return data
 
-    def search(self, query: str, *, k: int | None, folder: str | None, tags: list[str]) -> list[dict[str, Any]]:
-        """Return the server's hits for `query`."""
-        return self.client.search(query, k=k, folder=folder, tags=tags)
+    def search(self, query: str, *, k: int | None, folder: str | None, tags: list[str]) -> Found:
+        """Return the server's hits for `query`, with what it says while it is still indexing the vault."""
+        body = self.client.search(query, k=k, folder=folder, tags=tags)
+        return Found(body["hits"], notice=body.get("notice"))
 
     def index(self, on_progress: Callable[[Any], None]) -> dict[str, Any]:
         """Have the server index now; its progress is drawn here while it runs."""
@@ -97,6 +99,14 @@ class RemoteIndex:
         """Ask the server's chat endpoint, writing the text as it streams."""
         for text in self.client.ask(question):
             write(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A search's hits (as `SearchHit.to_json()` gives them), and what the server said about its index being built."""
+
+    hits: list[dict[str, Any]]
+    notice: str | None = None  # set while the server is indexing the vault: the hits may be missing notes, or none
 
 
 class EmptyIndex(InvalidRequest):
@@ -206,7 +216,7 @@ class BusyIndex:
         data["held_by"] = self.owner.describe() if self.owner else "another process"
         return data
 
-    def search(self, *_args: object, **_kwargs: object) -> list[dict[str, Any]]:
+    def search(self, *_args: object, **_kwargs: object) -> Found:
         """Refuse: the index is open in the other process."""
         raise self._taken()
 

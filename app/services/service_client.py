@@ -43,11 +43,9 @@ class ServiceClient:
         """Return `GET /v1/index/status`."""
         return self._json("GET", "/v1/index/status")
 
-    def search(self, query: str, *, k: int | None, folder: str | None, tags: list[str]) -> list[dict[str, Any]]:
-        """Return the hits of `POST /v1/search`."""
-        body = self._json("POST", "/v1/search", json={"query": query, "k": k, "folder": folder, "tags": tags})
-        hits: list[dict[str, Any]] = body["hits"]
-        return hits
+    def search(self, query: str, *, k: int | None, folder: str | None, tags: list[str]) -> dict[str, Any]:
+        """Return the body of `POST /v1/search`: `hits`, and `notice` while the server is indexing."""
+        return self._json("POST", "/v1/search", json={"query": query, "k": k, "folder": folder, "tags": tags})
 
     def index(self, on_progress: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         """Run `POST /v1/index` and return its report, reporting the server's progress while it runs."""

@@ -1,22 +1,36 @@
-"""`search_notes` over MCP while the first index runs: "still being indexed (N of M notes)", never "no passages"."""
+"""Searching while the first index runs: "still being indexed (N of M notes)", never "no passages" or "no notes match".
+
+Every front that searches says so: `search_notes` over MCP, `POST /v1/search`, and `librarian search` beside the
+`serve` that is indexing.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
+import httpx
+from typer.testing import CliRunner
+
+from app.cli.main import cli
 from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from rag.notes.vault import scan_vault
 from sync.reindex import ProgressCallback, Reindexer
 from sync.report import Progress, ReindexReport
+from tests.conftest import SETTINGS_ENV
 from tests.fakes import ScriptedAnswerer
 from tests.integration.mcp_support import http_client, text_of
 from tests.live_server import serve_in_thread
+from tests.scripted_llm import free_port
 
 WAIT_S = 60.0
+QUERY = {"query": "sourdough starter feeding", "k": 3}
+T = TypeVar("T")
 
 
 class PausedReindexer:
@@ -39,29 +53,35 @@ class PausedReindexer:
         return self.inner.run_once(forward)
 
 
-def search_during_first_index(settings: Settings, services: Services, phase: str) -> tuple[str, str]:
-    """Return what search_notes says while the first run is paused at `phase`, and what it says once done."""
+def during_first_index(
+    settings: Settings, services: Services, phase: str, search: Callable[[str], T], *, port: int | None = None
+) -> tuple[T, T]:
+    """Return what `search(base_url)` gives while the first run is paused at `phase`, and once the run is done."""
     paused = PausedReindexer(services.reindexer, phase)
     app = create_app(
         settings.model_copy(update={"watch": False}),
         dataclasses.replace(services, reindexer=paused),  # type: ignore[arg-type]
         answerer=ScriptedAnswerer(),
     )
-    query = {"query": "sourdough starter feeding", "k": 3}
-
-    async def search(url: str) -> str:
-        async with http_client(url) as client:
-            return text_of(await client.call_tool("search_notes", query))
-
-    with serve_in_thread(app) as base:
+    with serve_in_thread(app, port=port) as base:
         try:
             assert paused.paused.wait(WAIT_S), "the first index did not start"
-            during = asyncio.run(search(f"{base}/mcp"))
+            during = search(base)
         finally:
             paused.release.set()
         asyncio.run(asyncio.wait_for(_wait_idle(app), WAIT_S))
-        after = asyncio.run(search(f"{base}/mcp"))
+        after = search(base)
     return during, after
+
+
+def search_during_first_index(settings: Settings, services: Services, phase: str) -> tuple[str, str]:
+    """Return what search_notes says while the first run is paused at `phase`, and what it says once done."""
+
+    async def search(url: str) -> str:
+        async with http_client(url) as client:
+            return text_of(await client.call_tool("search_notes", QUERY))
+
+    return during_first_index(settings, services, phase, lambda base: asyncio.run(search(f"{base}/mcp")))
 
 
 async def _wait_idle(app: object) -> None:
@@ -88,3 +108,41 @@ def test_search_in_a_partial_index_says_passages_may_be_missing(settings: Settin
     total = len(scan_vault(settings.vault).notes)
     assert first_line.startswith("The vault is still being indexed (") and f" of {total} notes so far)" in first_line
     assert "passages of the notes not indexed yet are missing" in first_line
+
+
+def test_the_search_api_says_the_first_index_is_running_instead_of_answering_no_hits(
+    settings: Settings, services: Services
+) -> None:
+    def search(base: str) -> dict[str, object]:
+        body: dict[str, object] = httpx.post(f"{base}/v1/search", json=QUERY, timeout=30).json()
+        return body
+
+    during, after = during_first_index(settings, services, "scan", search)
+
+    total = len(scan_vault(settings.vault).notes)
+    assert during["hits"] == []
+    assert str(during["notice"]).startswith(f"The vault is still being indexed (0 of {total} notes so far)")
+    assert "`librarian status` shows the progress" in str(during["notice"])
+    assert after["notice"] is None and after["hits"]
+
+
+def test_librarian_search_beside_an_indexing_serve_says_still_indexing_not_no_notes_match(
+    settings: Settings, services: Services
+) -> None:
+    port = free_port()
+    served = settings.model_copy(update={"port": port})  # the owner file names this port to the CLI
+    env: dict[str, str | None] = dict.fromkeys(SETTINGS_ENV)
+    env.update(VAULT_PATH=str(settings.vault_path), DATA_DIR=str(settings.data_dir), HF_HUB_OFFLINE="1", COLUMNS="250")
+
+    def search(_base: str) -> tuple[int, str, str]:
+        result = CliRunner().invoke(cli, ["search", "sourdough starter feeding", "--k", "3"], env=env)
+        return result.exit_code, result.stdout, result.stderr
+
+    (code, out, err), (after_code, after_out, after_err) = during_first_index(
+        served, services, "scan", search, port=port
+    )
+
+    assert code == 0, err
+    assert "still being indexed" in err and "no notes match" not in out + err
+    assert after_code == 0, after_err
+    assert "Sourdough" in after_out and "still being indexed" not in after_err

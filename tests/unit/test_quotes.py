@@ -12,6 +12,7 @@ from rag.answer.quotes import (
     Quote,
     VerifiedQuote,
     is_in_passage,
+    near_copy_source,
     unquoted_numbers,
     verified_quotes,
 )
@@ -75,6 +76,49 @@ def test_verified_quotes_keep_those_found_in_the_passage_they_name_each_once_in_
         VerifiedQuote("14 hours in the fridge at 4 °C, covered", "[[Sourdough#Final recipe]]"),
         VerifiedQuote("pour it over the flakes in two goes", "[[Chili Oil#Method]]"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("loose_copy", "sentence"),
+    [
+        # a word changed, a word added: the sentence the model copied, in the note's words
+        (
+            "Shape, then cold retard for 14 hours in the fridge at 4 °C",
+            "Shape, then cold retard: 14 hours in the fridge at 4 °C, covered.",
+        ),
+        (
+            "bulk fermentation takes about 5 hours at 24 °C",
+            "Bulk fermentation: about 5 hours at 24 °C (the oven with only the light on).",
+        ),
+        # across two sentences: both, without the list number between them
+        (
+            "about 5 hours at 24 °C. Shape, then cold retard: 14 hours",
+            "Bulk fermentation: about 5 hours at 24 °C (the oven with only the light on). "
+            "Shape, then cold retard: 14 hours in the fridge at 4 °C, covered.",
+        ),
+    ],
+)
+def test_a_near_copy_of_a_sentence_is_kept_as_the_note_words_it(loose_copy: str, sentence: str) -> None:
+    assert not is_in_passage(loose_copy, RECIPE)
+    assert near_copy_source(loose_copy, RECIPE) == sentence
+    assert verified_quotes([Quote("N1", loose_copy)], PASSAGES) == [
+        VerifiedQuote(sentence, "[[Sourdough#Final recipe]]")
+    ]
+
+
+@pytest.mark.parametrize(
+    "not_a_copy",
+    [
+        "14 hours in the fridge at 24 °C, covered.",  # a misread number (24 is in the passage, elsewhere)
+        "The shaped loaf rests in the fridge at 4 °C, covered.",  # the model's own words
+        "15 hours in the fridge",  # a number the passage does not hold
+        "hours in a fridge",  # too short to tell a copy from chance
+        "Cold retard the loaf for a day before you bake it at 4 °C.",
+    ],
+)
+def test_what_is_no_near_copy_is_not_snapped_to_a_sentence(not_a_copy: str) -> None:
+    assert near_copy_source(not_a_copy, RECIPE) is None
+    assert verified_quotes([Quote("N1", not_a_copy)], PASSAGES) == []
 
 
 def test_an_answer_stating_a_number_no_quote_holds_is_replaced_by_the_quotes() -> None:

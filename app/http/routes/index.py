@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from app.http.deps import ServicesDep, runtime_of
+from app.services.indexing_notice import indexing_notice
 from core.domain import SearchFilters
 from core.errors import UpstreamUnavailable
 from rag.search_trace import SearchTrace
@@ -86,14 +87,27 @@ async def index_now(request: Request) -> dict[str, object]:
 
 
 @router.post("/v1/search")
-async def search(body: SearchRequest, services: ServicesDep) -> dict[str, object]:
-    """Return the best chunks for the query, best first (dense + BM25 fused with RRF; RERANKER_MODEL_DIR reranks)."""
+async def search(body: SearchRequest, request: Request, services: ServicesDep) -> dict[str, object]:
+    """Return the best chunks for the query, best first (dense + BM25 fused with RRF; RERANKER_MODEL_DIR reranks).
+
+    While the vault is being indexed, `notice` says how far (else it is null): during a first index nothing is
+    searched and `hits` is empty, which must not read as "no notes match".
+    """
+    notice = await indexing_notice(
+        _runner(request),
+        services.retriever,
+        runtime_of(request).settings.vault,
+        progress_hint="`librarian status` shows the progress",
+    )
+    if notice is not None and notice.is_blocking:
+        return {"hits": [], "notice": notice.text}
     filters = filters_of(body.folder, body.tags)
+    said = {"notice": notice.text if notice is not None else None}
     if body.explain:
         trace = await asyncio.to_thread(services.retriever.trace, body.query, k=body.k, filters=filters)
-        return {"hits": [hit.to_json() for hit in trace.hits], "trace": trace_json(trace)}
+        return {"hits": [hit.to_json() for hit in trace.hits], "trace": trace_json(trace), **said}
     hits = await asyncio.to_thread(services.retriever.search, body.query, k=body.k, filters=filters)
-    return {"hits": [hit.to_json() for hit in hits]}
+    return {"hits": [hit.to_json() for hit in hits], **said}
 
 
 def trace_json(trace: SearchTrace) -> dict[str, object]:
