@@ -1,8 +1,9 @@
 """What the user is shown of a quote-first answer: the answer from verified quotes with their notes, or a refusal.
 
-The model's answer is kept only when every number it states is in a verified quote (a 0.5B model reads "4 °C" as
-"24 °C"); otherwise the quotes speak for themselves. No verified quote: the service refuses in its own words and
-lists the notes it read, so the user can look there.
+The model's answer is kept only when every number and every name it states is in a verified quote (a 0.5B model
+reads "4 °C" as "24 °C", and puts the subject of one sentence into another); otherwise the quotes speak for
+themselves. No verified quote: the service refuses in its own words and lists the notes it read, so the user can
+look there.
 """
 
 from __future__ import annotations
@@ -10,20 +11,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.answer.context import REFUSAL, is_refusal
-from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, unquoted_numbers
+from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, names_in, unquoted_names, unquoted_numbers
 
 QUOTES_HEADING = "Your notes say:"
 NOT_SAID = "The closest notes I read don't say it:"
 
 
-def quoted_answer(answer: str, quotes: Sequence[VerifiedQuote]) -> str:
+def quoted_answer(answer: str, quotes: Sequence[VerifiedQuote], passages: Sequence[OfferedPassage] = ()) -> str:
     """Return the answer shown: the model's answer when the quotes hold its numbers, then the quotes with links.
 
-    Each quote's line cites its note as [[Note#Heading]] (checked like any citation as it streams).
+    Each quote's line cites its note as [[Note#Heading]] (checked like any citation as it streams). The passages
+    offered tell which words are names (`rag.answer.quotes.names_in`).
     """
     lines = [f'- "{quote.text}" {quote.source}' for quote in quotes]
+    names = names_in([passage.text for passage in passages])
     quoted = "\n".join([QUOTES_HEADING, *lines])
-    if not answer or is_refusal(answer) or unquoted_numbers(answer, quotes):
+    if not answer or is_refusal(answer) or unquoted_numbers(answer, quotes) or unquoted_names(answer, quotes, names):
         return quoted
     return f"{answer}\n\n{quoted}"
 

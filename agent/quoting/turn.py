@@ -62,7 +62,7 @@ async def quoted_reply(inputs: QuoteInputs, scratch: TurnScratch, write: Write) 
     if not verified or is_refusal(call.reply.answer):
         text = not_said_refusal(passages)
     else:
-        text = quoted_answer(call.reply.answer, verified)
+        text = quoted_answer(call.reply.answer, verified, passages)
     scratch.start_reply()
     shown = scratch.show_reply(await scratch.stream.feed(text)) + scratch.show_reply(scratch.stream.flush())
     if shown:

@@ -1,9 +1,11 @@
 """Quotes a model says answer the question, checked against the passages it read before any answer is shown.
 
-A quote counts only when it is a substring of the passage it names. The comparison forgives what copying a note
-changes without changing what it says: runs of whitespace (a table row or list copied onto one line) and Markdown
-markup (`**bold**`, `_italic_`, `` `code` ``, `==highlight==`, `[[link]]` brackets). Case, digits, units and
-punctuation must match: "24 °C" is no quote of "4 °C", and a sentence the model wrote in its own words is none at all.
+A quote counts only when it is a substring of an offered passage (the one it names, or another: the citation is
+the passage that holds it). The comparison forgives what copying a note changes without changing what it says: runs
+of whitespace (a table row or list copied onto one line) and Markdown markup (`**bold**`, `_italic_`, `` `code` ``,
+`==highlight==`, `[[link]]` brackets). Digits, units and punctuation must match: "24 °C" is no quote of "4 °C",
+and a sentence the model wrote in its own words is none at all. A copy that differs only in case is shown in the
+note's own case.
 
 Small models copy loosely: a word dropped, a tense changed, "the" added. A quote that is no substring is still kept
 when it is a near copy of one sentence of its passage (or two or three in a row): nearly all of its words are that
@@ -18,6 +20,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate, pairwise
 
 MIN_QUOTE_WORDS = 2  # "the", "4 °C" alone say nothing checkable about the question
 MAX_QUOTES = 3  # what an answer is drawn from; more is the model copying the notes out
@@ -78,24 +81,22 @@ def is_in_passage(quote: str, passage: str) -> bool:
 def verified_quotes(
     quotes: Sequence[Quote], passages: Sequence[OfferedPassage], *, limit: int = MAX_QUOTES
 ) -> list[VerifiedQuote]:
-    """Return the quotes found in the passage they name, each once, at most `limit`, in the model's order.
+    """Return the quotes some offered passage holds, each once, at most `limit`, in the model's order.
 
-    A quote naming a passage that was not offered, or not found in the one it names, is dropped: the model may
-    not quote one passage and credit another, since the citation would then point at a note that does not say it.
+    Each quote is looked for in the passage it names first, then in the others in rank order: small models credit
+    the wrong id (the bake times "from N1" that are in N2). Its citation is always the passage that holds the
+    words, never merely the one named, so a link never points at a note that does not say the quote.
     """
     by_id = {passage.id: passage for passage in passages}
     kept: list[VerifiedQuote] = []
     seen: set[str] = set()
     for quote in quotes:
-        passage = by_id.get(quote.passage)
-        if passage is None:
+        named = by_id.get(quote.passage)
+        candidates = [*([named] if named else []), *(passage for passage in passages if passage is not named)]
+        found = next(((p, text) for p in candidates if (text := shown_quote(quote.text, p.text)) is not None), None)
+        if found is None:
             continue
-        if is_in_passage(quote.text, passage.text):
-            text = _WHITESPACE.sub(" ", quote.text).strip().strip(_WRAPPING)
-        elif (copied := near_copy_source(quote.text, passage.text)) is not None:
-            text = copied
-        else:
-            continue
+        passage, text = found
         key = normalised(text).casefold()
         if any(key in earlier or earlier in key for earlier in seen):  # one inside another says it once
             continue
@@ -106,6 +107,30 @@ def verified_quotes(
     return kept
 
 
+def shown_quote(quote: str, passage: str) -> str | None:
+    """Return the words to show for `quote` when `passage` holds it, else None.
+
+    An exact copy (as `is_in_passage` reads it) is shown as the model wrote it; a copy that differs only in case, or
+    a near copy, is shown in the passage's own words.
+    """
+    if is_in_passage(quote, passage):
+        return _WHITESPACE.sub(" ", quote).strip().strip(_WRAPPING)
+    return _case_blind_copy(quote, passage) or near_copy_source(quote, passage)
+
+
+def _case_blind_copy(quote: str, passage: str) -> str | None:
+    """Return the passage's words that `quote` copies but for case ("patellofemoral" for "Patellofemoral")."""
+    wanted = normalised(quote).strip(_WRAPPING).lower()
+    if len(_WORDS.findall(wanted)) < MIN_QUOTE_WORDS:
+        return None
+    text = normalised(passage)
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer: positions would not map back
+        return None
+    at = lowered.find(wanted)
+    return text[at : at + len(wanted)] if at >= 0 else None
+
+
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
 
@@ -113,53 +138,112 @@ def near_copy_source(quote: str, passage: str) -> str | None:
     """Return the passage's own words for a loose copy of them (see the module's docstring), else None.
 
     Of the spans of one to NEAR_COPY_SPAN sentences that hold NEAR_COPY_WORDS of the quote's words in order, each of
-    its numbers among them, the shortest is returned (the sentence the model copied, not the paragraph around it).
+    its numbers and names among them, the shortest is returned (the sentence the model copied, not the paragraph
+    around it).
     """
-    wanted = [word.casefold() for word in _WORDS.findall(normalised(quote))]
-    if len(wanted) < NEAR_COPY_MIN_WORDS:
+    words = _WORDS.findall(normalised(quote))
+    if len(words) < NEAR_COPY_MIN_WORDS:
         return None
+    wanted = [word.casefold() for word in words]
+    names = names_in([passage])
+    essential = [_is_essential(word, index, names) for index, word in enumerate(words)]
     numbers = _NUMBER.findall(normalised(quote))
     sentences = [text for part in _SENTENCE_END.split(passage) if (text := _LINE_MARKER.sub("", normalised(part)))]
+    words_of = [[word.casefold() for word in _WORDS.findall(sentence)] for sentence in sentences]
     best: str | None = None
     for start in range(len(sentences)):
         for end in range(start + 1, min(start + NEAR_COPY_SPAN, len(sentences)) + 1):
             span = " ".join(sentences[start:end])
             if best is not None and len(span) >= len(best):
                 break
-            held = [word.casefold() for word in _WORDS.findall(span)]
-            if _copied_in_order(wanted, held) >= NEAR_COPY_WORDS * len(wanted) and _holds_numbers(span, numbers):
-                best = span
-                break
+            matched = _copied_in_order(wanted, essential, [word for words in words_of[start:end] for word in words])
+            if matched is None or len(matched) < NEAR_COPY_WORDS * len(wanted) or not _holds_numbers(span, numbers):
+                continue
+            # Each sentence of a longer span must give the copy two words or more: a name in the sentence before
+            # ("Two stems for Sungold. Three plants gave ...") does not make "Sungold gave ..." a copy.
+            bounds = [0, *accumulate(len(words) for words in words_of[start:end])]
+            if end - start > 1 and any(
+                sum(low <= index < high for index in matched) < 2 for low, high in pairwise(bounds)
+            ):
+                continue
+            best = span
+            break
     return best
 
 
-def _copied_in_order(wanted: Sequence[str], held: Sequence[str]) -> int:
-    """Return how many of `wanted`'s words `held` has in the same order, or 0 when a number is not among them.
+def _is_essential(word: str, index: int, names: frozenset[str]) -> bool:
+    """Return True for a word a copy may not change: a number or a name."""
+    return word.isdigit() or _is_name(word, index, names)
 
-    The words are aligned as their longest common subsequence; a number the alignment leaves out is a misread one
-    ("at 24 °C" where the span says "at 4 °C" and 24 elsewhere), which no share of other words makes up for.
+
+def _copied_in_order(wanted: Sequence[str], essential: Sequence[bool], held: Sequence[str]) -> list[int] | None:
+    """Return the positions in `held` of `wanted`'s words found there in order; None when an essential one is not.
+
+    The words are aligned as their longest common subsequence. A number the alignment leaves out is a misread one
+    ("at 24 °C" where the span says "at 4 °C" and 24 elsewhere), a name left out is another subject ("Sungold gave
+    11 fruits" for "Three plants gave 11 fruits"): no share of other words makes up for either.
     """
     table = [[0] * (len(held) + 1) for _ in range(len(wanted) + 1)]
     for i, word in enumerate(wanted):
         for j, other in enumerate(held):
             table[i + 1][j + 1] = table[i][j] + 1 if word == other else max(table[i][j + 1], table[i + 1][j])
-    i, j, unmatched_number = len(wanted), len(held), False
+    i, j, matched = len(wanted), len(held), []
     while i and j:
         if wanted[i - 1] == held[j - 1]:
             i, j = i - 1, j - 1
+            matched.append(j)
         elif table[i - 1][j] >= table[i][j - 1]:
-            unmatched_number |= wanted[i - 1].isdigit()
+            if essential[i - 1]:
+                return None
             i -= 1
         else:
             j -= 1
-    unmatched_number |= any(word.isdigit() for word in wanted[:i])
-    return 0 if unmatched_number else table[-1][-1]
+    return None if any(essential[:i]) else matched[::-1]
 
 
 def _holds_numbers(span: str, numbers: Sequence[str]) -> bool:
     """Return True when every number in `numbers` is one of `span`'s numbers (a whole number, not part of one)."""
     held = set(_NUMBER.findall(span))
     return all(number in held for number in numbers)
+
+
+def names_in(texts: Sequence[str]) -> frozenset[str]:
+    """Return the words `texts` write as names: capitalised after a sentence's first word (casefolded).
+
+    A word opening a sentence is capitalised whatever it is; these tell which of those are names ("Sungold" of
+    "Sungold gave", once a note also writes "two stems for Sungold").
+    """
+    return frozenset(
+        word.casefold()
+        for text in texts
+        for sentence in _SENTENCE_END.split(normalised(text))
+        for index, word in enumerate(_WORDS.findall(sentence))
+        if _is_capitalised_inside(word, index)
+    )
+
+
+def unquoted_names(answer: str, quotes: Sequence[VerifiedQuote], names: frozenset[str] = frozenset()) -> list[str]:
+    """Return the names `answer` states that no quote holds: capitalised inside a sentence, or one of `names`.
+
+    "Sungold gave 11 fruits" over a quote that says "Three plants gave 11 fruits": the numbers are quoted, the
+    subject is the model's.
+    """
+    held = {word.casefold() for quote in quotes for word in _WORDS.findall(normalised(quote.text))}
+    return [
+        word
+        for sentence in _SENTENCE_END.split(normalised(answer))
+        for index, word in enumerate(_WORDS.findall(sentence))
+        if _is_name(word, index, names) and word.casefold() not in held
+    ]
+
+
+def _is_capitalised_inside(word: str, index: int) -> bool:
+    """Return True for a capitalised word after a sentence's first ("I" aside): written so, it is a name."""
+    return index > 0 and len(word) > 1 and not word.islower() and not word.isdigit()
+
+
+def _is_name(word: str, index: int, names: frozenset[str]) -> bool:
+    return not word.isdigit() and (_is_capitalised_inside(word, index) or word.casefold() in names)
 
 
 def unquoted_numbers(answer: str, quotes: Sequence[VerifiedQuote]) -> list[str]:

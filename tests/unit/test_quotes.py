@@ -12,7 +12,9 @@ from rag.answer.quotes import (
     Quote,
     VerifiedQuote,
     is_in_passage,
+    names_in,
     near_copy_source,
+    unquoted_names,
     unquoted_numbers,
     verified_quotes,
 )
@@ -60,21 +62,22 @@ def test_a_quote_the_passage_does_not_hold_is_rejected(quote: str) -> None:
     assert not is_in_passage(quote, RECIPE)
 
 
-def test_verified_quotes_keep_those_found_in_the_passage_they_name_each_once_in_order() -> None:
+def test_verified_quotes_keep_those_an_offered_passage_holds_cited_to_it_each_once_in_order() -> None:
     quotes = [
-        Quote("N2", "14 hours in the fridge at 4 °C"),  # true of N1, credited to N2: its link would be wrong
-        Quote("N1", "14 hours in the fridge at 4 °C, covered."),
-        Quote("N1", "14 hours in the fridge"),  # inside the one before: said once
-        Quote("N9", "pour it over the flakes"),  # a passage never offered
+        Quote("N2", "14 hours in the fridge at 4 °C"),  # true of N1, credited to N2: cited to N1, which says it
+        Quote("N1", "14 hours in the fridge at 4 °C, covered."),  # the one before is inside it: said once
+        Quote("N9", "pour it over the flakes"),  # a passage never offered: looked for in those offered
         Quote("N1", "The loaf rests 14 hours."),  # made up
-        Quote("N2", "pour it over the flakes in two goes."),
+        Quote("N2", "Pour it over the flakes in two goes."),  # inside the third: said once
+        Quote("N1", "shape, then Cold Retard"),  # case aside, in N1's own case
     ]
 
     kept = verified_quotes(quotes, PASSAGES)
 
     assert kept == [
-        VerifiedQuote("14 hours in the fridge at 4 °C, covered", "[[Sourdough#Final recipe]]"),
-        VerifiedQuote("pour it over the flakes in two goes", "[[Chili Oil#Method]]"),
+        VerifiedQuote("14 hours in the fridge at 4 °C", "[[Sourdough#Final recipe]]"),
+        VerifiedQuote("pour it over the flakes", "[[Chili Oil#Method]]"),
+        VerifiedQuote("Shape, then cold retard", "[[Sourdough#Final recipe]]"),
     ]
 
 
@@ -114,6 +117,7 @@ def test_a_near_copy_of_a_sentence_is_kept_as_the_note_words_it(loose_copy: str,
         "15 hours in the fridge",  # a number the passage does not hold
         "hours in a fridge",  # too short to tell a copy from chance
         "Cold retard the loaf for a day before you bake it at 4 °C.",
+        "Shape, then Proof retard: 14 hours in the fridge at 4 °C",  # a name changed: another subject
     ],
 )
 def test_what_is_no_near_copy_is_not_snapped_to_a_sentence(not_a_copy: str) -> None:
@@ -131,6 +135,24 @@ def test_an_answer_stating_a_number_no_quote_holds_is_replaced_by_the_quotes() -
     assert faithful.startswith("It rests 14 hours at 4 °C.\n\n" + QUOTES_HEADING)
     assert misread.startswith(QUOTES_HEADING) and "24 °C" not in misread
     assert '- "14 hours in the fridge at 4 °C" [[Sourdough#Final recipe]]' in misread
+
+
+def test_an_answer_naming_what_no_quote_names_is_replaced_by_the_quotes() -> None:
+    quotes = [VerifiedQuote("Three plants gave 11 fruits in 2026", "[[Garden Plan 2027#Bed 4]]")]
+    passages = [
+        OfferedPassage(
+            "N1", "[[Garden Plan 2027#Bed 4]]", "Two stems for Sungold. Three plants gave 11 fruits in 2026."
+        )
+    ]
+    names = names_in([passage.text for passage in passages])
+
+    assert "sungold" in names and "three" not in names and "two" not in names
+    assert unquoted_names("Then Sungold gave 11 fruits, I think.", quotes) == ["Sungold"]  # inside a sentence
+    assert unquoted_names("Sungold gave 11 fruits.", quotes, names) == ["Sungold"]  # opening it: a name the notes use
+    assert quoted_answer("Sungold gave 11 fruits.", quotes, passages).startswith(QUOTES_HEADING)
+    assert quoted_answer("In 2026 three plants gave 11 fruits.", quotes, passages).startswith("In 2026 three plants")
+    # Nor may a loose copy change a name: it is another subject
+    assert near_copy_source("Sungold gave 11 fruits in 2026", passages[0].text) is None
 
 
 def test_the_refusal_is_the_services_own_and_lists_the_closest_notes_once_each() -> None:
