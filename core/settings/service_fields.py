@@ -36,10 +36,11 @@ class ServiceFields(BaseModel):
     answer_quotes: bool = Field(
         False,
         description="Questions a model answers without tools quote first: it returns the passages and exact quotes "
-        "that answer them, the service checks each quote is in its passage, and the answer is shown from verified "
-        "quotes with their notes cited; none verified, the service says your notes don't say it and lists the "
-        "closest notes. Off (the default): one plain completion. With Qwen2.5-Coder 0.5B quoting refused 5 of 6 "
-        "near misses but also 4 of 6 answerable questions (it rewords what it quotes), so it is opt-in.",
+        "that answer them, the service checks each quote is in a passage offered, and the answer is shown from "
+        "verified quotes with their notes cited; none verified, the service says your notes don't say it and lists "
+        "the closest notes. Off (the default): one plain completion. With Qwen2.5-Coder 0.5B quoting refused 4-5 of "
+        "6 near misses (plain: 2) but also 3-4 of 20 answerable questions (plain: 1), as it offers its own sentences "
+        "as quotes; the 1.5B copies exactly and refused fewer near misses quoting than plain, so it is opt-in.",
     )
     agent_recursion_limit: int = Field(
         12, gt=0, description="LangGraph steps per chat turn (tool rounds fit under it)."
