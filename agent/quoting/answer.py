@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.answer.context import REFUSAL, is_refusal
-from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, names_in, unquoted_names, unquoted_numbers
+from rag.answer.near_copy import names_in, unquoted_names
+from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, unquoted_numbers
 
 QUOTES_HEADING = "Your notes say:"
 NOT_SAID = "The closest notes I read don't say it:"
@@ -21,12 +22,17 @@ def quoted_answer(answer: str, quotes: Sequence[VerifiedQuote], passages: Sequen
     """Return the answer shown: the model's answer when the quotes hold its numbers, then the quotes with links.
 
     Each quote's line cites its note as [[Note#Heading]] (checked like any citation as it streams). The passages
-    offered tell which words are names (`rag.answer.quotes.names_in`).
+    offered tell which words are names (`rag.answer.near_copy.names_in`).
     """
     lines = [f'- "{quote.text}" {quote.source}' for quote in quotes]
     names = names_in([passage.text for passage in passages])
     quoted = "\n".join([QUOTES_HEADING, *lines])
-    if not answer or is_refusal(answer) or unquoted_numbers(answer, quotes) or unquoted_names(answer, quotes, names):
+    if (
+        not answer
+        or is_refusal(answer)
+        or unquoted_numbers(answer, quotes)
+        or unquoted_names(answer, [quote.text for quote in quotes], names)
+    ):
         return quoted
     return f"{answer}\n\n{quoted}"
 

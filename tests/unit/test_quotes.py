@@ -7,14 +7,12 @@ import pytest
 from agent.quoting.answer import QUOTES_HEADING, not_said_refusal, quoted_answer
 from agent.quoting.schema import InvalidQuoteReply, parse_reply, quote_schema
 from rag.answer.context import is_refusal
+from rag.answer.near_copy import names_in, near_copy_source, unquoted_names
 from rag.answer.quotes import (
     OfferedPassage,
     Quote,
     VerifiedQuote,
     is_in_passage,
-    names_in,
-    near_copy_source,
-    unquoted_names,
     unquoted_numbers,
     verified_quotes,
 )
@@ -145,10 +143,11 @@ def test_an_answer_naming_what_no_quote_names_is_replaced_by_the_quotes() -> Non
         )
     ]
     names = names_in([passage.text for passage in passages])
+    texts = [quote.text for quote in quotes]
 
     assert "sungold" in names and "three" not in names and "two" not in names
-    assert unquoted_names("Then Sungold gave 11 fruits, I think.", quotes) == ["Sungold"]  # inside a sentence
-    assert unquoted_names("Sungold gave 11 fruits.", quotes, names) == ["Sungold"]  # opening it: a name the notes use
+    assert unquoted_names("Then Sungold gave 11 fruits, I think.", texts) == ["Sungold"]  # inside a sentence
+    assert unquoted_names("Sungold gave 11 fruits.", texts, names) == ["Sungold"]  # opening it: a name the notes use
     assert quoted_answer("Sungold gave 11 fruits.", quotes, passages).startswith(QUOTES_HEADING)
     assert quoted_answer("In 2026 three plants gave 11 fruits.", quotes, passages).startswith("In 2026 three plants")
     # Nor may a loose copy change a name: it is another subject
