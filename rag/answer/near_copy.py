@@ -23,18 +23,20 @@ NEAR_COPY_MIN_WORDS = 4  # below this a loose copy cannot be told from a chance 
 NEAR_COPY_SPAN = 3  # sentences in a row a quote may span
 
 
-def near_copy_source(quote: str, passage: str) -> str | None:
+def near_copy_source(quote: str, passage: str, names: frozenset[str] | None = None) -> str | None:
     """Return the passage's own words for a loose copy of them (see the module's docstring), else None.
 
     Of the spans of one to NEAR_COPY_SPAN sentences that hold NEAR_COPY_WORDS of the quote's words in order, each of
     its numbers and names among them, the shortest is returned (the sentence the model copied, not the paragraph
-    around it).
+    around it). `names`: the words written as names (`names_in`) in every passage the model read, so that a name
+    opening the quote's sentence is known as one ("India allows ..." is no copy of "FCC allows ..."); default: this
+    passage's.
     """
     words = WORDS.findall(normalised(quote))
     if len(words) < NEAR_COPY_MIN_WORDS:
         return None
     wanted = [word.casefold() for word in words]
-    names = names_in([passage])
+    names = names_in([passage]) if names is None else names
     essential = [_is_essential(word, index, names) for index, word in enumerate(words)]
     numbers = NUMBERS.findall(normalised(quote))
     sentences = [text for part in SENTENCE_END.split(passage) if (text := _LINE_MARKER.sub("", normalised(part)))]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.answer.near_copy import near_copy_source
+from rag.answer.near_copy import names_in, near_copy_source
 from rag.answer.quote_words import NUMBERS, WHITESPACE, WORDS, normalised
 
 MIN_QUOTE_WORDS = 2  # "the", "4 °C" alone say nothing checkable about the question
@@ -67,12 +67,15 @@ def verified_quotes(
     words, never merely the one named, so a link never points at a note that does not say the quote.
     """
     by_id = {passage.id: passage for passage in passages}
+    names = names_in([passage.text for passage in passages])
     kept: list[VerifiedQuote] = []
     seen: set[str] = set()
     for quote in quotes:
         named = by_id.get(quote.passage)
         candidates = [*([named] if named else []), *(passage for passage in passages if passage is not named)]
-        found = next(((p, text) for p in candidates if (text := shown_quote(quote.text, p.text)) is not None), None)
+        found = next(
+            ((p, text) for p in candidates if (text := shown_quote(quote.text, p.text, names)) is not None), None
+        )
         if found is None:
             continue
         passage, text = found
@@ -86,7 +89,7 @@ def verified_quotes(
     return kept
 
 
-def shown_quote(quote: str, passage: str) -> str | None:
+def shown_quote(quote: str, passage: str, names: frozenset[str] | None = None) -> str | None:
     """Return the words to show for `quote` when `passage` holds it, else None.
 
     An exact copy (as `is_in_passage` reads it) is shown as the model wrote it; a copy that differs only in case, or
@@ -94,7 +97,7 @@ def shown_quote(quote: str, passage: str) -> str | None:
     """
     if is_in_passage(quote, passage):
         return WHITESPACE.sub(" ", quote).strip().strip(_WRAPPING)
-    return _case_blind_copy(quote, passage) or near_copy_source(quote, passage)
+    return _case_blind_copy(quote, passage) or near_copy_source(quote, passage, names)
 
 
 def _case_blind_copy(quote: str, passage: str) -> str | None:

@@ -150,8 +150,12 @@ def test_an_answer_naming_what_no_quote_names_is_replaced_by_the_quotes() -> Non
     assert unquoted_names("Sungold gave 11 fruits.", texts, names) == ["Sungold"]  # opening it: a name the notes use
     assert quoted_answer("Sungold gave 11 fruits.", quotes, passages).startswith(QUOTES_HEADING)
     assert quoted_answer("In 2026 three plants gave 11 fruits.", quotes, passages).startswith("In 2026 three plants")
-    # Nor may a loose copy change a name: it is another subject
+    # Nor may a loose copy change a name: it is another subject, also when only another passage writes it as one
     assert near_copy_source("Sungold gave 11 fruits in 2026", passages[0].text) is None
+    other = OfferedPassage("N2", "[[Radio#Law]]", "FCC allows 36 dBm EIRP for point to point links.")
+    law = [OfferedPassage("N1", "[[Radio#India]]", "The rules in India differ."), other]
+    assert verified_quotes([Quote("N2", "India allows 36 dBm EIRP for point to point links")], law) == []
+    assert verified_quotes([Quote("N2", "FCC allows 36 dBm EIRP for point to point")], law) != []
 
 
 def test_the_refusal_is_the_services_own_and_lists_the_closest_notes_once_each() -> None:
