@@ -6,11 +6,16 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from fastapi import FastAPI
 
 from tests.scripted_llm import free_port
+
+if TYPE_CHECKING:
+    from app.wiring import Services
+    from core.settings import Settings
 
 
 @contextmanager
@@ -33,3 +38,16 @@ def serve_in_thread(app: FastAPI, *, startup_timeout: float = 30.0, port: int | 
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def agent_app(settings: Settings, services: Services, llm_base_url: str, **update: Any) -> FastAPI:
+    """Return the app answering with the chat agent through the real LLM client, against the model at `llm_base_url`.
+
+    Every question reaches the model (relevance floor -1) and nothing watches the vault; `update` sets more.
+    """
+    from app.http.main import create_app
+    from llm_client import OpenAICompatibleChatModel
+
+    defaults: dict[str, Any] = {"llm_base_url": (llm_base_url,), "relevance_floor": -1.0, "watch": False}
+    configured = settings.model_copy(update=defaults | update)
+    return create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))

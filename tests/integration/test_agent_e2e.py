@@ -10,12 +10,10 @@ from typing import Any
 import openai
 import pytest
 
-from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
-from llm_client import OpenAICompatibleChatModel
 from rag.answer.context import REFUSAL
-from tests.live_server import serve_in_thread
+from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
 # The services start from sample_vault's index, built once per session (tests/conftest.py).
@@ -27,8 +25,7 @@ QUESTION = "How long does the sourdough autolyse rest?"
 @pytest.fixture
 def librarian(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[openai.OpenAI]:
     services.reindexer.run_once()
-    configured = settings.model_copy(update={"llm_base_url": (llm.base_url,), "relevance_floor": -1.0, "watch": False})
-    app = create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))
+    app = agent_app(settings, services, llm.base_url)
     with serve_in_thread(app) as base_url:
         yield openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
 
@@ -87,8 +84,7 @@ def test_uncovered_questions_are_refused_without_asking_the_model(
     settings: Settings, services: Services, llm: ScriptedLLMServer
 ) -> None:
     services.reindexer.run_once()
-    configured = settings.model_copy(update={"llm_base_url": (llm.base_url,), "relevance_floor": 0.999, "watch": False})
-    app = create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))
+    app = agent_app(settings, services, llm.base_url, relevance_floor=0.999)
     with serve_in_thread(app) as base_url:
         client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
         answer = ask(client, [{"role": "user", "content": "What is the capital of Australia?"}], stream=True)

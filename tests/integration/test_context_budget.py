@@ -8,11 +8,9 @@ from typing import Any
 import openai
 import pytest
 
-from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
-from llm_client import OpenAICompatibleChatModel
-from tests.live_server import serve_in_thread
+from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
 # The services start from sample_vault's index, built once per session (tests/conftest.py).
@@ -37,9 +35,7 @@ def ask_with_window(
     if n_ctx is not None:
         llm.routes["GET /props"] = {"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1}
     llm.add(Turn.text(ANSWER))
-    update = {"llm_base_url": (llm.base_url,), "relevance_floor": -1.0, "watch": False} | overrides
-    configured = settings.model_copy(update=update)
-    app = create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))
+    app = agent_app(settings, services, llm.base_url, **overrides)
     with serve_in_thread(app) as base_url:
         client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
         messages = [*history(6), {"role": "user", "content": QUESTION}]

@@ -20,12 +20,10 @@ from typing import Any
 import openai
 import pytest
 
-from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
-from llm_client import OpenAICompatibleChatModel
 from rag.answer.context import REFUSAL
-from tests.live_server import serve_in_thread
+from tests.live_server import agent_app, serve_in_thread
 from tests.recorded_replies import RecordedReply, load_recording, recorded
 from tests.scripted_llm import RecordedRequest, ScriptedLLMServer
 
@@ -47,15 +45,7 @@ def serve(settings: Settings, services: Services) -> Iterator[Callable[[Scripted
     with ExitStack() as stack:
 
         def start(llm: ScriptedLLMServer) -> Ask:
-            update = {
-                "llm_base_url": (llm.base_url,),
-                "relevance_floor": -1.0,
-                "watch": False,
-                "llm_tools": "auto",
-                "answer_quotes": True,
-            }
-            configured = settings.model_copy(update=update)
-            app = create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))
+            app = agent_app(settings, services, llm.base_url, llm_tools="auto", answer_quotes=True)
             base = stack.enter_context(serve_in_thread(app))
             client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0)
 

@@ -14,11 +14,9 @@ import httpx
 import openai
 import pytest
 
-from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
-from llm_client import OpenAICompatibleChatModel
-from tests.live_server import serve_in_thread
+from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
 # The services start from sample_vault's index, built once per session (tests/conftest.py).
@@ -59,16 +57,9 @@ def serve(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Ite
         def start(**overrides: Any) -> Served:
             # The plain one-completion answer to questions without tools; quoting first is tested apart
             # (tests/integration/test_quoted_answers.py).
-            update = {
-                "llm_base_url": (llm.base_url,),
-                "relevance_floor": -1.0,
-                "watch": False,
-                "llm_tools": "auto",
-                "answer_quotes": False,
-            }
-            update |= overrides
-            configured = settings.model_copy(update=update)
-            app = create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))
+            app = agent_app(
+                settings, services, llm.base_url, **{"llm_tools": "auto", "answer_quotes": False} | overrides
+            )
             return Served(stack.enter_context(serve_in_thread(app)))
 
         yield start
