@@ -41,7 +41,7 @@ from crews.triage_binding import (
     known_values,
     paths_of,
 )
-from llm_client.reply_json import OutputInvalid, extract_json
+from llm_client.reply_json import OutputInvalid, extract_json, schema_response_format
 
 __all__ = [
     "SCHEMA_VERSIONS",
@@ -98,8 +98,7 @@ def output_schema(spec: OutputSpec, material: Material, *, paths: Collection[str
 def response_format(spec: OutputSpec, material: Material, *, paths: Collection[str] | None = None) -> dict[str, Any]:
     """Return OpenAI's `response_format` asking for `output_schema` (llama.cpp, Ollama, LM Studio and vLLM take it)."""
     schema = output_schema(spec, material, paths=paths)
-    name = SCHEMA_VERSIONS[spec.family]
-    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+    return schema_response_format(SCHEMA_VERSIONS[spec.family], schema)
 
 
 def output_contract(spec: OutputSpec, material: Material, *, paths: Collection[str] | None = None) -> str:

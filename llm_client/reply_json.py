@@ -1,12 +1,17 @@
-"""The JSON in a model's raw reply: bare, in a ``` fence, with prose around it, or with template-doubled braces.
+"""Asking a model for JSON and reading the JSON in its raw reply.
 
-Shared by the crews' outputs and the agent's change contracts (agent and crews never import each other).
+The request's `response_format` names a schema; the reply's JSON may be bare, in a ``` fence, with prose around it,
+or with template-doubled braces.
+
+Shared by the crews' outputs and the agent's change contracts and quote call (agent and crews never import each
+other).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from core.errors import AppError
 
@@ -17,6 +22,14 @@ _START = re.compile(r"[\[{]")
 # What follows a value that is only a piece of a larger (broken) JSON text: `["a", "b"]},` inside a change.
 _INSIDE_JSON = re.compile(r"\s*[,}\]:\"]")
 _MAX_SCANNED_STARTS = 200  # a reply full of braces must not cost quadratic time
+
+
+def schema_response_format(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """Return OpenAI's `response_format` asking for `schema` (llama.cpp, Ollama, LM Studio and vLLM take it too).
+
+    The client drops it where an endpoint refuses it (llm_client.refusals); the reply is validated either way.
+    """
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
 
 
 class OutputInvalid(AppError):

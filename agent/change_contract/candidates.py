@@ -119,11 +119,7 @@ def named_folders(snapshot: VaultSnapshot, request: str) -> tuple[str, ...]:
     folders = {str(PurePosixPath(path).parent) for path in (*snapshot.notes, *snapshot.other_files)}
     folders.discard(".")
     text = request.casefold()
-    named = [
-        folder
-        for folder in folders
-        if re.search(rf"(?<!\w){re.escape(folder.rsplit('/', 1)[-1].casefold())}(?!\w)", text)
-    ]
+    named = [folder for folder in folders if _holds_name(text, folder.rsplit("/", 1)[-1])]
     return tuple(sorted(named, key=lambda folder: (-folder.count("/"), folder)))
 
 

@@ -18,7 +18,7 @@ import jsonschema
 
 from agent.change_contract.candidates import Candidate, Findings
 from agent.change_contract.operations import OPERATIONS
-from llm_client.reply_json import OutputInvalid
+from llm_client.reply_json import OutputInvalid, schema_response_format
 
 SCHEMA_NAME = "change-v1"
 MAX_TEXT_CHARS = 500
@@ -104,7 +104,7 @@ def contract_schema(operations: Sequence[str], findings: Findings, request: str)
 
 def response_format(schema: dict[str, Any]) -> dict[str, Any]:
     """Return OpenAI's `response_format` asking for `schema` (llm_client drops it where an endpoint refuses it)."""
-    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": True}}
+    return schema_response_format(SCHEMA_NAME, schema)
 
 
 def validate(data: object, operations: Sequence[str], findings: Findings, request: str) -> Contract:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from llm_client.reply_json import schema_response_format
 from rag.answer.quotes import MAX_QUOTES, Quote
 
 MAX_QUOTE_CHARS = 400  # a sentence or a table row; more is the model copying a note out
@@ -54,8 +55,7 @@ def quote_schema(passage_ids: Sequence[str]) -> dict[str, Any]:
 
 def response_format(passage_ids: Sequence[str]) -> dict[str, Any]:
     """Return OpenAI's `response_format` asking for `quote_schema`."""
-    schema = quote_schema(passage_ids)
-    return {"type": "json_schema", "json_schema": {"name": "quoted_answer", "schema": schema, "strict": True}}
+    return schema_response_format("quoted_answer", quote_schema(passage_ids))
 
 
 def parse_reply(text: str, passage_ids: Sequence[str]) -> QuoteReply:
