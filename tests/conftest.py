@@ -18,6 +18,7 @@ from core.settings import Settings
 
 if TYPE_CHECKING:
     from app.wiring import Services
+    from core.ports import Embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_VAULT = ROOT / "sample_vault"
@@ -102,6 +103,20 @@ def copy_sparse(source: Path, target: Path) -> None:
     subprocess.run(["cp", "-R", "--preserve=timestamps", "--sparse=always", str(source), str(target)], check=True)
 
 
+def services_beyond_a_test(vault: Path, data_dir: Path, embedder: Embedder | None = None) -> Services:
+    """Return services for a session- or module-scoped fixture, built under the isolated environment.
+
+    `isolated_env` runs per test, after such fixtures are set up, so their settings are read inside its isolation
+    here. `embedder`: None for the bundled model.
+    """
+    from app.wiring import build_services
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate_settings_env(monkeypatch)
+        settings = Settings(_env_file=None, vault_path=vault, data_dir=data_dir)
+        return build_services(settings, embedder=embedder)
+
+
 @pytest.fixture(scope="session")
 def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Return a DATA_DIR holding sample_vault indexed with the HashingEmbedder, built once per session.
@@ -109,16 +124,12 @@ def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     Indexing sample_vault takes about a second; copying this folder takes milliseconds, and a run over the copy
     finds every note unchanged (same text: the hash decides when the copy's mtimes differ). Only read it: copy it.
     """
-    from app.wiring import build_services
     from tests.fakes import HashingEmbedder
 
     root = tmp_path_factory.mktemp("sample-index")
     vault = root / "vault"
     shutil.copytree(SAMPLE_VAULT, vault, symlinks=True)
-    with pytest.MonkeyPatch.context() as monkeypatch:  # session scope: isolated_env has not run yet
-        isolate_settings_env(monkeypatch)
-        settings = Settings(_env_file=None, vault_path=vault, data_dir=root / "data")
-        built = build_services(settings, embedder=HashingEmbedder())
+    built = services_beyond_a_test(vault, root / "data", HashingEmbedder())
     try:
         built.reindexer.run_once()
     finally:
@@ -134,12 +145,7 @@ def real_model_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servi
     xdist_group REAL_MODEL_GROUP, so one worker builds it once: a module-scoped index was built again each time the
     worker came back to a module after another's tests.
     """
-    from app.wiring import build_services
-
-    with pytest.MonkeyPatch.context() as monkeypatch:  # session scope: isolated_env has not run yet
-        isolate_settings_env(monkeypatch)
-        data_dir = tmp_path_factory.mktemp("real-model-index") / "data"
-        built = build_services(Settings(_env_file=None, vault_path=SAMPLE_VAULT, data_dir=data_dir))
+    built = services_beyond_a_test(SAMPLE_VAULT, tmp_path_factory.mktemp("real-model-index") / "data")
     try:
         built.reindexer.run_once()
         yield built
@@ -157,15 +163,11 @@ def shared_services(tmp_path_factory: pytest.TempPathFactory, sample_index: Path
     For tests that change neither the vault nor the index, so that one app started over them serves them all
     (`shared_services.settings` are their settings).
     """
-    from app.wiring import build_services
     from tests.fakes import HashingEmbedder
 
     root = tmp_path_factory.mktemp("shared")
     shutil.copytree(SAMPLE_VAULT, root / "vault", symlinks=True)
     copy_sparse(sample_index, root / "data")
-    with pytest.MonkeyPatch.context() as monkeypatch:  # module scope: isolated_env has not run yet
-        isolate_settings_env(monkeypatch)
-        settings = Settings(_env_file=None, vault_path=root / "vault", data_dir=root / "data")
-    built = build_services(settings, embedder=HashingEmbedder())
+    built = services_beyond_a_test(root / "vault", root / "data", HashingEmbedder())
     yield built
     built.close()
