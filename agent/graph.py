@@ -57,8 +57,9 @@ class AgentDeps:
     context: ContextWindow | None = None  # the model's context window; None: prompts are not fitted
     # The indexed markdown of a note by path: where a trimmed passage's lines are (None: estimated from the chunk).
     note_text: Callable[[str], str | None] | None = None
-    # Questions answered without tools quote the passages first and are answered from verified quotes only.
-    quote_first: bool = True
+    # Questions answered without tools quote the passages first and are answered from verified quotes only
+    # (ANSWER_QUOTES; off by default there too).
+    quote_first: bool = False
 
     @property
     def max_tool_rounds(self) -> int:
