@@ -313,11 +313,12 @@ class IndexRunner:
             return self._reindexer.run_once(self._on_progress)
 
     def _on_progress(self, progress: Progress) -> None:
-        # Called in the worker thread after each commit: the one point where stopping leaves a repairable index.
+        # Called in the worker thread before the first batch and after each commit: points where stopping leaves a
+        # repairable index.
         if self._stop.is_set() and progress.phase != "done":
             raise _Stopped
-        is_first_commit = self._progress is None or self._progress.phase != "index"
-        if is_first_commit and progress.phase == "index" and self._last_report is None:
+        starts_indexing = self._progress is None or self._progress.phase != "index"
+        if starts_indexing and progress.phase == "index" and self._last_report is None:
             # The first run after start can take minutes (a new vault): say so once, and where to follow it.
             logger.info(
                 "indexing %d new or changed notes in the background (GET /v1/index/status shows progress)",

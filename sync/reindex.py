@@ -290,6 +290,9 @@ class Reindexer:
         total = len(plan.to_index)
         batch: list[tuple[_Pending, PreparedNote]] = []
         done = 0
+        # Said before the first batch is written: a search between that write and the first commit's report would
+        # otherwise see a partial index while progress still says "scan", and be told nothing about it.
+        notify(Progress("index", done, total, report.chunks_indexed))
         for path in sorted(plan.to_index):
             item = plan.to_index[path]
             try:

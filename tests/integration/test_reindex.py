@@ -382,3 +382,20 @@ def test_a_note_that_keeps_failing_is_reported_each_run_without_rewriting_the_in
     assert [path for path, _ in first.errors] == [path for path, _ in again.errors] == ["Inbox/Huge.md"]
     assert services.watermarks.all()["Inbox/Huge.md"].indexed_at == failed_at
     assert again.refreshed == [] and again.chunks_indexed == 0
+
+
+def test_the_index_phase_and_its_total_are_reported_before_the_first_chunk_is_written(
+    services: Services, vault: Path
+) -> None:
+    # A search reads "scan" as "nothing indexed yet": chunks written under it would be a partial index nobody is told of.
+    seen: list[tuple[str, int, int, int]] = []
+    services.reindexer.run_once(
+        lambda progress: seen.append((progress.phase, progress.notes_done, progress.notes_total, services.store.count()))
+    )
+
+    notes = len([p for p in vault.rglob("*.md") if ".trash" not in p.parts])
+    first_index = next(event for event in seen if event[0] == "index")
+    assert first_index == ("index", 0, notes, 0)
+    assert all(phase == "scan" and chunks == 0 for phase, _, _, chunks in seen[: seen.index(first_index)])
+    last_index = [event for event in seen if event[0] == "index"][-1]
+    assert last_index[:3] == ("index", notes, notes) and last_index[3] > 0

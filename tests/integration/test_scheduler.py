@@ -82,7 +82,7 @@ class ObservedReindexer:
 
     def _holding(self, on_progress: ProgressCallback | None) -> ProgressCallback:
         def forward(progress: Progress) -> None:
-            if progress.phase == "index" and not self.held.is_set():
+            if progress.phase == "index" and progress.notes_done > 0 and not self.held.is_set():
                 self._hold()
             if on_progress:
                 on_progress(progress)

@@ -33,12 +33,21 @@ QUERY = {"query": "sourdough starter feeding", "k": 3}
 T = TypeVar("T")
 
 
-class PausedReindexer:
-    """The real reindexer, paused in its first run at the first progress event of `phase` until released."""
+# Where the first run is paused: while scanning; as the index phase begins, before anything is written; and right
+# after its first batch of notes is written.
+PAUSE_POINTS: dict[str, Callable[[Progress], bool]] = {
+    "scan": lambda progress: progress.phase == "scan",
+    "indexing begins": lambda progress: progress.phase == "index" and progress.notes_done == 0,
+    "first commit": lambda progress: progress.phase == "index" and progress.notes_done > 0,
+}
 
-    def __init__(self, inner: Reindexer, phase: str) -> None:
+
+class PausedReindexer:
+    """The real reindexer, paused in its first run at the first progress event matching `pause_at` until released."""
+
+    def __init__(self, inner: Reindexer, pause_at: str) -> None:
         self.inner = inner
-        self.phase = phase
+        self.is_pause_point = PAUSE_POINTS[pause_at]
         self.paused = threading.Event()
         self.release = threading.Event()
 
@@ -46,7 +55,7 @@ class PausedReindexer:
         def forward(progress: Progress) -> None:
             if on_progress:
                 on_progress(progress)
-            if progress.phase == self.phase and not self.paused.is_set():
+            if self.is_pause_point(progress) and not self.paused.is_set():
                 self.paused.set()
                 self.release.wait(WAIT_S)
 
@@ -54,10 +63,10 @@ class PausedReindexer:
 
 
 def during_first_index(
-    settings: Settings, services: Services, phase: str, search: Callable[[str], T], *, port: int | None = None
+    settings: Settings, services: Services, pause_at: str, search: Callable[[str], T], *, port: int | None = None
 ) -> tuple[T, T]:
-    """Return what `search(base_url)` gives while the first run is paused at `phase`, and once the run is done."""
-    paused = PausedReindexer(services.reindexer, phase)
+    """Return what `search(base_url)` gives while the first run is paused at `pause_at`, and once the run is done."""
+    paused = PausedReindexer(services.reindexer, pause_at)
     app = create_app(
         settings.model_copy(update={"watch": False}),
         dataclasses.replace(services, reindexer=paused),  # type: ignore[arg-type]
@@ -74,14 +83,14 @@ def during_first_index(
     return during, after
 
 
-def search_during_first_index(settings: Settings, services: Services, phase: str) -> tuple[str, str]:
-    """Return what search_notes says while the first run is paused at `phase`, and what it says once done."""
+def search_during_first_index(settings: Settings, services: Services, pause_at: str) -> tuple[str, str]:
+    """Return what search_notes says while the first run is paused at `pause_at`, and what it says once done."""
 
     async def search(url: str) -> str:
         async with http_client(url) as client:
             return text_of(await client.call_tool("search_notes", QUERY))
 
-    return during_first_index(settings, services, phase, lambda base: asyncio.run(search(f"{base}/mcp")))
+    return during_first_index(settings, services, pause_at, lambda base: asyncio.run(search(f"{base}/mcp")))
 
 
 async def _wait_idle(app: object) -> None:
@@ -101,8 +110,19 @@ def test_search_before_anything_is_indexed_says_how_far_the_first_index_is(
     assert "Sourdough" in after and "still being indexed" not in after
 
 
+def test_search_as_the_index_phase_begins_says_nothing_is_searchable_yet(
+    settings: Settings, services: Services
+) -> None:
+    # The index phase is reported before its first write, so no search sees written chunks under a "scan" progress.
+    during, _ = search_during_first_index(settings, services, "indexing begins")
+
+    total = len(scan_vault(settings.vault).notes)
+    assert during.startswith(f"The vault is still being indexed (0 of {total} notes so far), so nothing can be searched")
+    assert services.store.count() > 0  # written once released
+
+
 def test_search_in_a_partial_index_says_passages_may_be_missing(settings: Settings, services: Services) -> None:
-    during, _ = search_during_first_index(settings, services, "index")
+    during, _ = search_during_first_index(settings, services, "first commit")
 
     first_line = during.splitlines()[0]
     total = len(scan_vault(settings.vault).notes)
