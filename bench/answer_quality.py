@@ -142,6 +142,7 @@ def main() -> None:
     args = parse_args()
     err = Console(stderr=True, soft_wrap=True)
     try:
+        # Checked here too, before a started librarian spends minutes indexing for a set that would be refused.
         check_against_vault(load_golden_set(args.golden), args.vault, source=args.golden)
     except AppError as exc:
         err.print(f"[red]error:[/red] {escape(exc.message)}")

@@ -7,12 +7,11 @@ validated here, so one repair round can name what was wrong.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llm_client.reply_json import schema_response_format
+from llm_client.reply_json import OutputInvalid, extract_json, schema_response_format
 from rag.answer.quotes import MAX_QUOTES, Quote
 
 MAX_QUOTE_CHARS = 400  # a sentence or a table row; more is the model copying a note out
@@ -61,9 +60,15 @@ def response_format(passage_ids: Sequence[str]) -> dict[str, Any]:
 def parse_reply(text: str, passage_ids: Sequence[str]) -> QuoteReply:
     """Return the reply `text` holds; raise InvalidQuoteReply saying what is wrong.
 
-    A JSON object inside a fence or after a sentence is still read (models without constrained decoding add them).
+    A JSON object inside a fence, after a sentence or after a <think> block is still read (models without constrained
+    decoding add them).
     """
-    data = _json_object(text)
+    try:
+        data = extract_json(text)
+    except OutputInvalid as exc:
+        raise InvalidQuoteReply(exc.message) from exc
+    if not isinstance(data, dict):
+        raise InvalidQuoteReply("the reply must be one JSON object")
     quotes, answer = data.get("quotes"), data.get("answer", "")
     if not isinstance(quotes, list):
         raise InvalidQuoteReply('"quotes" must be a list of {"passage": ..., "quote": ...}')
@@ -79,15 +84,3 @@ def parse_reply(text: str, passage_ids: Sequence[str]) -> QuoteReply:
         parsed.append(Quote(passage=passage, text=item["quote"]))
     return QuoteReply(quotes=tuple(parsed), answer=answer.strip())
 
-
-def _json_object(text: str) -> dict[str, Any]:
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise InvalidQuoteReply("the reply must be one JSON object")
-    try:
-        data = json.loads(text[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise InvalidQuoteReply(f"the reply is not valid JSON ({exc.msg})") from exc
-    if not isinstance(data, dict):
-        raise InvalidQuoteReply("the reply must be one JSON object")
-    return data

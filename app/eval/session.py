@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.eval.api import LibrarianApi
-from app.eval.golden import ItemKind, load_golden_set, select_items
+from app.eval.golden import ItemKind, check_against_vault, load_golden_set, select_items
 from app.eval.judge import AnswerJudge
 from app.eval.runner import EvalRun, OnItem, run_eval
 from app.eval.server import started_service
@@ -43,8 +43,13 @@ async def evaluate(
     announce: Callable[[str], None] = lambda _line: None,
     on_item: OnItem | None = None,
 ) -> EvalRun:
-    """Run the golden set as `options` say; links in replies are checked against `settings`' vault."""
+    """Run the golden set as `options` say; links in replies are checked against `settings`' vault.
+
+    A golden set the vault does not bear out (a note it names is gone, a quoted fact was edited away) is refused
+    before any question is asked: its failures would be the set's, not the librarian's.
+    """
     golden = load_golden_set(options.golden)
+    check_against_vault(golden, settings.vault_path, source=options.golden)
     items = select_items(golden, ids=options.ids, kinds=options.kinds, limit=options.limit)
     links = VaultLinks(settings.vault)
     with _service(settings, options, announce) as url:

@@ -251,3 +251,20 @@ def test_without_a_url_the_eval_serves_a_copy_of_the_vault_itself(golden: Path, 
     assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*") if p.is_file()) == sorted(
         [SOURDOUGH, "Areas/Garden/Garlic.md", "Areas/Cooking/Chili Oil.md"]
     )  # nothing written into the vault: the server had a copy, and its DATA_DIR was elsewhere
+
+
+def test_librarian_eval_refuses_a_golden_set_the_vault_does_not_bear_out_before_asking_anything(
+    settings: Settings, tmp_path: Path
+) -> None:
+    stale = tmp_path / "stale.yaml"
+    stale.write_text(
+        "items:\n  - {id: moved-note, kind: answer, question: 'How long does the dough rise?', "
+        "expected: [Cooking/Bread.md], evidence: [rise for 14 hours], facts: [14 hours]}\n",
+        encoding="utf-8",
+    )
+    # Nothing listens on port 9: a refusal that came from asking would say the librarian is unreachable instead.
+    code, _stdout, stderr = run_eval(str(stale), "--url", "http://127.0.0.1:9/v1", "--vault", str(settings.vault_path))
+
+    assert code == 1
+    assert "does not match the vault" in stderr and "1 stale item" in stderr
+    assert "moved-note: expected note not in the vault: Cooking/Bread.md" in stderr

@@ -174,11 +174,16 @@ def test_the_schema_limits_passages_to_those_offered_and_the_reply_is_validated(
     reply = parse_reply('```json\n{"quotes": [{"passage": "N1", "quote": "14 hours"}], "answer": "14 h"}\n```', ["N1"])
     assert reply.quotes == (Quote("N1", "14 hours"),) and reply.answer == "14 h"
 
+    thought = parse_reply('<think>N1 says it.</think>{"quotes": [{"passage": "N1", "quote": "14 hours"}], "answer": ""}', ["N1"])
+    assert thought.quotes == (Quote("N1", "14 hours"),)
+
     for bad, says in [
-        ("14 hours [[Sourdough]]", "one JSON object"),
+        ("14 hours, from the Sourdough note", "holds no JSON object"),
+        ('[{"passage": "N1", "quote": "14 hours"}]', "one JSON object"),
+        ('{"quotes": [{"passage": "N1", "quote": "14 h', "incomplete"),
         ('{"quotes": [{"passage": "N7", "quote": "x"}], "answer": ""}', "must be one of N1"),
         ('{"quotes": "14 hours", "answer": ""}', '"quotes" must be a list'),
-        ('{"quotes": [], "answer": }', "not valid JSON"),
+        ('{"quotes": [], "answer": }', "JSON is not valid"),
     ]:
         with pytest.raises(InvalidQuoteReply, match=says):
             parse_reply(bad, ["N1"])
