@@ -83,4 +83,3 @@ def parse_reply(text: str, passage_ids: Sequence[str]) -> QuoteReply:
             raise InvalidQuoteReply(f'"passage" must be one of {", ".join(passage_ids)}, not {passage!r}')
         parsed.append(Quote(passage=passage, text=item["quote"]))
     return QuoteReply(quotes=tuple(parsed), answer=answer.strip())
-

@@ -14,6 +14,7 @@ from app.wiring import Services, build_services
 from core.domain import SearchFilters
 from core.settings import Settings
 from rag.notes.links import LinkResolver
+from sync.report import Progress
 from tests.fakes import HashingEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -387,11 +388,13 @@ def test_a_note_that_keeps_failing_is_reported_each_run_without_rewriting_the_in
 def test_the_index_phase_and_its_total_are_reported_before_the_first_chunk_is_written(
     services: Services, vault: Path
 ) -> None:
-    # A search reads "scan" as "nothing indexed yet": chunks written under it would be a partial index nobody is told of.
+    # A search reads "scan" as "nothing indexed yet": chunks written under it would be a partial index untold.
     seen: list[tuple[str, int, int, int]] = []
-    services.reindexer.run_once(
-        lambda progress: seen.append((progress.phase, progress.notes_done, progress.notes_total, services.store.count()))
-    )
+
+    def record(progress: Progress) -> None:
+        seen.append((progress.phase, progress.notes_done, progress.notes_total, services.store.count()))
+
+    services.reindexer.run_once(record)
 
     notes = len([p for p in vault.rglob("*.md") if ".trash" not in p.parts])
     first_index = next(event for event in seen if event[0] == "index")

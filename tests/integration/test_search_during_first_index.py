@@ -117,7 +117,7 @@ def test_search_as_the_index_phase_begins_says_nothing_is_searchable_yet(
     during, _ = search_during_first_index(settings, services, "indexing begins")
 
     total = len(scan_vault(settings.vault).notes)
-    assert during.startswith(f"The vault is still being indexed (0 of {total} notes so far), so nothing can be searched")
+    assert during.startswith(f"The vault is still being indexed (0 of {total} notes so far), so nothing can be")
     assert services.store.count() > 0  # written once released
 
 

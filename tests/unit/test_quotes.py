@@ -174,7 +174,8 @@ def test_the_schema_limits_passages_to_those_offered_and_the_reply_is_validated(
     reply = parse_reply('```json\n{"quotes": [{"passage": "N1", "quote": "14 hours"}], "answer": "14 h"}\n```', ["N1"])
     assert reply.quotes == (Quote("N1", "14 hours"),) and reply.answer == "14 h"
 
-    thought = parse_reply('<think>N1 says it.</think>{"quotes": [{"passage": "N1", "quote": "14 hours"}], "answer": ""}', ["N1"])
+    thinking = '<think>N1 says it.</think>{"quotes": [{"passage": "N1", "quote": "14 hours"}], "answer": ""}'
+    thought = parse_reply(thinking, ["N1"])
     assert thought.quotes == (Quote("N1", "14 hours"),)
 
     for bad, says in [
