@@ -2,15 +2,17 @@
 
 An answer citing nothing (small local models often write none) gets as its sources the passages it read that hold
 what it says (rag/answer/attribution.py), or "Notes searched:" when none does; a longer one that shares no word or
-number with anything it read is said not to come from the notes.
+number with anything it read is said not to come from the notes. An answer stating a number that nothing it read
+holds says which: the answer has already streamed, so the caution is what code can still add.
 """
 
 from __future__ import annotations
 
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
-from rag.answer.attribution import Passage, attribute, passages_in
+from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers
 from rag.answer.citations import sources_list
+from rag.answer.context import is_refusal
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 
@@ -22,13 +24,28 @@ def answer_footer(state: AgentState, scratch: TurnScratch, *, has_proposed: bool
     for "add a task ..." are not its sources, and its reply is no answer to check.
     """
     cited = scratch.checker.cited
-    if cited or has_proposed:
+    if has_proposed:
         sources = sources_list(cited)
         return f"\n\n{sources}" if sources else ""
-    read = attribute(scratch.reply_text, turn_passages(state), question=latest_question(state["messages"]))
-    caution = UNSUPPORTED_NOTICE if read.is_unsupported else ""
+    passages, question = turn_passages(state), latest_question(state["messages"])
+    if cited:
+        sources = sources_list(cited)
+        return _numbers_caution(scratch.reply_text, passages, question) + (f"\n\n{sources}" if sources else "")
+    read = attribute(scratch.reply_text, passages, question=question)
+    caution = UNSUPPORTED_NOTICE if read.is_unsupported else _numbers_caution(scratch.reply_text, passages, question)
     sources = sources_list((), drawn_from=read.sources, fallback=state.get("allowed", []))
     return caution + (f"\n\n{sources}" if sources else "")
+
+
+def _numbers_caution(reply: str, passages: list[Passage], question: str) -> str:
+    """Return the caution naming the numbers `reply` states that no passage read holds ("" for none)."""
+    if not passages or is_refusal(reply):
+        return ""
+    unread = unread_numbers(reply, passages, question=question)
+    if not unread:
+        return ""
+    which = "this number" if len(unread) == 1 else "these numbers"
+    return f"\n\n*(Not in the notes searched: {', '.join(unread)}. Check {which} against the sources.)*"
 
 
 def turn_passages(state: AgentState) -> list[Passage]:

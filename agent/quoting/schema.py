@@ -63,12 +63,7 @@ def parse_reply(text: str, passage_ids: Sequence[str]) -> QuoteReply:
     A JSON object inside a fence, after a sentence or after a <think> block is still read (models without constrained
     decoding add them).
     """
-    try:
-        data = extract_json(text)
-    except OutputInvalid as exc:
-        raise InvalidQuoteReply(exc.message) from exc
-    if not isinstance(data, dict):
-        raise InvalidQuoteReply("the reply must be one JSON object")
+    data = _json_object(text)
     quotes, answer = data.get("quotes"), data.get("answer", "")
     if not isinstance(quotes, list):
         raise InvalidQuoteReply('"quotes" must be a list of {"passage": ..., "quote": ...}')
@@ -83,3 +78,19 @@ def parse_reply(text: str, passage_ids: Sequence[str]) -> QuoteReply:
             raise InvalidQuoteReply(f'"passage" must be one of {", ".join(passage_ids)}, not {passage!r}')
         parsed.append(Quote(passage=passage, text=item["quote"]))
     return QuoteReply(quotes=tuple(parsed), answer=answer.strip())
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    """Return the JSON object in a reply (llm_client.reply_json.extract_json); raise InvalidQuoteReply if none.
+
+    A reply with no "{" is prose: it is told so, not that its "[[link]]" is broken JSON.
+    """
+    if "{" not in text:
+        raise InvalidQuoteReply("the reply must be one JSON object")
+    try:
+        data = extract_json(text)
+    except OutputInvalid as exc:
+        raise InvalidQuoteReply(exc.message) from exc
+    if not isinstance(data, dict):
+        raise InvalidQuoteReply("the reply must be one JSON object")
+    return data

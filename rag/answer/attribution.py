@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.answer.excerpts import FILLER, stem
+from rag.answer.quote_words import DIGIT_WORDS
 
 MIN_EVIDENCE = 2  # one shared word is chance; a number, or two words, is evidence
 MIN_SHARE = 0.25  # of what a longer answer says: two everyday words in common with a passage are chance too
@@ -78,6 +79,43 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
     sources = sorted(best, key=lambda source: (-best[source][0], best[source][1]))[:limit]
     is_long = len(text.split()) >= UNSUPPORTED_MIN_WORDS
     return Attribution(sources, is_unsupported=is_long and bool(said) and bool(passages) and not shares_any)
+
+
+_LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")  # often worked out from today's date, which no passage holds
+_DIGIT_WORDS = {word: str(value) for value, word in enumerate(DIGIT_WORDS)}
+_DIGIT_WORD = re.compile(r"\b(" + "|".join(_DIGIT_WORDS) + r")\b", re.IGNORECASE)
+
+
+def unread_numbers(answer: str, passages: Sequence[Passage], *, question: str = "") -> list[str]:
+    """Return the numbers `answer` states that neither a passage the model read nor the question holds, in order.
+
+    A small model misreads ("24 °C" for "4 °C") and makes numbers up; a number nobody could have read it from is the
+    one claim code can check in any answer. Numbers are compared by value ("08" is "8"; "two" in a passage is "2");
+    list numbers and ISO dates (worked out from today's date) are not checked.
+    """
+    text = _ISO_DATE.sub(" ", _LIST_MARKER.sub(" ", _LINK.sub(" ", answer)))
+    sources = (*(passage.text for passage in passages), question)
+    # "1,500" in a note is read both as a thousands separator and as a decimal comma: an answer may write either.
+    read = {value for source in sources for number in _numbers_in(source) for value in _readings(number)}
+    unread = [number for number in _numbers_in(text) if _value(number) not in read]
+    return list(dict.fromkeys(unread))
+
+
+def _numbers_in(text: str) -> list[str]:
+    spelled = _DIGIT_WORD.sub(lambda match: _DIGIT_WORDS[match.group(1).casefold()], text)
+    return [value for value, _unit in _NUMBER.findall(spelled)]
+
+
+def _readings(number: str) -> set[str]:
+    return {_value(number), _value(number.replace(",", ""))}
+
+
+def _value(number: str) -> str:
+    """Return `number` as compared: a decimal comma as a point, leading zeros dropped ("08" -> "8", "0.5" kept)."""
+    value = number.replace(",", ".")
+    whole, dot, fraction = value.partition(".")
+    return (whole.lstrip("0") or "0") + dot + fraction
 
 
 def drawn_from(answer: str, passages: Sequence[Passage], *, question: str = "", limit: int = 3) -> list[str]:

@@ -318,3 +318,25 @@ def test_an_answer_citing_nothing_lists_the_passage_holding_what_it_says_not_jus
     assert "\n\nNotes searched:\n- [[" in vague and "Sources:" not in vague  # nothing in it matched a passage
     assert UNSUPPORTED_NOTICE not in drawn + vague  # a short answer is not judged
     assert own.startswith(generic + UNSUPPORTED_NOTICE + "\n\nNotes searched:")  # the model's own knowledge
+
+
+def test_an_answer_stating_a_number_no_passage_holds_is_followed_by_a_caution_naming_it(
+    settings: Settings, indexed: Services, llm: ScriptedLLMServer
+) -> None:
+    # A misread like the 0.5B's "24 °C" for "4 °C": the garlic note says 42 cloves, the answer 24, citing the note.
+    misread = "You planted 24 cloves of Germidour [[Garlic]]."
+    read_right = "You planted 42 cloves of Germidour [[Garlic]]."
+    llm.add(Turn.text(misread), Turn.text(read_right))
+
+    async def run() -> tuple[str, str]:
+        async with agent(settings, indexed, llm) as answerer:
+            wrong = await turn(answerer, [user("How many garlic cloves did I plant?")])
+            right = await turn(answerer, [user("How many garlic cloves did I plant?")], conversation="c2")
+            return wrong, right
+
+    wrong, right = asyncio.run(run())
+
+    assert "42 cloves" in llm.chat_requests[0].messages[-1]["content"]  # what the model read
+    assert wrong.startswith(misread + "\n\n*(Not in the notes searched: 24. Check this number against the sources.)*")
+    assert "\n\nSources:\n- [[Garlic]]" in wrong
+    assert "Not in the notes searched" not in right and right.startswith(read_right + "\n\nSources:")

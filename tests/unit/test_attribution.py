@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.answer.attribution import Passage, drawn_from, is_unsupported, passages_in
+from rag.answer.attribution import Passage, drawn_from, is_unsupported, passages_in, unread_numbers
 from rag.answer.context import format_note
 
 PASSAGES = [
@@ -80,3 +80,12 @@ def test_a_long_answer_sharing_nothing_with_the_passages_is_unsupported_a_short_
     assert not is_unsupported(grounded, PASSAGES, question="How many garlic cloves did I plant?")
     assert not is_unsupported("It depends on the weather.", PASSAGES)  # too short to judge
     assert not is_unsupported(generic, [])  # nothing was read: nothing to compare with
+
+
+def test_numbers_no_passage_or_question_holds_are_the_unread_ones() -> None:
+    # "24 °C" misread for "4 °C"; "two" in a note is 2; "08" is 8; list numbers and ISO dates are not claims to check.
+    notes = [*PASSAGES, Passage("[[Garden]]", "Sown two rows of 1,500 seeds on 8 November.")]
+    answer = "1. Cold retard for 14 hours at 24 °C.\n2. Sow 2 rows of 1500 seeds on 08 November (2026-11-08), 3 weeks."
+
+    assert unread_numbers(answer, notes, question="What did I do in the last 3 weeks?") == ["24"]
+    assert unread_numbers("Stays 14 hours at 4 °C.", notes) == []

@@ -179,7 +179,7 @@ def test_the_schema_limits_passages_to_those_offered_and_the_reply_is_validated(
     assert thought.quotes == (Quote("N1", "14 hours"),)
 
     for bad, says in [
-        ("14 hours, from the Sourdough note", "holds no JSON object"),
+        ("14 hours, from [[Sourdough]]", "must be one JSON object"),
         ('[{"passage": "N1", "quote": "14 hours"}]', "one JSON object"),
         ('{"quotes": [{"passage": "N1", "quote": "14 h', "incomplete"),
         ('{"quotes": [{"passage": "N7", "quote": "x"}], "answer": ""}', "must be one of N1"),
