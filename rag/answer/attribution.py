@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.answer.excerpts import FILLER, stem
-from rag.answer.quote_words import DIGIT_WORDS
 
 MIN_EVIDENCE = 2  # one shared word is chance; a number, or two words, is evidence
 MIN_SHARE = 0.25  # of what a longer answer says: two everyday words in common with a passage are chance too
@@ -83,7 +82,14 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
 
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")  # often worked out from today's date, which no passage holds
-_DIGIT_WORDS = {word: str(value) for value, word in enumerate(DIGIT_WORDS)}
+# Numbers small enough to be written out, to their digits ("two" in a note is the answer's "2").
+_DIGIT_WORDS = {
+    word: str(value)
+    for value, word in enumerate((
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+    ))
+}  # fmt: skip
 _DIGIT_WORD = re.compile(r"\b(" + "|".join(_DIGIT_WORDS) + r")\b", re.IGNORECASE)
 
 

@@ -10,11 +10,14 @@ quote names (`unquoted_names`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import accumulate, pairwise
 
-from rag.answer.quote_words import LINE_MARKER, NUMBERS, SENTENCE_END, WORDS, normalised
+from rag.answer.quote_words import NUMBERS, SENTENCE_END, WORDS, normalised
 
+# A list item's or heading's marker, left out of a snapped quote: "- [ ] ", "1. ", "> ", "## ".
+_LINE_MARKER = re.compile(r"^(?:[-*+]\s+(?:\[.\]\s+)?|\d+[.)]\s+|>\s*|#+\s+)")
 NEAR_COPY_WORDS = 0.8  # share of a quote's words, in order, a span must hold to count as what it copied
 NEAR_COPY_MIN_WORDS = 4  # below this a loose copy cannot be told from a chance match
 NEAR_COPY_SPAN = 3  # sentences in a row a quote may span
@@ -36,7 +39,7 @@ def near_copy_source(quote: str, passage: str, names: frozenset[str] | None = No
     names = names_in([passage]) if names is None else names
     essential = [_is_essential(word, index, names) for index, word in enumerate(words)]
     numbers = NUMBERS.findall(normalised(quote))
-    sentences = [text for part in SENTENCE_END.split(passage) if (text := LINE_MARKER.sub("", normalised(part)))]
+    sentences = [text for part in SENTENCE_END.split(passage) if (text := _LINE_MARKER.sub("", normalised(part)))]
     words_of = [[word.casefold() for word in WORDS.findall(sentence)] for sentence in sentences]
     best: str | None = None
     for start in range(len(sentences)):

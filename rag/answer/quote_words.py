@@ -13,14 +13,6 @@ WORDS = re.compile(r"[^\W_]+")
 NUMBERS = re.compile(r"\d+(?:[.,:]\d+)*")
 # Where a text is cut into sentences: a sentence's end (not a list number's "4. "), or a line break.
 SENTENCE_END = re.compile(r"(?<=[^\d\s][.!?])\s+|\n+")
-# A list item's or heading's marker, left out of a sentence shown as a quote: "- [ ] ", "1. ", "> ", "## ".
-LINE_MARKER = re.compile(r"^(?:[-*+]\s+(?:\[.\]\s+)?|\d+[.)]\s+|>\s*|#+\s+)")
-
-# Numbers small enough to be written out; each word's index is its value.
-DIGIT_WORDS = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
-)  # fmt: skip
 
 
 def normalised(text: str) -> str:
