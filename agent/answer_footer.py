@@ -3,7 +3,8 @@
 An answer citing nothing (small local models often write none) gets as its sources the passages it read that hold
 what it says (rag/answer/attribution.py), or "Notes searched:" when none does; a longer one that shares no word or
 number with anything it read is said not to come from the notes. An answer stating a number that nothing it read
-holds says which: the answer has already streamed, so the caution is what code can still add.
+holds says which: the answer has already streamed, so the caution is what code can still add. The model's own
+refusal is followed by the notes searched, as the quote-first refusal lists the closest notes.
 """
 
 from __future__ import annotations
@@ -35,6 +36,20 @@ def answer_footer(state: AgentState, scratch: TurnScratch, *, has_proposed: bool
     caution = UNSUPPORTED_NOTICE if read.is_unsupported else _numbers_caution(scratch.reply_text, passages, question)
     sources = sources_list((), drawn_from=read.sources, fallback=state.get("allowed", []))
     return caution + (f"\n\n{sources}" if sources else "")
+
+
+def refusal_footer(refusal: str, state: AgentState) -> str:
+    """Return "Notes searched:" with the best hits, to follow the model's bare refusal ("" when none were read).
+
+    Small models refuse questions their passages answer when the question is worded unlike the note (the 1.5B
+    refused 3 of 20 such on vaultofknowledge with the answer in its first passage): the list lets the user look.
+    It is no sources list (the eval does not count it as citations), and a refusal that names its notes itself
+    (the quote-first path's "closest notes") gets none.
+    """
+    if "[[" in refusal:
+        return ""
+    searched = sources_list((), fallback=state.get("allowed", []))
+    return f"\n\n{searched}" if searched else ""
 
 
 def _numbers_caution(reply: str, passages: list[Passage], question: str) -> str:

@@ -16,7 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
-from agent.answer_footer import answer_footer, latest_question
+from agent.answer_footer import answer_footer, latest_question, refusal_footer
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
 from agent.change_contract import ContractProposer
 from agent.context_fit import ContextWindow, fit_messages
@@ -257,11 +257,14 @@ class AgentNodes:
         if asked_change(latest_question(state["messages"])).follows_note:
             # Written by code, whatever the model claimed above: nothing a note told it to do was done.
             _write_text(write, scratch.show(note_orders_notice(after_text=bool(scratch.shown))))
-        if self._deps.show_sources and not is_refusal(answer):
+        if self._deps.show_sources:
             # A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..."
             # are not its sources.
             proposed = scratch.writes is not None and bool(scratch.writes.proposals)
-            _write_text(write, scratch.show(answer_footer(state, scratch, has_proposed=proposed)))
+            if not is_refusal(answer):
+                _write_text(write, scratch.show(answer_footer(state, scratch, has_proposed=proposed)))
+            elif not proposed:
+                _write_text(write, scratch.show(refusal_footer(answer, state)))
         shown = scratch.shown_text
         reply = to_record(ChatMessage(role="assistant", content=shown))
         return {"messages": [*state["messages"], reply], "answer": shown, **TURN_INPUTS_CLEARED}

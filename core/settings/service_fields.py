@@ -31,7 +31,7 @@ class ServiceFields(BaseModel):
     show_sources: bool = Field(
         True,
         description='Add a sources list under answers ("Sources:" cited or matched to the answer\'s words, else '
-        '"Notes searched:").',
+        '"Notes searched:", which also follows the model\'s refusal).',
     )
     answer_quotes: bool = Field(
         False,

@@ -80,6 +80,28 @@ def test_the_model_reads_a_note_with_a_tool_and_cites_it(librarian: openai.OpenA
     assert second[-2]["tool_calls"][0]["function"]["name"] == "read_note"
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])
+def test_the_models_refusal_is_followed_by_the_notes_searched_in_rank_order(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer, services: Services, stream: bool
+) -> None:
+    # A small model refuses questions worded unlike the note that answers them: the user can still look there.
+    llm.add(Turn.text(REFUSAL))
+
+    answer = ask(librarian, [{"role": "user", "content": QUESTION}], stream=stream)
+
+    searched = list(dict.fromkeys(hit.chunk.anchor for hit in services.retriever.search(QUESTION, k=6)))[:3]
+    assert answer == "\n".join([REFUSAL, "", "Notes searched:", *(f"- {anchor}" for anchor in searched)])
+    assert "Sources:" not in answer
+
+
+def test_a_refusal_naming_its_notes_gets_no_second_list(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
+    llm.add(Turn.text(f"{REFUSAL} The closest note is [[Sourdough#Final recipe]]."))
+
+    answer = ask(librarian, [{"role": "user", "content": QUESTION}], stream=True)
+
+    assert answer == f"{REFUSAL} The closest note is [[Sourdough#Final recipe]]."
+
+
 def test_uncovered_questions_are_refused_without_asking_the_model(
     settings: Settings, services: Services, llm: ScriptedLLMServer
 ) -> None:

@@ -154,6 +154,8 @@ def test_the_eval_scores_each_scripted_reply_and_totals_them(
     assert garlic["links_shown"] == garlic["links_valid"] >= 1
 
     assert chili["refused"] and not chili["passed"]
+    # The notes searched after a refusal are where the user may look, not citations.
+    assert "\n\nNotes searched:\n- [[" in chili["reply"] and chili["cited_notes"] == []
     assert cake["refused"] and cake["passed"] and cake["recall"] is None
 
     assert tag["passed"] and tag["edit_matches"] and tag["written"] == []
