@@ -9,13 +9,26 @@ refusal is followed by the notes searched, as the quote-first refusal lists the 
 
 from __future__ import annotations
 
+import re
+
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers
-from rag.answer.citations import sources_list
+from rag.answer.citations import SEARCHED_HEADING, SOURCES_HEADING, sources_list
 from rag.answer.context import is_refusal
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
+NUMBERS_CAUTION = "Not in the notes searched:"
+# A reply that ends with its own list of sources ("**Sources:**" then "- [[Note]]" lines) needs no second one.
+_OWN_SOURCES = re.compile(
+    r"(?:^|\n)[*_# \t]*(?:sources|references)[*_ \t]*:?[*_ \t]*\n(?:[ \t]*(?:[-*+]|\d+[.)])[ \t]+[^\n]*(?:\n|$))+\s*$",
+    re.IGNORECASE,
+)
+# What code adds after an answer (the cautions, then one list), as it reads in a reply the client sends back.
+_FOOTER = re.compile(
+    r"(?:\n\n\*\((?:Nothing in this answer was found|" + re.escape(NUMBERS_CAUTION) + r")[^\n]*\)\*)*"
+    rf"(?:\n\n(?:{re.escape(SOURCES_HEADING)}|{re.escape(SEARCHED_HEADING)})\n(?:- [^\n]*(?:\n|$))+)?\s*$"
+)
 
 
 def answer_footer(state: AgentState, scratch: TurnScratch, *, has_proposed: bool) -> str:
@@ -30,8 +43,11 @@ def answer_footer(state: AgentState, scratch: TurnScratch, *, has_proposed: bool
         return f"\n\n{sources}" if sources else ""
     passages, question = turn_passages(state), latest_question(state["messages"])
     if cited:
+        caution = _numbers_caution(scratch.reply_text, passages, question)
+        if _OWN_SOURCES.search(scratch.reply_text):  # the model ended with its own list of (checked) links
+            return caution
         sources = sources_list(cited)
-        return _numbers_caution(scratch.reply_text, passages, question) + (f"\n\n{sources}" if sources else "")
+        return caution + (f"\n\n{sources}" if sources else "")
     read = attribute(scratch.reply_text, passages, question=question)
     caution = UNSUPPORTED_NOTICE if read.is_unsupported else _numbers_caution(scratch.reply_text, passages, question)
     sources = sources_list((), drawn_from=read.sources, fallback=state.get("allowed", []))
@@ -60,7 +76,16 @@ def _numbers_caution(reply: str, passages: list[Passage], question: str) -> str:
     if not unread:
         return ""
     which = "this number" if len(unread) == 1 else "these numbers"
-    return f"\n\n*(Not in the notes searched: {', '.join(unread)}. Check {which} against the sources.)*"
+    return f"\n\n*({NUMBERS_CAUTION} {', '.join(unread)}. Check {which} against the sources.)*"
+
+
+def without_footer(reply: str) -> str:
+    """Return an earlier reply without what code added after the answer (cautions, "Sources:", "Notes searched:").
+
+    The model reads earlier turns as the client resends them; a small model shown its answers with their sources
+    lists copies the list into its next answer, which then gets a second one (seen with Qwen2.5-Coder 0.5B).
+    """
+    return _FOOTER.sub("", reply.rstrip()) if reply.strip() else reply
 
 
 def turn_passages(state: AgentState) -> list[Passage]:
@@ -76,7 +101,19 @@ def turn_passages(state: AgentState) -> list[Passage]:
 
 def latest_question(messages: list[MessageRecord]) -> str:
     """Return the latest user message with text ("" when there is none)."""
-    for record in reversed(messages):
-        if record["role"] == "user" and record.get("content", "").strip():
-            return str(record["content"]).strip()
-    return ""
+    texts = _user_texts(messages)
+    return texts[-1] if texts else ""
+
+
+def earlier_question(messages: list[MessageRecord]) -> str:
+    """Return the user message with text before the latest one ("" when there is none)."""
+    texts = _user_texts(messages)
+    return texts[-2] if len(texts) > 1 else ""
+
+
+def _user_texts(messages: list[MessageRecord]) -> list[str]:
+    return [
+        str(record["content"]).strip()
+        for record in messages
+        if record["role"] == "user" and record.get("content", "").strip()
+    ]

@@ -16,7 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
-from agent.answer_footer import answer_footer, latest_question, refusal_footer
+from agent.answer_footer import answer_footer, earlier_question, latest_question, refusal_footer
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
 from agent.change_contract import ContractProposer
 from agent.context_fit import ContextWindow, fit_messages
@@ -104,12 +104,14 @@ class AgentNodes:
         unready = await _in_thread(deps.retriever.unready_reason)  # an empty vault, or the first index running
         if unready is not None:
             return {"is_covered": False, "answer": unready}
-        embedding = await _in_thread(deps.retriever.embed_query, question)  # once, for the floor and the search
+        # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
+        query = await _in_thread(deps.retriever.prepare, question, earlier_question(state["messages"]))
         # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
         is_edit = scratch_of(config).writes is not None and looks_like_edit_request(question)
-        if not is_edit and not (await _in_thread(lambda: deps.gate.check(question, embedding=embedding))).is_covered:
+        text, embedding = query.coverage
+        if not is_edit and not (await _in_thread(lambda: deps.gate.check(text, embedding=embedding))).is_covered:
             return {"is_covered": False}
-        hits = await _in_thread(lambda: deps.retriever.search(question, k=deps.top_k, embedding=embedding))
+        hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k))
         anchors = [hit.chunk.anchor for hit in hits]
         scratch_of(config).checker.allowed.update(anchors)
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))

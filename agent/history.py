@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.answer_footer import without_footer
 from agent.state import MessageRecord, turn_start
 
 INTERRUPTED_TOOL_RESULT = "The tool call was interrupted and has no result."
@@ -74,6 +75,8 @@ def repair_dangling_tool_calls(records: list[MessageRecord]) -> list[MessageReco
 def model_history(records: list[MessageRecord]) -> list[MessageRecord]:
     """Return what the model reads of a conversation: this turn whole, earlier turns as capped dialogue.
 
+    Earlier answers lose what code added after them (`agent.answer_footer.without_footer`).
+
     This turn starts at the latest user message. Earlier turns' tool steps are left out (their answers carry
     what they found) and only their last EARLIER_MESSAGES messages within EARLIER_CHARS characters are kept,
     starting at a user message, as strict chat templates require.
@@ -82,10 +85,13 @@ def model_history(records: list[MessageRecord]) -> list[MessageRecord]:
     kept: list[MessageRecord] = []
     chars = 0
     for record in reversed([r for r in records[:start] if _is_dialogue(r)]):
-        chars += len(record.get("content", ""))
+        content = record.get("content", "")
+        if record["role"] == "assistant":  # what it said, not the sources lists and cautions code added after it
+            content = without_footer(content)
+        chars += len(content)
         if len(kept) == EARLIER_MESSAGES or chars > EARLIER_CHARS:
             break
-        kept.append({"role": record["role"], "content": record.get("content", "")})
+        kept.append({"role": record["role"], "content": content})
     kept.reverse()
     while kept and kept[0]["role"] != "user":
         kept.pop(0)

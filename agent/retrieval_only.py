@@ -15,10 +15,17 @@ from rag.retrieve import Retriever
 
 def latest_question(request: TurnRequest) -> str:
     """Return the text of the last user message (the edge guarantees there is one)."""
-    for message in reversed(request.messages):
-        if message.role == "user" and message.content.strip():
-            return message.content.strip()
-    raise InvalidRequest("the conversation has no user message with text to answer")
+    questions = user_texts(request)
+    if not questions:
+        raise InvalidRequest("the conversation has no user message with text to answer")
+    return questions[-1]
+
+
+def user_texts(request: TurnRequest) -> list[str]:
+    """Return the texts of the user messages, in order."""
+    return [
+        message.content.strip() for message in request.messages if message.role == "user" and message.content.strip()
+    ]
 
 
 def estimate_tokens(text: str) -> int:
@@ -42,20 +49,22 @@ class RetrievalOnlyAnswerer:
     async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         """Yield the passages reply line by line (so streaming clients see it arrive), then AnswerDone."""
         question = latest_question(request)
+        earlier = user_texts(request)[-2:-1]
         yield AnswerStatus("searching your notes…")
-        reply = await asyncio.to_thread(self._reply, question)
+        reply = await asyncio.to_thread(self._reply, question, earlier[0] if earlier else "")
         for line in reply.splitlines(keepends=True):
             yield AnswerText(line)
         prompt = sum(estimate_tokens(m.content) for m in request.messages)
         yield AnswerDone(usage=Usage(prompt, estimate_tokens(reply), is_estimate=True))
 
-    def _reply(self, question: str) -> str:
+    def _reply(self, question: str, earlier: str) -> str:
         if looks_like_edit_request(question):
             return NO_MODEL_CHANGES
         unready = self._retriever.unready_reason()  # an empty vault, or the first index still running
         if unready is not None:
             return unready
-        embedding = self._retriever.embed_query(question)
-        coverage = self._gate.check(question, embedding=embedding)
-        hits = self._retriever.search(question, k=self._top_k, embedding=embedding) if coverage.is_covered else []
+        query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
+        text, embedding = query.coverage
+        coverage = self._gate.check(text, embedding=embedding)
+        hits = self._retriever.search_for(query, k=self._top_k) if coverage.is_covered else []
         return retrieval_only_reply(question, hits, covered=coverage.is_covered)

@@ -11,6 +11,7 @@ from core.settings import RetrievalSettings
 from core.tracing import OPERATION, span
 from rag.answer.secrets import redact_secrets
 from rag.diversity import diversify_by_note
+from rag.follow_up import Query, fuse_by_rank, is_follow_up, with_earlier
 from rag.search_trace import SearchTrace, trace_hits
 
 RERANK_QUERY_CHARS = 4_096
@@ -57,6 +58,28 @@ class Retriever:
         """Embed a query once, for callers that also check coverage with the same vector."""
         with span("embeddings", {OPERATION: "embeddings"}):
             return self._embedder.embed_query(query.strip())
+
+    def prepare(self, question: str, earlier: str = "") -> Query:
+        """Embed `question` once for the relevance gate and the search; a follow-up of `earlier` also after it."""
+        embedding = self.embed_query(question)
+        if not is_follow_up(embedding, earlier):
+            return Query(question.strip(), embedding)
+        text = with_earlier(question, earlier)
+        return Query(question.strip(), embedding, (text, self.embed_query(text)))
+
+    def search_for(self, query: Query, *, k: int | None = None) -> list[SearchHit]:
+        """Return the best `k` chunks for a prepared query; a follow-up's two searches are fused by rank."""
+        if query.in_context is None:
+            return self.search(query.text, k=k, embedding=query.embedding)
+        limit = k or self._settings.top_k
+        depth = max(limit, self._settings.rerank_candidates)
+        text, embedding = query.in_context
+        lists = [
+            self.search(query.text, k=depth, embedding=query.embedding),
+            self.search(text, k=depth, embedding=embedding),
+        ]
+        fused = fuse_by_rank(lists, rrf_k=self._settings.rrf_k)
+        return diversify_by_note(fused, limit=limit, per_note=self._settings.max_chunks_per_note)
 
     def search(
         self,

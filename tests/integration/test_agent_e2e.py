@@ -102,6 +102,44 @@ def test_a_refusal_naming_its_notes_gets_no_second_list(librarian: openai.OpenAI
     assert answer == f"{REFUSAL} The closest note is [[Sourdough#Final recipe]]."
 
 
+def test_the_next_turn_reads_the_earlier_answer_without_its_sources_and_lists_sources_once(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
+    # Qwen2.5-Coder 0.5B, shown its earlier answer with the list code added, copied the list into its next answer.
+    first_answer = "The autolyse rests 45 minutes [[Sourdough#Final recipe]]."
+    own_list = "\n\nSources:\n- [[Sourdough#Final recipe]]"
+    llm.add(Turn.text(first_answer), Turn.text(f"{first_answer}{own_list}"))
+    messages = [{"role": "user", "content": QUESTION}]
+
+    first = ask(librarian, messages, stream=True)
+    messages += [{"role": "assistant", "content": first}, {"role": "user", "content": QUESTION}]
+    second = ask(librarian, messages, stream=True)
+
+    assert first == f"{first_answer}{own_list}"  # the service's list
+    assert llm.chat_requests[-1].messages[-2] == {"role": "assistant", "content": first_answer}
+    assert second == f"{first_answer}{own_list}"  # the model's own list, and no second one
+
+
+def test_a_follow_up_is_searched_after_the_question_before_it(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer, services: Services
+) -> None:
+    # "And why?" says nothing of its own: searched alone it finds no note about the book just asked about.
+    llm.add(
+        Turn.text("Four stars [[The Overstory]]."), Turn.text("The middle third is long [[The Overstory#Criticism]].")
+    )
+    first_question = "What did I think of The Overstory by Richard Powers?"
+    messages = [{"role": "user", "content": first_question}]
+    first = ask(librarian, messages, stream=True)
+
+    messages += [{"role": "assistant", "content": first}, {"role": "user", "content": "And why?"}]
+    ask(librarian, messages, stream=True)
+
+    passages = llm.chat_requests[-1].messages[-1]["content"]
+    alone = {hit.chunk.path for hit in services.retriever.search("And why?", k=6)}
+    assert "Resources/Books/The Overstory.md" not in alone
+    assert 'path="Resources/Books/The Overstory.md"' in passages
+
+
 def test_uncovered_questions_are_refused_without_asking_the_model(
     settings: Settings, services: Services, llm: ScriptedLLMServer
 ) -> None:
@@ -178,7 +216,9 @@ def test_a_second_turn_resends_the_dialogue_but_not_the_first_turns_tool_steps(
     sent = llm.chat_requests[-1].messages[1:]  # after the system prompt
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert sent[0]["content"] == first_user["content"]  # earlier questions go without their passages
-    assert sent[1]["content"] == first and sent[-1]["content"].endswith("Question: Where?")
+    assert first.startswith("42 cloves [[Garlic]].\n\nSources:")
+    assert sent[1]["content"] == "42 cloves [[Garlic]]."  # the answer, without the sources code added
+    assert sent[-1]["content"].endswith("Question: Where?")
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])

@@ -14,7 +14,7 @@ from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
-from rag.answer.passages import NO_MODEL_NOTICE
+from rag.answer.passages import NO_MODEL_NOTICE, retrieval_only_reply
 from rag.retrieve import INDEX_BUILDING
 
 QUESTION = "How do I feed the sourdough starter before a bake?"
@@ -47,6 +47,24 @@ def test_without_an_llm_the_reply_is_cited_passages(settings: Settings, services
     assert "[[Sourdough#" in reply
     assert streamed == reply
     assert ready["mode"] == "retrieval-only" and ready["checks"]["llm"].startswith("not configured")
+
+
+def test_a_follow_up_is_searched_after_the_question_before_it(settings: Settings, services: Services) -> None:
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"relevance_floor": -1.0, "watch": False}), services)
+    earlier = "What did I think of The Overstory by Richard Powers?"
+    messages = [
+        {"role": "user", "content": earlier},
+        {"role": "assistant", "content": "(passages)"},
+        {"role": "user", "content": "Why?"},
+    ]
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+        alone = ask(client, "Why?")
+
+    retriever = services.retriever
+    in_context = retrieval_only_reply("Why?", retriever.search_for(retriever.prepare("Why?", earlier)), covered=True)
+    assert response.json()["choices"][0]["message"]["content"] == in_context != alone
 
 
 def test_without_coverage_the_reply_is_the_refusal(settings: Settings, services: Services) -> None:

@@ -71,3 +71,26 @@ def test_every_hit_carries_a_citation_anchor_that_names_its_note(indexed: Servic
     # The two notes called "Ideas" are cited by path, so each link resolves to the right one.
     ideas = [hit.chunk.anchor for hit in hits if hit.chunk.title == "Ideas"]
     assert ideas and all(a.startswith(("[[Areas/Garden/Ideas", "[[Projects/Ideas")) for a in ideas)
+
+
+def test_a_follow_up_finds_the_notes_of_the_question_before_it(indexed: Services) -> None:
+    retriever = indexed.retriever
+    book_notes = {"Resources/Books/The Overstory.md", "Resources/Books/Reading List 2026.md"}
+
+    query = retriever.prepare("How did I rate it?", "What did I think of The Overstory?")
+    alone = {hit.chunk.path for hit in retriever.search("How did I rate it?", k=6)}
+    found = {hit.chunk.path for hit in retriever.search_for(query, k=6)}
+
+    assert query.in_context is not None
+    assert not alone & book_notes  # "rate it" alone finds other notes
+    assert found & book_notes
+
+
+def test_a_question_of_its_own_is_searched_alone_after_an_unrelated_one(indexed: Services) -> None:
+    retriever = indexed.retriever
+    question = "Which tomato variety gave the biggest harvest in 2026?"
+
+    query = retriever.prepare(question, "What did I think of The Overstory?")
+
+    assert query.in_context is None
+    assert retriever.search_for(query, k=6) == retriever.search(question, k=6)

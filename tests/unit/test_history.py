@@ -110,6 +110,21 @@ def test_the_earlier_dialogue_is_capped_in_messages_and_starts_with_a_question()
     assert sent[0] == user("q12") and sent[-2:] == [assistant("a19"), user("now")]
 
 
+def test_earlier_answers_are_read_without_the_cautions_and_lists_code_added() -> None:
+    answer = "It rests 14 hours at 24 °C [[Sourdough#Final recipe]]. Sources: the recipe, below."
+    shown = (
+        f"{answer}\n\n*(Not in the notes searched: 24. Check this number against the sources.)*"
+        "\n\nSources:\n- [[Sourdough#Final recipe]]\n"
+    )
+    refusal = "I couldn't find this in your notes."
+    records = [user("q1"), assistant(shown), user("q2"), assistant(f"{refusal}\n\nNotes searched:\n- [[Garlic]]")]
+    this_turn = [user("q3"), assistant(shown)]  # this turn's own records are the model's: left as they are
+
+    sent = model_history([*records, *this_turn])
+
+    assert sent == [user("q1"), assistant(answer), user("q2"), assistant(refusal), *this_turn]
+
+
 def test_the_earlier_dialogue_is_capped_in_characters() -> None:
     long_answer = "x" * (EARLIER_CHARS - 1)
     records = [user("q1"), assistant("a1"), user("q2"), assistant(long_answer), user("now")]

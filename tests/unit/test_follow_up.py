@@ -1,0 +1,47 @@
+"""Follow-up questions: which count as one, and how their two searches are fused."""
+
+from __future__ import annotations
+
+from core.domain import Chunk, Embedding, SearchHit, SparseVector
+from rag.follow_up import FOLLOW_UP_MAX_TERMS, Query, fuse_by_rank, is_follow_up, with_earlier
+
+
+def query_with_terms(count: int) -> Embedding:
+    indices = tuple(range(count))
+    return Embedding(dense=(1.0, 0.0), sparse=SparseVector(indices=indices, values=tuple(1.0 for _ in indices)))
+
+
+def hit(path: str, index: int = 0, score: float = 1.0) -> SearchHit:
+    chunk = Chunk(path=path, title=path, heading_path=(), anchor=f"[[{path}]]", text=path, index=index)
+    return SearchHit(chunk=chunk, score=score)
+
+
+def test_a_question_of_few_weighed_words_after_another_is_a_follow_up() -> None:
+    assert is_follow_up(query_with_terms(FOLLOW_UP_MAX_TERMS), "What did I think of The Overstory?")
+    assert not is_follow_up(query_with_terms(FOLLOW_UP_MAX_TERMS + 1), "What did I think of The Overstory?")
+    assert not is_follow_up(query_with_terms(1), "  ")  # the first question of a conversation
+
+
+def test_a_follow_up_is_searched_after_the_earlier_question_and_judged_in_that_context() -> None:
+    alone, together = query_with_terms(1), query_with_terms(5)
+    text = with_earlier(" How did I rate it? ", "What did I think of The Overstory?\n")
+
+    assert text == "What did I think of The Overstory?\nHow did I rate it?"
+    assert Query("How did I rate it?", alone, (text, together)).coverage == (text, together)
+    assert Query("What is kahm yeast?", alone).coverage == ("What is kahm yeast?", alone)
+
+
+def test_fusing_by_rank_keeps_each_chunk_once_and_rewards_chunks_in_both_lists() -> None:
+    own = [hit("A.md"), hit("B.md"), hit("C.md")]
+    in_context = [hit("D.md"), hit("B.md", score=0.2), hit("A.md", index=1)]
+
+    fused = fuse_by_rank([own, in_context], rrf_k=10)
+
+    assert [(h.chunk.path, h.chunk.index) for h in fused] == [
+        ("B.md", 0),  # second in both
+        ("A.md", 0),  # first in one: ties with D go to the first list
+        ("D.md", 0),
+        ("C.md", 0),
+        ("A.md", 1),  # another chunk of A is another hit
+    ]
+    assert fused[0].score == 2 / 12 and fused[0].chunk is own[1].chunk
