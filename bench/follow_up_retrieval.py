@@ -1,0 +1,112 @@
+"""Follow-up questions: recall of a question searched alone against the way the service searches it in a conversation.
+
+Two figures per question set, both over the same index:
+- follow-ups (`--follow-ups`, e.g. bench/questions/sample_vault.follow_ups.yaml): "How did I rate it?" asked right
+  after "What did I think of The Overstory?". Searched alone it finds nothing about the book; the service searches a
+  follow-up after the question before it too (rag/follow_up.py).
+- topic switches (`--questions`, any question set): each question asked right after the one before it in the set,
+  an unrelated question. What the service does must not lose here.
+
+Usage:
+  python -m bench.follow_up_retrieval --vault sample_vault --follow-ups bench/questions/sample_vault.follow_ups.yaml \
+      --questions tests/fixtures/retrieval_questions.yaml
+  python -m bench.follow_up_retrieval --vault $VAULTS/vaultofknowledge \
+      --questions bench/questions/vaultofknowledge.paraphrase.yaml --data-dir /tmp/rq-vaultofknowledge
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ruamel.yaml import YAML
+
+from app.wiring import build_services
+from core.domain import SearchHit
+from core.settings import Settings
+from rag.evaluation import load_question_set
+from rag.retrieve import Retriever
+
+K = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A question asked right after `earlier`, and the notes that answer it."""
+
+    earlier: str
+    question: str
+    expected: tuple[str, ...]
+
+
+def parse_args() -> argparse.Namespace:
+    """Parse command-line arguments."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vault", type=Path, required=True)
+    parser.add_argument("--follow-ups", type=Path, help="a YAML file of follow_ups: {earlier, question, expected}")
+    parser.add_argument("--questions", type=Path, help="a question set, asked one after another as topic switches")
+    parser.add_argument("--data-dir", type=Path, help="keep the index here between runs (default: a temp dir)")
+    return parser.parse_args()
+
+
+def follow_ups(path: Path) -> list[Turn]:
+    """Load the follow-up turns of `path`."""
+    rows = YAML(typ="safe").load(path.read_text(encoding="utf-8"))["follow_ups"]
+    return [Turn(str(row["earlier"]), str(row["question"]), tuple(map(str, row["expected"]))) for row in rows]
+
+
+def topic_switches(path: Path) -> list[Turn]:
+    """Return each question of a set asked right after the one before it (the first after the last)."""
+    questions = load_question_set(path)
+    return [
+        Turn(questions[i - 1].question, question.question, question.expected) for i, question in enumerate(questions)
+    ]
+
+
+def recall(hits: Sequence[SearchHit], expected: Sequence[str]) -> float:
+    """Return the share of `expected` notes among the hits."""
+    return len({hit.chunk.path for hit in hits} & set(expected)) / len(expected)
+
+
+def measure(retriever: Retriever, turns: list[Turn]) -> tuple[float, float, int]:
+    """Return mean recall@K searched alone and as served, and how many turns were searched as follow-ups."""
+    alone = served = 0.0
+    as_follow_up = 0
+    for turn in turns:
+        query = retriever.prepare(turn.question, turn.earlier)
+        as_follow_up += query.in_context is not None
+        alone += recall(retriever.search(turn.question, k=K), turn.expected)
+        served += recall(retriever.search_for(query, k=K), turn.expected)
+    return alone / len(turns), served / len(turns), as_follow_up
+
+
+def main() -> None:
+    """Index the vault, then print recall@K alone and as served for each set given."""
+    args = parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sets = [("follow-ups", follow_ups, args.follow_ups), ("topic switches", topic_switches, args.questions)]
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(_env_file=None, vault_path=args.vault, data_dir=args.data_dir or Path(tmp) / "data")
+        services = build_services(settings)
+        try:
+            services.reindexer.run_once()
+            print(f"vault {args.vault}  ({services.store.count()} chunks)  recall@{K}: alone -> as served")
+            for label, load, path in sets:
+                if path is None:
+                    continue
+                turns = load(path)
+                alone, served, count = measure(services.retriever, turns)
+                print(
+                    f"  {label:15} {path.name:45} n={len(turns):3}  {alone:.3f} -> {served:.3f}  "
+                    f"({count} searched as follow-ups)"
+                )
+        finally:
+            services.close()
+
+
+if __name__ == "__main__":
+    main()
