@@ -1,10 +1,12 @@
-"""What follows an answer: a caution when it shares nothing with the notes, and the list of where it came from.
+"""What follows an answer: a caution when it shares nothing with the notes, its evidence, and where it came from.
 
 An answer citing nothing (small local models often write none) gets as its sources the passages it read that hold
 what it says (rag/answer/attribution.py), or "Notes searched:" when none does; a longer one that shares no word or
 number with anything it read is said not to come from the notes. An answer stating a number that nothing it read
-holds says which: the answer has already streamed, so the caution is what code can still add. The model's own
-refusal is followed by the notes searched, as the quote-first refusal lists the closest notes.
+holds says which: the answer has already streamed, so the caution is what code can still add. Under it, "Your
+notes say:" quotes the sentences of the passages read that hold what the answer says, chosen by code, so the user
+can check a small model's answer against the note's own words (rag/answer/evidence.py). The model's own refusal
+is followed by the notes searched, as the quote-first refusal lists the closest notes.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers
 from rag.answer.citations import SEARCHED_HEADING, SOURCES_HEADING, sources_list
 from rag.answer.context import is_refusal
+from rag.answer.evidence import EVIDENCE_HEADING, evidence_block, evidence_for
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 NUMBERS_CAUTION = "Not in the notes searched:"
@@ -24,34 +27,64 @@ _OWN_SOURCES = re.compile(
     r"(?:^|\n)[*_# \t]*(?:sources|references)[*_ \t]*:?[*_ \t]*\n(?:[ \t]*(?:[-*+]|\d+[.)])[ \t]+[^\n]*(?:\n|$))+\s*$",
     re.IGNORECASE,
 )
-# What code adds after an answer (the cautions, then one list), as it reads in a reply the client sends back.
+# What code adds after an answer (the cautions, the evidence, then one list), as it reads in a reply the client
+# sends back.
 _FOOTER = re.compile(
     r"(?:\n\n\*\((?:Nothing in this answer was found|" + re.escape(NUMBERS_CAUTION) + r")[^\n]*\)\*)*"
+    rf"(?:\n\n{re.escape(EVIDENCE_HEADING)}(?:\n- [^\n]*)+)?"
     rf"(?:\n\n(?:{re.escape(SOURCES_HEADING)}|{re.escape(SEARCHED_HEADING)})\n(?:- [^\n]*(?:\n|$))+)?\s*$"
 )
 
 
-def answer_footer(state: AgentState, scratch: TurnScratch, *, has_proposed: bool) -> str:
-    """Return the text to show after the answer: the caution, if due, then the sources list ("" for neither).
+def answer_footer(
+    state: AgentState,
+    scratch: TurnScratch,
+    *,
+    has_proposed: bool,
+    show_sources: bool = True,
+    show_evidence: bool = True,
+) -> str:
+    """Return the text to show after the answer: the caution, if due, its evidence, then the sources list.
 
-    An answer citing notes lists them. A turn that proposed edits lists only what it cited: the passages retrieved
-    for "add a task ..." are not its sources, and its reply is no answer to check.
+    "" when there is none of them, or both lists are turned off (SHOW_SOURCES, SHOW_EVIDENCE). An answer citing
+    notes lists them; one citing nothing lists the passages holding what it says. The evidence ("Your notes say:",
+    rag/answer/evidence) is the sentences of the passages read that hold what the answer says, verbatim; their
+    notes join the sources. An answer that shares nothing with the notes gets the caution and no evidence. A turn
+    that proposed edits lists only what it cited: the passages retrieved for "add a task ..." are not its sources,
+    and its reply is no answer to check.
     """
     cited = scratch.checker.cited
+    if not (show_sources or show_evidence):
+        return ""
     if has_proposed:
-        sources = sources_list(cited)
+        sources = sources_list(cited) if show_sources else ""
         return f"\n\n{sources}" if sources else ""
-    passages, question = turn_passages(state), latest_question(state["messages"])
-    if cited:
-        caution = _numbers_caution(scratch.reply_text, passages, question)
-        if _OWN_SOURCES.search(scratch.reply_text):  # the model ended with its own list of (checked) links
-            return caution
-        sources = sources_list(cited)
-        return caution + (f"\n\n{sources}" if sources else "")
-    read = attribute(scratch.reply_text, passages, question=question)
-    caution = UNSUPPORTED_NOTICE if read.is_unsupported else _numbers_caution(scratch.reply_text, passages, question)
-    sources = sources_list((), drawn_from=read.sources, fallback=state.get("allowed", []))
-    return caution + (f"\n\n{sources}" if sources else "")
+    passages, question, reply = turn_passages(state), latest_question(state["messages"]), scratch.reply_text
+    read = attribute(reply, passages, question=question)
+    caution = UNSUPPORTED_NOTICE if read.is_unsupported and not cited else _numbers_caution(reply, passages, question)
+    if cited and _OWN_SOURCES.search(reply):  # the model ended with its own list of (checked) links: nothing after
+        return caution
+    evidence = (
+        evidence_for(reply, passages, question=question)
+        if show_evidence and not read.is_unsupported and EVIDENCE_HEADING not in reply
+        else []
+    )
+    shown = evidence_block(evidence)
+    parts = [caution, f"\n\n{shown}" if shown else ""]
+    if show_sources:
+        quoted = [item.source for item in evidence]
+        if cited:  # a note the answer cites is listed as it cites it, not again by the section quoted
+            named = {_note_of(anchor) for anchor in cited}
+            sources = sources_list([*cited, *(anchor for anchor in quoted if _note_of(anchor) not in named)])
+        else:
+            sources = sources_list((), drawn_from=[*read.sources, *quoted], fallback=state.get("allowed", []))
+        parts.append(f"\n\n{sources}" if sources else "")
+    return "".join(parts)
+
+
+def _note_of(anchor: str) -> str:
+    """Return the note an anchor opens: "[[Garlic#Planting|when]]" -> "Garlic"."""
+    return anchor.strip("[]").partition("|")[0].partition("#")[0]
 
 
 def refusal_footer(refusal: str, state: AgentState) -> str:

@@ -60,6 +60,8 @@ class AgentDeps:
     # Questions answered without tools quote the passages first and are answered from verified quotes only
     # (ANSWER_QUOTES; off by default there too).
     quote_first: bool = False
+    # Under an answer, the sentences of the notes it read that hold what it says (SHOW_EVIDENCE).
+    show_evidence: bool = True
 
     @property
     def max_tool_rounds(self) -> int:
@@ -259,14 +261,20 @@ class AgentNodes:
         if asked_change(latest_question(state["messages"])).follows_note:
             # Written by code, whatever the model claimed above: nothing a note told it to do was done.
             _write_text(write, scratch.show(note_orders_notice(after_text=bool(scratch.shown))))
-        if self._deps.show_sources:
-            # A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..."
-            # are not its sources.
-            proposed = scratch.writes is not None and bool(scratch.writes.proposals)
-            if not is_refusal(answer):
-                _write_text(write, scratch.show(answer_footer(state, scratch, has_proposed=proposed)))
-            elif not proposed:
-                _write_text(write, scratch.show(refusal_footer(answer, state)))
+        # A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..." are not
+        # its sources.
+        proposed = scratch.writes is not None and bool(scratch.writes.proposals)
+        if not is_refusal(answer):
+            footer = answer_footer(
+                state,
+                scratch,
+                has_proposed=proposed,
+                show_sources=self._deps.show_sources,
+                show_evidence=self._deps.show_evidence,
+            )
+            _write_text(write, scratch.show(footer))
+        elif self._deps.show_sources and not proposed:
+            _write_text(write, scratch.show(refusal_footer(answer, state)))
         shown = scratch.shown_text
         reply = to_record(ChatMessage(role="assistant", content=shown))
         return {"messages": [*state["messages"], reply], "answer": shown, **TURN_INPUTS_CLEARED}

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.answer.context import REFUSAL, is_refusal
+from rag.answer.evidence import EVIDENCE_HEADING
 from rag.answer.near_copy import names_in, unquoted_names
 from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, unquoted_numbers
 
-QUOTES_HEADING = "Your notes say:"
+QUOTES_HEADING = EVIDENCE_HEADING
 NOT_SAID = "The closest notes I read don't say it:"
 
 

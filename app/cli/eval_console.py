@@ -95,6 +95,7 @@ def totals_rows(totals: Totals, k: object) -> list[tuple[str, str]]:
         ("refusals on unanswerable items", ratio(totals.refusals)),
         ("false refusals on answerable items", ratio(totals.false_refusals)),
         ("answer facts found (mean share)", number(totals.fact_recall, 3)),
+        ('  of them in the answer\'s own words, before "Your notes say:"', number(totals.answer_fact_recall, 3)),
         ("answers with every fact", ratio(totals.correct)),
         ("edit requests with the expected proposal", ratio(totals.edits)),
         ("items that wrote to the vault", str(totals.written)),

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from rag.answer.code_spans import code_ranges, is_inside
 from rag.answer.context import is_refusal
+from rag.answer.evidence import EVIDENCE_HEADING
 
 # Numbers stay whole ("0.75", "1,184"), so "4" never matches inside "14"; %, currency and degree signs are words
 # of their own, so "2 %" and "2%" are the same phrase and "2 %" is not just "2".
@@ -99,6 +100,12 @@ def without_quotes(text: str) -> str:
 def without_links(text: str) -> str:
     """Return `text` with each wikilink replaced by its alias (or nothing), so a link's name is no fact."""
     return _WIKILINK.sub(lambda match: match[1].replace("\\|", "|").partition("|")[2], text)
+
+
+def before_evidence(body: str) -> str:
+    """Return a reply's body up to "Your notes say:" (the notes' own sentences quoted under the answer)."""
+    start = body.find(EVIDENCE_HEADING)
+    return body if start < 0 else body[:start]
 
 
 def split_sources(reply: str) -> tuple[str, str]:

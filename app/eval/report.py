@@ -29,6 +29,7 @@ def item_json(score: ItemScore) -> dict[str, object]:
         "citation_recall": score.citation_recall,
         "refused": score.is_refused,
         "fact_recall": score.fact_recall,
+        "answer_fact_recall": score.answer_fact_recall,
         "facts_missing": [fact[0] for fact, found in zip(item.facts, score.facts_found, strict=True) if not found],
         "judge": seen.judge,
         "proposals": [asdict(proposal) for proposal in score.proposals],

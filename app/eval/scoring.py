@@ -16,6 +16,7 @@ from typing import Protocol
 from app.eval.golden import GoldenItem
 from app.eval.matching import (
     WrittenLink,
+    before_evidence,
     cited_links,
     found_facts,
     has_phrase,
@@ -71,6 +72,8 @@ class ItemScore:
     citation_recall: float | None  # share of expected notes the reply cites
     is_refused: bool
     facts_found: tuple[bool, ...]
+    # The same in the model's own words: the reply before "Your notes say:", the sentences code quotes under it.
+    facts_in_answer: tuple[bool, ...]
     proposals: tuple[ShownProposal, ...]
     edit_matches: bool | None  # a shown proposal has the expected path, operation and added text (edit items)
 
@@ -78,6 +81,11 @@ class ItemScore:
     def fact_recall(self) -> float | None:
         """Return the share of the item's facts the reply says (answer items)."""
         return sum(self.facts_found) / len(self.facts_found) if self.facts_found else None
+
+    @property
+    def answer_fact_recall(self) -> float | None:
+        """Return the share of the item's facts the reply states before the notes' own sentences (answer items)."""
+        return sum(self.facts_in_answer) / len(self.facts_in_answer) if self.facts_in_answer else None
 
     @property
     def passed(self) -> bool | None:
@@ -120,6 +128,7 @@ def score_item(item: GoldenItem, seen: Observation, links: LinkCheck) -> ItemSco
         citation_recall=_share(item.expected, cited) if is_answer else None,
         is_refused=bool(reply) and is_refusal_reply(body),
         facts_found=tuple(found_facts(without_links(body), item.facts)) if is_answer else (),
+        facts_in_answer=tuple(found_facts(without_links(before_evidence(body)), item.facts)) if is_answer else (),
         proposals=proposals,
         edit_matches=_edit_matches(item, proposals) if item.kind == "edit" and not seen.skipped else None,
     )

@@ -211,6 +211,7 @@ class Settings(BaseSettings, EditFields, ServiceFields, LlmFields, SearchFields,
             relevance_floor=self.relevance_floor,
             relevance_term_weight=self.relevance_term_weight,
             show_sources=self.show_sources,
+            show_evidence=self.show_evidence,
             quote_first=self.answer_quotes,
             recursion_limit=self.agent_recursion_limit,
         )

@@ -103,6 +103,7 @@ class AnswerSettings(BaseModel):
     relevance_floor: float  # over the vault's noise level; below it "the notes don't cover this", no LLM call
     relevance_term_weight: float  # the floor rises by this much when the notes hold none of the words
     show_sources: bool
+    show_evidence: bool  # "Your notes say:" under answers, chosen by code (rag/answer/evidence)
     quote_first: bool  # questions answered without tools quote the passages first (agent/quoting)
     recursion_limit: int
 

@@ -33,6 +33,12 @@ class ServiceFields(BaseModel):
         description='Add a sources list under answers ("Sources:" cited or matched to the answer\'s words, else '
         '"Notes searched:", which also follows the model\'s refusal).',
     )
+    show_evidence: bool = Field(
+        True,
+        description='Under an answer, "Your notes say:" quotes the sentences of the notes it read that hold what it '
+        "says (at most two, chosen by code and copied verbatim, each with its [[Note#Heading]] link), so a small "
+        "model's misread number or one-word answer can be checked against the note itself.",
+    )
     answer_quotes: bool = Field(
         False,
         description="Questions a model answers without tools quote first: it returns the passages and exact quotes "

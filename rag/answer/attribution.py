@@ -64,14 +64,14 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
     configure a Kubernetes ingress controller, over a vault with none), so the reply says so.
     """
     text = _LINK.sub(" ", answer)
-    said = _terms(text) - _terms(question)
-    needed = max(MIN_EVIDENCE, MIN_SHARE * _weight(said))
+    said = terms_of(text) - terms_of(question)
+    needed = max(MIN_EVIDENCE, MIN_SHARE * weight_of(said))
     best: dict[str, tuple[int, int]] = {}  # source -> (its evidence, its first rank)
     shares_any = False
     for rank, passage in enumerate(passages):
-        shared = said & _terms(passage.text, bare_numbers=True)
+        shared = said & terms_of(passage.text, bare_numbers=True)
         shares_any = shares_any or bool(shared)
-        evidence = _weight(shared)
+        evidence = weight_of(shared)
         previous = best.get(passage.source)
         if passage.source and evidence >= needed and (previous is None or evidence > previous[0]):
             best[passage.source] = (evidence, rank if previous is None else previous[1])
@@ -134,11 +134,12 @@ def is_unsupported(answer: str, passages: Sequence[Passage], *, question: str = 
     return attribute(answer, passages, question=question).is_unsupported
 
 
-def _weight(terms: set[str]) -> int:
+def weight_of(terms: set[str]) -> int:
+    """Return the evidence `terms` are worth: NUMBER_WEIGHT per number, one per word."""
     return sum(NUMBER_WEIGHT if term[0].isdigit() else 1 for term in terms)
 
 
-def _terms(text: str, *, bare_numbers: bool = False) -> set[str]:
+def terms_of(text: str, *, bare_numbers: bool = False) -> set[str]:
     """Return the numbers ("25 cm", or "25" with no unit after it) and word stems of `text`.
 
     `bare_numbers`: every number also on its own, so that an answer's "25" meets a passage's "25 g".

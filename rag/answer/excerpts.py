@@ -131,6 +131,11 @@ def key_sentences(text: str, question: str, *, max_chars: int) -> KeySentences:
     return KeySentences(parts, is_cut_before=ordered[0][0] > 0, is_cut_after=ordered[-1][1] < len(units) - 1)
 
 
+def sentences_of(text: str) -> list[str]:
+    """Return the sentences of `text`, row by row, cut only between sentences outside links and code."""
+    return [row[unit.start : unit.end] for number, row in enumerate(text.split("\n")) for unit in _units(number, row)]
+
+
 GAP = " … "  # between runs of a snippet that are not next to each other
 
 
@@ -149,7 +154,7 @@ def _merged(runs: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def _units(number: int, row: str, wanted: frozenset[str]) -> list[_Unit]:
+def _units(number: int, row: str, wanted: frozenset[str] = frozenset()) -> list[_Unit]:
     spans = protected_spans(row)
     cuts = [
         gap

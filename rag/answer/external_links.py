@@ -20,6 +20,7 @@ _DEST = r"<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*"
 _TITLE = r"\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)"
 INLINE_LINK = re.compile(rf"(!?)\[({_LABEL})\]\(\s*({_DEST})(?:\s+(?:{_TITLE}))?\s*\)")
 AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
+PASSAGE_TAG = "note"  # rag.answer.context wraps each passage in <note ...> ... </note>
 HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 BARE_URL = re.compile(r"(?<![\w/@.-])(?:https?://|www\.)[^\s<>\"'`]+", re.IGNORECASE)
 _TRAILING = re.compile(r"[?!.,:;*_~'\"]+$")  # GFM leaves these out of an autolinked URL
@@ -93,11 +94,13 @@ class _Guard:
         return match[0] if host is None else host
 
     def tag(self, match: re.Match[str]) -> str:
+        name = re.match(r"</?([A-Za-z0-9-]+)", match[0])
+        if name is not None and name[1].lower() == PASSAGE_TAG:
+            return ""  # the service's own passage delimiter, which a small model copies out with a passage's text
         hosts = [self.blocked_host(url[0]) for url in _TAG_URL.finditer(html.unescape(match[0]))]
         host = next((found for found in hosts if found is not None), None)
         if host is None:
             return match[0]
-        name = re.match(r"</?([A-Za-z0-9-]+)", match[0])
         if name is not None and name[1].lower() in _IMAGE_TAGS:
             return f"(image from {host} not shown)"
         return f"(link to {host} removed)"

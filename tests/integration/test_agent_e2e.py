@@ -13,6 +13,7 @@ import pytest
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
+from rag.answer.evidence import EVIDENCE_HEADING
 from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
@@ -20,6 +21,7 @@ from tests.scripted_llm import ScriptedLLMServer, Turn
 pytestmark = pytest.mark.indexed
 
 QUESTION = "How long does the sourdough autolyse rest?"
+AUTOLYSE_SENTENCE = "**Autolyse:** mix flours and 350 g of the water, rest 45 minutes."
 
 
 @pytest.fixture
@@ -115,9 +117,41 @@ def test_the_next_turn_reads_the_earlier_answer_without_its_sources_and_lists_so
     messages += [{"role": "assistant", "content": first}, {"role": "user", "content": QUESTION}]
     second = ask(librarian, messages, stream=True)
 
-    assert first == f"{first_answer}{own_list}"  # the service's list
+    evidence = f'\n\n{EVIDENCE_HEADING}\n- "{AUTOLYSE_SENTENCE}" [[Sourdough#Final recipe]]'
+    assert first == f"{first_answer}{evidence}{own_list}"  # the service's evidence and list
     assert llm.chat_requests[-1].messages[-2] == {"role": "assistant", "content": first_answer}
-    assert second == f"{first_answer}{own_list}"  # the model's own list, and no second one
+    assert second == f"{first_answer}{own_list}"  # the model's own list, and nothing after it
+
+
+MISREAD = "The shaped sourdough loaf rests in the fridge for 14 hours at 24 °C."  # recorded from Qwen2.5-Coder 0.5B
+FRIDGE_QUESTION = "How long does the shaped sourdough loaf rest in the fridge, and at what temperature?"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])
+def test_an_answer_is_followed_by_the_sentences_of_the_notes_that_hold_what_it_says(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer, stream: bool
+) -> None:
+    # The 0.5B read the bulk fermentation's 24 °C as the fridge's: the note's own sentences under it show both.
+    llm.add(Turn.text(MISREAD))
+
+    answer = ask(librarian, [{"role": "user", "content": FRIDGE_QUESTION}], stream=stream)
+
+    assert answer.startswith(f"{MISREAD}\n\n{EVIDENCE_HEADING}\n")
+    evidence = answer.split(f"{EVIDENCE_HEADING}\n")[1].split("\n\n")[0].splitlines()
+    assert evidence[0] == '- "**Cold retard:** **14 hours in the fridge at 4 °C**, covered." [[Sourdough#Final recipe]]'
+    assert len(evidence) <= 2 and all(line.endswith("]]") for line in evidence)
+    sources = answer.split("\n\nSources:\n")[1].splitlines()
+    assert "- [[Sourdough#Final recipe]]" in sources  # the note quoted is among the sources
+
+
+def test_the_notes_sentences_can_be_turned_off(settings: Settings, services: Services, llm: ScriptedLLMServer) -> None:
+    services.reindexer.run_once()
+    llm.add(Turn.text(MISREAD))
+    with serve_in_thread(agent_app(settings, services, llm.base_url, show_evidence=False)) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        answer = ask(client, [{"role": "user", "content": FRIDGE_QUESTION}], stream=True)
+
+    assert answer.startswith(f"{MISREAD}\n\nSources:\n") and EVIDENCE_HEADING not in answer
 
 
 def test_a_follow_up_is_searched_after_the_question_before_it(
@@ -216,7 +250,8 @@ def test_a_second_turn_resends_the_dialogue_but_not_the_first_turns_tool_steps(
     sent = llm.chat_requests[-1].messages[1:]  # after the system prompt
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert sent[0]["content"] == first_user["content"]  # earlier questions go without their passages
-    assert first.startswith("42 cloves [[Garlic]].\n\nSources:")
+    assert first.startswith(f"42 cloves [[Garlic]].\n\n{EVIDENCE_HEADING}\n")
+    assert first.endswith("\n\nSources:\n- [[Garlic]]")  # the note it cites, once
     assert sent[1]["content"] == "42 cloves [[Garlic]]."  # the answer, without the sources code added
     assert sent[-1]["content"].endswith("Question: Where?")
 

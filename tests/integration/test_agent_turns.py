@@ -26,6 +26,7 @@ from core.chat import AnswerDone, AnswerText, ChatMessage, TurnRequest
 from core.errors import UpstreamUnavailable
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel
+from rag.answer.evidence import EVIDENCE_HEADING
 from rag.answer.relevance_gate import RelevanceGate
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
@@ -132,7 +133,8 @@ def test_text_before_tool_calls_is_separated_and_stored_as_shown(
 
     shown, stored = asyncio.run(run())
 
-    assert shown.startswith("Let me look.\n\n42 cloves [[Garlic]].\n\nSources:")
+    assert shown.startswith(f"Let me look.\n\n42 cloves [[Garlic]].\n\n{EVIDENCE_HEADING}\n")
+    assert shown.endswith("\n\nSources:\n- [[Garlic]]")
     assert [m["role"] for m in stored] == ["user", "assistant", "tool", "assistant", "user", "assistant"]
     assert stored[3]["content"] == shown  # the prefix matched: the first turn's tool steps were kept
 
@@ -314,7 +316,10 @@ def test_an_answer_citing_nothing_lists_the_passage_holding_what_it_says_not_jus
     sent = llm.chat_requests[0].messages[-1]["content"]
     top_hit = sent.split('<note source="', 1)[1].split('"', 1)[0]
     assert top_hit != "[[Garden Plan 2027#Bed 3 roots and alliums]]"  # ranked lower: the top hits would miss it
-    assert drawn.startswith(said + "\n\nSources:\n- [[Garden Plan 2027#Bed 3 roots and alliums]]")
+    # The sentence holding what it says, verbatim, and its note as the source.
+    quoted = "The garlic (planted 8 November 2026) takes a third of the bed until July; see [[Garlic]]."
+    assert drawn.startswith(f'{said}\n\n{EVIDENCE_HEADING}\n- "{quoted}" [[Garden Plan 2027#Bed 3 roots and alliums]]')
+    assert drawn.endswith("\n\nSources:\n- [[Garden Plan 2027#Bed 3 roots and alliums]]")
     assert "\n\nNotes searched:\n- [[" in vague and "Sources:" not in vague  # nothing in it matched a passage
     assert UNSUPPORTED_NOTICE not in drawn + vague  # a short answer is not judged
     assert own.startswith(generic + UNSUPPORTED_NOTICE + "\n\nNotes searched:")  # the model's own knowledge
@@ -339,4 +344,5 @@ def test_an_answer_stating_a_number_no_passage_holds_is_followed_by_a_caution_na
     assert "42 cloves" in llm.chat_requests[0].messages[-1]["content"]  # what the model read
     assert wrong.startswith(misread + "\n\n*(Not in the notes searched: 24. Check this number against the sources.)*")
     assert "\n\nSources:\n- [[Garlic]]" in wrong
-    assert "Not in the notes searched" not in right and right.startswith(read_right + "\n\nSources:")
+    assert f'{EVIDENCE_HEADING}\n- "42 cloves of' in wrong  # the note's own sentence, under the misread
+    assert "Not in the notes searched" not in right and right.startswith(f"{read_right}\n\n{EVIDENCE_HEADING}\n")

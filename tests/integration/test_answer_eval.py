@@ -143,7 +143,8 @@ def test_the_eval_scores_each_scripted_reply_and_totals_them(
 
     assert (retard["recall"], retard["reciprocal_rank"]) == expected_ranking(indexed, retard["question"])
     assert retard["passed"] and retard["fact_recall"] == 1.0 and retard["citation_recall"] == 1.0
-    assert retard["links_shown"] == retard["links_valid"] == 2  # the answer's link and the sources list
+    # The answer's link, the one under the sentence of the note quoted after it, and the sources list.
+    assert retard["links_shown"] == retard["links_valid"] == 3
     assert retard["cited_notes"] == [SOURDOUGH]
     assert retard["prompt_tokens"] > 0 and cake["prompt_tokens"] > 0  # counted by the scripted LLM
 

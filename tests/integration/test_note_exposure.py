@@ -219,7 +219,7 @@ def test_images_and_links_to_hosts_the_user_did_not_name_are_plain_text(
     settings: Settings, indexed: Services, llm: ScriptedLLMServer, stream: bool
 ) -> None:
     llm.add(Turn.text(PLANTED_REPLY), Turn.text(PLANTED_REPLY))
-    with_model = configured(settings, llm_base_url=(llm.base_url,), show_sources=False)
+    with_model = configured(settings, llm_base_url=(llm.base_url,), show_sources=False, show_evidence=False)
     app = create_app(with_model, indexed, chat_model=OpenAICompatibleChatModel(with_model.llm))
     with serve(app) as client:
         plain = ask(client, COMPOST_QUESTION, stream=stream)

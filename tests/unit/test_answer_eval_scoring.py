@@ -74,6 +74,22 @@ def test_a_correct_cited_answer_scores_fully_and_passes(links: VaultLinks) -> No
     assert not score.is_refused and score.passed
 
 
+def test_facts_only_the_notes_sentences_under_the_answer_state_are_counted_apart(links: VaultLinks) -> None:
+    # The 0.5B's misread: the reply holds both facts, the model's own words only one of them.
+    reply = (
+        "It rests 14 hours at 24 °C.\n\nYour notes say:\n"
+        '- "Cold retard: 14 hours in the fridge at 4 °C, covered." [[Sourdough#Final recipe]]\n\n'
+        "Sources:\n- [[Sourdough#Final recipe]]"
+    )
+
+    score = score_item(RETARD, Observation(ranked_notes=RANKED, reply=reply), links)
+
+    assert score.facts_found == (True, True) and score.fact_recall == 1.0
+    assert score.facts_in_answer == (True, False) and score.answer_fact_recall == 0.5
+    assert score.cited_notes == (SOURDOUGH,) and score.passed
+    assert summarise([score]).answer_fact_recall == 0.5
+
+
 def test_links_that_open_nothing_count_against_validity(links: VaultLinks) -> None:
     reply = (
         "It rests 4 hours [[Bread Bible#Retard]] [[Sourdough#No such heading]] [[Garlic]] "

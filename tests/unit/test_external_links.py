@@ -96,3 +96,12 @@ def test_the_stream_keeps_links_to_a_host_the_user_named() -> None:
 
 def test_a_url_ending_the_reply_is_checked_when_the_stream_flushes() -> None:
     assert stream_all(["the end: https://evil.example/x?d=secret"]) == "the end: evil.example"
+
+
+def test_the_services_passage_tags_a_model_copies_out_are_dropped_wherever_the_tokens_cut() -> None:
+    # Recorded from Qwen2.5-Coder 0.5B: a passage copied into the answer with the </note> that closed it.
+    reply = 'Salt | 10 g | 2 %\n</note>\nand <note source="[[Sourdough]]" path="Sourdough.md">x <b>y</b>'
+    expected = "Salt | 10 g | 2 %\n\nand x <b>y</b>"
+
+    assert neutralise_links(reply, ASKED) == expected
+    assert {stream_all([reply[:cut], reply[cut:]]) for cut in range(1, len(reply))} == {expected}

@@ -1,0 +1,156 @@
+"""The sentences of the notes an answer rests on, chosen by code and shown in the notes' own words.
+
+Small local models misread what they are given and answer in a word: Qwen2.5-Coder 0.5B wrote "14 hours at 24 °C"
+over a note saying "14 hours in the fridge at 4 °C", "Matina" for the best-yielding tomato, "nomic" for which
+embedding model was chosen. Under such an answer, the sentences of the passages it read that hold what it says let
+the user check it against the note itself. Code picks them, as rag/answer/attribution picks an answer's sources: by
+the numbers and words the answer states beyond the question's own, so every one is copied verbatim from a passage
+the model read, and its link is that passage's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.answer.attribution import MIN_EVIDENCE, Passage, terms_of, weight_of
+from rag.answer.excerpts import ELLIPSIS, cut_at_space, question_stems, sentences_of, stem
+
+EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
+MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
+EVIDENCE_CHARS = 280  # a longer sentence is cut at a space, as a snippet is
+ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
+_LINK = re.compile(r"!?\[\[[^\]\n]*\]\]")
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_BULLET = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d{1,9}[.)]\s+)?")
+_CALLOUT = re.compile(r"^\[![\w-]+\][+-]?\s*")
+_MARKUP = re.compile(r"\*\*|__|==|`")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One sentence of a passage, as shown, and the link of the passage it is copied from."""
+
+    text: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    text: str
+    source: str
+    holds: frozenset[str]  # the answer's terms (beyond the question's) the sentence holds
+    on_topic: int  # question words the sentence holds: of two sentences holding the same, the one about the question
+    order: int  # passage rank, then place in it
+    is_repeated: bool  # the answer already says it word for word
+
+
+def evidence_for(
+    answer: str,
+    passages: Sequence[Passage],
+    *,
+    question: str = "",
+    limit: int = MAX_EVIDENCE,
+    max_chars: int = EVIDENCE_CHARS,
+) -> list[Evidence]:
+    """Return the sentences of `passages` that hold most of what `answer` says, best first ([] for none).
+
+    What an answer says is what `rag.answer.attribution` weighs: its numbers (with their units) and longer words
+    by stem, less the question's own. The first sentence must hold MIN_EVIDENCE of that (all of it, for an answer
+    saying less: "2 %"; or one term, beside two of the question's words), each further one MIN_EVIDENCE the
+    sentences before it do not. A sentence must also share
+    a word with the question, itself or by its note and heading (a table row "Total | €432" under "Budget"): two
+    words of a long answer in a to-do line are chance. Ties go to the sentence holding more of the question's
+    words, then to the better-ranked passage. A sentence the answer repeats word for word is not shown again, but
+    what it holds counts as shown. Headings, table header rows and rules are no sentences.
+    """
+    said = frozenset(terms_of(_LINK.sub(" ", answer)) - terms_of(question))
+    if not said:
+        return []
+    wanted = question_stems(question)
+    candidates = [c for c in _candidates(said, passages, wanted, _plain(answer)) if c.on_topic or not wanted]
+    covered: set[str] = set().union(*(c.holds for c in candidates if c.is_repeated))
+    candidates = [c for c in candidates if not c.is_repeated]
+    chosen: list[_Candidate] = []
+    while candidates and len(chosen) < limit:
+        best = max(candidates, key=lambda c: (weight_of(set(c.holds - covered)), c.on_topic, -c.order))
+        if not _is_evidence(
+            weight_of(set(best.holds - covered)), best.on_topic, first=not (chosen or covered), said=said
+        ):
+            break
+        chosen.append(best)
+        covered |= best.holds
+        candidates = [c for c in candidates if c.text != best.text]
+    return [Evidence(_shown(c.text, max_chars), c.source) for c in chosen]
+
+
+def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str]) -> bool:
+    """Return whether a sentence holding `new` weight of the answer's terms not yet shown is worth showing.
+
+    A further sentence needs MIN_EVIDENCE. The first needs as much, or all the answer says when that is less, or
+    one of its terms in a sentence holding ON_TOPIC_WORDS of the question's: "You planted 24 cloves of Germidour",
+    asked how many garlic cloves were planted, has only "Germidour" in the sentence that says 42 (and plants and
+    cloves).
+    """
+    if not first:
+        return new >= MIN_EVIDENCE
+    return new >= min(MIN_EVIDENCE, weight_of(set(said))) or (new >= 1 and on_topic >= ON_TOPIC_WORDS)
+
+
+def evidence_block(evidence: Sequence[Evidence]) -> str:
+    """Return the evidence as shown under an answer: the heading, then `- "sentence" [[Note#Heading]]` lines."""
+    if not evidence:
+        return ""
+    return "\n".join([EVIDENCE_HEADING, *(f'- "{item.text}" {item.source}' for item in evidence)])
+
+
+def _candidates(
+    said: frozenset[str], passages: Sequence[Passage], wanted: frozenset[str], answer: str
+) -> list[_Candidate]:
+    found: list[_Candidate] = []
+    for rank, passage in enumerate(passages):
+        if not passage.source:  # a tool result without a note: nothing to link to
+            continue
+        where = _stems(passage.source) & wanted
+        rows = passage.text.split("\n")
+        sentences = [
+            sentence
+            for number, row in enumerate(rows)
+            if not (number + 1 < len(rows) and _TABLE_RULE.match(rows[number + 1]))  # a table's header row
+            for sentence in sentences_of(row)
+        ]
+        for place, sentence in enumerate(sentences):
+            text = _display(sentence)
+            holds = frozenset(said & terms_of(text, bare_numbers=True)) if text else frozenset()
+            if holds:
+                on_topic = len((_stems(text) & wanted) | where)
+                order = rank * 10_000 + place
+                found.append(_Candidate(text, passage.source, holds, on_topic, order, _plain(text) in answer))
+    return found
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(word.casefold()) for word in _WORD.findall(text))
+
+
+def _display(sentence: str) -> str:
+    """Return a sentence as shown: no list marker or quote bar, a table row as its cells ("" for no sentence)."""
+    if _HEADING.match(sentence) or _TABLE_RULE.match(sentence) or sentence.strip() == ELLIPSIS:
+        return ""
+    text = sentence.strip()
+    if text.startswith("|"):  # a table row: "| Salt | 10 g | 2 % |" -> "Salt | 10 g | 2 %"
+        return " | ".join(cell.strip() for cell in text.strip("|").split("|") if cell.strip())
+    text = _CALLOUT.sub("", _BULLET.sub("", text, count=1)).strip()
+    return text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS).strip()
+
+
+def _shown(text: str, max_chars: int) -> str:
+    return text if len(text) <= max_chars else f"{cut_at_space(text, max_chars)} {ELLIPSIS}"
+
+
+def _plain(text: str) -> str:
+    """Return `text` as compared for repetition: no markup, one space between words, case folded."""
+    return " ".join(_MARKUP.sub("", text).split()).casefold()

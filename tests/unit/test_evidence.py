@@ -1,0 +1,115 @@
+"""The sentences under an answer: chosen by code from the passages read, verbatim, holding what the answer says."""
+
+from __future__ import annotations
+
+from rag.answer.attribution import Passage
+from rag.answer.evidence import EVIDENCE_HEADING, Evidence, evidence_block, evidence_for
+
+RECIPE = Passage(
+    "[[Sourdough#Final recipe]]",
+    "## Final recipe\n"
+    "1. **Autolyse:** mix flours and 350 g of the water, rest 45 minutes.\n"
+    "3. **Bulk fermentation:** about **5 hours at 24 °C** (the oven with only the light on). Four sets of folds.\n"
+    "5. **Cold retard:** **14 hours in the fridge at 4 °C**, covered. …",
+)
+BUDGET = Passage(
+    "[[Garden Plan 2027#Budget]]",
+    "| Item | Cost |\n| --- | --- |\n| Annual fee (2027, after the committee vote) | €302 |\n| Seeds | €60 |\n"
+    "| Total | €432 |",
+)
+DAILY = Passage("[[2026-11-13#Plan]]", "- [x] Bake before work\n- [ ] Call the allotment committee about the fee")
+
+
+def test_a_misread_number_is_shown_beside_the_sentence_it_was_misread_from() -> None:
+    # Recorded from Qwen2.5-Coder 0.5B: the fridge's 4 °C read as the bulk fermentation's 24 °C.
+    answer = "The shaped sourdough loaf rests in the fridge for 14 hours at 24 °C."
+    question = "How long does the shaped sourdough loaf rest in the fridge, and at what temperature?"
+
+    evidence = evidence_for(answer, [RECIPE, DAILY], question=question)
+
+    assert [item.text for item in evidence] == [
+        "**Cold retard:** **14 hours in the fridge at 4 °C**, covered.",
+        "**Bulk fermentation:** about **5 hours at 24 °C** (the oven with only the light on).",
+    ]
+    assert {item.source for item in evidence} == {"[[Sourdough#Final recipe]]"}
+
+
+def test_a_one_number_answer_gets_the_sentence_holding_that_number() -> None:
+    passages = [
+        Passage(
+            "[[Fermentation Log#Rules of thumb]]",
+            "Dry-salted vegetables (sauerkraut): **2 % salt by weight**. Brine: 3 %.",
+        )
+    ]
+
+    evidence = evidence_for("2 %", passages, question="How much salt do I use for dry-salted sauerkraut?")
+
+    assert evidence == [
+        Evidence("Dry-salted vegetables (sauerkraut): **2 % salt by weight**.", "[[Fermentation Log#Rules of thumb]]")
+    ]
+
+
+def test_table_rows_are_shown_as_their_cells_and_a_row_counts_as_on_topic_by_its_heading() -> None:
+    answer = "The allotment fee in 2027 will be €302, and the whole year's budget is €432."
+    question = "What will the allotment fee be in 2027, and what does the garden plan estimate for the year's budget?"
+
+    evidence = evidence_for(answer, [BUDGET], question=question)
+
+    assert [item.text for item in evidence] == ["Annual fee (2027, after the committee vote) | €302", "Total | €432"]
+
+
+def test_a_sentence_sharing_no_word_with_the_question_is_chance_and_not_shown() -> None:
+    # "Bake" and "work" are the answer's words, but a to-do line of a daily note is not about the potluck.
+    answer = "I brought a loaf to work, baked before work that morning."
+    question = "What did I bring to Friday's team potluck?"
+
+    assert evidence_for(answer, [DAILY], question=question) == []
+
+
+def test_what_the_answer_repeats_word_for_word_is_not_shown_again() -> None:
+    answer = "Cold retard: 14 hours in the fridge at 4 °C, covered."
+
+    assert evidence_for(answer, [RECIPE], question="How long does the loaf stay in the fridge?") == []
+
+
+def test_a_second_sentence_is_shown_only_when_it_holds_more_of_the_answer() -> None:
+    answer = "It rests 14 hours in the fridge at 4 °C."
+    question = "How long does the loaf rest in the fridge?"
+
+    evidence = evidence_for(answer, [RECIPE, RECIPE], question=question)
+
+    assert [item.text for item in evidence] == ["**Cold retard:** **14 hours in the fridge at 4 °C**, covered."]
+
+
+def test_an_answer_saying_nothing_beyond_the_question_and_tool_text_without_a_note_get_nothing() -> None:
+    assert evidence_for("The fridge.", [RECIPE], question="Where does the loaf rest, the fridge?") == []
+    assert (
+        evidence_for("14 hours at 4 °C.", [Passage("", "Cold retard: 14 hours at 4 °C.")], question="How long?") == []
+    )
+
+
+def test_a_long_sentence_is_cut_at_a_space_and_marked() -> None:
+    long = Passage("[[Log]]", "The pump ran for 20 seconds " + "and then it waited a while " * 20 + "before the check.")
+
+    (item,) = evidence_for("It ran for 20 seconds.", [long], question="How long does the pump run?", max_chars=60)
+
+    assert item.text.startswith("The pump ran for 20 seconds") and item.text.endswith(" …")
+    assert len(item.text) <= 62
+
+
+def test_the_block_quotes_each_sentence_with_its_link() -> None:
+    block = evidence_block([Evidence("Total | €432", "[[Garden Plan 2027#Budget]]")])
+
+    assert block == f'{EVIDENCE_HEADING}\n- "Total | €432" [[Garden Plan 2027#Budget]]'
+    assert evidence_block([]) == ""
+
+
+def test_one_answer_word_beside_two_question_words_is_evidence_for_the_first_sentence() -> None:
+    # "24" is a misread of the note's 42: only "Germidour" is the answer's, but the sentence is the garlic planting.
+    garlic = Passage("[[Garlic]]", "Planted 42 cloves of 'Germidour' on 8 November 2026. Watered them in.")
+
+    evidence = evidence_for(
+        "You planted 24 cloves of Germidour.", [garlic], question="How many garlic cloves did I plant?"
+    )
+
+    assert evidence == [Evidence("Planted 42 cloves of 'Germidour' on 8 November 2026.", "[[Garlic]]")]
