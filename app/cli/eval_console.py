@@ -96,7 +96,7 @@ def totals_rows(totals: Totals, k: object) -> list[tuple[str, str]]:
         ("false refusals on answerable items", ratio(totals.false_refusals)),
         ("answer facts found (mean share)", number(totals.fact_recall, 3)),
         ('  of them in the answer\'s own words, before "Your notes say:"', number(totals.answer_fact_recall, 3)),
-        ("answers with every fact", ratio(totals.correct)),
+        ("answers with every fact in their own words", ratio(totals.correct)),
         ("edit requests with the expected proposal", ratio(totals.edits)),
         ("items that wrote to the vault", str(totals.written)),
         ("replies from the fallback (LLM failed before answering)", str(totals.fallbacks)),

@@ -17,6 +17,8 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W_]+|[%€$£°]")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+# A quoted sentence of a note with its link (the service's "Your notes say:" lines): `- "..." [[Note#Heading]]`.
+_QUOTED_SENTENCE = re.compile(r'^- ".*" (!?\[\[[^\[\]\n]+\]\])[ \t]*$', re.MULTILINE)
 # The lists the service appends (rag.answer.citations.sources_list): where the answer came from, or what was searched.
 _SOURCES_BLOCK = re.compile(r"(?:^|\n\n)(?:Sources|Notes searched):\n(?:- \[\[[^\n]*(?:\n|$))+")
 # How small models say the notes do not answer, besides the service's own sentence (rag.answer.context.REFUSAL).
@@ -93,8 +95,11 @@ def cited_links(text: str) -> list[WrittenLink]:
 
 
 def without_quotes(text: str) -> str:
-    """Return `text` without its quoted lines (`> ...`): a quoted passage's links are the note's, not citations."""
-    return _QUOTE_LINE.sub("", text)
+    """Return `text` without its quoted lines (`> ...`), each quoted sentence (`- "..." [[Note]]`) as its link.
+
+    The links inside a passage or a sentence quoted are the note's, not citations.
+    """
+    return _QUOTED_SENTENCE.sub(r"- \1", _QUOTE_LINE.sub("", text))
 
 
 def without_links(text: str) -> str:
@@ -103,9 +108,12 @@ def without_links(text: str) -> str:
 
 
 def before_evidence(body: str) -> str:
-    """Return a reply's body up to "Your notes say:" (the notes' own sentences quoted under the answer)."""
+    """Return a reply's own answer: its body up to "Your notes say:" (the notes' sentences quoted under it).
+
+    A reply that is quotes alone (a quote-first answer whose words the quotes did not bear out) is its quotes.
+    """
     start = body.find(EVIDENCE_HEADING)
-    return body if start < 0 else body[:start]
+    return body if start < 0 or not body[:start].strip() else body[:start]
 
 
 def split_sources(reply: str) -> tuple[str, str]:

@@ -91,7 +91,8 @@ class ItemScore:
     def passed(self) -> bool | None:
         """Return whether the item passed (None: skipped).
 
-        An answer passes when it is not a refusal, says every fact and cites an expected note; a refuse item when
+        An answer passes when it is not a refusal, says every fact in its own words (before the notes' sentences
+        quoted under it) and cites an expected note; a refuse item when
         the reply is a refusal; an edit when a matching proposal is shown and nothing was written.
         """
         if self.observation.skipped is not None:
@@ -100,7 +101,7 @@ class ItemScore:
             return False
         kind = self.item.kind
         if kind == "answer":
-            return not self.is_refused and all(self.facts_found) and bool(self.citation_recall)
+            return not self.is_refused and all(self.facts_in_answer) and bool(self.citation_recall)
         if kind == "refuse":
             return self.is_refused
         return bool(self.edit_matches) and not self.observation.written

@@ -38,7 +38,7 @@ class Totals:
     false_refusals: Ratio  # answerable items refused
     fact_recall: float | None  # mean share of facts said, over answer items
     answer_fact_recall: float | None  # the same in the model's own words (before "Your notes say:")
-    correct: Ratio  # answer items that say every fact
+    correct: Ratio  # answer items that say every fact in their own words
     edits: Ratio  # edit items whose expected proposal was shown
     written: int  # items whose request changed the vault (the eval never approves: must be 0)
     fallbacks: int  # replies that are passages because the LLM failed before answering (timeouts, errors)
@@ -73,7 +73,7 @@ def summarise(scores: Sequence[ItemScore]) -> Totals:
         false_refusals=Ratio(sum(1 for score in answers if score.is_refused), len(answers)),
         fact_recall=_mean([score.fact_recall for score in answers]),
         answer_fact_recall=_mean([score.answer_fact_recall for score in answers]),
-        correct=Ratio(sum(1 for score in answers if all(score.facts_found)), len(answers)),
+        correct=Ratio(sum(1 for score in answers if all(score.facts_in_answer)), len(answers)),
         edits=Ratio(sum(1 for score in edits if score.edit_matches), len(edits)),
         written=sum(1 for score in run if score.observation.written),
         fallbacks=sum(1 for score in run if score.observation.fell_back),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from rag.answer.attribution import MIN_EVIDENCE, Passage, terms_of, weight_of
 from rag.answer.excerpts import ELLIPSIS, cut_at_space, question_stems, sentences_of, stem
+from rag.answer.external_links import named_hosts, neutralise_links
 
 EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
 MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
@@ -26,6 +27,8 @@ _HEADING = re.compile(r"^\s*#{1,6}\s")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _BULLET = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d{1,9}[.)]\s+)?")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?\s*")
+# A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
+_CELL_BORDER = re.compile(r"(?<!\\)\|(?![^\[\]]*\]\])")
 _MARKUP = re.compile(r"\*\*|__|==|`")
 _WORD = re.compile(r"\w+")
 
@@ -84,7 +87,8 @@ def evidence_for(
         chosen.append(best)
         covered |= best.holds
         candidates = [c for c in candidates if c.text != best.text]
-    return [Evidence(_shown(c.text, max_chars), c.source) for c in chosen]
+    hosts = named_hosts(question)  # a quoted image is still rendered: one from a host not named is shown as text
+    return [Evidence(_shown(neutralise_links(c.text, hosts), max_chars), c.source) for c in chosen]
 
 
 def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str]) -> bool:
@@ -141,8 +145,9 @@ def _display(sentence: str) -> str:
     if _HEADING.match(sentence) or _TABLE_RULE.match(sentence) or sentence.strip() == ELLIPSIS:
         return ""
     text = sentence.strip()
-    if text.startswith("|"):  # a table row: "| Salt | 10 g | 2 % |" -> "Salt | 10 g | 2 %"
-        return " | ".join(cell.strip() for cell in text.strip("|").split("|") if cell.strip())
+    if text.startswith("|"):  # a table row as its cells: "| Salt | 10 g | 2 % |" -> "Salt | 10 g | 2 %"
+        cells = (cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(text.strip("|")))
+        return " | ".join(cell for cell in cells if cell)  # out of its table, "\|" would be a plain backslash
     text = _CALLOUT.sub("", _BULLET.sub("", text, count=1)).strip()
     return text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS).strip()
 

@@ -22,6 +22,14 @@ _WORD = re.compile(r"\w+")
 _SENTENCE_GAP = re.compile(r"(?<=[.!?…])\s+")
 _SPACE = re.compile(r"\s+")
 _LIST_NUMBER = re.compile(r"\s*\d{1,9}[.)]")  # "1. Mix ...": the number's period ends no sentence
+# A period that ends no sentence: a common abbreviation ("Nov. 8", "Dr. Vogt", "z.B.", "A. Smith").
+_NO_SENTENCE_END = re.compile(
+    r"\b(?:[A-Z]|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Mr|Mrs|Ms|Dr|Prof|St|vs|etc|approx|ca|cf|vol|Nr|"
+    r"bzw|ggf|usw|z\.B|d\.h|u\.a|e\.g|i\.e)\.$"
+)
+# Nor does a day's, in a date written the German way ("Am 8. November"); "in bed 3. Watered." ends one.
+_DAY_OF_MONTH = re.compile(r"(?<![\w.])\d{1,2}\.$")
+_MONTH = re.compile(r"(?:Jan|Feb|Mar|Mär|Apr|May|Mai|Jun|Jul|Aug|Sep|Oct|Okt|Nov|Dec|Dez)[a-zä]*\b", re.IGNORECASE)
 _LINKS = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)")
 _SUFFIXES = ("ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "ly", "s")
 # Question words that say nothing about where the answer is in a passage.
@@ -159,7 +167,11 @@ def _units(number: int, row: str, wanted: frozenset[str] = frozenset()) -> list[
     cuts = [
         gap
         for gap in _SENTENCE_GAP.finditer(row)
-        if not _inside(spans, gap.start()) and not _LIST_NUMBER.fullmatch(row[: gap.start()])
+        if not _inside(spans, gap.start())
+        and not _LIST_NUMBER.fullmatch(row[: gap.start()])
+        and not _NO_SENTENCE_END.search(row, 0, gap.start())
+        and not (_DAY_OF_MONTH.search(row, 0, gap.start()) and _MONTH.match(row, gap.end()))
+        and not row[gap.end() : gap.end() + 1].islower()  # "e.g. the", "approx. two": no new sentence
     ]
     bounds = [(0, len(row))]
     if cuts:

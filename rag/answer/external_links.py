@@ -95,8 +95,10 @@ class _Guard:
 
     def tag(self, match: re.Match[str]) -> str:
         name = re.match(r"</?([A-Za-z0-9-]+)", match[0])
-        if name is not None and name[1].lower() == PASSAGE_TAG:
-            return ""  # the service's own passage delimiter, which a small model copies out with a passage's text
+        if name is not None and name[1].lower() == PASSAGE_TAG and (match[0].startswith("</") or "source=" in match[0]):
+            # The service's own passage delimiters, which a small model copies out with a passage's text (a bare
+            # <note> the user wrote, say about MusicXML, stays).
+            return ""
         hosts = [self.blocked_host(url[0]) for url in _TAG_URL.finditer(html.unescape(match[0]))]
         host = next((found for found in hosts if found is not None), None)
         if host is None:

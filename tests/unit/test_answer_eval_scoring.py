@@ -86,8 +86,21 @@ def test_facts_only_the_notes_sentences_under_the_answer_state_are_counted_apart
 
     assert score.facts_found == (True, True) and score.fact_recall == 1.0
     assert score.facts_in_answer == (True, False) and score.answer_fact_recall == 0.5
+    assert score.cited_notes == (SOURDOUGH,) and not score.passed  # the answer itself misread the temperature
+    assert summarise([score]).answer_fact_recall == 0.5 and summarise([score]).correct == Ratio(0, 1)
+
+
+def test_a_link_inside_a_quoted_sentence_is_the_notes_not_a_citation(links: VaultLinks) -> None:
+    reply = (
+        "It rests 14 hours at 4 °C.\n\nYour notes say:\n"
+        '- "Retard 14 hours at 4 °C, see [[Garlic]]." [[Sourdough#Final recipe]]\n\n'
+        "Sources:\n- [[Sourdough#Final recipe]]"
+    )
+
+    score = score_item(RETARD, Observation(ranked_notes=RANKED, reply=reply), links)
+
     assert score.cited_notes == (SOURDOUGH,) and score.passed
-    assert summarise([score]).answer_fact_recall == 0.5
+    assert (score.links_shown, score.links_valid) == (2, 2)  # the quote's link and the list's
 
 
 def test_links_that_open_nothing_count_against_validity(links: VaultLinks) -> None:

@@ -113,3 +113,22 @@ def test_one_answer_word_beside_two_question_words_is_evidence_for_the_first_sen
     )
 
     assert evidence == [Evidence("Planted 42 cloves of 'Germidour' on 8 November 2026.", "[[Garlic]]")]
+
+
+def test_an_image_or_link_to_a_host_the_question_does_not_name_is_quoted_as_text() -> None:
+    # A quoted image is still rendered by the chat app: note text must not send the conversation anywhere.
+    passage = Passage(
+        "[[Log]]", "Retard 14 hours at 4 °C ![x](https://evil.example/p.png?d=1) and [more](https://evil.example/c)."
+    )
+
+    (item,) = evidence_for("14 hours at 4 °C.", [passage], question="How long does the loaf retard?")
+
+    assert "https://" not in item.text and "(image from evil.example not shown)" in item.text
+
+
+def test_a_table_row_keeps_its_aliased_links_whole() -> None:
+    row = Passage("[[Garden]]", "| Crop | Count |\n| --- | --- |\n| [[Garlic\\|garlic cloves]] planted | 42 |")
+
+    (item,) = evidence_for("42 were planted.", [row], question="How many garlic cloves did I plant?")
+
+    assert item.text == "[[Garlic|garlic cloves]] planted | 42"

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rag.answer.excerpts import best_excerpt, cut_at_space, key_sentences, question_stems, stem
+from rag.answer.excerpts import best_excerpt, cut_at_space, key_sentences, question_stems, sentences_of, stem
 from rag.answer.passages import snippet
 
 # sample_vault's Sourdough "Final recipe" steps (lines 38-44), as the chunker keeps them.
@@ -99,3 +99,9 @@ def test_one_sentence_over_the_budget_is_cut_at_a_space() -> None:
     part = best_excerpt(long.strip() + "\nshort row", "nothing", max_chars=60)
 
     assert len(part.text) <= 60 and part.text.endswith("word") and part.is_cut_after
+
+
+def test_abbreviations_and_a_german_dates_day_end_no_sentence() -> None:
+    assert sentences_of("Planted on Nov. 8 in bed 3. Watered.") == ["Planted on Nov. 8 in bed 3.", "Watered."]
+    assert sentences_of("Am 8. November gesetzt. Gut.") == ["Am 8. November gesetzt.", "Gut."]
+    assert sentences_of("Use e.g. the oven. Dr. Vogt agreed.") == ["Use e.g. the oven.", "Dr. Vogt agreed."]
