@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from rag.answer.excerpts import FILLER, stem
@@ -64,7 +65,7 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
     configure a Kubernetes ingress controller, over a vault with none), so the reply says so.
     """
     text = _LINK.sub(" ", answer)
-    said = terms_of(text) - terms_of(question)
+    said = said_beyond(answer, question)
     needed = max(MIN_EVIDENCE, MIN_SHARE * weight_of(said))
     best: dict[str, tuple[int, int]] = {}  # source -> (its evidence, its first rank)
     shares_any = False
@@ -134,7 +135,12 @@ def is_unsupported(answer: str, passages: Sequence[Passage], *, question: str = 
     return attribute(answer, passages, question=question).is_unsupported
 
 
-def weight_of(terms: set[str]) -> int:
+def said_beyond(answer: str, question: str) -> set[str]:
+    """Return what `answer` says beyond `question`: its numbers and word stems less the question's, links left out."""
+    return terms_of(_LINK.sub(" ", answer)) - terms_of(question)
+
+
+def weight_of(terms: AbstractSet[str]) -> int:
     """Return the evidence `terms` are worth: NUMBER_WEIGHT per number, one per word."""
     return sum(NUMBER_WEIGHT if term[0].isdigit() else 1 for term in terms)
 

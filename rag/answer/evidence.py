@@ -14,22 +14,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.answer.attribution import MIN_EVIDENCE, Passage, terms_of, weight_of
+from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.excerpts import ELLIPSIS, cut_at_space, question_stems, sentences_of, stem
 from rag.answer.external_links import named_hosts, neutralise_links
+from rag.answer.passages import BLOCK_MARK
+from rag.answer.quote_words import normalised
+from rag.chunks.pieces import TABLE_DIVIDER
 
 EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
 MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
 EVIDENCE_CHARS = 280  # a longer sentence is cut at a space, as a snippet is
 ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
-_LINK = re.compile(r"!?\[\[[^\]\n]*\]\]")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_BULLET = re.compile(r"^\s*(?:>\s*)*(?:[-*+]\s+|\d{1,9}[.)]\s+)?")
-_CALLOUT = re.compile(r"^\[![\w-]+\][+-]?\s*")
 # A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
 _CELL_BORDER = re.compile(r"(?<!\\)\|(?![^\[\]]*\]\])")
-_MARKUP = re.compile(r"\*\*|__|==|`")
 _WORD = re.compile(r"\w+")
 
 
@@ -64,13 +62,13 @@ def evidence_for(
     What an answer says is what `rag.answer.attribution` weighs: its numbers (with their units) and longer words
     by stem, less the question's own. The first sentence must hold MIN_EVIDENCE of that (all of it, for an answer
     saying less: "2 %"; or one term, beside two of the question's words), each further one MIN_EVIDENCE the
-    sentences before it do not. A sentence must also share
-    a word with the question, itself or by its note and heading (a table row "Total | €432" under "Budget"): two
-    words of a long answer in a to-do line are chance. Ties go to the sentence holding more of the question's
-    words, then to the better-ranked passage. A sentence the answer repeats word for word is not shown again, but
-    what it holds counts as shown. Headings, table header rows and rules are no sentences.
+    sentences before it do not. A sentence must also share a word with the question, itself or by its note and
+    heading (a table row "Total | €432" under "Budget"): two words of a long answer in a to-do line are chance.
+    Ties go to the sentence holding more of the question's words, then to the better-ranked passage. A sentence the
+    answer repeats word for word (compared as quotes are) is not shown again, but what it holds counts as shown.
+    Headings, table header rows and rules are no sentences.
     """
-    said = frozenset(terms_of(_LINK.sub(" ", answer)) - terms_of(question))
+    said = frozenset(said_beyond(answer, question))
     if not said:
         return []
     wanted = question_stems(question)
@@ -79,10 +77,9 @@ def evidence_for(
     candidates = [c for c in candidates if not c.is_repeated]
     chosen: list[_Candidate] = []
     while candidates and len(chosen) < limit:
-        best = max(candidates, key=lambda c: (weight_of(set(c.holds - covered)), c.on_topic, -c.order))
-        if not _is_evidence(
-            weight_of(set(best.holds - covered)), best.on_topic, first=not (chosen or covered), said=said
-        ):
+        best = max(candidates, key=lambda c: (weight_of(c.holds - covered), c.on_topic, -c.order))
+        new = weight_of(best.holds - covered)
+        if not _is_evidence(new, best.on_topic, first=not (chosen or covered), said=said):
             break
         chosen.append(best)
         covered |= best.holds
@@ -101,7 +98,7 @@ def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str]) 
     """
     if not first:
         return new >= MIN_EVIDENCE
-    return new >= min(MIN_EVIDENCE, weight_of(set(said))) or (new >= 1 and on_topic >= ON_TOPIC_WORDS)
+    return new >= min(MIN_EVIDENCE, weight_of(said)) or (new >= 1 and on_topic >= ON_TOPIC_WORDS)
 
 
 def evidence_block(evidence: Sequence[Evidence]) -> str:
@@ -123,7 +120,7 @@ def _candidates(
         sentences = [
             sentence
             for number, row in enumerate(rows)
-            if not (number + 1 < len(rows) and _TABLE_RULE.match(rows[number + 1]))  # a table's header row
+            if not (number + 1 < len(rows) and TABLE_DIVIDER.match(rows[number + 1]))  # a table's header row
             for sentence in sentences_of(row)
         ]
         for place, sentence in enumerate(sentences):
@@ -142,13 +139,13 @@ def _stems(text: str) -> frozenset[str]:
 
 def _display(sentence: str) -> str:
     """Return a sentence as shown: no list marker or quote bar, a table row as its cells ("" for no sentence)."""
-    if _HEADING.match(sentence) or _TABLE_RULE.match(sentence) or sentence.strip() == ELLIPSIS:
+    if _HEADING.match(sentence) or TABLE_DIVIDER.match(sentence) or sentence.strip() == ELLIPSIS:
         return ""
     text = sentence.strip()
     if text.startswith("|"):  # a table row as its cells: "| Salt | 10 g | 2 % |" -> "Salt | 10 g | 2 %"
         cells = (cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(text.strip("|")))
         return " | ".join(cell for cell in cells if cell)  # out of its table, "\|" would be a plain backslash
-    text = _CALLOUT.sub("", _BULLET.sub("", text, count=1)).strip()
+    text = BLOCK_MARK.sub("", text).strip()
     return text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS).strip()
 
 
@@ -157,5 +154,5 @@ def _shown(text: str, max_chars: int) -> str:
 
 
 def _plain(text: str) -> str:
-    """Return `text` as compared for repetition: no markup, one space between words, case folded."""
-    return " ".join(_MARKUP.sub("", text).split()).casefold()
+    """Return `text` as compared for repetition: as quotes are compared (rag.answer.quote_words), case folded."""
+    return normalised(text).casefold()

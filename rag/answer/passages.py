@@ -20,7 +20,7 @@ NO_MODEL_CHANGES = (
 SNIPPET_CHARS = 320
 # Block syntax that means nothing on one line: heading marks, quote and callout markers, bullets. A task's
 # checkbox stays ("[ ] Call the vet", "[x] Buy flour"): whether a task is open or done is often the answer.
-_BLOCK_MARK = re.compile(r"^(?:\s*>\s*(?:\[![^\]]*\][+-]?\s*)?)*(?:#{1,6}\s+|[-*+]\s+|\d{1,9}[.)]\s+)?")
+BLOCK_MARK = re.compile(r"^(?:\s*>\s*(?:\[![^\]]*\][+-]?\s*)?)*(?:#{1,6}\s+|[-*+]\s+|\d{1,9}[.)]\s+)?")
 
 
 def retrieval_only_reply(question: str, hits: Sequence[SearchHit], *, covered: bool, limit: int = 3) -> str:
@@ -54,7 +54,7 @@ def snippet(text: str, question: str, *, max_chars: int = SNIPPET_CHARS) -> str:
 
     Runs that are not next to each other are joined by " … "; no link or code span is cut (`rag.answer.excerpts`).
     """
-    lines = (_BLOCK_MARK.sub("", line) for line in text.replace("![[", "[[").splitlines())
+    lines = (BLOCK_MARK.sub("", line) for line in text.replace("![[", "[[").splitlines())
     found = key_sentences("\n".join(lines), question, max_chars=max_chars)
     shown = GAP.join(found.runs)
     is_cut_after = found.is_cut_after

@@ -16,7 +16,7 @@ BLOCK_SEP = "\n\n"
 LINE_SEP = "\n"
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_TABLE_DIVIDER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+TABLE_DIVIDER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 # A sentence ends at . ! ? … followed by space, or right after a CJK full stop (no space follows those).
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？])")
 
@@ -188,7 +188,7 @@ def _split_code(piece: Piece, budget: int, counter: TokenCounter) -> list[Piece]
 
 
 def _split_table(piece: Piece, budget: int, counter: TokenCounter) -> list[Piece] | None:
-    if len(piece.rows) < 3 or not _TABLE_DIVIDER.match(piece.rows[1]):
+    if len(piece.rows) < 3 or not TABLE_DIVIDER.match(piece.rows[1]):
         return None
     frame = _Frame(piece.rows[:2], piece.lines[:2], (), None, "table")
     return _split_framed(piece, frame, 2, len(piece.rows), budget, counter)
