@@ -168,7 +168,15 @@ async def _serve_and_relay(
 
     app = create_app(own.settings, ownership=own.ownership)
     port = own.settings.port
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, workers=1, log_config=None, lifespan="on")
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        workers=1,
+        log_config=None,
+        lifespan="on",
+        timeout_graceful_shutdown=own.settings.server.shutdown_grace_seconds,
+    )
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve(sockets=[own.sock]), name="mcp-service")
     try:

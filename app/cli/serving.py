@@ -77,5 +77,14 @@ def _run(settings: Settings, ownership: DataDirOwnership, sock: socket.socket) -
     # One worker: the embedded index is a single-process store, and the lifespan owns the re-indexer.
     # log_config=None: uvicorn's records go through the root handlers, which carry the redaction filter.
     app = create_app(settings, ownership=ownership)
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, workers=1, log_config=None)
+    # A bounded grace: uvicorn would otherwise wait for a request held by a slow model (minutes with
+    # LLM_READ_TIMEOUT_SECONDS=900) before it stops, and a second Ctrl+C skips closing the stores.
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        workers=1,
+        log_config=None,
+        timeout_graceful_shutdown=settings.server.shutdown_grace_seconds,
+    )
     uvicorn.Server(config).run(sockets=[sock])

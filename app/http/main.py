@@ -12,6 +12,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from agent.tool_use import ToolUse
 from app.http.errors import install_error_handlers
+from app.http.in_flight import InFlight, TrackRequests
 from app.http.openapi import install_openapi
 from app.http.probes import ProbeSlots, secrets_of
 from app.http.routes import changes, chat, crews, health, index, models, proposals
@@ -59,6 +60,7 @@ def create_app(
     """
     settings = settings or Settings()
     check_bind_address(settings.server)  # also under `uvicorn --factory`, not only `librarian serve`
+    in_flight = InFlight()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -72,6 +74,8 @@ def create_app(
             app.state.runtime = runtime
             stack.callback(delattr, app.state, "runtime")  # requests after shutdown get 503, not stopped services
             await start_mcp(app, stack, runtime)  # last: its tools use everything above
+            # Unwound first: requests uvicorn cancelled at the end of its grace still write as they unwind.
+            stack.push_async_callback(in_flight.settled)
             yield
 
     app = FastAPI(
@@ -86,7 +90,9 @@ def create_app(
     # The last middleware added runs first. CORS is outermost, so browser clients can read the 400, 401 and 413
     # answers of the inner layers; the origin allowlist is the protection, so any request header is allowed
     # (the openai JS SDK in Obsidian Copilot sends x-stainless-* headers).
-    # Innermost: routes only ever see text that is valid Unicode (lone surrogates replaced), once for all.
+    # Innermost: requests are counted for shutdown, and one cut short there gets its 503 through CORS.
+    app.add_middleware(TrackRequests, in_flight=in_flight)
+    # Routes only ever see text that is valid Unicode (lone surrogates replaced), once for all.
     app.add_middleware(ValidUnicodeBody)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(TrustedHosts, hosts=trusted_hosts(settings.server))

@@ -195,6 +195,7 @@ class Settings(BaseSettings, EditFields, ServiceFields, LlmFields, SearchFields,
             cors_origins=self.cors_origins,
             max_body_bytes=self.max_body_bytes,
             keepalive_seconds=self.keepalive_seconds,
+            shutdown_grace_seconds=self.shutdown_grace_seconds,
         )
 
     @property

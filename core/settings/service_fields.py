@@ -25,6 +25,13 @@ class ServiceFields(BaseModel):
     )
     max_body_bytes: int = Field(1_000_000, gt=0, description="Larger requests get 413.")
     keepalive_seconds: float = Field(2.0, gt=0, description="Keep-alive comment interval on streams.")
+    shutdown_grace_seconds: float = Field(
+        5.0,
+        ge=0,
+        description="On SIGTERM or Ctrl+C, how long requests still running (an answer waiting on a slow model) may "
+        "finish before they are cancelled; streams end at once. Then the re-index stops at its next commit and the "
+        "stores close.",
+    )
     sync_interval_minutes: float = Field(15, gt=0, description="Background re-index interval (plus one at start).")
     watch: bool = Field(True, description="Re-index when files change.")
     watch_debounce_ms: int = Field(1000, ge=0, description="How long the watcher waits for more changes.")
