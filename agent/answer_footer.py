@@ -16,9 +16,9 @@ import re
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers
-from rag.answer.citations import SEARCHED_HEADING, SOURCES_HEADING, sources_list
+from rag.answer.citations import SOURCES_BLOCK, note_of, sources_list
 from rag.answer.context import is_refusal
-from rag.answer.evidence import EVIDENCE_HEADING, evidence_block, evidence_for
+from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, evidence_block, evidence_for
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 NUMBERS_CAUTION = "Not in the notes searched:"
@@ -31,8 +31,7 @@ _OWN_SOURCES = re.compile(
 # sends back.
 _FOOTER = re.compile(
     r"(?:\n\n\*\((?:Nothing in this answer was found|" + re.escape(NUMBERS_CAUTION) + r")[^\n]*\)\*)*"
-    rf"(?:\n\n{re.escape(EVIDENCE_HEADING)}(?:\n- [^\n]*)+)?"
-    rf"(?:\n\n(?:{re.escape(SOURCES_HEADING)}|{re.escape(SEARCHED_HEADING)})\n(?:- [^\n]*(?:\n|$))+)?\s*$"
+    rf"(?:\n\n{EVIDENCE_BLOCK})?(?:\n\n{SOURCES_BLOCK})?\s*$"
 )
 
 
@@ -74,17 +73,12 @@ def answer_footer(
     if show_sources:
         quoted = [item.source for item in evidence]
         if cited:  # a note the answer cites is listed as it cites it, not again by the section quoted
-            named = {_note_of(anchor) for anchor in cited}
-            sources = sources_list([*cited, *(anchor for anchor in quoted if _note_of(anchor) not in named)])
+            named = {note_of(anchor) for anchor in cited}
+            sources = sources_list([*cited, *(anchor for anchor in quoted if note_of(anchor) not in named)])
         else:
             sources = sources_list((), drawn_from=[*read.sources, *quoted], fallback=state.get("allowed", []))
         parts.append(f"\n\n{sources}" if sources else "")
     return "".join(parts)
-
-
-def _note_of(anchor: str) -> str:
-    """Return the note an anchor opens: "[[Garlic#Planting|when]]" -> "Garlic"."""
-    return anchor.strip("[]").partition("|")[0].partition("#")[0]
 
 
 def refusal_footer(refusal: str, state: AgentState) -> str:

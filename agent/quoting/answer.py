@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.answer.context import REFUSAL, is_refusal
-from rag.answer.evidence import EVIDENCE_HEADING
+from rag.answer.evidence import EVIDENCE_HEADING, quoted_line
 from rag.answer.near_copy import names_in, unquoted_names
 from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, unquoted_numbers
 
@@ -25,7 +25,7 @@ def quoted_answer(answer: str, quotes: Sequence[VerifiedQuote], passages: Sequen
     Each quote's line cites its note as [[Note#Heading]] (checked like any citation as it streams). The passages
     offered tell which words are names (`rag.answer.near_copy.names_in`).
     """
-    lines = [f'- "{quote.text}" {quote.source}' for quote in quotes]
+    lines = [quoted_line(quote.text, quote.source) for quote in quotes]
     names = names_in([passage.text for passage in passages])
     quoted = "\n".join([QUOTES_HEADING, *lines])
     if (

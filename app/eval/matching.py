@@ -7,9 +7,10 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag.answer.citations import SOURCES_BLOCK
 from rag.answer.code_spans import code_ranges, is_inside
 from rag.answer.context import is_refusal
-from rag.answer.evidence import EVIDENCE_HEADING
+from rag.answer.evidence import EVIDENCE_HEADING, QUOTED_LINE
 
 # Numbers stay whole ("0.75", "1,184"), so "4" never matches inside "14"; %, currency and degree signs are words
 # of their own, so "2 %" and "2%" are the same phrase and "2 %" is not just "2".
@@ -18,9 +19,9 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": 
 _WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
 # A quoted sentence of a note with its link (the service's "Your notes say:" lines): `- "..." [[Note#Heading]]`.
-_QUOTED_SENTENCE = re.compile(r'^- ".*" (!?\[\[[^\[\]\n]+\]\])[ \t]*$', re.MULTILINE)
+_QUOTED_SENTENCE = re.compile(rf"^{QUOTED_LINE}$", re.MULTILINE)
 # The lists the service appends (rag.answer.citations.sources_list): where the answer came from, or what was searched.
-_SOURCES_BLOCK = re.compile(r"(?:^|\n\n)(?:Sources|Notes searched):\n(?:- \[\[[^\n]*(?:\n|$))+")
+_SOURCES_BLOCK = re.compile(rf"(?:^|\n\n){SOURCES_BLOCK}")
 # How small models say the notes do not answer, besides the service's own sentence (rag.answer.context.REFUSAL).
 _NOT = r"(?:not|n't|nt)"
 _REFUSAL_OPENING = re.compile(
@@ -99,7 +100,7 @@ def without_quotes(text: str) -> str:
 
     The links inside a passage or a sentence quoted are the note's, not citations.
     """
-    return _QUOTED_SENTENCE.sub(r"- \1", _QUOTE_LINE.sub("", text))
+    return _QUOTED_SENTENCE.sub(r"- \g<link>", _QUOTE_LINE.sub("", text))
 
 
 def without_links(text: str) -> str:

@@ -145,6 +145,14 @@ def _parse(content: str) -> _Written:
     return _Written(html.unescape(link).strip(), alias if separator else None, pipe)
 
 
+def note_of(anchor: str) -> str:
+    """Return the note a link names: "[[Garlic#Planting|when]]" -> "Garlic" (a table's escaped pipe too)."""
+    inner = anchor.strip()
+    if inner.startswith("[[") and inner.endswith("]]"):
+        inner = inner[2:-2]
+    return _parse(inner).target
+
+
 def _heading_of(written: _Written) -> str | None:
     # Nested subpaths ("H1#H2") name the innermost heading, as chunk anchors do.
     headings = [part for part in written.subpath if not part.startswith("^")]
@@ -196,6 +204,9 @@ def verify_citations(
 
 SOURCES_HEADING = "Sources:"
 SEARCHED_HEADING = "Notes searched:"
+# The list `sources_list` renders, as it reads in a reply a client sends back (a regular-expression source, for
+# the patterns that cut it from history and find it in the eval).
+SOURCES_BLOCK = rf"(?:{re.escape(SOURCES_HEADING)}|{re.escape(SEARCHED_HEADING)})\n(?:- \[\[[^\n]*(?:\n|$))+"
 
 
 def sources_list(

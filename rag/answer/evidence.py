@@ -22,6 +22,10 @@ from rag.answer.quote_words import normalised
 from rag.chunks.pieces import TABLE_DIVIDER
 
 EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
+# One quoted line as `quoted_line` writes it, and the block under the heading, as they read in a reply a client
+# sends back (regular-expression sources, for the patterns that cut them from history and read them in the eval).
+QUOTED_LINE = r'- "[^\n]*" (?P<link>!?\[\[[^\[\]\n]+\]\])[ \t]*'
+EVIDENCE_BLOCK = rf"{re.escape(EVIDENCE_HEADING)}(?:\n{QUOTED_LINE})+"
 MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
 EVIDENCE_CHARS = 280  # a longer sentence is cut at a space, as a snippet is
 ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
@@ -105,7 +109,12 @@ def evidence_block(evidence: Sequence[Evidence]) -> str:
     """Return the evidence as shown under an answer: the heading, then `- "sentence" [[Note#Heading]]` lines."""
     if not evidence:
         return ""
-    return "\n".join([EVIDENCE_HEADING, *(f'- "{item.text}" {item.source}' for item in evidence)])
+    return "\n".join([EVIDENCE_HEADING, *(quoted_line(item.text, item.source) for item in evidence)])
+
+
+def quoted_line(text: str, source: str) -> str:
+    """Return one sentence of a note as quoted under an answer: `- "sentence" [[Note#Heading]]`."""
+    return f'- "{text}" {source}'
 
 
 def _candidates(
