@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from core.domain import Embedding, SearchHit
+from rag.rrf import reciprocal_rank
 
 FOLLOW_UP_MAX_TERMS = 3  # "And what about B-trees?" has 2, "Which tomato variety gave the biggest harvest?" 5
 
@@ -43,13 +44,13 @@ def with_earlier(question: str, earlier: str) -> str:
 
 
 def fuse_by_rank(lists: Sequence[Sequence[SearchHit]], *, rrf_k: int) -> list[SearchHit]:
-    """Return the hits of `lists` fused by reciprocal rank (the first list wins ties), each chunk once."""
+    """Return the hits of `lists` fused by rank as the store fuses them, each chunk once (the first list wins ties)."""
     scores: dict[tuple[str, int], float] = {}
     first: dict[tuple[str, int], SearchHit] = {}
     for hits in lists:
-        for rank, hit in enumerate(hits):
+        for rank, hit in enumerate(hits, start=1):
             key = (hit.chunk.path, hit.chunk.index)
-            scores[key] = scores.get(key, 0.0) + 1.0 / (rrf_k + rank + 1)
+            scores[key] = scores.get(key, 0.0) + reciprocal_rank(rank, k=rrf_k)
             first.setdefault(key, hit)
     order = sorted(scores, key=lambda key: -scores[key])  # stable: ties keep the order they were first seen in
     return [replace(first[key], score=scores[key]) for key in order]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.domain import Fusion, RankedLists, SearchHit
+from rag.rrf import reciprocal_rank
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +66,9 @@ def trace_hits(
         rrf = None
         if fusion.method == "rrf":
             rrf = sum(
-                _rrf(place.rank, weight, fusion.rrf_k) for place, weight in zip(places, weights, strict=True) if place
+                reciprocal_rank(place.rank, k=fusion.rrf_k, weight=weight)
+                for place, weight in zip(places, weights, strict=True)
+                if place
             )
         traced.append(TracedHit(hit, places[0], places[1], rrf))
     return SearchTrace(tuple(traced), depth=depth, fusion=fusion, reranker=reranker)
@@ -73,8 +76,3 @@ def trace_hits(
 
 def _places(ranked: tuple[SearchHit, ...]) -> dict[tuple[str, int], ListPlace]:
     return {(hit.chunk.path, hit.chunk.index): ListPlace(rank, hit.score) for rank, hit in enumerate(ranked, start=1)}
-
-
-def _rrf(rank: int, weight: float, k: int) -> float:
-    # Qdrant's weighted RRF (qdrant-client's hybrid/fusion.py, the same in the engine): 1 / (rank / w + k - 1).
-    return 1.0 / (rank / weight + k - 1.0)

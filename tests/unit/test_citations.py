@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.citations import CitationReport, sources_list, verify_citations
+from rag.answer.citations import CitationReport, note_of, sources_list, verify_citations
 from rag.answer.code_spans import code_ranges
 from rag.notes.links import LinkResolver
 
@@ -203,3 +203,18 @@ def test_a_link_to_an_existing_block_is_kept_and_a_missing_block_is_not() -> Non
     assert "[[Sourdough#^final-dough]]" in report.text
     assert "[[Sourdough#^gone]]" not in report.text
     assert report.cited[0] == "[[Sourdough#^final-dough]]"
+
+
+@pytest.mark.parametrize(
+    ("anchor", "note"),
+    [
+        ("[[Garlic]]", "Garlic"),
+        ("[[Garlic#Planting|when to plant]]", "Garlic"),
+        ("[[Areas/Garden/Garlic#Planting#Depth]]", "Areas/Garden/Garlic"),
+        ("[[Tomato Varieties#2026 results\\|the table]]", "Tomato Varieties"),  # escaped pipe, as in a table row
+        ("[[Sleep#^caffeine]]", "Sleep"),
+        ("Garlic#Planting", "Garlic"),
+    ],
+)
+def test_note_of_names_the_note_of_a_link(anchor: str, note: str) -> None:
+    assert note_of(anchor) == note

@@ -44,4 +44,4 @@ def test_fusing_by_rank_keeps_each_chunk_once_and_rewards_chunks_in_both_lists()
         ("C.md", 0),
         ("A.md", 1),  # another chunk of A is another hit
     ]
-    assert fused[0].score == 2 / 12 and fused[0].chunk is own[1].chunk
+    assert fused[0].score == 2 / 11 and fused[0].chunk is own[1].chunk  # 1 / (rank + k - 1), as Qdrant fuses
