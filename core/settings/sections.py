@@ -83,7 +83,7 @@ class ServerSettings(BaseModel):
     cors_origins: tuple[str, ...]
     max_body_bytes: int
     keepalive_seconds: float
-    shutdown_grace_seconds: float
+    shutdown_grace_seconds: int
 
 
 class SyncSettings(BaseModel):

@@ -25,8 +25,8 @@ class ServiceFields(BaseModel):
     )
     max_body_bytes: int = Field(1_000_000, gt=0, description="Larger requests get 413.")
     keepalive_seconds: float = Field(2.0, gt=0, description="Keep-alive comment interval on streams.")
-    shutdown_grace_seconds: float = Field(
-        5.0,
+    shutdown_grace_seconds: int = Field(
+        5,
         ge=0,
         description="On SIGTERM or Ctrl+C, how long requests still running (an answer waiting on a slow model) may "
         "finish before they are cancelled; streams end at once. Then the re-index stops at its next commit and the "

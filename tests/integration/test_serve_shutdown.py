@@ -115,7 +115,7 @@ def stop_while_answering(process: subprocess.Popen[str], llm: ScriptedLLMServer,
 
 def test_an_answer_held_by_a_slow_model_is_cut_short_with_a_503_after_the_grace(vault: Path, tmp_path: Path) -> None:
     slow = ScriptedLLMServer(lambda _body: Turn.text("word " * 400), delay_per_token=1.0)
-    with slow as llm, serving(vault, tmp_path / "data", llm, grace=1.0) as (url, process):
+    with slow as llm, serving(vault, tmp_path / "data", llm, grace=1) as (url, process):
         asked = ask_in_thread(url)
         output = stop_while_answering(process, llm, asked)
 
@@ -133,7 +133,7 @@ def test_an_answer_held_by_a_slow_model_is_cut_short_with_a_503_after_the_grace(
 
 def test_an_answer_that_ends_within_the_grace_is_delivered_whole(vault: Path, tmp_path: Path) -> None:
     short = ScriptedLLMServer(lambda _body: Turn.text(ANSWER), delay_per_token=0.2)
-    with short as llm, serving(vault, tmp_path / "data", llm, grace=60.0) as (url, process):
+    with short as llm, serving(vault, tmp_path / "data", llm, grace=60) as (url, process):
         asked = ask_in_thread(url)
         output = stop_while_answering(process, llm, asked)
 
