@@ -16,6 +16,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
+from agent.chat_app_tasks import is_chat_app_task, latest_user_text
 from agent.gate.approval import (
     approval_words,
     is_undo_request,
@@ -53,14 +54,6 @@ logger = logging.getLogger(__name__)
 AfterWrite = Callable[[], Awaitable[object]]
 
 
-def latest_user_text(request: TurnRequest) -> str:
-    """Return the text of the client's latest user message ("" when there is none)."""
-    for message in reversed(request.messages):
-        if message.role == "user":
-            return message.content.strip()
-    return ""
-
-
 def follows(request: TurnRequest, marker: str) -> bool:
     """Return True when the request continues the dialogue that showed `marker` (a proposal or change set id).
 
@@ -69,14 +62,6 @@ def follows(request: TurnRequest, marker: str) -> bool:
     a regenerated reply without them) has not seen them and must neither approve nor discard them.
     """
     return any(f"`{marker}`" in message.content for message in request.messages if message.role == "assistant")
-
-
-def is_chat_app_task(message: str) -> bool:
-    """Return True for a chat app's background chore (Open WebUI's title, tags and follow-up prompts).
-
-    They share the chat's identity but are not the user's answer, so they must never approve or discard anything.
-    """
-    return message.lstrip().lower().startswith("### task:")
 
 
 def shown_to_user(request: TurnRequest, pending: Sequence[ProposedEdit]) -> list[ProposedEdit]:
@@ -128,6 +113,8 @@ class EditGate:
 
     async def _answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         conversation, message, now = request.conversation_id, latest_user_text(request), self._clock()
+        # A chore shares the chat's identity but is not the user's answer: it never approves or discards anything
+        # (ChatAppTasks answers it before this gate where the service is built; this holds wherever the gate is).
         if is_chat_app_task(message):
             async for event in self._inner.answer(request):
                 yield event

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from agent.answerer import AgentAnswerer
+from agent.chat_app_tasks import ChatAppTasks
 from agent.context_fit import ContextWindow
 from agent.fallback import FallbackAnswerer
 from agent.gate.edit_gate import AfterWrite, EditGate
@@ -90,7 +91,8 @@ async def build_answerer(
     """
     answerer = await _build_unguarded(settings, services, chat_model, stack, edits, tool_use, warm_up=warm_up)
     if edits is None:
-        return TracedAnswerer(answerer)  # each turn one span, when tracing is on
+        chores = ChatAppTasks(answerer, chat_model, max_tokens=settings.llm.max_tokens)
+        return TracedAnswerer(chores)  # each turn one span, when tracing is on
     if crews is not None and edits.writer is not None:  # "run the X crew": a dry run whose writes wait for a yes
         answerer = CrewChatAnswerer(
             answerer, crews, edits.store, ttl_minutes=edits.settings.proposal_ttl_minutes, clock=local_now
@@ -105,7 +107,8 @@ async def build_answerer(
         lock=edits.lock,
         after_write=after_write,
     )
-    return TracedAnswerer(gate)  # outermost, so the gate's applies and undos are spans of the turn
+    # Outermost, so the gate's applies and undos are spans of the turn; a chat app's chore never reaches the gate.
+    return TracedAnswerer(ChatAppTasks(gate, chat_model, max_tokens=settings.llm.max_tokens))
 
 
 def indexed_text(docstore: DocStore) -> Callable[[str], str | None]:
