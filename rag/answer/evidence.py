@@ -70,13 +70,22 @@ def evidence_for(
     heading (a table row "Total | €432" under "Budget"): two words of a long answer in a to-do line are chance.
     Ties go to the sentence holding more of the question's words, then to the better-ranked passage. A sentence the
     answer repeats word for word (compared as quotes are) is not shown again, but what it holds counts as shown.
-    Headings, table header rows and rules are no sentences.
+    Headings, table header rows and rules are no sentences. An answer that says nothing beyond the question
+    ("nomic", asked why not nomic; "Yes."; "Käsespätzle") gets the sentences that hold most of the question's own
+    terms, by the same rules, among those that say something beyond it (a map-of-content line "[[Embedding Model
+    Choice]]: which model and why" does not): what the notes say about what was asked, where the answer gives
+    nothing to check.
     """
-    said = frozenset(said_beyond(answer, question))
+    if not answer.strip():  # no answer (a turn stopped before the model wrote one): nothing to check
+        return []
+    beyond = frozenset(said_beyond(answer, question))
+    said = beyond or frozenset(terms_of(question))
     if not said:
         return []
     wanted = question_stems(question)
     candidates = [c for c in _candidates(said, passages, wanted, _plain(answer)) if c.on_topic or not wanted]
+    if not beyond:  # only a sentence saying something beyond the question can show what the notes say about it
+        candidates = [c for c in candidates if weight_of(said_beyond(c.text, question)) >= MIN_EVIDENCE]
     covered: set[str] = set().union(*(c.holds for c in candidates if c.is_repeated))
     candidates = [c for c in candidates if not c.is_repeated]
     chosen: list[_Candidate] = []

@@ -81,11 +81,38 @@ def test_a_second_sentence_is_shown_only_when_it_holds_more_of_the_answer() -> N
     assert [item.text for item in evidence] == ["**Cold retard:** **14 hours in the fridge at 4 °C**, covered."]
 
 
-def test_an_answer_saying_nothing_beyond_the_question_and_tool_text_without_a_note_get_nothing() -> None:
-    assert evidence_for("The fridge.", [RECIPE], question="Where does the loaf rest, the fridge?") == []
+def test_tool_text_without_a_note_and_no_answer_get_nothing() -> None:
+    assert evidence_for("", [RECIPE], question="How long does the loaf rest in the fridge?") == []
     assert (
         evidence_for("14 hours at 4 °C.", [Passage("", "Cold retard: 14 hours at 4 °C.")], question="How long?") == []
     )
+
+
+def test_an_answer_saying_nothing_beyond_the_question_gets_the_sentence_holding_most_of_the_question() -> None:
+    # Recorded from Qwen2.5-Coder 0.5B: "nomic", asked which model was chosen and why not nomic; and a bare "No.".
+    choice = Passage(
+        "[[Embedding Model Choice#Decision]]",
+        "## Decision\n**BAAI/bge-small-en-v1.5.** I chose it for the librarian: it indexes the vault in 3 minutes.\n"
+        "Nomic is two points better on Recall@5, but takes 3.6 times as long to index.",
+    )
+    index = Passage("[[Librarian MOC#Design]]", "- [[Embedding Model Choice]]: which model and why, nomic or bge")
+    decisions = Passage(
+        "[[2026-11-12 Architecture Review#Decisions]]",
+        "- **No LLM query rewriting in v0.1.** It doubled latency and moved Recall@5 from 0.89 to 0.88.",
+    )
+    question = "Which embedding model did I choose for the librarian, and why not nomic?"
+
+    assert evidence_for("nomic", [index, choice], question=question) == [
+        Evidence(
+            "**BAAI/bge-small-en-v1.5.** I chose it for the librarian: it indexes the vault in 3 minutes.",
+            "[[Embedding Model Choice#Decision]]",
+        )
+    ]  # the map-of-content line holds the question's words, and says nothing beyond them
+    assert [
+        item.text for item in evidence_for("No.", [decisions], question="Did we decide on LLM query rewriting?")
+    ] == ["**No LLM query rewriting in v0.1.** It doubled latency and moved Recall@5 from 0.89 to 0.88."]
+    # Two question words in one sentence at least, or one beside the note's own: one shared word is chance.
+    assert evidence_for("The fridge.", [RECIPE], question="Where does the loaf rest, the fridge?") == []
 
 
 def test_a_long_sentence_is_cut_at_a_space_and_marked() -> None:
