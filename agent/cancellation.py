@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+UNWIND_SECONDS = 5.0  # a cancelled stream only finishes its clean-up (LangGraph's exit checkpoint): this is ample
+# Streams still running, cancelled or not: at shutdown the stores must outlast their clean-up.
+_running: set[asyncio.Task[None]] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,8 @@ async def cancellable(stream: AsyncIterator[T]) -> AsyncIterator[T]:
             queue.put_nowait(_End())
 
     producer = asyncio.create_task(pump(), name="cancellable-stream")
+    _running.add(producer)
+    producer.add_done_callback(_running.discard)
     try:
         while True:
             got = await queue.get()
@@ -52,3 +57,15 @@ async def cancellable(stream: AsyncIterator[T]) -> AsyncIterator[T]:
             yield got.value
     finally:
         producer.cancel()  # synchronous: nothing the consumer's cancel scope can interrupt
+
+
+async def streams_unwound(timeout: float = UNWIND_SECONDS) -> None:
+    """Wait until every stream of this loop has ended, at most `timeout` seconds.
+
+    Call it before closing the stores: a cancelled chat turn still writes its checkpoint as it unwinds, in its own
+    task, after the request that started it has ended.
+    """
+    loop = asyncio.get_running_loop()
+    pending = {task for task in _running if task.get_loop() is loop}
+    if pending:
+        await asyncio.wait(pending, timeout=timeout)

@@ -19,6 +19,9 @@ from core.chat import AnswerDone, AnswerEvent, AnswerText, TurnRequest, Usage
 from core.ports import Answerer, ChatModel
 
 TASK_MARKER = "### task:"  # how every Open WebUI task prompt begins (title, tags, follow-ups, queries, autocomplete)
+# ... and what each of them has further on; a note pasted into the chat that starts with a "### Task:" heading
+# has neither, and is a question about the vault like any other message.
+TASK_PARTS = ("<chat_history>", "### guidelines:", "### output:")
 NO_MODEL_FOR_TASKS = "No model is configured, so this chat app task (a title, tags or follow-ups) was not run."
 
 
@@ -32,7 +35,8 @@ def latest_user_text(request: TurnRequest) -> str:
 
 def is_chat_app_task(message: str) -> bool:
     """Return True for a chat app's background chore (Open WebUI's title, tags and follow-up prompts)."""
-    return message.lstrip().lower().startswith(TASK_MARKER)
+    text = message.lstrip().lower()
+    return text.startswith(TASK_MARKER) and any(part in text for part in TASK_PARTS)
 
 
 class ChatAppTasks:

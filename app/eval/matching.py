@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from rag.answer.citations import SOURCES_BLOCK
 from rag.answer.code_spans import code_ranges, is_inside
-from rag.answer.context import is_refusal
+from rag.answer.context import opens_like_refusal
 from rag.answer.evidence import EVIDENCE_HEADING, QUOTED_LINE
 
 # Numbers stay whole ("0.75", "1,184"), so "4" never matches inside "14"; %, currency and degree signs are words
@@ -22,19 +22,6 @@ _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
 _QUOTED_SENTENCE = re.compile(rf"^{QUOTED_LINE}$", re.MULTILINE)
 # The lists the service appends (rag.answer.citations.sources_list): where the answer came from, or what was searched.
 _SOURCES_BLOCK = re.compile(rf"(?:^|\n\n){SOURCES_BLOCK}")
-# How small models say the notes do not answer, besides the service's own sentence (rag.answer.context.REFUSAL).
-_NOT = r"(?:not|n't|nt)"
-_REFUSAL_OPENING = re.compile(
-    r"^(?:sorry,?\s*)?(?:"
-    rf"i (?:could ?{_NOT}|cannot|can not|can't|cant|was unable to|am unable to|did ?{_NOT}) find"
-    rf"|i (?:do ?{_NOT}) (?:know|have (?:any )?information)"
-    rf"|(?:your|the) notes (?:do ?{_NOT}|does ?{_NOT}) (?:cover|mention|say|contain|include|answer)"
-    r"|there (?:is|are) no (?:information|mention|notes?)"
-    r"|no (?:information|mention|notes?) (?:about|of|on|in)"
-    rf"|(?:this|that|it) (?:is ?{_NOT}) (?:in|covered by|mentioned in) (?:your|the) notes"
-    r")",
-    re.IGNORECASE,
-)
 
 
 def tokens(text: str) -> list[str]:
@@ -63,8 +50,7 @@ def found_facts(text: str, facts: Sequence[Sequence[str]]) -> list[bool]:
 
 def is_refusal_reply(body: str) -> bool:
     """Return True when a reply opens by saying the notes do not answer (the service's sentence or a paraphrase)."""
-    opening = body.strip().lstrip("\"'*_> ").translate(_QUOTES)
-    return is_refusal(opening) or bool(_REFUSAL_OPENING.match(opening))
+    return opens_like_refusal(body.translate(_QUOTES))
 
 
 @dataclass(frozen=True, slots=True)

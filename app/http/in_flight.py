@@ -59,8 +59,10 @@ class TrackRequests:
             await self._app(scope, receive, send_tracked)
         except asyncio.CancelledError:
             # uvicorn cancels what outlives the grace and stops without awaiting it: ending the request is what the
-            # cancel asks for. A client still waiting is told why; a response under way is ended, not torn off.
-            await (_end_body(send) if started else _send_shutting_down(send))
+            # cancel asks for. A client still waiting is told why. A response under way is left unfinished (uvicorn
+            # closes the connection): ended cleanly, a cut stream or body would read as whole.
+            if not started:
+                await _send_shutting_down(send)
         finally:
             self._in_flight.running -= 1
 
@@ -79,10 +81,3 @@ async def _send_shutting_down(send: Send) -> None:
         await send({"type": "http.response.body", "body": body})
     except OSError:  # the client is gone as well
         logger.debug("could not tell a client the service is shutting down", exc_info=True)
-
-
-async def _end_body(send: Send) -> None:
-    try:
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-    except OSError:
-        logger.debug("could not end a response cut short at shutdown", exc_info=True)

@@ -10,6 +10,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from agent.cancellation import streams_unwound
 from agent.tool_use import ToolUse
 from app.http.errors import install_error_handlers
 from app.http.in_flight import InFlight, TrackRequests
@@ -74,7 +75,9 @@ def create_app(
             app.state.runtime = runtime
             stack.callback(delattr, app.state, "runtime")  # requests after shutdown get 503, not stopped services
             await start_mcp(app, stack, runtime)  # last: its tools use everything above
-            # Unwound first: requests uvicorn cancelled at the end of its grace still write as they unwind.
+            # Unwound first: requests uvicorn cancelled at the end of its grace still write as they unwind, then
+            # the answer streams they started (each in its own task) finish their checkpoint writes.
+            stack.push_async_callback(streams_unwound)
             stack.push_async_callback(in_flight.settled)
             yield
 
@@ -90,12 +93,13 @@ def create_app(
     # The last middleware added runs first. CORS is outermost, so browser clients can read the 400, 401 and 413
     # answers of the inner layers; the origin allowlist is the protection, so any request header is allowed
     # (the openai JS SDK in Obsidian Copilot sends x-stainless-* headers).
-    # Innermost: requests are counted for shutdown, and one cut short there gets its 503 through CORS.
-    app.add_middleware(TrackRequests, in_flight=in_flight)
-    # Routes only ever see text that is valid Unicode (lone surrogates replaced), once for all.
+    # Innermost: routes only ever see text that is valid Unicode (lone surrogates replaced), once for all.
     app.add_middleware(ValidUnicodeBody)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(TrustedHosts, hosts=trusted_hosts(settings.server))
+    # Just inside CORS: every request is counted for shutdown, even one still reading its body, and one cut short
+    # there gets its 503 with CORS headers.
+    app.add_middleware(TrackRequests, in_flight=in_flight)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=list(settings.cors_origins),

@@ -28,9 +28,9 @@ class ServiceFields(BaseModel):
     shutdown_grace_seconds: int = Field(
         5,
         ge=0,
-        description="On SIGTERM or Ctrl+C, how long requests still running (an answer waiting on a slow model) may "
-        "finish before they are cancelled; streams end at once. Then the re-index stops at its next commit and the "
-        "stores close.",
+        description="On SIGTERM or Ctrl+C, how long answers still running (streamed or not, waiting on a slow model) "
+        "may finish before they are cut short (a 503 for one not begun). Then the re-index stops at its next commit "
+        "and the stores close.",
     )
     sync_interval_minutes: float = Field(15, gt=0, description="Background re-index interval (plus one at start).")
     watch: bool = Field(True, description="Re-index when files change.")

@@ -10,6 +10,20 @@ from rag.answer.excerpts import ELLIPSIS, best_excerpt
 from rag.answer.row_lines import part_lines
 
 REFUSAL = "I couldn't find this in your notes."
+# How small models say the notes do not answer, besides the service's own sentence (REFUSAL).
+_NOT = r"(?:not|n't|nt)"
+_REFUSAL_OPENING = re.compile(
+    r"^(?:sorry,?\s*)?(?:"
+    rf"i (?:could ?{_NOT}|cannot|can not|can't|cant|was unable to|am unable to|did ?{_NOT}) find"
+    rf"|i (?:do ?{_NOT}) (?:know|have (?:any )?information)"
+    rf"|(?:your|the) notes (?:do ?{_NOT}|does ?{_NOT}) (?:cover|mention|say|contain|include|answer)"
+    r"|there (?:is|are) no (?:information|mention|notes?)"
+    r"|no (?:information|mention|notes?) (?:about|of|on|in)"
+    rf"|(?:this|that|it) (?:is ?{_NOT}) (?:in|covered by|mentioned in) (?:your|the) notes"
+    r"|not (?:in|covered by|mentioned in) (?:your|the) notes|not mentioned\b"
+    r")",
+    re.IGNORECASE,
+)
 # Passage text per turn, in characters: with the elements' tags some 800-1,100 tokens in Qwen2.5's tokenizer
 # (markdown with tables and code gives about 3 characters a token), so one plain question stays under 1,300 tokens
 # new to the model's prompt cache (issue 10; `python -m bench.prompt_tokens` measures it).
@@ -110,6 +124,15 @@ def _passage(chunk: Chunk, question: str, share: int, note_text: Callable[[str],
     text = f"{ELLIPSIS} {part.text}" if part.is_cut_before else part.text
     text = f"{text} {ELLIPSIS}" if part.is_cut_after else text
     return format_note(source=chunk.anchor, path=chunk.path, text=text, lines=lines)
+
+
+def opens_like_refusal(reply: str) -> bool:
+    """Return True when a reply opens by saying the notes do not answer.
+
+    The service's sentence, or a paraphrase small models write ("The notes don't mention ...", "Not in the notes.").
+    """
+    opening = reply.strip().lstrip("\"'*_> \u201c").replace("\u2019", "'")
+    return is_refusal(opening) or bool(_REFUSAL_OPENING.match(opening))
 
 
 def is_refusal(answer: str) -> bool:

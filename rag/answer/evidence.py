@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
+from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import ELLIPSIS, cut_at_space, question_stems, sentences_of, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
@@ -79,6 +80,8 @@ def evidence_for(
     if not answer.strip():  # no answer (a turn stopped before the model wrote one): nothing to check
         return []
     beyond = frozenset(said_beyond(answer, question))
+    if not beyond and opens_like_refusal(answer):  # "Not in the notes.": no sentence is what it says
+        return []
     said = beyond or frozenset(terms_of(question))
     if not said:
         return []

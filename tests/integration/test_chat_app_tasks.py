@@ -112,3 +112,13 @@ def test_without_a_model_a_chore_is_told_so_without_passages(settings: Settings,
     assert response.json()["choices"][0]["message"]["content"] == NO_MODEL_FOR_TASKS  # no JSON: the app's fallback
     assert "[[Sourdough#" in question.json()["choices"][0]["message"]["content"]  # questions still get passages
     assert EVIDENCE_HEADING not in response.text
+
+
+def test_a_pasted_note_with_a_task_heading_is_a_question_like_any_other(url: str, llm: ScriptedLLMServer) -> None:
+    llm.add(Turn.text(ANSWER))
+    pasted = "### Task: bake\nHow long does the sourdough autolyse rest?"
+
+    answer = complete(url, [{"role": "user", "content": pasted}], stream=False)
+
+    assert answer.startswith(ANSWER) and "Sources:" in answer
+    assert "<note source=" in json.dumps(llm.chat_requests[-1].messages)  # searched and grounded

@@ -276,7 +276,8 @@ def test_a_request_from_another_dialogue_neither_approves_nor_discards(
     chat.say("add two")
     title_task = Chat(chat.gate)  # e.g. Open WebUI's title task, sent with the same chat id
 
-    assert title_task.say("### Task: Generate a concise title for the chat") == "Model answer."
+    task = "### Task: Generate a concise title for the chat.\n<chat_history>\nUSER: add two\n</chat_history>"
+    assert title_task.say(task) == "Model answer."
     other_window = Chat(chat.gate)  # another chat of the same user, with its own last reply
     other_window.history = [ChatMessage("user", "hi"), ChatMessage("assistant", "Model answer.")]
     assert other_window.say("yes") == "Nothing is waiting for your approval, so nothing was changed."

@@ -32,18 +32,25 @@ class Asked:
     done: threading.Event = field(default_factory=threading.Event)
 
 
-def ask_in_thread(url: str) -> Asked:
+def ask_in_thread(url: str, *, stream: bool = False) -> Asked:
     asked = Asked()
-    body = {"model": "librarian", "messages": [{"role": "user", "content": "When do I plant garlic?"}]}
+    body = {
+        "model": "librarian",
+        "messages": [{"role": "user", "content": "When do I plant garlic?"}],
+        "stream": stream,
+    }
 
     def run() -> None:
         try:
-            asked.response = httpx.post(
+            with httpx.stream(
+                "POST",
                 f"{url}/v1/chat/completions",
                 json=body,
                 headers={"Authorization": f"Bearer {SERVER_KEY}"},
                 timeout=300,
-            )
+            ) as response:
+                response.read()
+            asked.response = response
         except httpx.HTTPError as exc:
             asked.error = exc
         finally:
@@ -131,13 +138,21 @@ def test_an_answer_held_by_a_slow_model_is_cut_short_with_a_503_after_the_grace(
     assert json.loads(status.stdout)["consistency"]["ok"] is True  # the index was left whole
 
 
-def test_an_answer_that_ends_within_the_grace_is_delivered_whole(vault: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])
+def test_an_answer_that_ends_within_the_grace_is_delivered_whole(vault: Path, tmp_path: Path, stream: bool) -> None:
     short = ScriptedLLMServer(lambda _body: Turn.text(ANSWER), delay_per_token=0.2)
     with short as llm, serving(vault, tmp_path / "data", llm, grace=60) as (url, process):
-        asked = ask_in_thread(url)
+        asked = ask_in_thread(url, stream=stream)
         output = stop_while_answering(process, llm, asked)
 
     assert process.returncode in (0, -signal.SIGTERM), output
     assert asked.response is not None and asked.response.status_code == 200, asked.error
-    assert ANSWER in asked.response.json()["choices"][0]["message"]["content"]
+    if stream:
+        lines = [line[6:] for line in asked.response.text.splitlines() if line.startswith("data: ")]
+        assert lines[-1] == "[DONE]"  # the stream was not cut at the signal
+        chunks = [json.loads(line) for line in lines[:-1]]
+        text = "".join(chunk["choices"][0]["delta"].get("content") or "" for chunk in chunks if chunk["choices"])
+    else:
+        text = asked.response.json()["choices"][0]["message"]["content"]
+    assert ANSWER in text
     assert "Traceback" not in output

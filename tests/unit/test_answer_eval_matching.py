@@ -74,6 +74,8 @@ def test_tokens_keep_numbers_whole_and_unit_signs_apart() -> None:
         "The notes do not cover this.",
         "There is no information about plum cake in the notes.",
         "Sorry, I can't find that.",
+        "Not in the notes.",
+        "“Not mentioned in your notes.”",
     ],
 )
 def test_refusals_are_recognised_in_the_service_wording_and_common_paraphrases(reply: str) -> None:
@@ -86,6 +88,7 @@ def test_refusals_are_recognised_in_the_service_wording_and_common_paraphrases(r
         "The loaf rests 14 hours [[Sourdough#Final recipe]].",
         "I found it: the notes say 14 hours.",
         "No. 5 is the bake step.",
+        "Not mentioning salt, the recipe uses 10 g of it.",
     ],
 )
 def test_answers_are_not_refusals(reply: str) -> None:

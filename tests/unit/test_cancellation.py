@@ -12,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
-from agent.cancellation import cancellable
+from agent.cancellation import cancellable, streams_unwound
 
 
 class State(TypedDict, total=False):
@@ -86,3 +86,26 @@ def test_values_and_errors_pass_through_unchanged() -> None:
         return seen
 
     assert asyncio.run(run()) == [1, 2]
+
+
+def test_streams_unwound_waits_for_a_cancelled_streams_clean_up() -> None:
+    # A cancelled chat turn writes its checkpoint in the stream's own task, after its consumer has gone.
+    cleaned: list[str] = []
+
+    async def source() -> AsyncIterator[int]:
+        try:
+            yield 1
+            await asyncio.sleep(60)
+        finally:
+            await asyncio.sleep(0.2)  # the checkpoint write
+            cleaned.append("done")
+
+    async def run() -> list[str]:
+        stream = cancellable(source())
+        assert await anext(stream) == 1
+        await stream.aclose()  # the consumer stops: the producer is cancelled, not awaited
+        before = list(cleaned)
+        await streams_unwound(timeout=5)
+        return [*before, *cleaned]
+
+    assert asyncio.run(run()) == ["done"]

@@ -111,6 +111,14 @@ def test_an_answer_saying_nothing_beyond_the_question_gets_the_sentence_holding_
     assert [
         item.text for item in evidence_for("No.", [decisions], question="Did we decide on LLM query rewriting?")
     ] == ["**No LLM query rewriting in v0.1.** It doubled latency and moved Recall@5 from 0.89 to 0.88."]
+    # A refusal in the model's own words says nothing beyond the question either, and gets nothing.
+    for refusal in (
+        "Not in the notes.",
+        "The notes do not say.",
+        "Not mentioned.",
+        "I couldn't find this in your notes.",
+    ):
+        assert evidence_for(refusal, [decisions], question="Did we decide on LLM query rewriting?") == []
     # Two question words in one sentence at least, or one beside the note's own: one shared word is chance.
     assert evidence_for("The fridge.", [RECIPE], question="Where does the loaf rest, the fridge?") == []
 

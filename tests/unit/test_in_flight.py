@@ -1,4 +1,4 @@
-"""Requests cut short at shutdown: counted while they run, told why (503) or ended cleanly when cancelled."""
+"""Requests cut short at shutdown: counted while they run, told why (503) when cancelled before answering."""
 
 from __future__ import annotations
 
@@ -58,12 +58,12 @@ def test_a_request_cancelled_before_its_response_gets_a_503_saying_why() -> None
     assert error["code"] == "shutting_down" and error["type"] == "service_unavailable_error"
 
 
-def test_a_response_under_way_is_ended_not_torn_off() -> None:
+def test_a_response_under_way_is_left_unfinished_so_it_cannot_read_as_whole() -> None:
     sent, _, running = cut_short(starts_a_stream)
 
     assert running == [1, 0]
     assert [message.get("status") for message in sent if message["type"] == "http.response.start"] == [200]
-    assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
+    assert sent[-1] == {"type": "http.response.body", "body": b"data: one\n\n", "more_body": True}  # nothing after
 
 
 def test_settled_waits_for_running_requests_then_gives_up_saying_how_many(caplog: pytest.LogCaptureFixture) -> None:

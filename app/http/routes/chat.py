@@ -34,4 +34,7 @@ async def chat_completions(
         ping=settings.keepalive_seconds,
         sep="\n",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        # On SIGTERM an answer streaming gets the grace non-streamed ones get (sse-starlette's default ends it at
+        # once, without its last chunk or [DONE]); uvicorn cancels what is left when the grace is over.
+        shutdown_grace_period=settings.shutdown_grace_seconds,
     )
