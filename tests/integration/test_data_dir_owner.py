@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,19 +91,27 @@ def tree_state(root: Path) -> dict[str, tuple[int, int]]:
     return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[Served]:
-    vault = tmp_path / "vault"
+def write_notes(vault: Path) -> Path:
+    """Write NOTES into `vault`; return it."""
     for name, text in NOTES.items():
         (vault / name).parent.mkdir(parents=True, exist_ok=True)
         (vault / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    data_dir = tmp_path / "data"
+    return vault
+
+
+@contextmanager
+def serve_process(
+    vault: Path, data_dir: Path, **settings: str
+) -> Iterator[tuple[str, subprocess.Popen[str], dict[str, str]]]:
+    """Run `librarian serve` (API_KEY=SERVER_KEY, INFO logs, `settings` on top) until its first index is done.
+
+    Yield its URL, the process and the environment CLI commands share with it; kill it afterwards if still running.
+    """
     port = free_port()
     env = base_env(vault, data_dir)
-    server_env = {**env, "API_KEY": SERVER_KEY, "LOG_LEVEL": "INFO"}
     process = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-        env=server_env,
+        env={**env, "API_KEY": SERVER_KEY, "LOG_LEVEL": "INFO", **settings},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -119,11 +128,18 @@ def served(tmp_path: Path) -> Iterator[Served]:
 
     try:
         wait_until(first_run_done, what="the first index")
-        yield Served(vault, data_dir, url, process, env)
+        yield url, process, env
     finally:
         if process.poll() is None:
             process.kill()
             process.wait(timeout=30)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    vault, data_dir = write_notes(tmp_path / "vault"), tmp_path / "data"
+    with serve_process(vault, data_dir) as (url, process, env):
+        yield Served(vault, data_dir, url, process, env)
 
 
 def stop(served: Served) -> str:

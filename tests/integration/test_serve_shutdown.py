@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
-import textwrap
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,8 +15,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.test_data_dir_owner import NOTES, SERVER_KEY, base_env, index_status, librarian, wait_until
-from tests.scripted_llm import ScriptedLLMServer, Turn, free_port
+from tests.integration.test_data_dir_owner import (
+    SERVER_KEY,
+    base_env,
+    librarian,
+    serve_process,
+    wait_until,
+    write_notes,
+)
+from tests.scripted_llm import ScriptedLLMServer, Turn
 
 ANSWER = "Plant the garlic cloves in October, pointy end up."
 
@@ -62,53 +67,24 @@ def ask_in_thread(url: str, *, stream: bool = False) -> Asked:
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for name, text in NOTES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    return root
+    return write_notes(tmp_path / "vault")
 
 
 @contextmanager
 def serving(
-    vault: Path, data_dir: Path, llm: ScriptedLLMServer, grace: float
+    vault: Path, data_dir: Path, llm: ScriptedLLMServer, grace: int
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """Run `librarian serve` answering with `llm`; yield its URL and process once its first index is done."""
-    port = free_port()
-    env = {
-        **base_env(vault, data_dir),
-        "API_KEY": SERVER_KEY,
-        "LOG_LEVEL": "INFO",
-        "LLM_BASE_URL": llm.base_url,
-        "LLM_WARM_UP": "false",
-        "LLM_READ_TIMEOUT_SECONDS": "900",
-        "RELEVANCE_FLOOR": "-1",  # every question reaches the model
-        "SHUTDOWN_GRACE_SECONDS": str(grace),
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-
-    def first_run_done() -> bool:
-        if process.poll() is not None:
-            raise AssertionError(f"serve exited early: {process.stdout.read() if process.stdout else ''}")
-        try:
-            return index_status(url)["runs_completed"] == 1
-        except httpx.HTTPError:
-            return False
-
-    try:
-        wait_until(first_run_done, what="the first index")
+    with serve_process(
+        vault,
+        data_dir,
+        LLM_BASE_URL=llm.base_url,
+        LLM_WARM_UP="false",
+        LLM_READ_TIMEOUT_SECONDS="900",
+        RELEVANCE_FLOOR="-1",  # every question reaches the model
+        SHUTDOWN_GRACE_SECONDS=str(grace),
+    ) as (url, process, _env):
         yield url, process
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=30)
 
 
 def stop_while_answering(process: subprocess.Popen[str], llm: ScriptedLLMServer, asked: Asked) -> str:
