@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.context import opens_like_refusal
-from rag.answer.excerpts import ELLIPSIS, cut_at_space, question_stems, sentences_of, stem
+from rag.answer.excerpts import ELLIPSIS, LINKS, cut_at_space, question_stems, sentences_of, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.quote_words import normalised
@@ -159,7 +159,10 @@ def _stems(text: str) -> frozenset[str]:
 
 
 def _display(sentence: str) -> str:
-    """Return a sentence as shown: no list marker or quote bar, a table row as its cells ("" for no sentence)."""
+    """Return a sentence as shown: no list marker or quote bar, a table row as its cells ("" for no sentence).
+
+    Headings, rules and lines that are only links or embeds are no sentences.
+    """
     if _HEADING.match(sentence) or TABLE_DIVIDER.match(sentence) or sentence.strip() == ELLIPSIS:
         return ""
     text = sentence.strip()
@@ -167,7 +170,10 @@ def _display(sentence: str) -> str:
         cells = (cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(text.strip("|")))
         return " | ".join(cell for cell in cells if cell)  # out of its table, "\|" would be a plain backslash
     text = BLOCK_MARK.sub("", text).strip()
-    return text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS).strip()
+    text = text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS).strip()
+    # A line that is only a link or an embed ("![[Books.base#Author]]") says nothing to quote, and a chat app
+    # rendering Obsidian Markdown would embed it.
+    return text if _WORD.search(LINKS.sub("", text)) else ""
 
 
 def _shown(text: str, max_chars: int) -> str:

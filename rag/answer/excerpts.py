@@ -30,7 +30,8 @@ _NO_SENTENCE_END = re.compile(
 # Nor does a day's, in a date written the German way ("Am 8. November"); "in bed 3. Watered." ends one.
 _DAY_OF_MONTH = re.compile(r"(?<![\w.])\d{1,2}\.$")
 _MONTH = re.compile(r"(?:Jan|Feb|Mar|Mär|Apr|May|Mai|Jun|Jul|Aug|Sep|Oct|Okt|Nov|Dec|Dez)[a-zä]*\b", re.IGNORECASE)
-_LINKS = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)")
+# A wikilink or embed, or a Markdown link or image: text a cut must not fall inside.
+LINKS = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\]\n]*\]\([^)\n]*\)")
 _SUFFIXES = ("ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "ly", "s")
 # Question words that say nothing about where the answer is in a passage.
 FILLER = frozenset(
@@ -76,7 +77,7 @@ def stem(word: str) -> str:
 
 def protected_spans(row: str) -> list[tuple[int, int]]:
     """Return the spans of `row` no cut may fall inside: links, embeds and inline code."""
-    return sorted([*(match.span() for match in _LINKS.finditer(row)), *code_ranges(row)])
+    return sorted([*(match.span() for match in LINKS.finditer(row)), *code_ranges(row)])
 
 
 def best_excerpt(text: str, question: str, *, max_chars: int) -> Excerpt:

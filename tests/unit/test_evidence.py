@@ -167,3 +167,17 @@ def test_a_table_row_keeps_its_aliased_links_whole() -> None:
     (item,) = evidence_for("42 were planted.", [row], question="How many garlic cloves did I plant?")
 
     assert item.text == "[[Garlic|garlic cloves]] planted | 42"
+
+
+def test_a_line_that_is_only_an_embed_or_a_link_is_no_sentence_to_quote() -> None:
+    # Recorded from Qwen2.5-Coder 0.5B on kepano-obsidian: it answered with the embed's text, and the embed was quoted.
+    author = Passage("[[Author Template#Books]]", "## Books\n![[Books.base#Author]]")
+    related = Passage(
+        "[[Kevin Kelly#Books]]", "## Books\n- [[Books.base#Author]]\n- See the Author view in [[Books.base]]."
+    )
+
+    evidence = evidence_for(
+        "Books.base > Author", [author, related], question="Which template do I use for a new book?"
+    )
+
+    assert [item.text for item in evidence] == ["See the Author view in [[Books.base]]."]
