@@ -30,6 +30,18 @@ _QUOTED = re.compile(r'"([^"\n]{1,500})"|“([^”\n]{1,500})”|„([^“”\n]
 _ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _DAY_WORDS = {"today": 0, "heute": 0, "yesterday": -1, "gestern": -1, "tomorrow": 1, "morgen": 1}
 _DAILY_WORDS = re.compile(r"\b(daily|journal|diary|tagebuch|tagesnotiz)\b", re.IGNORECASE)
+# The name a request gives a new note: after "called"/"named"/"titled" (or, renaming, after "to"/"as"), either
+# quoted, a [[link]], or the words up to what starts the note's text ("with", "containing", a colon ...).
+_NAMING = re.compile(
+    r"\b(?:called|named|titled|entitled|namens|genannt|betitelt)\s+"
+    r"|\b(?:rename|renaming)\b.*\s(?:to|as)\s+",  # the last "to": "rename Notes to self to Inbox notes"
+    re.IGNORECASE,
+)
+_NAME_END = re.compile(
+    r"\s+(?:with|containing|that\s+says|saying|and\s+(?:the\s+)?text|mit|der|die|das)\b|[,;:\n\"“„«]|\.(?:\s|$)"
+    r"|\s+(?:in|into|under)\s+(?:the\s+|my\s+)?(?:[\w-]+\s+)?(?:folder|ordner)\b",  # "… in the Garden folder"
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +63,7 @@ class Findings:
     quoted: tuple[str, ...]
     folders: tuple[str, ...]
     is_named: bool  # True when the candidates are notes the request names (not retrieval hits)
+    names: tuple[str, ...] = ()  # the names the request gives a new (or renamed) note, see `given_names`
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -68,6 +81,31 @@ def quoted_values(request: str) -> tuple[str, ...]:
         next(group for group in match.groups() if group is not None).strip() for match in _QUOTED.finditer(request)
     ]
     return tuple(dict.fromkeys(value for value in found if value))
+
+
+def given_names(request: str) -> tuple[str, ...]:
+    """Return the names `request` gives a note it creates or renames ("called Plum Pruning", 'rename X to "Y"').
+
+    A small model asked to copy a name adds words of its own ("Inbox Prune the plum tree ..."): the contract binds
+    the name to these instead. A quoted name, or a [[link]], is taken whole; an unquoted one runs to the first word
+    that starts the note's text ("with", "containing") or to punctuation, trailing "note" and "page" aside.
+    """
+    names: list[str] = []
+    for match in _NAMING.finditer(request):
+        rest = request[match.end() :]
+        if (quoted := _QUOTED.match(rest)) is not None:
+            name = next(group for group in quoted.groups() if group is not None)
+        elif (link := re.match(r"\[\[([^\]|#^]+)", rest)) is not None:
+            name = link.group(1)
+        else:
+            end = _NAME_END.search(rest)
+            name = rest[: end.start() if end else len(rest)]
+        name = re.sub(r"(?:\.md)?\s+(?:note|page|notiz)$", "", name.strip(), flags=re.IGNORECASE).strip()
+        if name.casefold().endswith(".md"):
+            name = name[:-3]
+        if name:
+            names.append(name)
+    return tuple(dict.fromkeys(names))
 
 
 def named_notes(snapshot: VaultSnapshot, request: str) -> list[str]:
@@ -148,6 +186,7 @@ def gather(reader: VaultReader, request: str, *, hits: Sequence[str]) -> Finding
         quoted=quoted_values(request),
         folders=named_folders(snapshot, request),
         is_named=bool(named),
+        names=given_names(request),
     )
 
 

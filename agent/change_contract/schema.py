@@ -3,8 +3,9 @@
 `operation` is an enum of the operations offered, `target` an enum of the candidate paths code found, and each
 value field has a tight pattern (one line, a tag without '#' or spaces, a file name Obsidian allows). A quoted
 string in the request is the text: text fields are then an enum of the quoted strings, so the model copies them
-exactly. The schema is sent as `response_format` (a grammar on llama.cpp, Ollama, LM Studio and vLLM); endpoints
-that ignore it get the same checks here, and the reply's errors go back to the model once.
+exactly; a name the request gives a note ("called Plum Pruning") is likewise the only name allowed. The schema is
+sent as `response_format` (a grammar on llama.cpp, Ollama, LM Studio and vLLM); endpoints that ignore it get the
+same checks here, and the reply's errors go back to the model once.
 """
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ class Contract:
 def value_schema(field: str, findings: Findings, request: str, targets: Sequence[Candidate]) -> dict[str, Any]:
     """Return the schema of one value field, bound to what code found where it can be."""
     if field == "text" and findings.quoted:
-        return {"type": "string", "enum": list(findings.quoted)}
+        texts = [value for value in findings.quoted if value not in findings.names]  # 'called "X"' names, not text
+        return {"type": "string", "enum": texts or list(findings.quoted)}
+    if field == "name" and findings.names:
+        return {"type": "string", "enum": list(findings.names)}
     if field == "tag" and (tags := list(dict.fromkeys(_HASHTAG.findall(request)))):
         return {"type": "string", "enum": tags}
     if field == "heading":

@@ -7,7 +7,7 @@ from datetime import date
 import jsonschema
 import pytest
 
-from agent.change_contract.candidates import Candidate, Findings, quoted_values
+from agent.change_contract.candidates import Candidate, Findings, given_names, quoted_values
 from agent.change_contract.operations import GENERAL, cued_operations, tool_call
 from agent.change_contract.proposer import contract_prompt
 from agent.change_contract.schema import contract_schema, offered, response_format, validate
@@ -18,8 +18,10 @@ GARLIC = Candidate("Areas/Garden/Garlic.md", "Garlic")
 TODAY = Candidate("Daily/2026-12-03.md", "daily note 2026-12-03", day=date(2026, 12, 3), exists=False)
 
 
-def findings(*candidates: Candidate, quoted: tuple[str, ...] = (), folders: tuple[str, ...] = ()) -> Findings:
-    return Findings(candidates=candidates, quoted=quoted, folders=folders, is_named=True)
+def findings(
+    *candidates: Candidate, quoted: tuple[str, ...] = (), folders: tuple[str, ...] = (), names: tuple[str, ...] = ()
+) -> Findings:
+    return Findings(candidates=candidates, quoted=quoted, folders=folders, is_named=True, names=names)
 
 
 @pytest.mark.parametrize(
@@ -42,6 +44,45 @@ def test_the_request_words_narrow_the_operations_offered(request_text: str, oper
 
 def test_quoted_values_are_found_in_straight_curly_and_german_quotes() -> None:
     assert quoted_values('Add "a b" and “c d” and „e f“ and "a b" again') == ("a b", "c d", "e f")
+
+
+@pytest.mark.parametrize(
+    ("request_text", "names"),
+    [
+        ('Create a note called Plum Pruning with the text "Prune the plum tree in August."', ("Plum Pruning",)),
+        ('Create a note called "Plum Pruning" with the text "Prune in August."', ("Plum Pruning",)),
+        ("Create a note called [[Plum Pruning]]", ("Plum Pruning",)),
+        ("Make a new note named Reading List: Dune, Hyperion", ("Reading List",)),
+        ("Create a note titled Garden Plan 2027.", ("Garden Plan 2027",)),
+        ("Create a note called v1.2 plans containing the release steps", ("v1.2 plans",)),
+        ("Create a note called Plum Pruning note", ("Plum Pruning",)),
+        ("Create a note called Plum Pruning in the Garden folder", ("Plum Pruning",)),
+        ("Create a note called Living in Berlin", ("Living in Berlin",)),
+        ('Erstelle eine Notiz namens Pflaumen mit dem Text "Im August"', ("Pflaumen",)),
+        ("Rename the Garlic note to Garlic 2026", ("Garlic 2026",)),
+        ("Rename Notes to self to Inbox notes", ("Inbox notes",)),
+        ('Rename [[Garlic]] as "Knoblauch"', ("Knoblauch",)),
+        ("Create a MOC of my notes on baking", ()),
+    ],
+)
+def test_the_name_a_request_gives_a_note_is_found(request_text: str, names: tuple[str, ...]) -> None:
+    assert given_names(request_text) == names
+
+
+def test_a_given_name_binds_the_name_and_is_no_text_to_copy() -> None:
+    request = 'Create a note called "Plum Pruning" with the text "Prune the plum tree in August."'
+    found = findings(quoted=quoted_values(request), names=given_names(request))
+    schema = contract_schema(["create_note"], found, request)
+    assert schema["properties"]["name"]["enum"] == ["Plum Pruning"]
+    assert schema["properties"]["text"]["enum"] == ["Prune the plum tree in August."]
+    # The real 0.5B's reply to this request (run of 2026-12-03), rejected where the name was only a pattern.
+    invented = {"operation": "create_note", "name": "Inbox Prune the plum tree in August, after the harvest.",
+                "text": "Prune the plum tree in August."}  # fmt: skip
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(invented, schema)
+    unnamed = 'Create a note with the text "Prune in August."'
+    name = contract_schema(["create_note"], findings(quoted=quoted_values(unnamed)), unnamed)["properties"]["name"]
+    assert "pattern" in name and "enum" not in name
 
 
 def test_the_schema_binds_the_target_to_the_candidates_and_the_text_to_the_quoted_strings() -> None:
