@@ -17,6 +17,10 @@ class InvalidRequest(AppError):
     """The input or configuration is wrong in a way the user can fix."""
 
 
+class OutOfScope(InvalidRequest):
+    """A write to a path no edit may write (outside WRITABLE_FOLDERS, a private folder): naming it again won't help."""
+
+
 class EmptyVault(InvalidRequest):
     """The vault holds no notes (wrong VAULT_PATH, an unmounted drive, or simply nothing written yet)."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from core.errors import InvalidRequest
+from core.errors import InvalidRequest, OutOfScope
 from core.settings import WriteSettings
 from rag.notes.vault import is_private as is_private_path
 
@@ -35,14 +35,14 @@ def check_writable(path: str, *, settings: WriteSettings, for_delete: bool = Fal
     in_trash = for_delete and normalised.startswith(TRASH_FOLDER + "/")
     # DATA_DIR is never inside the vault: Settings refuses that at start (check_separate_dirs).
     if is_private(normalised, settings):
-        raise InvalidRequest(f"{path!r} is in a private folder; private notes are never read or changed")
+        raise OutOfScope(f"{path!r} is in a private folder; private notes are never read or changed")
     if not normalised.lower().endswith(".md"):
         raise InvalidRequest(f"{path!r}: only Markdown notes (.md) can be written")
     # Exact case on purpose: on a case-sensitive file system "inbox/" is not the allowed "Inbox/".
     writable = any(_is_under(normalised, folder) for folder in settings.writable_folders)
     if settings.writable_folders and not in_trash and not writable:
         allowed = ", ".join(f"{folder}/" for folder in settings.writable_folders)
-        raise InvalidRequest(f"{path!r} is outside the writable folders ({allowed})")
+        raise OutOfScope(f"{path!r} is outside the writable folders ({allowed})")
     return normalised
 
 

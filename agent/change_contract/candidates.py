@@ -2,9 +2,10 @@
 
 The model never writes a path: it picks a target from the candidates gathered here. A note named in the request
 (by title, alias, path or [[link]]) is the strongest sign, so when one is named only named notes are candidates;
-otherwise the retrieval hits for the request are. The daily note of a day the request names ("today", "yesterday",
-an ISO date, or "daily note" for today) comes first, missing or not: a missing one is created from its template
-when the change is approved. A request naming neither a note nor a day gets today's daily note after the hits.
+otherwise the retrieval hits for the request are, unless it names a day. The daily note of a day the request names
+("today", "yesterday", an ISO date, or "daily note" for today) comes first, missing or not: a missing one is created
+from its template when the change is approved. A request naming neither a note nor a day gets today's daily note
+after the hits.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ _NAMING = re.compile(
 )
 _NAME_END = re.compile(
     r"\s+(?:with|containing|that\s+says|saying|and\s+(?:the\s+)?text|mit|der|die|das)\b|[,;:\n\"“„«]|\.(?:\s|$)"
-    r"|\s+(?:in|into|under)\s+(?:the\s+|my\s+)?(?:[\w-]+\s+)?(?:folder|ordner)\b",  # "… in the Garden folder"
+    r"|\s+(?:in|into|under)\s+(?:the\s+|my\s+)?(?:[\w-]+\s+){0,4}(?:folder|ordner)\b",  # "… in the How To folder"
     re.IGNORECASE,
 )
 
@@ -64,6 +65,7 @@ class Findings:
     folders: tuple[str, ...]
     is_named: bool  # True when the candidates are notes the request names (not retrieval hits)
     names: tuple[str, ...] = ()  # the names the request gives a new (or renamed) note, see `given_names`
+    place: str = ""  # the one folder a request names for a new note ("" for none, or several): `requested_folder`
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -152,6 +154,20 @@ def named_days(request: str, today: date) -> list[date]:
     return list(dict.fromkeys(days))
 
 
+def requested_folder(snapshot: VaultSnapshot, request: str, names: Sequence[str]) -> str:
+    """Return the folder `request` puts a new note in ("called X in the How To folder"), or "".
+
+    Code decides it, as it decides targets: the one vault folder the request names outside the note's name and its
+    quoted text ("Ideas about Inbox zero" is a name, not the Inbox folder). None named, or several: "", and the
+    note goes where new notes go.
+    """
+    text = request
+    for value in (*names, *quoted_values(request)):
+        text = text.replace(value, " ")
+    folders = named_folders(snapshot, text)
+    return folders[0] if len(folders) == 1 else ""
+
+
 def named_folders(snapshot: VaultSnapshot, request: str) -> tuple[str, ...]:
     """Return the vault's folders whose name the request holds (for moves), deepest first."""
     folders = {str(PurePosixPath(path).parent) for path in (*snapshot.notes, *snapshot.other_files)}
@@ -170,9 +186,13 @@ def gather(reader: VaultReader, request: str, *, hits: Sequence[str]) -> Finding
     """Return the candidates for `request`: named notes (else the retrieval `hits`), then named days' daily notes."""
     snapshot = reader.snapshot()
     named = named_notes(snapshot, request)
-    paths = named or [path for path in dict.fromkeys(hits) if path in snapshot.notes][:MAX_HIT_CANDIDATES]
-    candidates = [_note_candidate(snapshot, path) for path in paths]
     days = named_days(request, reader.today())
+    names = given_names(request)
+    # A request naming a day ("today's daily note") means that day's note: retrieval hits for its words (an old
+    # daily note, the daily template) offered beside it were what the 0.5B picked, in two runs of three.
+    hits = [] if days else [path for path in dict.fromkeys(hits) if path in snapshot.notes][:MAX_HIT_CANDIDATES]
+    paths = named or hits
+    candidates = [_note_candidate(snapshot, path) for path in paths]
     # A request naming neither a note nor a day may still mean today's note ("add a task to buy milk"): offered last.
     fallback_day = [] if named or days else [reader.today()]
     for day in reversed(days):  # each goes first: the first named ends first
@@ -186,7 +206,8 @@ def gather(reader: VaultReader, request: str, *, hits: Sequence[str]) -> Finding
         quoted=quoted_values(request),
         folders=named_folders(snapshot, request),
         is_named=bool(named),
-        names=given_names(request),
+        names=names,
+        place=requested_folder(snapshot, request, names),
     )
 
 

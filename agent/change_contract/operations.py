@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agent.change_contract.candidates import Candidate
+from agent.gate.intent import FOLDER_CLAUSE
 
 Values = Mapping[str, str]
 
@@ -68,6 +69,7 @@ _DELETE = re.compile(r"^\W*(?:please\s+|bitte\s+)?(?:delete|trash|erase|remove|l
 
 def cued_operations(request: str) -> list[str]:
     """Return the operations `request` calls for, or the general ones when its words call for none in particular."""
+    request = FOLDER_CLAUSE.sub("", request, count=1)  # "In the How To folder, create a note called ..."
     unquoted = _QUOTED.sub(" ", request)  # a task "tag the photos" asks for a task, not a tag
     words = set(re.findall(r"[\w-]+", unquoted.casefold()))
     if _CREATE.match(request) and words & {"note", "notiz", "called", "named"}:
@@ -95,7 +97,7 @@ def tool_call(operation: str, values: Values, target: Candidate | None) -> tuple
         return "edit_daily_note", arguments
     path = target.path if target is not None else ""
     if operation == "create_note":
-        return "edit_note", {"command": "create", "path": values["name"], "content": values["text"]}
+        return "edit_note", {"command": "create", "path": _new_note_path(values), "content": values["text"]}
     if operation == "move_note":
         return "move_note", {"path": path, "new_path": values["folder"].rstrip("/") + "/"}
     if operation == "rename_note":
@@ -103,6 +105,12 @@ def tool_call(operation: str, values: Values, target: Candidate | None) -> tuple
     if operation == "delete_note":
         return "delete_note", {"path": path}
     return "edit_note", {"path": path, **_edit_note_values(operation, values)}
+
+
+def _new_note_path(values: Values) -> str:
+    """Return where a new note goes: its name, in the folder code found for it (`folder`, create_note only)."""
+    name = values.get("name", "")
+    return f"{values['folder'].rstrip('/')}/{name}" if values.get("folder") else name
 
 
 def _edit_note_values(operation: str, values: Values) -> dict[str, object]:
@@ -133,7 +141,7 @@ def describe(operation: str, values: Values, target: Candidate | None) -> str:
         "add_alias": f"add the alias “{values.get('alias', '')}” to {where}",
         "set_property": f"set the property “{values.get('property', '')}” to “{values.get('value', '')}” in {where}",
         "remove_property": f"remove the property “{values.get('property', '')}” from {where}",
-        "create_note": f"create the note “{values.get('name', '')}” with the text “{values.get('text', '')}”",
+        "create_note": f"create the note “{_new_note_path(values)}” with the text “{values.get('text', '')}”",
         "move_note": f"move {where} into the folder “{values.get('folder', '')}”",
         "rename_note": f"rename {where} to “{values.get('name', '')}”",
         "delete_note": f"delete {where}",

@@ -19,11 +19,15 @@ from agent.change_contract.operations import OPERATIONS, cued_operations, descri
 from agent.change_contract.schema import Contract, contract_schema, offered, response_format, validate
 from agent.turn import WriteToolBox
 from core.chat import ChatMessage, ChatResult, Usage
-from core.errors import AppError
+from core.errors import AppError, OutOfScope
 from core.ports import ChatModel
 from llm_client.reply_json import extract_json
 
 CONTRACT_TOKENS = 300  # the longest contract (a create with 500 characters of text) fits; a loop stops early
+OUT_OF_SCOPE = (
+    "Nothing was proposed and nothing in your vault changed: only notes in the writable folders can be changed "
+    "(WRITABLE_FOLDERS in the librarian's settings)."
+)
 REPHRASE = (
     "Nothing was proposed and nothing in your vault changed. Try naming the note and the change, e.g. "
     '“Add the tag garden to the note Garlic”, “Add a task "Water the beans" to the Garden note”, '
@@ -60,7 +64,7 @@ class ContractProposer:
         ]
         outcome = ContractOutcome("", is_proposed=False)
         understood: Contract | None = None
-        error = ""
+        error: AppError | None = None
         for _attempt in range(2):  # the reply, then one repair with what was wrong
             result = await self._ask(messages, schema)
             outcome.usage.append(result.usage)
@@ -69,13 +73,14 @@ class ContractProposer:
                 name, arguments = tool_call(understood.operation, understood.values, understood.target)
                 await writes.run(name, json.dumps(arguments))
             except AppError as exc:  # a bad reply, or the write tool's checks (a note that exists, no change)
-                error = exc.message
+                error = exc
+                reason = exc.message.rstrip(".")
+                repair = f"That reply cannot be used: {reason}. Reply with the corrected JSON object only."
+                messages = [*messages, ChatMessage("assistant", result.content), ChatMessage("user", repair)]
             else:
                 outcome.text = f"I read your request as: {describe_contract(understood)}."
                 outcome.is_proposed = True
                 return outcome
-            repair = f"That reply cannot be used: {error.rstrip('.')}. Reply with the corrected JSON object only."
-            messages = [*messages, ChatMessage("assistant", result.content), ChatMessage("user", repair)]
         outcome.text = _failed(understood, error)
         return outcome
 
@@ -113,6 +118,9 @@ def _nothing_found(findings: Findings) -> str:
     return f"I could not tell which change to make to {', '.join(findings.paths)}. {REPHRASE}"
 
 
-def _failed(understood: Contract | None, error: str) -> str:
+def _failed(understood: Contract | None, error: AppError | None) -> str:
     what = f" I understood: {describe_contract(understood)}." if understood is not None else ""
-    return f"I could not turn this request into a change I can propose: {error.rstrip('.')}.{what} {REPHRASE}"
+    reason = error.message.rstrip(".") if error is not None else "no reply could be used"
+    # Naming the note again does not help with a folder no edit may write.
+    advice = OUT_OF_SCOPE if isinstance(error, OutOfScope) else REPHRASE
+    return f"I could not turn this request into a change I can propose: {reason}.{what} {advice}"

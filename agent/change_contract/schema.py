@@ -124,6 +124,8 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
     if errors:
         raise OutputInvalid("; ".join(_error_text(error) for error in errors[:_MAX_ERRORS]))
     values = {key: str(value) for key, value in cleaned.items() if key not in ("operation", "target")}
+    if operation == "create_note" and findings.place:
+        values["folder"] = findings.place  # chosen by code, never by the model (see candidates.requested_folder)
     target = findings.candidate(str(cleaned["target"])) if "target" in cleaned else None
     for field in COPIED:
         if field in values and values[field].casefold() not in request.casefold():

@@ -50,6 +50,11 @@ GERMAN_INFINITIVES = frozenset(
     }
 )  # fmt: skip
 _WORD = re.compile(r"[\w'’]+")
+# "In the How To folder, " before the request itself.
+FOLDER_CLAUSE = re.compile(
+    r"^\s*(?:in|into|under|inside|im|in\s+den)\s+(?:the\s+|my\s+)?[^,\n]{1,60}?\s+(?:folder|ordner)\s*,\s*",
+    re.IGNORECASE,
+)
 
 
 def looks_like_edit_request(message: str) -> bool:
@@ -73,8 +78,12 @@ def _request_verb(message: str) -> str | None:
 
 
 def _without_openers(text: str) -> str:
-    """Return lowercased `text` without the polite openers it starts with ("please", "can you", "bitte", ...)."""
+    """Return lowercased `text` without the polite openers it starts with ("please", "can you", "bitte", ...).
+
+    A leading folder clause goes too: "In the How To folder, create a note ..." starts with its verb after it.
+    """
     text = text.strip().lower().replace("’", "'")
+    text = FOLDER_CLAUSE.sub("", text, count=1)
     opened = _OPENERS.match(text)  # it matches "" at least; None only to the type checker
     return text[opened.end() :] if opened is not None else text
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from agent.change_contract.candidates import gather, named_days, named_notes
+import pytest
+
+from agent.change_contract.candidates import gather, given_names, named_days, named_notes, requested_folder
 from agent.tools.reader import VaultReader
 from core.settings import Settings
 from tests.edit_fakes import NoSearch
@@ -56,4 +58,23 @@ def test_a_named_day_adds_its_daily_note_first_even_when_it_does_not_exist_yet(s
     daily = found.candidates[0]
     assert daily.path == f"Daily/{today.isoformat()}.md" and daily.day == today
     assert daily.exists is (daily.path in reader.snapshot().notes)
-    assert found.paths[1:] == (GARLIC,)
+    assert found.paths == (daily.path,)  # the retrieval hits for its words are no candidates (an old daily note)
+    named = gather(reader, "Add a task to the Garlic note and to today's daily note", hits=[SOURDOUGH])
+    assert named.paths == (daily.path, GARLIC)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "folder"),
+    [
+        ('Create a note called Plum Pruning in the Garden folder with the text "x"', "Areas/Garden"),
+        ("In the Inbox folder, create a note called Plum Pruning", "Inbox"),
+        ("Create a note called Ideas about Inbox zero", ""),  # the folder's name inside the note's name
+        ('Create a note called Plum Pruning with the text "Ask at the Garden centre"', ""),  # inside the text
+        ("Create a note called Plum Pruning", ""),
+    ],
+)
+def test_the_folder_a_request_puts_a_new_note_in_is_found_by_code(
+    settings: Settings, request_text: str, folder: str
+) -> None:
+    snapshot = reader_of(settings).snapshot()
+    assert requested_folder(snapshot, request_text, given_names(request_text)) == folder

@@ -107,6 +107,22 @@ def test_a_request_the_contract_cannot_satisfy_is_answered_plainly_and_nothing_i
     assert vault_hashes(vault) == hashes
 
 
+def test_a_note_outside_the_writable_folders_is_refused_with_that_reason_not_a_rephrasing_hint(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    hashes = vault_hashes(vault)
+    llm.add(contract(operation="add_task", target=GARLIC, text="Buy straw"))
+    llm.add(contract(operation="add_task", target=GARLIC, text="Buy straw"))
+    chat = factory.start(llm_tools="auto", writable_folders=["Inbox"]).chat()
+
+    shown = chat.say('Add a task "Buy straw" to the Garlic note.')
+
+    assert f"'{GARLIC}' is outside the writable folders (Inbox/)" in shown
+    assert "only notes in the writable folders can be changed" in shown and "Try naming the note" not in shown
+    chat.say("yes")
+    assert vault_hashes(vault) == hashes
+
+
 def test_an_endpoint_refusing_the_schema_is_asked_without_it_and_the_reply_is_still_validated(
     factory: LibrarianFactory, llm: ScriptedLLMServer
 ) -> None:

@@ -33,6 +33,7 @@ def findings(
         ("Set the property status to active in the Balcony Irrigation note.", ["set_property"]),
         ('Append "Bake 32" to the Failures worth remembering section of the Sourdough note.', ["append_to_section"]),
         ('Create a note called Plum Pruning with the text "Prune in August."', ["create_note"]),
+        ("In the How To folder, create a note called Plumbing Plan", ["create_note"]),
         ("Move the Garlic note to Archive", ["move_note"]),
         ("Delete the Podcast to try note", ["delete_note"]),
         ("Add a line about watering to my Garlic note", list(GENERAL)),
@@ -57,6 +58,7 @@ def test_quoted_values_are_found_in_straight_curly_and_german_quotes() -> None:
         ("Create a note called v1.2 plans containing the release steps", ("v1.2 plans",)),
         ("Create a note called Plum Pruning note", ("Plum Pruning",)),
         ("Create a note called Plum Pruning in the Garden folder", ("Plum Pruning",)),
+        ('Create a note called Plumbing Plan in the How To folder with the text "x"', ("Plumbing Plan",)),
         ("Create a note called Living in Berlin", ("Living in Berlin",)),
         ('Erstelle eine Notiz namens Pflaumen mit dem Text "Im August"', ("Pflaumen",)),
         ("Rename the Garlic note to Garlic 2026", ("Garlic 2026",)),
@@ -143,6 +145,11 @@ def test_the_tool_call_is_built_by_code_from_the_contract() -> None:
         "edit_daily_note",
         {"command": "add_task", "date": "2026-12-03", "content": "Water"},
     )
+    assert tool_call("create_note", {"name": "Plum", "text": "Prune", "folder": "Areas/Garden"}, None)[1] == {
+        "command": "create",
+        "path": "Areas/Garden/Plum",
+        "content": "Prune",
+    }
     assert tool_call("create_note", {"name": "Plum", "text": "Prune"}, None) == (
         "edit_note",
         {"command": "create", "path": "Plum", "content": "Prune"},

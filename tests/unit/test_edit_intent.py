@@ -44,6 +44,7 @@ def test_an_imperative_edit_verb_first_is_an_edit_request(message: str) -> None:
         "Let’s rename this note",
         "Go ahead and add it",
         "Please please add x",
+        "In the How To folder, create a note called Plumbing Plan",  # a folder clause before the verb
     ],
 )
 def test_polite_openers_before_the_verb_still_count(message: str) -> None:
