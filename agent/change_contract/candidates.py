@@ -177,6 +177,19 @@ def named_folders(snapshot: VaultSnapshot, request: str) -> tuple[str, ...]:
     return tuple(sorted(named, key=lambda folder: (-folder.count("/"), folder)))
 
 
+def named_headings(request: str, targets: Sequence[Candidate]) -> list[str]:
+    """Return the targets' headings the request names, or [] for none: the section it asks to change.
+
+    A note whose first heading is its title ("# Pacific-Auckland") has that heading named with the note: the 0.5B
+    chose it over the "Run the test" the request named. It counts only when no other heading is named.
+    """
+    text = request.casefold()
+    headings = dict.fromkeys(h for c in targets for h in c.headings if len(h) >= MIN_NAME_CHARS)
+    named = [heading for heading in headings if _holds_name(text, heading)]
+    titles = {c.label.casefold() for c in targets} | {PurePosixPath(c.path).stem.casefold() for c in targets}
+    return [heading for heading in named if heading.casefold() not in titles] or named
+
+
 def _holds_name(text: str, name: str) -> bool:
     """Return True when casefolded `text` holds `name` as whole words."""
     return re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", text) is not None

@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 
-from agent.change_contract.candidates import Candidate, Findings
+from agent.change_contract.candidates import Candidate, Findings, named_headings
 from agent.change_contract.operations import OPERATIONS
 from llm_client.reply_json import OutputInvalid, schema_response_format
 
@@ -57,8 +57,9 @@ def value_schema(field: str, findings: Findings, request: str, targets: Sequence
         return {"type": "string", "enum": list(findings.names)}
     if field == "tag" and (tags := list(dict.fromkeys(_HASHTAG.findall(request)))):
         return {"type": "string", "enum": tags}
-    if field == "heading":
-        return {"type": "string", "enum": list(dict.fromkeys(h for c in targets for h in c.headings))}
+    if field == "heading":  # the headings the request names, when it names any
+        headings = named_headings(request, targets) or list(dict.fromkeys(h for c in targets for h in c.headings))
+        return {"type": "string", "enum": headings}
     if field == "folder":
         return {"type": "string", "enum": list(findings.folders[:MAX_FOLDERS])}
     return {"type": "string", "pattern": PATTERNS[field]}

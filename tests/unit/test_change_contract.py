@@ -87,6 +87,18 @@ def test_a_given_name_binds_the_name_and_is_no_text_to_copy() -> None:
     assert "pattern" in name and "enum" not in name
 
 
+def test_a_heading_the_request_names_is_the_only_heading_allowed_and_the_title_heading_yields() -> None:
+    auckland = Candidate("Tests/Pacific-Auckland.md", "Pacific-Auckland", ("Pacific-Auckland", "Run the test", "Notes"))
+    request = 'Append "Check the timezone first." to the "Run the test" section of Pacific-Auckland'
+    schema = contract_schema(["append_to_section"], findings(auckland, quoted=quoted_values(request)), request)
+    assert schema["properties"]["heading"]["enum"] == ["Run the test"]
+    named_by_title = "Append a line to the Pacific-Auckland section of Pacific-Auckland"
+    heading = contract_schema(["append_to_section"], findings(auckland), named_by_title)["properties"]["heading"]
+    assert heading["enum"] == ["Pacific-Auckland"]  # the only heading named
+    unnamed = contract_schema(["append_to_section"], findings(auckland), "Append it to the end")["properties"]
+    assert unnamed["heading"]["enum"] == list(auckland.headings)
+
+
 def test_the_schema_binds_the_target_to_the_candidates_and_the_text_to_the_quoted_strings() -> None:
     found = findings(SOURDOUGH, GARLIC, quoted=("Buy straw",))
     schema = contract_schema(["add_task", "add_tag"], found, "Add a task")
