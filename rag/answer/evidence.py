@@ -34,6 +34,9 @@ _HEADING = re.compile(r"^\s*#{1,6}\s")
 # A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
 _CELL_BORDER = re.compile(r"(?<!\\)\|(?![^\[\]]*\]\])")
 _WORD = re.compile(r"\w+")
+# A URL, a path or a host/file name ("<https://publish.obsidian.md/x>", "./scripts/run.py", "minimal.guide"): no
+# words of a sentence, only where they are.
+_ADDRESS = re.compile(r"<[^<>\s]+>|\S*[/\\]\S*|\b(?=[\w.-]*[^\W\d_])[\w-]+(?:\.[\w-]+)+\b")  # not "7.20.0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +175,9 @@ def _display(sentence: str) -> str:
     text = BLOCK_MARK.sub("", text).strip()
     text = text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS).strip()
     # A line that is only a link or an embed ("![[Books.base#Author]]") says nothing to quote, and a chat app
-    # rendering Obsidian Markdown would embed it.
-    return text if _WORD.search(LINKS.sub("", text)) else ""
+    # rendering Obsidian Markdown would embed it; one that is only an address ("publish.obsidian.md", a script's
+    # path in a code block) says nothing either.
+    return text if _WORD.search(_ADDRESS.sub("", LINKS.sub("", text))) else ""
 
 
 def _shown(text: str, max_chars: int) -> str:

@@ -181,3 +181,22 @@ def test_a_line_that_is_only_an_embed_or_a_link_is_no_sentence_to_quote() -> Non
     )
 
     assert [item.text for item in evidence] == ["See the Author view in [[Books.base]]."]
+
+
+def test_a_line_that_is_only_an_address_a_path_or_a_host_is_no_sentence_to_quote() -> None:
+    # Seen with the 0.5B on obsidian-tasks-demo: "publish.obsidian.md" (from "<https://publish.obsidian.md/...>")
+    # and a script's path in a code block were quoted as what the notes say.
+    script = Passage(
+        "[[Stress Test Readme#Running]]",
+        "To populate this directory, run:\n\n```bash\n./scripts/stress_test_obsidian_tasks.py\n```",
+    )
+    docs = Passage("[[Urgency Scores#Purpose]]", "<https://publish.obsidian.md/tasks/Urgency>\n\nUrgency orders tasks.")
+    question = "Where are the urgency docs and which script makes the stress test files?"
+
+    evidence = evidence_for("publish.obsidian.md; stress_test_obsidian_tasks.py", [script, docs], question=question)
+
+    assert evidence == []
+    release = Passage("[[Tasks Release#Version]]", "Current: 7.20.0")  # a version number is no address
+    assert [item.text for item in evidence_for("7.20.0", [release], question="Which Tasks version?")] == [
+        "Current: 7.20.0"
+    ]
