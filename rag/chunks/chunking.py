@@ -28,6 +28,7 @@ from rag.notes.budget import NoteBudget
 logger = logging.getLogger(__name__)
 
 _UNLINKABLE = re.compile(r"%%|[#|^:\[\]]")
+_SAYS_SOMETHING = re.compile(r"\w")
 
 
 def heading_link_text(heading: str) -> str:
@@ -91,7 +92,10 @@ def chunk_note(
     drafts: list[_Draft] = []
     for number, section in enumerate(note.sections, start=1):
         pieces = section_pieces(section, shower)
-        if pieces:
+        # A section of empty list items or checkboxes (a template's "## Ingredients" then "- ") says nothing: its
+        # chunk ("-") ranked among the best for any question on its heading's words. The note's headings stay
+        # findable in the fallback chunk when no section has text.
+        if any(_SAYS_SOMETHING.search(piece.text) for piece in pieces):
             drafts.extend(_chunk_section(pieces, note.title, section.heading_path, window))
             kept = None if budget is None else budget.keep_within(drafts, is_last=number == len(note.sections))
             if kept is not None:

@@ -125,6 +125,15 @@ def to_plain(value: object, *, max_alias_values: int = MAX_ALIAS_VALUES) -> obje
     return _PlainConverter(max_alias_values).convert(value, 0, is_repeat=False)
 
 
+# A template's placeholder as a whole value ("created: {{date}}", "- {{title}}"): YAML reads "{{date}}" as a mapping
+# inside a mapping and fails, so every stock Obsidian template was reported as broken. Quoted, it is the text.
+_PLACEHOLDER = re.compile(r"^([ \t]*(?:-[ \t]+|[^\n:#]+:[ \t]+))(\{\{[^\n]*\}\})[ \t]*$", re.MULTILINE)
+
+
+def _quoted_placeholder(match: re.Match[str]) -> str:
+    return match[1] + "'" + match[2].replace("'", "''") + "'"
+
+
 def _yaml_error(exc: Exception, *, first_line: int) -> str:
     if isinstance(exc, MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
@@ -152,7 +161,10 @@ def load_yaml(text: str, *, first_line: int) -> tuple[dict[str, object], str | N
     try:
         loaded = yaml.load(text)
     except (YAMLError, ValueError, TypeError, RecursionError) as exc:
-        return {}, _yaml_error(exc, first_line=first_line)
+        quoted = _PLACEHOLDER.sub(_quoted_placeholder, text)
+        if quoted == text:
+            return {}, _yaml_error(exc, first_line=first_line)
+        return load_yaml(quoted, first_line=first_line)  # a template: "created: {{date}}" is its text
     if loaded is None:
         return {}, None
     try:

@@ -23,6 +23,16 @@ def test_each_section_becomes_a_chunk_with_its_heading_path() -> None:
     assert [c.index for c in chunks] == [0, 1, 2]
 
 
+def test_a_section_of_empty_list_items_makes_no_chunk_and_an_all_empty_note_is_named_by_its_headings() -> None:
+    # kepano-obsidian's Recipe Template: "## Ingredients" then "- ", whose chunk "-" ranked 5th for "evergreen notes".
+    laid = lay_out([(("Ingredients",), "- "), (("Directions",), "- [ ]"), (("Notes",), "Taste first.")])
+    skeleton = lay_out([(("Ingredients",), "- "), (("Directions",), "-")], title="Recipe Template")
+
+    assert [(c.heading_path, c.text) for c in chunk(laid.note)] == [(("Notes",), "Taste first.")]
+    (only,) = chunk(skeleton.note)
+    assert only.text == "Recipe Template\n# Ingredients\n# Directions"
+
+
 def test_anchors_name_the_preamble_the_innermost_heading_and_colliding_notes() -> None:
     laid = lay_out([((), "Intro."), (("Top",), "Top."), (("Top", "Deep"), "Deep.")], path="Folder/Note.md")
 

@@ -69,6 +69,23 @@ def test_broken_yaml_keeps_the_body_and_reports_the_line() -> None:
     assert note.tags == ("still-tagged",)
 
 
+def test_a_templates_placeholders_are_its_text_not_broken_yaml() -> None:
+    # kepano-obsidian's templates: 28 of them were reported as "invalid YAML frontmatter ... unhashable key".
+    text = '---\ncreated: {{date}}\ntags:\n  - {{tag}}\ntitle: "{{title}}"\nday: {{date:YYYY-MM-DD}}\n---\nBody'
+    note = parse_note("Templates/Daily.md", text)
+
+    assert note.frontmatter_error is None and note.warnings == ()
+    assert note.frontmatter == {
+        "created": "{{date}}",
+        "tags": ["{{tag}}"],
+        "title": "{{title}}",
+        "day": "{{date:YYYY-MM-DD}}",
+    }
+    broken = parse_note("N.md", "---\ncreated: {{date}}\nbad: [unclosed\n---\nBody")
+    assert broken.frontmatter == {} and broken.frontmatter_error is not None
+    assert "did not find expected" in broken.frontmatter_error  # the real error, not the placeholder
+
+
 def test_broken_yaml_message_points_at_the_file_line() -> None:
     note = parse_note("N.md", "---\na: 1\nb: c: d\n---\n")
 
