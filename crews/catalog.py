@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import ValidationError
 
+from core.settings import WriteSettings
 from crews.actions import validate_action_params
 from crews.collectors import validate_params
 from crews.definitions import (
@@ -22,12 +24,16 @@ from crews.definitions import (
     TeamSpec,
     describe_validation_error,
 )
+from crews.guard import definition_problem
 from edits.diffs import content_hash
-from rag.notes.frontmatter import read_frontmatter
+from rag.notes.frontmatter import find_frontmatter_end, read_frontmatter
 from rag.notes.vault import read_note_text
 
 RUNS_FOLDER = "runs"  # under the crew root: one folder per run, plus runs.base beside it
 MAX_CREW_NOTE_BYTES = 200_000
+NOT_CREW_KINDS = ("run",)  # a run log's run.md (crews.runlog) is no definition, wherever a copy of it lies
+_KIND_KEY = re.compile(r"""^\s*["']?crew-kind["']?\s*:""", re.MULTILINE)
+_NAME_LINE = re.compile(r"""^name:[ \t]*["']?([^"'\[\]{}#\n]+?)["']?[ \t]*$""", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,48 +50,91 @@ class Catalog:
         wanted = name.strip().casefold()
         return next((team for key, team in self.teams.items() if key.casefold() == wanted), None)
 
+    def error_named(self, name: str) -> LoadError | None:
+        """Return the load error of the crew note called `name` (its `name:`, else its file name), or None."""
+        wanted = name.strip().casefold()
+        named = (e for e in self.errors if wanted in {(e.name or "").casefold(), Path(e.path).stem.casefold()})
+        return next(named, None)
 
-def load_catalog(vault_root: Path, crew_root: str, *, collectors: Collection[str]) -> Catalog:
-    """Read every note under `vault_root/crew_root` (run logs excluded) into teams, agents and load errors."""
-    folder = vault_root / crew_root
+
+def load_catalog(
+    vault_root: Path,
+    crew_root: str,
+    *,
+    collectors: Collection[str],
+    writes: WriteSettings | None = None,
+    max_writes: int | None = None,
+) -> Catalog:
+    """Read every note under `vault_root/crew_root` (run logs excluded) into teams, agents and load errors.
+
+    Args:
+        vault_root: the vault folder.
+        crew_root: the crew root, vault-relative.
+        collectors: the collectors a team may name.
+        writes: the edit layer's rules. Given with `max_writes`, a `write_scope` glob or action note in the fixed
+            denylist is a load error (`crews.guard.definition_problem`).
+        max_writes: CREW_MAX_WRITES. Given with `writes`, a team asking for more writes is a load error.
+
+    """
     teams: list[Team] = []
     agents: dict[str, CrewAgent] = {}
     errors: list[LoadError] = []
-    for path in _crew_notes(vault_root, folder):
-        try:
-            _data, text, _ = read_note_text(vault_root, path)
-        except OSError as exc:
-            errors.append(LoadError(path, f"cannot be read: {exc.strerror or exc}"))
+    for path in _crew_notes(vault_root, vault_root / crew_root):
+        loaded = _load_note(vault_root, path)
+        if isinstance(loaded, Team):
+            teams.append(loaded)
+        elif isinstance(loaded, LoadError):
+            errors.append(loaded)
+        elif loaded is None:
             continue
-        lines = text.splitlines()
-        front = read_frontmatter(lines)
-        kind = front.data.get("crew-kind")
-        if kind not in ("team", "agent"):
-            continue  # a note beside the crews (a README): not a crew note
-        if front.error:
-            errors.append(LoadError(path, front.error))
-        elif kind == "agent":
-            agent = _agent(path, front.data, "\n".join(lines[front.body_start :]), content_hash(text))
-            if isinstance(agent, LoadError):
-                errors.append(agent)
-            elif agent.name.casefold() in (key.casefold() for key in agents):
-                errors.append(LoadError(path, f"another agent note is also named {agent.name!r}"))
-            else:
-                agents[agent.name] = agent
+        elif loaded.name.casefold() in (key.casefold() for key in agents):
+            errors.append(LoadError(path, f"another agent note is also named {loaded.name!r}", loaded.name))
         else:
-            team = _team(path, front.data, text)
-            (errors if isinstance(team, LoadError) else teams).append(team)  # type: ignore[arg-type]
+            agents[loaded.name] = loaded
     runnable: dict[str, Team] = {}
     for team in teams:
         problem = _cross_check(team, agents, collectors)
+        if not problem and writes is not None and max_writes is not None:
+            problem = definition_problem(team.spec, writes=writes, max_writes=max_writes)
         if problem:
-            errors.append(LoadError(team.path, problem))
+            errors.append(LoadError(team.path, problem, team.name))
         elif team.name.casefold() in (key.casefold() for key in runnable):
-            errors.append(LoadError(team.path, f"another team note is also named {team.name!r}"))
+            errors.append(LoadError(team.path, f"another team note is also named {team.name!r}", team.name))
         else:
             runnable[team.name] = team
     ordered = tuple(sorted(errors, key=lambda error: error.path))
     return Catalog(root=crew_root, teams=runnable, agents=agents, errors=ordered)
+
+
+def _load_note(vault_root: Path, path: str) -> Team | CrewAgent | LoadError | None:
+    """Return the team or agent a note defines, why it cannot run, or None when it is no crew note (a README)."""
+    try:
+        _data, text, _ = read_note_text(vault_root, path)
+    except OSError as exc:
+        return LoadError(path, f"cannot be read: {exc.strerror or exc}")
+    lines = text.splitlines()
+    front = read_frontmatter(lines)
+    if front.error:
+        # The YAML does not parse, so `crew-kind` cannot be read: a note that names it was meant to be a crew note.
+        raw = "\n".join(lines[1 : (find_frontmatter_end(lines) or 1)])
+        return LoadError(path, front.error, _raw_name(raw)) if _KIND_KEY.search(raw) else None
+    if "crew-kind" not in front.data or front.data["crew-kind"] in NOT_CREW_KINDS:
+        return None
+    kind = front.data["crew-kind"]
+    if kind == "agent":
+        return _agent(path, front.data, "\n".join(lines[front.body_start :]), content_hash(text))
+    if kind == "team":
+        return _team(path, front.data, text)
+    name = front.data.get("name")
+    return LoadError(
+        path, f"crew-kind: {kind!r} is not a kind of crew note (team or agent)", name if isinstance(name, str) else None
+    )
+
+
+def _raw_name(frontmatter: str) -> str | None:
+    """Return the `name:` a frontmatter block that does not parse spells out plainly, if any."""
+    found = _NAME_LINE.search(frontmatter)
+    return found.group(1).strip() if found else None
 
 
 def _crew_notes(vault_root: Path, folder: Path) -> list[str]:
@@ -120,12 +169,13 @@ def _team(path: str, data: object, text: str) -> Team | LoadError:
     try:
         spec = TeamSpec.model_validate(fields)
     except ValidationError as exc:
-        return LoadError(path, describe_validation_error(exc))
+        name = fields["name"]
+        return LoadError(path, describe_validation_error(exc), name.strip() if isinstance(name, str) else None)
     if spec.schedule:
         try:
             CronTrigger.from_crontab(spec.schedule)
         except ValueError as exc:
-            return LoadError(path, f"schedule: {spec.schedule!r} is not a cron expression ({exc})")
+            return LoadError(path, f"schedule: {spec.schedule!r} is not a cron expression ({exc})", spec.name)
     return Team(spec=spec, path=path, content_hash=content_hash(text))
 
 

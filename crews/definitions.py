@@ -209,6 +209,7 @@ class LoadError:
 
     path: str
     message: str
+    name: str | None = None  # the crew's name when the note says it (`crew run NAME` names the error)
 
 
 def describe_validation_error(exc: ValidationError) -> str:

@@ -17,15 +17,17 @@ from dataclasses import dataclass
 
 from core.errors import AppError, InvalidRequest
 from core.ports import NoteWriter
+from core.settings import WriteSettings
 from crews.action_context import ActionContext
 from crews.definitions import ACTIONS_FOR, ActionsTask, LlmTask, Team, TeamSpec
 from crews.model import PlannedWrite, Rejection
 from edits.diffs import content_hash
-from edits.scope import check_size, check_writable
+from edits.scope import check_not_denied, check_size, check_writable
 from edits.writers.paths import resolve_in_vault
 from rag.notes.frontmatter import read_frontmatter
 
 _GLOB_PARTS = re.compile(r"(\{daily\}|\{date\}|\*\*/|\*\*|\*|\?)")
+_PLACEHOLDERS = re.compile(r"\{daily\}|\{date\}|\*+|\?")  # replaced by a name to get a path a pattern matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,16 +103,45 @@ class _Rules:
         return frozenset(key.casefold() for key in self.keys_allowed)
 
 
+def definition_problem(spec: TeamSpec, *, writes: WriteSettings, max_writes: int) -> str:
+    """Return why a team could never write as its note says (checked at load time), or "" when it could.
+
+    Stage 2 checks each write again anyway; this refuses up front what it would refuse every time: `max_writes`
+    above CREW_MAX_WRITES (`max_writes`), and a `write_scope` glob or an action's note in the fixed denylist or
+    outside the vault.
+    """
+    problems = []
+    if spec.max_writes > max_writes:
+        problems.append(
+            f"max_writes: {spec.max_writes} is above CREW_MAX_WRITES ({max_writes}), the most any run may write; "
+            "lower it (or raise CREW_MAX_WRITES)"
+        )
+    problems.extend(f"write_scope: {problem}" for glob in spec.write_scope if (problem := _denied(glob, writes)))
+    for task in spec.tasks:
+        if isinstance(task, ActionsTask):
+            target = task.params.get("path" if task.actions == "note.create" else "note")  # section.replace: note
+            if isinstance(target, str) and (problem := _denied(target, writes)):
+                problems.append(f"task {task.id!r}: {problem}")
+    return "; ".join(problems)
+
+
+def _denied(pattern: str, writes: WriteSettings) -> str:
+    """Return the denylist's verdict on a path pattern (`*`, `{date}` ...), judged by a path it matches."""
+    sample = _PLACEHOLDERS.sub("x", _scope_glob(pattern))
+    try:
+        check_not_denied(sample, settings=writes)
+    except InvalidRequest as exc:
+        return exc.message.replace(repr(sample), repr(pattern.strip()))  # name what the note says, not the sample
+    return ""
+
+
 def scope_pattern(glob: str, context: ActionContext) -> re.Pattern[str]:
     """Return a write_scope glob as a regex: `*` within a folder, `**` across folders, `{daily}`, `{date}`.
 
     A pattern naming a folder ("TaskNotes", "TaskNotes/") means every note under it.
     """
-    pattern = unicodedata.normalize("NFC", glob.strip()).removeprefix("./").lstrip("/")
-    if pattern.endswith("/") or not (_GLOB_PARTS.search(pattern) or pattern.lower().endswith(".md")):
-        pattern = pattern.rstrip("/") + "/**"
     regex = []
-    for part in _GLOB_PARTS.split(pattern):
+    for part in _GLOB_PARTS.split(_scope_glob(glob)):
         if part in ("{daily}", "{date}"):
             regex.append(re.escape(unicodedata.normalize("NFC", context.expand(part))))
         elif part == "**/":
@@ -120,6 +151,13 @@ def scope_pattern(glob: str, context: ActionContext) -> re.Pattern[str]:
         else:
             regex.append(re.escape(part))
     return re.compile("".join(regex))
+
+
+def _scope_glob(glob: str) -> str:
+    pattern = unicodedata.normalize("NFC", glob.strip()).removeprefix("./").lstrip("/")
+    if pattern.endswith("/") or not (_GLOB_PARTS.search(pattern) or pattern.lower().endswith(".md")):
+        pattern = pattern.rstrip("/") + "/**"
+    return pattern
 
 
 def _scope(team: TeamSpec, context: ActionContext) -> list[re.Pattern[str]]:

@@ -13,6 +13,7 @@ from crews.model import PlannedWrite, RunStatus, TaskStatus
 
 STATE_VERSION = 1
 FINISHED: frozenset[RunStatus] = frozenset({"ok", "failed", "aborted", "interrupted"})
+INTERRUPTED = "the process running it ended before it finished (a crash, a kill or a power loss)"
 
 
 @dataclass(slots=True)
@@ -54,6 +55,7 @@ class RunState:
     error: str | None = None
     abort_requested: bool = False  # set when asked (here, over HTTP or by `crew abort`), whether or not it bit
     notice: str | None = None  # a word on an outcome that is no error ("the run finished before the abort ...")
+    undone: str | None = None  # when its writes were undone (or when a crew command found them undone elsewhere)
     version: int = STATE_VERSION
 
     @property
@@ -75,6 +77,13 @@ class RunState:
         tasks = [TaskState(**task) for task in data.get("tasks", [])]
         fields = {key: value for key, value in data.items() if key in cls.__dataclass_fields__ and key != "tasks"}
         return cls(**fields, tasks=tasks)
+
+
+def interrupted_error(writes: int) -> str:
+    """Return why a run is `interrupted`, saying what became of its writes (none, or undoable)."""
+    if not writes:
+        return f"{INTERRUPTED}; it had written nothing, so there is nothing to undo"
+    return f"{INTERRUPTED}; the {writes} write(s) it made are in its change set and undoable"
 
 
 def new_run(team: Team, *, trigger: str, dry_run: bool, now: datetime) -> RunState:

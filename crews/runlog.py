@@ -118,6 +118,7 @@ def render_run_note(state: RunState) -> str:
         "llm_calls": state.llm_calls,
         "tokens": state.tokens,
         "change_set": state.change_set_id or "",
+        "undone": state.undone or "",
         "error": state.error or "",
     }
     lines = ["---", *(f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in front.items()), "---", ""]
@@ -133,7 +134,7 @@ def render_run_note(state: RunState) -> str:
         for item in state.planned:
             lines.extend([f"### {item['action']} {item['path']}", "", f"{item['summary']}", "", "```diff"])
             lines.extend([item["diff"].rstrip("\n"), "```", ""])
-    if state.change_set_id and state.writes:
+    if state.change_set_id and state.writes and not state.undone:
         lines.extend(["", f"Undo this run: `librarian crew undo {state.id}`."])
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -150,7 +151,8 @@ def _headline(state: RunState) -> str:
     }[state.status]
     error = f" {state.error}" if state.error else ""
     notice = f" Note: {state.notice}." if state.notice else ""
-    return f"{outcome} at {state.finished}: {counts}.{error}{notice}"
+    undone = f" Undone at {state.undone}." if state.undone else ""
+    return f"{outcome} at {state.finished}: {counts}.{error}{notice}{undone}"
 
 
 def _task_section(task: TaskState) -> list[str]:

@@ -18,23 +18,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.edits import UndoPlan
-from core.errors import AlreadyRunning, AppError, NotFound
+from core.errors import AlreadyRunning, AppError, EditConflict, NotFound
 from crews.approvals import APPROVALS_FILE, Approval, ApprovalStore
 from crews.catalog import Catalog, load_catalog
 from crews.control import Event, RunControl
 from crews.definitions import Team
 from crews.progress import LATE_ABORT
-from crews.run_state import RunState
+from crews.run_state import RunState, interrupted_error
 from crews.runner import CrewDeps, is_collect_only, run_team, start_state
 from edits.undo import undo_change_set
 
 logger = logging.getLogger(__name__)
 ABORT_REQUESTED = "abort requested: the run stops at its next step (between tasks, or inside the model's reply)"
 MAX_UNSAVED = 20  # dry runs without a model are never saved; the last few stay readable (GET, `crew show`)
-INTERRUPTED = (
-    "the process running it ended before it finished (a crash, a kill or a power loss); the writes it made are "
-    "in its change set and undoable"
-)
 
 
 class CrewBusy(AlreadyRunning):
@@ -70,7 +66,13 @@ class CrewService:
 
     def catalog(self) -> Catalog:
         """Read the crew notes now (a few small files): edits in Obsidian count at once, without a restart."""
-        return load_catalog(self._deps.vault.path, self._deps.crews.root, collectors=self._collectors)
+        return load_catalog(
+            self._deps.vault.path,
+            self._deps.crews.root,
+            collectors=self._collectors,
+            writes=self._deps.writes,
+            max_writes=self._deps.crews.max_writes,
+        )
 
     def team(self, name: str) -> tuple[Team, Catalog]:
         """Return the runnable team of this name, or raise NotFound naming the crews there are (or why not)."""
@@ -78,11 +80,10 @@ class CrewService:
         team = catalog.team(name)
         if team is not None:
             return team, catalog
-        broken = [error for error in catalog.errors if Path(error.path).stem.casefold() == name.strip().casefold()]
-        if broken:
-            raise NotFound(f"the crew {name!r} cannot run: {broken[0].message} ({broken[0].path})")
-        known = ", ".join(sorted(catalog.teams)) or "none (run `librarian crew install-examples`)"
-        raise NotFound(f"there is no crew named {name!r}; the crews are: {known}")
+        broken = catalog.error_named(name)
+        if broken is not None:
+            raise NotFound(f"the crew {name!r} cannot run: {broken.message} ({broken.path})")
+        raise NotFound(_no_such_crew(name, catalog))
 
     async def start(
         self, name: str, *, dry_run: bool, trigger: str, on_event: Callable[[Event], None] | None = None
@@ -126,8 +127,18 @@ class CrewService:
         return self._approvals.enable(team, catalog, now=self._deps.clock())
 
     def disable(self, name: str) -> bool:
-        """Withdraw the approval of team `name`'s schedule; return False when it was not enabled."""
-        return self._approvals.disable(name)
+        """Withdraw the approval of team `name`'s schedule; return False when it was not enabled.
+
+        Raises:
+            NotFound: no approval and no crew note of that name (a crew that cannot run still counts).
+
+        """
+        if self._approvals.disable(name):
+            return True
+        catalog = self.catalog()
+        if catalog.team(name) is None and catalog.error_named(name) is None:
+            raise NotFound(_no_such_crew(name, catalog))
+        return False
 
     def schedule_statuses(self, catalog: Catalog) -> dict[str, str | None]:
         """Return, per team, whether its schedule runs ("enabled", "not enabled", "paused: ..."; None: none)."""
@@ -189,22 +200,43 @@ class CrewService:
         return ABORT_REQUESTED
 
     async def undo(self, run_id: str, *, confirm: bool) -> UndoPlan:
-        """Plan, or with `confirm` carry out, the undo of one run's writes (its change set)."""
+        """Plan, or with `confirm` carry out, the undo of one run's writes (its change set); record it in the run.
+
+        Raises:
+            EditConflict: the run was undone already (here, or its change set by `librarian undo`).
+
+        """
         state = self.get(run_id)
         if state.dry_run or not state.change_set_id or not state.writes:
             return UndoPlan(change_set_id=None, steps=())
         if self._deps.writer is None or self._deps.log is None:
             raise AppError("WRITE_BACKEND=none: the vault is read-only, so nothing can be undone")
+        if state.undone:
+            raise EditConflict(f"run {run_id} was already undone at {state.undone}; nothing was changed")
+        changes = self._deps.log.change_set(state.change_set_id)
+        if changes and all(change.status == "undone" for change in changes):
+            self._record_undone(state)  # by `librarian undo` (the last change set): the run says so from now on
+            raise EditConflict(
+                f"run {run_id} was already undone (its change set {state.change_set_id}); nothing was changed"
+            )
         async with contextlib.AsyncExitStack() as stack:
             if confirm:
                 await stack.enter_async_context(self._deps.lock.hold())
-            return await undo_change_set(
+            plan = await undo_change_set(
                 state.change_set_id,
                 writer=self._deps.writer,
                 log=self._deps.log,
                 now=datetime.now(UTC),
                 confirm=confirm,
             )
+        if plan.is_applied:
+            self._record_undone(state)
+        return plan
+
+    def _record_undone(self, state: RunState) -> None:
+        if not state.undone:
+            state.undone = self._deps.clock().isoformat(timespec="seconds")
+            self._deps.store.save(state)
 
     def recover(self) -> list[RunState]:
         """Mark runs left `running` by a process that died as interrupted (their team lock is free); return them."""
@@ -213,13 +245,13 @@ class CrewService:
             if state.status != "running" or self._is_held(state.crew):
                 continue
             state.status = "interrupted"
-            state.error = INTERRUPTED
+            state.error = interrupted_error(state.writes)
             state.finished = state.finished or self._deps.clock().isoformat(timespec="seconds")
             for task in state.tasks:
                 if task.status in ("running", "waiting"):
                     task.status = "skipped" if task.status == "waiting" else "failed"
             self._deps.store.save(state)
-            logger.warning("crew run %s (%s) was interrupted: %s", state.id, state.crew, INTERRUPTED)
+            logger.warning("crew run %s (%s) was interrupted: %s", state.id, state.crew, state.error)
             recovered.append(state)
         self._sweep_abort_requests()
         return recovered
@@ -281,3 +313,8 @@ class CrewService:
         finally:
             os.close(fd)
         return False
+
+
+def _no_such_crew(name: str, catalog: Catalog) -> str:
+    known = ", ".join(sorted(catalog.teams)) or "none (run `librarian crew install-examples`)"
+    return f"there is no crew named {name!r}; the crews are: {known}"

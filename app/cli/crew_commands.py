@@ -46,12 +46,39 @@ def _crews() -> Iterator[LocalCrews | RemoteCrews]:
         raise typer.Exit(1) from exc
 
 
+@contextmanager
+def _reading_crews() -> Iterator[LocalCrews | RemoteCrews]:
+    """Yield the crews for a command that only reads: from their files while another CLI command holds DATA_DIR.
+
+    Crew notes, run logs (`state.json`) and approvals are small files written atomically, so reading them needs
+    no hold on DATA_DIR (that guards the index and the stores, which listing never opens). Only the recovery of
+    interrupted runs writes, so it waits for the next command that holds DATA_DIR.
+    """
+    from app.cli.settings_loading import load_settings
+    from app.process.ownership import is_held, read_owner
+    from app.services.crew_access import LocalCrews
+
+    settings = load_settings()
+    owner = read_owner(settings.data_dir) if is_held(settings.data_dir) else None
+    if not is_held(settings.data_dir) or (owner is not None and owner.is_server):
+        with _crews() as crews:
+            yield crews
+        return
+    holder = owner.describe() if owner else "another process"
+    err.print(f"[dim]DATA_DIR is in use by {escape(holder)}: reading the crew files without it[/dim]")
+    try:
+        yield LocalCrews(settings)
+    except AppError as exc:
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
+        raise typer.Exit(1) from exc
+
+
 @crew_cli.command("list")
 def list_crews(as_json: JsonOption = False) -> None:
     """List the crews under the crew root, and the crew notes that cannot run (with why)."""
     from app.cli.crew_console import print_catalog
 
-    with _crews() as crews:
+    with _reading_crews() as crews:
         catalog = crews.catalog()
     if as_json:
         out.print_json(json.dumps(catalog, ensure_ascii=False))
@@ -87,7 +114,7 @@ def list_runs(
     """List runs, newest first: id, crew, status, when, writes."""
     from app.cli.crew_console import print_runs
 
-    with _crews() as crews:
+    with _reading_crews() as crews:
         runs = crews.runs(limit=limit, crew=crew)
     if as_json:
         out.print_json(json.dumps(runs, ensure_ascii=False))
@@ -100,7 +127,7 @@ def show_run(run_id: RunArgument, as_json: JsonOption = False) -> None:
     """Show one run: each task with what it did, the files written, a dry run's diffs."""
     from app.cli.crew_console import print_run
 
-    with _crews() as crews:
+    with _reading_crews() as crews:
         state = crews.show(run_id)
     if as_json:
         out.print_json(json.dumps(state, ensure_ascii=False))
@@ -126,20 +153,31 @@ def abort_run(run_id: RunArgument) -> None:
 def undo_run(
     run_id: RunArgument, assume_yes: Annotated[bool, typer.Option("--yes", "-y", help="Undo without asking.")] = False
 ) -> None:
-    """Undo one run's writes, after showing the crew, time and files it restores and asking."""
-    from app.cli.crew_console import print_undo
+    """Undo one run's writes, after showing the crew, time and files it restores and asking.
+
+    Exit code 1 when nothing could be undone (every file it wrote was edited since) or it was undone already.
+    """
+    from app.cli.console import confirm
+    from app.cli.crew_console import print_undo, undo_summary
 
     with _crews() as crews:
         state = crews.show(run_id)
         plan = crews.undo(run_id, confirm=False)
         print_undo(out, state, plan)
-        if not plan.get("has_writes"):
+        if not plan.get("change_set_id"):
             return
-        if not assume_yes and not typer.confirm("Undo this run?", default=False):
+        if not plan.get("has_writes") and plan.get("warnings"):  # it could only overwrite edits made since
+            out.print(escape(undo_summary(plan)))
+            raise typer.Exit(1)
+        # A plan that writes nothing (every file already as before) is carried out unasked: it only marks it undone.
+        if plan.get("has_writes") and not assume_yes and not confirm("Undo this run?"):
             out.print("nothing changed")
             return
         done = crews.undo(run_id, confirm=True)
     print_undo(out, state, done)
+    out.print(escape(undo_summary(done)))
+    if not done.get("applied"):
+        raise typer.Exit(1)
 
 
 @crew_cli.command("enable")

@@ -112,7 +112,8 @@ def print_run(console: Console, state: dict[str, Any], *, with_diffs: bool) -> N
     colour = _STATUS_COLOURS.get(state["status"], "white")
     dry = " (dry run: nothing written)" if state["dry_run"] else ""
     console.print(
-        f"[bold]{escape(state['crew'])}[/bold] run {escape(state['id'])}: [{colour}]{state['status']}[/{colour}]{dry}"
+        f"[bold]{escape(state['crew'])}[/bold] run {escape(state['id'])}: [{colour}]{state['status']}[/{colour}]"
+        f"{_undone(state)}{dry}"
     )
     console.print(
         f"  started {state['started']} · {state['writes']} write(s) · {state['llm_calls']} LLM call(s) · "
@@ -132,7 +133,9 @@ def print_run(console: Console, state: dict[str, Any], *, with_diffs: bool) -> N
         for item in state.get("planned", []):
             console.print(f"\n[bold]{escape(item['action'])} {escape(item['path'])}[/bold]: {escape(item['summary'])}")
             console.print(escape(item["diff"]), highlight=False)
-    if state["writes"] and state.get("change_set_id"):
+    if state.get("undone"):
+        console.print(f"  undone at {state['undone']}")
+    elif state["writes"] and state.get("change_set_id"):
         console.print(f"  undo: librarian crew undo {escape(state['id'])}")
 
 
@@ -144,9 +147,13 @@ def print_runs(console: Console, runs: list[dict[str, Any]]) -> None:
         colour = _STATUS_COLOURS.get(state["status"], "white")
         dry = " dry-run" if state["dry_run"] else ""
         console.print(
-            f"{escape(state['id'])}  {escape(state['crew'])}  [{colour}]{state['status']}[/{colour}]{dry}  "
-            f"{state['started']}  {state['writes']} write(s)"
+            f"{escape(state['id'])}  {escape(state['crew'])}  [{colour}]{state['status']}[/{colour}]{_undone(state)}"
+            f"{dry}  {state['started']}  {state['writes']} write(s)"
         )
+
+
+def _undone(state: dict[str, Any]) -> str:
+    return ", [yellow]undone[/yellow]" if state.get("undone") else ""
 
 
 def print_undo(console: Console, state: dict[str, Any], plan: dict[str, Any]) -> None:
@@ -159,3 +166,19 @@ def print_undo(console: Console, state: dict[str, Any], plan: dict[str, Any]) ->
     for step in plan["steps"]:
         mark = "[yellow]![/yellow]" if step["action"] == "conflict" else "-"
         console.print(f"  {mark} {escape(step['path'])}: {escape(step['message'])}")
+
+
+def undo_summary(plan: dict[str, Any]) -> str:
+    """Return the line that ends a run's undo: how many files it restored, kept or found as before."""
+    kept = sum(step["action"] == "conflict" for step in plan["steps"])
+    same = sum(step["action"] == "nothing" for step in plan["steps"])
+    restored = len(plan["steps"]) - kept - same
+    left = f"; {kept} file(s) edited since the run left as they are" if kept else ""
+    if not plan.get("applied"):
+        return (
+            f"nothing was undone: {kept} file(s) it wrote were edited since the run and are left as they are; "
+            "the run stays undoable once they read as the run left them"
+        )
+    if not restored:
+        return "undone: every file already read as before the run, so nothing was written" + left
+    return f"undone: {restored} file(s) reverted{left}"

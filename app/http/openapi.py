@@ -92,7 +92,7 @@ OPERATIONS: dict[tuple[str, str], OperationDoc] = {
     ("post", "/v1/crews/{name}/enable"): OperationDoc(
         errors={400: "The crew has no schedule to enable", 404: NO_CREW, 503: "Crews are not available"}
     ),
-    ("post", "/v1/crews/{name}/disable"): OperationDoc(errors={503: "Crews are not available"}),
+    ("post", "/v1/crews/{name}/disable"): OperationDoc(errors={404: NO_CREW, 503: "Crews are not available"}),
     ("get", "/v1/crews/runs"): OperationDoc(errors={503: "Crews are not available in this service"}),
     ("get", "/v1/crews/runs/{run_id}"): OperationDoc(errors={404: NO_RUN, 503: "Crews are not available"}),
     ("get", "/v1/crews/runs/{run_id}/events"): OperationDoc(

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from app.cli.main import cli
 from app.http.main import create_app
+from app.process.ownership import DataDirOwnership
 from core.settings import Settings
 from crews.schedule import JOB_PREFIX, CrewSchedule
 from llm_client import OpenAICompatibleChatModel
@@ -191,3 +192,27 @@ def test_installed_examples_load_without_errors(settings: Settings, name: str) -
 
     assert catalog.errors == ()
     assert catalog.team(name) is not None
+
+
+def test_crew_runs_show_and_list_read_the_crew_files_while_another_command_holds_the_data_dir(
+    settings: Settings, vault: Path
+) -> None:
+    with ScriptedLLMServer(schema_answer) as llm:
+        env = cli_env(settings, llm.base_url)
+        runner.invoke(cli, ["crew", "install-examples"], env=env)
+        state = json.loads(runner.invoke(cli, ["crew", "run", "Daily-Briefing", "--json"], env=env).stdout)
+        index = DataDirOwnership.acquire(settings.data_dir, "index", vault=vault)  # as `librarian index` holds it
+        try:
+            runs = runner.invoke(cli, ["crew", "runs", "--json"], env=env)
+            shown = runner.invoke(cli, ["crew", "show", state["id"]], env=env)
+            listed = runner.invoke(cli, ["crew", "list"], env=env)
+            ran = runner.invoke(cli, ["crew", "run", "Daily-Briefing"], env=env)
+        finally:
+            index.release()
+
+    assert runs.exit_code == 0, runs.output
+    assert [run["id"] for run in json.loads(runs.stdout)] == [state["id"]]
+    assert "`librarian index`" in runs.stderr
+    assert shown.exit_code == 0 and "section.replace" in shown.stdout
+    assert listed.exit_code == 0 and "Daily-Briefing" in listed.stdout
+    assert ran.exit_code == 1 and "in use by `librarian index`" in ran.output  # a run needs the index: it waits

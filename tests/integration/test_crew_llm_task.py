@@ -308,3 +308,33 @@ def test_the_fixed_part_of_the_prompt_stays_small(task: LlmTask, material: Mater
     system, user = llm.chat_requests[0].messages
     fixed = system["content"] + user["content"]
     assert len(fixed) / CHARS_PER_TOKEN_LOW < 400, fixed
+
+
+def test_a_long_failed_reply_is_shown_back_by_whole_lines_never_cut_inside_a_word() -> None:
+    prose = "".join(f"- Renew passport, step {n}: photos, form and the appointment\n" for n in range(60))
+    with ScriptedLLMServer([Turn.text(prose), Turn.text(VALID_BRIEFING)]) as llm:
+        (result,) = run_task(llm, BRIEFING_TASK, BRIEFING_MATERIAL)
+    echoed = llm.chat_requests[1].messages[2]["content"].splitlines()
+    assert result.calls == 2
+    assert 1 < len(echoed) < len(prose.splitlines())
+    assert all(line in prose.splitlines() for line in echoed[:-1])
+    assert echoed[-1].startswith("[") and echoed[-1].endswith("more characters of this reply are not repeated here]")
+    assert "…" not in llm.chat_requests[1].messages[2]["content"]
+
+
+def test_a_repair_that_copies_the_shortened_echo_of_its_failed_reply_is_refused() -> None:
+    run = Run()
+    too_long = json.dumps({"markdown": "- [[Renew passport]]: photos overdue since 2020-03-01\n" * 80})
+
+    def answer(body: dict[str, object]) -> Turn:
+        messages = body["messages"]
+        if len(messages) == 2:  # type: ignore[arg-type]
+            return Turn.text(too_long)
+        echoed = messages[2]["content"]  # type: ignore[index]
+        # A small model copies what it is shown of its own reply, from where the text starts, and closes the JSON.
+        return Turn.text(json.dumps({"markdown": echoed.split('"markdown": "', 1)[-1]}))
+
+    with ScriptedLLMServer(answer) as llm, pytest.raises(OutputInvalid) as caught:
+        run_task(llm, BRIEFING_TASK, BRIEFING_MATERIAL, run=run)
+    assert "copies the line that stood for the part of the first reply not shown again" in caught.value.message
+    assert "not repeated here" in run.artifacts["briefing-2.txt"]

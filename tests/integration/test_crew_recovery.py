@@ -8,10 +8,13 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
+from app.wiring import build_crew_service
 from core.settings import Settings
 from crews.install import install_examples
+from crews.run_state import new_run
 from tests.conftest import SETTINGS_ENV
 from tests.crew_support import schema_answer
 from tests.scripted_llm import ScriptedLLMServer
@@ -126,3 +129,27 @@ def wait_for_state(vault: Path, ready: object, process: subprocess.Popen[bytes])
             raise AssertionError(f"the crew run ended early with {process.returncode}")
         time.sleep(0.1)
     raise AssertionError("the run never reached the state waited for")
+
+
+def test_an_interrupted_run_says_it_wrote_nothing_or_how_many_writes_stay_undoable(
+    settings: Settings, vault: Path
+) -> None:
+    install_examples(vault, "_crews")
+    crews = build_crew_service(
+        settings.model_copy(update={"write_backend": "files"}), None, None, None, after_write=None
+    )
+    team = crews.catalog().team("Daily-Briefing")
+    assert team is not None
+    for writes in (0, 2):
+        state = new_run(team, trigger="cli", dry_run=False, now=datetime(2026, 12, 1, 7, writes, tzinfo=UTC))
+        state.writes = writes
+        crews.deps.store.save(state)  # left `running` by a process that is gone: no team lock is held
+
+    recovered = {state.writes: state for state in crews.recover()}
+
+    assert {state.status for state in recovered.values()} == {"interrupted"}
+    assert "it had written nothing, so there is nothing to undo" in (recovered[0].error or "")
+    assert "undoable" not in (recovered[0].error or "")
+    assert "the 2 write(s) it made are in its change set and undoable" in (recovered[2].error or "")
+    run_note = crews.deps.store.folder / recovered[0].id / "run.md"
+    assert "it had written nothing" in run_note.read_text(encoding="utf-8")

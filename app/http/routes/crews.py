@@ -97,7 +97,7 @@ async def enable_schedule(name: str, request: Request) -> dict[str, Any]:
 
 @router.post("/v1/crews/{name}/disable")
 async def disable_schedule(name: str, request: Request) -> dict[str, Any]:
-    """Withdraw the approval of the crew's schedule; `disabled` is false when it was not enabled."""
+    """Withdraw the approval of the crew's schedule; `disabled` is false when it was not enabled (404: no such crew)."""
     disabled = crew_service(request).disable(name)
     reload_schedule(request)
     return {"crew": name, "disabled": disabled}

@@ -1,0 +1,133 @@
+"""Crew notes that cannot run are listed with their error, never dropped: broken YAML, an unknown crew-kind, a
+write_scope or action note the denylist refuses, max_writes above CREW_MAX_WRITES; and their names are known."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+from core.settings import Settings
+from crews.install import install_examples
+from tests.conftest import SETTINGS_ENV
+
+runner = CliRunner()
+
+BRIEFING_TEAM = """---
+crew-kind: team
+name: {name}
+write_scope: {scope}
+max_writes: {max_writes}
+tasks:
+  - id: open-tasks
+    collector: tasks.open
+  - id: briefing
+    agent: Briefer
+    output: briefing-v1
+  - id: write
+    actions: note.create
+    params: {{path: "{path}"}}
+---
+"""
+
+
+def cli_env(settings: Settings, **extra: str) -> dict[str, str | None]:
+    env: dict[str, str | None] = dict.fromkeys(SETTINGS_ENV)
+    env.update(VAULT_PATH=str(settings.vault_path), DATA_DIR=str(settings.data_dir), WRITE_BACKEND="files")
+    return {**env, "LLM_BASE_URL": "http://127.0.0.1:9/v1", "HF_HUB_OFFLINE": "1", "COLUMNS": "250", **extra}
+
+
+def team(name: str, *, scope: str = '["Briefings/**"]', max_writes: int = 1, path: str = "Briefings/{date}") -> str:
+    return BRIEFING_TEAM.format(name=name, scope=scope, max_writes=max_writes, path=path)
+
+
+def listed_errors(settings: Settings, **extra: str) -> dict[str, str]:
+    result = runner.invoke(cli, ["crew", "list", "--json"], env=cli_env(settings, **extra))
+    assert result.exit_code == 0, result.output
+    return {error["path"]: error["error"] for error in json.loads(result.stdout)["errors"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('---\ncrew-kind: team\nname: Bad-Yaml\nwrite_scope: ["Notes/**"\ntasks: []\n---\n', "invalid YAML"),
+        ("---\nname: [Broken\ncrew-kind: team\n---\n", "invalid YAML"),
+        ("---\ncrew-kind: teem\nname: Bad-Yaml\n---\n", "crew-kind: 'teem' is not a kind of crew note (team or agent)"),
+    ],
+    ids=["unclosed-list", "broken-name", "misspelled-kind"],
+)
+def test_a_crew_note_that_does_not_parse_is_listed_and_named_by_crew_run(
+    settings: Settings, vault: Path, text: str, expected: str
+) -> None:
+    install_examples(vault, "_crews")
+    (vault / "_crews" / "Bad-Yaml.md").write_text(text, encoding="utf-8")
+    (vault / "_crews" / "README.md").write_text("---\ntitle: [about the crews\n---\nNotes.\n", encoding="utf-8")
+
+    errors = listed_errors(settings)
+    ran = runner.invoke(cli, ["crew", "run", "Bad-Yaml"], env=cli_env(settings))
+
+    assert list(errors) == ["_crews/Bad-Yaml.md"]  # the README names no crew-kind: still no crew note
+    assert expected in errors["_crews/Bad-Yaml.md"]
+    assert ran.exit_code == 1
+    assert "the crew 'Bad-Yaml' cannot run" in ran.output and expected in ran.output
+    assert "there is no crew named" not in ran.output
+
+
+def test_crew_run_names_the_error_of_a_crew_whose_file_is_named_otherwise(settings: Settings, vault: Path) -> None:
+    install_examples(vault, "_crews")
+    (vault / "_crews" / "morning.md").write_text(team("Morning", max_writes=999), encoding="utf-8")
+
+    ran = runner.invoke(cli, ["crew", "run", "Morning"], env=cli_env(settings))
+
+    assert ran.exit_code == 1
+    assert "the crew 'Morning' cannot run: max_writes: 999 is above CREW_MAX_WRITES (50)" in ran.output
+
+
+@pytest.mark.parametrize(
+    ("definition", "expected"),
+    [
+        (team("Outside", scope='["../outside/**"]'), "write_scope: '../outside/**': '..' is refused"),
+        (team("Dot-Scope", scope='[".obsidian/**"]'), "write_scope: '.obsidian/**': dot folders"),
+        (team("Crew-Root", scope='["_crews/"]'), "write_scope: '_crews/' is in the crew root _crews/"),
+        (team("Dot-Note", scope='["**"]', path=".obsidian/{date}.md"), "task 'write': '.obsidian/{date}.md': dot"),
+        (team("Greedy", max_writes=999), "max_writes: 999 is above CREW_MAX_WRITES (50)"),
+    ],
+    ids=["parent-folder", "obsidian-scope", "crew-root-scope", "obsidian-note", "max-writes"],
+)
+def test_a_team_that_could_only_be_refused_at_write_time_is_refused_at_load_time(
+    settings: Settings, vault: Path, definition: str, expected: str
+) -> None:
+    install_examples(vault, "_crews")
+    (vault / "_crews" / "Team.md").write_text(definition, encoding="utf-8")
+
+    errors = listed_errors(settings)
+
+    assert list(errors) == ["_crews/Team.md"]
+    assert errors["_crews/Team.md"].startswith(expected)
+
+
+def test_max_writes_is_checked_against_the_configured_crew_max_writes(settings: Settings, vault: Path) -> None:
+    install_examples(vault, "_crews")
+    (vault / "_crews" / "Team.md").write_text(team("Many", max_writes=60), encoding="utf-8")
+
+    assert list(listed_errors(settings)) == ["_crews/Team.md"]
+    assert listed_errors(settings, CREW_MAX_WRITES="60") == {}
+
+
+def test_disable_of_a_crew_that_does_not_exist_fails_like_enable(settings: Settings, vault: Path) -> None:
+    install_examples(vault, "_crews")
+    (vault / "_crews" / "Typo.md").write_text("---\ncrew-kind: teem\n---\n", encoding="utf-8")
+    env = cli_env(settings)
+
+    enabled = runner.invoke(cli, ["crew", "enable", "Nope"], env=env)
+    disabled = runner.invoke(cli, ["crew", "disable", "Nope"], env=env)
+    not_enabled = runner.invoke(cli, ["crew", "disable", "Task-Triage"], env=env)
+    broken = runner.invoke(cli, ["crew", "disable", "Typo"], env=env)
+
+    assert enabled.exit_code == 1 and "there is no crew named 'Nope'" in enabled.output
+    assert disabled.exit_code == 1 and "there is no crew named 'Nope'" in disabled.output
+    assert not_enabled.exit_code == 0 and "was not enabled: nothing changed" in not_enabled.stdout
+    assert broken.exit_code == 0 and "was not enabled: nothing changed" in broken.stdout
