@@ -23,6 +23,7 @@ from rag.retrieve import EMPTY_VAULT_META
 from sync.consistency import GENERATION, Healing, heal, new_generation
 from sync.embeds import EmbedReader
 from sync.report import Progress, ReindexReport
+from sync.vault_changes import has_same_stat
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +183,7 @@ class Reindexer:
             is_recut = mark is not None and mark.chunks is not None and recut is not None and mark.chunks >= recut
             # Only a confirmed note is skipped on mtime and size: one that failed (unreadable, too large, bad
             # markup) is retried, since chmod or a raised MAX_NOTE_BYTES fixes it without touching the file.
-            if mark and mark.sha256 and (mark.mtime_ns, mark.size) == (stat.mtime_ns, stat.size) and not is_recut:
+            if mark and mark.sha256 and has_same_stat(mark, stat) and not is_recut:
                 report.unchanged += 1
                 continue
             pending = self._read(scan, path, stat, plan, report)
@@ -239,7 +240,7 @@ class Reindexer:
     def _fail(self, path: str, stat: FileStat, error: str, plan: _Plan, report: ReindexReport) -> None:
         report.errors.append((path, error))
         mark = plan.marks.get(path)
-        if mark and mark.last_error == error and (mark.mtime_ns, mark.size) == (stat.mtime_ns, stat.size):
+        if mark and mark.last_error == error and has_same_stat(mark, stat):
             return  # failing exactly as last time: the index already reflects it, so nothing to write
         # A file that can no longer be indexed must not keep stale chunks in the index.
         self._store.delete_paths([path])

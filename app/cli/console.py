@@ -1,13 +1,15 @@
-"""Rendering for the terminal: index progress, run summaries, search hits and status."""
+"""The terminal: index progress, run summaries, search hits, status, and yes/no questions."""
 
 from __future__ import annotations
 
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -49,6 +51,14 @@ def progress_reporter(console: Console, *, enabled: bool = True) -> Iterator[Cal
             )
 
         yield on_progress
+
+
+def confirm(question: str) -> bool:
+    """Ask a yes/no question (default no); an answer piped in ends the question's line like a typed one would."""
+    answer = typer.confirm(question, default=False)
+    if not sys.stdin.isatty():  # a terminal echoes the answer and its Enter; a pipe shows nothing after the prompt
+        typer.echo()
+    return answer
 
 
 def print_report(console: Console, report: dict[str, Any]) -> None:
@@ -136,6 +146,7 @@ def print_status(console: Console, data: dict[str, Any]) -> None:
         else "reranker   none (RERANKER_MODEL_DIR unset): hits keep their fused order"
     )
     _print_runs(console, data)
+    _print_changes(console, data.get("changed_since_last_run"))
     _print_health(console, data)
     if hosts := data.get("llm", {}).get("leaves_machine"):
         console.print(f"[yellow]llm[/yellow]        note text is sent to {escape(', '.join(hosts))} (off this machine)")
@@ -153,7 +164,9 @@ def _print_runs(console: Console, data: dict[str, Any]) -> None:
     else:
         console.print("last run   never")
     progress = data.get("progress")
-    if data.get("running"):
+    if data.get("running") and data.get("held_by"):
+        console.print(f"running    an index run is under way ({escape(data['held_by'])})")
+    elif data.get("running"):
         done = f" ({progress['notes_done']}/{progress['notes_total']} notes)" if progress else ""
         console.print(f"running    an index run is going{done}")
     if data.get("last_error"):
@@ -163,6 +176,19 @@ def _print_runs(console: Console, data: dict[str, Any]) -> None:
         console.print("[yellow]the last run was interrupted; the next run repairs the index[/yellow]")
     if data.get("vault_empty"):
         console.print(f"[yellow]no notes found in {escape(data['vault_empty'])}[/yellow]: is VAULT_PATH right?")
+
+
+def _print_changes(console: Console, changes: dict[str, int] | None) -> None:
+    if changes is None:
+        return
+    counts = [f"{changes[key]} {key}" for key in ("modified", "added", "deleted") if changes[key]]
+    if not counts:
+        console.print("changes    none since the last run")
+        return
+    console.print(
+        f"[yellow]changes[/yellow]    notes since the last run: {', '.join(counts)}; search answers from the index "
+        "as of that run: run `librarian index` (a running `librarian serve` catches up by itself)"
+    )
 
 
 def _print_health(console: Console, data: dict[str, Any]) -> None:

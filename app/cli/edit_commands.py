@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
 from rich.console import Console
 from rich.markup import escape
 
@@ -66,6 +65,7 @@ async def _confirm_undo(writer: NoteWriter, log: SqliteChangeLog, lock: EditLock
 
 def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_root: Path) -> int:
     """Show the undo plan, ask for confirmation, apply it; return the exit code."""
+    from app.cli.console import confirm
     from app.process.data_dir_vault import check_vault
     from edits.undo import plan_undo
 
@@ -85,7 +85,7 @@ def run_undo(console: Console, settings: Settings, *, assume_yes: bool, vault_ro
         print_plan(console, plan)
         if plan.change_set_id is None or not plan.has_writes:
             return 0
-        if not assume_yes and not typer.confirm("Apply this undo?", default=False):
+        if not assume_yes and not confirm("Apply this undo?"):
             console.print("nothing changed")
             return 0
         done = asyncio.run(_confirm_undo(writer, log, lock, expected=plan.change_set_id))

@@ -135,9 +135,12 @@ def search(
 ) -> None:
     """Search the indexed vault (dense + BM25 fused with RRF, reranked when RERANKER_MODEL_DIR is set)."""
     from app.cli.console import print_hits
+    from app.services.index_access import require_folder
 
     settings = load_settings(vault)
     with index_access(settings, "search") as access:
+        if folder is not None and folder.strip("/ "):  # a typo must not read as "no notes match"
+            folder = require_folder(settings.vault, folder)
         found = access.search(query, k=k, folder=folder, tags=list(tag or ()))
     if found.notice:  # a serve still indexing: say so, so few or no hits don't read as "the notes don't say"
         err.print(f"[yellow]{escape(found.notice)}[/yellow]")
@@ -149,7 +152,7 @@ def search(
 
 @cli.command()
 def status(as_json: JsonOption = False, vault: VaultOption = None) -> None:
-    """Show what is indexed: notes, chunks, model, last run, files with errors or warnings, and store health."""
+    """Show what is indexed: notes, chunks, model, last run, notes changed since, files with issues, store health."""
     from app.cli.console import print_status
 
     settings = load_settings(vault)
@@ -166,9 +169,21 @@ def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="Your question.", show_default=False)],
     vault: VaultOption = None,
 ) -> None:
-    """Answer a question from the vault in the terminal (the same pipeline as the chat API)."""
+    """Answer a question from the vault in the terminal (the same pipeline as the chat API); it changes no note."""
     from app.process.log_redaction import install_log_redaction
+    from app.services.change_requests import is_change_request
 
+    if not question.strip():
+        err.print('[red]error:[/red] ask needs a question, e.g. librarian ask "what did I plan for the garden?"')
+        raise typer.Exit(1)
+    if is_change_request(question):
+        # A single turn cannot show a proposal and take its confirmation: the agent would only loop without tools.
+        err.print(
+            "[red]error:[/red] `librarian ask` answers questions and changes no note. Ask for the change in a chat "
+            "client of `librarian serve` or in an MCP client: they show the diff and write only when you confirm "
+            "(docs/changing-notes.md)"
+        )
+        raise typer.Exit(1)
     settings = load_settings(vault)
     install_log_redaction(settings)
     with index_access(settings, "ask") as access:

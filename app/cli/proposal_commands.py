@@ -155,10 +155,15 @@ def print_proposal(proposal: dict[str, Any]) -> None:
 
 
 @proposals_cli.callback()
-def list_proposals(ctx: typer.Context) -> None:
+def list_by_default(ctx: typer.Context) -> None:
     """List the proposals waiting for your answer (the default), with their diffs."""
-    if ctx.invoked_subcommand is not None:
-        return
+    if ctx.invoked_subcommand is None:
+        list_proposals()
+
+
+@proposals_cli.command("list")
+def list_proposals() -> None:
+    """List the proposals waiting for your answer, with their diffs (as `librarian proposals` does)."""
     with _proposals() as proposals:
         pending = proposals.pending()
     if not pending:
@@ -179,11 +184,7 @@ def show(proposal_id: Annotated[str, typer.Argument(metavar="ID", help="A propos
 def apply(ids: IdsArgument) -> None:
     """Show the proposals named, ask, then apply exactly them as one change set (`librarian undo` reverts it)."""
     with _proposals() as proposals:
-        pending = {proposal["id"]: proposal for proposal in proposals.pending()}
-        missing = [proposal_id for proposal_id in ids if proposal_id not in pending]
-        if missing:
-            err.print(f"[red]error:[/red] no pending proposal {', '.join(missing)}; nothing was applied")
-            raise typer.Exit(1)
+        pending = _pending_named(proposals, ids, "applied")
         for proposal_id in dict.fromkeys(ids):
             print_proposal(pending[proposal_id])
             out.print()
@@ -205,5 +206,16 @@ def apply(ids: IdsArgument) -> None:
 def discard(ids: IdsArgument) -> None:
     """Discard the proposals named; nothing is written."""
     with _proposals() as proposals:
+        _pending_named(proposals, ids, "discarded")
         gone = proposals.discard(ids)
     out.print(f"discarded {', '.join(gone)}" if gone else "none of these was still waiting")
+
+
+def _pending_named(proposals: Proposals, ids: list[str], done: str) -> dict[str, dict[str, Any]]:
+    """Return the pending proposals by id; exit 1 naming the ids that are unknown or no longer pending."""
+    pending = {proposal["id"]: proposal for proposal in proposals.pending()}
+    missing = [proposal_id for proposal_id in dict.fromkeys(ids) if proposal_id not in pending]
+    if missing:
+        err.print(f"[red]error:[/red] no pending proposal {escape(', '.join(missing))}; nothing was {done}")
+        raise typer.Exit(1)
+    return pending

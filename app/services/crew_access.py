@@ -15,6 +15,7 @@ from app.process.ownership import DataDirOwnership, DataDirTaken, read_owner
 from app.services.crew_interrupts import abort_on_signals, terminate_as_interrupt
 from core.errors import AppError
 from core.settings import Settings
+from rag.notes.vault import check_vault_path
 
 if TYPE_CHECKING:
     from app.services.service_client import ServiceClient
@@ -195,6 +196,7 @@ def open_crews(settings: Settings, *, on_wait: Callable[[], None]) -> Iterator[L
         AppError: another CLI command holds DATA_DIR, or the server serves another vault.
 
     """
+    check_vault_path(settings.vault_path)  # taking DATA_DIR records the vault: a mistyped path must not claim it
     try:
         ownership = DataDirOwnership.acquire(settings.data_dir, "crew", vault=settings.vault_path)
     except DataDirTaken as taken:

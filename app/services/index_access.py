@@ -19,13 +19,15 @@ from app.process.data_dir_vault import check_vault
 from app.process.ownership import DataDirOwnership, DataDirTaken, Owner
 from core.data_dirs import default_data_dir
 from core.domain import SearchFilters
-from core.errors import InvalidRequest
+from core.errors import InvalidRequest, NotFound
 from core.llm_endpoints import hosts_off_machine
-from core.settings import Settings
+from core.settings import Settings, VaultSettings
+from rag.notes.vault import check_vault_path
 
 if TYPE_CHECKING:  # the stores and models load only for commands that run locally
     from app.services.service_client import ServiceClient
     from app.wiring import Services
+    from core.ports import WatermarkStore
 
 ProgressSink = Callable[[dict[str, Any]], None]
 
@@ -43,7 +45,9 @@ class LocalIndex:
 
         services = self.services
         stored = read_stored_status(services.watermarks, services.store, services.docstore).to_json()
-        return self._decorate(stored)
+        data = self._decorate(stored)
+        data["changed_since_last_run"] = changed_since_last_run(self.settings, services.watermarks)
+        return data
 
     def search(self, query: str, *, k: int | None, folder: str | None, tags: list[str]) -> Found:
         """Return the hits for `query`, best first; refuses an empty index (no index runs beside this command)."""
@@ -129,7 +133,32 @@ def cli_status(settings: Settings, stored: dict[str, Any], *, configured_model: 
         # From this process's settings: a server holding DATA_DIR reads the same environment and .env.
         "llm": {"leaves_machine": hosts_off_machine(settings.llm_base_url)},
         "reranker": settings.retrieval.reranker,  # None: hits keep their fused order
+        # Set by a command that reads the vault itself; a server holding DATA_DIR catches up on its own.
+        "changed_since_last_run": None,
     }
+
+
+def changed_since_last_run(settings: Settings, watermarks: WatermarkStore) -> dict[str, int] | None:
+    """Return the notes added, modified and deleted since the last index run (stat only), None before any run."""
+    from sync.vault_changes import changes_since_last_run
+
+    changes = changes_since_last_run(settings.vault, watermarks)
+    return changes.to_json() if changes is not None else None
+
+
+def require_folder(vault: VaultSettings, folder: str) -> str:
+    """Return `folder` as the vault spells it, or raise NotFound: the folder check of the MCP search tool."""
+    from agent.tools.snapshot import build_snapshot
+    from rag.notes.vault import scan_vault
+
+    scan = scan_vault(vault)
+    # The folder check needs the paths alone: every file goes in as a plain file, so no note is read or parsed.
+    files = build_snapshot(scan.root, {}, {}, tuple(scan.all_paths))
+    wanted = folder.strip("/")  # "/Recipes/" names the folder Recipes, as the search filter always read it
+    try:
+        return files.require_folder(wanted)
+    except NotFound as exc:
+        raise NotFound(f"no folder {wanted!r} in the vault {scan.root}") from exc
 
 
 @contextmanager
@@ -141,9 +170,12 @@ def open_index(
     `switch_vault`: DATA_DIR may hold another vault's index, which this vault's then replaces.
 
     Raises:
-        AppError: the stores cannot be opened, or DATA_DIR (or the server holding it) belongs to another vault.
+        AppError: the vault folder is missing, the stores cannot be opened, or DATA_DIR (or the server holding it)
+            belongs to another vault.
 
     """
+    # Before DATA_DIR is taken: taking it records the vault in vault.json, and a mistyped path must not claim it.
+    check_vault_path(settings.vault_path)
     try:
         ownership = DataDirOwnership.acquire(
             settings.data_dir, command, vault=settings.vault_path, switch_vault=switch_vault
@@ -210,10 +242,15 @@ class BusyIndex:
         watermarks = SqliteWatermarkStore(self.settings.data_dir / WATERMARKS_FILE)
         try:
             stored = read_stored_status(watermarks, None, None).to_json()
+            data = cli_status(self.settings, stored, configured_model=None)
+            data["held_by"] = self.owner.describe() if self.owner else "another process"
+            # The run flag of a live `librarian index` is its own run, not one that was cut short.
+            if stored["interrupted"] and self.owner is not None and self.owner.command == "index":
+                data.update(running=True, interrupted=False)
+            else:
+                data["changed_since_last_run"] = changed_since_last_run(self.settings, watermarks)
         finally:
             watermarks.close()
-        data = cli_status(self.settings, stored, configured_model=None)
-        data["held_by"] = self.owner.describe() if self.owner else "another process"
         return data
 
     def search(self, *_args: object, **_kwargs: object) -> Found:

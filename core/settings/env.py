@@ -29,6 +29,17 @@ from core.settings.sections import (
 from core.settings.service_fields import ServiceFields
 
 
+def _check_data_dir_is_folder(data_dir: Path) -> None:
+    """Refuse a DATA_DIR that is a file, or that a file in its path would keep from being created."""
+    path = data_dir.expanduser()
+    for place in (path, *path.parents):
+        if place.is_dir():
+            return
+        if place.exists():  # a file: creating the folder would fail later, with a traceback
+            where = "is not a folder" if place == path else f"cannot be created: {place} is a file"
+            raise ValueError(f"DATA_DIR {path} {where}; set DATA_DIR to a folder (it is created when missing)")
+
+
 def _split_commas(value: object) -> object:
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
@@ -96,6 +107,7 @@ class Settings(BaseSettings, EditFields, ServiceFields, LlmFields, SearchFields,
 
     @model_validator(mode="after")
     def _data_dir_outside_vault(self) -> Settings:
+        _check_data_dir_is_folder(self.data_dir)
         check_separate_dirs(self.vault_path, self.data_dir)
         check_llm_endpoints(self.llm_base_url, self.llm_api_key, self.llm_api_keys, self.llm_denied_ports)
         if "*" in self.cors_origins:

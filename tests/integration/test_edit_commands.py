@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,6 +17,7 @@ from core.settings import Settings
 from edits.apply import apply_edits
 from edits.proposals import new_proposal
 from edits.writers.files import FileVaultWriter
+from tests.conftest import ROOT, SETTINGS_ENV
 
 NOTE = "Areas/Garden/Garlic.md"
 
@@ -82,3 +86,22 @@ def test_undo_refuses_when_writes_are_off(settings: Settings) -> None:
     result = CliRunner().invoke(cli, ["undo", "--yes"], env={**env_for(settings), "WRITE_BACKEND": "none"})
 
     assert result.exit_code == 1 and "read-only" in result.stdout
+
+
+def test_undo_answered_through_a_pipe_ends_the_question_line(settings: Settings, vault: Path) -> None:
+    apply_one_edit(settings, vault)
+    env = {key: value for key, value in os.environ.items() if key not in SETTINGS_ENV}
+
+    # A real process: CliRunner echoes piped input, which hides what a terminal user sees after `echo n |`.
+    declined = subprocess.run(
+        [sys.executable, "-m", "app.cli", "undo"],
+        env={**env, **env_for(settings)},
+        cwd=ROOT,
+        input="n\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert declined.returncode == 0, declined.stderr
+    assert "Apply this undo? [y/N]: \nnothing changed\n" in declined.stdout

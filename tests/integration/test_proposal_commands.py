@@ -89,6 +89,29 @@ def test_discard_leaves_the_note_alone_and_the_proposal_cannot_be_applied(settin
     listed = runner.invoke(cli, ["proposals"], env=env_of(settings))
 
     assert discarded.exit_code == 0 and f"discarded {proposal_id}" in discarded.stdout
-    assert "none of these was still waiting" in again.stdout
+    assert again.exit_code == 1 and f"no pending proposal {proposal_id}; nothing was discarded" in again.stderr
     assert "no proposals are waiting" in listed.stdout
     assert (vault / NOTE).read_bytes() == before
+
+
+def test_unknown_ids_are_an_error_for_apply_and_discard_alike(settings: Settings, vault: Path) -> None:
+    proposal_id = propose_locally(settings, "- kept")
+
+    applied = runner.invoke(cli, ["proposals", "apply", "abc"], env=env_of(settings))
+    discarded = runner.invoke(cli, ["proposals", "discard", proposal_id, "abc"], env=env_of(settings))
+    listed = runner.invoke(cli, ["proposals", "list"], env=env_of(settings))
+
+    assert applied.exit_code == 1 and "no pending proposal abc; nothing was applied" in applied.stderr
+    assert discarded.exit_code == 1 and "no pending proposal abc; nothing was discarded" in discarded.stderr
+    assert listed.exit_code == 0 and proposal_id in listed.stdout  # the known one of the pair was kept too
+
+
+def test_proposals_list_is_the_bare_command(settings: Settings) -> None:
+    proposal_id = propose_locally(settings, "- listed twice")
+
+    bare = runner.invoke(cli, ["proposals"], env=env_of(settings))
+    listed = runner.invoke(cli, ["proposals", "list"], env=env_of(settings))
+    helped = runner.invoke(cli, ["proposals", "--help"], env=env_of(settings))
+
+    assert listed.exit_code == 0 and listed.stdout == bare.stdout and proposal_id in listed.stdout
+    assert "list" in helped.stdout
