@@ -10,6 +10,8 @@ Tokens are estimated from characters (no tokenizer call per turn): CHARS_PER_TOK
 Qwen2.5's tokenizer gives for these prompts (3.5 characters a token for sample_vault's passages and rules, 3.8 for
 tool schemas, measured with llama.cpp's /tokenize; `bench/prompt_tokens.py` measures the real counts), and a
 character outside ASCII counts as a token of its own, so text in CJK scripts (about a token a character) fits too.
+Only when that estimate would cut something, and the server counts tokens (llama.cpp), is the prompt counted: a
+long pasted message of plain prose (4-5 characters a token) made every passage go, in a prompt half the window.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.chat import ChatMessage, ToolSpec
-from llm_client.context import context_window
+from llm_client.context import CountsTokens, context_window
 from llm_client.wire import tool_to_wire
 
 logger = logging.getLogger(__name__)
@@ -31,6 +33,7 @@ logger = logging.getLogger(__name__)
 CHARS_PER_TOKEN = 3.0
 MESSAGE_TOKENS = 8  # what a chat template adds around each message (role markers, separators)
 ANSWER_TOKENS = 2048  # kept free for the reply (LLM_MAX_TOKENS), at most a quarter of the window
+MAX_ESTIMATE_RATIO = 2.0  # a server's count may relax the estimate this far at most
 REFRESH_SECONDS = 300.0  # how long a detected window is trusted (a model can be reloaded with another)
 CUT_NOTICE = "\n[… cut to fit the model's context window]"
 _PASSAGE = re.compile(r"\n*<note\b[^>]*>.*?</note>", re.DOTALL)  # passages escape `<note` inside their text
@@ -84,10 +87,19 @@ def reply_room(window: int, answer_tokens: int = ANSWER_TOKENS) -> int:
 
 
 def fit_to_window(
-    messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], *, window: int, answer_tokens: int = ANSWER_TOKENS
+    messages: Sequence[ChatMessage],
+    tools: Sequence[ToolSpec],
+    *,
+    window: int,
+    answer_tokens: int = ANSWER_TOKENS,
+    estimate_ratio: float = 1.0,
 ) -> Fitted:
-    """Return `messages` cut (in the module's order) so that they and `tools` leave room for the answer."""
-    budget = window - reply_room(window, answer_tokens)
+    """Return `messages` cut (in the module's order) so that they and `tools` leave room for the answer.
+
+    `estimate_ratio`: estimated tokens per real token, as counted for this prompt (1.0: the estimate is taken as it
+    is); the budget, in estimated tokens, grows by it.
+    """
+    budget = math.floor((window - reply_room(window, answer_tokens)) * estimate_ratio)
     fixed = sum(estimate_tokens(json.dumps(tool_to_wire(tool))) for tool in tools)
     kept = list(messages)
 
@@ -184,6 +196,10 @@ class ContextWindow:
             logger.info("the model's context window is unknown: prompts are not fitted (set LLM_CONTEXT_TOKENS)")
         return window
 
+    async def count_tokens(self, text: str) -> int | None:
+        """Return the tokens of `text` as the model's server counts them, or None when it cannot."""
+        return await self._chat_model.count_tokens(text) if isinstance(self._chat_model, CountsTokens) else None
+
     async def reply_tokens(self) -> int:
         """Return the max_tokens of a reply: LLM_MAX_TOKENS, at most the room the fitted prompt leaves free."""
         window = await self.tokens()
@@ -198,6 +214,45 @@ async def fit_messages(
     if tokens is None or window is None:
         return messages
     fitted = fit_to_window(messages, tools, window=tokens, answer_tokens=window.answer_tokens)
+    if fitted.is_cut:
+        fitted = await _fitted_by_count(messages, tools, window, tokens, fitted)
     if fitted.is_cut or fitted.tokens > fitted.budget:
         logger.warning("prompt fitted into the model's %d-token context: %s", tokens, fitted.describe())
     return fitted.messages
+
+
+async def _fitted_by_count(
+    messages: list[ChatMessage], tools: Sequence[ToolSpec], window: ContextWindow, tokens: int, estimated: Fitted
+) -> Fitted:
+    """Return the fit with the estimate corrected by the server's count of this prompt, if that cuts less.
+
+    The count corrects the estimate by one ratio for the whole prompt; what is then kept is counted again and
+    must fit the real budget, or the estimated fit stands (the passages kept may tokenize worse than the rest).
+    """
+    exact = await window.count_tokens(_text(messages))
+    if not exact:
+        return estimated
+    ratio = min(MAX_ESTIMATE_RATIO, sum(estimate_tokens(m.content) for m in messages) / exact)
+    if ratio <= 1.0:
+        return estimated
+    refit = fit_to_window(messages, tools, window=tokens, answer_tokens=window.answer_tokens, estimate_ratio=ratio)
+    kept = await window.count_tokens(_text(refit.messages))
+    overhead = MESSAGE_TOKENS * len(refit.messages) + sum(estimate_tokens(json.dumps(tool_to_wire(t))) for t in tools)
+    real_budget = tokens - reply_room(tokens, window.answer_tokens)
+    if kept is None or kept + overhead > real_budget:
+        return estimated
+    return Fitted(
+        refit.messages,
+        kept + overhead,
+        real_budget,
+        refit.dropped_messages,
+        refit.dropped_passages,
+        refit.shortened_results,
+    )
+
+
+def _text(messages: Sequence[ChatMessage]) -> str:
+    """Return what of `messages` is counted: their text and the tool calls they make, as `_cost` reads them."""
+    return "\n".join(
+        message.content + "".join(c.name + c.arguments for c in message.tool_calls) for message in messages
+    )

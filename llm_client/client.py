@@ -17,7 +17,7 @@ from core.errors import InvalidRequest, UpstreamUnavailable
 from core.llm_endpoints import key_values
 from core.settings import LlmSettings
 from llm_client.call_tracing import ModelCall, start_model_call
-from llm_client.context import EndpointUnreachable, detect_context_window, small_context_hint
+from llm_client.context import EndpointUnreachable, count_prompt_tokens, detect_context_window, small_context_hint
 from llm_client.endpoint_access import Disclosure, endpoint_auth, key_hint
 from llm_client.endpoints import EndpointRotation
 from llm_client.masking import Mask, masked_messages
@@ -108,6 +108,7 @@ class OpenAICompatibleChatModel:
         self._models: dict[str, str] = {}  # discovered per base URL when LLM_MODEL is unset
         self._refusals = FieldRefusals()
         self._hinted: set[tuple[str, str]] = set()  # (base URL, model) warned about a small context once
+        self._without_tokenizer: set[str] = set()  # base URLs that did not count tokens (not llama.cpp)
         self._http: httpx.AsyncClient | None = None
         self._http_loop: asyncio.AbstractEventLoop | None = None
 
@@ -261,6 +262,22 @@ class OpenAICompatibleChatModel:
                     logger.warning(hint)
             return detected.tokens if detected is not None else None
         return None
+
+    async def count_tokens(self, text: str) -> int | None:
+        """Return the tokens of `text` in the model's tokenizer where the endpoint counts them (llama.cpp), else None.
+
+        Asked of the endpoint completions go to first; one that cannot count is not asked again.
+        """
+        base = next(iter(self._endpoints.ordered()), None)
+        if base is None or base in self._without_tokenizer:
+            return None
+        try:
+            counted = await count_prompt_tokens(self._client(), base, text, timeout=self._probe_timeout())
+        except EndpointUnreachable:
+            return None
+        if counted is None:
+            self._without_tokenizer.add(base)
+        return counted
 
     async def _post_completion(
         self,

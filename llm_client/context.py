@@ -71,6 +71,27 @@ class ReportsContextWindow(Protocol):
         ...
 
 
+@runtime_checkable
+class CountsTokens(Protocol):
+    """A chat model that can count tokens in its own tokenizer where its server offers it."""
+
+    async def count_tokens(self, text: str) -> int | None:
+        """Return the tokens of `text` for the model, or None when the endpoint cannot count them."""
+        ...
+
+
+async def count_prompt_tokens(http: httpx.AsyncClient, base: str, text: str, *, timeout: httpx.Timeout) -> int | None:
+    """Return the tokens of `text` in the model's tokenizer, from llama.cpp's `POST /tokenize`; None elsewhere.
+
+    Raises:
+        EndpointUnreachable: the server did not answer at all.
+
+    """
+    probe = _Probe(http, base, timeout)
+    tokens = _mapping(await probe.post(f"{probe.root}/tokenize", {"content": text})).get("tokens")
+    return len(tokens) if isinstance(tokens, list) else None
+
+
 async def context_window(chat_model: object) -> int | None:
     """Return the context window of `chat_model` in tokens, or None when it is unknown (no way to ask, or no answer)."""
     if isinstance(chat_model, ReportsContextWindow):

@@ -70,6 +70,7 @@ class ScriptedLLMServer:
         reject_max_tokens: bool = False,
         reject_temperature: bool = False,
         routes: Mapping[str, Any] | None = None,
+        tokenize: Callable[[str], list[int]] | None = None,
         port: int = 0,
     ) -> None:
         """Prepare the server (start it with `with` or start()).
@@ -87,6 +88,8 @@ class ScriptedLLMServer:
             reject_temperature: answer 400 to a `temperature` other than 1, as OpenAI's reasoning models do.
             routes: more JSON endpoints, "METHOD /path" -> body (or (status, body)), e.g. "GET /props" for
                 llama.cpp's server properties; they win over the built-in routes.
+            tokenize: answer `POST /tokenize` as llama.cpp's server does, `{"content": text}` -> `{"tokens": [...]}`,
+                with this tokenizer (None: no such route, as on other servers).
             port: 0 for a free port.
         """
         self.api_key = api_key
@@ -97,6 +100,7 @@ class ScriptedLLMServer:
         self.reject_max_tokens = reject_max_tokens
         self.reject_temperature = reject_temperature
         self.routes = dict(routes or {})
+        self.tokenize = tokenize
         self._state = _State(script=script if callable(script) else None)
         if not callable(script):
             self._state.queue.extend(script)
@@ -236,7 +240,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(body)
         if not self._is_authorized() or self._send_route():
             return
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        if self.path.rstrip("/") == "/tokenize" and self.owner.tokenize is not None:
+            self._send_json(200, {"tokens": self.owner.tokenize(str(body.get("content", "")))})
+        elif not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, _error_body(f"no route {self.path}", "not_found"))
         elif self.owner.reject_stream_options and "stream_options" in body:
             self._send_json(400, _error_body("Unrecognized request argument supplied: stream_options", None))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import openai
@@ -85,3 +86,28 @@ def test_llm_context_tokens_stands_in_for_an_endpoint_that_does_not_say(
         sent = ask_with_window(settings, services, llm, n_ctx=None, llm_context_tokens=3_000)
     assert "3000-token context" in " ".join(r.getMessage() for r in caplog.records)
     assert sent[-1]["content"].endswith(QUESTION)
+
+
+def words_and_marks(text: str) -> list[int]:
+    """A tokenizer like a real one on English prose: a token a word or mark (about 4.5 characters a token here)."""
+    return [hash(piece) % 50_000 for piece in re.findall(r"\w+|[^\w\s]", text)]
+
+
+@pytest.mark.parametrize("counts", [True, False], ids=["llama.cpp counts", "no count"])
+def test_a_long_pasted_message_keeps_the_passages_when_the_server_counts_it_within_the_window(
+    settings: Settings, services: Services, llm: ScriptedLLMServer, counts: bool
+) -> None:
+    # 16,000 characters of prose: 5,334 tokens estimated at 3 characters a token, about 3,600 counted.
+    pasted = "The quick brown fox jumps over the lazy dog. " * 356 + QUESTION
+    llm.routes["GET /props"] = {"default_generation_settings": {"n_ctx": 8192}, "total_slots": 1}
+    llm.tokenize = words_and_marks if counts else None
+    llm.add(Turn.text(ANSWER))
+    with serve_in_thread(agent_app(settings, services, llm.base_url)) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        client.chat.completions.create(model="vault-librarian", messages=[{"role": "user", "content": pasted}])
+
+    sent = llm.chat_requests[-1].messages[-1]["content"]
+    assert sent.endswith(pasted)
+    assert ("[[Sourdough#" in sent) is counts  # estimated alone, every passage went
+    counted = [request.json for request in llm.requests if request.path == "/tokenize"]
+    assert len(counted) == (2 if counts else 1)  # the whole prompt, then what is kept; a server without it once

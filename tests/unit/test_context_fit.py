@@ -152,3 +152,35 @@ def test_a_cut_is_said_in_one_warning_line(caplog: pytest.LogCaptureFixture) -> 
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
     assert warnings[0].startswith("prompt fitted into the model's 2048-token context: 6 earlier message(s) left out")
+
+
+class CountingModel(ReportingModel):
+    """A model whose server counts tokens: a token per five characters, but one per "x" (passages here)."""
+
+    def __init__(self, tokens: int) -> None:
+        super().__init__(tokens)
+        self.counted: list[int] = []
+
+    async def count_tokens(self, text: str) -> int | None:
+        count = text.count("x") + math.ceil(len(text.replace("x", "")) / 5)
+        self.counted.append(count)
+        return count
+
+
+def test_a_count_by_the_server_relaxes_the_estimate_only_when_what_it_keeps_really_fits() -> None:
+    prose = ChatMessage("user", "plain words of a pasted page. " * 300 + QUESTION.content)  # 9,000 characters
+    cheap = [ChatMessage("system", RULES), ChatMessage("user", f"{passage(1, size=30)}\n\n{prose.content}")]
+    # The best passage's "x"s count a token a character (worse than the estimate), the second's words fewer.
+    words = format_note(source="[[Note 2]]", path="Note 2.md", text="word " * 600)
+    notes = f"{RULES}\n\nNotes:\n{passage(1, size=1_200)}\n\n{words}"
+    question = ChatMessage("user", "plain words of a pasted page. " * 200 + QUESTION.content)  # 6,000 characters
+    costly = [ChatMessage("system", notes), question]
+
+    kept = asyncio.run(fit_messages(cheap, [], ContextWindow(CountingModel(3_000), configured=None)))
+    model = CountingModel(3_000)
+    cut = asyncio.run(fit_messages(costly, [], ContextWindow(model, configured=None)))
+
+    assert kept == cheap  # about 3,100 tokens estimated, 1,900 counted: the passage stays
+    # The whole prompt's count lets the best passage stay by the estimate; counted again, it is over: both go.
+    assert len(model.counted) == 2 and model.counted[1] > 2_250
+    assert "<note" not in "".join(m.content for m in cut) and cut[-1] == question
