@@ -31,18 +31,25 @@ _QUOTED = re.compile(r'"([^"\n]{1,500})"|“([^”\n]{1,500})”|„([^“”\n]
 _ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 _DAY_WORDS = {"today": 0, "heute": 0, "yesterday": -1, "gestern": -1, "tomorrow": 1, "morgen": 1}
 _DAILY_WORDS = re.compile(r"\b(daily|journal|diary|tagebuch|tagesnotiz)\b", re.IGNORECASE)
-# The name a request gives a new note: after "called"/"named"/"titled" (or, renaming, after "to"/"as"), either
-# quoted, a [[link]], or the words up to what starts the note's text ("with", "containing", a colon ...).
-_NAMING = re.compile(
-    r"\b(?:called|named|titled|entitled|namens|genannt|betitelt)\s+"
-    r"|\b(?:rename|renaming)\b.*\s(?:to|as)\s+",  # the last "to": "rename Notes to self to Inbox notes"
-    re.IGNORECASE,
-)
+# A note name Obsidian allows and links do not break on (agent.propose.paths.FORBIDDEN_IN_NAMES).
+NAME_PATTERN = r"^[^\n*\"\\/<>:|?#^\[\]]{1,100}$"
+# The name a request gives a note: after "called"/"named"/"titled", or, renaming, after a "to"/"as" (each one:
+# "rename Draft to Back to School" may mean either), quoted, a [[link]], or words up to what starts the note's text.
+_NAMING = re.compile(r"\b(?:called|named|titled|entitled|namens|genannt|betitelt)\s+", re.IGNORECASE)
+_RENAMING = re.compile(r"\b(?:rename|renaming)\b", re.IGNORECASE)
+_RENAMED_TO = re.compile(r"\s(?:to|as)\s+", re.IGNORECASE)
+# What surely ends an unquoted name ("… with the text", "… in the How To folder", a colon), and what may
+# ("Meeting with Bob", "Mr. Smith"): a name cut there is offered beside the whole one.
 _NAME_END = re.compile(
-    r"\s+(?:with|containing|that\s+says|saying|and\s+(?:the\s+)?text|mit|der|die|das)\b|[,;:\n\"“„«]|\.(?:\s|$)"
-    r"|\s+(?:in|into|under)\s+(?:the\s+|my\s+)?(?:[\w-]+\s+){0,4}(?:folder|ordner)\b",  # "… in the How To folder"
+    r"\s+(?:with\s+(?:the\s+)?(?:text|content|line|body)|containing|that\s+says|saying|and\s+(?:the\s+)?text"
+    r"|mit\s+(?:dem\s+)?(?:text|inhalt))\b|[,;:\n\"“„«]|\.\s*$"
+    r"|\s+(?:in|into|under|im)\s+(?:the\s+|my\s+|dem\s+)?(?:[\w-]+\s+){0,4}(?:folder|ordner)\b"
+    r"|\s+(?:im|in\s+den)\s+ordner\b",
     re.IGNORECASE,
 )
+_FOLDER_WORD = re.compile(r"\b(?:folder|ordner)\b", re.IGNORECASE)
+_MAX_FOLDER_WORDS = 5  # words of a folder's name around "folder"
+_NAME_MAY_END = re.compile(r"\s+(?:with|mit)\s|\.\s", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,25 +96,33 @@ def given_names(request: str) -> tuple[str, ...]:
     """Return the names `request` gives a note it creates or renames ("called Plum Pruning", 'rename X to "Y"').
 
     A small model asked to copy a name adds words of its own ("Inbox Prune the plum tree ..."): the contract binds
-    the name to these instead. A quoted name, or a [[link]], is taken whole; an unquoted one runs to the first word
-    that starts the note's text ("with", "containing") or to punctuation, trailing "note" and "page" aside.
+    the name to these instead. A quoted name, or a [[link]], is taken whole; an unquoted one runs to what starts the
+    note's text ("with the text", "containing", a colon) or its folder, trailing "note" and "page" aside, and is
+    also offered cut where it may end ("Meeting" beside "Meeting with Bob"). A rename offers the words after each
+    "to" or "as". Only names Obsidian allows are offered.
     """
+    starts = [match.end() for match in _NAMING.finditer(request)]
+    if (renaming := _RENAMING.search(request)) is not None:
+        starts += [match.end() for match in _RENAMED_TO.finditer(request, renaming.end())]
     names: list[str] = []
-    for match in _NAMING.finditer(request):
-        rest = request[match.end() :]
+    for start in starts:
+        rest = request[start:]
         if (quoted := _QUOTED.match(rest)) is not None:
-            name = next(group for group in quoted.groups() if group is not None)
+            names.append(next(group for group in quoted.groups() if group is not None))
         elif (link := re.match(r"\[\[([^\]|#^]+)", rest)) is not None:
-            name = link.group(1)
+            names.append(link.group(1))
         else:
             end = _NAME_END.search(rest)
-            name = rest[: end.start() if end else len(rest)]
-        name = re.sub(r"(?:\.md)?\s+(?:note|page|notiz)$", "", name.strip(), flags=re.IGNORECASE).strip()
-        if name.casefold().endswith(".md"):
-            name = name[:-3]
-        if name:
-            names.append(name)
-    return tuple(dict.fromkeys(names))
+            whole = rest[: end.start() if end else len(rest)]
+            names += [whole, *(whole[: cut.start()] for cut in _NAME_MAY_END.finditer(whole))]
+    cleaned = (_without_suffixes(name) for name in names)
+    return tuple(dict.fromkeys(name for name in cleaned if re.match(NAME_PATTERN, name)))
+
+
+def _without_suffixes(name: str) -> str:
+    """Return `name` without a trailing " note"/" page" or ".md" ("called Plum Pruning note")."""
+    name = re.sub(r"(?:\.md)?\s+(?:note|page|notiz)$", "", name.strip(), flags=re.IGNORECASE).strip()
+    return name[:-3] if name.casefold().endswith(".md") else name
 
 
 def named_notes(snapshot: VaultSnapshot, request: str) -> list[str]:
@@ -157,15 +172,34 @@ def named_days(request: str, today: date) -> list[date]:
 def requested_folder(snapshot: VaultSnapshot, request: str, names: Sequence[str]) -> str:
     """Return the folder `request` puts a new note in ("called X in the How To folder"), or "".
 
-    Code decides it, as it decides targets: the one vault folder the request names outside the note's name and its
-    quoted text ("Ideas about Inbox zero" is a name, not the Inbox folder). None named, or several: "", and the
-    note goes where new notes go.
+    Code decides it, as it decides targets: the one vault folder named right before or after the word "folder"
+    ("in the How To folder", "in the folder Inbox", "im Ordner Garten"), outside the note's name and quoted text. A
+    folder's name anywhere else ("a note about my projects") is no placement. None, or several: "", and the note
+    goes where new notes go.
     """
-    text = request
-    for value in (*names, *quoted_values(request)):
-        text = text.replace(value, " ")
-    folders = named_folders(snapshot, text)
-    return folders[0] if len(folders) == 1 else ""
+    text = _without_values(request, (*names, *quoted_values(request)))
+    by_name: dict[str, set[str]] = {}
+    for folder in {str(PurePosixPath(path).parent) for path in (*snapshot.notes, *snapshot.other_files)} - {"."}:
+        for key in (folder, folder.rsplit("/", 1)[-1]):
+            by_name.setdefault(key.casefold(), set()).add(folder)
+    found: set[str] = set()
+    for match in _FOLDER_WORD.finditer(text):
+        before = text[: match.start()].split()[-_MAX_FOLDER_WORDS:]
+        after = text[match.end() :].split()[:_MAX_FOLDER_WORDS]
+        phrases = [before[i:] for i in range(len(before))] + [after[:i] for i in range(len(after), 0, -1)]
+        for words in phrases:
+            named = by_name.get(" ".join(words).strip("\"'“”„«»").casefold(), set())
+            if len(named) == 1:  # one folder of that name (two "Garden" folders: neither)
+                found |= named
+                break
+    return found.pop() if len(found) == 1 else ""
+
+
+def _without_values(request: str, values: Sequence[str]) -> str:
+    """Return `request` with each of `values` (a name, a quoted text) taken out as whole words."""
+    for value in values:
+        request = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", request)
+    return request
 
 
 def named_folders(snapshot: VaultSnapshot, request: str) -> tuple[str, ...]:
@@ -183,8 +217,11 @@ def named_headings(request: str, targets: Sequence[Candidate]) -> list[str]:
     A note whose first heading is its title ("# Pacific-Auckland") has that heading named with the note: the 0.5B
     chose it over the "Run the test" the request named. It counts only when no other heading is named.
     """
-    text = request.casefold()
     headings = dict.fromkeys(h for c in targets for h in c.headings if len(h) >= MIN_NAME_CHARS)
+    keys = {heading.casefold() for heading in headings}
+    # Quoted text to add ('Append "see notes"') names no heading; a quoted heading ('the "Run the test" section') does.
+    texts = [value for value in quoted_values(request) if value.casefold() not in keys]
+    text = _without_values(request, texts).casefold()
     named = [heading for heading in headings if _holds_name(text, heading)]
     titles = {c.label.casefold() for c in targets} | {PurePosixPath(c.path).stem.casefold() for c in targets}
     return [heading for heading in named if heading.casefold() not in titles] or named

@@ -69,7 +69,8 @@ _DELETE = re.compile(r"^\W*(?:please\s+|bitte\s+)?(?:delete|trash|erase|remove|l
 
 def cued_operations(request: str) -> list[str]:
     """Return the operations `request` calls for, or the general ones when its words call for none in particular."""
-    request = FOLDER_CLAUSE.sub("", request, count=1)  # "In the How To folder, create a note called ..."
+    # "(Please,) in the How To folder, create a note called ...": the verb comes after the clause.
+    request = FOLDER_CLAUSE.sub("", re.sub(r"^\W*(?:please|bitte)[\s,]+", "", request, flags=re.IGNORECASE), count=1)
     unquoted = _QUOTED.sub(" ", request)  # a task "tag the photos" asks for a task, not a tag
     words = set(re.findall(r"[\w-]+", unquoted.casefold()))
     if _CREATE.match(request) and words & {"note", "notiz", "called", "named"}:

@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 
-from agent.change_contract.candidates import Candidate, Findings, named_headings
+from agent.change_contract.candidates import NAME_PATTERN, Candidate, Findings, named_headings
 from agent.change_contract.operations import OPERATIONS
 from llm_client.reply_json import OutputInvalid, schema_response_format
 
@@ -33,7 +33,7 @@ PATTERNS = {
     "alias": r"^[^\n\[\]|#^]{1,100}$",
     "property": r"^[A-Za-z][A-Za-z0-9_ -]{0,39}$",
     "value": r"^[^\n]{1,200}$",
-    "name": r"^[^\n*\"\\/<>:|?#^\[\]]{1,100}$",
+    "name": NAME_PATTERN,
 }
 COPIED = ("tag", "alias", "name")  # values the request must hold word for word (a text may be composed)
 _HASHTAG = re.compile(r"(?<![\w#])#([^\s#,.;:!?\[\]\"'`]{1,80})")

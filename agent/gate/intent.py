@@ -50,9 +50,10 @@ GERMAN_INFINITIVES = frozenset(
     }
 )  # fmt: skip
 _WORD = re.compile(r"[\w'’]+")
-# "In the How To folder, " before the request itself.
+# "In the How To folder, " (or "In the folder X, ", "Im Ordner X, ") before the request itself.
 FOLDER_CLAUSE = re.compile(
-    r"^\s*(?:in|into|under|inside|im|in\s+den)\s+(?:the\s+|my\s+)?[^,\n]{1,60}?\s+(?:folder|ordner)\s*,\s*",
+    r"^\s*(?:(?:in|into|under|inside|im|in\s+den)\s+(?:the\s+|my\s+)?[^,\n]{1,60}?\s+(?:folder|ordner)"
+    r"|(?:in|into)\s+the\s+folder\s+[^,\n]{1,60}?|(?:im|in\s+den)\s+ordner\s+[^,\n]{1,60}?)\s*,\s*",
     re.IGNORECASE,
 )
 
@@ -83,9 +84,10 @@ def _without_openers(text: str) -> str:
     A leading folder clause goes too: "In the How To folder, create a note ..." starts with its verb after it.
     """
     text = text.strip().lower().replace("’", "'")
-    text = FOLDER_CLAUSE.sub("", text, count=1)
-    opened = _OPENERS.match(text)  # it matches "" at least; None only to the type checker
-    return text[opened.end() :] if opened is not None else text
+    for strip in (_OPENERS.match, lambda t: FOLDER_CLAUSE.match(t), _OPENERS.match):  # "please, in the X folder, add"
+        opened = strip(text)
+        text = text[opened.end() :] if opened is not None else text
+    return text
 
 
 # Words that ask for a delete or a move in a sentence that asks for a change. "Archive" only as its first verb:

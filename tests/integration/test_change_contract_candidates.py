@@ -71,6 +71,10 @@ def test_a_named_day_adds_its_daily_note_first_even_when_it_does_not_exist_yet(s
         ("Create a note called Ideas about Inbox zero", ""),  # the folder's name inside the note's name
         ('Create a note called Plum Pruning with the text "Ask at the Garden centre"', ""),  # inside the text
         ("Create a note called Plum Pruning", ""),
+        ("Create a note about my garden called Plan", ""),  # a folder's name, but no "folder": no placement
+        ("Create a note called Meeting with Bob in the Inbox folder", "Inbox"),
+        ("Create a note called Plum Pruning in the folder Inbox", "Inbox"),
+        ("Erstelle eine Notiz namens Pflaumen im Ordner Inbox", "Inbox"),
     ],
 )
 def test_the_folder_a_request_puts_a_new_note_in_is_found_by_code(

@@ -45,6 +45,9 @@ def test_an_imperative_edit_verb_first_is_an_edit_request(message: str) -> None:
         "Go ahead and add it",
         "Please please add x",
         "In the How To folder, create a note called Plumbing Plan",  # a folder clause before the verb
+        "Please, in the Inbox folder, create a note called X",
+        "In the folder Inbox, create a note called X",
+        "Im Ordner Projekte, erstelle eine Notiz namens X",
     ],
 )
 def test_polite_openers_before_the_verb_still_count(message: str) -> None:
@@ -89,6 +92,7 @@ def test_german_edit_requests_count(message: str) -> None:
         "Tagged notes?",
         "Wann habe ich den Knoblauch gepflanzt?",
         "Kannst du mir sagen, was ich gepflanzt habe?",
+        "In the Inbox folder, what notes are there?",  # a folder clause, then a question
     ],
 )
 def test_questions_are_not_edit_requests_even_when_they_mention_an_edit_verb(message: str) -> None:
