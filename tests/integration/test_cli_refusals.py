@@ -92,7 +92,9 @@ def test_ask_without_a_question_is_a_usage_error(tmp_path: Path, question: str) 
     assert "conversation" not in result.output
 
 
-@pytest.mark.parametrize("request_text", ["Add a task to the Todo note: buy matcha", "please tag Sourdough #bread"])
+@pytest.mark.parametrize(
+    "request_text", ["Add a task to the Todo note: buy matcha", "please tag Sourdough #bread", "Can you tag Sourdough?"]
+)
 def test_ask_refuses_a_change_request_at_once_and_says_where_changes_are_made(
     tmp_path: Path, request_text: str
 ) -> None:
