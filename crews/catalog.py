@@ -63,7 +63,6 @@ def load_catalog(
     *,
     collectors: Collection[str],
     writes: WriteSettings | None = None,
-    max_writes: int | None = None,
 ) -> Catalog:
     """Read every note under `vault_root/crew_root` (run logs excluded) into teams, agents and load errors.
 
@@ -71,9 +70,8 @@ def load_catalog(
         vault_root: the vault folder.
         crew_root: the crew root, vault-relative.
         collectors: the collectors a team may name.
-        writes: the edit layer's rules. Given with `max_writes`, a `write_scope` glob or action note in the fixed
-            denylist is a load error (`crews.guard.definition_problem`).
-        max_writes: CREW_MAX_WRITES. Given with `writes`, a team asking for more writes is a load error.
+        writes: the edit layer's rules. Given, a `write_scope` glob or action note in the fixed denylist is a
+            load error (`crews.guard.definition_problem`).
 
     """
     teams: list[Team] = []
@@ -94,8 +92,8 @@ def load_catalog(
     runnable: dict[str, Team] = {}
     for team in teams:
         problem = _cross_check(team, agents, collectors)
-        if not problem and writes is not None and max_writes is not None:
-            problem = definition_problem(team.spec, writes=writes, max_writes=max_writes)
+        if not problem and writes is not None:
+            problem = definition_problem(team.spec, writes=writes)
         if problem:
             errors.append(LoadError(team.path, problem, team.name))
         elif team.name.casefold() in (key.casefold() for key in runnable):

@@ -103,19 +103,14 @@ class _Rules:
         return frozenset(key.casefold() for key in self.keys_allowed)
 
 
-def definition_problem(spec: TeamSpec, *, writes: WriteSettings, max_writes: int) -> str:
+def definition_problem(spec: TeamSpec, *, writes: WriteSettings) -> str:
     """Return why a team could never write as its note says (checked at load time), or "" when it could.
 
-    Stage 2 checks each write again anyway; this refuses up front what it would refuse every time: `max_writes`
-    above CREW_MAX_WRITES (`max_writes`), and a `write_scope` glob or an action's note in the fixed denylist or
-    outside the vault.
+    Stage 2 checks each write again anyway; this refuses up front what it would refuse every time: a `write_scope`
+    glob or an action's note in the fixed denylist or outside the vault. (A `max_writes` above CREW_MAX_WRITES is
+    no error: the run is capped at CREW_MAX_WRITES.)
     """
-    problems = []
-    if spec.max_writes > max_writes:
-        problems.append(
-            f"max_writes: {spec.max_writes} is above CREW_MAX_WRITES ({max_writes}), the most any run may write; "
-            "lower it (or raise CREW_MAX_WRITES)"
-        )
+    problems: list[str] = []
     problems.extend(f"write_scope: {problem}" for glob in spec.write_scope if (problem := _denied(glob, writes)))
     for task in spec.tasks:
         if isinstance(task, ActionsTask):

@@ -71,7 +71,6 @@ class CrewService:
             self._deps.crews.root,
             collectors=self._collectors,
             writes=self._deps.writes,
-            max_writes=self._deps.crews.max_writes,
         )
 
     def team(self, name: str) -> tuple[Team, Catalog]:
@@ -215,7 +214,8 @@ class CrewService:
             raise EditConflict(f"run {run_id} was already undone at {state.undone}; nothing was changed")
         changes = self._deps.log.change_set(state.change_set_id)
         if changes and all(change.status == "undone" for change in changes):
-            self._record_undone(state)  # by `librarian undo` (the last change set): the run says so from now on
+            # Undone by `librarian undo`: the run's record says so from now on, a plan's too (the vault is untouched).
+            self._record_undone(state)
             raise EditConflict(
                 f"run {run_id} was already undone (its change set {state.change_set_id}); nothing was changed"
             )

@@ -45,8 +45,4 @@ class EditFields(BaseModel):
         description="Vault folder of crew team and agent notes and their run logs (never indexed, never written by "
         "an edit).",
     )
-    crew_max_writes: int = Field(
-        50,
-        gt=0,
-        description="The most writes any crew run may make: a team asking for more (`max_writes`) cannot run.",
-    )
+    crew_max_writes: int = Field(50, gt=0, description="The most writes any crew run may make; caps `max_writes`.")

@@ -215,4 +215,4 @@ def test_crew_runs_show_and_list_read_the_crew_files_while_another_command_holds
     assert "`librarian index`" in runs.stderr
     assert shown.exit_code == 0 and "section.replace" in shown.stdout
     assert listed.exit_code == 0 and "Daily-Briefing" in listed.stdout
-    assert ran.exit_code == 1 and "in use by `librarian index`" in ran.output  # a run needs the index: it waits
+    assert ran.exit_code == 1 and "in use by `librarian index`" in ran.output  # a run needs the index: refused
