@@ -14,6 +14,7 @@ from core.domain import IndexIdentity, StoredDoc, Watermark
 from core.errors import AppError, EmptyVault
 from core.ports import DocStore, Embedder, VectorStore, WatermarkStore
 from core.settings import VaultSettings
+from rag.chunks.chunking import CHUNKS_VERSION
 from rag.indexer import NoteIndexer, PreparedNote
 from rag.notes.budget import NoteSkipped, NotText, cap_warnings, check_is_text
 from rag.notes.linkindex import SqliteLinkIndex, link_name_key
@@ -32,6 +33,7 @@ RUN_FLAG = "run_in_progress"
 LAST_RUN = "last_run"
 SCAN_WARNINGS = "scan_warnings"  # files the scan skipped and why (JSON), for the status
 CHUNK_CAP = "max_note_chunks"  # MAX_NOTE_CHUNKS of the last run, to redo notes a changed limit cuts differently
+CHUNKS_VERSION_META = "chunks_version"  # rag.chunks.chunking.CHUNKS_VERSION of the last run
 CHUNKS_PER_COMMIT = 128
 
 
@@ -128,6 +130,7 @@ class Reindexer:
             self._store.flush()
         report.finished_at = self._clock()
         self._watermarks.set_meta(CHUNK_CAP, str(self._vault.max_note_chunks))
+        self._watermarks.set_meta(CHUNKS_VERSION_META, CHUNKS_VERSION)
         self._watermarks.set_meta(LAST_RUN, json.dumps(report.to_json()))
         self._watermarks.set_meta(RUN_FLAG, "0")
         notify(Progress("done", len(plan.to_index), len(plan.to_index), report.chunks_indexed))
@@ -178,9 +181,12 @@ class Reindexer:
         vanished = [path for path in marks if path not in scan.notes and not scan.is_unreadable(path)]
         vanished_by_hash = {marks[p].sha256: p for p in vanished if marks[p].sha256}
         recut = self._recut_from()
+        # Parsed and chunked by another version: every note is redone once (its unchanged chunks keep their vectors).
+        is_reparse = bool(marks) and self._watermarks.get_meta(CHUNKS_VERSION_META) != CHUNKS_VERSION
         for path, stat in scan.notes.items():
             mark = marks.get(path)
             is_recut = mark is not None and mark.chunks is not None and recut is not None and mark.chunks >= recut
+            is_recut = is_recut or (is_reparse and mark is not None and bool(mark.sha256))
             # Only a confirmed note is skipped on mtime and size: one that failed (unreadable, too large, bad
             # markup) is retried, since chmod or a raised MAX_NOTE_BYTES fixes it without touching the file.
             if mark and mark.sha256 and has_same_stat(mark, stat) and not is_recut:

@@ -29,6 +29,10 @@ logger = logging.getLogger(__name__)
 
 _UNLINKABLE = re.compile(r"%%|[#|^:\[\]]")
 _SAYS_SOMETHING = re.compile(r"\w")
+# Raised when parsing or chunking changes what an unchanged note's chunks or warnings are; an index built by another
+# version redoes every note once (sync.reindex), reusing the vectors of chunks whose text did not change.
+# 2: template placeholders in frontmatter are text; sections of empty list items make no chunk.
+CHUNKS_VERSION = "2"
 
 
 def heading_link_text(heading: str) -> str:

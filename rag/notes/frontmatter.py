@@ -127,11 +127,24 @@ def to_plain(value: object, *, max_alias_values: int = MAX_ALIAS_VALUES) -> obje
 
 # A template's placeholder as a whole value ("created: {{date}}", "- {{title}}"): YAML reads "{{date}}" as a mapping
 # inside a mapping and fails, so every stock Obsidian template was reported as broken. Quoted, it is the text.
-_PLACEHOLDER = re.compile(r"^([ \t]*(?:-[ \t]+|[^\n:#]+:[ \t]+))(\{\{[^\n]*\}\})[ \t]*$", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"^([ \t]*(?:-[ \t]+|[^\n:#]+:[ \t]+))(\{\{[^\n]*?\}\})([ \t]+#[^\n]*)?[ \t]*$")
+_BLOCK_SCALAR = re.compile(r"(?:^|[:\s-])[|>][+-]?\d*[ \t]*(?:#[^\n]*)?$")  # "notes: |": indented lines are its text
 
 
-def _quoted_placeholder(match: re.Match[str]) -> str:
-    return match[1] + "'" + match[2].replace("'", "''") + "'"
+def _with_placeholders_quoted(text: str) -> str:
+    """Return frontmatter YAML with each whole-value placeholder quoted, lines of block scalars left as written."""
+    lines: list[str] = []
+    block_indent: int | None = None
+    for line in text.split("\n"):
+        indent = len(line) - len(line.lstrip())
+        if block_indent is not None and (not line.strip() or indent > block_indent):
+            lines.append(line)  # text of a block scalar: "key: {{x}}" there is what the note says
+            continue
+        block_indent = indent if _BLOCK_SCALAR.search(line) else None
+        if (match := _PLACEHOLDER.match(line)) is not None:
+            line = f"{match[1]}'{match[2].replace(chr(39), chr(39) * 2)}'{match[3] or ''}"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def _yaml_error(exc: Exception, *, first_line: int) -> str:
@@ -161,7 +174,7 @@ def load_yaml(text: str, *, first_line: int) -> tuple[dict[str, object], str | N
     try:
         loaded = yaml.load(text)
     except (YAMLError, ValueError, TypeError, RecursionError) as exc:
-        quoted = _PLACEHOLDER.sub(_quoted_placeholder, text)
+        quoted = _with_placeholders_quoted(text)
         if quoted == text:
             return {}, _yaml_error(exc, first_line=first_line)
         return load_yaml(quoted, first_line=first_line)  # a template: "created: {{date}}" is its text

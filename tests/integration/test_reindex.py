@@ -13,7 +13,9 @@ import pytest
 from app.wiring import Services, build_services
 from core.domain import SearchFilters
 from core.settings import Settings
+from rag.chunks.chunking import CHUNKS_VERSION
 from rag.notes.links import LinkResolver
+from sync.reindex import CHUNKS_VERSION_META
 from sync.report import Progress
 from tests.fakes import HashingEmbedder
 
@@ -53,6 +55,19 @@ def test_first_run_indexes_every_note_and_second_run_embeds_nothing(services: Se
     second = services.reindexer.run_once()
     assert (second.added, second.modified, second.deleted, second.chunks_embedded) == ([], [], [], 0)
     assert second.unchanged == len(notes)
+
+
+def test_an_index_chunked_by_another_version_redoes_every_note_once_reusing_its_vectors(
+    services: Services, vault: Path
+) -> None:
+    first = services.reindexer.run_once()
+    services.watermarks.set_meta(CHUNKS_VERSION_META, "1")  # as an index from before the version was recorded
+
+    redone = services.reindexer.run_once()
+    again = services.reindexer.run_once()
+
+    assert len(redone.modified) == len(first.added) and redone.chunks_embedded == 0  # unchanged chunks kept vectors
+    assert again.modified == [] and services.watermarks.get_meta(CHUNKS_VERSION_META) == CHUNKS_VERSION
 
 
 def test_dot_folders_and_ignore_globs_are_not_indexed(vault: Path, settings: Settings) -> None:

@@ -200,3 +200,12 @@ def test_a_line_that_is_only_an_address_a_path_or_a_host_is_no_sentence_to_quote
     assert [item.text for item in evidence_for("7.20.0", [release], question="Which Tasks version?")] == [
         "Current: 7.20.0"
     ]
+
+
+def test_a_long_token_is_read_in_linear_time_and_words_around_an_address_still_count() -> None:
+    # Unanchored, the address pattern backtracked from every character: a 32,000-character token took 8 s.
+    assert evidence_for("x", [Passage("[[Long#Data]]", "1." * 16_000)], question="What data?") == []
+    kept = Passage("[[Network#Stack]]", "TCP/IP is the stack the homelab uses.")
+    assert [item.text for item in evidence_for("TCP/IP homelab stack", [kept], question="Which stack?")] == [
+        "TCP/IP is the stack the homelab uses."
+    ]

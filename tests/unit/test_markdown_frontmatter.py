@@ -81,6 +81,8 @@ def test_a_templates_placeholders_are_its_text_not_broken_yaml() -> None:
         "title": "{{title}}",
         "day": "{{date:YYYY-MM-DD}}",
     }
+    commented = parse_note("N.md", "---\ncreated: {{date}} # stamp\nnotes: |\n  key: {{x}}\n---\nBody")
+    assert commented.frontmatter == {"created": "{{date}}", "notes": "key: {{x}}"}  # a block scalar's text as is
     broken = parse_note("N.md", "---\ncreated: {{date}}\nbad: [unclosed\n---\nBody")
     assert broken.frontmatter == {} and broken.frontmatter_error is not None
     assert "did not find expected" in broken.frontmatter_error  # the real error, not the placeholder
