@@ -14,6 +14,7 @@ from pydantic import Field
 
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.paths import as_on_disk
+from agent.propose.task_filter import with_global_filter
 from agent.tools.daily import DATE_DESCRIPTION, DAY_CUES, daily_note_path
 from agent.tools.definition import ToolArgs, require
 from edits.scope import check_writable
@@ -57,6 +58,8 @@ def _edited(text: str, args: EditDailyNoteArgs) -> str:
 def plan_edit_daily_note(context: ProposeContext, args: EditDailyNoteArgs) -> list[PlannedEdit]:
     """Plan one edit of a day's daily note; a missing note is created from the daily template first."""
     day = parse_day(args.date, context.today())
+    if args.command == "add_task" and args.content.strip():
+        args = args.model_copy(update={"content": with_global_filter(args.content, context.root)})
     computed = daily_note_path(context.reader, context.snapshot(), day)
     path = check_writable(as_on_disk(context.snapshot(), computed), settings=context.settings)
     before = context.read(path)

@@ -9,6 +9,7 @@ from pydantic import Field
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.named_template import render_named_template
 from agent.propose.paths import existing_note_path, new_note_path
+from agent.propose.task_filter import with_global_filter
 from agent.tools.definition import ToolArgs, require
 from core.errors import InvalidRequest, NotFound
 from edits.text import body as ops
@@ -102,6 +103,8 @@ def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None 
 
 def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedEdit]:
     """Plan one edit_note call: the note's text now and after the edit."""
+    if args.command == "add_task" and args.content.strip():  # a task the Tasks plugin counts (its global filter)
+        args = args.model_copy(update={"content": with_global_filter(args.content, context.root)})
     if args.command != "create":
         if args.template.strip():
             raise InvalidRequest("'template' is only for command create")

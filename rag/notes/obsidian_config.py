@@ -89,6 +89,14 @@ def configured_templates_folder(root: Path) -> str | None:
     return None
 
 
+def tasks_global_filter(root: Path) -> str:
+    """Return the Tasks plugin's global filter ("#task"), or "" when it has none (every checkbox is a task then).
+
+    With one set, a checkbox line without it is no task to the plugin: no query lists it, no done date is set.
+    """
+    return text_setting(plugin_config(root, "plugins/obsidian-tasks-plugin/data"), "globalFilter")
+
+
 def new_note_folder(root: Path) -> str:
     """Return the folder for new notes ("Default location for new notes" in `.obsidian/app.json`; "" = root).
 

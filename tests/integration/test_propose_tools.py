@@ -197,3 +197,19 @@ def test_an_edit_that_writes_back_a_masked_credential_is_refused(
     with pytest.raises(InvalidRequest, match="how credentials in notes are shown"):
         run(toolbox, "edit_note", json.dumps(rewrite))
     assert store.pending("c1", NOW) == []
+
+
+def test_a_task_carries_the_tasks_plugins_global_filter_when_the_vault_sets_one(
+    vault: Path, store: SqliteProposalStore, toolbox: ProposalToolbox
+) -> None:
+    plugin = vault / ".obsidian" / "plugins" / "obsidian-tasks-plugin"
+    plugin.mkdir(parents=True)
+    (plugin / "data.json").write_text(json.dumps({"globalFilter": "#task"}), encoding="utf-8")
+
+    added = run(toolbox, "edit_note", json.dumps({"command": "add_task", "path": NOTE, "content": "weed"}))
+    tagged = run(toolbox, "edit_note", json.dumps({"command": "add_task", "path": NOTE, "content": "dig #task"}))
+    daily = run(toolbox, "edit_daily_note", json.dumps({"command": "add_task", "date": "today", "content": "sow"}))
+
+    assert "+- [ ] #task weed" in added.text  # as the plugin writes it: without the filter it is no task to it
+    assert "+- [ ] dig #task" in tagged.text  # holding it already: as written
+    assert "+- [ ] #task sow" in daily.text
