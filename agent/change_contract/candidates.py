@@ -38,8 +38,9 @@ NAME_PATTERN = r"^[^\n*\"\\/<>:|?#^\[\]]{1,100}$"
 _NAMING = re.compile(r"\b(?:called|named|titled|entitled|namens|genannt|betitelt)\s+", re.IGNORECASE)
 _RENAMING = re.compile(r"\b(?:rename|renaming)\b", re.IGNORECASE)
 _RENAMED_TO = re.compile(r"\s(?:to|as)\s+", re.IGNORECASE)
-# What surely ends an unquoted name ("… with the text", "… in the How To folder", a colon), and what may
-# ("Meeting with Bob", "Mr. Smith"): a name cut there is offered beside the whole one.
+# What ends an unquoted name: what starts the note's text ("… with the text", "containing"), its folder ("… in the
+# How To folder"), a colon, a final period. Not a bare "with": "Meeting with Bob" is a name (offered cut as well,
+# the 0.5B took the cut).
 _NAME_END = re.compile(
     r"\s+(?:with\s+(?:the\s+)?(?:text|content|line|body)|containing|that\s+says|saying|and\s+(?:the\s+)?text"
     r"|mit\s+(?:dem\s+)?(?:text|inhalt))\b|[,;:\n\"“„«]|\.\s*$"
@@ -49,7 +50,6 @@ _NAME_END = re.compile(
 )
 _FOLDER_WORD = re.compile(r"\b(?:folder|ordner)\b", re.IGNORECASE)
 _MAX_FOLDER_WORDS = 5  # words of a folder's name around "folder"
-_NAME_MAY_END = re.compile(r"\s+(?:with|mit)\s|\.\s", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +97,8 @@ def given_names(request: str) -> tuple[str, ...]:
 
     A small model asked to copy a name adds words of its own ("Inbox Prune the plum tree ..."): the contract binds
     the name to these instead. A quoted name, or a [[link]], is taken whole; an unquoted one runs to what starts the
-    note's text ("with the text", "containing", a colon) or its folder, trailing "note" and "page" aside, and is
-    also offered cut where it may end ("Meeting" beside "Meeting with Bob"). A rename offers the words after each
-    "to" or "as". Only names Obsidian allows are offered.
+    note's text ("with the text", "containing", a colon) or its folder, trailing "note" and "page" aside. A rename
+    offers the words after each "to" or "as" (the longest first). Only names Obsidian allows are offered.
     """
     starts = [match.end() for match in _NAMING.finditer(request)]
     if (renaming := _RENAMING.search(request)) is not None:
@@ -113,8 +112,7 @@ def given_names(request: str) -> tuple[str, ...]:
             names.append(link.group(1))
         else:
             end = _NAME_END.search(rest)
-            whole = rest[: end.start() if end else len(rest)]
-            names += [whole, *(whole[: cut.start()] for cut in _NAME_MAY_END.finditer(whole))]
+            names.append(rest[: end.start() if end else len(rest)])
     cleaned = (_without_suffixes(name) for name in names)
     return tuple(dict.fromkeys(name for name in cleaned if re.match(NAME_PATTERN, name)))
 

@@ -64,8 +64,8 @@ def test_quoted_values_are_found_in_straight_curly_and_german_quotes() -> None:
         ("Rename the Garlic note to Garlic 2026", ("Garlic 2026",)),
         ("Rename Notes to self to Inbox notes", ("self to Inbox notes", "Inbox notes")),  # the model picks
         ("Rename Draft to Back to School", ("Back to School", "School")),
-        ("Create a note called Meeting with Bob", ("Meeting with Bob", "Meeting")),  # "with" may end it
-        ("Create a note called Mr. Smith", ("Mr. Smith", "Mr")),
+        ("Create a note called Meeting with Bob", ("Meeting with Bob",)),  # offered "Meeting" too, the 0.5B took it
+        ("Create a note called Mr. Smith", ("Mr. Smith",)),
         ('Erstelle eine Notiz namens Einkauf der Woche mit dem Text "x"', ("Einkauf der Woche",)),
         ("Erstelle eine Notiz namens Pflanzplan im Ordner Garten", ("Pflanzplan",)),
         ("Create a note called What is RAG?", ()),  # a name Obsidian refuses is never offered
