@@ -55,8 +55,10 @@ def _reading_crews() -> Iterator[LocalCrews | RemoteCrews]:
     interrupted runs writes, so it waits for the next command that holds DATA_DIR.
     """
     from app.cli.settings_loading import load_settings
+    from app.process.data_dir_vault import check_vault
     from app.process.ownership import is_held, read_owner
     from app.services.crew_access import LocalCrews
+    from rag.notes.vault import check_vault_path
 
     settings = load_settings()
     owner = read_owner(settings.data_dir) if is_held(settings.data_dir) else None
@@ -65,6 +67,13 @@ def _reading_crews() -> Iterator[LocalCrews | RemoteCrews]:
             yield crews
         return
     holder = owner.describe() if owner else "another process"
+    try:
+        # As a command holding DATA_DIR would: a mistyped vault lists no crews, another vault's DATA_DIR its approvals.
+        check_vault_path(settings.vault_path)
+        check_vault(settings.data_dir, settings.vault_path)
+    except AppError as exc:
+        err.print(f"[red]error:[/red] {escape(exc.message)}")
+        raise typer.Exit(1) from exc
     err.print(f"[dim]DATA_DIR is in use by {escape(holder)}: reading the crew files without it[/dim]")
     try:
         yield LocalCrews(settings)

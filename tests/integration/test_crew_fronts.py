@@ -207,6 +207,7 @@ def test_crew_runs_show_and_list_read_the_crew_files_while_another_command_holds
             shown = runner.invoke(cli, ["crew", "show", state["id"]], env=env)
             listed = runner.invoke(cli, ["crew", "list"], env=env)
             ran = runner.invoke(cli, ["crew", "run", "Daily-Briefing"], env=env)
+            mistyped = runner.invoke(cli, ["crew", "runs"], env={**env, "VAULT_PATH": str(vault) + "-typo"})
         finally:
             index.release()
 
@@ -216,3 +217,4 @@ def test_crew_runs_show_and_list_read_the_crew_files_while_another_command_holds
     assert shown.exit_code == 0 and "section.replace" in shown.stdout
     assert listed.exit_code == 0 and "Daily-Briefing" in listed.stdout
     assert ran.exit_code == 1 and "in use by `librarian index`" in ran.output  # a run needs the index: refused
+    assert mistyped.exit_code == 1 and "does not exist" in mistyped.output  # not "no runs"
