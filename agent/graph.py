@@ -7,6 +7,7 @@ constrained model reply, bound to what code found, becomes the proposal (agent/c
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,7 +26,7 @@ from agent.history import client_instructions, model_history, reconcile
 from agent.model_reply import ModelReply, stream_reply
 from agent.prompts import model_messages
 from agent.quoting.turn import QuoteInputs, quoted_reply
-from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record
+from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record, turn_start
 from agent.tool_use import ToolUse
 from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
@@ -35,6 +36,7 @@ from rag.answer.context import REFUSAL, build_context, is_refusal
 from rag.answer.relevance_gate import RelevanceGate
 from rag.retrieve import Retriever
 
+CITED_LINK = re.compile(r"\[\[([^\[\]|#^\n]+)")  # the note of a [[Note#Heading|alias]] link
 FIXED_NODES = 4  # prepare_turn, retrieve_context, the last call_model, finish_answer
 EMPTY_ANSWER = "the model returned an empty answer; try again or rephrase"
 
@@ -138,7 +140,7 @@ class AgentNodes:
         write({"status": "reading your change request…"})
         request = latest_question(state["messages"])
         outcome = await ContractProposer(self._deps.chat_model).propose(
-            request, writes, hits=state.get("hit_paths", [])
+            request, writes, hits=state.get("hit_paths", []), cited=cited_before(state["messages"])
         )
         for usage in outcome.usage:
             scratch.add_usage(usage)
@@ -293,6 +295,13 @@ class AgentNodes:
             return f"Error: {exc.message}{other_tool_hint(call, scratch.offered)}"
         scratch.checker.allowed.update(result.anchors)
         return result.text
+
+
+def cited_before(records: list[MessageRecord]) -> list[str]:
+    """Return the [[links]] of the assistant's reply before this turn, in order: what "that note" may mean."""
+    start = turn_start(records)
+    earlier = next((r for r in reversed(records[:start]) if r["role"] == "assistant" and r.get("content")), None)
+    return list(dict.fromkeys(CITED_LINK.findall(str(earlier["content"])))) if earlier else []
 
 
 def route_coverage(state: AgentState) -> Literal["call_model", "propose_by_contract", "refuse"]:

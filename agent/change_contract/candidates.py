@@ -48,6 +48,12 @@ _NAME_END = re.compile(
     r"|\s+(?:im|in\s+den)\s+ordner\b",
     re.IGNORECASE,
 )
+# "that note", "this one", "it": the note the conversation is about (German: "diese Notiz", "sie").
+_REFERS_BACK = re.compile(
+    r"\b(?:that|this|the\s+same|the\s+previous|the\s+last)\s+(?:note|page|file|one)\b|\b(?:it|its)\b"
+    r"|\b(?:diese[rnms]?|der|die|selbe[rn]?)\s+(?:notiz|seite)\b",
+    re.IGNORECASE,
+)
 _FOLDER_WORD = re.compile(r"\b(?:folder|ordner)\b", re.IGNORECASE)
 _MAX_FOLDER_WORDS = 5  # words of a folder's name around "folder"
 
@@ -230,11 +236,19 @@ def _holds_name(text: str, name: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", text) is not None
 
 
-def gather(reader: VaultReader, request: str, *, hits: Sequence[str]) -> Findings:
-    """Return the candidates for `request`: named notes (else the retrieval `hits`), then named days' daily notes."""
+def gather(reader: VaultReader, request: str, *, hits: Sequence[str], cited: Sequence[str] = ()) -> Findings:
+    """Return the candidates for `request`: named notes (else the retrieval `hits`), then named days' daily notes.
+
+    A request referring back ("tag that note", "add it to this one") and naming no note has the notes the previous
+    answer cited (`cited`, link targets) as its candidates: the hits for "add the tag favorite" found a note with a
+    "Favorites" heading, and the 1.5B picked it.
+    """
     snapshot = reader.snapshot()
     named = named_notes(snapshot, request)
     days = named_days(request, reader.today())
+    if not named and not days and cited and _REFERS_BACK.search(request):  # "add it to today's note": the day's
+        resolved = (_resolve(snapshot, ref) for ref in cited)
+        named = list(dict.fromkeys(path for path in resolved if path is not None))[:MAX_HIT_CANDIDATES]
     names = given_names(request)
     # A request naming a day ("today's daily note") means that day's note: retrieval hits for its words (an old
     # daily note, the daily template) offered beside it were what the 0.5B picked, in two runs of three.

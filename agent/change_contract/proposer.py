@@ -51,9 +51,14 @@ class ContractProposer:
         self._chat_model = chat_model
         self._max_tokens = max_tokens
 
-    async def propose(self, request: str, writes: WriteToolBox, *, hits: Sequence[str]) -> ContractOutcome:
-        """Return the outcome of proposing the change `request` asks for through `writes` (never writing)."""
-        findings = gather(writes.reader, request, hits=hits)
+    async def propose(
+        self, request: str, writes: WriteToolBox, *, hits: Sequence[str], cited: Sequence[str] = ()
+    ) -> ContractOutcome:
+        """Return the outcome of proposing the change `request` asks for through `writes` (never writing).
+
+        `cited`: the notes the previous answer linked to, what "that note" refers to.
+        """
+        findings = gather(writes.reader, request, hits=hits, cited=cited)
         operations = offered(cued_operations(request), findings)
         if not operations:
             return ContractOutcome(_nothing_found(findings), is_proposed=False)

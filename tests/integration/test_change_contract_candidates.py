@@ -82,3 +82,13 @@ def test_the_folder_a_request_puts_a_new_note_in_is_found_by_code(
 ) -> None:
     snapshot = reader_of(settings).snapshot()
     assert requested_folder(snapshot, request_text, given_names(request_text)) == folder
+
+
+def test_a_request_referring_back_has_the_notes_the_previous_answer_cited(settings: Settings) -> None:
+    reader = reader_of(settings)
+    today = f"Daily/{reader.today().isoformat()}.md"
+
+    assert gather(reader, "Tag that note with mulch", hits=[SOURDOUGH], cited=["Garlic", "Gone"]).paths == (GARLIC,)
+    assert gather(reader, "Add it to today's daily note", hits=[], cited=["Garlic"]).paths == (today,)  # the day's
+    assert gather(reader, "Add the tag x to the Sourdough note", hits=[], cited=["Garlic"]).paths == (SOURDOUGH,)
+    assert GARLIC not in gather(reader, "Add a task to buy straw", hits=[SOURDOUGH], cited=["Garlic"]).paths

@@ -144,3 +144,20 @@ def test_a_model_seen_making_structured_calls_keeps_the_free_agent(
     shown = factory.start(llm_tools="on").chat().say("Add the tag mulch to the Garlic note.")
 
     assert "response_format" not in llm.chat_requests[0].json and "+  - mulch" in shown
+
+
+def test_that_note_in_a_change_request_is_the_note_the_previous_answer_cited(
+    factory: LibrarianFactory, llm: ScriptedLLMServer
+) -> None:
+    # Seen with the 1.5B on kepano-obsidian: "add the tag favorite to that note" went to a note with a "Favorites"
+    # heading (a retrieval hit for the tag's word), not to the note the answer before had cited.
+    llm.add(Turn.text("42 cloves were planted on 8 November 2026 [[Garlic]]."))
+    llm.add(contract(operation="add_tag", target=GARLIC, tag="mulch"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    assert "[[Garlic]]" in chat.say("How many garlic cloves did I plant?")
+    shown = chat.say("Add the tag mulch to that note")
+
+    schema = llm.chat_requests[-1].json["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["target"]["enum"] == [GARLIC]  # the cited note is the only candidate
+    assert f"`{GARLIC}`" in shown and "+  - mulch" in shown
