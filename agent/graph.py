@@ -112,8 +112,7 @@ class AgentNodes:
         query = await _in_thread(deps.retriever.prepare, question, earlier_question(state["messages"]))
         # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
         is_edit = scratch_of(config).writes is not None and looks_like_edit_request(question)
-        text, embedding = query.coverage
-        if not is_edit and not (await _in_thread(lambda: deps.gate.check(text, embedding=embedding))).is_covered:
+        if not is_edit and not await _in_thread(lambda: deps.gate.covers(query)):
             return {"is_covered": False}
         hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k))
         anchors = [hit.chunk.anchor for hit in hits]

@@ -64,7 +64,6 @@ class RetrievalOnlyAnswerer:
         if unready is not None:
             return unready
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
-        text, embedding = query.coverage
-        coverage = self._gate.check(text, embedding=embedding)
-        hits = self._retriever.search_for(query, k=self._top_k) if coverage.is_covered else []
-        return retrieval_only_reply(question, hits, covered=coverage.is_covered)
+        covered = self._gate.covers(query)
+        hits = self._retriever.search_for(query, k=self._top_k) if covered else []
+        return retrieval_only_reply(question, hits, covered=covered)

@@ -26,16 +26,34 @@ class Query:
     text: str
     embedding: Embedding
     in_context: tuple[str, Embedding] | None = None  # the earlier question and this one, embedded together
+    is_topic_switch: bool = False  # a follow-up whose weighed words are all its own (see `is_topic_switch`)
 
     @property
     def coverage(self) -> tuple[str, Embedding]:
         """Return the text (and its embedding) the relevance gate judges: a follow-up's, in its context."""
         return self.in_context or (self.text, self.embedding)
 
+    @property
+    def coverages(self) -> list[tuple[str, Embedding]]:
+        """Return what the relevance gate must find covered: `coverage`, and a topic switch's own text too."""
+        alone = (self.text, self.embedding)
+        return [self.coverage, alone] if self.is_topic_switch and self.in_context else [self.coverage]
+
 
 def is_follow_up(question: Embedding, earlier: str) -> bool:
     """Return True for a question with few weighed words after an earlier one (see the module docstring)."""
     return bool(earlier.strip()) and len(set(question.sparse.indices)) <= FOLLOW_UP_MAX_TERMS
+
+
+def is_topic_switch(question: Embedding, earlier: Embedding) -> bool:
+    """Return True for a follow-up whose FOLLOW_UP_MAX_TERMS weighed words are all new to the earlier question.
+
+    "What is my dentist's phone number?" after a question about a meeting is searched in its context like any short
+    question, but judged there it passed the relevance gate on the meeting's words, and the 1.5B answered with a
+    list of links; asked alone it is refused at once. Such a question must also be covered on its own.
+    """
+    own = set(question.sparse.indices) - set(earlier.sparse.indices)
+    return len(own) >= FOLLOW_UP_MAX_TERMS
 
 
 def with_earlier(question: str, earlier: str) -> str:

@@ -11,7 +11,7 @@ from core.settings import RetrievalSettings
 from core.tracing import OPERATION, span
 from rag.answer.secrets import redact_secrets
 from rag.diversity import diversify_by_note
-from rag.follow_up import Query, fuse_by_rank, is_follow_up, with_earlier
+from rag.follow_up import Query, fuse_by_rank, is_follow_up, is_topic_switch, with_earlier
 from rag.search_trace import SearchTrace, trace_hits
 
 RERANK_QUERY_CHARS = 4_096
@@ -65,7 +65,8 @@ class Retriever:
         if not is_follow_up(embedding, earlier):
             return Query(question.strip(), embedding)
         text = with_earlier(question, earlier)
-        return Query(question.strip(), embedding, (text, self.embed_query(text)))
+        switched = is_topic_switch(embedding, self.embed_query(earlier))
+        return Query(question.strip(), embedding, (text, self.embed_query(text)), is_topic_switch=switched)
 
     def search_for(self, query: Query, *, k: int | None = None) -> list[SearchHit]:
         """Return the best `k` chunks for a prepared query; a follow-up's two searches are fused by rank."""

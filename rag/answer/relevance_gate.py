@@ -21,6 +21,7 @@ from core.settings import AnswerSettings
 from core.tracing import span
 from rag.answer.term_coverage import measure_term_coverage
 from rag.answer.vault_noise import VaultNoise
+from rag.follow_up import Query
 
 GATE_OFF = -1.0  # RELEVANCE_FLOOR at (or below) this covers every question while anything is indexed
 GATE_NOTES_FROM = 10  # the notes of this many fused chunks are where the question's words are looked for
@@ -96,6 +97,10 @@ class RelevanceGate:
     def floor(self) -> float:
         """Return the cosine a question's best match must reach when the retrieved notes hold all its words."""
         return self._floor
+
+    def covers(self, query: Query) -> bool:
+        """Return True when the notes cover a prepared question: in its context, and alone for a topic switch."""
+        return all(self.check(text, embedding=embedding).is_covered for text, embedding in query.coverages)
 
     def check(
         self, query: str, filters: SearchFilters | None = None, *, embedding: Embedding | None = None

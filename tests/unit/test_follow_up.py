@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.domain import Chunk, Embedding, SearchHit, SparseVector
-from rag.follow_up import FOLLOW_UP_MAX_TERMS, Query, fuse_by_rank, is_follow_up, with_earlier
+from rag.follow_up import FOLLOW_UP_MAX_TERMS, Query, fuse_by_rank, is_follow_up, is_topic_switch, with_earlier
 
 
 def query_with_terms(count: int) -> Embedding:
@@ -28,6 +28,23 @@ def test_a_follow_up_is_searched_after_the_earlier_question_and_judged_in_that_c
 
     assert text == "What did I think of The Overstory?\nHow did I rate it?"
     assert Query("How did I rate it?", alone, (text, together)).coverage == (text, together)
+    assert Query("How did I rate it?", alone, (text, together)).coverages == [(text, together)]
+
+
+def terms(*indices: int) -> Embedding:
+    return Embedding(dense=(1.0, 0.0), sparse=SparseVector(indices=indices, values=tuple(1.0 for _ in indices)))
+
+
+def test_a_follow_up_whose_weighed_words_are_all_new_must_be_covered_alone_too() -> None:
+    # "What is my dentist's phone number?" after a meeting question (kepano-obsidian, the 1.5B): covered only by the
+    # meeting's words, it was answered with a list of links; alone the relevance gate refuses it.
+    earlier = terms(1, 2, 3, 4)
+    assert is_topic_switch(terms(7, 8, 9), earlier)
+    assert not is_topic_switch(terms(3, 8, 9), earlier)  # "How long does the sourdough rest?" shares a word
+    assert not is_topic_switch(terms(8, 9), earlier)  # "How did I rate it?": too few words to stand alone
+    alone, together = terms(7, 8, 9), terms(1, 2, 3, 4, 7, 8, 9)
+    switched = Query("What is my dentist's phone number?", alone, ("…", together), is_topic_switch=True)
+    assert switched.coverages == [("…", together), ("What is my dentist's phone number?", alone)]
     assert Query("What is kahm yeast?", alone).coverage == ("What is kahm yeast?", alone)
 
 
