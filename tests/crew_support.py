@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +90,12 @@ def crew_world(
             services.close()
 
 
-def daily_note_of(vault: Path, day: str) -> Path:
-    """Return where sample_vault's Daily notes settings put the note of `day` (YYYY-MM-DD)."""
+def daily_note_of(vault: Path, day: str | None = None) -> Path:
+    """Return where sample_vault's Daily notes settings put the note of `day` (YYYY-MM-DD; today, as of the call).
+
+    Today is read at the call, not when a test module is imported: a suite running past midnight wrote tomorrow's.
+    """
+    day = day or date.today().isoformat()
     config = vault / ".obsidian" / "daily-notes.json"
     folder = json.loads(config.read_text(encoding="utf-8")).get("folder", "") if config.exists() else ""
     return vault / folder / f"{day}.md" if folder else vault / f"{day}.md"

@@ -6,7 +6,6 @@ import asyncio
 import json
 import logging
 from collections.abc import Mapping
-from datetime import date
 from pathlib import Path
 
 import httpx
@@ -25,7 +24,6 @@ from tests.live_server import serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer
 from tests.vault_state import vault_hashes
 
-TODAY = date.today().isoformat()
 runner = CliRunner()
 
 
@@ -68,7 +66,7 @@ def test_the_cli_installs_lists_runs_shows_and_undoes_the_daily_briefing(setting
     assert dry.exit_code == 0, dry.output
     assert "+## Briefing" in dry.stdout and "dry run: nothing written" in dry.stdout
     assert ran.exit_code == 0, ran.output
-    assert state["status"] == "ok" and state["files"] == [daily_note_of(vault, TODAY).relative_to(vault).as_posix()]
+    assert state["status"] == "ok" and state["files"] == [daily_note_of(vault).relative_to(vault).as_posix()]
     assert state["id"] in runs.stdout and "section.replace" in shown.stdout
     assert undone.exit_code == 0, undone.output
     assert outside_crews(vault_hashes(vault)) == outside_crews(before)
@@ -120,7 +118,7 @@ def test_the_api_lists_starts_follows_and_undoes_a_run(settings: Settings, vault
     assert wrong.status_code == 409
     assert undone.status_code == 200 and undone.json()["applied"]
     assert missing.status_code == 404 and "Daily-Briefing" in missing.json()["error"]["message"]
-    assert not daily_note_of(vault, TODAY).exists()
+    assert not daily_note_of(vault).exists()
 
 
 def test_chat_runs_a_crew_dry_and_applies_its_writes_only_on_yes(settings: Settings, vault: Path) -> None:
@@ -132,14 +130,14 @@ def test_chat_runs_a_crew_dry_and_applies_its_writes_only_on_yes(settings: Setti
             first = [{"role": "user", "content": "Run the Daily-Briefing crew"}]
             proposed = client.post("/v1/chat/completions", json={"model": "x", "messages": first}, headers=headers)
             reply = proposed.json()["choices"][0]["message"]["content"]
-            assert not daily_note_of(vault, TODAY).exists()
+            assert not daily_note_of(vault).exists()
             history = [*first, {"role": "assistant", "content": reply}, {"role": "user", "content": "yes"}]
             applied = client.post("/v1/chat/completions", json={"model": "x", "messages": history}, headers=headers)
 
     assert "dry run" in reply and "+## Briefing" in reply
     assert "You did not ask" not in reply
     assert applied.status_code == 200, applied.text
-    assert BRIEFING in daily_note_of(vault, TODAY).read_text(encoding="utf-8")
+    assert BRIEFING in daily_note_of(vault).read_text(encoding="utf-8")
 
 
 def test_the_schedule_follows_the_crew_notes_and_skips_a_run_whose_previous_one_still_goes(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from datetime import date
 from pathlib import Path
 
 from core.settings import Settings
@@ -15,8 +14,6 @@ from crews.service import CrewBusy, CrewService
 from tests.crew_support import BRIEFING, crew_world, daily_note_of, schema_answer
 from tests.scripted_llm_turns import Turn
 from tests.vault_state import vault_hashes
-
-TODAY = date.today().isoformat()
 
 
 def changed(before: dict[str, str], after: dict[str, str]) -> set[str]:
@@ -36,7 +33,7 @@ def test_daily_briefing_writes_only_todays_note_and_its_run_log_and_undo_restore
         after = vault_hashes(vault)
 
         assert state["status"] == "ok", state
-        note = daily_note_of(vault, TODAY)
+        note = daily_note_of(vault)
         relative = note.relative_to(vault).as_posix()
         assert changed(before, after) - run_files(vault) == {relative}
         text = note.read_text(encoding="utf-8")
@@ -64,7 +61,7 @@ def test_daily_briefing_run_twice_replaces_its_section_and_never_duplicates_it(s
         assert world.run("Daily-Briefing")["status"] == "ok"
         assert world.run("Daily-Briefing")["status"] == "ok"
 
-    text = daily_note_of(vault, TODAY).read_text(encoding="utf-8")
+    text = daily_note_of(vault).read_text(encoding="utf-8")
     assert text.count("## Briefing") == 1
     assert "- second briefing" in text and "- first briefing" not in text
 

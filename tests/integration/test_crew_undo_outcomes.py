@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import date
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -14,7 +13,6 @@ from tests.crew_support import daily_note_of, schema_answer
 from tests.integration.test_crew_fronts import cli_env
 from tests.scripted_llm import ScriptedLLMServer
 
-TODAY = date.today().isoformat()
 runner = CliRunner()
 
 
@@ -25,7 +23,7 @@ def test_undo_of_a_run_whose_only_note_was_edited_since_undoes_nothing_and_says_
         env = cli_env(settings, llm.base_url)
         runner.invoke(cli, ["crew", "install-examples"], env=env)
         state = json.loads(runner.invoke(cli, ["crew", "run", "Daily-Briefing", "--json"], env=env).stdout)
-        note = daily_note_of(vault, TODAY)
+        note = daily_note_of(vault)
         edited = note.read_text(encoding="utf-8") + "\nMy own line.\n"
         note.write_text(edited, encoding="utf-8")
         first = runner.invoke(cli, ["crew", "undo", state["id"], "-y"], env=env)
@@ -56,7 +54,7 @@ def test_an_undone_run_shows_as_undone_and_a_second_undo_says_it_was_already_und
 
     assert undone.exit_code == 0, undone.output
     assert "undone: 1 file(s) reverted" in undone.stdout
-    assert not daily_note_of(vault, TODAY).exists()
+    assert not daily_note_of(vault).exists()
     assert again.exit_code == 1
     assert f"run {state['id']} was already undone at " in again.output
     (line,) = [line for line in runs.stdout.splitlines() if state["id"] in line]

@@ -9,7 +9,6 @@ import os
 import re
 import threading
 from dataclasses import replace
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,6 @@ from tests.web_support import CHROMIUM, NO_BROWSER, NOTE, chromium_page, log_in,
 NO_PLAYWRIGHT = "the playwright package is missing (pip install -e .[dev])"
 expect = pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT).expect
 LONG_BRIEFING = "\n".join(f"- task {n} is due soon" for n in range(40))
-TODAY = date.today().isoformat()
 
 
 @pytest.fixture(autouse=True)
@@ -91,13 +89,13 @@ def test_a_crew_run_is_followed_live_on_its_page_then_undone(tmp_path: Path) -> 
 
             expect(page.locator("[data-run-status]")).to_have_text("ok")  # the end of the run reloads the page
             expect(page.locator("[data-run-writes]")).to_have_text("1")
-            written = daily_note_of(world.vault, TODAY).read_text(encoding="utf-8")
+            written = daily_note_of(world.vault).read_text(encoding="utf-8")
             page.get_by_role("link", name="Undo this run…").click()
-            expect(page.locator(".steps")).to_contain_text(daily_note_of(world.vault, TODAY).name)
+            expect(page.locator(".steps")).to_contain_text(daily_note_of(world.vault).name)
             page.get_by_role("button", name="Undo these changes").click()
             expect(page.locator("h1")).to_contain_text("Undone")
 
     assert "- task 39 is due soon" in written and int(live_tokens.split()[0]) < 80
-    assert not daily_note_of(world.vault, TODAY).exists()
+    assert not daily_note_of(world.vault).exists()
     after = {p: h for p, h in vault_hashes(world.vault).items() if not p.startswith(("_crews/", ".trash/"))}
     assert after == untouched
