@@ -100,7 +100,7 @@ def fit_to_window(
     is); the budget, in estimated tokens, grows by it.
     """
     budget = math.floor((window - reply_room(window, answer_tokens)) * estimate_ratio)
-    fixed = sum(estimate_tokens(json.dumps(tool_to_wire(tool))) for tool in tools)
+    fixed = _tools_cost(tools)
     kept = list(messages)
 
     def total() -> int:
@@ -237,7 +237,7 @@ async def _fitted_by_count(
         return estimated
     refit = fit_to_window(messages, tools, window=tokens, answer_tokens=window.answer_tokens, estimate_ratio=ratio)
     kept = await window.count_tokens(_text(refit.messages))
-    overhead = MESSAGE_TOKENS * len(refit.messages) + sum(estimate_tokens(json.dumps(tool_to_wire(t))) for t in tools)
+    overhead = MESSAGE_TOKENS * len(refit.messages) + _tools_cost(tools)
     real_budget = tokens - reply_room(tokens, window.answer_tokens)
     if kept is None or kept + overhead > real_budget:
         return estimated
@@ -249,6 +249,11 @@ async def _fitted_by_count(
         refit.dropped_passages,
         refit.shortened_results,
     )
+
+
+def _tools_cost(tools: Sequence[ToolSpec]) -> int:
+    """Return the estimated tokens of the tool schemas sent with the prompt."""
+    return sum(estimate_tokens(json.dumps(tool_to_wire(tool))) for tool in tools)
 
 
 def _text(messages: Sequence[ChatMessage]) -> str:

@@ -7,7 +7,6 @@ constrained model reply, bound to what code found, becomes the proposal (agent/c
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,11 +31,12 @@ from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, InvalidRequest, UpstreamUnavailable
 from core.ports import ChatModel
+from rag.answer.citations import note_of
 from rag.answer.context import REFUSAL, build_context, is_refusal
 from rag.answer.relevance_gate import RelevanceGate
+from rag.notes.inline import WIKILINK
 from rag.retrieve import Retriever
 
-CITED_LINK = re.compile(r"\[\[([^\[\]|#^\n]+)")  # the note of a [[Note#Heading|alias]] link
 FIXED_NODES = 4  # prepare_turn, retrieve_context, the last call_model, finish_answer
 EMPTY_ANSWER = "the model returned an empty answer; try again or rephrase"
 
@@ -300,7 +300,9 @@ def cited_before(records: list[MessageRecord]) -> list[str]:
     """Return the [[links]] of the assistant's reply before this turn, in order: what "that note" may mean."""
     start = turn_start(records)
     earlier = next((r for r in reversed(records[:start]) if r["role"] == "assistant" and r.get("content")), None)
-    return list(dict.fromkeys(CITED_LINK.findall(str(earlier["content"])))) if earlier else []
+    if earlier is None:
+        return []
+    return list(dict.fromkeys(note_of(link[2]) for link in WIKILINK.finditer(str(earlier["content"]))))
 
 
 def route_coverage(state: AgentState) -> Literal["call_model", "propose_by_contract", "refuse"]:

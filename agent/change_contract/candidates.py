@@ -183,7 +183,7 @@ def requested_folder(snapshot: VaultSnapshot, request: str, names: Sequence[str]
     """
     text = _without_values(request, (*names, *quoted_values(request)))
     by_name: dict[str, set[str]] = {}
-    for folder in {str(PurePosixPath(path).parent) for path in (*snapshot.notes, *snapshot.other_files)} - {"."}:
+    for folder in _folders(snapshot):
         for key in (folder, folder.rsplit("/", 1)[-1]):
             by_name.setdefault(key.casefold(), set()).add(folder)
     found: set[str] = set()
@@ -199,6 +199,11 @@ def requested_folder(snapshot: VaultSnapshot, request: str, names: Sequence[str]
     return found.pop() if len(found) == 1 else ""
 
 
+def _folders(snapshot: VaultSnapshot) -> set[str]:
+    """Return the vault's folders that hold a file (the root aside)."""
+    return {str(PurePosixPath(path).parent) for path in (*snapshot.notes, *snapshot.other_files)} - {"."}
+
+
 def _without_values(request: str, values: Sequence[str]) -> str:
     """Return `request` with each of `values` (a name, a quoted text) taken out as whole words."""
     for value in values:
@@ -208,10 +213,8 @@ def _without_values(request: str, values: Sequence[str]) -> str:
 
 def named_folders(snapshot: VaultSnapshot, request: str) -> tuple[str, ...]:
     """Return the vault's folders whose name the request holds (for moves), deepest first."""
-    folders = {str(PurePosixPath(path).parent) for path in (*snapshot.notes, *snapshot.other_files)}
-    folders.discard(".")
     text = request.casefold()
-    named = [folder for folder in folders if _holds_name(text, folder.rsplit("/", 1)[-1])]
+    named = [folder for folder in _folders(snapshot) if _holds_name(text, folder.rsplit("/", 1)[-1])]
     return tuple(sorted(named, key=lambda folder: (-folder.count("/"), folder)))
 
 
