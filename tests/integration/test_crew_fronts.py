@@ -7,6 +7,7 @@ import json
 import logging
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -25,6 +26,13 @@ from tests.scripted_llm import ScriptedLLMServer
 from tests.vault_state import vault_hashes
 
 runner = CliRunner()
+
+
+def briefing_by_cli(env: dict[str, str | None]) -> dict[str, Any]:
+    """Install the example crews and run Daily-Briefing through the CLI; return the run's state."""
+    runner.invoke(cli, ["crew", "install-examples"], env=env)
+    state: dict[str, Any] = json.loads(runner.invoke(cli, ["crew", "run", "Daily-Briefing", "--json"], env=env).stdout)
+    return state
 
 
 def cli_env(settings: Settings, llm_url: str) -> dict[str, str | None]:
@@ -197,8 +205,7 @@ def test_crew_runs_show_and_list_read_the_crew_files_while_another_command_holds
 ) -> None:
     with ScriptedLLMServer(schema_answer) as llm:
         env = cli_env(settings, llm.base_url)
-        runner.invoke(cli, ["crew", "install-examples"], env=env)
-        state = json.loads(runner.invoke(cli, ["crew", "run", "Daily-Briefing", "--json"], env=env).stdout)
+        state = briefing_by_cli(env)
         index = DataDirOwnership.acquire(settings.data_dir, "index", vault=vault)  # as `librarian index` holds it
         try:
             runs = runner.invoke(cli, ["crew", "runs", "--json"], env=env)

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from app.cli.main import cli
 from core.settings import Settings
 from tests.crew_support import daily_note_of, schema_answer
-from tests.integration.test_crew_fronts import cli_env
+from tests.integration.test_crew_fronts import briefing_by_cli, cli_env
 from tests.scripted_llm import ScriptedLLMServer
 
 runner = CliRunner()
@@ -21,8 +21,7 @@ def test_undo_of_a_run_whose_only_note_was_edited_since_undoes_nothing_and_says_
 ) -> None:
     with ScriptedLLMServer(schema_answer) as llm:
         env = cli_env(settings, llm.base_url)
-        runner.invoke(cli, ["crew", "install-examples"], env=env)
-        state = json.loads(runner.invoke(cli, ["crew", "run", "Daily-Briefing", "--json"], env=env).stdout)
+        state = briefing_by_cli(env)
         note = daily_note_of(vault)
         edited = note.read_text(encoding="utf-8") + "\nMy own line.\n"
         note.write_text(edited, encoding="utf-8")
@@ -44,8 +43,7 @@ def test_an_undone_run_shows_as_undone_and_a_second_undo_says_it_was_already_und
 ) -> None:
     with ScriptedLLMServer(schema_answer) as llm:
         env = cli_env(settings, llm.base_url)
-        runner.invoke(cli, ["crew", "install-examples"], env=env)
-        state = json.loads(runner.invoke(cli, ["crew", "run", "Daily-Briefing", "--json"], env=env).stdout)
+        state = briefing_by_cli(env)
         undone = runner.invoke(cli, ["crew", "undo", state["id"], "-y"], env=env)
         again = runner.invoke(cli, ["crew", "undo", state["id"], "-y"], env=env)
         runs = runner.invoke(cli, ["crew", "runs"], env=env)
@@ -69,8 +67,7 @@ def test_a_run_undone_by_librarian_undo_is_recorded_undone_at_its_next_crew_undo
 ) -> None:
     with ScriptedLLMServer(schema_answer) as llm:
         env = cli_env(settings, llm.base_url)
-        runner.invoke(cli, ["crew", "install-examples"], env=env)
-        state = json.loads(runner.invoke(cli, ["crew", "run", "Daily-Briefing", "--json"], env=env).stdout)
+        state = briefing_by_cli(env)
         assert runner.invoke(cli, ["undo", "--yes"], env=env).exit_code == 0  # the last change set: the run's
         again = runner.invoke(cli, ["crew", "undo", state["id"], "-y"], env=env)
         runs = runner.invoke(cli, ["crew", "runs", "--json"], env=env)
