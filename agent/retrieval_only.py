@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from agent.gate.intent import looks_like_edit_request
+from agent.gate.intent import is_surely_change_request
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.errors import InvalidRequest
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
@@ -58,7 +58,7 @@ class RetrievalOnlyAnswerer:
         yield AnswerDone(usage=Usage(prompt, estimate_tokens(reply), is_estimate=True))
 
     def _reply(self, question: str, earlier: str) -> str:
-        if looks_like_edit_request(question):
+        if is_surely_change_request(question):  # a question starting with an edit verb still gets passages
             return NO_MODEL_CHANGES
         unready = self._retriever.unready_reason()  # an empty vault, or the first index still running
         if unready is not None:

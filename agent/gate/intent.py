@@ -142,3 +142,21 @@ def asked_change(message: str) -> AskedChange:
         if verb in KIND_VERBS:
             kinds.add(KIND_VERBS[verb])
     return AskedChange(is_change=is_change, kinds=frozenset(kinds), follows_note=follows_note)
+
+
+# A polite request, even as a question: "Can you add ...?", "Könntest du ... erstellen?"
+_ASKS_TO = re.compile(
+    r"^\W*(?:please\s+|pls\s+)?(?:can|could|would|will)\s+you\b|^\W*(?:kannst|könntest|würdest)\s+du\b", re.IGNORECASE
+)
+
+
+def is_surely_change_request(message: str) -> bool:
+    """Return True when `message` asks to change notes and is no question that merely starts with an edit verb.
+
+    `looks_like_edit_request` may take a question for a request ("Update on the garden project?"), which costs the
+    chat little. Where the guess decides that no answer is given (`librarian ask`, the reply without a model), a
+    message ending in "?" counts only when it asks politely ("Can you add ...?").
+    """
+    if not looks_like_edit_request(message):
+        return False
+    return not message.rstrip().endswith("?") or _ASKS_TO.match(message) is not None

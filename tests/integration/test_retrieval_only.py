@@ -14,7 +14,7 @@ from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
-from rag.answer.passages import NO_MODEL_NOTICE, retrieval_only_reply
+from rag.answer.passages import NO_MODEL_CHANGES, NO_MODEL_NOTICE, retrieval_only_reply
 from rag.retrieve import INDEX_BUILDING
 
 QUESTION = "How do I feed the sourdough starter before a bake?"
@@ -47,6 +47,19 @@ def test_without_an_llm_the_reply_is_cited_passages(settings: Settings, services
     assert "[[Sourdough#" in reply
     assert streamed == reply
     assert ready["mode"] == "retrieval-only" and ready["checks"]["llm"].startswith("not configured")
+
+
+def test_a_question_starting_with_an_edit_verb_gets_passages_and_a_change_request_does_not(
+    settings: Settings, services: Services
+) -> None:
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"relevance_floor": -1.0, "watch": False}), services)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        question = ask(client, "Update on the sourdough starter feeding?")  # read as a change request before
+        request = ask(client, "Update the sourdough note with the new feeding schedule")
+
+    assert question.splitlines()[0] == NO_MODEL_NOTICE and "[[Sourdough#" in question
+    assert request == NO_MODEL_CHANGES
 
 
 def test_a_follow_up_is_searched_after_the_question_before_it(settings: Settings, services: Services) -> None:
