@@ -25,6 +25,7 @@ from agent.history import client_instructions, model_history, reconcile
 from agent.model_reply import ModelReply, stream_reply
 from agent.prompts import model_messages
 from agent.quoting.turn import QuoteInputs, quoted_reply
+from agent.source_question import asks_for_sources, sources_reply
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record, turn_start
 from agent.tool_use import ToolUse
 from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
@@ -103,8 +104,11 @@ class AgentNodes:
     async def retrieve_context(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Search the notes for the latest question, unless the relevance floor says they don't cover it."""
         deps = self._deps
-        get_stream_writer()({"status": "searching your notes…"})
         question = latest_question(state["messages"])
+        earlier = previous_reply(state["messages"])
+        if earlier and asks_for_sources(question):  # "which note says that?": the reply before it, not a search
+            return {"is_covered": False, "answer": sources_reply(earlier)}
+        get_stream_writer()({"status": "searching your notes…"})
         unready = await _in_thread(deps.retriever.unready_reason)  # an empty vault, or the first index running
         if unready is not None:
             return {"is_covered": False, "answer": unready}
@@ -243,7 +247,7 @@ class AgentNodes:
         return {"messages": [*state["messages"], *results]}
 
     async def refuse(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        """Reply with the refusal (or the index-not-ready notice) without asking the model."""
+        """Reply without the model: the refusal, the index-not-ready notice, or what the last answer came from."""
         text = scratch_of(config).show(state.get("answer") or REFUSAL)
         get_stream_writer()({"text": text})
         reply = to_record(ChatMessage(role="assistant", content=text))
@@ -296,13 +300,16 @@ class AgentNodes:
         return result.text
 
 
-def cited_before(records: list[MessageRecord]) -> list[str]:
-    """Return the [[links]] of the assistant's reply before this turn, in order: what "that note" may mean."""
+def previous_reply(records: list[MessageRecord]) -> str:
+    """Return the text of the assistant's reply before this turn ("" when there is none)."""
     start = turn_start(records)
     earlier = next((r for r in reversed(records[:start]) if r["role"] == "assistant" and r.get("content")), None)
-    if earlier is None:
-        return []
-    return list(dict.fromkeys(note_of(link[2]) for link in WIKILINK.finditer(str(earlier["content"]))))
+    return str(earlier["content"]) if earlier is not None else ""
+
+
+def cited_before(records: list[MessageRecord]) -> list[str]:
+    """Return the notes the assistant's reply before this turn links, in order: what "that note" may mean."""
+    return list(dict.fromkeys(note_of(link[2]) for link in WIKILINK.finditer(previous_reply(records))))
 
 
 def route_coverage(state: AgentState) -> Literal["call_model", "propose_by_contract", "refuse"]:

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from agent.gate.intent import is_surely_change_request
+from agent.source_question import asks_for_sources, sources_reply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.errors import InvalidRequest
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
@@ -26,6 +27,13 @@ def user_texts(request: TurnRequest) -> list[str]:
     return [
         message.content.strip() for message in request.messages if message.role == "user" and message.content.strip()
     ]
+
+
+def previous_reply(request: TurnRequest) -> str:
+    """Return the text of the assistant's reply before the last user message ("" when there is none)."""
+    last_user = max((i for i, message in enumerate(request.messages) if message.role == "user"), default=0)
+    earlier = (m.content for m in reversed(request.messages[:last_user]) if m.role == "assistant" and m.content)
+    return next(earlier, "")
 
 
 def estimate_tokens(text: str) -> int:
@@ -50,8 +58,12 @@ class RetrievalOnlyAnswerer:
         """Yield the passages reply line by line (so streaming clients see it arrive), then AnswerDone."""
         question = latest_question(request)
         earlier = user_texts(request)[-2:-1]
-        yield AnswerStatus("searching your notes…")
-        reply = await asyncio.to_thread(self._reply, question, earlier[0] if earlier else "")
+        last_reply = previous_reply(request)
+        if last_reply and asks_for_sources(question):  # "which note says that?": the reply before it, not a search
+            reply = sources_reply(last_reply)
+        else:
+            yield AnswerStatus("searching your notes…")
+            reply = await asyncio.to_thread(self._reply, question, earlier[0] if earlier else "")
         for line in reply.splitlines(keepends=True):
             yield AnswerText(line)
         prompt = sum(estimate_tokens(m.content) for m in request.messages)

@@ -10,6 +10,7 @@ from typing import Any
 import openai
 import pytest
 
+from agent.source_question import CAME_FROM, REFUSED_BEFORE
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
@@ -297,3 +298,49 @@ def test_a_client_disconnect_cancels_the_agents_model_call(librarian: openai.Ope
     while llm.abandoned_streams == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert llm.abandoned_streams == 1
+
+
+@pytest.mark.parametrize("question", ["Which note says that?", "and where did you get that from?", "Sources?"])
+def test_which_note_says_that_repeats_what_the_last_answer_came_from_without_a_search_or_the_model(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer, question: str
+) -> None:
+    # Searched, "which note says that" found notes about notes; a tester got passages, the model a refusal.
+    llm.add(Turn.text("The autolyse rests 45 minutes [[Sourdough#Final recipe]]."))
+    messages = [{"role": "user", "content": QUESTION}]
+    first = ask(librarian, messages, stream=True)
+    messages += [{"role": "assistant", "content": first}, {"role": "user", "content": question}]
+
+    second = ask(librarian, messages, stream=True)
+
+    evidence = f'{EVIDENCE_HEADING}\n- "{AUTOLYSE_SENTENCE}" [[Sourdough#Final recipe]]'
+    assert second == f"{CAME_FROM}\n\n{evidence}\n\nSources:\n- [[Sourdough#Final recipe]]"
+    assert len(llm.chat_requests) == 1  # the first answer's only
+
+
+def test_which_note_says_that_after_a_refusal_says_it_came_from_no_note(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text(REFUSAL))
+    messages = [{"role": "user", "content": QUESTION}]
+    first = ask(librarian, messages, stream=False)
+    messages += [{"role": "assistant", "content": first}, {"role": "user", "content": "Which note says that?"}]
+
+    second = ask(librarian, messages, stream=False)
+
+    searched = first.split("\n\n", 1)[1]
+    assert searched.startswith("Notes searched:")
+    assert second == f"{REFUSED_BEFORE}\n\n{searched}"
+    assert len(llm.chat_requests) == 1
+
+
+def test_which_note_says_the_bike_was_serviced_is_a_question_for_the_notes(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text("The autolyse rests 45 minutes [[Sourdough#Final recipe]]."), Turn.text("Nothing on that."))
+    messages = [{"role": "user", "content": QUESTION}]
+    first = ask(librarian, messages, stream=True)
+    messages += [{"role": "assistant", "content": first}, {"role": "user", "content": "Which note says the rest?"}]
+
+    ask(librarian, messages, stream=True)
+
+    assert len(llm.chat_requests) == 2

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 
 import pytest
 from fastapi.testclient import TestClient
 
+from agent.source_question import CAME_FROM
 from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
@@ -159,3 +161,20 @@ def test_starting_without_an_llm_says_so_once(
 
     said = [record for record in caplog.records if "retrieval-only" in record.getMessage()]
     assert [record.levelno for record in said] == [logging.WARNING]
+
+
+def test_which_note_says_that_lists_the_notes_of_the_passages_before_it(settings: Settings, services: Services) -> None:
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"relevance_floor": -1.0, "watch": False}), services)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        first = ask(client, QUESTION)
+        messages = [
+            {"role": "user", "content": QUESTION},
+            {"role": "assistant", "content": first},
+            {"role": "user", "content": "Which note is that from?"},
+        ]
+        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+
+    second = response.json()["choices"][0]["message"]["content"]
+    links = list(dict.fromkeys(re.findall(r"\[\[[^\]]+\]\]", first)))
+    assert links and second == "\n".join([CAME_FROM, "", "Sources:", *(f"- {link}" for link in links)])

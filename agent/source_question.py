@@ -1,0 +1,77 @@
+"""Where the last answer came from ("which note says that?"): told by code from the reply before, never searched.
+
+Searched, the words "which note says that" find nothing the user meant (a tester got a refusal, or passages about
+notes in general); asked, a small model names a note it did not read. What the earlier answer came from is already
+written under it, by code: its "Your notes say:" quotes and its "Sources:" list (agent/answer_footer.py). This
+repeats them, or says that the earlier reply came from no note, without a search or a model call.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.answer.citations import SEARCHED_HEADING, SOURCES_BLOCK, SOURCES_HEADING
+from rag.answer.context import opens_like_refusal
+from rag.answer.evidence import EVIDENCE_BLOCK
+from rag.notes.inline import WIKILINK
+
+# A question about where the reply before came from, and about nothing else: "Which note says that?" is one,
+# "Which note says that the bike was serviced?" is a question for the notes.
+_ASKS_FOR_SOURCES = re.compile(
+    r"""^(?:(?:ok(?:ay)?|and|so|but|thanks|great|hm+)[,!.]?\s+)*
+    (?:
+        (?:which|what|in\ which|from\ which)\s+(?:notes?|files?|pages?|sources?)
+            (?:\s+(?:says?|said|is|was|did|does|mentions?|has|had|contains?|states?|are|were))?
+            (?:\s+(?:that|this|it|so))?(?:\s+(?:from|in))?
+      | where\s+(?:did|do)\s+you\s+(?:get|find|read|see|have)\s+(?:that|this|it)(?:\s+from)?
+      | where\s+(?:does|did|do)\s+(?:that|this|it)\s+come\s+from
+      | where\s+(?:is|was)\s+(?:that|this|it)\s+(?:from|written|said|stated)
+      | where\s+(?:does|do|did)\s+(?:it|my\s+notes?|the\s+notes?)\s+say\s+(?:that|this|so)
+      | how\s+do\s+you\s+know(?:\s+(?:that|this))?
+      | (?:what|which)(?:\s+(?:is|are|was|were)|'s)?\s+(?:the|your|its)\s+(?:sources?|references?|citations?)
+      | (?:sources?|references?|citations?)
+      | (?:cite|show|give|list|name)\s+(?:me\s+)?(?:the|your)\s+(?:sources?|notes?|references?)
+      | (?:welche|in\s+welcher|aus\s+welcher)\s+notiz(?:\s+(?:sagt|steht|stammt))?(?:\s+das)?
+      | woher\s+(?:hast|weißt)\s+du\s+das
+      | quellen?
+    )(?:[,\s]+please)?[\s?.!]*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_ALIAS = re.compile(r"\\?\|")  # where a link's alias starts ("\\|" in a table row)
+CAME_FROM = "My last answer came from these notes:"
+FROM_NO_NOTE = "No note I read says what my last answer said, so it may not come from your notes."
+REFUSED_BEFORE = "My last reply answered nothing from your notes: they did not cover that question."
+NOTHING_CITED = "My last reply cited no note."
+
+
+def asks_for_sources(question: str) -> bool:
+    """Return True when `question` asks only where the reply before it came from ("which note says that?")."""
+    return bool(_ASKS_FOR_SOURCES.match(question.strip()))
+
+
+def sources_reply(earlier: str) -> str:
+    """Return the reply to "which note says that?" after the assistant's reply `earlier`, in code's words.
+
+    The earlier reply's own "Your notes say:" quotes and "Sources:" list, as code wrote them under it; its
+    "Notes searched:" list (no note held what it said) says so; a refusal came from no note.
+    """
+    evidence = _last(EVIDENCE_BLOCK, earlier)
+    listed = _last(SOURCES_BLOCK, earlier)
+    if opens_like_refusal(earlier):
+        searched = f"\n\n{listed}" if listed.startswith(SEARCHED_HEADING) else ""
+        return f"{REFUSED_BEFORE}{searched}"
+    if listed.startswith(SOURCES_HEADING):
+        return "\n\n".join(part for part in (CAME_FROM, evidence, listed) if part)
+    if listed:  # "Notes searched:": the answer holds nothing any passage it read holds
+        return f"{FROM_NO_NOTE}\n\n{listed}"
+    cited = list(dict.fromkeys(f"[[{_ALIAS.split(link[2])[0]}]]" for link in WIKILINK.finditer(earlier)))
+    if cited:  # no lists under it (SHOW_SOURCES and SHOW_EVIDENCE off): the links it wrote, checked when shown
+        return "\n\n".join(part for part in (CAME_FROM, evidence, SOURCES_HEADING) if part) + "".join(
+            f"\n- {link}" for link in cited
+        )
+    return NOTHING_CITED
+
+
+def _last(pattern: str, text: str) -> str:
+    matches = list(re.finditer(pattern, text))
+    return matches[-1][0].strip() if matches else ""

@@ -1,0 +1,82 @@
+"""Telling "which note says that?" from a question for the notes, and what is said to it."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.source_question import (
+    CAME_FROM,
+    FROM_NO_NOTE,
+    NOTHING_CITED,
+    REFUSED_BEFORE,
+    asks_for_sources,
+    sources_reply,
+)
+from rag.answer.context import REFUSAL
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which note says that?",
+        "which note?",
+        "What note is that from?",
+        "Where did you get that?",
+        "ok, where did you get that from?",
+        "And where does it say that?",
+        "Where is that written?",
+        "Sources?",
+        "What are your sources?",
+        "Show me the sources please",
+        "How do you know that?",
+        "Welche Notiz sagt das?",
+        "Woher hast du das?",
+    ],
+)
+def test_asking_where_the_last_answer_came_from(question: str) -> None:
+    assert asks_for_sources(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which note says the bike was serviced?",
+        "Which notes mention sourdough?",
+        "What is the source of the Danube?",
+        "Where did I get the plum tree?",
+        "How do you know when the bread is done?",
+        "Show me the notes on garlic",
+    ],
+)
+def test_a_question_for_the_notes_is_none(question: str) -> None:
+    assert not asks_for_sources(question)
+
+
+EVIDENCE = 'Your notes say:\n- "Rest 45 minutes." [[Sourdough#Final recipe]]'
+
+
+def test_the_lists_under_the_last_answer_are_repeated() -> None:
+    earlier = f"It rests 45 minutes.\n\n{EVIDENCE}\n\nSources:\n- [[Sourdough#Final recipe]]\n- [[Bread]]"
+
+    assert sources_reply(earlier) == f"{CAME_FROM}\n\n{EVIDENCE}\n\nSources:\n- [[Sourdough#Final recipe]]\n- [[Bread]]"
+
+
+def test_an_answer_no_note_held_says_so_with_the_notes_searched() -> None:
+    earlier = "It rests a day.\n\nNotes searched:\n- [[Sourdough]]"
+
+    assert sources_reply(earlier) == f"{FROM_NO_NOTE}\n\nNotes searched:\n- [[Sourdough]]"
+
+
+def test_a_refusal_came_from_no_note() -> None:
+    assert (
+        sources_reply(f"{REFUSAL}\n\nNotes searched:\n- [[Garlic]]")
+        == f"{REFUSED_BEFORE}\n\nNotes searched:\n- [[Garlic]]"
+    )
+    assert sources_reply("The notes don't mention it.") == REFUSED_BEFORE
+
+
+def test_without_lists_the_links_it_wrote_are_listed_once() -> None:
+    earlier = r"Rest 45 minutes [[Sourdough#Final recipe|the recipe]], see [[Sourdough#Final recipe\|here]], ![[Oven]]."
+
+    assert sources_reply(earlier) == f"{CAME_FROM}\n\nSources:\n- [[Sourdough#Final recipe]]\n- [[Oven]]"
+    assert sources_reply("It rests 45 minutes.") == NOTHING_CITED
