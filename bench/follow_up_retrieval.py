@@ -28,6 +28,7 @@ from ruamel.yaml import YAML
 from app.wiring import build_services
 from core.domain import SearchHit
 from core.settings import Settings
+from rag.answer.relevance_gate import RelevanceGate
 from rag.evaluation import load_question_set
 from rag.retrieve import Retriever
 
@@ -49,6 +50,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--vault", type=Path, required=True)
     parser.add_argument("--follow-ups", type=Path, help="a YAML file of follow_ups: {earlier, question, expected}")
     parser.add_argument("--questions", type=Path, help="a question set, asked one after another as topic switches")
+    parser.add_argument(
+        "--unanswerable",
+        type=Path,
+        help="a YAML list `questions:` the notes don't answer, each asked after every question of --questions",
+    )
     parser.add_argument("--data-dir", type=Path, help="keep the index here between runs (default: a temp dir)")
     return parser.parse_args()
 
@@ -72,16 +78,35 @@ def recall(hits: Sequence[SearchHit], expected: Sequence[str]) -> float:
     return len({hit.chunk.path for hit in hits} & set(expected)) / len(expected)
 
 
-def measure(retriever: Retriever, turns: list[Turn]) -> tuple[float, float, int]:
-    """Return mean recall@K searched alone and as served, and how many turns were searched as follow-ups."""
+def unanswerable_switches(path: Path, questions: Path) -> list[Turn]:
+    """Return each question of `path` the notes don't answer, asked right after each question of `questions`."""
+    rows = YAML(typ="safe").load(path.read_text(encoding="utf-8"))["questions"]
+    earlier = [question.question for question in load_question_set(questions)]
+    return [Turn(before, str(row), ()) for row in rows for before in earlier]
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """What one set of turns gave: recall alone and as served, follow-ups searched, turns the gate let through."""
+
+    alone: float
+    served: float
+    as_follow_up: int
+    covered: int
+
+
+def measure(retriever: Retriever, gate: RelevanceGate, turns: list[Turn]) -> Figures:
+    """Return recall@K alone and as served, the turns searched as follow-ups and those the floor lets through."""
     alone = served = 0.0
-    as_follow_up = 0
+    as_follow_up = covered = 0
     for turn in turns:
         query = retriever.prepare(turn.question, turn.earlier)
         as_follow_up += query.in_context is not None
-        alone += recall(retriever.search(turn.question, k=K), turn.expected)
-        served += recall(retriever.search_for(query, k=K), turn.expected)
-    return alone / len(turns), served / len(turns), as_follow_up
+        covered += gate.covers(query)
+        if turn.expected:
+            alone += recall(retriever.search(turn.question, k=K), turn.expected)
+            served += recall(retriever.search_for(query, k=K), turn.expected)
+    return Figures(alone / len(turns), served / len(turns), as_follow_up, covered)
 
 
 def main() -> None:
@@ -94,15 +119,23 @@ def main() -> None:
         services = build_services(settings)
         try:
             services.reindexer.run_once()
+            gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
             print(f"vault {args.vault}  ({services.store.count()} chunks)  recall@{K}: alone -> as served")
             for label, load, path in sets:
                 if path is None:
                     continue
                 turns = load(path)
-                alone, served, count = measure(services.retriever, turns)
+                got = measure(services.retriever, gate, turns)
                 print(
-                    f"  {label:15} {path.name:45} n={len(turns):3}  {alone:.3f} -> {served:.3f}  "
-                    f"({count} searched as follow-ups)"
+                    f"  {label:15} {path.name:45} n={len(turns):3}  {got.alone:.3f} -> {got.served:.3f}  "
+                    f"({got.as_follow_up} searched as follow-ups, {got.covered} pass the relevance floor)"
+                )
+            if args.unanswerable is not None and args.questions is not None:
+                turns = unanswerable_switches(args.unanswerable, args.questions)
+                got = measure(services.retriever, gate, turns)
+                print(
+                    f"  {'unanswerable':15} {args.unanswerable.name:45} n={len(turns):3}  "
+                    f"({got.as_follow_up} searched as follow-ups, {got.covered} pass the relevance floor: should be 0)"
                 )
         finally:
             services.close()

@@ -10,6 +10,7 @@ search cost vaultofknowledge's paraphrase set 0.903 -> 0.847 recall@6 (`docs/ben
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -17,6 +18,14 @@ from core.domain import Embedding, SearchHit
 from rag.rrf import reciprocal_rank
 
 FOLLOW_UP_MAX_TERMS = 3  # "And what about B-trees?" has 2, "Which tomato variety gave the biggest harvest?" 5
+SWITCH_MIN_TERMS = 2  # with no word pointing back, two weighed words of its own make a new topic
+# Words by which a question points back at the one before it ("What time does it run?", "Were other values
+# tried?", "And the poor ones?"); German's "es", "das", "dort" too.
+_POINTS_BACK = re.compile(
+    r"\b(?:it|its|that|this|these|those|they|them|their|there|then|he|she|him|her|his|one|ones|other|others|"
+    r"another|else|same|also|too|either|both|such|es|das|dies\w*|dort|dann|ihn|ihm)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,15 +54,20 @@ def is_follow_up(question: Embedding, earlier: str) -> bool:
     return bool(earlier.strip()) and len(set(question.sparse.indices)) <= FOLLOW_UP_MAX_TERMS
 
 
-def is_topic_switch(question: Embedding, earlier: Embedding) -> bool:
-    """Return True for a follow-up whose FOLLOW_UP_MAX_TERMS weighed words are all new to the earlier question.
+def is_topic_switch(text: str, question: Embedding, earlier: Embedding) -> bool:
+    """Return True for a follow-up that asks about something new, so it must be covered on its own as well.
 
-    "What is my dentist's phone number?" after a question about a meeting is searched in its context like any short
-    question, but judged there it passed the relevance gate on the meeting's words, and the 1.5B answered with a
-    list of links; asked alone it is refused at once. Such a question must also be covered on its own.
+    That is FOLLOW_UP_MAX_TERMS weighed words all new to the earlier question, or SWITCH_MIN_TERMS of them with no
+    word pointing back. "What is my dentist's phone number?" after a question about a meeting is searched in its
+    context like any short question, but judged there it passed the relevance gate on the meeting's words, and the
+    1.5B answered with a list of links; "What's the capital of Australia?" did the same. Asked alone, both are
+    refused at once. "What time does it run?" (two new words, and "it") is judged in its context only.
     """
-    own = set(question.sparse.indices) - set(earlier.sparse.indices)
-    return len(own) >= FOLLOW_UP_MAX_TERMS
+    words = set(question.sparse.indices)
+    own = words - set(earlier.sparse.indices)
+    if len(own) >= FOLLOW_UP_MAX_TERMS:
+        return True
+    return len(own) >= SWITCH_MIN_TERMS and own == words and not _POINTS_BACK.search(text)
 
 
 def with_earlier(question: str, earlier: str) -> str:

@@ -92,6 +92,20 @@ def test_retrieval_only_mode_refuses_the_near_miss_and_answers_from_the_notes(in
     assert "[[Fermentation Log" in other
 
 
+@pytest.mark.parametrize("question", ["What's the capital of Australia?", "When is my mother's birthday?"])
+def test_a_new_topic_in_two_words_right_after_a_question_must_be_covered_on_its_own(
+    indexed: Services, gate: RelevanceGate, question: str
+) -> None:
+    # Judged only after the book question, both passed the floor on the book's words (rag/follow_up.py).
+    earlier = "What did I think of The Overstory by Richard Powers?"
+    switched = indexed.retriever.prepare(question, earlier)
+    follow_up = indexed.retriever.prepare("Who gave it to me?", earlier)
+
+    assert switched.in_context is not None and gate.check(switched.coverage[0]).is_covered
+    assert not gate.covers(switched)
+    assert follow_up.in_context is not None and gate.covers(follow_up)
+
+
 def test_filters_restrict_what_counts_as_covering(gate: RelevanceGate) -> None:
     question = "How much salt do I use for sauerkraut?"
     anywhere = gate.check(question)
