@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -20,6 +21,7 @@ from core.domain import SearchHit
 from core.settings import Settings
 from crews.catalog import load_catalog
 from crews.collectors import COLLECTORS
+from crews.install import base_text
 from tests.conftest import SETTINGS_ENV
 from tests.crew_support import crew_world, schema_answer
 from tests.integration.tool_calls import call
@@ -94,15 +96,22 @@ def table_rows(text: str) -> list[list[str]]:
     return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines]
 
 
+# The runs.base shipped before it had the "undone" column.
+WITHOUT_UNDONE = base_text().replace("  undone:\n    displayName: Undone\n", "").replace("      - undone\n", "")
+
+
+@pytest.mark.parametrize("outdated", [OUTDATED_BASE, WITHOUT_UNDONE], ids=["listing-no-run", "without-undone"])
 def test_the_shipped_runs_base_lists_every_run_and_its_failed_view_the_failed_ones(
-    settings: Settings, vault: Path
+    settings: Settings, vault: Path, outdated: str
 ) -> None:
     replies = iter([Turn.text(json.dumps({"markdown": "- fine"})), Turn.text("not json"), Turn.text("still not")])
     with crew_world(settings, script=lambda _body: next(replies)) as world:
-        (vault / "_crews" / "runs.base").write_text(OUTDATED_BASE, encoding="utf-8")  # as 0.x installed it
+        (vault / "_crews" / "runs.base").write_text(outdated, encoding="utf-8")  # as an earlier version installed it
         good = world.run("Daily-Briefing")
         bad = world.run("Daily-Briefing")
     assert (good["status"], bad["status"]) == ("ok", "failed")
+    assert outdated != base_text() == (vault / "_crews" / "runs.base").read_text(encoding="utf-8")
+    assert "- undone" in base_text()
     # The crew root is no note folder for the chat tools; Obsidian, which the base is for, sees the whole vault.
     reader = VaultReader(settings.model_copy(update={"crews_root": "_none"}).vault, NoSearch())
     tools = ToolRegistry(reader, max_chars=6_000)
