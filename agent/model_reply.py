@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.call_feedback import as_offered_call, command_values, without_schema_words
+from agent.echo_trim import EchoTrim
 from agent.repetition import NOTICE as LOOP_NOTICE
 from agent.repetition import RepetitionWatch
 from agent.turn import TurnScratch
@@ -54,12 +55,13 @@ async def stream_reply(
     calls: tuple[ToolCall, ...] = ()
     finish_reason = "stop"
     watch = RepetitionWatch()
+    echo = EchoTrim()  # the prompt's "Question: …" line a small model repeats
     is_looping = False
     deltas = chat_model.stream(messages, tools=tools, max_tokens=max_tokens)
     async for delta in deltas:
         if delta.text:
             text.append(delta.text)
-            await _show(scratch, write, hold.feed(delta.text))
+            await _show(scratch, write, hold.feed(echo.feed(delta.text)))
             is_looping = watch.feed(delta.text)
         calls = calls or delta.tool_calls
         finish_reason = delta.finish_reason or finish_reason
@@ -69,6 +71,7 @@ async def stream_reply(
                 await deltas.aclose()  # closes the HTTP stream now, so the server stops generating
             finish_reason = "length" if is_looping else finish_reason  # cut short, as by the token cap
             break
+    await _show(scratch, write, hold.feed(echo.finish()))
     held = hold.finish()
     is_structured = bool(calls)
     is_unusable = False

@@ -59,6 +59,17 @@ def test_a_grounded_answer_keeps_valid_citations_and_lists_sources(
     assert question["role"] == "user" and question["content"].endswith(f"Question: {QUESTION}")
 
 
+def test_the_question_line_a_small_model_echoes_is_not_shown(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
+    # Qwen2.5-Coder 0.5B opened a follow-up's answer with the prompt's "Question: …" line and an "Answer:" label.
+    llm.add(
+        Turn.text(["Question: ", QUESTION, "\nAnswer: The autolyse rests 45 minutes ", "[[Sourdough#Final recipe]]."])
+    )
+
+    answer = ask(librarian, [{"role": "user", "content": QUESTION}], stream=True)
+
+    assert answer.startswith("The autolyse rests 45 minutes [[Sourdough#Final recipe]].\n\n")
+
+
 def test_invented_citations_are_unlinked(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
     llm.add(Turn.text("It rests 45 minutes [[Bread Bible#Autolyse]] and [[Sourdough#No such heading]]."))
 
