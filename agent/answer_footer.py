@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from agent.source_question import questions_asked
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers
@@ -133,9 +134,12 @@ def latest_question(messages: list[MessageRecord]) -> str:
 
 
 def earlier_question(messages: list[MessageRecord]) -> str:
-    """Return the user message with text before the latest one ("" when there is none)."""
-    texts = _user_texts(messages)
-    return texts[-2] if len(texts) > 1 else ""
+    """Return the user's question before the latest message ("" when there is none).
+
+    "Which note says that?" in between is no question a follow-up leans on (agent/source_question.py).
+    """
+    earlier = questions_asked(_user_texts(messages)[:-1])
+    return earlier[-1] if earlier else ""
 
 
 def _user_texts(messages: list[MessageRecord]) -> list[str]:

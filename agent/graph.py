@@ -25,7 +25,7 @@ from agent.history import client_instructions, model_history, reconcile
 from agent.model_reply import ModelReply, stream_reply
 from agent.prompts import model_messages
 from agent.quoting.turn import QuoteInputs, quoted_reply
-from agent.source_question import asks_for_sources, sources_reply
+from agent.source_question import answer_before, asks_for_sources, sources_reply
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record, turn_start
 from agent.tool_use import ToolUse
 from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
@@ -102,7 +102,10 @@ class AgentNodes:
         }
 
     async def retrieve_context(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        """Search the notes for the latest question, unless the relevance floor says they don't cover it."""
+        """Search the notes for the latest question, unless the relevance floor says they don't cover it.
+
+        "Which note says that?" is neither searched nor judged: the reply is what the last answer came from.
+        """
         deps = self._deps
         question = latest_question(state["messages"])
         earlier = previous_reply(state["messages"])
@@ -229,7 +232,14 @@ class AgentNodes:
         max_tokens = await self._deps.context.reply_tokens() if self._deps.context is not None else None
         write = get_stream_writer()
         return await stream_reply(
-            self._deps.chat_model, messages, tools, scratch, write, known=known or [], max_tokens=max_tokens
+            self._deps.chat_model,
+            messages,
+            tools,
+            scratch,
+            write,
+            known=known or [],
+            max_tokens=max_tokens,
+            asked=latest_question(state["messages"]),
         )
 
     async def run_tools(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -301,10 +311,9 @@ class AgentNodes:
 
 
 def previous_reply(records: list[MessageRecord]) -> str:
-    """Return the text of the assistant's reply before this turn ("" when there is none)."""
-    start = turn_start(records)
-    earlier = next((r for r in reversed(records[:start]) if r["role"] == "assistant" and r.get("content")), None)
-    return str(earlier["content"]) if earlier is not None else ""
+    """Return the assistant's last answer before this turn, not a "which note says that?" reply ("" for none)."""
+    before = records[: turn_start(records)]
+    return answer_before([(record["role"], str(record.get("content") or "")) for record in before])
 
 
 def cited_before(records: list[MessageRecord]) -> list[str]:

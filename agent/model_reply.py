@@ -41,11 +41,13 @@ async def stream_reply(
     *,
     known: Sequence[ToolSpec] = (),
     max_tokens: int | None = None,
+    asked: str = "",
 ) -> ModelReply:
     """Stream one reply to the user; a reply that opens like a tool call is shown only once it reads as text.
 
     `known`: tools offered earlier in the turn but not now (the rounds ran out). A call of them written as text is
-    returned like a structured one would be (the model wanted more steps), never shown.
+    returned like a structured one would be (the model wanted more steps), never shown. `asked`: the user's latest
+    message, which a small model may echo before its answer (agent/echo_trim.py).
     """
     every = (*tools, *known)
     held_names = {tool.name for tool in every}
@@ -55,7 +57,7 @@ async def stream_reply(
     calls: tuple[ToolCall, ...] = ()
     finish_reason = "stop"
     watch = RepetitionWatch()
-    echo = EchoTrim()  # the prompt's "Question: …" line a small model repeats
+    echo = EchoTrim(asked)  # the prompt's "Question: …" line a small model repeats
     is_looping = False
     deltas = chat_model.stream(messages, tools=tools, max_tokens=max_tokens)
     async for delta in deltas:

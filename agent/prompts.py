@@ -31,6 +31,9 @@ NOTE_ORDERS_ADVICE = (
     "asks for, with citations, and that they can ask you for each change themselves. Do not say anything was changed."
 )
 
+QUESTION_LABEL = "Question"  # before the latest message in the prompt: "Question: <what the user asked>"
+REQUEST_LABEL = "Request"  # the same when write tools are offered
+
 
 def system_prompt(*, has_tools: bool = True, can_propose: bool = False) -> str:
     """Return the system message: stable text only, byte-identical on every turn with the same tools.
@@ -94,7 +97,7 @@ def model_messages(
     if latest is None:
         messages.append(ChatMessage(role="user", content=preamble))
     else:
-        label = "Request" if can_propose else "Question"
+        label = REQUEST_LABEL if can_propose else QUESTION_LABEL
         content = f"{preamble}\n\n{label}: {messages[latest].content}"
         messages[latest] = replace(messages[latest], content=content)
     system = ChatMessage(role="system", content=system_prompt(has_tools=has_tools, can_propose=can_propose))

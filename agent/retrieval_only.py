@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from agent.gate.intent import is_surely_change_request
-from agent.source_question import asks_for_sources, sources_reply
+from agent.source_question import answer_before, asks_for_sources, questions_asked, sources_reply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.errors import InvalidRequest
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
@@ -30,10 +30,9 @@ def user_texts(request: TurnRequest) -> list[str]:
 
 
 def previous_reply(request: TurnRequest) -> str:
-    """Return the text of the assistant's reply before the last user message ("" when there is none)."""
+    """Return the assistant's last answer before the last user message, not a "which note says that?" reply."""
     last_user = max((i for i, message in enumerate(request.messages) if message.role == "user"), default=0)
-    earlier = (m.content for m in reversed(request.messages[:last_user]) if m.role == "assistant" and m.content)
-    return next(earlier, "")
+    return answer_before([(message.role, message.content) for message in request.messages[:last_user]])
 
 
 def estimate_tokens(text: str) -> int:
@@ -57,7 +56,7 @@ class RetrievalOnlyAnswerer:
     async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         """Yield the passages reply line by line (so streaming clients see it arrive), then AnswerDone."""
         question = latest_question(request)
-        earlier = user_texts(request)[-2:-1]
+        earlier = questions_asked(user_texts(request)[:-1])[-1:]  # "which note says that?" is no question here
         last_reply = previous_reply(request)
         if last_reply and asks_for_sources(question):  # "which note says that?": the reply before it, not a search
             reply = sources_reply(last_reply)

@@ -9,8 +9,9 @@ repeats them, or says that the earlier reply came from no note, without a search
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from rag.answer.citations import SEARCHED_HEADING, SOURCES_BLOCK, SOURCES_HEADING
+from rag.answer.citations import SOURCES_BLOCK, SOURCES_HEADING
 from rag.answer.context import opens_like_refusal
 from rag.answer.evidence import EVIDENCE_BLOCK
 from rag.notes.inline import WIKILINK
@@ -20,18 +21,22 @@ from rag.notes.inline import WIKILINK
 _ASKS_FOR_SOURCES = re.compile(
     r"""^(?:(?:ok(?:ay)?|and|so|but|thanks|great|hm+)[,!.]?\s+)*
     (?:
-        (?:which|what|in\ which|from\ which)\s+(?:notes?|files?|pages?|sources?)
+        (?:which|what|in\ which|from\ which)\s+(?:notes?|sources?)
             (?:\s+(?:says?|said|is|was|did|does|mentions?|has|had|contains?|states?|are|were))?
-            (?:\s+(?:that|this|it|so))?(?:\s+(?:from|in))?
+            (?:\s+(?:that|this|it|so))?(?:\s+(?:come\s+)?(?:from|in))?
       | where\s+(?:did|do)\s+you\s+(?:get|find|read|see|have)\s+(?:that|this|it)(?:\s+from)?
-      | where\s+(?:does|did|do)\s+(?:that|this|it)\s+come\s+from
-      | where\s+(?:is|was)\s+(?:that|this|it)\s+(?:from|written|said|stated)
+      | where'd\s+you\s+(?:get|find|read|see)\s+(?:that|this|it)(?:\s+from)?
+      | where\s+(?:does|did|do)\s+(?:that|this)\s+come\s+from
+      | where\s+(?:is|was)\s+(?:that|this)\s+(?:from|written|said|stated)
+      | where's\s+(?:that|this)\s+(?:from|written)
       | where\s+(?:does|do|did)\s+(?:it|my\s+notes?|the\s+notes?)\s+say\s+(?:that|this|so)
       | how\s+do\s+you\s+know(?:\s+(?:that|this))?
-      | (?:what|which)(?:\s+(?:is|are|was|were)|'s)?\s+(?:the|your|its)\s+(?:sources?|references?|citations?)
+      | (?:what|which)(?:\s+(?:is|are|was|were)|'s)?\s+(?:the|your)\s+(?:sources?|references?|citations?)
+            (?:\s+for\s+(?:that|this))?
       | (?:sources?|references?|citations?)
-      | (?:cite|show|give|list|name)\s+(?:me\s+)?(?:the|your)\s+(?:sources?|notes?|references?)
-      | (?:welche|in\s+welcher|aus\s+welcher)\s+notiz(?:\s+(?:sagt|steht|stammt))?(?:\s+das)?
+      | (?:can\s+you\s+)?(?:cite|show|give|list|name)\s+(?:me\s+)?(?:the|your)\s+(?:sources?|references?)
+      | (?:welche|in\s+welcher|aus\s+welcher)\s+notiz(?:en)?(?:\s+(?:sagt|steht|stammt))?(?:\s+das)?
+      | wo\s+steht\s+das
       | woher\s+(?:hast|weißt)\s+du\s+das
       | quellen?
     )(?:[,\s]+please)?[\s?.!]*$""",
@@ -46,7 +51,27 @@ NOTHING_CITED = "My last reply cited no note."
 
 def asks_for_sources(question: str) -> bool:
     """Return True when `question` asks only where the reply before it came from ("which note says that?")."""
-    return bool(_ASKS_FOR_SOURCES.match(question.strip()))
+    return bool(_ASKS_FOR_SOURCES.match(question.strip().replace("\u2019", "'")))  # phones type "What’s"
+
+
+def answer_before(turns: Sequence[tuple[str, str]]) -> str:
+    """Return the last assistant reply of `turns` (role, text; this turn's message excluded) that answered something.
+
+    A reply to "which note says that?" is skipped: asked again, it names the answer before it once more.
+    """
+    for index in range(len(turns) - 1, -1, -1):
+        role, text = turns[index]
+        if role != "assistant" or not text.strip():
+            continue
+        asked = next((t for r, t in reversed(turns[:index]) if r == "user" and t.strip()), "")
+        if not asks_for_sources(asked):
+            return text
+    return ""
+
+
+def questions_asked(texts: Sequence[str]) -> list[str]:
+    """Return the user's messages `texts` without those asking where an answer came from: not what a follow-up means."""
+    return [text for text in texts if not asks_for_sources(text)]
 
 
 def sources_reply(earlier: str) -> str:
@@ -57,11 +82,10 @@ def sources_reply(earlier: str) -> str:
     """
     evidence = _last(EVIDENCE_BLOCK, earlier)
     listed = _last(SOURCES_BLOCK, earlier)
-    if opens_like_refusal(earlier):
-        searched = f"\n\n{listed}" if listed.startswith(SEARCHED_HEADING) else ""
-        return f"{REFUSED_BEFORE}{searched}"
-    if listed.startswith(SOURCES_HEADING):
+    if listed.startswith(SOURCES_HEADING):  # also under "The notes don't say when, but [[Garden Log]] …"
         return "\n\n".join(part for part in (CAME_FROM, evidence, listed) if part)
+    if opens_like_refusal(earlier):
+        return f"{REFUSED_BEFORE}\n\n{listed}" if listed else REFUSED_BEFORE
     if listed:  # "Notes searched:": the answer holds nothing any passage it read holds
         return f"{FROM_NO_NOTE}\n\n{listed}"
     cited = list(dict.fromkeys(f"[[{_ALIAS.split(link[2])[0]}]]" for link in WIKILINK.finditer(earlier)))

@@ -53,7 +53,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--unanswerable",
         type=Path,
-        help="a YAML list `questions:` the notes don't answer, each asked after every question of --questions",
+        help="a YAML list `unanswerable:` (bench/questions/unanswerable.yaml), each asked after every --questions one",
     )
     parser.add_argument("--data-dir", type=Path, help="keep the index here between runs (default: a temp dir)")
     return parser.parse_args()
@@ -80,7 +80,7 @@ def recall(hits: Sequence[SearchHit], expected: Sequence[str]) -> float:
 
 def unanswerable_switches(path: Path, questions: Path) -> list[Turn]:
     """Return each question of `path` the notes don't answer, asked right after each question of `questions`."""
-    rows = YAML(typ="safe").load(path.read_text(encoding="utf-8"))["questions"]
+    rows = YAML(typ="safe").load(path.read_text(encoding="utf-8"))["unanswerable"]
     earlier = [question.question for question in load_question_set(questions)]
     return [Turn(before, str(row), ()) for row in rows for before in earlier]
 

@@ -36,7 +36,7 @@ def base_text() -> str:
 def install_examples(vault_root: Path, crew_root: str) -> Installed:
     """Copy the examples under `vault_root/crew_root`; an existing file is never overwritten (edit them freely).
 
-    The one exception is a runs.base shipped by an earlier version and never edited (it listed no run).
+    The one exception is a runs.base shipped by an earlier version and never edited (crews.runlog.OUTDATED_BASES).
     """
     written, kept = [], []
     for source in example_files():

@@ -20,10 +20,10 @@ from rag.rrf import reciprocal_rank
 FOLLOW_UP_MAX_TERMS = 3  # "And what about B-trees?" has 2, "Which tomato variety gave the biggest harvest?" 5
 SWITCH_MIN_TERMS = 2  # with no word pointing back, two weighed words of its own make a new topic
 # Words by which a question points back at the one before it ("What time does it run?", "Were other values
-# tried?", "And the poor ones?"); German's "es", "das", "dort" too.
+# tried?", "And the poor ones?"). English only, as BM25's stopwords: "Is there a gym nearby?" points nowhere.
 _POINTS_BACK = re.compile(
-    r"\b(?:it|its|that|this|these|those|they|them|their|there|then|he|she|him|her|his|one|ones|other|others|"
-    r"another|else|same|also|too|either|both|such|es|das|dies\w*|dort|dann|ihn|ihm)\b",
+    r"\b(?:it|its|that|this|these|those|they|them|their|he|she|him|her|his|ones|other|others|another|else|same|"
+    r"either|both|such)\b",
     re.IGNORECASE,
 )
 
@@ -54,7 +54,7 @@ def is_follow_up(question: Embedding, earlier: str) -> bool:
     return bool(earlier.strip()) and len(set(question.sparse.indices)) <= FOLLOW_UP_MAX_TERMS
 
 
-def is_topic_switch(text: str, question: Embedding, earlier: Embedding) -> bool:
+def is_topic_switch(question: str, embedding: Embedding, *, earlier: Embedding) -> bool:
     """Return True for a follow-up that asks about something new, so it must be covered on its own as well.
 
     That is FOLLOW_UP_MAX_TERMS weighed words all new to the earlier question, or SWITCH_MIN_TERMS of them with no
@@ -63,11 +63,11 @@ def is_topic_switch(text: str, question: Embedding, earlier: Embedding) -> bool:
     1.5B answered with a list of links; "What's the capital of Australia?" did the same. Asked alone, both are
     refused at once. "What time does it run?" (two new words, and "it") is judged in its context only.
     """
-    words = set(question.sparse.indices)
+    words = set(embedding.sparse.indices)
     own = words - set(earlier.sparse.indices)
     if len(own) >= FOLLOW_UP_MAX_TERMS:
         return True
-    return len(own) >= SWITCH_MIN_TERMS and own == words and not _POINTS_BACK.search(text)
+    return len(own) >= SWITCH_MIN_TERMS and own == words and not _POINTS_BACK.search(question)
 
 
 def with_earlier(question: str, earlier: str) -> str:

@@ -65,7 +65,7 @@ class Retriever:
         if not is_follow_up(embedding, earlier):
             return Query(question.strip(), embedding)
         text = with_earlier(question, earlier)
-        switched = is_topic_switch(question, embedding, self.embed_query(earlier))
+        switched = is_topic_switch(question, embedding, earlier=self.embed_query(earlier))
         return Query(question.strip(), embedding, (text, self.embed_query(text)), is_topic_switch=switched)
 
     def search_for(self, query: Query, *, k: int | None = None) -> list[SearchHit]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 
+from agent.prompts import QUESTION_LABEL
 from core.chat import ChatMessage
 from rag.answer.attribution import passages_in
 from rag.answer.context import neutralise_tags, quote_attribute
@@ -56,5 +57,6 @@ def quote_messages(
     if latest is None:
         messages.append(ChatMessage(role="user", content=preamble))
     else:
-        messages[latest] = replace(messages[latest], content=f"{preamble}\n\nQuestion: {messages[latest].content}")
+        question = f"{QUESTION_LABEL}: {messages[latest].content}"
+        messages[latest] = replace(messages[latest], content=f"{preamble}\n\n{question}")
     return [ChatMessage(role="system", content=QUOTE_SYSTEM), *messages]

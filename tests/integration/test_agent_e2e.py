@@ -344,14 +344,31 @@ def test_which_note_says_that_after_a_refusal_says_it_came_from_no_note(
     assert len(llm.chat_requests) == 1
 
 
-def test_which_note_says_the_bike_was_serviced_is_a_question_for_the_notes(
+def test_which_note_says_what_the_rest_is_is_a_question_for_the_notes(
     librarian: openai.OpenAI, llm: ScriptedLLMServer
 ) -> None:
     llm.add(Turn.text("The autolyse rests 45 minutes [[Sourdough#Final recipe]]."), Turn.text("Nothing on that."))
     messages = [{"role": "user", "content": QUESTION}]
     first = ask(librarian, messages, stream=True)
-    messages += [{"role": "assistant", "content": first}, {"role": "user", "content": "Which note says the rest?"}]
+    question = "Which note says how long the loaf rests?"
+    messages += [{"role": "assistant", "content": first}, {"role": "user", "content": question}]
+
+    second = ask(librarian, messages, stream=True)
+
+    assert len(llm.chat_requests) == 2 and second.startswith("Nothing on that.")
+    assert llm.chat_requests[-1].messages[-1]["content"].endswith(f"Question: {question}")
+
+
+def test_a_follow_up_after_which_note_says_that_leans_on_the_question_before_it(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text("Four stars [[The Overstory]]."), Turn.text("A friend [[The Overstory]]."))
+    messages = [{"role": "user", "content": "What did I think of The Overstory by Richard Powers?"}]
+    for follow_up in ("Which note says that?", "And why?"):
+        messages += [{"role": "assistant", "content": ask(librarian, messages, stream=True)}]
+        messages += [{"role": "user", "content": follow_up}]
 
     ask(librarian, messages, stream=True)
 
     assert len(llm.chat_requests) == 2
+    assert 'path="Resources/Books/The Overstory.md"' in llm.chat_requests[-1].messages[-1]["content"]

@@ -8,9 +8,11 @@ import pytest
 
 from agent.echo_trim import MAX_HELD, EchoTrim
 
+ASKED = "How long does it rest?"
 
-def trimmed(pieces: list[str]) -> str:
-    trim = EchoTrim()
+
+def trimmed(pieces: list[str], asked: str = ASKED) -> str:
+    trim = EchoTrim(asked)
     return "".join(trim.feed(piece) for piece in pieces) + trim.finish()
 
 
@@ -20,27 +22,34 @@ def by_character(text: str) -> list[str]:
 
 @pytest.mark.parametrize("split", [lambda text: [text], by_character], ids=["whole", "by-character"])
 @pytest.mark.parametrize(
-    ("reply", "shown"),
+    ("reply", "shown"),  # None: shown as it came
     [
         ("Question: How long does it rest?\nAnswer: 45 minutes [[Sourdough]].", "45 minutes [[Sourdough]]."),
-        ("Question: How long does it rest?\n\n45 minutes.", "45 minutes."),
-        ("Answer: 45 minutes.", "45 minutes."),
+        ("Question: how long does it  rest\n\n45 minutes.", "45 minutes."),
+        ("**Question:** How long does it rest?\r\nAnswer:\n\n45 minutes.", "45 minutes."),
+        ("Request: How long does it rest?\n45 minutes.", "45 minutes."),
+        ("Answer: 45 minutes.", "Answer: 45 minutes."),  # a label with no echo before it is the model's own
         ("  It rests 45 minutes.", "  It rests 45 minutes."),
         ("Questions like this one: 45 minutes.", "Questions like this one: 45 minutes."),
-        ("Question marks aside, 45 minutes.", "Question marks aside, 45 minutes."),
-        ("45 minutes.\nQuestion: anything else?", "45 minutes.\nQuestion: anything else?"),
+        ("45 minutes.\nQuestion: How long does it rest?", "45 minutes.\nQuestion: How long does it rest?"),
         ("Question: How long does it rest?", "Question: How long does it rest?"),  # the echo is all there is
+        ("Question: How long does it rest?\nAnswer:", "Question: How long does it rest?\nAnswer:"),
+        # A quiz made from the notes: its questions are not the one asked.
+        (
+            "Question: What year was the abbey founded?\nAnswer: 1132.",
+            "Question: What year was the abbey founded?\nAnswer: 1132.",
+        ),
         ('{"name": "read_note"}', '{"name": "read_note"}'),
     ],
 )
-def test_an_echoed_question_line_and_answer_label_are_dropped(
-    reply: str, shown: str, split: Callable[[str], list[str]]
+def test_an_echoed_question_line_and_its_answer_label_are_dropped(
+    reply: str, shown: str | None, split: Callable[[str], list[str]]
 ) -> None:
-    assert trimmed(split(reply)) == shown
+    assert trimmed(split(reply)) == (reply if shown is None else shown)
 
 
 def test_text_after_the_opening_is_released_as_it_comes() -> None:
-    trim = EchoTrim()
+    trim = EchoTrim(ASKED)
 
     assert trim.feed("Ques") == ""  # may still be the label
     assert trim.feed("t") == ""
@@ -48,8 +57,14 @@ def test_text_after_the_opening_is_released_as_it_comes() -> None:
     assert trim.feed(" minutes.") == " minutes."
 
 
-def test_a_long_first_line_is_not_held_for_ever() -> None:
-    trim = EchoTrim()
-    line = "Question: " + "x" * MAX_HELD
+def test_blank_pieces_after_the_label_are_held_until_the_answer() -> None:
+    trim = EchoTrim(ASKED)
+    shown = [trim.feed(piece) for piece in ["Question: How long does it rest?\n", "Answer", ":", "\n", "\n", "45."]]
 
-    assert trim.feed(line) == line
+    assert shown == ["", "", "", "", "", "45."]
+
+
+def test_nothing_is_held_without_a_question_or_for_a_long_first_line() -> None:
+    assert EchoTrim("").feed("Question: x") == "Question: x"
+    line = "Question: " + "x" * MAX_HELD
+    assert EchoTrim(ASKED).feed(line) == line

@@ -31,6 +31,13 @@ from rag.answer.context import REFUSAL
         "How do you know that?",
         "Welche Notiz sagt das?",
         "Woher hast du das?",
+        "Wo steht das?",
+        "What’s your source?",
+        "Where’d you get that?",
+        "Where's that from?",
+        "Which note did that come from?",
+        "What's your source for that?",
+        "Can you cite your sources?",
     ],
 )
 def test_asking_where_the_last_answer_came_from(question: str) -> None:
@@ -46,6 +53,12 @@ def test_asking_where_the_last_answer_came_from(question: str) -> None:
         "Where did I get the plum tree?",
         "How do you know when the bread is done?",
         "Show me the notes on garlic",
+        "Where is it from?",  # the wine just named
+        "Where does it come from?",
+        "What's its source?",  # a river's
+        "Which file is it?",
+        "List the notes",
+        "Show me your notes",
     ],
 )
 def test_a_question_for_the_notes_is_none(question: str) -> None:
@@ -65,6 +78,12 @@ def test_an_answer_no_note_held_says_so_with_the_notes_searched() -> None:
     earlier = "It rests a day.\n\nNotes searched:\n- [[Sourdough]]"
 
     assert sources_reply(earlier) == f"{FROM_NO_NOTE}\n\nNotes searched:\n- [[Sourdough]]"
+
+
+def test_an_answer_opening_like_a_refusal_that_lists_sources_came_from_them() -> None:
+    earlier = "The notes don't mention the exact date, but [[Garden Log]] says May.\n\nSources:\n- [[Garden Log]]"
+
+    assert sources_reply(earlier) == f"{CAME_FROM}\n\nSources:\n- [[Garden Log]]"
 
 
 def test_a_refusal_came_from_no_note() -> None:
