@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from agent.answer_footer import without_footer
+from agent.source_question import asks_for_sources
 from agent.state import MessageRecord, turn_start
+from rag.answer.context import is_refusal
 
 INTERRUPTED_TOOL_RESULT = "The tool call was interrupted and has no result."
 
@@ -75,7 +79,8 @@ def repair_dangling_tool_calls(records: list[MessageRecord]) -> list[MessageReco
 def model_history(records: list[MessageRecord]) -> list[MessageRecord]:
     """Return what the model reads of a conversation: this turn whole, earlier turns as capped dialogue.
 
-    Earlier answers lose what code added after them (`agent.answer_footer.without_footer`).
+    Earlier answers lose what code added after them (`agent.answer_footer.without_footer`). Earlier exchanges that
+    told nothing are left out (`_telling`).
 
     This turn starts at the latest user message. Earlier turns' tool steps are left out (their answers carry
     what they found) and only their last EARLIER_MESSAGES messages within EARLIER_CHARS characters are kept,
@@ -84,7 +89,7 @@ def model_history(records: list[MessageRecord]) -> list[MessageRecord]:
     start = turn_start(records)
     kept: list[MessageRecord] = []
     chars = 0
-    for record in reversed([r for r in records[:start] if _is_dialogue(r)]):
+    for record in reversed(_telling(r for r in records[:start] if _is_dialogue(r))):
         content = record.get("content", "")
         if record["role"] == "assistant":  # what it said, not the sources lists and cautions code added after it
             content = without_footer(content)
@@ -96,6 +101,22 @@ def model_history(records: list[MessageRecord]) -> list[MessageRecord]:
     while kept and kept[0]["role"] != "user":
         kept.pop(0)
     return [*kept, *records[start:]]
+
+
+def _telling(dialogue: Iterable[MessageRecord]) -> list[MessageRecord]:
+    """Return the dialogue without exchanges that told nothing: a refusal, or "which note says that?" and its reply.
+
+    Shown an earlier "I couldn't find this in your notes.", the 1.5B refused the next question too, with the note
+    that answers it first among the passages; a list of where an answer came from is no answer to read again.
+    """
+    kept: list[MessageRecord] = []
+    for record in dialogue:
+        answers = record["role"] == "assistant" and kept and kept[-1]["role"] == "user"
+        if answers and (is_refusal(record.get("content", "")) or asks_for_sources(kept[-1].get("content", ""))):
+            kept.pop()
+            continue
+        kept.append(record)
+    return kept
 
 
 def client_instructions(incoming: list[MessageRecord]) -> str:

@@ -116,13 +116,22 @@ def test_earlier_answers_are_read_without_the_cautions_and_lists_code_added() ->
         f"{answer}\n\n*(Not in the notes searched: 24. Check this number against the sources.)*"
         "\n\nSources:\n- [[Sourdough#Final recipe]]\n"
     )
-    refusal = "I couldn't find this in your notes."
+    refusal = "The notes don't say when."  # the model's own words: kept, unlike the service's refusal
     records = [user("q1"), assistant(shown), user("q2"), assistant(f"{refusal}\n\nNotes searched:\n- [[Garlic]]")]
     this_turn = [user("q3"), assistant(shown)]  # this turn's own records are the model's: left as they are
 
     sent = model_history([*records, *this_turn])
 
     assert sent == [user("q1"), assistant(answer), user("q2"), assistant(refusal), *this_turn]
+
+
+def test_earlier_exchanges_that_told_nothing_are_left_out() -> None:
+    # Shown an earlier refusal, the 1.5B refused the next question too, its note first among the passages.
+    refused = [user("q1"), assistant("I couldn't find this in your notes.\n\nNotes searched:\n- [[Garlic]]")]
+    sourced = [user("Which note says that?"), assistant("My last answer came from these notes:\n\nSources:\n- [[A]]")]
+    records = [*refused, user("q2"), assistant("a2"), *sourced, user("now")]
+
+    assert model_history(records) == [user("q2"), assistant("a2"), user("now")]
 
 
 def test_the_earlier_dialogue_is_capped_in_characters() -> None:
