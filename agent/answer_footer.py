@@ -19,7 +19,7 @@ from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers
 from rag.answer.citations import SOURCES_BLOCK, note_of, sources_list
 from rag.answer.context import is_refusal
-from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, evidence_block, evidence_for
+from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, copied_from, evidence_block, evidence_for
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 NUMBERS_CAUTION = "Not in the notes searched:"
@@ -73,9 +73,10 @@ def answer_footer(
     parts = [caution, f"\n\n{shown}" if shown else ""]
     if show_sources:
         quoted = [item.source for item in evidence]
-        if cited:  # a note the answer cites is listed as it cites it, not again by the section quoted
+        if cited:  # a note the answer cites is listed as it cites it, not again by the section quoted or copied
             named = {note_of(anchor) for anchor in cited}
-            sources = sources_list([*cited, *(anchor for anchor in quoted if note_of(anchor) not in named)])
+            also = [*quoted, *copied_from(reply, passages)]
+            sources = sources_list([*cited, *dict.fromkeys(a for a in also if note_of(a) not in named)])
         else:
             sources = sources_list((), drawn_from=[*read.sources, *quoted], fallback=state.get("allowed", []))
         parts.append(f"\n\n{sources}" if sources else "")

@@ -29,6 +29,7 @@ QUOTED_LINE = r'- "[^\n]*" (?P<link>!?\[\[[^\[\]\n]+\]\])[ \t]*'
 EVIDENCE_BLOCK = rf"{re.escape(EVIDENCE_HEADING)}(?:\n{QUOTED_LINE})+"
 MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
 EVIDENCE_CHARS = 280  # a longer sentence is cut at a space, as a snippet is
+MIN_COPIED_CHARS = 40  # a sentence an answer repeats that makes its note a source (`copied_from`)
 ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 # A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
@@ -108,6 +109,24 @@ def evidence_for(
         candidates = [c for c in candidates if c.text != best.text]
     hosts = named_hosts(question)  # a quoted image is still rendered: one from a host not named is shown as text
     return [Evidence(_shown(neutralise_links(c.text, hosts), max_chars), c.source) for c in chosen]
+
+
+def copied_from(answer: str, passages: Sequence[Passage]) -> list[str]:
+    """Return the links of the passages a sentence of which `answer` repeats word for word, in passage order.
+
+    An answer that copies a note's sentence comes from that note, whatever it cites: the 0.5B answered "What did I
+    bring to the potluck?" with the weekly review's sentences and cited only the recipe the review embeds. A
+    sentence shorter than MIN_COPIED_CHARS ("Mulched with straw.") may be said in any note.
+    """
+    plain = _plain(answer)
+    found = []
+    for passage in passages:
+        if passage.source and any(
+            len(text) >= MIN_COPIED_CHARS and _plain(text) in plain
+            for text in map(_display, sentences_of(passage.text))
+        ):
+            found.append(passage.source)
+    return list(dict.fromkeys(found))
 
 
 def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str]) -> bool:

@@ -156,6 +156,27 @@ def test_an_answer_is_followed_by_the_sentences_of_the_notes_that_hold_what_it_s
     assert "- [[Sourdough#Final recipe]]" in sources  # the note quoted is among the sources
 
 
+POTLUCK_REPLY = (
+    "I brought a loaf, about 900 g baked. People asked for the recipe, so here is exactly what I made, straight from "
+    "the sourdough note:\n\n[[Sourdough#Final recipe]]\n\n## Final recipe\n\nOne loaf, about 900 g baked. Worked out "
+    "over 31 bakes; this is the version that stays.\n\n| Ingredient | Amount | Baker's % |\n| --- | --- | --- |\n"
+    "| Wheat flour, type 550 | 400 g | 80 % |\n| Salt | 10 g | 2 % |"
+)
+
+
+def test_a_note_the_answer_copies_a_sentence_of_is_among_its_sources(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
+    # Recorded from Qwen2.5-Coder 0.5B: the weekly review's sentence, then the recipe it embeds, cited alone.
+    llm.add(Turn.text(POTLUCK_REPLY))
+
+    answer = ask(librarian, [{"role": "user", "content": "What did I bring to Friday's team potluck?"}], stream=True)
+
+    sources = answer.split("\n\nSources:\n")[1].splitlines()
+    assert sources[0] == "- [[Sourdough#Final recipe]]"
+    assert "- [[2026-W46 Weekly Review#Friday's potluck bread]]" in sources
+
+
 def test_the_notes_sentences_can_be_turned_off(settings: Settings, services: Services, llm: ScriptedLLMServer) -> None:
     services.reindexer.run_once()
     llm.add(Turn.text(MISREAD))

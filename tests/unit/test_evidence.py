@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rag.answer.attribution import Passage
-from rag.answer.evidence import EVIDENCE_HEADING, Evidence, evidence_block, evidence_for
+from rag.answer.evidence import EVIDENCE_HEADING, Evidence, copied_from, evidence_block, evidence_for
 
 RECIPE = Passage(
     "[[Sourdough#Final recipe]]",
@@ -209,3 +209,12 @@ def test_a_long_token_is_read_in_linear_time_and_words_around_an_address_still_c
     assert [item.text for item in evidence_for("TCP/IP homelab stack", [kept], question="Which stack?")] == [
         "TCP/IP is the stack the homelab uses."
     ]
+
+
+def test_a_passage_whose_sentence_the_answer_repeats_is_where_it_was_copied_from() -> None:
+    review = Passage("[[Review#Potluck]]", "I brought a loaf. People asked for the recipe, so here is what I made.")
+    recipe = Passage("[[Sourdough#Final recipe]]", "Mulched with straw. One loaf, about 900 g baked.")
+    answer = "I brought a loaf. people asked for the recipe, so here is what I made. Mulched with straw."
+
+    assert copied_from(answer, [recipe, review]) == ["[[Review#Potluck]]"]  # a short sentence may be anywhere
+    assert copied_from("A loaf.", [recipe, review]) == []
