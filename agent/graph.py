@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, Literal, TypeVar
 
 from langchain_core.runnables import RunnableConfig
@@ -110,7 +111,9 @@ class AgentNodes:
         question = latest_question(state["messages"])
         earlier = previous_reply(state["messages"])
         if earlier and asks_for_sources(question):  # "which note says that?": the reply before it, not a search
-            return {"is_covered": False, "answer": sources_reply(earlier)}
+            checker = scratch_of(config).checker
+            checked = partial(_linked, checker.check)  # a link the client sent back, as the vault has it
+            return {"is_covered": False, "answer": await _in_thread(lambda: sources_reply(earlier, checked=checked))}
         get_stream_writer()({"status": "searching your notes…"})
         unready = await _in_thread(deps.retriever.unready_reason)  # an empty vault, or the first index running
         if unready is not None:
@@ -319,6 +322,12 @@ def previous_reply(records: list[MessageRecord]) -> str:
 def cited_before(records: list[MessageRecord]) -> list[str]:
     """Return the notes the assistant's reply before this turn links, in order: what "that note" may mean."""
     return list(dict.fromkeys(note_of(link[2]) for link in WIKILINK.finditer(previous_reply(records))))
+
+
+def _linked(check: Callable[[str], str], link: str) -> str | None:
+    """Return `link` as the citation check shows it, or None when it names no note of the vault."""
+    shown = check(link)
+    return shown if shown.startswith("[[") else None
 
 
 def route_coverage(state: AgentState) -> Literal["call_model", "propose_by_contract", "refuse"]:

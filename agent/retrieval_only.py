@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable
 
 from agent.gate.intent import is_surely_change_request
 from agent.source_question import answer_before, asks_for_sources, questions_asked, sources_reply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.errors import InvalidRequest
+from rag.answer.citations import note_of
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.relevance_gate import RelevanceGate
+from rag.notes.links import LinkResolver
 from rag.retrieve import Retriever
 
 
@@ -43,10 +45,18 @@ def estimate_tokens(text: str) -> int:
 class RetrievalOnlyAnswerer:
     """Answers with retrieved passages when no LLM endpoint is configured or reachable."""
 
-    def __init__(self, retriever: Retriever, gate: RelevanceGate, *, top_k: int) -> None:
+    def __init__(
+        self,
+        retriever: Retriever,
+        gate: RelevanceGate,
+        *,
+        top_k: int,
+        note_paths: Callable[[], Iterable[str]] = tuple,
+    ) -> None:
         self._retriever = retriever
         self._gate = gate
         self._top_k = top_k
+        self._note_paths = note_paths  # the indexed notes: a link the client sends back must name one
 
     @property
     def mode(self) -> str:
@@ -59,7 +69,7 @@ class RetrievalOnlyAnswerer:
         earlier = questions_asked(user_texts(request)[:-1])[-1:]  # "which note says that?" is no question here
         last_reply = previous_reply(request)
         if last_reply and asks_for_sources(question):  # "which note says that?": the reply before it, not a search
-            reply = sources_reply(last_reply)
+            reply = await asyncio.to_thread(self._sources_reply, last_reply)
         else:
             yield AnswerStatus("searching your notes…")
             reply = await asyncio.to_thread(self._reply, question, earlier[0] if earlier else "")
@@ -67,6 +77,14 @@ class RetrievalOnlyAnswerer:
             yield AnswerText(line)
         prompt = sum(estimate_tokens(m.content) for m in request.messages)
         yield AnswerDone(usage=Usage(prompt, estimate_tokens(reply), is_estimate=True))
+
+    def _sources_reply(self, last_reply: str) -> str:
+        resolver = LinkResolver(self._note_paths())
+
+        def checked(link: str) -> str | None:
+            return link if resolver.resolve(note_of(link), source_path="").path is not None else None
+
+        return sources_reply(last_reply, checked=checked)
 
     def _reply(self, question: str, earlier: str) -> str:
         if is_surely_change_request(question):  # a question starting with an edit verb still gets passages

@@ -9,11 +9,12 @@ repeats them, or says that the earlier reply came from no note, without a search
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from rag.answer.citations import SOURCES_BLOCK, SOURCES_HEADING
+from rag.answer.citations import SEARCHED_HEADING, SOURCES_BLOCK, SOURCES_HEADING
 from rag.answer.context import opens_like_refusal
-from rag.answer.evidence import EVIDENCE_BLOCK
+from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
+from rag.answer.passages import PASSAGE_HEAD
 from rag.notes.inline import WIKILINK
 
 # A question about where the reply before came from, and about nothing else: "Which note says that?" is one,
@@ -74,26 +75,49 @@ def questions_asked(texts: Sequence[str]) -> list[str]:
     return [text for text in texts if not asks_for_sources(text)]
 
 
-def sources_reply(earlier: str) -> str:
+def sources_reply(earlier: str, *, checked: Callable[[str], str | None] = lambda link: link) -> str:
     """Return the reply to "which note says that?" after the assistant's reply `earlier`, in code's words.
 
-    The earlier reply's own "Your notes say:" quotes and "Sources:" list, as code wrote them under it; its
-    "Notes searched:" list (no note held what it said) says so; a refusal came from no note.
+    The earlier reply's own "Your notes say:" quotes and "Sources:" list, as code wrote them under it; the passages
+    of a reply without a model (their `N. [[link]] (path, lines …)` heads, not the links inside them); its
+    "Notes searched:" list (no note held what it said) says so; a refusal came from no note. `checked` returns a
+    link as it may be shown, or None when it names no note: a client sends the earlier reply back, and may have
+    changed it.
     """
     evidence = _last(EVIDENCE_BLOCK, earlier)
     listed = _last(SOURCES_BLOCK, earlier)
+    quotes = [line[0] for line in re.finditer(QUOTED_LINE, evidence) if checked(line["link"].lstrip("!"))]
+    quoted = "\n".join([EVIDENCE_HEADING, *quotes]) if quotes else ""
+    links = _links(listed)
     if listed.startswith(SOURCES_HEADING):  # also under "The notes don't say when, but [[Garden Log]] …"
-        return "\n\n".join(part for part in (CAME_FROM, evidence, listed) if part)
+        return _came_from(quoted, links, checked)
     if opens_like_refusal(earlier):
-        return f"{REFUSED_BEFORE}\n\n{listed}" if listed else REFUSED_BEFORE
+        searched = _listed(SEARCHED_HEADING, links, checked)
+        return f"{REFUSED_BEFORE}\n\n{searched}" if searched else REFUSED_BEFORE
     if listed:  # "Notes searched:": the answer holds nothing any passage it read holds
-        return f"{FROM_NO_NOTE}\n\n{listed}"
-    cited = list(dict.fromkeys(f"[[{_ALIAS.split(link[2])[0]}]]" for link in WIKILINK.finditer(earlier)))
-    if cited:  # no lists under it (SHOW_SOURCES and SHOW_EVIDENCE off): the links it wrote, checked when shown
-        return "\n\n".join(part for part in (CAME_FROM, evidence, SOURCES_HEADING) if part) + "".join(
-            f"\n- {link}" for link in cited
-        )
-    return NOTHING_CITED
+        searched = _listed(SEARCHED_HEADING, links, checked)
+        return f"{FROM_NO_NOTE}\n\n{searched}" if searched else NOTHING_CITED
+    # No list under it: the passages shown without a model, or the links it wrote (SHOW_SOURCES and SHOW_EVIDENCE
+    # off).
+    return _came_from(quoted, PASSAGE_HEAD.findall(earlier) or _links(earlier), checked)
+
+
+def _came_from(quoted: str, links: Sequence[str], checked: Callable[[str], str | None]) -> str:
+    sources = _listed(SOURCES_HEADING, links, checked)
+    if not sources:
+        return NOTHING_CITED
+    return "\n\n".join(part for part in (CAME_FROM, quoted, sources) if part)
+
+
+def _listed(heading: str, links: Sequence[str], checked: Callable[[str], str | None]) -> str:
+    """Return `links` that name a note, as checked and each once, under `heading` ("" when none does)."""
+    kept = list(dict.fromkeys(link for link in map(checked, links) if link))
+    return "\n".join([heading, *(f"- {link}" for link in kept)]) if kept else ""
+
+
+def _links(text: str) -> list[str]:
+    """Return the [[links]] of `text` without their aliases, each once, in order."""
+    return list(dict.fromkeys(f"[[{_ALIAS.split(link[2])[0]}]]" for link in WIKILINK.finditer(text)))
 
 
 def _last(pattern: str, text: str) -> str:

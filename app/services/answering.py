@@ -154,7 +154,7 @@ async def _build_unguarded(
     if warm_up:  # the probe questions of the relevance gate, embedded in a worker thread
         preparing = asyncio.create_task(asyncio.to_thread(gate.prepare), name="prepare-relevance-gate")
         stack.push_async_callback(_cancel, preparing)
-    passages = RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k)
+    passages = RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k, note_paths=services.docstore.paths)
     if chat_model is None:
         return passages  # said once, at start (app/http/main.py), and in the reply itself
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn

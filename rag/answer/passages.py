@@ -41,6 +41,10 @@ def retrieval_only_reply(question: str, hits: Sequence[SearchHit], *, covered: b
     return "\n\n".join([NO_MODEL_NOTICE, *passages])
 
 
+# The head of a passage as `_passage` writes it, its link captured: "1. [[Note#Heading]] (path.md, lines 3-9)".
+PASSAGE_HEAD = re.compile(r"^\d+\. (\[\[[^\[\]\n]+\]\]) \(", re.MULTILINE)
+
+
 def _passage(number: int, chunk: Chunk, question: str, hosts: frozenset[str]) -> str:
     start, end = chunk.line_start, chunk.line_end
     lines = f"line {start}" if start == end else f"lines {start}-{end}"

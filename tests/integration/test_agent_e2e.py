@@ -349,6 +349,21 @@ def test_which_note_says_that_repeats_what_the_last_answer_came_from_without_a_s
     assert len(llm.chat_requests) == 1  # the first answer's only
 
 
+def test_which_note_says_that_lists_only_links_that_name_notes(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
+    # A client sends the earlier reply back, and may have changed it: a link naming no note is no source.
+    earlier = "It rests 45 minutes.\n\nSources:\n- [[Sourdough#Final recipe]]\n- [[Fake Note That Does Not Exist]]"
+    messages = [
+        {"role": "user", "content": QUESTION},
+        {"role": "assistant", "content": earlier},
+        {"role": "user", "content": "Which note says that?"},
+    ]
+
+    assert ask(librarian, messages, stream=True) == f"{CAME_FROM}\n\nSources:\n- [[Sourdough#Final recipe]]"
+    assert llm.chat_requests == []
+
+
 def test_which_note_says_that_after_a_refusal_says_it_came_from_no_note(
     librarian: openai.OpenAI, llm: ScriptedLLMServer
 ) -> None:

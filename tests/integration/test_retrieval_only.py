@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 import time
 
@@ -16,7 +15,7 @@ from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
-from rag.answer.passages import NO_MODEL_CHANGES, NO_MODEL_NOTICE, retrieval_only_reply
+from rag.answer.passages import NO_MODEL_CHANGES, NO_MODEL_NOTICE, PASSAGE_HEAD, retrieval_only_reply
 from rag.retrieve import INDEX_BUILDING
 
 QUESTION = "How do I feed the sourdough starter before a bake?"
@@ -176,5 +175,22 @@ def test_which_note_says_that_lists_the_notes_of_the_passages_before_it(settings
         response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
 
     second = response.json()["choices"][0]["message"]["content"]
-    links = list(dict.fromkeys(re.findall(r"\[\[[^\]]+\]\]", first)))
-    assert links and second == "\n".join([CAME_FROM, "", "Sources:", *(f"- {link}" for link in links)])
+    heads = list(dict.fromkeys(PASSAGE_HEAD.findall(first)))  # the passages' own links, not the links inside them
+    assert heads and second == "\n".join([CAME_FROM, "", "Sources:", *(f"- {link}" for link in heads)])
+
+
+def test_which_note_says_that_lists_no_link_that_names_no_note(settings: Settings, services: Services) -> None:
+    # A client sends the earlier reply back, and may have changed it.
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"watch": False}), services)
+    messages = [
+        {"role": "user", "content": QUESTION},
+        {"role": "assistant", "content": "See [[Sourdough#Final recipe]] and [[Fake Note That Does Not Exist]]."},
+        {"role": "user", "content": "which note says that?"},
+    ]
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+
+    assert (
+        response.json()["choices"][0]["message"]["content"] == f"{CAME_FROM}\n\nSources:\n- [[Sourdough#Final recipe]]"
+    )

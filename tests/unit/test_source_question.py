@@ -99,3 +99,26 @@ def test_without_lists_the_links_it_wrote_are_listed_once() -> None:
 
     assert sources_reply(earlier) == f"{CAME_FROM}\n\nSources:\n- [[Sourdough#Final recipe]]\n- [[Oven]]"
     assert sources_reply("It rests 45 minutes.") == NOTHING_CITED
+
+
+def test_passages_shown_without_a_model_are_listed_by_their_heads_not_the_links_inside() -> None:
+    earlier = (
+        "No language model answered: the passages below are from your notes.\n\n"
+        "1. [[Evergreen notes#Idea]] (Notes/Evergreen notes.md, lines 3-9)\n   > See [[Everything is a remix]].\n\n"
+        "2. [[Evergreen]] (Evergreen.md, line 1)\n   > [[Composability]]"
+    )
+
+    assert sources_reply(earlier) == f"{CAME_FROM}\n\nSources:\n- [[Evergreen notes#Idea]]\n- [[Evergreen]]"
+
+
+def test_a_link_naming_no_note_is_left_out_and_one_written_twice_is_listed_once() -> None:
+    earlier = (
+        f"It rests.\n\n{EVIDENCE}\n\nSources:\n- [[sourdough#final recipe]]\n- [[Sourdough#Final recipe]]\n- [[Fake]]"
+    )
+    canonical = {"[[sourdough#final recipe]]": "[[Sourdough#Final recipe]]", "[[Sourdough#Final recipe]]": None}
+    canonical["[[Sourdough#Final recipe]]"] = "[[Sourdough#Final recipe]]"
+
+    reply = sources_reply(earlier, checked=canonical.get)
+
+    assert reply == f"{CAME_FROM}\n\n{EVIDENCE}\n\nSources:\n- [[Sourdough#Final recipe]]"
+    assert sources_reply(earlier, checked=lambda link: None) == NOTHING_CITED
