@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import date, datetime
 from functools import partial
 
 from core.domain import Chunk, Note
@@ -32,7 +33,11 @@ _SAYS_SOMETHING = re.compile(r"\w")
 # Raised when parsing or chunking changes what an unchanged note's chunks or warnings are; an index built by another
 # version redoes every note once (sync.reindex), reusing the vectors of chunks whose text did not change.
 # 2: template placeholders in frontmatter are text; sections of empty list items make no chunk.
-CHUNKS_VERSION = "2"
+# 3: a note without body text is chunked with its properties.
+CHUNKS_VERSION = "3"
+MAX_PROPERTIES = 40  # of one note, in its fallback chunk
+MAX_PROPERTY_CHARS = 200  # of one property's value there
+_SHOWN_APART = frozenset({"aliases", "alias", "tags", "tag", "cssclasses", "cssclass"})
 
 
 def heading_link_text(heading: str) -> str:
@@ -231,20 +236,52 @@ def _draft(pieces: Sequence[Piece], heading_path: tuple[str, ...], title: str, s
 
 
 def _fallback_drafts(note: Note, window: _Window) -> list[_Draft]:
-    """Return drafts naming a note that has no body text: title, aliases, tags and headings.
+    """Return drafts naming a note that has no body text: title, aliases, tags, its other properties and headings.
 
-    They stand for the whole file (line 1 to the last known line), so frontmatter links are theirs too.
+    They stand for the whole file (line 1 to the last known line), so frontmatter links are theirs too. A note that
+    is all properties (a movie's director, rating and year, as kepano-obsidian's are) is found and answered by them.
     """
     rows = [note.title]
     if note.aliases:
         rows.append("Aliases: " + ", ".join(note.aliases))
     if note.tags:
         rows.append("Tags: " + " ".join(f"#{tag}" for tag in note.tags))
+    rows.extend(property_rows(note.frontmatter))
     rows.extend(f"{'#' * heading.level} {heading.text}" for heading in note.headings)
     piece = Piece("prose", tuple(rows), (1,) * len(rows))
     known = [section.line_end for section in note.sections] + [link.line for link in note.links]
     last = max([1, *known, *(heading.line for heading in note.headings)])
     return [replace(draft, line_start=1, line_end=last) for draft in _chunk_section([piece], note.title, (), window)]
+
+
+def property_rows(frontmatter: Mapping[str, object]) -> list[str]:
+    """Return a note's properties as `key: value` rows, lists joined; aliases, tags and styling are shown apart.
+
+    Empty values and nested maps say nothing to search for; a long value is cut at a space.
+    """
+    rows = []
+    for key, value in list(frontmatter.items())[:MAX_PROPERTIES]:
+        if str(key).casefold() in _SHOWN_APART or isinstance(value, Mapping):
+            continue
+        values = value if isinstance(value, list) else [value]
+        shown = ", ".join(_property_value(item) for item in values if item is not None and item != "")
+        if shown.strip():
+            rows.append(f"{key}: {_cut(shown)}")
+    return rows
+
+
+def _cut(value: str) -> str:
+    if len(value) <= MAX_PROPERTY_CHARS:
+        return value
+    return value[:MAX_PROPERTY_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def _property_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    return " ".join(str(value).split())
 
 
 def _to_chunk(note: Note, draft: _Draft, index: int, link_text: str, targets: LinkTargets) -> Chunk:

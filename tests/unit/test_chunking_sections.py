@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from core.domain import Link, Note
@@ -112,3 +114,35 @@ def test_whitespace_is_trimmed_and_blank_sections_yield_nothing() -> None:
 
     assert [c.text for c in chunks] == ["Text here."]
     assert (chunks[0].line_start, chunks[0].line_end) == (8, 8)  # heading on 5, text from 6
+
+
+def test_a_note_of_only_properties_is_chunked_with_them() -> None:
+    # kepano-obsidian's movies are all properties: "What rating did I give Blade Runner?" found only the title.
+    frontmatter = {
+        "categories": ["[[Movies]]"],
+        "director": ["[[Ridley Scott]]"],
+        "rating": 7,
+        "seen": True,
+        "last": date(2023, 9, 14),
+        "tags": ["movie"],
+        "cssclasses": ["wide"],
+        "empty": None,
+        "nested": {"a": 1},
+        "plot": "word " * 60,
+    }
+    note = Note(path="Blade Runner.md", title="Blade Runner", tags=("movie",), frontmatter=frontmatter)
+
+    (only,) = chunk(note, link_text="Blade Runner")
+
+    rows = only.text.splitlines()
+    assert rows[:7] == [
+        "Blade Runner",
+        "Tags: #movie",
+        "categories: [[Movies]]",
+        "director: [[Ridley Scott]]",
+        "rating: 7",
+        "seen: true",
+        "last: 2023-09-14",
+    ]
+    assert rows[7].startswith("plot: word word") and rows[7].endswith(" …") and len(rows[7]) <= 210
+    assert len(rows) == 8
