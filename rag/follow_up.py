@@ -28,6 +28,22 @@ _POINTS_BACK = re.compile(
 )
 
 
+# The words of a message that only asks for more of the answer before it ("Tell me more", "And why?", "What else?",
+# "Go on, please"): searched alone, "tell me more" found The Machine Stops, a list of advice and a tart recipe.
+_ASKS_FOR_MORE = re.compile(
+    r"\b(?:and|but|so|ok(?:ay)?|then|now|tell|give|show|me|us|more|details?|explain|elaborate|expand|continue|"
+    r"go|on|keep|going|else|anything|something|why|how|what|about|that|this|it|please|further|again|can|could|"
+    r"would|you|the|a|in|detail|bit)\b",
+    re.IGNORECASE,
+)
+_SAYS_SOMETHING = re.compile(r"\w")
+
+
+def is_continuation(question: str) -> bool:
+    """Return True for a message that asks only for more of the answer before it ("Tell me more", "Why?")."""
+    return bool(_SAYS_SOMETHING.search(question)) and not _SAYS_SOMETHING.search(_ASKS_FOR_MORE.sub(" ", question))
+
+
 @dataclass(frozen=True, slots=True)
 class Query:
     """What is searched for one question: its own text, and for a follow-up the earlier question with it."""
@@ -36,6 +52,12 @@ class Query:
     embedding: Embedding
     in_context: tuple[str, Embedding] | None = None  # the earlier question and this one, embedded together
     is_topic_switch: bool = False  # a follow-up whose weighed words are all its own (see `is_topic_switch`)
+    is_continuation: bool = False  # asks only for more of the answer before it: searched in its context only
+
+    @property
+    def says_nothing(self) -> bool:
+        """Return True for a message that gives nothing to search for: no word ("???"), or "tell me more" first."""
+        return self.in_context is None and (not _SAYS_SOMETHING.search(self.text) or is_continuation(self.text))
 
     @property
     def coverage(self) -> tuple[str, Embedding]:

@@ -11,7 +11,7 @@ from core.settings import RetrievalSettings
 from core.tracing import OPERATION, span
 from rag.answer.secrets import redact_secrets
 from rag.diversity import diversify_by_note
-from rag.follow_up import Query, fuse_by_rank, is_follow_up, is_topic_switch, with_earlier
+from rag.follow_up import Query, fuse_by_rank, is_continuation, is_follow_up, is_topic_switch, with_earlier
 from rag.search_trace import SearchTrace, trace_hits
 
 RERANK_QUERY_CHARS = 4_096
@@ -62,6 +62,9 @@ class Retriever:
     def prepare(self, question: str, earlier: str = "") -> Query:
         """Embed `question` once for the relevance gate and the search; a follow-up of `earlier` also after it."""
         embedding = self.embed_query(question)
+        if earlier.strip() and is_continuation(question):  # "Tell me more": nothing to search for on its own
+            text = with_earlier(question, earlier)
+            return Query(question.strip(), embedding, (text, self.embed_query(text)), is_continuation=True)
         if not is_follow_up(embedding, earlier):
             return Query(question.strip(), embedding)
         text = with_earlier(question, earlier)
@@ -72,9 +75,11 @@ class Retriever:
         """Return the best `k` chunks for a prepared query; a follow-up's two searches are fused by rank."""
         if query.in_context is None:
             return self.search(query.text, k=k, embedding=query.embedding)
+        text, embedding = query.in_context
+        if query.is_continuation:
+            return self.search(text, k=k, embedding=embedding)
         limit = k or self._settings.top_k
         depth = max(limit, self._settings.rerank_candidates)
-        text, embedding = query.in_context
         lists = [
             self.search(query.text, k=depth, embedding=query.embedding),
             self.search(text, k=depth, embedding=embedding),

@@ -99,7 +99,12 @@ class RelevanceGate:
         return self._floor
 
     def covers(self, query: Query) -> bool:
-        """Return True when the notes cover a prepared question: in its context, and alone for a topic switch."""
+        """Return True when the notes cover a prepared question: in its context, and alone for a topic switch.
+
+        A message that says nothing to search for ("???", "Tell me more" as the first message) is covered by nothing.
+        """
+        if query.says_nothing:
+            return False
         return all(self.check(text, embedding=embedding).is_covered for text, embedding in query.coverages)
 
     def check(

@@ -81,6 +81,31 @@ def test_a_follow_up_is_searched_after_the_question_before_it(settings: Settings
     assert response.json()["choices"][0]["message"]["content"] == in_context != alone
 
 
+def test_tell_me_more_is_searched_in_the_context_of_the_question_before_it(
+    settings: Settings, services: Services
+) -> None:
+    # Searched alone too, "tell me more" after a question on evergreen notes (kepano-obsidian) showed The Machine
+    # Stops, a list of advice and a tart recipe.
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"relevance_floor": -1.0, "watch": False}), services)
+    earlier = "What did I think of The Overstory by Richard Powers?"
+    messages = [
+        {"role": "user", "content": earlier},
+        {"role": "assistant", "content": "(passages)"},
+        {"role": "user", "content": "Tell me more"},
+    ]
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+        first = ask(client, "Tell me more")
+        marks = ask(client, "???")
+
+    retriever = services.retriever
+    in_context = retriever.search(f"{earlier}\nTell me more")
+    expected = retrieval_only_reply("Tell me more", in_context, covered=True)
+    assert response.json()["choices"][0]["message"]["content"] == expected
+    assert first.startswith(REFUSAL) and marks.startswith(REFUSAL)  # nothing to say more of, nothing to search
+
+
 def test_without_coverage_the_reply_is_the_refusal(settings: Settings, services: Services) -> None:
     services.reindexer.run_once()
     app = create_app(settings.model_copy(update={"relevance_floor": 0.999, "watch": False}), services)

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import pytest
+
 from core.domain import Chunk, Embedding, SearchHit, SparseVector
-from rag.follow_up import FOLLOW_UP_MAX_TERMS, Query, fuse_by_rank, is_follow_up, is_topic_switch, with_earlier
+from rag.follow_up import (
+    FOLLOW_UP_MAX_TERMS,
+    Query,
+    fuse_by_rank,
+    is_continuation,
+    is_follow_up,
+    is_topic_switch,
+    with_earlier,
+)
 
 
 def query_with_terms(count: int) -> Embedding:
@@ -57,6 +67,27 @@ def test_two_new_words_are_a_new_topic_unless_the_question_points_back() -> None
     assert not is_topic_switch("What time does it run?", terms(8, 9), earlier=earlier)
     assert not is_topic_switch("Were other values tried?", terms(8, 9), earlier=earlier)
     assert not is_topic_switch("At what temperature should the dough ferment?", terms(2, 9), earlier=earlier)
+
+
+@pytest.mark.parametrize(
+    "message", ["Tell me more", "and why?", "Go on, please", "What else?", "more details", "Can you explain that?"]
+)
+def test_a_message_asking_only_for_more_is_a_continuation(message: str) -> None:
+    assert is_continuation(message)
+
+
+@pytest.mark.parametrize("message", ["How did I rate it?", "Why not nomic?", "Tell me about garlic", "???", ""])
+def test_a_message_with_words_of_its_own_is_no_continuation(message: str) -> None:
+    assert not is_continuation(message)
+
+
+def test_a_message_that_says_nothing_to_search_for() -> None:
+    alone = terms(1)
+    assert Query("???", alone).says_nothing
+    assert Query("Tell me more", alone).says_nothing  # as the first message: nothing to say more of
+    assert not Query("Tell me more", alone, ("…", terms(1, 2)), is_continuation=True).says_nothing
+    assert not Query("What is kahm yeast?", alone).says_nothing
+    assert not Query("泡菜怎么做?", alone).says_nothing  # words BM25 may not weigh are still words
 
 
 def test_fusing_by_rank_keeps_each_chunk_once_and_rewards_chunks_in_both_lists() -> None:
