@@ -13,7 +13,7 @@ from pydantic import Field
 from agent.propose.kit import PlannedEdit, ProposeContext, ProposeTool
 from agent.propose.paths import check_new_folders, with_folders_as_on_disk
 from agent.tools.definition import ToolArgs, require
-from agent.tools.snapshot import VaultSnapshot, parse_note_ref
+from agent.tools.snapshot import VaultSnapshot, parse_note_ref, unwrap_note_ref
 from core.errors import InvalidRequest, NotFound
 from edits.scope import check_writable
 from edits.text.links import LinkMove, rewrite_links
@@ -77,12 +77,14 @@ def _existing_note(context: ProposeContext, ref: str, *, usage: str) -> str:
     try:
         path = context.snapshot().find_note(require(ref, "path", usage))
     except NotFound:
-        # A note created (or moved here) earlier this turn is not in the vault yet: accept its exact path.
-        candidate = _with_md(clean_relative_path(parse_note_ref(ref)[0], what="note"))
-        check_writable(candidate, settings=context.settings)  # never read a private note, even to find it
-        if context.read(candidate) is None:
-            raise
-        return candidate
+        # A note created (or moved here) earlier this turn is not in the vault yet: accept its exact path, the
+        # whole of it first, as find_note does ("Notes/C# basics.md" is a name, not a heading of "Notes/C").
+        for target in dict.fromkeys((unwrap_note_ref(ref), parse_note_ref(ref)[0])):
+            candidate = _with_md(clean_relative_path(target, what="note"))
+            check_writable(candidate, settings=context.settings)  # never read a private note, even to find it
+            if context.read(candidate) is not None:
+                return candidate
+        raise
     if context.read(path) is None:
         raise NotFound(f"{path!r} is moved or deleted by a change proposed earlier in this turn")
     return path
@@ -122,7 +124,7 @@ def _target_path(context: ProposeContext, old: str, raw: str) -> str:
     if name[:-3].strip() == "":
         raise InvalidRequest("the new name is empty; give a name such as 'Garden plan'")
     new = with_folders_as_on_disk(context.snapshot(), f"{folder}/{name}" if folder else name)
-    check_new_folders(context.snapshot(), new)
+    check_new_folders(context.snapshot(), new, kept_name=old_name)
     new = check_writable(new, settings=context.settings)
     _refuse_taken(context, old, new)
     return new

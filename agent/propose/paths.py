@@ -75,13 +75,15 @@ def check_note_name(name: str) -> str:
     )
 
 
-def check_new_folders(snapshot: VaultSnapshot, path: str) -> str:
+def check_new_folders(snapshot: VaultSnapshot, path: str, *, kept_name: str = "") -> str:
     """Return `path` unchanged once its name, and any folder it would create, pass `check_note_name`.
 
-    Folders that already exist are the user's own choice, so only the parts this path adds are checked.
+    Folders that already exist are the user's own choice, so only the parts this path adds are checked; so is
+    `kept_name`, the name a moved note already has ("C# basics.md" filed into another folder keeps its name).
     """
     folder, _, name = path.rpartition("/")
-    for part in [name] if snapshot.folder_exists(folder) else path.split("/"):
+    added = [] if snapshot.folder_exists(folder) else folder.split("/")
+    for part in added if name == kept_name else [*added, name]:
         check_note_name(part)
     return path
 

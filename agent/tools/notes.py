@@ -10,7 +10,7 @@ from pydantic import Field
 from agent.tools.definition import Tool, ToolArgs
 from agent.tools.outcome import Part, Reply, note_part, reply
 from agent.tools.reader import VaultReader
-from agent.tools.snapshot import VaultSnapshot, parse_note_ref
+from agent.tools.snapshot import VaultSnapshot
 from core.errors import NotFound
 from rag.notes.links import heading_key
 from rag.notes.transclusion import extract_embedded_text
@@ -49,8 +49,8 @@ def _section(snapshot: VaultSnapshot, path: str, text: str, subpath: str) -> Par
 def run_read_note(reader: VaultReader, args: ReadNoteArgs) -> Reply:
     """Return a note's text, or one heading's section or block of it, delimited with its citation."""
     snapshot = reader.snapshot()
-    path = snapshot.find_note(args.note)
-    subpath = args.heading.strip().lstrip("#").strip() or parse_note_ref(args.note)[1]
+    path, linked_subpath = snapshot.resolve_note_ref(args.note)
+    subpath = args.heading.strip().lstrip("#").strip() or linked_subpath
     text = reader.read_text(snapshot, path)
     if subpath:
         return reply(_section(snapshot, path, text, subpath))

@@ -17,13 +17,17 @@ from rag.notes.vault import FileStat, clean_relative_path
 _MAX_SUGGESTIONS = 5
 
 
-def parse_note_ref(text: str) -> tuple[str, str]:
-    """Split a note reference ("Note", "Folder/Note.md", "[[Note#Heading|alias]]") into (target, subpath)."""
+def unwrap_note_ref(text: str) -> str:
+    """Return a note reference without its link syntax: "![[Note#Heading|alias]]" -> "Note#Heading"."""
     ref = text.strip().removeprefix("!")
     if ref.startswith("[[") and ref.endswith("]]"):
         ref = ref[2:-2]
-    ref = ref.split("|", 1)[0]
-    target, _, subpath = ref.partition("#")
+    return ref.split("|", 1)[0].strip()
+
+
+def parse_note_ref(text: str) -> tuple[str, str]:
+    """Split a note reference ("Note", "Folder/Note.md", "[[Note#Heading|alias]]") into (target, subpath)."""
+    target, _, subpath = unwrap_note_ref(text).partition("#")
     return target.strip(), subpath.strip()
 
 
@@ -80,10 +84,30 @@ class VaultSnapshot:
 
     def find_note(self, ref: str) -> str:
         """Return the path of the note `ref` names (path, name, alias or link), or raise NotFound / InvalidRequest."""
-        target, _ = parse_note_ref(ref)
+        return self.resolve_note_ref(ref)[0]
+
+    def resolve_note_ref(self, ref: str) -> tuple[str, str]:
+        """Return the path of the note `ref` names and the `#heading` or `#^block` it points into ("" for none).
+
+        A note's own name wins over a heading split: "Notes/F# tips.md" (legal on disk, common in notes from git)
+        is that note, not the heading " tips.md" of "Notes/F"; "Note#Heading" still splits when no note has the
+        whole name. Our citations of such notes ("[[F# tips]]") come back the same way.
+        """
+        whole = unwrap_note_ref(ref)
+        found = self._lookup(clean_relative_path(whole, what="note")) if "#" in whole else None
+        if found is not None:
+            return found, ""
+        target, subpath = parse_note_ref(ref)
         if not target:
             raise InvalidRequest("no note given: pass a name such as 'Sourdough' or a path like 'Daily/2026-11-05.md'")
         target = clean_relative_path(target, what="note")
+        found = self._lookup(target)
+        if found is None:
+            raise NotFound(f"no note named '{target}'" + self._suggest(target))
+        return found, subpath
+
+    def _lookup(self, target: str) -> str | None:
+        """Return the note `target` names by path, name or alias; None for none; InvalidRequest for several."""
         candidates = self.resolver.candidates(target, source_path="") or self._candidates_in_nfc(target)
         notes = [path for path in candidates if path in self.notes]
         if len(notes) == 1:
@@ -96,9 +120,7 @@ class VaultSnapshot:
             raise InvalidRequest(f"'{candidates[0]}' is not a note (markdown file); it cannot be read as text")
         wanted = _name_key(target)
         by_alias = [path for path, note in self.notes.items() if wanted in map(_name_key, note.aliases)]
-        if len(by_alias) == 1:
-            return by_alias[0]
-        raise NotFound(f"no note named '{target}'" + self._suggest(target))
+        return by_alias[0] if len(by_alias) == 1 else None
 
     def _candidates_in_nfc(self, target: str) -> list[str]:
         """Return the paths `target` names when both are compared in NFC, spelled as on disk.

@@ -39,7 +39,8 @@ def _crews() -> Iterator[LocalCrews | RemoteCrews]:
     try:
         with open_crews(settings, on_wait=_waiting) as crews:
             for state in crews.recover():
-                err.print(f"[yellow]run {state['id']} of {state['crew']} was interrupted[/yellow]: {state['error']}")
+                run = escape(f"run {state['id']} of {state['crew']}")
+                err.print(f"[yellow]{run} was interrupted[/yellow]: {escape(str(state['error']))}")
             yield crews
     except AppError as exc:
         err.print(f"[red]error:[/red] {escape(exc.message)}")

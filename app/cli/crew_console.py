@@ -22,7 +22,8 @@ def print_catalog(console: Console, catalog: dict[str, Any]) -> None:
         console.print(f"[bold]{escape(crew['name'])}[/bold]  {escape(crew['path'])}{schedule}")
         if crew["description"]:
             console.print(f"  {escape(crew['description'])}")
-        console.print(f"  [dim]{escape(pipeline)} · writes {', '.join(crew['write_scope']) or 'nothing'}[/dim]")
+        writes = ", ".join(crew["write_scope"]) or "nothing"
+        console.print(f"  [dim]{escape(pipeline)} · writes {escape(writes)}[/dim]")
     if catalog["errors"]:
         console.print(f"[red]{len(catalog['errors'])} crew note(s) cannot run:[/red]")
         for error in catalog["errors"]:

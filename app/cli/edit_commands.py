@@ -35,10 +35,11 @@ def print_changes(console: Console, settings: Settings, limit: int) -> None:
         target = f" → {change.new_path}" if change.new_path else ""
         hashes = f"{(change.hash_before or 'new')[:8]} → {(change.hash_after or 'gone')[:8]}"
         undo = f" (undoes {change.undoes})" if change.undoes else ""
-        console.print(
+        line = (
             f"{change.at:%Y-%m-%d %H:%M} set {change.change_set_id} proposal {change.proposal_id} "
-            f"{change.operation} {escape(change.path)}{escape(target)} [{hashes}] {change.status}{undo}"
+            f"{change.operation} {change.path}{target} [{hashes}] {change.status}{undo}"
         )
+        console.print(escape(line))  # plain text: "[f37bd24b → 02ffa339]" and "[draft].md" are no markup tags
 
 
 def print_plan(console: Console, plan: UndoPlan) -> None:

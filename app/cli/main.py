@@ -135,13 +135,17 @@ def search(
 ) -> None:
     """Search the indexed vault (dense + BM25 fused with RRF, reranked when RERANKER_MODEL_DIR is set)."""
     from app.cli.console import print_hits
-    from app.services.index_access import require_folder
+    from app.services.search_filters import require_folder, require_query, require_tagged_note
 
     settings = load_settings(vault)
+    tags = list(tag or ())
+    with reporting_errors():  # checked here, not by a server holding DATA_DIR, so its words are the same
+        query = require_query(query)
     with index_access(settings, "search") as access:
-        if folder is not None and folder.strip("/ "):  # a typo must not read as "no notes match"
-            folder = require_folder(settings.vault, folder)
-        found = access.search(query, k=k, folder=folder, tags=list(tag or ()))
+        folder = require_folder(settings.vault, folder)  # a typo must not read as "no notes match"
+        found = access.search(query, k=k, folder=folder, tags=tags)
+        if not found.hits and tags:
+            require_tagged_note(settings.vault, tags)
     if found.notice:  # a serve still indexing: say so, so few or no hits don't read as "the notes don't say"
         err.print(f"[yellow]{escape(found.notice)}[/yellow]")
     if as_json:

@@ -83,7 +83,11 @@ OPERATIONS: dict[tuple[str, str], OperationDoc] = {
     ),
     ("post", "/v1/index"): OperationDoc(errors={503: "The run failed (the message says why) or the service stops"}),
     ("post", "/v1/search"): OperationDoc(
-        errors={409: "The index was built with another embedding model; re-index", 503: UNAVAILABLE}
+        errors={
+            404: "No folder of that name, or no note with any of the tags: the message names it",
+            409: "The index was built with another embedding model; re-index",
+            503: UNAVAILABLE,
+        }
     ),
     ("get", "/v1/crews"): OperationDoc(errors={503: "Crews are not available in this service"}),
     ("post", "/v1/crews/{name}/runs"): OperationDoc(

@@ -19,9 +19,9 @@ from app.process.data_dir_vault import check_vault
 from app.process.ownership import DataDirOwnership, DataDirTaken, Owner
 from core.data_dirs import default_data_dir
 from core.domain import SearchFilters
-from core.errors import InvalidRequest, NotFound
+from core.errors import InvalidRequest
 from core.llm_endpoints import hosts_off_machine
-from core.settings import Settings, VaultSettings
+from core.settings import Settings
 from rag.notes.vault import check_vault_path
 
 if TYPE_CHECKING:  # the stores and models load only for commands that run locally
@@ -144,21 +144,6 @@ def changed_since_last_run(settings: Settings, watermarks: WatermarkStore) -> di
 
     changes = changes_since_last_run(settings.vault, watermarks)
     return changes.to_json() if changes is not None else None
-
-
-def require_folder(vault: VaultSettings, folder: str) -> str:
-    """Return `folder` as the vault spells it, or raise NotFound: the folder check of the MCP search tool."""
-    from agent.tools.snapshot import build_snapshot
-    from rag.notes.vault import scan_vault
-
-    scan = scan_vault(vault)
-    # The folder check needs the paths alone: every file goes in as a plain file, so no note is read or parsed.
-    files = build_snapshot(scan.root, {}, {}, tuple(scan.all_paths))
-    wanted = folder.strip("/")  # "/Recipes/" names the folder Recipes, as the search filter always read it
-    try:
-        return files.require_folder(wanted)
-    except NotFound as exc:
-        raise NotFound(f"no folder {wanted!r} in the vault {scan.root}") from exc
 
 
 @contextmanager

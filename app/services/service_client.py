@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from app.process.ownership import Owner, is_held
-from core.errors import AppError, InvalidRequest, UpstreamUnavailable
+from core.errors import AppError, InvalidRequest, NotFound, UpstreamUnavailable
 
 # A server that holds DATA_DIR may still be loading (it takes the DATA_DIR before it listens): wait for it.
 STARTUP_WAIT_SECONDS = 60.0
@@ -78,7 +78,7 @@ class ServiceClient:
             with self._http.stream("POST", "/v1/chat/completions", json=body, headers=headers) as response:
                 if response.status_code >= 400:
                     response.read()
-                    raise AppError(_error_message(response))
+                    raise _answer_error(response)
                 for line in response.iter_lines():
                     yield from _delta_text(line)
         except httpx.HTTPError as exc:
@@ -95,7 +95,7 @@ class ServiceClient:
             with self._http.stream("GET", path, timeout=httpx.Timeout(None, connect=5.0)) as response:
                 if response.status_code >= 400:
                     response.read()
-                    raise AppError(_error_message(response))
+                    raise _answer_error(response)
                 for line in response.iter_lines():
                     if line.startswith("data:"):
                         yield json.loads(line[len("data:") :].strip())
@@ -105,7 +105,7 @@ class ServiceClient:
     def _json(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         response = self._send(lambda: self._http.request(method, path, **kwargs))
         if response.status_code >= 400:
-            raise AppError(_error_message(response))
+            raise _answer_error(response)
         data: dict[str, Any] = response.json()
         return data
 
@@ -133,12 +133,20 @@ class ServiceClient:
         )
 
 
-def _error_message(response: httpx.Response) -> str:
+# The service refusing a request it checked as the command checks it without a server ("no folder 'Nope' in the
+# vault …") says it in the same words: "the service answered 404:" in front would only tell where it was checked.
+_REFUSALS: dict[str, type[AppError]] = {"invalid_request": InvalidRequest, "not_found": NotFound}
+
+
+def _answer_error(response: httpx.Response) -> AppError:
     try:
-        message = response.json()["error"]["message"]
-    except (ValueError, KeyError, TypeError):
-        message = response.text[:300] or response.reason_phrase
-    return f"the service answered {response.status_code}: {message}"
+        error = response.json()["error"]
+        message, refusal = str(error["message"]), _REFUSALS.get(error.get("code"))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        message, refusal = response.text[:300] or response.reason_phrase, None
+    if refusal is not None:
+        return refusal(message)
+    return AppError(f"the service answered {response.status_code}: {message}")
 
 
 def _delta_text(line: str) -> Iterator[str]:

@@ -1,5 +1,5 @@
-"""What the CLI refuses, in one line and before anything is written: a bad DATA_DIR or vault, a missing folder or
-question, and a change asked of `librarian ask`."""
+"""What the CLI refuses, in one line and before anything is written: a bad DATA_DIR or vault, a missing folder, tag,
+query or question, and a change asked of `librarian ask`."""
 
 from __future__ import annotations
 
@@ -81,6 +81,30 @@ def test_search_in_a_folder_the_vault_does_not_have_says_so(tmp_path: Path) -> N
     assert "no notes match" not in missing.stdout
     assert_exit(any_case, 0)  # spelled as the vault spells it, as the MCP search tool does
     assert '"path": "Recipes/Red Lentil Dal.md"' in any_case.stdout
+
+
+def test_search_with_a_tag_no_note_has_names_the_tag_not_the_query(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path / "vault")
+    env = cli_env(vault, tmp_path / "data")
+    assert_exit(invoke(env, "index"), 0)
+
+    missing = invoke(env, "search", "note", "--tag", "nosuchtag")
+    nested = invoke(env, "search", "cumin seeds in ghee", "--tag", "#Cooking", "--json")
+
+    assert_exit(missing, 1)
+    assert f"error: no note is tagged #nosuchtag in the vault {vault.resolve()}" in one_line(missing.stderr)
+    assert "no notes match" not in missing.stdout
+    assert_exit(nested, 0)
+    assert '"path": "Recipes/Red Lentil Dal.md"' in nested.stdout
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_search_for_nothing_is_refused_before_the_index_is_opened(tmp_path: Path, query: str) -> None:
+    result = invoke(cli_env(write_vault(tmp_path / "vault"), tmp_path / "data"), "search", query)
+
+    assert_exit(result, 1)
+    assert one_line(result.stderr) == "error: the search query is empty"
+    assert not (tmp_path / "data").exists()
 
 
 @pytest.mark.parametrize("question", ["", "   "])

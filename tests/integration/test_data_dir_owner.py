@@ -186,6 +186,19 @@ def test_cli_commands_go_through_the_server_and_leave_its_index_working(served: 
     assert "Application shutdown failed" not in output and "Traceback" not in output
 
 
+def test_search_refusals_through_the_server_say_what_they_say_without_one(served: Served) -> None:
+    vault = served.vault.resolve()
+    refusals = {
+        ("   ",): "error: the search query is empty",
+        ("garlic", "--tag", "nosuchtag"): f"error: no note is tagged #nosuchtag in the vault {vault}",
+        ("garlic", "--folder", "Nope"): f"error: no folder 'Nope' in the vault {vault}",
+    }
+
+    for args, message in refusals.items():
+        result = librarian(served.env, "search", *args)
+        assert (result.returncode, " ".join(result.stderr.split())) == (1, message)
+
+
 def test_a_second_serve_on_the_same_data_dir_is_refused_before_it_loads_anything(served: Served) -> None:
     second = librarian(served.env, "serve", "--port", str(free_port()), timeout=60)
 

@@ -105,3 +105,24 @@ def test_undo_answered_through_a_pipe_ends_the_question_line(settings: Settings,
 
     assert declined.returncode == 0, declined.stderr
     assert "Apply this undo? [y/N]: \nnothing changed\n" in declined.stdout
+
+
+def test_changes_prints_hashes_and_bracketed_names_as_text_not_markup(settings: Settings, vault: Path) -> None:
+    path = "Inbox/[draft] plan.md"
+    before, after = "# Plan 12\n", "# Plan 12\n- [ ] Water\n"  # hashes f00aa550… and aa749aad…: tag-like in Rich
+    (vault / path).parent.mkdir(parents=True, exist_ok=True)
+    (vault / path).write_text(before, encoding="utf-8")
+    now = datetime.now(UTC)
+    proposal = new_proposal(
+        conversation_id="c1", operation="add_task", path=path, before=before, after=after, now=now, ttl_minutes=30
+    )
+    log = open_change_log(settings)
+    try:
+        asyncio.run(apply_edits([proposal], writer=FileVaultWriter(vault), log=log, settings=settings.writes, now=now))
+    finally:
+        log.close()
+
+    result = CliRunner().invoke(cli, ["changes"], env=env_for(settings))
+
+    assert result.exit_code == 0, result.output
+    assert f"add_task {path} [f00aa550 → aa749aad] applied" in result.stdout

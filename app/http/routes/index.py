@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from app.http.deps import ServicesDep, runtime_of
 from app.services.indexing_notice import indexing_notice
+from app.services.search_filters import require_folder, require_tagged_note
 from core.domain import SearchFilters
 from core.errors import UpstreamUnavailable
 from rag.search_trace import SearchTrace
@@ -91,23 +92,27 @@ async def search(body: SearchRequest, request: Request, services: ServicesDep) -
     """Return the best chunks for the query, best first (dense + BM25 fused with RRF; RERANKER_MODEL_DIR reranks).
 
     While the vault is being indexed, `notice` says how far (else it is null): during a first index nothing is
-    searched and `hits` is empty, which must not read as "no notes match".
+    searched and `hits` is empty, which must not read as "no notes match". A folder or tag no note has is a 404.
     """
+    vault = runtime_of(request).settings.vault
+    # A folder or tag the vault does not have is a 404, as `librarian search` says, not "no notes match".
+    folder = await asyncio.to_thread(require_folder, vault, body.folder)
     notice = await indexing_notice(
-        _runner(request),
-        services.retriever,
-        runtime_of(request).settings.vault,
-        progress_hint="`librarian status` shows the progress",
+        _runner(request), services.retriever, vault, progress_hint="`librarian status` shows the progress"
     )
     if notice is not None and notice.is_blocking:
         return {"hits": [], "notice": notice.text}
-    filters = filters_of(body.folder, body.tags)
-    said = {"notice": notice.text if notice is not None else None}
+    filters = filters_of(folder, body.tags)
+    said: dict[str, object] = {"notice": notice.text if notice is not None else None}
     if body.explain:
         trace = await asyncio.to_thread(services.retriever.trace, body.query, k=body.k, filters=filters)
-        return {"hits": [hit.to_json() for hit in trace.hits], "trace": trace_json(trace), **said}
-    hits = await asyncio.to_thread(services.retriever.search, body.query, k=body.k, filters=filters)
-    return {"hits": [hit.to_json() for hit in hits], **said}
+        hits, said["trace"] = [hit.to_json() for hit in trace.hits], trace_json(trace)
+    else:
+        found = await asyncio.to_thread(services.retriever.search, body.query, k=body.k, filters=filters)
+        hits = [hit.to_json() for hit in found]
+    if not hits and filters.tags:
+        await asyncio.to_thread(require_tagged_note, vault, filters.tags)
+    return {"hits": hits, **said}
 
 
 def trace_json(trace: SearchTrace) -> dict[str, object]:
