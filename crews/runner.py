@@ -54,6 +54,7 @@ class CrewDeps:
     log: SqliteChangeLog | None  # None: a service that only lists crews and runs
     lock: EditLock
     store: RunStore
+    collect_only_store: RunStore  # dry runs without a model: their logs stay under DATA_DIR, out of the vault
     clock: Callable[[], datetime]  # local time: "today" is the user's day
     count_tokens: Callable[[str], int]
     chat_model: ChatModel | None = None
@@ -72,7 +73,8 @@ class _Flow:
 async def run_team(team: Team, catalog: Catalog, deps: CrewDeps, *, control: RunControl, state: RunState) -> RunState:
     """Run `team` to its end (ok, failed or aborted) and return its final state, saved at every step.
 
-    A dry run without a model is never saved: it runs the collector, lists what it gathered and says why it stops.
+    A dry run without a model runs the collector, lists what it gathered and says why it stops; it writes nothing in
+    the vault, so its log goes to `deps.collect_only_store`.
     """
     _save(deps, state)
     control.listen(lambda event: _record_abort(event, deps, state))
@@ -117,13 +119,12 @@ def start_state(team: Team, deps: CrewDeps, *, trigger: str, dry_run: bool) -> R
 
 
 def is_collect_only(deps: CrewDeps, state: RunState) -> bool:
-    """Return True for a dry run without a model: only its collector runs, and it is never saved."""
+    """Return True for a dry run without a model: only its collector runs, and its log stays out of the vault."""
     return state.dry_run and deps.chat_model is None
 
 
 def _save(deps: CrewDeps, state: RunState) -> None:
-    if not is_collect_only(deps, state):
-        deps.store.save(state)
+    (deps.collect_only_store if is_collect_only(deps, state) else deps.store).save(state)
 
 
 def _record_abort(event: dict[str, object], deps: CrewDeps, state: RunState) -> None:

@@ -25,12 +25,12 @@ from crews.control import Event, RunControl
 from crews.definitions import Team
 from crews.progress import LATE_ABORT
 from crews.run_state import RunState, interrupted_error
-from crews.runner import CrewDeps, is_collect_only, run_team, start_state
+from crews.runlog import RunStore
+from crews.runner import CrewDeps, run_team, start_state
 from edits.undo import undo_change_set
 
 logger = logging.getLogger(__name__)
 ABORT_REQUESTED = "abort requested: the run stops at its next step (between tasks, or inside the model's reply)"
-MAX_UNSAVED = 20  # dry runs without a model are never saved; the last few stay readable (GET, `crew show`)
 
 
 class CrewBusy(AlreadyRunning):
@@ -55,7 +55,6 @@ class CrewService:
         self._locks_dir = locks_dir
         self._collectors = collectors
         self._active: dict[str, tuple[RunControl, asyncio.Task[RunState]]] = {}
-        self._unsaved: dict[str, RunState] = {}
         # The enabled schedules (crews.approvals); by default beside the team locks, under DATA_DIR/crews/.
         self._approvals = approvals or ApprovalStore(locks_dir.parent / APPROVALS_FILE)
 
@@ -112,10 +111,6 @@ class CrewService:
                 hold.__exit__(None, None, None)
                 self._active.pop(state.id, None)
 
-        if is_collect_only(self._deps, state):  # never saved: kept here (the runner updates it) to be read
-            self._unsaved[state.id] = state
-            while len(self._unsaved) > MAX_UNSAVED:
-                self._unsaved.pop(next(iter(self._unsaved)))
         task = asyncio.create_task(execute(), name=f"crew-run-{state.id}")
         self._active[state.id] = (control, task)
         return state
@@ -155,7 +150,7 @@ class CrewService:
         active = self._active.get(run_id)
         if active is not None:
             return await asyncio.shield(active[1])
-        state = self._unsaved.get(run_id) or self._deps.store.load(run_id)
+        state = self._load(run_id)
         if state is None:
             raise NotFound(f"there is no run {run_id!r}")
         return state
@@ -166,12 +161,13 @@ class CrewService:
         return active[0] if active else None
 
     def runs(self, *, limit: int = 50, crew: str | None = None) -> list[RunState]:
-        """Return saved runs, newest first."""
-        return self._deps.store.list(limit=limit, crew=crew)
+        """Return saved runs, newest first: the vault's run logs and the dry runs without a model (under DATA_DIR)."""
+        found = [state for store in self._stores() for state in store.list(limit=limit, crew=crew)]
+        return sorted(found, key=lambda state: state.id, reverse=True)[:limit]  # run ids sort by start time
 
     def get(self, run_id: str) -> RunState:
         """Return a run's saved state, or raise NotFound."""
-        state = self._unsaved.get(run_id) or self._deps.store.load(run_id)
+        state = self._load(run_id)
         if state is None:
             raise NotFound(f"there is no run {run_id!r} (`librarian crew runs` lists them)")
         return state
@@ -241,7 +237,8 @@ class CrewService:
     def recover(self) -> list[RunState]:
         """Mark runs left `running` by a process that died as interrupted (their team lock is free); return them."""
         recovered = []
-        for state in self._deps.store.list(limit=1000):
+        saved = [(store, state) for store in self._stores() for state in store.list(limit=1000)]
+        for store, state in saved:
             if state.status != "running" or self._is_held(state.crew):
                 continue
             state.status = "interrupted"
@@ -250,7 +247,7 @@ class CrewService:
             for task in state.tasks:
                 if task.status in ("running", "waiting"):
                     task.status = "skipped" if task.status == "waiting" else "failed"
-            self._deps.store.save(state)
+            store.save(state)
             logger.warning("crew run %s (%s) was interrupted: %s", state.id, state.crew, state.error)
             recovered.append(state)
         self._sweep_abort_requests()
@@ -259,7 +256,7 @@ class CrewService:
     def _sweep_abort_requests(self) -> None:
         """Remove abort requests that came as their run was ending: nobody will look at them any more."""
         for request in self._locks_dir.glob("*.abort"):
-            saved = self._deps.store.load(request.stem)
+            saved = self._load(request.stem)
             if request.stem not in self._active and (saved is None or saved.is_finished):
                 request.unlink(missing_ok=True)
 
@@ -270,6 +267,12 @@ class CrewService:
         for _control, task in list(self._active.values()):
             with contextlib.suppress(Exception):
                 await task
+
+    def _stores(self) -> tuple[RunStore, RunStore]:
+        return self._deps.store, self._deps.collect_only_store
+
+    def _load(self, run_id: str) -> RunState | None:
+        return self._deps.store.load(run_id) or self._deps.collect_only_store.load(run_id)
 
     def _abort_path(self, run_id: str) -> Path:
         return self._locks_dir / f"{run_id}.abort"

@@ -68,6 +68,13 @@ class WebWorld:
 
 def propose_locally(settings: Settings, content: str, path: str = NOTE) -> str:
     """Propose appending `content` to `path` as an MCP client's model would (in this process); return the id."""
+    arguments = {"command": "append", "path": path, "content": content}
+    (proposal_id,) = proposal_ids(run_write_tool_locally(settings, "edit_note", arguments))
+    return proposal_id
+
+
+def run_write_tool_locally(settings: Settings, tool: str, arguments: dict[str, Any]) -> str:
+    """Call a write tool as an MCP client's model would (in this process); return the reply the model reads."""
     from agent.propose import ProposalToolbox
     from agent.tools import VaultReader
     from app.mcp.backend import local_now
@@ -77,7 +84,7 @@ def propose_locally(settings: Settings, content: str, path: str = NOTE) -> str:
 
     edits = build_edit_services(settings)
     try:
-        reader = VaultReader(settings.vault, search=None)  # type: ignore[arg-type]  # edit_note never searches
+        reader = VaultReader(settings.vault, search=None)  # type: ignore[arg-type]  # the write tools never search
         toolbox = ProposalToolbox(
             reader,
             edits.store,
@@ -86,12 +93,9 @@ def propose_locally(settings: Settings, content: str, path: str = NOTE) -> str:
             clock=local_now,
             describe=describe_for_mcp,
         )
-        arguments = json.dumps({"command": "append", "path": path, "content": content})
-        outcome = toolbox.run_blocking("edit_note", arguments)
+        return toolbox.run_blocking(tool, json.dumps(arguments)).text
     finally:
         edits.close()
-    (proposal_id,) = proposal_ids(outcome.text)
-    return proposal_id
 
 
 def csrf_of(html: str) -> str:

@@ -22,7 +22,8 @@ from core.chat import ToolSpec
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest
 from core.settings import WriteSettings
-from edits.messages.diff_display import MODEL_DIFF_LINES, diff_fence, shorten_diff
+from edits.messages.diff_display import MODEL_DIFF_LINES
+from edits.messages.entries import described_change
 from edits.writers.files import read_exact_text
 
 
@@ -108,8 +109,7 @@ def describe_proposal(proposal: ProposedEdit, *, confirm: bool = True) -> str:
     With WRITE_CONFIRM=false the gate applies the change right after the reply, so the model must not ask the user
     to say yes.
     """
-    diff = shorten_diff(proposal.diff, max_lines=MODEL_DIFF_LINES)
-    fence = diff_fence(diff)
+    change = described_change(proposal, max_lines=MODEL_DIFF_LINES)
     target = f"{proposal.path} -> {proposal.new_path}" if proposal.new_path else proposal.path
     if confirm:
         who = (
@@ -123,4 +123,4 @@ def describe_proposal(proposal: ProposedEdit, *, confirm: bool = True) -> str:
             "your reply, and the diff is shown below it. Do not ask the user to confirm; say in one sentence what "
             "you changed, and do not propose the same change again."
         )
-    return f"Proposed change {proposal.id} (not applied yet) to {target}:\n{fence}diff\n{diff}{fence}\n{who}"
+    return f"Proposed change {proposal.id} (not applied yet) to {target}:\n{change}\n{who}"

@@ -21,6 +21,7 @@ from rich.markup import escape
 
 from core.errors import AppError
 from core.settings import Settings
+from edits.messages.entries import has_changed_lines
 
 proposals_cli = typer.Typer(
     help="Changes proposed by an MCP client: list, show, apply (asks first) or discard.", invoke_without_command=True
@@ -146,12 +147,15 @@ def _proposals() -> Iterator[Proposals]:
 
 
 def print_proposal(proposal: dict[str, Any]) -> None:
-    """Print a proposal: id, operation, path (and where a move goes), what it builds on, its whole-note diff."""
+    """Print a proposal: id, operation, path (and where a move goes), what it builds on, what it does, its diff."""
     target = f"{proposal['path']} → {proposal['new_path']}" if proposal.get("new_path") else proposal["path"]
     after = f" (after {proposal['depends_on']})" if proposal.get("depends_on") else ""
     out.print(f"[bold]{proposal['id']}[/bold] · {escape(proposal['operation'])} · {escape(target)}{after}")
     out.print(f"[dim]{proposal['status']}, expires {proposal['expires_at']}[/dim]")
-    out.print(proposal["diff"].rstrip("\n"), markup=False, highlight=False)
+    if proposal.get("summary"):  # a move or an empty note: its diff alone would be only its ---/+++ lines
+        out.print(proposal["summary"], markup=False, highlight=False)
+    if has_changed_lines(proposal["diff"]):
+        out.print(proposal["diff"].rstrip("\n"), markup=False, highlight=False)
 
 
 @proposals_cli.callback()

@@ -15,7 +15,7 @@ import mcp_types as types
 from app.http.routes.crews import catalog_json
 from app.mcp.backend import McpBackend
 from app.mcp.writes import describe_for_mcp, text_result
-from app.services.crew_chat import proposals_of_run
+from app.services.crew_chat import proposals_of_run, unfinished_dry_run
 from app.services.proposal_access import MCP_CONVERSATION
 from core.errors import UpstreamUnavailable
 from crews.service import CrewService
@@ -39,8 +39,7 @@ async def run_crew_dry(backend: McpBackend, name: str) -> types.CallToolResult:
     """Run the crew dry and store its planned writes as proposals; return their ids and diffs."""
     state = await _crews(backend).run(name, dry_run=True, trigger="mcp")
     if state.status != "ok":
-        why = state.error or "see its run log"
-        return text_result(f"The dry run of {state.crew} ended {state.status}: {why} (run {state.id}).", is_error=True)
+        return text_result(_for_the_model(backend, unfinished_dry_run(state)), is_error=True)
     if not state.planned:
         return text_result(f"The {state.crew} crew ran (dry run {state.id}) and found nothing to change.")
     edits = backend.edits
@@ -48,9 +47,12 @@ async def run_crew_dry(backend: McpBackend, name: str) -> types.CallToolResult:
     proposals = proposals_of_run(state, MCP_CONVERSATION, now=backend.clock(), ttl=ttl)
     for proposal in proposals:
         edits.store.add(proposal)
-    shown = "\n\n".join(describe_for_mcp(proposal) for proposal in proposals)
-    if backend.reader.redacts_secrets:  # the diff's context lines are note text: masked for the model, as in chat
-        shown = redact_secrets(shown)
+    shown = _for_the_model(backend, "\n\n".join(describe_for_mcp(proposal) for proposal in proposals))
     return text_result(
         f"The {state.crew} crew ran as a dry run ({state.id}) and would make {len(proposals)} change(s):\n\n{shown}"
     )
+
+
+def _for_the_model(backend: McpBackend, text: str) -> str:
+    """Return `text` as the model may read it: diff context and task lines come from notes, masked as in chat."""
+    return redact_secrets(text) if backend.reader.redacts_secrets else text

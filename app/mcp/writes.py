@@ -22,8 +22,8 @@ from app.mcp.confirmation import ask_user
 from app.services.proposal_access import MCP_CONVERSATION, apply_chosen, discard, pending_proposals, select_pending
 from core.chat import ToolSpec
 from core.edits import ApplyReport, ProposedEdit, UndoPlan
-from edits.messages.diff_display import MODEL_DIFF_LINES, diff_fence, shorten_diff
-from edits.messages.entries import code, proposal_entries
+from edits.messages.diff_display import MODEL_DIFF_LINES
+from edits.messages.entries import code, described_change, proposal_entries
 from edits.messages.reports import undo_headline
 from edits.undo import plan_undo, undo_last
 
@@ -38,11 +38,10 @@ def text_result(text: str, *, is_error: bool = False) -> types.CallToolResult:
 
 def describe_for_mcp(proposal: ProposedEdit) -> str:
     """Return what the model reads about a proposal: its id, the diff, and that only the user can apply it."""
-    diff = shorten_diff(proposal.diff, max_lines=MODEL_DIFF_LINES)
-    fence = diff_fence(diff)
+    change = described_change(proposal, max_lines=MODEL_DIFF_LINES)
     target = f"{proposal.path} -> {proposal.new_path}" if proposal.new_path else proposal.path
     return (
-        f"Proposed change {proposal.id} (not applied yet) to {target}:\n{fence}diff\n{diff}{fence}\n"
+        f"Proposed change {proposal.id} (not applied yet) to {target}:\n{change}\n"
         f'Nothing is written yet. To have it applied, call apply_proposals with ids ["{proposal.id}"] (with the '
         "other proposals the user wants): the user is shown the exact diff and decides; you cannot decide for them."
     )

@@ -76,14 +76,27 @@ class CrewChatAnswerer:
         except AppError as exc:
             return f"The {name} crew could not run: {exc.message}"
         if state.status != "ok":
-            why = state.error or "see its run log"
-            return f"The dry run of {state.crew} ended {state.status}: {why} (run {state.id})."
+            return unfinished_dry_run(state)
         if not state.planned:
             return f"The {state.crew} crew ran (dry run {state.id}) and found nothing to change."
         for proposal in proposals_of_run(state, conversation_id, now=self._clock(), ttl=self._ttl):
             self._store.add(proposal)
         count = len(state.planned)
         return f"The {state.crew} crew ran as a dry run ({state.id}) and would make {count} change(s):"
+
+
+def unfinished_dry_run(state: RunState) -> str:
+    """Return what a dry run that did not end ok tells: why, then each task with its lines.
+
+    A dry run without a model stops after its collector, and its error says that what the collector gathered is
+    listed with its task: these lines are that list.
+    """
+    why = state.error or "see its run log"
+    lines = [f"The dry run of {state.crew} ended {state.status}: {why} (run {state.id})."]
+    for task in state.tasks:
+        lines.append(f"- {task.id} ({task.what}): {task.status}")
+        lines.extend(f"  - {line}" for line in task.lines)
+    return "\n".join(lines)
 
 
 def proposals_of_run(state: RunState, conversation_id: str, *, now: datetime, ttl: timedelta) -> list[ProposedEdit]:

@@ -16,7 +16,7 @@ from app.wiring import EditServices
 from core.edits import ApplyReport, ProposedEdit
 from core.errors import AppError, InvalidRequest, NotFound, UpstreamUnavailable
 from edits.apply import apply_edits
-from edits.messages.entries import code
+from edits.messages.entries import change_summary, code
 from edits.messages.reports import incomplete_selection
 
 logger = logging.getLogger(__name__)
@@ -87,7 +87,10 @@ def discard(edits: EditServices, ids: Sequence[str]) -> list[ProposedEdit]:
 
 
 def proposal_json(proposal: ProposedEdit) -> dict[str, object]:
-    """Return a proposal as the API shows it: what it does, where, its whole-note diff and when it expires."""
+    """Return a proposal as the API shows it: what it does, where, its whole-note diff and when it expires.
+
+    `summary` says what the diff cannot (a move's paths and whether its text changes, an empty note), else None.
+    """
     return {
         "id": proposal.id,
         "operation": proposal.operation,
@@ -96,6 +99,7 @@ def proposal_json(proposal: ProposedEdit) -> dict[str, object]:
         "new_path": proposal.new_path,
         "depends_on": proposal.depends_on,
         "diff": proposal.diff,
+        "summary": change_summary(proposal),
         "created_at": proposal.created_at.isoformat(),
         "expires_at": proposal.expires_at.isoformat(),
         "status": proposal.status,

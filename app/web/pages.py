@@ -27,6 +27,7 @@ from app.web.session import (
     web_state_of,
 )
 from core.errors import AppError
+from edits.messages.entries import has_changed_lines
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -52,6 +53,7 @@ def build_templates() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True)
     env.filters["when"] = format_when
     env.filters["diff_lines"] = diff_lines
+    env.filters["has_changed_lines"] = has_changed_lines
     env.filters["author"] = describe_author
     return env
 

@@ -47,16 +47,45 @@ def _entry(proposal: ProposedEdit, shown: Sequence[ProposedEdit], *, max_lines: 
     head = f"{code(proposal.id)} · {proposal.operation} · {_target(proposal)}{after}"
     if proposal.kind == "delete":
         return f"{head}\n{deleted_note_summary(proposal)}"
-    parts = [head]
+    summary = move_summary(proposal, shown) if proposal.kind == "move" else change_summary(proposal)
+    diff = fenced_diff(proposal.diff, max_lines=max_lines) if has_changed_lines(proposal.diff) else None
+    return "\n".join(part for part in (head, summary, diff) if part)
+
+
+def fenced_diff(diff: str, *, max_lines: int) -> str:
+    """Return `diff`, shortened to `max_lines`, in a Markdown code block no line of the note can close."""
+    shown = shorten_diff(diff, max_lines=max_lines)
+    fence = diff_fence(shown)
+    return f"{fence}diff\n{shown}{fence}"
+
+
+def described_change(proposal: ProposedEdit, *, max_lines: int) -> str:
+    """Return what a proposal changes, for a tool result: the line its diff cannot say, then the diff if it has one.
+
+    A move whose text stays the same, or an empty note created or deleted, has a diff of only its `---`/`+++` lines.
+    """
+    summary = change_summary(proposal)
+    diff = fenced_diff(proposal.diff, max_lines=max_lines) if has_changed_lines(proposal.diff) else ""
+    return "\n".join(part for part in (summary, diff) if part)
+
+
+def change_summary(proposal: ProposedEdit) -> str | None:
+    """Return the line saying what a move, or a create or delete of an empty note, does; None for other changes."""
     if proposal.kind == "move":
-        parts.append(move_summary(proposal, shown))
+        return move_headline(proposal.path, proposal.new_path or proposal.path, proposal.diff)
     if has_changed_lines(proposal.diff):
-        diff = shorten_diff(proposal.diff, max_lines=max_lines)
-        fence = diff_fence(diff)
-        parts.append(f"{fence}diff\n{diff}{fence}")
-    elif proposal.kind == "create":
-        parts.append(f"Creates {code(proposal.path)} as an empty note.")
-    return "\n".join(parts)
+        return None
+    if proposal.kind == "create":
+        return f"Creates {code(proposal.path)} as an empty note."
+    if proposal.kind == "delete":
+        return f"Moves {code(proposal.path)} to `.trash/` (undo brings it back). The note is empty."
+    return None
+
+
+def move_headline(path: str, new_path: str, diff: str) -> str:
+    """Return what a move does to the note itself: where it goes, and whether its own text changes."""
+    text = "its links change as shown below" if has_changed_lines(diff) else "its text stays the same"
+    return f"Moves {code(path)} to {code(new_path)}; {text}."
 
 
 def has_changed_lines(diff: str) -> bool:
@@ -100,8 +129,7 @@ def deleted_note_summary(proposal: ProposedEdit) -> str:
 
 def move_summary(proposal: ProposedEdit, shown: Sequence[ProposedEdit]) -> str:
     """Return what a move does: both paths, whether its own text changes, and the notes whose links change."""
-    text = "its links change as shown below" if has_changed_lines(proposal.diff) else "its text stays the same"
-    summary = f"Moves {code(proposal.path)} to {code(proposal.new_path or proposal.path)}; {text}."
+    summary = move_headline(proposal.path, proposal.new_path or proposal.path, proposal.diff)
     followers = [p.path for p in shown if p.depends_on == proposal.id and p.path != proposal.new_path]
     if not followers:
         return f"{summary} No other note's links change."

@@ -126,7 +126,7 @@ def test_the_shipped_runs_base_lists_every_run_and_its_failed_view_the_failed_on
     assert table_rows(failed)[0][1:3] == ["Daily-Briefing", "failed"]
 
 
-def test_a_dry_run_without_a_model_shows_what_the_collector_gathered_and_writes_nothing(
+def test_a_dry_run_without_a_model_shows_what_the_collector_gathered_writes_nothing_and_is_listed(
     settings: Settings, vault: Path
 ) -> None:
     env: dict[str, str | None] = dict.fromkeys(SETTINGS_ENV)
@@ -143,8 +143,12 @@ def test_a_dry_run_without_a_model_shows_what_the_collector_gathered_and_writes_
 
     result = runner.invoke(cli, ["crew", "run", "Task-Triage", "--dry-run"], env=env)
     as_json = runner.invoke(cli, ["crew", "run", "Task-Triage", "--dry-run", "--json"], env=env)
+    listed = runner.invoke(cli, ["crew", "runs"], env=env)  # each command a new service, as a new process
+    shown = runner.invoke(cli, ["crew", "show", json.loads(as_json.stdout)["id"]], env=env)
 
-    assert vault_hashes(vault) == before  # no run log, no runs.base, nothing
+    assert vault_hashes(vault) == before  # no run log, no runs.base, nothing: the logs are under DATA_DIR
+    assert listed.stdout.count("Task-Triage  failed dry-run") == 2, listed.output
+    assert shown.exit_code == 0 and "gathered TaskNotes/File the tax return.md" in shown.stdout, shown.output
     assert "a language model is needed for the rest" in result.stdout, result.output
     assert "gathered TaskNotes/File the tax return.md" in result.stdout and "4 note(s) in TaskNotes/" in result.stdout
     state = json.loads(as_json.stdout)
@@ -154,7 +158,9 @@ def test_a_dry_run_without_a_model_shows_what_the_collector_gathered_and_writes_
     assert state["writes"] == 0 and state["planned"] == []
 
 
-def test_over_http_a_dry_run_without_a_model_is_readable_but_never_saved(settings: Settings, vault: Path) -> None:
+def test_over_http_a_dry_run_without_a_model_is_readable_and_listed_but_not_in_the_vault(
+    settings: Settings, vault: Path
+) -> None:
     with crew_world(settings) as world:  # world.settings names no model: the server finds none
         before = vault_hashes(vault)
         with serve_in_thread(create_app(world.settings, world.services)) as url, httpx.Client(base_url=url) as client:
@@ -166,7 +172,7 @@ def test_over_http_a_dry_run_without_a_model_is_readable_but_never_saved(setting
 
     assert events[-1]["status"] == "failed" and "a language model is needed" in events[-1]["error"]
     assert run["status"] == "failed" and any("gathered TaskNotes/" in line for line in run["tasks"][0]["lines"])
-    assert listed == [] and vault_hashes(vault) == before
+    assert [(r["id"], r["dry_run"]) for r in listed] == [(run["id"], True)] and vault_hashes(vault) == before
 
 
 def test_token_counts_of_the_running_task_stream_at_a_modest_rate(settings: Settings, vault: Path) -> None:

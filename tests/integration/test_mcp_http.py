@@ -336,6 +336,22 @@ def test_a_crew_runs_dry_and_its_writes_apply_only_on_accept(settings: Settings,
     assert BRIEFING in daily_note_of(vault, today).read_text(encoding="utf-8")
 
 
+def test_a_crew_dry_run_without_a_model_lists_what_its_collector_gathered(settings: Settings, vault: Path) -> None:
+    async def scenario(url: str) -> types.CallToolResult:
+        async with http_client(url) as client:
+            return await client.call_tool("run_crew_dry", {"name": "Task-Triage"})
+
+    with crew_world(settings) as world:  # world.settings names no model, and none is given: the server finds none
+        app = create_app(world.settings.model_copy(update={"watch": False}), world.services)
+        with serve_in_thread(app) as base:
+            result = run(scenario(f"{base}/mcp"))
+
+    reply = text_of(result)
+    assert result.is_error and "what the collector gathered is listed with its task" in reply
+    assert "- backlog (" in reply and "gathered TaskNotes/File the tax return.md" in reply, reply
+    assert "- triage (" in reply and ": skipped" in reply
+
+
 def test_on_2026_connections_only_an_answer_to_the_question_asked_applies(url: str, vault: Path) -> None:
     before = (vault / NOTE).read_bytes()
     accept = {"confirm": types.ElicitResult(action="accept")}

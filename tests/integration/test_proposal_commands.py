@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from app.cli.main import cli
 from core.settings import Settings
 from tests.conftest import ROOT, SETTINGS_ENV
-from tests.web_support import propose_locally
+from tests.integration.mcp_support import proposal_ids
+from tests.web_support import propose_locally, run_write_tool_locally
 
 NOTE = "Inbox/Quick capture.md"
 runner = CliRunner()
@@ -54,6 +55,22 @@ def test_proposals_are_listed_and_shown_with_their_diff(settings: Settings) -> N
 
     assert listed.exit_code == 0 and proposal_id in listed.stdout and "+- listed" in listed.stdout
     assert shown.exit_code == 0 and f"{proposal_id} · append · {NOTE}" in shown.stdout and "pending" in shown.stdout
+
+
+def test_a_move_says_where_the_note_goes_and_that_its_text_stays_never_a_bare_diff_header(
+    settings: Settings, vault: Path
+) -> None:
+    (vault / "Inbox" / "platypus.MD").write_text("# Platypus\n\nLays eggs.\n", encoding="utf-8")  # any case of .md
+    arguments = {"path": "Inbox/platypus.MD", "new_path": "Resources/"}
+
+    reply = run_write_tool_locally(settings, "move_note", arguments)  # what the MCP client's model reads
+    (proposal_id,) = proposal_ids(reply)
+    listed = runner.invoke(cli, ["proposals"], env=env_of(settings))
+    shown = runner.invoke(cli, ["proposals", "show", proposal_id], env=env_of(settings))
+
+    moved = "Moves `Inbox/platypus.MD` to `Resources/platypus.MD`; its text stays the same."
+    for text in (reply, listed.stdout, shown.stdout):
+        assert moved in text and "+++ b/" not in text, text
 
 
 def test_apply_asks_on_a_terminal_and_a_pipe_cannot_answer(settings: Settings, vault: Path) -> None:

@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
-from tests.web_support import API_KEY, NOTE, csrf_of, propose_locally
+from tests.web_support import API_KEY, NOTE, csrf_of, propose_locally, run_write_tool_locally
 
 # The services start from sample_vault's index, built once per session (tests/conftest.py).
 pytestmark = pytest.mark.indexed
@@ -137,6 +137,17 @@ def test_without_api_key_pages_open_on_loopback_and_their_forms_still_need_the_s
     assert "Log out" not in page.text  # no key, nothing to log out of
     assert discarded.status_code == 200 and "Discarded 1 proposal(s)." in discarded.text
     assert "No proposals are waiting." in discarded.text
+
+
+def test_the_proposals_page_says_a_move_keeps_its_text_instead_of_a_bare_diff_header(
+    open_client: TestClient, settings: Settings
+) -> None:
+    run_write_tool_locally(settings, "move_note", {"path": NOTE, "new_path": "Archive/"})
+
+    page = open_client.get("/proposals")
+
+    assert page.status_code == 200 and "its text stays the same" in page.text
+    assert "+++ b/Archive/Quick capture.md" not in page.text
 
 
 def test_pages_answer_only_under_loopback_names_and_forbid_framing_and_inline_script(
