@@ -14,6 +14,8 @@ from agent.tools.definition import ToolArgs, require
 from core.errors import InvalidRequest, NotFound
 from edits.text import body as ops
 from edits.text import frontmatter as fm
+from edits.text.task_completion import TasksPlugin
+from rag.notes.obsidian_config import tasks_plugin_settings
 
 EditCommand = Literal[
     "create",
@@ -61,6 +63,8 @@ def _text_value(args: EditNoteArgs, usage: str) -> str:
 def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None = None) -> str:
     """Return the note's text after the edit `args` describes (pure: nothing is read or written).
 
+    toggle_task here only flips the checkbox; `plan_edit_note` adds what the vault's Tasks plugin writes with it.
+
     Args:
         before: the note's text now ("" for create).
         args: the edit.
@@ -98,7 +102,7 @@ def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None 
         return fm.add_alias(before, _text_value(args, "edit_note add_alias"))
     if command == "add_task":
         return ops.add_task(before, content, heading=args.heading)
-    return ops.toggle_task(before, line=args.line, task=content)
+    return ops.toggle_task(before, line=args.line, task=content).text
 
 
 def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedEdit]:
@@ -112,6 +116,8 @@ def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedE
         before = context.read(path)
         if before is None:
             raise NotFound(f"{path!r} does not exist; use command create to make a new note")
+        if args.command == "toggle_task":
+            return [_plan_toggle_task(context, path, before, args)]
         return [PlannedEdit(args.command.replace("_", " "), path, before, compute_after(before, args))]
     path = new_note_path(context, args.path)
     if context.read(path) is not None:
@@ -119,6 +125,16 @@ def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedE
     template = render_named_template(context, args.template, note_path=path) if args.template.strip() else None
     after = compute_after("", args, template_text=template)
     return [PlannedEdit("create" if after else "create (empty note)", path, None, after)]
+
+
+def _plan_toggle_task(context: ProposeContext, path: str, before: str, args: EditNoteArgs) -> PlannedEdit:
+    # A vault with the Tasks plugin gets what the plugin writes on a toggle (done date, next occurrence), dated by
+    # the user's today; the summary says what the plugin's part left out.
+    settings = tasks_plugin_settings(context.root)
+    plugin = None if settings is None else TasksPlugin(settings, context.today())
+    toggled = ops.toggle_task(before, line=args.line, task=args.content, plugin=plugin)
+    operation = f"toggle task ({toggled.remark})" if toggled.remark else "toggle task"
+    return PlannedEdit(operation, path, before, toggled.text)
 
 
 EDIT_NOTE: ProposeTool[EditNoteArgs] = ProposeTool(

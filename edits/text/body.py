@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.errors import InvalidRequest, NotFound
+from edits.text.task_completion import TasksPlugin, complete_task, reopen_task
 from rag.notes.frontmatter import find_frontmatter_end
 from rag.notes.links import heading_key
 from rag.notes.markdown import heading_paths
@@ -224,13 +225,34 @@ def _task_line(note: NoteLines, *, line: int, task: str) -> int:
     return found[0]
 
 
-def toggle_task(text: str, *, line: int = 0, task: str = "") -> str:
-    """Return the note with one task checked (`[x]`) if it was open, or reopened (`[ ]`) otherwise."""
+@dataclass(frozen=True, slots=True)
+class ToggledTask:
+    """A note with one task toggled, and what the Tasks plugin's part of it did or left out ("": nothing to say)."""
+
+    text: str
+    remark: str = ""
+
+
+def toggle_task(text: str, *, line: int = 0, task: str = "", plugin: TasksPlugin | None = None) -> ToggledTask:
+    """Return the note with one task checked (`[x]`) if it was open, or reopened (`[ ]`) otherwise.
+
+    With the vault's Tasks plugin (`plugin`), the line changes as the plugin changes it: a done date on completion
+    and a recurring task's next occurrence next to it; reopening drops the done date. Without it, or on a checkbox
+    the plugin does not count (no global filter), only the mark changes.
+    """
     note = NoteLines.parse(text)
     index = _task_line(note, line=line, task=task)
     match = _TASK.match(note.lines[index])
     if match is None:  # _task_line only returns task lines
         raise NotFound(f"line {index + 1} is not a task")
-    mark = "x" if match["mark"] == " " else " "
-    note.lines[index] = f"{match['lead']}{mark}{match['rest']}"
-    return note.render()
+    lead, after = match["lead"], match["rest"][1:]
+    if plugin is None or not plugin.is_task(after):
+        mark = "x" if match["mark"] == " " else " "
+        note.lines[index] = f"{lead}{mark}]{after}"
+        return ToggledTask(note.render())
+    if match["mark"] != " ":
+        note.lines[index] = f"{lead} ]{reopen_task(after, plugin)}"
+        return ToggledTask(note.render())
+    completed = complete_task(lead, after, plugin)
+    note.lines[index : index + 1] = completed.lines
+    return ToggledTask(note.render(), completed.remark)

@@ -1,4 +1,4 @@
-"""Obsidian's own settings that decide where notes go: Daily notes, Templates and the new-note folder (`.obsidian/`).
+"""Obsidian's own settings (`.obsidian/`): where notes go (Daily notes, Templates, new notes), how tasks are written.
 
 Read fresh on every call (the files are tiny and the user may change them in Obsidian at any time); an absent or
 broken file means Obsidian's defaults, as in the app.
@@ -18,6 +18,7 @@ DEFAULT_DAILY_FORMAT = "YYYY-MM-DD"  # Obsidian's default when the Daily notes p
 DEFAULT_TEMPLATE_DATE_FORMAT = "YYYY-MM-DD"  # the Templates plugin's defaults for {{date}} and {{time}}
 DEFAULT_TEMPLATE_TIME_FORMAT = "HH:mm"
 FALLBACK_TEMPLATES_FOLDER = "Templates"
+TASKS_PLUGIN_CONFIG = "plugins/obsidian-tasks-plugin/data"  # the Tasks plugin's settings: .obsidian/<this>.json
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,12 @@ def text_setting(config: dict[str, object], key: str) -> str:
     """Return a setting's text, stripped ("" when it is missing or not text)."""
     value = config.get(key)
     return value.strip() if isinstance(value, str) else ""
+
+
+def flag_setting(config: dict[str, object], key: str, default: bool) -> bool:
+    """Return a true/false setting, or `default` when it is missing or not true/false."""
+    value = config.get(key)
+    return value if isinstance(value, bool) else default
 
 
 def daily_notes_config(root: Path) -> DailyNotesConfig:
@@ -94,7 +101,39 @@ def tasks_global_filter(root: Path) -> str:
 
     With one set, a checkbox line without it is no task to the plugin: no query lists it, no done date is set.
     """
-    return text_setting(plugin_config(root, "plugins/obsidian-tasks-plugin/data"), "globalFilter")
+    return text_setting(plugin_config(root, TASKS_PLUGIN_CONFIG), "globalFilter")
+
+
+@dataclass(frozen=True, slots=True)
+class TasksPluginSettings:
+    """The Tasks plugin's settings that decide what completing a task writes; the plugin's defaults otherwise."""
+
+    global_filter: str = ""
+    is_dataview_format: bool = False  # taskFormat "dataview": [due:: 2024-03-04] instead of 📅 2024-03-04
+    sets_done_date: bool = True  # setDoneDate: ✅ today on a completed task
+    sets_created_date: bool = False  # setCreatedDate: ➕ today on a new task, the next occurrence included
+    is_recurrence_on_next_line: bool = False  # recurrenceOnNextLine: the next occurrence goes below, not above
+    removes_scheduled_date: bool = False  # removeScheduledDateOnRecurrence (when a start or due date is left)
+
+
+def tasks_plugin_settings(root: Path) -> TasksPluginSettings | None:
+    """Return the Tasks plugin's settings, or None when the vault has no Tasks plugin configured.
+
+    The plugin writes its `data.json` when it is first enabled, so without that file no plugin acts on completed
+    tasks; a broken file means the plugin's defaults.
+    """
+    if not (root / ".obsidian" / f"{TASKS_PLUGIN_CONFIG}.json").is_file():
+        return None
+    config = plugin_config(root, TASKS_PLUGIN_CONFIG)
+    defaults = TasksPluginSettings()
+    return TasksPluginSettings(
+        global_filter=text_setting(config, "globalFilter"),
+        is_dataview_format=config.get("taskFormat") == "dataview",
+        sets_done_date=flag_setting(config, "setDoneDate", defaults.sets_done_date),
+        sets_created_date=flag_setting(config, "setCreatedDate", defaults.sets_created_date),
+        is_recurrence_on_next_line=flag_setting(config, "recurrenceOnNextLine", defaults.is_recurrence_on_next_line),
+        removes_scheduled_date=flag_setting(config, "removeScheduledDateOnRecurrence", defaults.removes_scheduled_date),
+    )
 
 
 def new_note_folder(root: Path) -> str:

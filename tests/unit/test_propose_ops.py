@@ -71,8 +71,12 @@ BODY_CASES: list[tuple[str, Edit, str]] = [
         FRONT + BODY.replace("sub text\n", "sub text\n- [ ] sow beans\n"),
     ),
     ("add task at end", lambda t: ops.add_task(t, "rake"), FRONT + BODY + "- [ ] rake\n"),
-    ("toggle task by text", lambda t: ops.toggle_task(t, task="water"), NOTE.replace("- [ ] water", "- [x] water")),
-    ("untoggle task by line", lambda t: ops.toggle_task(t, line=19), NOTE.replace("- [x] dig", "- [ ] dig")),
+    (
+        "toggle task by text",
+        lambda t: ops.toggle_task(t, task="water").text,
+        NOTE.replace("- [ ] water", "- [x] water"),
+    ),
+    ("untoggle task by line", lambda t: ops.toggle_task(t, line=19).text, NOTE.replace("- [x] dig", "- [ ] dig")),
 ]
 
 
@@ -196,7 +200,7 @@ CODE_TASKS = "---\nx:\n  - [ ] in frontmatter\n---\n```\n- [ ] in code\n```\n%%\
 def test_toggle_by_line_refuses_task_lookalikes_in_code_comments_and_frontmatter(line: int, where: str) -> None:
     with pytest.raises(NotFound, match=f"line {line} is in (the|a) {where}"):
         ops.toggle_task(CODE_TASKS, line=line)
-    assert ops.toggle_task(CODE_TASKS, line=11) == CODE_TASKS.replace("- [ ] real", "- [x] real")
+    assert ops.toggle_task(CODE_TASKS, line=11).text == CODE_TASKS.replace("- [ ] real", "- [x] real")
 
 
 def test_toggle_by_text_ignores_task_lookalikes_in_code_and_comments() -> None:

@@ -1,0 +1,166 @@
+"""toggle_task in a vault with the Tasks plugin, proposed, applied and undone on a copy of sample_vault."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from agent.propose import ProposalToolbox
+from core.edits import ProposedEdit
+from edits.apply import apply_edits
+from edits.changelog import SqliteChangeLog
+from edits.messages.entries import proposal_entries
+from edits.proposals import SqliteProposalStore
+from edits.undo import undo_last
+from edits.writers.files import FileVaultWriter
+from rag.notes.obsidian_config import TasksPluginSettings, tasks_plugin_settings
+from tests.edit_fakes import write_settings, write_tools_reader
+
+NOW = datetime(2024, 3, 6, 9, 0, tzinfo=UTC)  # the user's today: Wednesday 2024-03-06
+NOTE = "Areas/Chores.md"
+CHORES = (
+    "# Chores\n"
+    "- [ ] Take out the trash 🔁 every week 📅 2024-03-04\n"
+    "- [ ] Pay rent 🔁 every month on the last 📅 2024-02-29\n"
+    "- [x] Water plants ✅ 2024-03-01\n"
+    "- [ ] Call Bob\n"
+)
+PLUGIN_DATA = ".obsidian/plugins/obsidian-tasks-plugin/data.json"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "sample_vault", root)
+    (root / NOTE).write_text(CHORES, encoding="utf-8")
+    return root
+
+
+def with_tasks_plugin(vault: Path, **settings: object) -> None:
+    data = vault / PLUGIN_DATA
+    data.parent.mkdir(parents=True)
+    data.write_text(json.dumps({"globalFilter": "", "taskFormat": "tasksPluginEmoji", **settings}), encoding="utf-8")
+
+
+def propose_toggle(vault: Path, store: SqliteProposalStore, line: int) -> ProposedEdit:
+    toolbox = ProposalToolbox(
+        write_tools_reader(vault, NOW), store, write_settings(), conversation_id="c1", clock=lambda: NOW
+    )
+    asyncio.run(toolbox.run("edit_note", json.dumps({"command": "toggle_task", "path": NOTE, "line": line})))
+    [proposal] = toolbox.proposals
+    return proposal
+
+
+def changed_lines(diff: str) -> list[str]:
+    return [line for line in diff.splitlines()[2:] if line[:1] in "+-"]
+
+
+@pytest.fixture
+def log(tmp_path: Path):
+    opened = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
+    yield opened
+    opened.close()
+
+
+def apply_then_undo(vault: Path, proposal: ProposedEdit, log: SqliteChangeLog) -> tuple[str, str]:
+    """Apply the proposal and undo it; return the note's text after each."""
+    writer = FileVaultWriter(vault)
+    report = asyncio.run(apply_edits([proposal], writer=writer, log=log, settings=write_settings(), now=NOW))
+    assert [outcome.status for outcome in report.outcomes] == ["applied"]
+    applied = (vault / NOTE).read_text(encoding="utf-8")
+    undone = asyncio.run(undo_last(writer=writer, log=log, now=NOW + timedelta(minutes=1), confirm=True))
+    assert undone.is_applied
+    return applied, (vault / NOTE).read_text(encoding="utf-8")
+
+
+def test_completing_a_recurring_task_adds_its_done_date_and_next_occurrence_and_undo_restores_the_note(
+    vault: Path, store: SqliteProposalStore, log: SqliteChangeLog
+) -> None:
+    with_tasks_plugin(vault)
+    proposal = propose_toggle(vault, store, 2)
+
+    assert proposal.operation == "toggle task (next occurrence added)"
+    assert changed_lines(proposal.diff) == [
+        "-- [ ] Take out the trash 🔁 every week 📅 2024-03-04",
+        "+- [ ] Take out the trash 🔁 every week 📅 2024-03-11",
+        "+- [x] Take out the trash 🔁 every week 📅 2024-03-04 ✅ 2024-03-06",
+    ]
+    applied, undone = apply_then_undo(vault, proposal, log)
+    assert applied == CHORES.replace(
+        "- [ ] Take out the trash 🔁 every week 📅 2024-03-04\n",
+        "- [ ] Take out the trash 🔁 every week 📅 2024-03-11\n"
+        "- [x] Take out the trash 🔁 every week 📅 2024-03-04 ✅ 2024-03-06\n",
+    )
+    assert undone == CHORES
+
+
+def test_reopening_a_task_drops_its_done_date_and_undo_puts_it_back(
+    vault: Path, store: SqliteProposalStore, log: SqliteChangeLog
+) -> None:
+    with_tasks_plugin(vault)
+    proposal = propose_toggle(vault, store, 4)
+
+    assert changed_lines(proposal.diff) == ["-- [x] Water plants ✅ 2024-03-01", "+- [ ] Water plants"]
+    applied, undone = apply_then_undo(vault, proposal, log)
+    assert applied == CHORES.replace("- [x] Water plants ✅ 2024-03-01", "- [ ] Water plants")
+    assert undone == CHORES
+
+
+def test_the_plugins_settings_decide_the_format_and_the_done_date(vault: Path, store: SqliteProposalStore) -> None:
+    (vault / NOTE).write_text("- [ ] Call Bob  [due:: 2024-03-06]\n- [ ] Call Ann\n", encoding="utf-8")
+    with_tasks_plugin(vault, taskFormat="dataview")
+    assert (
+        changed_lines(propose_toggle(vault, store, 1).diff)[1]
+        == "+- [x] Call Bob  [due:: 2024-03-06]  [completion:: 2024-03-06]"
+    )
+    (vault / PLUGIN_DATA).write_text(json.dumps({"setDoneDate": False}), encoding="utf-8")
+    assert changed_lines(propose_toggle(vault, store, 2).diff) == ["-- [ ] Call Ann", "+- [x] Call Ann"]
+
+
+def test_a_rule_not_computed_here_completes_the_task_and_the_proposal_says_no_next_occurrence_was_made(
+    vault: Path, store: SqliteProposalStore
+) -> None:
+    with_tasks_plugin(vault)
+    proposal = propose_toggle(vault, store, 3)
+
+    assert changed_lines(proposal.diff) == [
+        "-- [ ] Pay rent 🔁 every month on the last 📅 2024-02-29",
+        "+- [x] Pay rent 🔁 every month on the last 📅 2024-02-29 ✅ 2024-03-06",
+    ]
+    [entry] = proposal_entries([proposal])
+    assert "toggle task (next occurrence not created: its rule 'every month on the last' is not supported" in entry
+
+
+def test_a_vault_without_the_tasks_plugin_gets_a_plain_flip(
+    vault: Path, store: SqliteProposalStore, log: SqliteChangeLog
+) -> None:
+    assert not (vault / PLUGIN_DATA).exists()
+    proposal = propose_toggle(vault, store, 2)
+
+    assert proposal.operation == "toggle task"
+    assert changed_lines(proposal.diff) == [
+        "-- [ ] Take out the trash 🔁 every week 📅 2024-03-04",
+        "+- [x] Take out the trash 🔁 every week 📅 2024-03-04",
+    ]
+    applied, undone = apply_then_undo(vault, proposal, log)
+    assert applied == CHORES.replace("- [ ] Take out the trash", "- [x] Take out the trash")
+    assert undone == CHORES
+
+
+def test_the_plugins_settings_are_read_from_its_data_json(tmp_path: Path) -> None:
+    assert tasks_plugin_settings(tmp_path) is None  # no plugin: toggle_task only flips the checkbox
+    data = tmp_path / PLUGIN_DATA
+    data.parent.mkdir(parents=True)
+    data.write_text("{not json", encoding="utf-8")
+    assert tasks_plugin_settings(tmp_path) == TasksPluginSettings()  # the plugin's defaults
+    settings = {
+        "globalFilter": "#task", "taskFormat": "dataview", "setDoneDate": False, "setCreatedDate": True,
+        "recurrenceOnNextLine": True, "removeScheduledDateOnRecurrence": True,
+    }  # fmt: skip
+    data.write_text(json.dumps(settings), encoding="utf-8")
+    assert tasks_plugin_settings(tmp_path) == TasksPluginSettings("#task", True, False, True, True, True)
