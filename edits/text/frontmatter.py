@@ -79,9 +79,29 @@ def set_property(text: str, name: str, value: PropertyValue) -> str:
     key = _property_name(name)
 
     def change(data: CommentedMap) -> None:
-        data[key] = _yaml_value(value)
+        data[key] = _yaml_value(_as_typed_like(value, data.get(key)))
 
     return edit_frontmatter(text, change)
+
+
+def _as_typed_like(value: PropertyValue, current: object) -> PropertyValue:
+    """Return `value` as a number or checkbox when it is the text of one and the property holds one already.
+
+    A model (or a tool call) sends "2021" for `year: 2020`: written as text, `year: '2021'` is a text property in
+    Obsidian, no longer sortable as a number.
+    """
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if isinstance(current, bool):  # before int: a bool is an int to Python
+        return text.casefold() == "true" if text.casefold() in ("true", "false") else value
+    if isinstance(current, int | float):
+        for parse in (int, float):
+            try:
+                return parse(text)
+            except ValueError:
+                continue
+    return value
 
 
 def remove_property(text: str, name: str) -> str:

@@ -116,6 +116,32 @@ FRONT_CASES: list[tuple[str, str, Edit, str]] = [
     ),
     ("empty block is removed", "---\nk: 1\n---\nx\n", lambda t: fm.remove_property(t, "k"), "x\n"),
     ("flush list style kept", "---\nt:\n- a\n---\n", lambda t: fm.set_property(t, "n", 2), "---\nt:\n- a\nn: 2\n---\n"),
+    # The text of a number or checkbox, for a property holding one, keeps its type (not "year: '2021'").
+    (
+        "number stays a number",
+        "---\nyear: 2020\n---\n",
+        lambda t: fm.set_property(t, "year", "2021"),
+        "---\nyear: 2021\n---\n",
+    ),
+    ("float from text", "---\nkm: 5\n---\n", lambda t: fm.set_property(t, "km", " 5.5"), "---\nkm: 5.5\n---\n"),
+    (
+        "checkbox from text",
+        "---\ndone: false\n---\n",
+        lambda t: fm.set_property(t, "done", "True"),
+        "---\ndone: true\n---\n",
+    ),
+    (
+        "text stays text",
+        "---\nyear: 2020\n---\n",
+        lambda t: fm.set_property(t, "year", "soon"),
+        "---\nyear: soon\n---\n",
+    ),
+    (
+        "new text property",
+        "---\na: 1\n---\n",
+        lambda t: fm.set_property(t, "code", "007"),
+        "---\na: 1\ncode: '007'\n---\n",
+    ),
 ]
 
 
