@@ -52,7 +52,9 @@ class Query:
     embedding: Embedding
     in_context: tuple[str, Embedding] | None = None  # the earlier question and this one, embedded together
     is_topic_switch: bool = False  # a follow-up whose weighed words are all its own (see `is_topic_switch`)
-    is_continuation: bool = False  # asks only for more of the answer before it: searched in its context only
+    # Searched in its context only: it asks only for more of the answer before ("Tell me more"), or points back at
+    # the question before ("And why did I replace it?"; searched alone too, "replace" found the smoke detector note).
+    only_in_context: bool = False
 
     @property
     def says_nothing(self) -> bool:
@@ -89,7 +91,12 @@ def is_topic_switch(question: str, embedding: Embedding, *, earlier: Embedding) 
     own = words - set(earlier.sparse.indices)
     if len(own) >= FOLLOW_UP_MAX_TERMS:
         return True
-    return len(own) >= SWITCH_MIN_TERMS and own == words and not _POINTS_BACK.search(question)
+    return len(own) >= SWITCH_MIN_TERMS and own == words and not points_back(question)
+
+
+def points_back(question: str) -> bool:
+    """Return True when a question names what it asks about by a word pointing back ("it", "that", "other" ...)."""
+    return bool(_POINTS_BACK.search(question))
 
 
 def with_earlier(question: str, earlier: str) -> str:

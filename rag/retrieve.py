@@ -11,7 +11,15 @@ from core.settings import RetrievalSettings
 from core.tracing import OPERATION, span
 from rag.answer.secrets import redact_secrets
 from rag.diversity import diversify_by_note
-from rag.follow_up import Query, fuse_by_rank, is_continuation, is_follow_up, is_topic_switch, with_earlier
+from rag.follow_up import (
+    Query,
+    fuse_by_rank,
+    is_continuation,
+    is_follow_up,
+    is_topic_switch,
+    points_back,
+    with_earlier,
+)
 from rag.search_trace import SearchTrace, trace_hits
 
 RERANK_QUERY_CHARS = 4_096
@@ -64,10 +72,12 @@ class Retriever:
         embedding = self.embed_query(question)
         if earlier.strip() and is_continuation(question):  # "Tell me more": nothing to search for on its own
             text = with_earlier(question, earlier)
-            return Query(question.strip(), embedding, (text, self.embed_query(text)), is_continuation=True)
+            return Query(question.strip(), embedding, (text, self.embed_query(text)), only_in_context=True)
         if not is_follow_up(embedding, earlier):
             return Query(question.strip(), embedding)
         text = with_earlier(question, earlier)
+        if points_back(question):  # "And why did I replace it?": "it" is in the question before
+            return Query(question.strip(), embedding, (text, self.embed_query(text)), only_in_context=True)
         switched = is_topic_switch(question, embedding, earlier=self.embed_query(earlier))
         return Query(question.strip(), embedding, (text, self.embed_query(text)), is_topic_switch=switched)
 
@@ -76,7 +86,7 @@ class Retriever:
         if query.in_context is None:
             return self.search(query.text, k=k, embedding=query.embedding)
         text, embedding = query.in_context
-        if query.is_continuation:
+        if query.only_in_context:
             return self.search(text, k=k, embedding=embedding)
         limit = k or self._settings.top_k
         depth = max(limit, self._settings.rerank_candidates)

@@ -106,6 +106,19 @@ def test_a_new_topic_in_two_words_right_after_a_question_must_be_covered_on_its_
     assert follow_up.in_context is not None and gate.covers(follow_up)
 
 
+def test_a_follow_up_pointing_back_is_searched_in_the_context_of_the_question_before(indexed: Services) -> None:
+    # Searched alone too, "replace" brought the smoke detector note among the passages, and the 1.5B answered about
+    # its batteries.
+    earlier = "Which chain did I fit on the commuter bike, and how many links does it have?"
+    query = indexed.retriever.prepare("And why did I replace it?", earlier)
+
+    hits = indexed.retriever.search_for(query, k=6)
+
+    assert query.only_in_context
+    assert hits[0].chunk.path == "Inbox/Bike Repair Notes.md"
+    assert "TaskNotes/Replace smoke detector batteries.md" not in {hit.chunk.path for hit in hits}
+
+
 def test_filters_restrict_what_counts_as_covering(gate: RelevanceGate) -> None:
     question = "How much salt do I use for sauerkraut?"
     anywhere = gate.check(question)

@@ -12,6 +12,7 @@ from rag.follow_up import (
     is_continuation,
     is_follow_up,
     is_topic_switch,
+    points_back,
     with_earlier,
 )
 
@@ -81,11 +82,18 @@ def test_a_message_with_words_of_its_own_is_no_continuation(message: str) -> Non
     assert not is_continuation(message)
 
 
+def test_a_question_pointing_back_names_what_it_asks_about_by_the_question_before() -> None:
+    assert points_back("And why did I replace it?")
+    assert points_back("Were other values tried?")
+    assert not points_back("Is there a gym nearby?")
+    assert not points_back("Where is the italic text?")  # "it" inside a word
+
+
 def test_a_message_that_says_nothing_to_search_for() -> None:
     alone = terms(1)
     assert Query("???", alone).says_nothing
     assert Query("Tell me more", alone).says_nothing  # as the first message: nothing to say more of
-    assert not Query("Tell me more", alone, ("…", terms(1, 2)), is_continuation=True).says_nothing
+    assert not Query("Tell me more", alone, ("…", terms(1, 2)), only_in_context=True).says_nothing
     assert not Query("What is kahm yeast?", alone).says_nothing
     assert not Query("泡菜怎么做?", alone).says_nothing  # words BM25 may not weigh are still words
 
