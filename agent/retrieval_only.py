@@ -12,6 +12,7 @@ from core.errors import InvalidRequest
 from rag.answer.citations import note_of
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.relevance_gate import RelevanceGate
+from rag.follow_up import context_before
 from rag.notes.links import LinkResolver
 from rag.retrieve import Retriever
 
@@ -66,13 +67,13 @@ class RetrievalOnlyAnswerer:
     async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         """Yield the passages reply line by line (so streaming clients see it arrive), then AnswerDone."""
         question = latest_question(request)
-        earlier = questions_asked(user_texts(request)[:-1])[-1:]  # "which note says that?" is no question here
+        earlier = context_before(questions_asked(user_texts(request)[:-1]))  # (agent.answer_footer.earlier_question)
         last_reply = previous_reply(request)
         if last_reply and asks_for_sources(question):  # "which note says that?": the reply before it, not a search
             reply = await asyncio.to_thread(self._sources_reply, last_reply)
         else:
             yield AnswerStatus("searching your notes…")
-            reply = await asyncio.to_thread(self._reply, question, earlier[0] if earlier else "")
+            reply = await asyncio.to_thread(self._reply, question, earlier)
         for line in reply.splitlines(keepends=True):
             yield AnswerText(line)
         prompt = sum(estimate_tokens(m.content) for m in request.messages)

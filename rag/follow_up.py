@@ -99,6 +99,26 @@ def points_back(question: str) -> bool:
     return bool(_POINTS_BACK.search(question))
 
 
+MAX_CHAIN = 3  # questions a follow-up's context reaches back over: "Which chain?", "Why replace it?", "Tell me more"
+CHAIN_WORDS = 8  # a question pointing back in more words than this says what it is about itself
+
+
+def context_before(questions: Sequence[str]) -> str:
+    """Return what a follow-up of the latest of `questions` leans on: it, and the ones it follows, one a line.
+
+    While a question is itself a follow-up ("Tell me more", "And why did I replace it?"), the one before it is
+    taken too, oldest first, at most MAX_CHAIN. "Tell me more" after "And why did I replace it?", searched with
+    the latter alone, found nothing about the bike chain two questions back.
+    """
+    chain: list[str] = []
+    for question in reversed(questions[-MAX_CHAIN:]):
+        chain.insert(0, question.strip())
+        leans_back = is_continuation(question) or (points_back(question) and len(question.split()) <= CHAIN_WORDS)
+        if not leans_back:
+            break
+    return "\n".join(chain)
+
+
 def with_earlier(question: str, earlier: str) -> str:
     """Return the text searched for a follow-up: the earlier question, then this one."""
     return f"{earlier.strip()}\n{question.strip()}"

@@ -11,6 +11,7 @@ from app.wiring import Services
 from core.domain import SearchFilters
 from core.errors import IndexModelMismatch, InvalidRequest
 from rag.answer.relevance_gate import Coverage, RelevanceGate, is_covered
+from rag.follow_up import context_before
 from tests.conftest import REAL_MODEL_GROUP
 from tests.fakes import HashingEmbedder
 
@@ -117,6 +118,21 @@ def test_a_follow_up_pointing_back_is_searched_in_the_context_of_the_question_be
     assert query.only_in_context
     assert hits[0].chunk.path == "Inbox/Bike Repair Notes.md"
     assert "TaskNotes/Replace smoke detector batteries.md" not in {hit.chunk.path for hit in hits}
+
+
+def test_tell_me_more_after_a_follow_up_leans_on_the_question_that_one_follows(
+    indexed: Services, gate: RelevanceGate
+) -> None:
+    # With "And why did I replace it?" alone as its context, "replace" brought the smoke detector note, a knee and a
+    # server note among the passages (tried with the 1.5B, which then refused).
+    chain = "Which chain did I fit on the commuter bike, and how many links does it have?"
+    asked = [chain, "And why did I replace it?"]
+    query = indexed.retriever.prepare("tell me more", context_before(asked))
+
+    paths = [hit.chunk.path for hit in indexed.retriever.search_for(query, k=6)]
+
+    assert gate.covers(query) and paths[0] == "Inbox/Bike Repair Notes.md"
+    assert "TaskNotes/Replace smoke detector batteries.md" not in paths
 
 
 def test_filters_restrict_what_counts_as_covering(gate: RelevanceGate) -> None:

@@ -8,6 +8,7 @@ from core.domain import Chunk, Embedding, SearchHit, SparseVector
 from rag.follow_up import (
     FOLLOW_UP_MAX_TERMS,
     Query,
+    context_before,
     fuse_by_rank,
     is_continuation,
     is_follow_up,
@@ -87,6 +88,15 @@ def test_a_question_pointing_back_names_what_it_asks_about_by_the_question_befor
     assert points_back("Were other values tried?")
     assert not points_back("Is there a gym nearby?")
     assert not points_back("Where is the italic text?")  # "it" inside a word
+
+
+def test_a_follow_up_leans_on_the_questions_its_question_before_follows() -> None:
+    chain = ["What did I think of The Overstory?", "Which chain did I fit?", "And why did I replace it?"]
+
+    assert context_before(chain) == "Which chain did I fit?\nAnd why did I replace it?"
+    assert context_before([*chain[:2], "Tell me more", "and why?"]) == "Which chain did I fit?\nTell me more\nand why?"
+    assert context_before(["Q?", "Why?", "How so?", "Go on", "More"]) == "How so?\nGo on\nMore"  # MAX_CHAIN
+    assert context_before([]) == ""
 
 
 def test_a_message_that_says_nothing_to_search_for() -> None:
