@@ -64,7 +64,7 @@ class EchoTrim:
                 if not is_final and is_short:
                     return ""  # the line is not whole yet, or nothing follows it yet
                 return self._done(self._fed)  # the echo is all there is: better shown than an empty answer
-            if _comparable(line.split(":", 1)[1]) == self._asked:
+            if _comparable(line.split(":", 1)[1]).startswith(self._asked):  # "… (about: …)" after "Tell me more"
                 self._has_dropped = True
                 self._held = rest
                 return self._release(is_final=is_final)

@@ -36,6 +36,7 @@ from core.ports import ChatModel
 from rag.answer.citations import note_of
 from rag.answer.context import REFUSAL, build_context, is_refusal
 from rag.answer.relevance_gate import RelevanceGate
+from rag.follow_up import is_continuation
 from rag.notes.inline import WIKILINK
 from rag.retrieve import Retriever
 
@@ -229,6 +230,7 @@ class AgentNodes:
             has_tools=bool(tools),
             can_propose=scratch.writes is not None and any(scratch.writes.has_tool(tool.name) for tool in tools),
             follows_note=asked_change(latest_question(state["messages"])).follows_note,
+            continues=self._continued(state),
         )
         messages = await fit_messages(messages, tools, self._deps.context)
         # A cap, so that a small model repeating itself stops (finish_reason "length") before its context is full.
@@ -244,6 +246,12 @@ class AgentNodes:
             max_tokens=max_tokens,
             asked=latest_question(state["messages"]),
         )
+
+    @staticmethod
+    def _continued(state: AgentState) -> str:
+        """Return what "Tell me more" asks more of: the questions before it ("" for any other message)."""
+        asked = latest_question(state["messages"])
+        return earlier_question(state["messages"]) if is_continuation(asked) else ""
 
     async def run_tools(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Run the tool calls of the last reply; their anchors become allowed citations."""

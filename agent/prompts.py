@@ -73,6 +73,7 @@ def model_messages(
     has_tools: bool = True,
     can_propose: bool = False,
     follows_note: bool = False,
+    continues: str = "",
 ) -> list[ChatMessage]:
     """Return the messages of one model call: the system message, then `history` with the turn's preamble.
 
@@ -87,6 +88,8 @@ def model_messages(
         has_tools: tools are offered with this call.
         can_propose: write tools are offered too.
         follows_note: the message asks to carry out what a note says (`agent.gate.note_instructions`).
+        continues: for a message asking only for more ("Tell me more"), the questions it continues: the 1.5B,
+            asked "tell me more" with the bike chain's passages, refused; the question says what it is about.
 
     """
     preamble = turn_preamble(
@@ -98,7 +101,8 @@ def model_messages(
         messages.append(ChatMessage(role="user", content=preamble))
     else:
         label = REQUEST_LABEL if can_propose else QUESTION_LABEL
-        content = f"{preamble}\n\n{label}: {messages[latest].content}"
+        about = f" (about: {' '.join(continues.split())})" if continues.strip() else ""
+        content = f"{preamble}\n\n{label}: {messages[latest].content}{about}"
         messages[latest] = replace(messages[latest], content=content)
     system = ChatMessage(role="system", content=system_prompt(has_tools=has_tools, can_propose=can_propose))
     return [system, *messages]

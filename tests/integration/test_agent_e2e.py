@@ -207,6 +207,22 @@ def test_a_follow_up_is_searched_after_the_question_before_it(
     assert 'path="Resources/Books/The Overstory.md"' in passages
 
 
+def test_tell_me_more_reaches_the_model_with_what_it_asks_more_about(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
+    # Asked "tell me more" with the bike chain's passages, the 1.5B refused: the question says what it is about.
+    llm.add(Turn.text("Four stars [[The Overstory]]."), Turn.text("It is long [[The Overstory]]."))
+    first = "What did I think of The Overstory by Richard Powers?"
+    messages = [{"role": "user", "content": first}]
+    messages += [{"role": "assistant", "content": ask(librarian, messages, stream=True)}]
+    messages += [{"role": "user", "content": "Tell me more"}]
+
+    ask(librarian, messages, stream=True)
+
+    assert llm.chat_requests[-1].messages[-1]["content"].endswith(f"Question: Tell me more (about: {first})")
+    assert llm.chat_requests[0].messages[-1]["content"].endswith(f"Question: {first}")
+
+
 def test_uncovered_questions_are_refused_without_asking_the_model(
     settings: Settings, services: Services, llm: ScriptedLLMServer
 ) -> None:

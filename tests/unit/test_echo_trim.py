@@ -28,6 +28,7 @@ def by_character(text: str) -> list[str]:
         ("Question: how long does it  rest\n\n45 minutes.", "45 minutes."),
         ("**Question:** How long does it rest?\r\nAnswer:\n\n45 minutes.", "45 minutes."),
         ("Request: How long does it rest?\n45 minutes.", "45 minutes."),
+        ("Question: How long does it rest? (about: the loaf)\n45 minutes.", "45 minutes."),
         ("Answer: 45 minutes.", "Answer: 45 minutes."),  # a label with no echo before it is the model's own
         ("  It rests 45 minutes.", "  It rests 45 minutes."),
         ("Questions like this one: 45 minutes.", "Questions like this one: 45 minutes."),
