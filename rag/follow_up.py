@@ -31,7 +31,7 @@ _POINTS_BACK = re.compile(
 # The words of a message that only asks for more of the answer before it ("Tell me more", "And why?", "What else?",
 # "Go on, please"): searched alone, "tell me more" found The Machine Stops, a list of advice and a tart recipe.
 _ASKS_FOR_MORE = re.compile(
-    r"\b(?:and|but|so|ok(?:ay)?|then|now|tell|give|show|me|us|more|details?|explain|elaborate|expand|continue|"
+    r"\b(?:and|but|so|then|now|tell|give|show|me|us|more|details?|explain|elaborate|expand|continue|"
     r"go|on|keep|going|else|anything|something|why|how|what|about|that|this|it|please|further|again|can|could|"
     r"would|you|the|a|in|detail|bit)\b",
     re.IGNORECASE,
@@ -99,7 +99,7 @@ def points_back(question: str) -> bool:
     return bool(_POINTS_BACK.search(question))
 
 
-MAX_CHAIN = 3  # questions a follow-up's context reaches back over: "Which chain?", "Why replace it?", "Tell me more"
+MAX_CHAIN = 6  # questions a follow-up's context reaches back over, to the last that says what it is about
 CHAIN_WORDS = 8  # a question pointing back in more words than this says what it is about itself
 
 
@@ -107,8 +107,8 @@ def context_before(questions: Sequence[str]) -> str:
     """Return what a follow-up of the latest of `questions` leans on: it, and the ones it follows, one a line.
 
     While a question is itself a follow-up ("Tell me more", "And why did I replace it?"), the one before it is
-    taken too, oldest first, at most MAX_CHAIN. "Tell me more" after "And why did I replace it?", searched with
-    the latter alone, found nothing about the bike chain two questions back.
+    taken too, oldest first, back to one that says what it is about (at most MAX_CHAIN). "Tell me more" after "And
+    why did I replace it?", searched with the latter alone, found nothing about the bike chain two questions back.
     """
     chain: list[str] = []
     for question in reversed(questions[-MAX_CHAIN:]):

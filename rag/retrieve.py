@@ -76,7 +76,7 @@ class Retriever:
         if not is_follow_up(embedding, earlier):
             return Query(question.strip(), embedding)
         text = with_earlier(question, earlier)
-        if points_back(question):  # "And why did I replace it?": "it" is in the question before
+        if points_back(question) and len(set(embedding.sparse.indices)) <= 1:  # "And why did I replace it?"
             return Query(question.strip(), embedding, (text, self.embed_query(text)), only_in_context=True)
         switched = is_topic_switch(question, embedding, earlier=self.embed_query(earlier))
         return Query(question.strip(), embedding, (text, self.embed_query(text)), is_topic_switch=switched)

@@ -120,6 +120,16 @@ def test_a_follow_up_pointing_back_is_searched_in_the_context_of_the_question_be
     assert "TaskNotes/Replace smoke detector batteries.md" not in {hit.chunk.path for hit in hits}
 
 
+@pytest.mark.parametrize("question", ["How does it work in Python?", "What time is it in Tokyo?", "Who else attended?"])
+def test_a_new_question_with_a_pronoun_and_words_of_its_own_is_searched_alone_too(
+    indexed: Services, question: str
+) -> None:
+    # A word pointing back means the question before only when the question says little else (review finding).
+    query = indexed.retriever.prepare(question, "What did I plant in the raised bed this spring?")
+
+    assert query.in_context is not None and not query.only_in_context
+
+
 def test_tell_me_more_after_a_follow_up_leans_on_the_question_that_one_follows(
     indexed: Services, gate: RelevanceGate
 ) -> None:

@@ -95,8 +95,16 @@ def test_a_follow_up_leans_on_the_questions_its_question_before_follows() -> Non
 
     assert context_before(chain) == "Which chain did I fit?\nAnd why did I replace it?"
     assert context_before([*chain[:2], "Tell me more", "and why?"]) == "Which chain did I fit?\nTell me more\nand why?"
-    assert context_before(["Q?", "Why?", "How so?", "Go on", "More"]) == "How so?\nGo on\nMore"  # MAX_CHAIN
+    assert (
+        context_before(["Bike chain?", "Tell me more", "and why?", "go on"])
+        == "Bike chain?\nTell me more\nand why?\ngo on"
+    )
+    assert context_before(["Q?", *["More"] * 6]) == "\n".join(["More"] * 6)  # MAX_CHAIN
     assert context_before([]) == ""
+
+
+def test_an_acknowledgement_is_no_continuation() -> None:
+    assert not is_continuation("ok") and not is_continuation("okay")
 
 
 def test_a_message_that_says_nothing_to_search_for() -> None:
