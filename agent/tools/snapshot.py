@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from core.domain import Link, Note
 from core.errors import InvalidRequest, NotFound
-from rag.notes.links import LinkResolver
+from rag.notes.links import LinkResolver, heading_key
 from rag.notes.vault import FileStat, clean_relative_path
 
 _MAX_SUGGESTIONS = 5
@@ -89,12 +89,14 @@ class VaultSnapshot:
     def resolve_note_ref(self, ref: str) -> tuple[str, str]:
         """Return the path of the note `ref` names and the `#heading` or `#^block` it points into ("" for none).
 
-        A note's own name wins over a heading split: "Notes/F# tips.md" (legal on disk, common in notes from git)
-        is that note, not the heading " tips.md" of "Notes/F"; "Note#Heading" still splits when no note has the
-        whole name. Our citations of such notes ("[[F# tips]]") come back the same way.
+        A path naming a note whose file name holds "#" ("Notes/F# tips.md", legal on disk, common in notes from git)
+        is that note, not the heading " tips.md" of "Notes/F". A link or name ("[[Q#1]]", "A#B") is read as Obsidian
+        reads it, a note and a heading, and as a whole name only when no note has the name before "#": our citations
+        of such notes ("[[F# tips]]") come back that way, and "[[Q#1]]" stays heading 1 of Q beside a "Sub/Q#1.md".
         """
         whole = unwrap_note_ref(ref)
-        found = self._lookup(clean_relative_path(whole, what="note")) if "#" in whole else None
+        is_path = "#" in whole and not ref.strip().startswith("[[") and ("/" in whole or whole.lower().endswith(".md"))
+        found = self._lookup_whole(whole) if is_path else None
         if found is not None:
             return found, ""
         target, subpath = parse_note_ref(ref)
@@ -102,9 +104,29 @@ class VaultSnapshot:
             raise InvalidRequest("no note given: pass a name such as 'Sourdough' or a path like 'Daily/2026-11-05.md'")
         target = clean_relative_path(target, what="note")
         found = self._lookup(target)
+        if "#" in whole and (found is None or not self._holds(found, subpath)):
+            # No note has the name before "#", or it has no such heading: "[[F# tips]]" beside a "Notes/F.md".
+            whole_found = self._lookup_whole(whole)
+            if whole_found is not None:
+                return whole_found, ""
         if found is None:
             raise NotFound(f"no note named '{target}'" + self._suggest(target))
         return found, subpath
+
+    def _holds(self, path: str, subpath: str) -> bool:
+        """Return True when the note at `path` has the heading (its last level) or block `subpath` points to."""
+        note = self.notes[path]
+        if subpath.startswith("^"):
+            return subpath[1:] in {block.id for block in note.block_ids}
+        wanted = heading_key(subpath.split("#")[-1])
+        return any(heading_key(heading.text) == wanted for heading in note.headings)
+
+    def _lookup_whole(self, name: str) -> str | None:
+        """Return the note a name holding "#" names as a whole, or None (also for a name no note path can have)."""
+        try:
+            return self._lookup(clean_relative_path(name, what="note"))
+        except InvalidRequest:
+            return None
 
     def _lookup(self, target: str) -> str | None:
         """Return the note `target` names by path, name or alias; None for none; InvalidRequest for several."""

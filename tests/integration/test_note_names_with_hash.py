@@ -108,3 +108,20 @@ def test_a_note_with_a_hash_moves_to_a_folder_keeping_its_name_but_is_not_rename
     assert deleted.path == "Notes/C# basics.md"
     with pytest.raises(InvalidRequest, match="contains '#'"):
         propose(toolbox, "move_note", path="Other.md", new_path="Notes/Other #2")
+
+
+def test_a_link_to_a_heading_stays_one_beside_a_note_named_like_the_link(tmp_path: Path) -> None:
+    # Review finding: "[[Q#1]]" opened "Sub/Q#1.md" (name matching ignores folders), and our citation of heading B
+    # of A, "[[A#B]]", opened "A#B.md".
+    root = tmp_path / "vault"
+    notes = {"Q.md": "# Q\n## 1\nFirst.\n", "Sub/Q#1.md": "Other note.\n", "A.md": "# A\n## B\nBee.\n", "A#B.md": "x\n"}
+    for path, text in notes.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    tools = ToolRegistry(write_tools_reader(root, NOW), max_chars=6_000)
+
+    assert call(tools, "read_note", note="[[Q#1]]").anchors == ("[[Q#1]]",)
+    assert "First." in call(tools, "read_note", note="[[Q#1]]").text
+    assert "Bee." in call(tools, "read_note", note="[[A#B]]").text
+    assert call(tools, "read_note", note="A#B.md").text.startswith('<note path="A#B.md"')
+    assert call(tools, "read_note", note="Sub/Q#1.md").text.startswith('<note path="Sub/Q#1.md"')
