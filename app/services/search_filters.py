@@ -37,7 +37,7 @@ def require_folder(vault: VaultSettings, folder: str | None) -> str | None:
     try:
         return files.require_folder(wanted)
     except NotFound as exc:
-        raise NotFound(f"no folder {wanted!r} in the vault {scan.root}") from exc
+        raise NotFound(f"no folder {wanted!r} in the vault") from exc  # no server path to HTTP clients
 
 
 def require_tagged_note(vault: VaultSettings, tags: Sequence[str]) -> None:
@@ -63,4 +63,4 @@ def require_tagged_note(vault: VaultSettings, tags: Sequence[str]) -> None:
         if any(has_tag(parse_note(path, text).tags, tag) for tag in wanted):
             return
     named = " or ".join(f"#{tag}" for tag in wanted)
-    raise NotFound(f"no note is tagged {named} in the vault {scan.root}")
+    raise NotFound(f"no note is tagged {named} in the vault")

@@ -225,6 +225,9 @@ def _task_line(note: NoteLines, *, line: int, task: str) -> int:
     return found[0]
 
 
+_CLOSED = frozenset({"x", "X", "-"})
+
+
 @dataclass(frozen=True, slots=True)
 class ToggledTask:
     """A note with one task toggled, and what the Tasks plugin's part of it did or left out ("": nothing to say)."""
@@ -250,7 +253,7 @@ def toggle_task(text: str, *, line: int = 0, task: str = "", plugin: TasksPlugin
         mark = "x" if match["mark"] == " " else " "
         note.lines[index] = f"{lead}{mark}]{after}"
         return ToggledTask(note.render())
-    if match["mark"] != " ":
+    if match["mark"] in _CLOSED:  # the plugin's default statuses: done and cancelled reopen, in progress ("/") ends
         note.lines[index] = f"{lead} ]{reopen_task(after, plugin)}"
         return ToggledTask(note.render())
     completed = complete_task(lead, after, plugin)

@@ -20,6 +20,7 @@ from rag.notes.frontmatter import find_frontmatter_end
 from rag.notes.inline import is_valid_tag
 
 PropertyValue = str | int | float | bool | list[str] | None
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _INDENTED_ITEM = re.compile(r"^[ \t]+- ", re.MULTILINE)
 _FLUSH_ITEM = re.compile(r"^- ", re.MULTILINE)
 _TAG_SPLIT = re.compile(r"[,\s]+")
@@ -95,12 +96,10 @@ def _as_typed_like(value: PropertyValue, current: object) -> PropertyValue:
     text = value.strip()
     if isinstance(current, bool):  # before int: a bool is an int to Python
         return text.casefold() == "true" if text.casefold() in ("true", "false") else value
-    if isinstance(current, int | float):
-        for parse in (int, float):
-            try:
-                return parse(text)
-            except ValueError:
-                continue
+    if isinstance(current, int | float) and _NUMBER.fullmatch(text):
+        number = float(text) if "." in text else int(text)
+        if str(number) == text:  # "1.10", "007" and "1_000" stay as typed: as numbers they would read otherwise
+            return number
     return value
 
 

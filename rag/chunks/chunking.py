@@ -257,14 +257,15 @@ def _fallback_drafts(note: Note, window: _Window) -> list[_Draft]:
 def property_rows(frontmatter: Mapping[str, object]) -> list[str]:
     """Return a note's properties as `key: value` rows, lists joined; aliases, tags and styling are shown apart.
 
-    Empty values and nested maps say nothing to search for; a long value is cut at a space.
+    Empty values and nested maps or lists (also inside a list) say nothing to search for; a long value is cut.
     """
     rows = []
     for key, value in list(frontmatter.items())[:MAX_PROPERTIES]:
         if str(key).casefold() in _SHOWN_APART or isinstance(value, Mapping):
             continue
         values = value if isinstance(value, list) else [value]
-        shown = ", ".join(_property_value(item) for item in values if item is not None and item != "")
+        plain = (item for item in values if item is not None and item != "" and not isinstance(item, Mapping | list))
+        shown = ", ".join(_property_value(item) for item in plain)
         if shown.strip():
             rows.append(f"{key}: {_cut(shown)}")
     return rows

@@ -77,7 +77,7 @@ def test_search_in_a_folder_the_vault_does_not_have_says_so(tmp_path: Path) -> N
     any_case = invoke(env, "search", "cumin seeds in ghee", "--folder", "recipes/", "--json")
 
     assert_exit(missing, 1)
-    assert f"error: no folder 'Nope' in the vault {vault.resolve()}" in one_line(missing.stderr)
+    assert "error: no folder 'Nope' in the vault" in one_line(missing.stderr)
     assert "no notes match" not in missing.stdout
     assert_exit(any_case, 0)  # spelled as the vault spells it, as the MCP search tool does
     assert '"path": "Recipes/Red Lentil Dal.md"' in any_case.stdout
@@ -92,7 +92,7 @@ def test_search_with_a_tag_no_note_has_names_the_tag_not_the_query(tmp_path: Pat
     nested = invoke(env, "search", "cumin seeds in ghee", "--tag", "#Cooking", "--json")
 
     assert_exit(missing, 1)
-    assert f"error: no note is tagged #nosuchtag in the vault {vault.resolve()}" in one_line(missing.stderr)
+    assert "error: no note is tagged #nosuchtag in the vault" in one_line(missing.stderr)
     assert "no notes match" not in missing.stdout
     assert_exit(nested, 0)
     assert '"path": "Recipes/Red Lentil Dal.md"' in nested.stdout

@@ -187,11 +187,10 @@ def test_cli_commands_go_through_the_server_and_leave_its_index_working(served: 
 
 
 def test_search_refusals_through_the_server_say_what_they_say_without_one(served: Served) -> None:
-    vault = served.vault.resolve()
     refusals = {
         ("   ",): "error: the search query is empty",
-        ("garlic", "--tag", "nosuchtag"): f"error: no note is tagged #nosuchtag in the vault {vault}",
-        ("garlic", "--folder", "Nope"): f"error: no folder 'Nope' in the vault {vault}",
+        ("garlic", "--tag", "nosuchtag"): "error: no note is tagged #nosuchtag in the vault",
+        ("garlic", "--folder", "Nope"): "error: no folder 'Nope' in the vault",
     }
 
     for args, message in refusals.items():

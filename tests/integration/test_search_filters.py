@@ -26,10 +26,10 @@ def client(settings: Settings, services: Services) -> Iterator[TestClient]:
 @pytest.mark.parametrize(
     ("filters", "message"),
     [
-        ({"folder": "Nope"}, "no folder 'Nope' in the vault "),
-        ({"folder": "/Areas/Nope/"}, "no folder 'Areas/Nope' in the vault "),
-        ({"tags": ["nosuchtag"]}, "no note is tagged #nosuchtag in the vault "),
-        ({"tags": ["#nosuchtag", "nor-this"]}, "no note is tagged #nosuchtag or #nor-this in the vault "),
+        ({"folder": "Nope"}, "no folder 'Nope' in the vault"),
+        ({"folder": "/Areas/Nope/"}, "no folder 'Areas/Nope' in the vault"),
+        ({"tags": ["nosuchtag"]}, "no note is tagged #nosuchtag in the vault"),
+        ({"tags": ["#nosuchtag", "nor-this"]}, "no note is tagged #nosuchtag or #nor-this in the vault"),
     ],
 )
 def test_a_folder_or_tag_the_vault_does_not_have_is_a_404_naming_it(
@@ -39,7 +39,7 @@ def test_a_folder_or_tag_the_vault_does_not_have_is_a_404_naming_it(
 
     assert response.status_code == 404
     error = response.json()["error"]
-    assert error["message"] == message + str(settings.vault_path.resolve())
+    assert error["message"] == message  # no server path: the client may be elsewhere
     assert (error["type"], error["code"]) == ("not_found_error", "not_found")
 
 

@@ -128,6 +128,7 @@ def test_a_note_of_only_properties_is_chunked_with_them() -> None:
         "cssclasses": ["wide"],
         "empty": None,
         "nested": {"a": 1},
+        "maps": [{"a": 1}, "kept", [2, 3]],
         "plot": "word " * 60,
     }
     note = Note(path="Blade Runner.md", title="Blade Runner", tags=("movie",), frontmatter=frontmatter)
@@ -144,5 +145,6 @@ def test_a_note_of_only_properties_is_chunked_with_them() -> None:
         "seen: true",
         "last: 2023-09-14",
     ]
-    assert rows[7].startswith("plot: word word") and rows[7].endswith(" …") and len(rows[7]) <= 210
-    assert len(rows) == 8
+    assert rows[7] == "maps: kept"
+    assert rows[8].startswith("plot: word word") and rows[8].endswith(" …") and len(rows[8]) <= 210
+    assert len(rows) == 9

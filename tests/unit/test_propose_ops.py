@@ -130,6 +130,8 @@ FRONT_CASES: list[tuple[str, str, Edit, str]] = [
         lambda t: fm.set_property(t, "done", "True"),
         "---\ndone: true\n---\n",
     ),
+    ("literal kept", "---\nv: 1.2\n---\n", lambda t: fm.set_property(t, "v", "1.10"), "---\nv: '1.10'\n---\n"),
+    ("no underscores", "---\nn: 5\n---\n", lambda t: fm.set_property(t, "n", "1_000"), "---\nn: '1_000'\n---\n"),
     (
         "text stays text",
         "---\nyear: 2020\n---\n",

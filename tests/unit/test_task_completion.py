@@ -122,6 +122,13 @@ def test_without_done_dates_or_the_global_filter_only_the_mark_changes() -> None
     assert toggled("- [ ] #task water", filtered) == ["- [x] #task water ✅ 2024-03-06"]
 
 
+def test_an_in_progress_task_is_completed_and_a_cancelled_one_reopened_as_the_plugin_does() -> None:
+    # The plugin's default statuses: "/" (in progress) goes to done; "x", "X" and "-" (cancelled) back to todo.
+    assert toggled("- [/] water") == ["- [x] water ✅ 2024-03-06"]
+    assert toggled("- [X] water ✅ 2024-03-01") == ["- [ ] water"]
+    assert toggled("- [-] water ❌ 2024-03-01") == ["- [ ] water"]
+
+
 def test_without_the_plugin_toggle_is_a_plain_flip() -> None:
     line = "- [ ] trash 🔁 every week 📅 2024-03-04"
     flipped = toggle_task(line + "\n", line=1)
