@@ -16,7 +16,7 @@ import re
 from agent.source_question import questions_asked
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
-from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers
+from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers, writes_unread_code
 from rag.answer.citations import SOURCES_BLOCK, note_of, sources_list
 from rag.answer.context import is_refusal
 from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, copied_from, evidence_block, evidence_for
@@ -24,6 +24,7 @@ from rag.follow_up import context_before
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 NUMBERS_CAUTION = "Not in the notes searched:"
+CODE_NOTICE = "\n\n*(The code in this answer is not in the notes searched: the model wrote it.)*"
 # A reply that ends with its own list of sources ("**Sources:**" then "- [[Note]]" lines) needs no second one.
 _OWN_SOURCES = re.compile(
     r"(?:^|\n)[*_# \t]*(?:sources|references)[*_ \t]*:?[*_ \t]*\n(?:[ \t]*(?:[-*+]|\d+[.)])[ \t]+[^\n]*(?:\n|$))+\s*$",
@@ -32,7 +33,9 @@ _OWN_SOURCES = re.compile(
 # What code adds after an answer (the cautions, the evidence, then one list), as it reads in a reply the client
 # sends back.
 _FOOTER = re.compile(
-    r"(?:\n\n\*\((?:Nothing in this answer was found|" + re.escape(NUMBERS_CAUTION) + r")[^\n]*\)\*)*"
+    r"(?:\n\n\*\((?:Nothing in this answer was found|The code in this answer is not|"
+    + re.escape(NUMBERS_CAUTION)
+    + r")[^\n]*\)\*)*"
     rf"(?:\n\n{EVIDENCE_BLOCK})?(?:\n\n{SOURCES_BLOCK})?\s*$"
 )
 
@@ -63,6 +66,8 @@ def answer_footer(
     passages, question, reply = turn_passages(state), latest_question(state["messages"]), scratch.reply_text
     read = attribute(reply, passages, question=question)
     caution = UNSUPPORTED_NOTICE if read.is_unsupported and not cited else _numbers_caution(reply, passages, question)
+    if passages and not read.is_unsupported and writes_unread_code(reply, passages):
+        caution += CODE_NOTICE
     if cited and _OWN_SOURCES.search(reply):  # the model ended with its own list of (checked) links: nothing after
         return caution
     evidence = (

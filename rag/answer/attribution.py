@@ -94,6 +94,11 @@ _DIGIT_WORDS = {
 _DIGIT_WORD = re.compile(r"\b(" + "|".join(_DIGIT_WORDS) + r")\b", re.IGNORECASE)
 
 
+CODE_LINE_CHARS = 3  # a code line this short ("}", "---") says nothing about where the code came from
+# A fenced code block, closed or cut off by the end of the reply.
+_FENCED = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[^\n]*\n(?P<code>.*?)(?:^[ \t]*(?P=fence)[ \t]*$|\Z)", re.M | re.S)
+
+
 def unread_numbers(answer: str, passages: Sequence[Passage], *, question: str = "") -> list[str]:
     """Return the numbers `answer` states that neither a passage the model read nor the question holds, in order.
 
@@ -107,6 +112,22 @@ def unread_numbers(answer: str, passages: Sequence[Passage], *, question: str = 
     read = {value for source in sources for number in _numbers_in(source) for value in _readings(number)}
     unread = [number for number in _numbers_in(text) if _value(number) not in read]
     return list(dict.fromkeys(unread))
+
+
+def writes_unread_code(answer: str, passages: Sequence[Passage]) -> bool:
+    """Return True when `answer` holds a code block most of whose lines no passage the model read holds.
+
+    Asked how to configure a Kubernetes ingress, which no note covers, the 0.5B wrote an Ingress manifest of its own
+    under a sentence sharing words with the notes: no caution said it came from nowhere in them. Lines of three
+    characters or fewer ("}", "---") say nothing either way; a block of one line may be a command a note names.
+    """
+    read = [" ".join(passage.text.split()) for passage in passages]
+    for block in _FENCED.finditer(answer):
+        lines = [" ".join(line.split()) for line in block["code"].splitlines() if len(line.strip()) > CODE_LINE_CHARS]
+        unread = sum(not any(line in text for text in read) for line in lines)
+        if len(lines) >= 2 and unread * 2 > len(lines):
+            return True
+    return False
 
 
 def _numbers_in(text: str) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Any
 import openai
 import pytest
 
+from agent.answer_footer import CODE_NOTICE
 from agent.source_question import CAME_FROM, REFUSED_BEFORE
 from app.wiring import Services
 from core.settings import Settings
@@ -221,6 +222,23 @@ def test_tell_me_more_reaches_the_model_with_what_it_asks_more_about(
 
     assert llm.chat_requests[-1].messages[-1]["content"].endswith(f"Question: Tell me more (about: {first})")
     assert llm.chat_requests[0].messages[-1]["content"].endswith(f"Question: {first}")
+
+
+def test_code_no_note_holds_is_said_to_be_the_models(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
+    # Recorded from the 0.5B, asked about a Kubernetes ingress no note covers: a manifest of its own.
+    manifest = "```yaml\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: my-ingress\n```"
+    llm.add(
+        Turn.text(f"The autolyse rests 45 minutes [[Sourdough#Final recipe]]. Set it up with:\n\n{manifest}"),
+        Turn.text("Noted."),
+    )
+    messages = [{"role": "user", "content": QUESTION}]
+
+    first = ask(librarian, messages, stream=True)
+    messages += [{"role": "assistant", "content": first}, {"role": "user", "content": "And the starter?"}]
+    ask(librarian, messages, stream=True)
+
+    assert f"{manifest}{CODE_NOTICE}" in first
+    assert CODE_NOTICE.strip() not in str(llm.chat_requests[-1].messages)  # not read again by the model
 
 
 def test_uncovered_questions_are_refused_without_asking_the_model(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.answer.attribution import Passage, drawn_from, is_unsupported, passages_in, unread_numbers
+from rag.answer.attribution import Passage, drawn_from, is_unsupported, passages_in, unread_numbers, writes_unread_code
 from rag.answer.context import format_note
 
 PASSAGES = [
@@ -89,3 +89,31 @@ def test_numbers_no_passage_or_question_holds_are_the_unread_ones() -> None:
 
     assert unread_numbers(answer, notes, question="What did I do in the last 3 weeks?") == ["24"]
     assert unread_numbers("Stays 14 hours at 4 °C.", notes) == []
+
+
+INGRESS = """To configure it, use:
+
+```yaml
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: my-ingress
+```
+"""
+
+
+def test_a_code_block_no_passage_holds_is_the_models_own() -> None:
+    # Recorded from the 0.5B, asked about a Kubernetes ingress no note covers.
+    notes = [Passage("[[Home Server]]", "Caddy proxies the librarian on kestrel. The config lives in /etc/caddy.")]
+
+    assert writes_unread_code(INGRESS, notes)
+    assert writes_unread_code(INGRESS.removesuffix("```\n"), notes)  # cut off before its closing fence
+
+
+def test_a_code_block_copied_from_a_note_or_a_one_line_command_is_not() -> None:
+    note = Passage(
+        "[[K8s]]", "```yaml\napiVersion: networking.k8s.io/v1\nkind:   Ingress\nmetadata:\n  name: my-ingress\n```"
+    )
+    assert not writes_unread_code(INGRESS, [note])
+    assert not writes_unread_code("Run:\n\n```\nrestic snapshots --latest 1\n```\n", [Passage("[[B]]", "Backups.")])
+    assert not writes_unread_code("No code here.", [Passage("[[B]]", "Backups.")])
