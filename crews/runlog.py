@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -37,11 +38,14 @@ OUTDATED_BASES = frozenset(
 class RunStore:
     """Save, list and read runs under `folder` (`<vault>/<crew root>/runs`, or DATA_DIR's when read-only)."""
 
-    def __init__(self, folder: Path, *, secrets: Iterable[str] = (), base_text: str | None = None) -> None:
+    def __init__(
+        self, folder: Path, *, secrets: Iterable[str] = (), base_text: str | None = None, keep: int | None = None
+    ) -> None:
         self.folder = folder
         self._secrets = tuple(secrets)
         self._base_text = base_text  # written beside the runs when missing, so Obsidian lists them
         self._is_base_checked = False
+        self._keep = keep  # the newest runs kept, older finished ones removed (None: all are kept)
 
     def redact(self, text: str) -> str:
         """Return `text` without the configured secrets or anything that looks like a credential."""
@@ -54,6 +58,14 @@ class RunStore:
         write_atomically(folder / STATE_FILE, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
         write_atomically(folder / RUN_NOTE, self.redact(render_run_note(state)))
         self._ensure_base()
+        if self._keep is not None and state.is_finished:
+            self._prune(self._keep)
+
+    def _prune(self, keep: int) -> None:
+        """Remove finished runs past the newest `keep` (run ids sort by start time); a running one stays."""
+        for state in self.list(limit=10_000)[keep:]:
+            if state.is_finished:
+                shutil.rmtree(self.folder / state.id, ignore_errors=True)
 
     def save_artifact(self, run_id: str, name: str, text: str) -> str:
         """Keep a raw model reply that failed validation; return its path relative to the runs folder."""
