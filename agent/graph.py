@@ -111,7 +111,7 @@ class AgentNodes:
         deps = self._deps
         question = latest_question(state["messages"])
         earlier = previous_reply(state["messages"])
-        if earlier and asks_for_sources(question):  # "which note says that?": the reply before it, not a search
+        if asks_for_sources(question):  # "which note says that?": the reply before it, not a search
             checker = scratch_of(config).checker
             checked = partial(_linked, checker.check)  # a link the client sent back, as the vault has it
             return {"is_covered": False, "answer": await _in_thread(lambda: sources_reply(earlier, checked=checked))}

@@ -69,7 +69,7 @@ class RetrievalOnlyAnswerer:
         question = latest_question(request)
         earlier = context_before(questions_asked(user_texts(request)[:-1]))  # (agent.answer_footer.earlier_question)
         last_reply = previous_reply(request)
-        if last_reply and asks_for_sources(question):  # "which note says that?": the reply before it, not a search
+        if asks_for_sources(question):  # "which note says that?": the reply before it, not a search
             reply = await asyncio.to_thread(self._sources_reply, last_reply)
         else:
             yield AnswerStatus("searching your notes…")

@@ -48,6 +48,7 @@ CAME_FROM = "My last answer came from these notes:"
 FROM_NO_NOTE = "No note I read says what my last answer said, so it may not come from your notes."
 REFUSED_BEFORE = "My last reply answered nothing from your notes: they did not cover that question."
 NOTHING_CITED = "My last reply cited no note."
+NO_ANSWER_BEFORE = "No answer came before this message in our conversation, so there is no note to name."
 
 
 def asks_for_sources(question: str) -> bool:
@@ -84,6 +85,8 @@ def sources_reply(earlier: str, *, checked: Callable[[str], str | None] = lambda
     link as it may be shown, or None when it names no note: a client sends the earlier reply back, and may have
     changed it.
     """
+    if not earlier.strip():  # asked first: searched, "which note says that" found notes about notes
+        return NO_ANSWER_BEFORE
     evidence = _last(EVIDENCE_BLOCK, earlier)
     listed = _last(SOURCES_BLOCK, earlier)
     quotes = [line[0] for line in re.finditer(QUOTED_LINE, evidence) if checked(line["link"].lstrip("!"))]

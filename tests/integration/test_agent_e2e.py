@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from agent.answer_footer import CODE_NOTICE
-from agent.source_question import CAME_FROM, REFUSED_BEFORE
+from agent.source_question import CAME_FROM, NO_ANSWER_BEFORE, REFUSED_BEFORE
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
@@ -395,6 +395,11 @@ def test_which_note_says_that_lists_only_links_that_name_notes(
     ]
 
     assert ask(librarian, messages, stream=True) == f"{CAME_FROM}\n\nSources:\n- [[Sourdough#Final recipe]]"
+    assert llm.chat_requests == []
+
+
+def test_sources_asked_first_says_no_answer_came_before(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
+    assert ask(librarian, [{"role": "user", "content": "Sources?"}], stream=True) == NO_ANSWER_BEFORE
     assert llm.chat_requests == []
 
 

@@ -10,7 +10,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.source_question import CAME_FROM
+from agent.source_question import CAME_FROM, NO_ANSWER_BEFORE
 from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
@@ -202,6 +202,18 @@ def test_which_note_says_that_lists_the_notes_of_the_passages_before_it(settings
     second = response.json()["choices"][0]["message"]["content"]
     heads = list(dict.fromkeys(PASSAGE_HEAD.findall(first)))  # the passages' own links, not the links inside them
     assert heads and second == "\n".join([CAME_FROM, "", "Sources:", *(f"- {link}" for link in heads)])
+
+
+def test_which_note_says_that_as_the_first_message_says_no_answer_came_before(
+    settings: Settings, services: Services
+) -> None:
+    # Searched, it found notes about notes (tester: three noise passages).
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"relevance_floor": -1.0, "watch": False}), services)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        reply = ask(client, "Which note says that?")
+
+    assert reply == NO_ANSWER_BEFORE
 
 
 def test_which_note_says_that_lists_no_link_that_names_no_note(settings: Settings, services: Services) -> None:

@@ -7,6 +7,7 @@ import pytest
 from agent.source_question import (
     CAME_FROM,
     FROM_NO_NOTE,
+    NO_ANSWER_BEFORE,
     NOTHING_CITED,
     REFUSED_BEFORE,
     asks_for_sources,
@@ -99,6 +100,7 @@ def test_without_lists_the_links_it_wrote_are_listed_once() -> None:
 
     assert sources_reply(earlier) == f"{CAME_FROM}\n\nSources:\n- [[Sourdough#Final recipe]]\n- [[Oven]]"
     assert sources_reply("It rests 45 minutes.") == NOTHING_CITED
+    assert sources_reply("") == NO_ANSWER_BEFORE  # asked as the first message
 
 
 def test_passages_shown_without_a_model_are_listed_by_their_heads_not_the_links_inside() -> None:
