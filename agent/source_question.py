@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from rag.answer.citations import SEARCHED_HEADING, SOURCES_BLOCK, SOURCES_HEADING
+from rag.answer.citations import SEARCHED_HEADING, SOURCES_BLOCK, SOURCES_HEADING, without_alias
 from rag.answer.context import opens_like_refusal
 from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
 from rag.answer.passages import PASSAGE_HEAD
@@ -43,7 +43,6 @@ _ASKS_FOR_SOURCES = re.compile(
     )(?:[,\s]+please)?[\s?.!]*$""",
     re.IGNORECASE | re.VERBOSE,
 )
-_ALIAS = re.compile(r"\\?\|")  # where a link's alias starts ("\\|" in a table row)
 CAME_FROM = "My last answer came from these notes:"
 FROM_NO_NOTE = "No note I read says what my last answer said, so it may not come from your notes."
 REFUSED_BEFORE = "My last reply answered nothing from your notes: they did not cover that question."
@@ -120,7 +119,7 @@ def _listed(heading: str, links: Sequence[str], checked: Callable[[str], str | N
 
 def _links(text: str) -> list[str]:
     """Return the [[links]] of `text` without their aliases, each once, in order."""
-    return list(dict.fromkeys(f"[[{_ALIAS.split(link[2])[0]}]]" for link in WIKILINK.finditer(text)))
+    return list(dict.fromkeys(without_alias(link[0].lstrip("!")) for link in WIKILINK.finditer(text)))
 
 
 def _last(pattern: str, text: str) -> str:

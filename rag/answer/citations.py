@@ -153,6 +153,12 @@ def note_of(anchor: str) -> str:
     return _parse(inner).target
 
 
+def without_alias(anchor: str) -> str:
+    """Return a link without its alias: "[[Garlic#Planting|when]]" -> "[[Garlic#Planting]]" (an escaped pipe too)."""
+    inner = anchor.strip().removeprefix("[[").removesuffix("]]")
+    return f"[[{_parse(inner).link}]]"
+
+
 def _heading_of(written: _Written) -> str | None:
     # Nested subpaths ("H1#H2") name the innermost heading, as chunk anchors do.
     headings = [part for part in written.subpath if not part.startswith("^")]
