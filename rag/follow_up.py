@@ -18,6 +18,7 @@ from core.domain import Embedding, SearchHit
 from rag.rrf import reciprocal_rank
 
 FOLLOW_UP_MAX_TERMS = 3  # "And what about B-trees?" has 2, "Which tomato variety gave the biggest harvest?" 5
+POINTING_MAX_TERMS = 1  # a follow-up pointing back with no more weighed words than this is searched in context only
 SWITCH_MIN_TERMS = 2  # with no word pointing back, two weighed words of its own make a new topic
 # Words by which a question points back at the one before it ("What time does it run?", "Were other values
 # tried?", "And the poor ones?"). English only, as BM25's stopwords: "Is there a gym nearby?" points nowhere.
@@ -92,6 +93,18 @@ def is_topic_switch(question: str, embedding: Embedding, *, earlier: Embedding) 
     if len(own) >= FOLLOW_UP_MAX_TERMS:
         return True
     return len(own) >= SWITCH_MIN_TERMS and own == words and not points_back(question)
+
+
+def leans_on_context(question: str, embedding: Embedding) -> bool:
+    """Return True for a message searched only after the question before it: nothing to search for on its own.
+
+    That is one asking only for more ("Tell me more"), or one pointing back with at most POINTING_MAX_TERMS weighed
+    words of its own ("And why did I replace it?": searched alone too, "replace" brought the smoke detector note);
+    "How does it work in Python?" says what it is about and is searched alone too.
+    """
+    if is_continuation(question):
+        return True
+    return points_back(question) and len(set(embedding.sparse.indices)) <= POINTING_MAX_TERMS
 
 
 def points_back(question: str) -> bool:

@@ -11,15 +11,7 @@ from core.settings import RetrievalSettings
 from core.tracing import OPERATION, span
 from rag.answer.secrets import redact_secrets
 from rag.diversity import diversify_by_note
-from rag.follow_up import (
-    Query,
-    fuse_by_rank,
-    is_continuation,
-    is_follow_up,
-    is_topic_switch,
-    points_back,
-    with_earlier,
-)
+from rag.follow_up import Query, fuse_by_rank, is_follow_up, is_topic_switch, leans_on_context, with_earlier
 from rag.search_trace import SearchTrace, trace_hits
 
 RERANK_QUERY_CHARS = 4_096
@@ -70,16 +62,15 @@ class Retriever:
     def prepare(self, question: str, earlier: str = "") -> Query:
         """Embed `question` once for the relevance gate and the search; a follow-up of `earlier` also after it."""
         embedding = self.embed_query(question)
-        if earlier.strip() and is_continuation(question):  # "Tell me more": nothing to search for on its own
-            text = with_earlier(question, earlier)
-            return Query(question.strip(), embedding, (text, self.embed_query(text)), only_in_context=True)
-        if not is_follow_up(embedding, earlier):
+        leans = bool(earlier.strip()) and leans_on_context(question, embedding)
+        if not leans and not is_follow_up(embedding, earlier):
             return Query(question.strip(), embedding)
         text = with_earlier(question, earlier)
-        if points_back(question) and len(set(embedding.sparse.indices)) <= 1:  # "And why did I replace it?"
-            return Query(question.strip(), embedding, (text, self.embed_query(text)), only_in_context=True)
+        in_context = (text, self.embed_query(text))
+        if leans:  # "Tell me more", "And why did I replace it?": nothing to search for on its own
+            return Query(question.strip(), embedding, in_context, only_in_context=True)
         switched = is_topic_switch(question, embedding, earlier=self.embed_query(earlier))
-        return Query(question.strip(), embedding, (text, self.embed_query(text)), is_topic_switch=switched)
+        return Query(question.strip(), embedding, in_context, is_topic_switch=switched)
 
     def search_for(self, query: Query, *, k: int | None = None) -> list[SearchHit]:
         """Return the best `k` chunks for a prepared query; a follow-up's two searches are fused by rank."""
