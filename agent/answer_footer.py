@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import re
 
-from agent.source_question import questions_asked
+from agent.source_question import earlier_context
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers, writes_unread_code
 from rag.answer.citations import SOURCES_BLOCK, note_of, sources_list
 from rag.answer.context import is_refusal
 from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, copied_from, evidence_block, evidence_for
-from rag.follow_up import context_before
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 NUMBERS_CAUTION = "Not in the notes searched:"
@@ -141,12 +140,8 @@ def latest_question(messages: list[MessageRecord]) -> str:
 
 
 def earlier_question(messages: list[MessageRecord]) -> str:
-    """Return the user's question before the latest message ("" when there is none), and those it leans on.
-
-    "Which note says that?" in between is no question a follow-up leans on (agent/source_question.py); a follow-up
-    before it brings the question it follows (`rag.follow_up.context_before`).
-    """
-    return context_before(questions_asked(_user_texts(messages)[:-1]))
+    """Return the user's question before the latest message, and those it leans on ("" when there is none)."""
+    return earlier_context(_user_texts(messages))
 
 
 def _user_texts(messages: list[MessageRecord]) -> list[str]:

@@ -6,13 +6,12 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable
 
 from agent.gate.intent import is_surely_change_request
-from agent.source_question import answer_before, asks_for_sources, questions_asked, sources_reply
+from agent.source_question import answer_before, asks_for_sources, earlier_context, sources_reply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.errors import InvalidRequest
 from rag.answer.citations import note_of
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.relevance_gate import RelevanceGate
-from rag.follow_up import context_before
 from rag.notes.links import LinkResolver
 from rag.retrieve import Retriever
 
@@ -67,7 +66,7 @@ class RetrievalOnlyAnswerer:
     async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         """Yield the passages reply line by line (so streaming clients see it arrive), then AnswerDone."""
         question = latest_question(request)
-        earlier = context_before(questions_asked(user_texts(request)[:-1]))  # (agent.answer_footer.earlier_question)
+        earlier = earlier_context(user_texts(request))
         last_reply = previous_reply(request)
         if asks_for_sources(question):  # "which note says that?": the reply before it, not a search
             reply = await asyncio.to_thread(self._sources_reply, last_reply)

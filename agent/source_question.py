@@ -15,6 +15,7 @@ from rag.answer.citations import SEARCHED_HEADING, SOURCES_BLOCK, SOURCES_HEADIN
 from rag.answer.context import opens_like_refusal
 from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
 from rag.answer.passages import PASSAGE_HEAD
+from rag.follow_up import context_before
 from rag.notes.inline import WIKILINK
 
 # A question about where the reply before came from, and about nothing else: "Which note says that?" is one,
@@ -70,9 +71,13 @@ def answer_before(turns: Sequence[tuple[str, str]]) -> str:
     return ""
 
 
-def questions_asked(texts: Sequence[str]) -> list[str]:
-    """Return the user's messages `texts` without those asking where an answer came from: not what a follow-up means."""
-    return [text for text in texts if not asks_for_sources(text)]
+def earlier_context(texts: Sequence[str]) -> str:
+    """Return what the latest of the user's messages `texts` leans on: the questions before it ("" for none).
+
+    "Which note says that?" in between is no question a follow-up means; a follow-up before it brings the question
+    it follows (`rag.follow_up.context_before`).
+    """
+    return context_before([text for text in texts[:-1] if not asks_for_sources(text)])
 
 
 def sources_reply(earlier: str, *, checked: Callable[[str], str | None] = lambda link: link) -> str:
