@@ -21,12 +21,17 @@ from rag.retrieve import INDEX_BUILDING
 QUESTION = "How do I feed the sourdough starter before a bake?"
 
 
+def reply_to(client: TestClient, messages: list[dict[str, str]]) -> str:
+    """Return the reply, not streamed, to a conversation (the client's whole history, this question last)."""
+    response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+    assert response.status_code == 200
+    return str(response.json()["choices"][0]["message"]["content"])
+
+
 def ask(client: TestClient, question: str, *, stream: bool = False) -> str:
-    body = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}], "stream": stream}
     if not stream:
-        response = client.post("/v1/chat/completions", json=body)
-        assert response.status_code == 200
-        return str(response.json()["choices"][0]["message"]["content"])
+        return reply_to(client, [{"role": "user", "content": question}])
+    body = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}], "stream": True}
     with client.stream("POST", "/v1/chat/completions", json=body) as response:
         payloads = [line[6:] for line in response.read().decode().splitlines() if line.startswith("data: ")]
     assert payloads[-1] == "[DONE]"
@@ -73,12 +78,12 @@ def test_a_follow_up_is_searched_after_the_question_before_it(settings: Settings
         {"role": "user", "content": "Why?"},
     ]
     with TestClient(app, base_url="http://127.0.0.1") as client:
-        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+        reply = reply_to(client, messages)
         alone = ask(client, "Why?")
 
     retriever = services.retriever
     in_context = retrieval_only_reply("Why?", retriever.search_for(retriever.prepare("Why?", earlier)), covered=True)
-    assert response.json()["choices"][0]["message"]["content"] == in_context != alone
+    assert reply == in_context != alone
 
 
 def test_tell_me_more_is_searched_in_the_context_of_the_question_before_it(
@@ -95,14 +100,14 @@ def test_tell_me_more_is_searched_in_the_context_of_the_question_before_it(
         {"role": "user", "content": "Tell me more"},
     ]
     with TestClient(app, base_url="http://127.0.0.1") as client:
-        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+        reply = reply_to(client, messages)
         first = ask(client, "Tell me more")
         marks = ask(client, "???")
 
     retriever = services.retriever
     in_context = retriever.search(f"{earlier}\nTell me more")
     expected = retrieval_only_reply("Tell me more", in_context, covered=True)
-    assert response.json()["choices"][0]["message"]["content"] == expected
+    assert reply == expected
     assert first.startswith(REFUSAL) and marks.startswith(REFUSAL)  # nothing to say more of, nothing to search
 
 
@@ -197,9 +202,9 @@ def test_which_note_says_that_lists_the_notes_of_the_passages_before_it(settings
             {"role": "assistant", "content": first},
             {"role": "user", "content": "Which note is that from?"},
         ]
-        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+        reply = reply_to(client, messages)
 
-    second = response.json()["choices"][0]["message"]["content"]
+    second = reply
     heads = list(dict.fromkeys(PASSAGE_HEAD.findall(first)))  # the passages' own links, not the links inside them
     assert heads and second == "\n".join([CAME_FROM, "", "Sources:", *(f"- {link}" for link in heads)])
 
@@ -226,8 +231,6 @@ def test_which_note_says_that_lists_no_link_that_names_no_note(settings: Setting
         {"role": "user", "content": "which note says that?"},
     ]
     with TestClient(app, base_url="http://127.0.0.1") as client:
-        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+        reply = reply_to(client, messages)
 
-    assert (
-        response.json()["choices"][0]["message"]["content"] == f"{CAME_FROM}\n\nSources:\n- [[Sourdough#Final recipe]]"
-    )
+    assert reply == f"{CAME_FROM}\n\nSources:\n- [[Sourdough#Final recipe]]"
