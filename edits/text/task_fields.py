@@ -35,43 +35,34 @@ def _inline(key: str, value: str) -> re.Pattern[str]:
     return re.compile(rf"(?:(?=[^\]]+\])\[|(?=[^)]+\))\() *{key}:: *{value} *[)\]](?: *,)?\Z")
 
 
+# The symbols of each date field, in the plugin's order: all are read (EMOJI_FIELDS), the first is written.
+_EMOJI_DATES: dict[DateKind, str] = {
+    "done": "✅", "cancelled": "❌", "due": "📅|📆|🗓", "scheduled": "⏳|⌛", "start": "🛫", "created": "➕",
+}  # fmt: skip
 # Matched in the plugin's order within each pass: the order decides which of two equal fields is read.
 EMOJI_FIELDS: tuple[tuple[FieldKind, re.Pattern[str]], ...] = (
     ("priority", _emoji("🔺|⏫|🔼|🔽|⏬")),
-    ("done", _emoji("✅", _DATE)),
-    ("cancelled", _emoji("❌", _DATE)),
-    ("due", _emoji("📅|📆|🗓", _DATE)),
-    ("scheduled", _emoji("⏳|⌛", _DATE)),
-    ("start", _emoji("🛫", _DATE)),
-    ("created", _emoji("➕", _DATE)),
+    *((kind, _emoji(symbols, _DATE)) for kind, symbols in _EMOJI_DATES.items()),
     ("recurrence", _emoji("🔁", r"([a-zA-Z0-9, !]+)")),
     ("on_completion", _emoji("🏁", r"([a-zA-Z]+)")),
     ("tag", _TAG),
     ("id", _emoji("🆔", r"([a-zA-Z0-9-_]+)")),
     ("depends_on", _emoji("⛔", _IDS)),
 )
+# The Dataview key of each date field, in the plugin's order: read by DATAVIEW_FIELDS, written by `date_field`.
+_DATAVIEW_KEYS: dict[DateKind, str] = {
+    "done": "completion", "cancelled": "cancelled", "due": "due", "scheduled": "scheduled", "start": "start",
+    "created": "created",
+}  # fmt: skip
 DATAVIEW_FIELDS: tuple[tuple[FieldKind, re.Pattern[str]], ...] = (
     ("priority", _inline("priority", "(highest|high|medium|low|lowest)")),
-    ("done", _inline("completion", _DATE)),
-    ("cancelled", _inline("cancelled", _DATE)),
-    ("due", _inline("due", _DATE)),
-    ("scheduled", _inline("scheduled", _DATE)),
-    ("start", _inline("start", _DATE)),
-    ("created", _inline("created", _DATE)),
+    *((kind, _inline(key, _DATE)) for kind, key in _DATAVIEW_KEYS.items()),
     ("recurrence", _inline("repeat", r"([a-zA-Z0-9, !]+)")),
     ("on_completion", _inline("onCompletion", r"([a-zA-Z]+)")),
     ("tag", _TAG),
     ("id", _inline("id", r"([a-zA-Z0-9-_]+)")),
     ("depends_on", _inline("dependsOn", _IDS)),
 )
-# How the plugin writes a date field it adds (two spaces before an inline field: its fix for Obsidian issue #1913).
-_EMOJI_SYMBOLS: dict[DateKind, str] = {
-    "done": "✅", "cancelled": "❌", "due": "📅", "scheduled": "⏳", "start": "🛫", "created": "➕",
-}  # fmt: skip
-_DATAVIEW_KEYS: dict[DateKind, str] = {
-    "done": "completion", "cancelled": "cancelled", "due": "due", "scheduled": "scheduled", "start": "start",
-    "created": "created",
-}  # fmt: skip
 _MAX_PASSES = 21  # the plugin's failsafe against endless parsing
 
 
@@ -134,10 +125,13 @@ def read_task_fields(text: str, *, is_dataview: bool) -> TaskFields:
 
 
 def date_field(kind: DateKind, day: date, *, is_dataview: bool) -> str:
-    """Return a date field as the plugin writes it after a task's text, with its leading spaces."""
+    """Return a date field as the plugin writes it after a task's text, with its leading spaces.
+
+    Two spaces before an inline field: the plugin's fix for Obsidian issue #1913.
+    """
     if is_dataview:
         return f"  [{_DATAVIEW_KEYS[kind]}:: {day.isoformat()}]"
-    return f" {_EMOJI_SYMBOLS[kind]} {day.isoformat()}"
+    return f" {_EMOJI_DATES[kind].split('|')[0]} {day.isoformat()}"
 
 
 def edit_text(text: str, edits: list[tuple[int, int, str]]) -> str:
