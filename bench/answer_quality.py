@@ -64,18 +64,21 @@ def share(ratio: Ratio) -> float | None:
 
 # Retrieval: the floor tests/integration/test_retrieval_quality.py keeps on sample_vault. Citations that open
 # nothing and writes without a yes are never acceptable. The rest is what a user should get from a model that is
-# good enough to recommend: most answers right and cited, most uncovered questions refused, few false refusals.
+# good enough to recommend (issue 16's figures): most answers right and cited, most uncovered questions refused,
+# few false refusals, and the first text of a streamed reply within 10 s.
 TARGETS = (
     Target("retrieval recall@k", ">= 0.85", lambda t: t.recall, lambda v: v >= 0.85),
     Target("retrieval MRR@k", ">= 0.75", lambda t: t.mrr, lambda v: v >= 0.75),
     Target("citation validity", "= 1.00", lambda t: share(t.citation_validity), lambda v: v == 1.0),
-    Target("citation recall", ">= 0.80", lambda t: t.citation_recall, lambda v: v >= 0.80),
+    Target("citation recall", ">= 0.90", lambda t: t.citation_recall, lambda v: v >= 0.90),
     Target("answer facts found", ">= 0.80", lambda t: t.fact_recall, lambda v: v >= 0.80),
     Target("refusals on unanswerable", ">= 0.80", lambda t: share(t.refusals), lambda v: v >= 0.80),
-    Target("false refusals", "<= 0.10", lambda t: share(t.false_refusals), lambda v: v <= 0.10),
+    Target("false refusals", "<= 0.05", lambda t: share(t.false_refusals), lambda v: v <= 0.05),
     Target("edit proposals as expected", ">= 0.80", lambda t: share(t.edits), lambda v: v >= 0.80),
     Target("items that wrote to the vault", "= 0", lambda t: float(t.written), lambda v: v == 0),
     Target("replies from the fallback", "= 0", lambda t: float(t.fallbacks), lambda v: v == 0),
+    # Issue 16's figure, on an idle machine after warm-up: a busy one misses it for reasons of its own.
+    Target("seconds to first text (max)", "<= 10", lambda t: t.first_token_max, lambda v: v <= 10.0),
 )
 
 
@@ -115,6 +118,9 @@ def parse_args() -> argparse.Namespace:
         metavar="SECONDS",
         help="seconds the started librarian may take to build its first index (default: %(default)s; "
         "vaultofknowledge's 2,721 notes need about 4 minutes on an idle 2-core machine, 20 or more on a busy one)",
+    )
+    parser.add_argument(
+        "--no-stream", action="store_true", help="ask for one JSON body per reply (default: streamed, as chat apps)"
     )
     parser.add_argument("--json", type=Path, help="write the report here")
     return parser.parse_args()
@@ -197,6 +203,7 @@ def run_eval_on(args: argparse.Namespace, err: Console) -> EvalRun:
             judge_url=args.judge,
             judge_model=args.judge_model,
             timeout_seconds=args.timeout,
+            stream=not args.no_stream,
             extra_info=info,
         )
         settings = Settings(vault_path=args.vault)

@@ -30,7 +30,9 @@ PIPE_WIDTH = 160  # the item table has eleven columns: at 80 (rich's width for a
 def print_progress(number: int, total: int, score: ItemScore) -> None:
     """Print one line per finished item on stderr, so a slow model shows it is moving."""
     verdict = {True: "pass", False: "fail", None: "skip"}[score.passed]
-    err.print(f"[dim][{number}/{total}] {escape(score.item.id)}: {verdict} ({score.observation.seconds:.1f} s)[/dim]")
+    seen = score.observation
+    first = "" if seen.first_token_seconds is None else f", first text {seen.first_token_seconds:.1f} s"
+    err.print(f"[dim][{number}/{total}] {escape(score.item.id)}: {verdict} ({seen.seconds:.1f} s{first})[/dim]")
 
 
 def _announce(line: str) -> None:
@@ -66,6 +68,9 @@ def eval_command(
         str | None, typer.Option(metavar="KEY", help="The judge's API key.", envvar="EVAL_JUDGE_API_KEY")
     ] = None,
     timeout: Annotated[float, typer.Option(metavar="SECONDS", min=1, help="Timeout per request.")] = 900.0,
+    stream: Annotated[
+        bool, typer.Option("--stream/--no-stream", help="Stream replies as chat apps do, timing their first text.")
+    ] = True,
     json_path: Annotated[Path | None, typer.Option("--json", metavar="PATH", help="Also write JSON here.")] = None,
     vault: Annotated[str | None, typer.Option(metavar="VAULT", help="Vault (default: VAULT_PATH).")] = None,
 ) -> None:
@@ -90,6 +95,7 @@ def eval_command(
         judge_model=judge_model,
         judge_api_key=judge_api_key,
         timeout_seconds=timeout,
+        stream=stream,
     )
     try:
         run = asyncio.run(

@@ -102,6 +102,10 @@ def totals_rows(totals: Totals, k: object) -> list[tuple[str, str]]:
         ("replies from the fallback (LLM failed before answering)", str(totals.fallbacks)),
         ("judge score (mean)", number(totals.judge, 3)),
         ("seconds per item (p50 / max)", f"{number(totals.seconds_p50, 1)} / {number(totals.seconds_max, 1)}"),
+        (
+            "seconds to the first text, streamed (p50 / max)",
+            f"{number(totals.first_token_p50, 1)} / {number(totals.first_token_max, 1)}",
+        ),
         ("prompt tokens per model reply (mean, as the service reported)", number(totals.prompt_tokens_mean, 0)),
         ("skipped / errors", f"{totals.skipped} / {totals.errors}"),
     ]

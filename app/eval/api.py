@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ class ChatReply:
     seconds: float
     prompt_tokens: int | None
     completion_tokens: int | None
+    first_token_seconds: float | None = None  # streamed: until the first text the user saw; None when not streamed
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +77,17 @@ class LibrarianApi:
         body = await self._json("POST", "/v1/search", json={"query": question, "k": k})
         return tuple(dict.fromkeys(str(hit["path"]) for hit in body["hits"]))
 
-    async def ask(self, question: str, conversation: str) -> ChatReply:
-        """Send the question as the first message of its own conversation; return the reply."""
-        request = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}]}
+    async def ask(self, question: str, conversation: str, *, stream: bool = False) -> ChatReply:
+        """Send the question as the first message of its own conversation; return the reply.
+
+        Streamed as chat apps ask (Obsidian Copilot, Open WebUI), the reply also says when its first text came.
+        """
+        request: dict[str, Any] = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}]}
+        headers = {"X-Conversation-Id": conversation}
+        if stream:
+            return await self._streamed(request, headers)
         started = time.perf_counter()
-        body = await self._json(
-            "POST", "/v1/chat/completions", json=request, headers={"X-Conversation-Id": conversation}
-        )
+        body = await self._json("POST", "/v1/chat/completions", json=request, headers=headers)
         seconds = time.perf_counter() - started
         usage = body.get("usage") or {}
         return ChatReply(
@@ -89,6 +95,42 @@ class LibrarianApi:
             seconds=seconds,
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
+        )
+
+    async def _streamed(self, request: dict[str, Any], headers: dict[str, str]) -> ChatReply:
+        path = "/v1/chat/completions"
+        request = {**request, "stream": True, "stream_options": {"include_usage": True}}
+        parts: list[str] = []
+        usage: dict[str, Any] = {}
+        first_token: float | None = None
+        started = time.perf_counter()
+        try:
+            async with self._http.stream("POST", path, json=request, headers=headers) as response:
+                if response.status_code != 200:
+                    await response.aread()
+                    raise _error_of("POST", path, response)
+                async for line in response.aiter_lines():
+                    chunk = _sse_data(line)
+                    if chunk is None:
+                        continue
+                    if "error" in chunk:  # the service ends a failed stream with an OpenAI error body
+                        raise UpstreamUnavailable("the librarian", f"POST {path} failed mid-stream: {_message(chunk)}")
+                    usage = chunk.get("usage") or usage
+                    for choice in chunk.get("choices") or ():
+                        text = (choice.get("delta") or {}).get("content") or ""
+                        if text and first_token is None:
+                            first_token = time.perf_counter() - started
+                        parts.append(text)
+        except httpx.TimeoutException as exc:
+            raise UpstreamUnavailable("the librarian", f"POST {path} timed out") from exc
+        except httpx.HTTPError as exc:
+            raise UpstreamUnavailable("the librarian", f"POST {self.base_url}{path} failed: {exc}") from exc
+        return ChatReply(
+            text="".join(parts),
+            seconds=time.perf_counter() - started,
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+            first_token_seconds=first_token,
         )
 
     async def changed_paths(self, conversation: str) -> tuple[str, ...]:
@@ -112,6 +154,25 @@ class LibrarianApi:
             return response.json()
         except ValueError as exc:
             raise UpstreamUnavailable("the librarian", f"{method} {path} answered with no JSON") from exc
+
+
+def _sse_data(line: str) -> dict[str, Any] | None:
+    """Return the JSON of one `data:` line of the stream; None for comments, blank lines and `[DONE]`."""
+    if not line.startswith("data:"):
+        return None
+    payload = line.removeprefix("data:").strip()
+    if payload == "[DONE]":
+        return None
+    try:
+        chunk = json.loads(payload)
+    except ValueError as exc:
+        raise UpstreamUnavailable("the librarian", f"its stream sent a line that is not JSON: {payload[:120]}") from exc
+    return chunk if isinstance(chunk, dict) else None
+
+
+def _message(body: dict[str, Any]) -> str:
+    error = body.get("error")
+    return str(error.get("message", error)) if isinstance(error, dict) else str(error)
 
 
 def _error_of(method: str, path: str, response: httpx.Response) -> AppError:

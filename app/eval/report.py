@@ -37,6 +37,7 @@ def item_json(score: ItemScore) -> dict[str, object]:
         "written": list(seen.written),
         "fell_back": seen.fell_back,
         "seconds": round(seen.seconds, 3),
+        "first_token_seconds": None if seen.first_token_seconds is None else round(seen.first_token_seconds, 3),
         "prompt_tokens": seen.prompt_tokens,
         "completion_tokens": seen.completion_tokens,
         "reply": seen.reply,

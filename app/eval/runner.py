@@ -51,8 +51,13 @@ async def run_eval(
     k: int,
     judge: Judge | None = None,
     on_item: OnItem | None = None,
+    stream: bool = True,
 ) -> EvalRun:
-    """Run every item in order (one at a time: local model servers often have one slot) and score it."""
+    """Run every item in order (one at a time: local model servers often have one slot) and score it.
+
+    Replies are streamed, as chat apps ask for them, unless `stream` is False; a streamed reply also says how long
+    the user waited for its first text.
+    """
     mode = await api.mode()
     if mode.auto_applies:
         raise InvalidRequest(
@@ -66,12 +71,14 @@ async def run_eval(
         "llm": mode.llm,
         "writes": mode.writes,
         "k": k,
+        "streamed": stream,
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "run_id": run_id,
     }
     scores: list[ItemScore] = []
     for number, item in enumerate(items, start=1):
-        seen = await observe(api, item, mode, k=k, conversation=f"eval-{run_id}-{item.id}", judge=judge)
+        conversation = f"eval-{run_id}-{item.id}"
+        seen = await observe(api, item, mode, k=k, conversation=conversation, judge=judge, stream=stream)
         scores.append(score_item(item, seen, links))
         if on_item is not None:
             on_item(number, len(items), scores[-1])
@@ -79,7 +86,14 @@ async def run_eval(
 
 
 async def observe(
-    api: LibrarianApi, item: GoldenItem, mode: ServiceMode, *, k: int, conversation: str, judge: Judge | None
+    api: LibrarianApi,
+    item: GoldenItem,
+    mode: ServiceMode,
+    *,
+    k: int,
+    conversation: str,
+    judge: Judge | None,
+    stream: bool = True,
 ) -> Observation:
     """Return what the service showed for one item: search ranking, reply, changes made, the judge's grade."""
     skipped = mode.edit_skip_reason() if item.kind == "edit" else None
@@ -89,7 +103,7 @@ async def observe(
     try:
         if item.kind == "answer":
             ranked = await api.ranked_notes(item.question, k)
-        reply = await api.ask(item.question, conversation)
+        reply = await api.ask(item.question, conversation, stream=stream)
         written = await api.changed_paths(conversation)
     except AppError as exc:
         return Observation(ranked_notes=ranked, error=exc.message)
@@ -104,6 +118,7 @@ async def observe(
         ranked_notes=ranked,
         reply=reply.text,
         seconds=reply.seconds,
+        first_token_seconds=reply.first_token_seconds,
         # Without a model the service reports estimates of the text, which say nothing about a prompt.
         prompt_tokens=reply.prompt_tokens if has_model else None,
         completion_tokens=reply.completion_tokens if has_model else None,

@@ -49,6 +49,7 @@ class Observation:
     ranked_notes: tuple[str, ...] = ()  # distinct note paths of the search hits, best first (answer items)
     reply: str = ""  # the assistant message as the user got it
     seconds: float = 0.0  # the chat request, end to end
+    first_token_seconds: float | None = None  # until the reply's first text, when it was streamed
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     written: tuple[str, ...] = ()  # paths the change log gained for this item's conversation (must stay empty)

@@ -33,6 +33,7 @@ class EvalOptions:
     judge_model: str | None = None
     judge_api_key: str | None = None
     timeout_seconds: float = 900.0  # per request: a small local model can take minutes per answer
+    stream: bool = True  # ask for replies as chat apps do, timing the first text; False: one JSON body each
     extra_info: dict[str, object] = field(default_factory=dict)  # added to the report's `run` (e.g. the model)
 
 
@@ -56,7 +57,9 @@ async def evaluate(
         api = LibrarianApi(url, api_key=options.api_key, timeout_seconds=options.timeout_seconds)
         try:
             async with _judge(options) as judge:
-                run = await run_eval(api, items, links, k=options.k, judge=judge, on_item=on_item)
+                run = await run_eval(
+                    api, items, links, k=options.k, judge=judge, on_item=on_item, stream=options.stream
+                )
         finally:
             await api.aclose()
     run.info.update({"golden": str(options.golden), "vault": str(settings.vault_path), **options.extra_info})

@@ -45,6 +45,8 @@ class Totals:
     judge: float | None  # mean judge score, when a judge was asked
     seconds_p50: float | None
     seconds_max: float | None
+    first_token_p50: float | None  # seconds until a streamed reply's first text
+    first_token_max: float | None
     prompt_tokens_mean: float | None  # over replies a model wrote
 
 
@@ -55,6 +57,11 @@ def summarise(scores: Sequence[ItemScore]) -> Totals:
     refusable = [score for score in run if score.item.kind == "refuse"]
     edits = [score for score in run if score.item.kind == "edit"]
     seconds = [score.observation.seconds for score in run if score.observation.error is None]
+    first_token = [
+        s.observation.first_token_seconds
+        for s in run
+        if s.observation.error is None and s.observation.first_token_seconds is not None
+    ]
     # Replies no model wrote (the relevance gate's refusal, the fallback's passages) carry 0 or an estimate.
     prompt_tokens = [
         s.observation.prompt_tokens for s in run if s.observation.prompt_tokens and not s.observation.fell_back
@@ -80,6 +87,8 @@ def summarise(scores: Sequence[ItemScore]) -> Totals:
         judge=statistics.fmean(judged) if judged else None,
         seconds_p50=statistics.median(seconds) if seconds else None,
         seconds_max=max(seconds) if seconds else None,
+        first_token_p50=statistics.median(first_token) if first_token else None,
+        first_token_max=max(first_token) if first_token else None,
         prompt_tokens_mean=statistics.fmean(prompt_tokens) if prompt_tokens else None,
     )
 

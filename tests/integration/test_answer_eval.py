@@ -172,6 +172,11 @@ def test_the_eval_scores_each_scripted_reply_and_totals_them(
     assert totals["citation_validity"]["value"] == 1.0
     assert judged == 3 and totals["judge"] == pytest.approx(0.9)
     assert report["run"]["mode"] == "agent" and report["run"]["k"] == 6
+    # Streamed, as chat apps ask: every reply says when its first text came, before its end.
+    assert report["run"]["streamed"] is True
+    assert all(0 < item["first_token_seconds"] <= item["seconds"] for item in report["items"])
+    slowest = max(item["first_token_seconds"] for item in report["items"])
+    assert totals["first_token_max"] == pytest.approx(slowest, abs=1e-3)
 
     assert "retard" in stdout and "Totals" in stdout and "refusals on unanswerable items" in stdout
     assert (settings.vault_path / SOURDOUGH).read_text(encoding="utf-8") == before
@@ -213,6 +218,45 @@ def test_in_retrieval_only_mode_edits_are_skipped_and_passages_are_scored(
     assert not items["cake"]["refused"]  # the floor is off here, so passages are shown
     assert report["totals"]["skipped"] == 1 and report["totals"]["edits"]["total"] == 0
     assert report["totals"]["prompt_tokens_mean"] is None  # no model, no prompt
+
+
+def test_streamed_and_whole_replies_are_the_same_text_and_only_a_stream_times_its_first_text(
+    golden: Path, settings: Settings, indexed: Services, tmp_path: Path
+) -> None:
+    reports = {}
+    with serve(settings, indexed, None) as base_url:
+        for flag in ("--stream", "--no-stream"):
+            path = tmp_path / f"{flag}.json"
+            code, _stdout, stderr = run_eval(
+                str(golden), "--url", base_url, "--vault", str(settings.vault_path), "--json", str(path), flag
+            )
+            assert code == 0, stderr
+            reports[flag] = json.loads(path.read_text(encoding="utf-8"))
+
+    streamed, whole = (reports[flag] for flag in ("--stream", "--no-stream"))
+    ran = [item for item in streamed["items"] if not item["skipped"]]
+    assert [item["reply"] for item in ran] == [item["reply"] for item in whole["items"] if not item["skipped"]]
+    assert all(item["first_token_seconds"] is not None for item in ran)
+    assert all(item["first_token_seconds"] is None for item in whole["items"])
+    assert whole["run"]["streamed"] is False and whole["totals"]["first_token_p50"] is None
+
+
+def test_a_stream_that_ends_in_an_error_is_the_item_s_error(
+    golden: Path, settings: Settings, indexed: Services, tmp_path: Path
+) -> None:
+    one = tmp_path / "one.yaml"
+    one.write_text(GOLDEN.split("  - id: garlic")[0], encoding="utf-8")
+    report_path = tmp_path / "report.json"
+    # A model that hangs up mid-answer: the service ends its stream with an OpenAI error chunk.
+    hangs_up = ScriptedLLMServer(lambda _request: Turn.disconnect(after_tokens=4))
+    with hangs_up as llm, serve(settings, indexed, llm) as base_url:
+        code, _stdout, stderr = run_eval(
+            str(one), "--url", base_url, "--vault", str(settings.vault_path), "--json", str(report_path)
+        )
+
+    assert code == 0, stderr
+    item = json.loads(report_path.read_text(encoding="utf-8"))["items"][0]
+    assert not item["passed"] and "failed mid-stream: llm is unavailable: the reply" in item["error"]
 
 
 def test_a_service_that_applies_without_asking_is_not_evaluated(
