@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
+from rag.answer.citations import note_of
 from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import ELLIPSIS, LINKS, cut_at_space, question_stems, sentences_of, stem
 from rag.answer.external_links import named_hosts, neutralise_links
@@ -35,6 +36,7 @@ _HEADING = re.compile(r"^\s*#{1,6}\s")
 # A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
 _CELL_BORDER = re.compile(r"(?<!\\)\|(?![^\[\]]*\]\])")
 _WORD = re.compile(r"\w+")
+_WIKILINK = re.compile(r"\[\[[^\[\]\n]+\]\]")
 # A URL, a path or a host/file name ("<https://publish.obsidian.md/x>", "./scripts/run.py", "minimal.guide"): no
 # words of a sentence, only where they are.
 # Each alternative starts only where a token does: unanchored, one 32k-character token took seconds.
@@ -82,7 +84,7 @@ def evidence_for(
     ("nomic", asked why not nomic; "Yes."; "Käsespätzle") gets the sentences that hold most of the question's own
     terms, by the same rules, among those that say something beyond it (a map-of-content line "[[Embedding Model
     Choice]]: which model and why" does not): what the notes say about what was asked, where the answer gives
-    nothing to check.
+    nothing to check; from the notes it links to, when it is only a link and they hold such a sentence.
     """
     if not answer.strip():  # no answer (a turn stopped before the model wrote one): nothing to check
         return []
@@ -96,6 +98,10 @@ def evidence_for(
     candidates = [c for c in _candidates(said, passages, wanted, _plain(answer)) if c.on_topic or not wanted]
     if not beyond:  # only a sentence saying something beyond the question can show what the notes say about it
         candidates = [c for c in candidates if weight_of(said_beyond(c.text, question)) >= MIN_EVIDENCE]
+        # An answer that is only a link points at its note: what that note says, not a sentence elsewhere that
+        # shares two common words of the question ("uses", "theme" in a bookmarks list).
+        cited = {note_of(link) for link in _WIKILINK.findall(answer)}
+        candidates = [c for c in candidates if note_of(c.source) in cited] or candidates
     covered: set[str] = set().union(*(c.holds for c in candidates if c.is_repeated))
     candidates = [c for c in candidates if not c.is_repeated]
     chosen: list[_Candidate] = []

@@ -123,6 +123,26 @@ def test_an_answer_saying_nothing_beyond_the_question_gets_the_sentence_holding_
     assert evidence_for("The fridge.", [RECIPE], question="Where does the loaf rest, the fridge?") == []
 
 
+def test_an_answer_that_is_only_a_link_gets_the_sentences_of_the_note_it_links_to() -> None:
+    # Recorded from Qwen2.5-Coder 1.5B on vaultofknowledge: the reply was the link alone, and the bookmarks list's
+    # KWin line, holding the question's "uses" and "theme", stood under it beside the Sela note's own sentence.
+    sela = Passage(
+        "[[How I revived Sela#For a new site (my trick)]]",
+        "Activate the Sela theme on a new site by installing each retired theme in sequential order.",
+    )
+    bookmarks = Passage(
+        "[[Bookmarks List#1.1. Unixporn]]",
+        "KWin used to be themed with deKorator, now it uses Aurorae theme engine and its blog uses the classic theme.",
+    )
+    question = "What is the address of my own WordPress blog that uses the Sela theme?"
+
+    linked = evidence_for("[[How I revived Sela#For a new site (my trick)]]", [bookmarks, sela], question=question)
+    unlinked = evidence_for("Sela.", [bookmarks, sela], question=question)
+
+    assert [item.source for item in linked] == ["[[How I revived Sela#For a new site (my trick)]]"]
+    assert "[[Bookmarks List#1.1. Unixporn]]" in [item.source for item in unlinked]  # no link: every passage
+
+
 def test_a_long_sentence_is_cut_at_a_space_and_marked() -> None:
     long = Passage("[[Log]]", "The pump ran for 20 seconds " + "and then it waited a while " * 20 + "before the check.")
 
