@@ -67,6 +67,25 @@ _CREATE = re.compile(r"^\W*(?:please\s+|bitte\s+)?(?:create|make|start|new|erste
 _DELETE = re.compile(r"^\W*(?:please\s+|bitte\s+)?(?:delete|trash|erase|remove|lösche)\b", re.IGNORECASE)
 
 
+# A second change joined to the first ("... to 9 and add the tag cyberpunk", "to Catan and to Futurama"): a
+# conjunction, then a verb of change or a second place. "Tips and Tricks" or "salt and pepper" join no change.
+_ANOTHER_CHANGE = re.compile(
+    r"\b(?:and|und|et|then|dann|puis|also)\s+(?:then\s+|also\s+|dann\s+|aussi\s+)?"
+    r"(?:add|set|remove|delete|move|rename|tag|untag|create|append|prepend|mark|put|make|change|"
+    r"füge|setze|entferne|lösche|verschiebe|benenne|ajoute|supprime|"
+    r"to|from|into|in|on|zu|zum|zur|à|au|(?:the\s+|my\s+)?notes?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_more(request: str) -> bool:
+    """Return True when `request` seems to join a second change to the first (outside its quoted text).
+
+    A contract holds one change; a reply proposing it must say that anything else asked was left for later.
+    """
+    return bool(_ANOTHER_CHANGE.search(_QUOTED.sub(" ", request)))
+
+
 def cued_operations(request: str) -> list[str]:
     """Return the operations `request` calls for, or the general ones when its words call for none in particular."""
     # "(Please,) in the How To folder, create a note called ...": the verb comes after the clause.

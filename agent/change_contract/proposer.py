@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agent.change_contract.candidates import Findings, gather
-from agent.change_contract.operations import OPERATIONS, cued_operations, describe, tool_call
+from agent.change_contract.operations import OPERATIONS, asks_for_more, cued_operations, describe, tool_call
 from agent.change_contract.schema import Contract, contract_schema, offered, response_format, validate
 from agent.turn import WriteToolBox
 from core.chat import ChatMessage, ChatResult, Usage
@@ -24,6 +24,11 @@ from core.ports import ChatModel
 from llm_client.reply_json import extract_json
 
 CONTRACT_TOKENS = 300  # the longest contract (a create with 500 characters of text) fits; a loop stops early
+# Said when the request seems to ask for more than the one change proposed (the 0.5B dropped the rest silently).
+ONE_CHANGE = (
+    "I propose one change per request, so only this one is shown; once it is settled, ask for the other change in "
+    "its own message."
+)
 OUT_OF_SCOPE = (
     "Nothing was proposed and nothing in your vault changed: only notes in the writable folders can be changed "
     "(WRITABLE_FOLDERS in the librarian's settings)."
@@ -84,6 +89,8 @@ class ContractProposer:
                 messages = [*messages, ChatMessage("assistant", result.content), ChatMessage("user", repair)]
             else:
                 outcome.text = f"I read your request as: {describe_contract(understood)}."
+                if asks_for_more(request):
+                    outcome.text += f" {ONE_CHANGE}"
                 outcome.is_proposed = True
                 return outcome
         outcome.text = _failed(understood, error)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.change_contract.proposer import ONE_CHANGE
 from app.wiring import Services
 from core.settings import Settings
 from tests.integration.edit_flow_support import LibrarianFactory, librarian_factory
@@ -86,6 +87,22 @@ def test_an_invalid_reply_gets_one_repair_with_the_reason_and_the_repaired_one_i
     assert repair["messages"][-2] == {"role": "assistant", "content": json.dumps(invented)}
     assert first["messages"] == repair["messages"][:2]
     assert f"`{GARLIC}`" in shown and "+  - mulch" in shown
+
+
+def test_a_request_joining_two_changes_gets_the_one_proposed_and_is_told_the_other_was_left(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # The 0.5B proposed only the tag of "set the rating ... and add the tag ...", and the reply did not say so.
+    llm.add(contract(operation="add_tag", target=GARLIC, tag="mulch"))
+    llm.add(contract(operation="add_tag", target=SOURDOUGH, tag="baking-log"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    both = chat.say("Set the property status to done in the Garlic note and add the tag mulch to it.")
+    chat.say("no")
+    one = chat.say("Add the tag baking-log to the Sourdough note.")
+
+    assert "+  - mulch" in both and ONE_CHANGE in both
+    assert "+  - baking-log" in one and ONE_CHANGE not in one
 
 
 def test_a_request_the_contract_cannot_satisfy_is_answered_plainly_and_nothing_is_proposed(

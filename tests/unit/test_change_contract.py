@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from agent.change_contract.candidates import Candidate, Findings, given_names, quoted_values
-from agent.change_contract.operations import GENERAL, cued_operations, tool_call
+from agent.change_contract.operations import GENERAL, asks_for_more, cued_operations, tool_call
 from agent.change_contract.proposer import contract_prompt
 from agent.change_contract.schema import contract_schema, offered, response_format, validate
 from llm_client.reply_json import OutputInvalid
@@ -41,6 +41,23 @@ def findings(
 )
 def test_the_request_words_narrow_the_operations_offered(request_text: str, operations: list[str]) -> None:
     assert cued_operations(request_text) == operations
+
+
+@pytest.mark.parametrize(
+    ("request_text", "more"),
+    [
+        ("Set the rating of Blade Runner to 9 and add the tag cyberpunk to it", True),
+        ("Add the tag classic to Catan and to Futurama", True),
+        ("Tag Kyoto and the note Tokyo with japan", True),
+        ("Füge den Tag reise zu Kyoto hinzu und setze status auf done", True),
+        ("Create a note called Tips and Tricks", False),
+        ('Add a task "buy salt and pepper and add flour" to the Garlic note', False),  # inside the quotes
+        ("Add salt and pepper to the shopping list note", False),
+        ("Add the tag baking-log to the Sourdough note.", False),
+    ],
+)
+def test_a_second_change_joined_to_the_first_is_noticed(request_text: str, more: bool) -> None:
+    assert asks_for_more(request_text) is more
 
 
 def test_quoted_values_are_found_in_straight_curly_and_german_quotes() -> None:
