@@ -2,8 +2,9 @@
 
 `EditGate` wraps any answerer (the agent, retrieval-only mode). Before the wrapped answerer sees a message, the gate
 checks the conversation for shown proposals or a shown undo plan: a strict approval applies exactly those, "no"
-discards them, anything else discards them and is answered as usual. After a turn that proposed changes, the gate
-shows their ids and diffs (composed by code, never by the model) and the turn ends.
+discards them, anything else discards them and is answered as usual; a correction of the proposal ("reading,
+not books") is answered as the earlier request with the value swapped (agent/gate/correction.py). After a turn
+that proposed changes, the gate shows their ids and diffs (composed by code, never by the model) and the turn ends.
 
 Whether the turn's user message asked for a change is decided here, by code: proposals nobody asked for open with a
 warning, and a delete or move nobody asked for needs "yes delete" / "yes move" (a plain yes applies nothing). The
@@ -25,6 +26,7 @@ from agent.gate.approval import (
     select_approved,
     words_needed,
 )
+from agent.gate.correction import corrected_turn
 from agent.gate.intent import asked_change
 from agent.gate.model_text import ImitationGuard, markup_closers
 from agent.gate.replies import (
@@ -119,11 +121,14 @@ class EditGate:
             async for event in self._inner.answer(request):
                 yield event
             return
-        decided, notice = await self._decide(request, message, now)
+        decided, notice, corrected = await self._decide(request, message, now)
         if decided is not None:
             yield AnswerText(decided)
             yield _estimated_done(request, decided)
             return
+        if corrected is not None:  # "reading, not books" after a proposal: the earlier request, corrected by code
+            request, message = corrected, latest_user_text(corrected)
+            notice += f" Proposing it again as: “{message}”."
         if notice:
             yield AnswerText(notice + SEPARATOR)
         waiting = {proposal.id for proposal in self._store.pending(conversation, now)}
@@ -159,26 +164,31 @@ class EditGate:
                 yield AnswerText(rest)
             raise
 
-    async def _decide(self, request: TurnRequest, message: str, now: datetime) -> tuple[str | None, str]:
-        """Return (a reply composed by code, or None to ask the answerer) and a notice to show before an answer."""
+    async def _decide(
+        self, request: TurnRequest, message: str, now: datetime
+    ) -> tuple[str | None, str, TurnRequest | None]:
+        """Return a reply composed by code (None: ask the answerer), a notice to show before an answer, and a turn.
+
+        The turn is the one to answer instead when the message corrects the change just proposed (None: as sent).
+        """
         conversation = request.conversation_id
         notice = ""
         change_set = self._store.undo_request(conversation, now)
         if change_set is not None and follows(request, change_set):
             decided = await self._answer_undo(conversation, message, now)
             if decided is not None:
-                return decided, ""
+                return decided, "", None
             notice = "(The undo was cancelled; nothing was undone.)"
         pending = shown_to_user(request, self._store.pending(conversation, now))
         if pending:
             decided = await self._answer_proposals(message, pending, now)
             if decided is not None:
-                return decided, ""
+                return decided, "", None
             notice = discarded_notice(self._discard(pending))
             if is_undo_request(message):  # "undo" is a command for code: no model can undo, so it must not go there
-                return notice + SEPARATOR + await self._plan_undo(conversation, now), ""
-            return None, notice
-        return await self._without_pending(request, message, now), notice
+                return notice + SEPARATOR + await self._plan_undo(conversation, now), "", None
+            return None, notice, corrected_turn(request, message)
+        return await self._without_pending(request, message, now), notice, None
 
     async def _answer_proposals(self, message: str, shown: list[ProposedEdit], now: datetime) -> str | None:
         """Return the reply to an answer about shown proposals, or None when the message is about something else."""

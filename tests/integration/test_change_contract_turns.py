@@ -105,6 +105,28 @@ def test_a_request_joining_two_changes_gets_the_one_proposed_and_is_told_the_oth
     assert "+  - baking-log" in one and ONE_CHANGE not in one
 
 
+def test_a_correction_of_the_proposal_is_proposed_as_the_earlier_request_with_the_value_swapped(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # Read as a request of its own, "actually make it 'mulch' not 'straw'" names no note (the 0.5B proposed a new
+    # note, or the turn was refused as a question).
+    llm.add(contract(operation="add_tag", target=GARLIC, tag="straw"))
+    llm.add(contract(operation="add_tag", target=GARLIC, tag="mulch"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    first = chat.say("Add the tag straw to the Garlic note.")
+    corrected = chat.say("actually make it 'mulch' not 'straw'")
+    applied = chat.say("yes")
+
+    assert "+  - straw" in first
+    asked = [request.json["messages"][-1]["content"] for request in llm.chat_requests]
+    assert asked == ["Add the tag straw to the Garlic note.", "Add the tag mulch to the Garlic note."]
+    assert "(Discarded the proposed change" in corrected and "“Add the tag mulch to the Garlic note.”" in corrected
+    assert "+  - mulch" in corrected and "Applied 1 change" in applied
+    text = (vault / GARLIC).read_text(encoding="utf-8")
+    assert "  - mulch" in text and "  - straw" not in text
+
+
 def test_a_request_the_contract_cannot_satisfy_is_answered_plainly_and_nothing_is_proposed(
     factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
 ) -> None:
