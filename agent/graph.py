@@ -20,6 +20,9 @@ from langgraph.graph import END, START, StateGraph
 from agent.answer_footer import answer_footer, earlier_question, latest_question, refusal_footer
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
 from agent.change_contract import ContractProposer
+from agent.change_contract.moc import SEARCH_DEPTH as MOC_SEARCH_DEPTH
+from agent.change_contract.moc import TopicSearch, moc_request, propose_moc
+from agent.change_contract.proposer import ContractOutcome
 from agent.context_fit import ContextWindow, fit_messages
 from agent.gate.intent import asked_change, looks_like_edit_request
 from agent.history import client_instructions, model_history, reconcile
@@ -138,7 +141,9 @@ class AgentNodes:
         """Return True when this change request goes through a change contract rather than free tool calls."""
         intent = asked_change(question)
         is_change = scratch.writes is not None and intent.is_change and not intent.follows_note
-        return is_change and self._deps.tool_use.uses_contract(self._deps.chat_model.model_name)
+        # A map of content is built by code whatever the model (agent/change_contract/moc.py).
+        is_code_only = moc_request(question) is not None
+        return is_change and (is_code_only or self._deps.tool_use.uses_contract(self._deps.chat_model.model_name))
 
     async def propose_by_contract(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Propose the requested change from one constrained model reply (agent/change_contract/); no tools."""
@@ -149,14 +154,26 @@ class AgentNodes:
         write = get_stream_writer()
         write({"status": "reading your change request…"})
         request = latest_question(state["messages"])
-        outcome = await ContractProposer(self._deps.chat_model).propose(
-            request, writes, hits=state.get("hit_paths", []), cited=cited_before(state["messages"])
-        )
+        if (moc := moc_request(request)) is not None:
+            text, _ = await propose_moc(moc, request, writes, search=self._topic_search)
+            outcome = ContractOutcome(text, is_proposed=bool(writes.proposals))
+        else:
+            outcome = await ContractProposer(self._deps.chat_model).propose(
+                request, writes, hits=state.get("hit_paths", []), cited=cited_before(state["messages"])
+            )
         for usage in outcome.usage:
             scratch.add_usage(usage)
         _write_text(write, scratch.show(outcome.text))
         reply = to_record(ChatMessage(role="assistant", content=scratch.shown_text))
         return {"messages": [*state["messages"], reply], "answer": scratch.shown_text, **TURN_INPUTS_CLEARED}
+
+    def _topic_search(self, topic: str) -> TopicSearch:
+        """Return the notes a search for `topic` finds (best first) and the gate's verdict on each, embedded once."""
+        deps = self._deps
+        embedding = deps.retriever.embed_query(topic)
+        hits = deps.retriever.search(topic, k=MOC_SEARCH_DEPTH, embedding=embedding)
+        ranked = list(dict.fromkeys(hit.chunk.path for hit in hits))
+        return TopicSearch(ranked, lambda path: deps.gate.covers_note(topic, path, embedding=embedding))
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Stream one model reply to the user through the citation check; keep its tool calls, if any."""

@@ -135,6 +135,21 @@ class RelevanceGate:
         self._check_identity()
         return self._measure(embedding or self._embedder.embed_query(text), filters, decided_early=False)
 
+    def covers_note(self, query: str, path: str, *, embedding: Embedding | None = None) -> bool:
+        """Return True when the note at `path` alone would cover `query`, held against the whole vault's noise.
+
+        For choosing notes on a topic (a map of content): one note's chunks scored as if it were all the search
+        found. The noise level stays the vault's: one note's own would be lower, and pass nearly anything.
+        """
+        vector = embedding or self._embedder.embed_query(query)
+        self._check_identity()
+        score = self._store.dense_top_score(vector, filters=SearchFilters(paths=(path,)))
+        if score is None or self._floor <= GATE_OFF:
+            return score is not None
+        terms = measure_term_coverage(self._store, vector.sparse.indices, [path])
+        noise = self._noise.level()
+        return is_covered(score, self._floor, term_share=terms.share, term_weight=self._term_weight, noise=noise)
+
     def _measure(self, vector: Embedding, filters: SearchFilters | None, *, decided_early: bool = True) -> Coverage:
         score = self._store.dense_top_score(vector, filters=filters)
         if score is None:

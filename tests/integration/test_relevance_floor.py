@@ -157,6 +157,22 @@ def test_filters_restrict_what_counts_as_covering(gate: RelevanceGate) -> None:
     assert nowhere == Coverage(score=None, is_covered=False)
 
 
+def test_one_note_covers_a_topic_alone_when_it_is_about_it(gate: RelevanceGate) -> None:
+    # For a map of content: each note judged as if it were all the search found, against the vault's noise level.
+    topic = "sourdough bread baking"
+    judged = {
+        path: gate.covers_note(topic, path)
+        for path in ("Areas/Cooking/Sourdough.md", "Areas/Health/Knee Rehab.md", "Projects/Home Server Migration.md")
+    }
+
+    assert judged == {
+        "Areas/Cooking/Sourdough.md": True,
+        "Areas/Health/Knee Rehab.md": False,
+        "Projects/Home Server Migration.md": False,
+    }
+    assert not gate.covers_note(topic, "No Such Note.md")
+
+
 @pytest.mark.parametrize(
     ("score", "floor", "expected"),
     [(0.5, 0.27, True), (0.27, 0.27, True), (0.2699, 0.27, False), (None, 0.27, False), (None, -1.0, False)],

@@ -1,0 +1,103 @@
+"""Maps of content: the request read by code, and the notes on a topic chosen by code, not by a model."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.change_contract.moc import (
+    MAX_MOC_NOTES,
+    MocRequest,
+    TopicSearch,
+    moc_folder,
+    moc_members,
+    moc_request,
+    names_topic,
+    topic_stems,
+)
+from core.domain import Note
+
+
+@pytest.mark.parametrize(
+    ("request_text", "moc"),
+    [
+        ("Make a MOC of my notes on gardening", MocRequest("gardening")),
+        ("Please create a map of content for bread.", MocRequest("bread")),
+        ("Create a new MOC about science fiction", MocRequest("science fiction")),
+        ("Make a MOC of all my notes about the librarian project", MocRequest("the librarian project")),
+        ("Create a MOC of my notes on cooking called Kitchen Index", MocRequest("cooking", "Kitchen Index")),
+        ("Make a MOC on running in the Inbox folder", MocRequest("running")),
+        (
+            "Create a note called Sci-fi MOC linking my notes about science fiction",
+            MocRequest("science fiction", "Sci-fi MOC"),
+        ),
+        ('Create a note called "Reading" that links to my notes on books', MocRequest("books", "Reading")),
+        ("Erstelle eine Übersicht zu Garten", MocRequest("Garten")),
+        ("Add the tag moc to the Garden MOC note", None),
+        ("What is in my Garden MOC?", None),
+        ("Create a note called Plum Pruning", None),
+    ],
+)
+def test_a_request_for_a_map_of_content_is_read_by_code(request_text: str, moc: MocRequest | None) -> None:
+    assert moc_request(request_text) == moc
+
+
+def test_the_note_is_named_as_asked_or_after_its_topic_without_characters_obsidian_refuses() -> None:
+    assert MocRequest("gardening").note_name == "Gardening MOC"
+    assert MocRequest("cooking", "Kitchen Index").note_name == "Kitchen Index"
+    assert MocRequest("C# and F#").note_name == "C and F MOC"
+
+
+def test_how_a_note_is_filed_names_its_topic_and_its_text_does_not() -> None:
+    garden = topic_stems("my notes on gardening")
+    assert garden == {"garden"}
+    assert topic_stems("AI tools") == {"AI".casefold(), "tool"}
+
+    assert names_topic(Note("Areas/Garden/Garlic.md", "Garlic"), garden)  # its folder
+    assert names_topic(Note("Inbox/Mulch.md", "Mulch", tags=("area/garden",)), garden)  # a nested tag
+    beds = Note("Beds.md", "Beds", frontmatter={"up": "[[Garden MOC]]", "n": [1, {"x": "gardens"}]})
+    assert names_topic(beds, garden)
+    assert not names_topic(Note("Projects/Server.md", "Server", frontmatter={"garden": "no"}), garden)  # a key only
+    sci_fi = topic_stems("science fiction")
+    blade_runner = Note("References/Blade Runner.md", "Blade Runner", frontmatter={"genre": "[[Sci-fi]]"})
+    assert not names_topic(blade_runner, sci_fi)
+
+
+def notes(*paths: str) -> list[Note]:
+    return [Note(path, path.rsplit("/", 1)[-1].removesuffix(".md")) for path in paths]
+
+
+def test_notes_naming_the_topic_are_members_wherever_the_search_ranks_them() -> None:
+    vault = notes("Areas/Garden/Garlic.md", "Areas/Garden/Composting.md", "Projects/Home Server.md", "README.md")
+    judged: list[str] = []
+    search = TopicSearch(["README.md", "Areas/Garden/Composting.md"], lambda path: judged.append(path) or True)
+
+    members = moc_members(vault, "gardening", search)
+
+    assert members.paths == ("Areas/Garden/Composting.md", "Areas/Garden/Garlic.md")  # ranked first, then by path
+    assert members.by_name and members.found == 2 and judged == []  # the gate is not asked when names decide
+
+
+def test_without_a_note_naming_it_the_gate_judges_the_searched_notes() -> None:
+    vault = notes("References/Blade Runner.md", "References/Futurama.md", "Clippings/Advice.md")
+    search = TopicSearch(
+        ["Clippings/Advice.md", "References/Futurama.md", "Gone.md", "References/Blade Runner.md"],
+        lambda path: path.startswith("References/"),
+    )
+
+    members = moc_members(vault, "science fiction", search)
+
+    assert members.paths == ("References/Futurama.md", "References/Blade Runner.md") and not members.by_name
+
+
+def test_a_map_links_at_most_the_best_ranked_notes_and_counts_the_rest() -> None:
+    vault = notes(*(f"Garden/Note {number:03}.md" for number in range(MAX_MOC_NOTES + 7)))
+
+    members = moc_members(vault, "garden", TopicSearch([], lambda _path: True))
+
+    assert len(members.paths) == MAX_MOC_NOTES and members.found == MAX_MOC_NOTES + 7
+
+
+def test_a_folder_for_maps_is_used_only_when_there_is_one() -> None:
+    assert moc_folder(["Areas", "MOCs", "Areas/Garden"]) == "MOCs"
+    assert moc_folder(["Maps", "Work/MOCs"]) == ""
+    assert moc_folder(["Areas"]) == ""
