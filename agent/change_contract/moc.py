@@ -26,6 +26,7 @@ from rag.notes.links import LinkResolver
 MAX_MOC_NOTES = 50  # links in one map; the best-ranked are kept, and the reply says how many more there were
 SEARCH_DEPTH = 60  # chunks searched for the topic when no note names it: several may come from one note
 _WORD = re.compile(r"\w+")
+_PROPERTY_LINK = re.compile(r"\[\[([^\]|#^\n]+)")
 _NOT_TOPIC = frozenset({"note", "notes", "notiz", "notizen", "meine", "alle", "everything"})
 _MOC_WORDS = r"(?:moc|map\s+of\s+contents?|übersicht(?:snotiz)?|inhaltsverzeichnis)"
 _MAKE = r"(?:please\s+|bitte\s+)?(?:make|create|start|generate|write|build|erstelle|mach(?:e)?|schreibe)\s+(?:me\s+)?"
@@ -131,22 +132,34 @@ class TopicSearch:
     covers_alone: Callable[[str], bool]  # a note's path -> whether it alone covers the topic
 
 
-def moc_members(notes: Sequence[Note], topic: str, search: TopicSearch) -> MocMembers:
+def moc_members(
+    notes: Sequence[Note], topic: str, search: TopicSearch, *, resolve: Callable[[str, str], str | None]
+) -> MocMembers:
     """Return the notes on `topic`, at most MAX_MOC_NOTES, best-ranked first.
 
     The notes that name the topic, wherever the search ranks them (it found only 18 of sample_vault's garden notes
     for "gardening"); when none does ("science fiction" where notes say "[[Sci-fi]]"), the searched notes that the
-    relevance gate says cover the topic on their own.
+    relevance gate says cover the topic on their own. Then the notes whose properties link to one of those
+    (`genre: "[[Sci-fi]]"`, `categories: ["[[Books]]"]`): how Obsidian vaults file a note under a topic's note.
+    `resolve(target, source)` is the vault's link resolution.
     """
     order = {path: place for place, path in enumerate(search.ranked)}
     stems = topic_stems(topic)
-    named = [note.path for note in notes if names_topic(note, stems)]
-    if named:
-        best = sorted(named, key=lambda path: (order.get(path, len(order)), path))
-        return MocMembers(tuple(best[:MAX_MOC_NOTES]), len(named), by_name=True)
-    known = {note.path for note in notes}
-    judged = [path for path in order if path in known and search.covers_alone(path)]
-    return MocMembers(tuple(judged[:MAX_MOC_NOTES]), len(judged), by_name=False)
+    found = [note.path for note in notes if names_topic(note, stems)]
+    by_name = bool(found)
+    if not found:
+        known = {note.path for note in notes}
+        found = [path for path in order if path in known and search.covers_alone(path)]
+    hubs = set(found)
+    filed = [note.path for note in notes if note.path not in hubs and _files_under(note, hubs, resolve)]
+    best = sorted([*found, *filed], key=lambda path: (order.get(path, len(order)), path))
+    return MocMembers(tuple(best[:MAX_MOC_NOTES]), len(best), by_name=by_name)
+
+
+def _files_under(note: Note, hubs: set[str], resolve: Callable[[str, str], str | None]) -> bool:
+    """Return True when one of the note's property values links to a note in `hubs`."""
+    targets = (match.group(1) for value in _values(note.frontmatter) for match in _PROPERTY_LINK.finditer(value))
+    return any(resolve(target, note.path) in hubs for target in targets)
 
 
 def _values(frontmatter: Mapping[str, object]) -> list[str]:
@@ -188,7 +201,14 @@ async def propose_moc(
     templates = reader.templates_folder(snapshot)
     notes = [note for path, note in snapshot.notes.items() if not (templates and path.startswith(f"{templates}/"))]
     found = await asyncio.to_thread(search, moc.topic)
-    members = await asyncio.to_thread(moc_members, notes, moc.topic, found)
+    resolver = snapshot.resolver
+    members = await asyncio.to_thread(
+        moc_members,
+        notes,
+        moc.topic,
+        found,
+        resolve=lambda target, source: resolver.resolve(target, source_path=source).path,
+    )
     if not members.paths:
         return (
             f"I found no notes on “{moc.topic}”: none names it in its title, folder, tags or properties, and none of "
@@ -209,10 +229,6 @@ async def propose_moc(
 def _linking(moc: MocRequest, members: MocMembers) -> str:
     count = len(members.paths)
     notes = f"{count} note{'s' if count != 1 else ''}"
-    how = (
-        "whose title, folder, tags or properties name it"
-        if members.by_name
-        else "that the search found covering it on their own"
-    )
-    more = f" (the best-ranked {count} of {members.found})" if members.found > count else ""
-    return f"linking the {notes} on “{moc.topic}” {how}{more}"
+    how = "named in their title, folder, tags or properties" if members.by_name else "found by the search"
+    more = f"; the best-ranked {count} of {members.found}" if members.found > count else ""
+    return f"linking the {notes} on “{moc.topic}” ({how}, or filed under such a note{more})"

@@ -66,12 +66,17 @@ def notes(*paths: str) -> list[Note]:
     return [Note(path, path.rsplit("/", 1)[-1].removesuffix(".md")) for path in paths]
 
 
+def by_name(target: str, _source: str) -> str | None:
+    """Resolve a link as these tests' vaults would: every note is at References/<name>.md."""
+    return f"References/{target}.md"
+
+
 def test_notes_naming_the_topic_are_members_wherever_the_search_ranks_them() -> None:
     vault = notes("Areas/Garden/Garlic.md", "Areas/Garden/Composting.md", "Projects/Home Server.md", "README.md")
     judged: list[str] = []
     search = TopicSearch(["README.md", "Areas/Garden/Composting.md"], lambda path: judged.append(path) or True)
 
-    members = moc_members(vault, "gardening", search)
+    members = moc_members(vault, "gardening", search, resolve=by_name)
 
     assert members.paths == ("Areas/Garden/Composting.md", "Areas/Garden/Garlic.md")  # ranked first, then by path
     assert members.by_name and members.found == 2 and judged == []  # the gate is not asked when names decide
@@ -84,7 +89,7 @@ def test_without_a_note_naming_it_the_gate_judges_the_searched_notes() -> None:
         lambda path: path.startswith("References/"),
     )
 
-    members = moc_members(vault, "science fiction", search)
+    members = moc_members(vault, "science fiction", search, resolve=by_name)
 
     assert members.paths == ("References/Futurama.md", "References/Blade Runner.md") and not members.by_name
 
@@ -92,7 +97,7 @@ def test_without_a_note_naming_it_the_gate_judges_the_searched_notes() -> None:
 def test_a_map_links_at_most_the_best_ranked_notes_and_counts_the_rest() -> None:
     vault = notes(*(f"Garden/Note {number:03}.md" for number in range(MAX_MOC_NOTES + 7)))
 
-    members = moc_members(vault, "garden", TopicSearch([], lambda _path: True))
+    members = moc_members(vault, "garden", TopicSearch([], lambda _path: True), resolve=by_name)
 
     assert len(members.paths) == MAX_MOC_NOTES and members.found == MAX_MOC_NOTES + 7
 
@@ -101,3 +106,15 @@ def test_a_folder_for_maps_is_used_only_when_there_is_one() -> None:
     assert moc_folder(["Areas", "MOCs", "Areas/Garden"]) == "MOCs"
     assert moc_folder(["Maps", "Work/MOCs"]) == ""
     assert moc_folder(["Areas"]) == ""
+
+
+def test_notes_filed_under_a_member_by_their_properties_are_members_too() -> None:
+    # kepano-obsidian: the movies say genre: "[[Sci-fi]]", and only the Sci-fi note is about "science fiction".
+    sci_fi = Note("References/Sci-fi.md", "Sci-fi")
+    blade_runner = Note("References/Blade Runner.md", "Blade Runner", frontmatter={"genre": ["[[Sci-fi]]", "[[Noir]]"]})
+    mentions = Note("References/Dune.md", "Dune", frontmatter={"note": "unlike [[Noir]]"})
+    search = TopicSearch(["References/Sci-fi.md"], lambda path: path == "References/Sci-fi.md")
+
+    members = moc_members([sci_fi, blade_runner, mentions], "science fiction", search, resolve=by_name)
+
+    assert members.paths == ("References/Sci-fi.md", "References/Blade Runner.md") and members.found == 2
