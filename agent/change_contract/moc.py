@@ -28,7 +28,7 @@ SEARCH_DEPTH = 60  # chunks searched for the topic when no note names it: severa
 _WORD = re.compile(r"\w+")
 _PROPERTY_LINK = re.compile(r"\[\[([^\]|#^\n]+)")
 _NOT_TOPIC = frozenset({"note", "notes", "notiz", "notizen", "meine", "alle", "everything"})
-_MOC_WORDS = r"(?:moc|map\s+of\s+contents?|übersicht(?:snotiz)?|inhaltsverzeichnis)"
+_MOC_WORDS = r"(?:moc|map\s+of\s+contents?|index|hub|übersicht(?:snotiz)?|inhaltsverzeichnis|sommaire)"
 _MAKE = r"(?:please\s+|bitte\s+)?(?:make|create|start|generate|write|build|erstelle|mach(?:e)?|schreibe)\s+(?:me\s+)?"
 _A = r"(?:(?:a|an|the|eine?n?)\s+)?(?:new\s+|neue[nr]?\s+)?"
 _NOTES_ON = (
@@ -53,6 +53,7 @@ _NAMED = re.compile(
     r"\s+(?:called|named|titled|namens)\s+(?P<name>[\"“„«][^\"”“»\n]+[\"”“»]|[^\n,.]+?)(?=\s+(?:in|into|im)\s|$)",
     re.IGNORECASE,
 )
+_TOPIC_EDGES = re.compile(r"^(?:all\s+)?(?:of\s+)?(?:my|meine[nr]?|mes)\s+|\s+(?:notes?|notizen)$", re.IGNORECASE)
 _FORBIDDEN_IN_NAMES = re.compile(r"[*\"\\/<>:|?#^\[\]]")
 _MOC_FOLDERS = ("mocs", "moc", "maps", "maps of content", "maps of contents")
 
@@ -90,6 +91,7 @@ def moc_request(request: str) -> MocRequest | None:
 
 def _request(topic: str, name: str) -> MocRequest | None:
     topic = topic.strip().strip("\"“”„«»'").strip()
+    topic = _TOPIC_EDGES.sub("", topic).strip()  # "my travel notes" -> "travel"
     if not topic:
         return None
     return MocRequest(topic, name.strip().strip('"“”„«»').strip())

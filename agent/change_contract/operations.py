@@ -49,22 +49,30 @@ OPERATIONS: dict[str, Operation] = {
 }
 GENERAL = ("append", "add_task", "add_tag", "set_property", "append_to_section", "create_note")
 
-_REMOVAL = {"remove", "delete", "untag", "drop", "entferne", "lösche", "entfernen", "löschen"}
+_REMOVAL = {
+    "remove", "delete", "untag", "drop", "entferne", "lösche", "entfernen", "löschen",
+    "supprime", "supprimer", "retire", "enlève", "efface",
+}  # fmt: skip
 # (cue words, operation when adding, operation when removing); the first rows that match decide.
 _CUES: tuple[tuple[frozenset[str], str, str | None], ...] = (
-    (frozenset({"tag", "tags", "untag", "tagge", "taggen"}), "add_tag", "remove_tag"),
+    (frozenset({"tag", "tags", "untag", "tagge", "taggen", "tague", "étiquette"}), "add_tag", "remove_tag"),
     (frozenset({"alias", "aliases"}), "add_alias", None),
-    (frozenset({"property", "properties", "frontmatter", "field", "metadata", "eigenschaft"}), "set_property",
-     "remove_property"),
-    (frozenset({"task", "tasks", "todo", "to-do", "checkbox", "aufgabe"}), "add_task", None),
+    (frozenset({"property", "properties", "frontmatter", "field", "metadata", "eigenschaft", "propriété"}),
+     "set_property", "remove_property"),
+    (frozenset({"task", "tasks", "todo", "to-do", "checkbox", "aufgabe", "tâche"}), "add_task", None),
     (frozenset({"section", "heading", "abschnitt", "überschrift"}), "append_to_section", None),
-    (frozenset({"move", "archive", "relocate", "verschiebe", "verschieben", "archiviere"}), "move_note", None),
-    (frozenset({"rename", "umbenennen", "benenne"}), "rename_note", None),
+    (frozenset({"move", "archive", "relocate", "verschiebe", "verschieben", "archiviere", "déplace", "range"}),
+     "move_note", None),
+    (frozenset({"rename", "umbenennen", "benenne", "renomme", "renommer"}), "rename_note", None),
     (frozenset({"prepend", "top", "beginning"}), "prepend", None),
 )  # fmt: skip
 _QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»')
-_CREATE = re.compile(r"^\W*(?:please\s+|bitte\s+)?(?:create|make|start|new|erstelle|lege)\b", re.IGNORECASE)
-_DELETE = re.compile(r"^\W*(?:please\s+|bitte\s+)?(?:delete|trash|erase|remove|lösche)\b", re.IGNORECASE)
+_CREATE = re.compile(
+    r"^\W*(?:please\s+|bitte\s+)?(?:create|make|start|new|build|erstelle|lege|crée|créer|cree)(?!\w)", re.IGNORECASE
+)
+_DELETE = re.compile(
+    r"^\W*(?:please\s+|bitte\s+)?(?:delete|trash|erase|remove|lösche|supprime|efface)(?!\w)", re.IGNORECASE
+)
 
 
 # A second change joined to the first ("... to 9 and add the tag cyberpunk", "to Catan and to Futurama"): a
@@ -92,7 +100,7 @@ def cued_operations(request: str) -> list[str]:
     request = FOLDER_CLAUSE.sub("", re.sub(r"^\W*(?:please|bitte)[\s,]+", "", request, flags=re.IGNORECASE), count=1)
     unquoted = _QUOTED.sub(" ", request)  # a task "tag the photos" asks for a task, not a tag
     words = set(re.findall(r"[\w-]+", unquoted.casefold()))
-    if _CREATE.match(request) and words & {"note", "notiz", "called", "named"}:
+    if _CREATE.match(request) and words & {"note", "notiz", "called", "named", "appelée", "nommée", "intitulée"}:
         return ["create_note"]
     is_removal = bool(words & _REMOVAL)
     chosen: list[str] = []

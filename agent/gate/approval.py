@@ -22,18 +22,22 @@ APPROVAL_PHRASES = frozenset(
         ("yes",), ("y",), ("apply",), ("do", "it"), ("ok",), ("okay",), ("approve",), ("approved",),
         ("confirm",), ("go", "ahead"),
         ("ja",), ("j",), ("jawohl",), ("anwenden",), ("mach", "es"), ("bestätigen",),
+        ("oui",), ("applique",), ("confirme",),
     }
 )  # fmt: skip
-DECLINE_PHRASES = frozenset({("no",), ("n",), ("nope",), ("nein",), ("cancel",), ("abbrechen",), ("discard",)})
+DECLINE_PHRASES = frozenset(
+    {("no",), ("n",), ("nope",), ("nein",), ("cancel",), ("abbrechen",), ("discard",), ("non",), ("annule",)}
+)
 # Words that may follow an approval or a decline without changing its meaning.
 COURTESY = frozenset(
     {"please", "pls", "plz", "thanks", "thank", "you", "all", "them", "both", "it", "that", "this", "-", "—", "–"}
     | {"bitte", "gerne", "danke", "alle", "beide"}
+    | {"merci", "stp", "svp", "tout", "tous", "toutes"}
 )  # fmt: skip
 # The words that confirm a destructive kind after an approval phrase ("yes delete", "ja löschen").
 CONFIRM_WORDS: dict[str, DestructiveKind] = {
-    **dict.fromkeys(("delete", "löschen", "lösche"), "delete"),
-    **dict.fromkeys(("move", "rename", "verschieben", "verschiebe", "umbenennen"), "move"),
+    **dict.fromkeys(("delete", "löschen", "lösche", "supprimer", "supprime"), "delete"),
+    **dict.fromkeys(("move", "rename", "verschieben", "verschiebe", "umbenennen", "déplacer", "renommer"), "move"),
 }
 DESTRUCTIVE: dict[EditKind, DestructiveKind] = {"delete": "delete", "move": "move"}
 # How the replies spell each kind's word, English first.

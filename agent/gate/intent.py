@@ -30,6 +30,10 @@ EDIT_VERBS = frozenset(
         # German
         "füge", "hinzufügen", "erstelle", "erstell", "lege", "leg", "schreibe", "schreib", "verschiebe",
         "benenne", "lösche", "entferne", "setze", "ändere", "markiere", "hake", "trage", "notiere", "archiviere",
+        "build", "generate",
+        # French
+        "ajoute", "ajouter", "crée", "créer", "cree", "supprime", "supprimer", "efface", "déplace", "déplacer",
+        "renomme", "renommer", "mets", "marque", "coche", "écris", "range", "tague",
     }
 )  # fmt: skip
 OPENERS = (
@@ -37,6 +41,8 @@ OPENERS = (
     "i want to", "i'd like to", "let's", "lets", "go ahead and", "bitte", "kannst du", "könntest du", "würdest du",
     # a later sentence of the message: "What is in my Inbox? And delete the empty note."
     "and", "also", "then", "now", "ok", "okay", "und", "dann", "jetzt", "außerdem",
+    "peux-tu", "pourrais-tu", "peux tu", "pourrais tu", "merci de", "s'il te plaît", "s'il vous plaît", "stp", "svp",
+    "et", "puis", "ensuite",
 )  # fmt: skip
 # One pass over any run of openers ("please, can you, please add"): a message of a thousand "and"s costs one scan.
 _OPENERS = re.compile("(?:(?:" + "|".join(map(re.escape, OPENERS)) + ")[ ,]+)*")
@@ -54,6 +60,12 @@ _WORD = re.compile(r"[\w'’]+")
 FOLDER_CLAUSE = re.compile(
     r"^\s*(?:(?:in|into|under|inside|im|in\s+den)\s+(?:the\s+|my\s+)?[^,\n]{1,60}?\s+(?:folder|ordner)"
     r"|(?:in|into)\s+the\s+folder\s+[^,\n]{1,60}?|(?:im|in\s+den)\s+ordner\s+[^,\n]{1,60}?)\s*,\s*",
+    re.IGNORECASE,
+)
+# "In the nectarine tart recipe, add ..." (or "Dans la note X, ajoute ..."): the note named before the request.
+PLACE_CLAUSE = re.compile(
+    r"^\s*(?:in|on|for|under|inside|dans|pour|im|in\s+der|in\s+den)\s+(?:the\s+|my\s+|la\s+|le\s+|ma\s+|mon\s+)?"
+    r"[^,\n]{1,60}?\s*,\s*",
     re.IGNORECASE,
 )
 
@@ -81,10 +93,12 @@ def _request_verb(message: str) -> str | None:
 def _without_openers(text: str) -> str:
     """Return lowercased `text` without the polite openers it starts with ("please", "can you", "bitte", ...).
 
-    A leading folder clause goes too: "In the How To folder, create a note ..." starts with its verb after it.
+    A leading folder or note clause goes too: "In the How To folder, create a note ...", "In the tart recipe, add
+    ..." start with their verb after it.
     """
     text = text.strip().lower().replace("’", "'")
-    for strip in (_OPENERS.match, lambda t: FOLDER_CLAUSE.match(t), _OPENERS.match):  # "please, in the X folder, add"
+    # "please, in the X folder, add"
+    for strip in (_OPENERS.match, lambda t: FOLDER_CLAUSE.match(t) or PLACE_CLAUSE.match(t), _OPENERS.match):
         opened = strip(text)
         text = text[opened.end() :] if opened is not None else text
     return text
@@ -94,9 +108,9 @@ def _without_openers(text: str) -> str:
 # "add a task to my Archive note" asks for no move.
 KIND_WORDS: dict[str, DestructiveKind] = {
     **dict.fromkeys(("delete", "remove", "trash", "erase", "lösche", "löschen", "entferne", "entfernen"), "delete"),
-    **dict.fromkeys(("papierkorb",), "delete"),
+    **dict.fromkeys(("papierkorb", "supprime", "supprimer", "efface", "effacer", "corbeille"), "delete"),
     **dict.fromkeys(("move", "rename", "relocate", "verschiebe", "verschieben", "benenne", "umbenennen"), "move"),
-    **dict.fromkeys(("archiviere", "archivieren"), "move"),
+    **dict.fromkeys(("archiviere", "archivieren", "déplace", "déplacer", "renomme", "renommer", "range"), "move"),
 }
 KIND_VERBS: dict[str, DestructiveKind] = {"archive": "move"}
 _SENTENCES = re.compile(r"[.!?;:\n]+")

@@ -23,7 +23,7 @@ APPROVE_ALL = [
     "ja", "Ja!", "j", "anwenden", "Mach es", "mach es.", "ok!", "okay", "yes please", "Yes, please!", "yes all",
     "Ja, bitte", "ja gerne", "jawohl", "approve", "approved", "confirm", "go ahead", "OK, thanks",
     "Yes, go ahead", "ok, do it", "yes do it", "yes apply", "yes, please apply", "Ja, mach es", "ja, anwenden",
-    "Yes, apply it", "apply it", "yes — thanks!", "ok - do it",
+    "Yes, apply it", "apply it", "yes — thanks!", "ok - do it", "oui", "Oui, merci", "applique",
 ]  # fmt: skip
 NOT_APPROVALS = [
     "", "   ", "sure", "yep", "yes but change the title", "ok, but only the first", "please yes",
@@ -57,7 +57,8 @@ def test_approval_words_followed_by_ids_approve_only_those(message: str, ids: tu
 
 
 @pytest.mark.parametrize(
-    "message", ["no", "No.", "n", "nein", "Nein!", "cancel", "abbrechen", "no thanks", "Nein, danke", "nope"]
+    "message",
+    ["no", "No.", "n", "nein", "Nein!", "cancel", "abbrechen", "no thanks", "Nein, danke", "nope", "non", "Non, merci"],
 )
 def test_decline_words_decline(message: str) -> None:
     assert parse_approval(message) == Approval(kind="decline")

@@ -74,6 +74,32 @@ def test_german_edit_requests_count(message: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "kinds"),
+    [
+        ("Ajoute le tag lecture à la note The Machine Stops", set()),
+        ("Crée une note appelée Idées", set()),
+        ("Peux-tu déplacer la note Kyoto dans Archive ?", {"move"}),
+        ("Supprime la note vide", {"delete"}),
+        ("S'il te plaît, coche la tâche du jardin", set()),
+    ],
+)
+def test_french_edit_requests_count(message: str, kinds: set[str]) -> None:
+    assert asked_change(message) == AskedChange(is_change=True, kinds=frozenset(kinds))
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        'In the nectarine tart recipe, add "Use less sugar next time" under the Tips heading',
+        "For the Garlic note, add a task to buy straw",
+        "Dans la note Kyoto, ajoute le tag voyage",
+    ],
+)
+def test_a_note_named_in_a_clause_before_the_verb_still_makes_a_request(message: str) -> None:
+    assert looks_like_edit_request(message)
+
+
+@pytest.mark.parametrize(
     "message",
     [
         "What did I add to the garlic note?",
@@ -93,6 +119,8 @@ def test_german_edit_requests_count(message: str) -> None:
         "Wann habe ich den Knoblauch gepflanzt?",
         "Kannst du mir sagen, was ich gepflanzt habe?",
         "In the Inbox folder, what notes are there?",  # a folder clause, then a question
+        "In my garden notes, what did I plant?",  # a note clause, then a question
+        "Pour le dîner, qu'est-ce que je cuisine ?",
     ],
 )
 def test_questions_are_not_edit_requests_even_when_they_mention_an_edit_verb(message: str) -> None:
