@@ -4,12 +4,14 @@ The model never writes a path: it picks a target from the candidates gathered he
 (by title, alias, path or [[link]]) is the strongest sign, so when one is named only named notes are candidates;
 otherwise the retrieval hits for the request are, unless it names a day. The daily note of a day the request names
 ("today", "yesterday", an ISO date, or "daily note" for today) comes first, missing or not: a missing one is created
-from its template when the change is approved. A request naming neither a note nor a day gets today's daily note
-after the hits.
+from its template when the change is approved, unless a note of that date's name exists elsewhere. A request naming
+neither a note nor a day gets today's daily note after the hits. A request naming a note no note matches ("the Dune
+note") gets no candidates but `Findings.missing`: a hit offered instead is what the 0.5B changed.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,6 +58,28 @@ _REFERS_BACK = re.compile(
 )
 _FOLDER_WORD = re.compile(r"\b(?:folder|ordner)\b", re.IGNORECASE)
 _MAX_FOLDER_WORDS = 5  # words of a folder's name around "folder"
+_MOVING = re.compile(r"\b(?:move|moving|archive|relocate|verschiebe|verschieben|archiviere)\b", re.IGNORECASE)
+_CREATING = re.compile(r"\b(?:create|new|erstelle|neue)\b", re.IGNORECASE)
+_MAX_CLOSEST = 3  # titles offered as "the closest" to a name no note has
+# Words that name a note ("the Dune note", "the note Dune", "add the tag x to Dune", 'the "Dune" note') but need not
+# be a note's whole title. Between "the" and "note" no article or preposition ("the end of the note" names none);
+# after "note" or ending the request, only capitalised words ("the note about bread" describes a note).
+_STOP = r"(?!(?:the|a|an|my|your|to|of|in|on|at|for|with|from|into|about|and|or|this|that|it|its)\b)"
+_WORD = r"[^\s\"“”„«»\[\]|#^.,;:!?]+"
+_TITLE = r"[A-Z0-9][^\s\"“”„«»\[\]|#^,;:!?]*(?:\s+[A-Z0-9][^\s\"“”„«»\[\]|#^,;:!?]*){0,5}"
+_OPEN, _CLOSE = '["“„«]', '["”“»]'
+_NOTE_PHRASES = (
+    re.compile(
+        rf"\b(?:the|my|your)\s+({_STOP}{_WORD}(?:\s+{_STOP}{_WORD}){{0,5}}?)\s+(?:note|page|notiz)\b", re.IGNORECASE
+    ),
+    re.compile(rf"\b(?:the|my|your)\s+{_OPEN}([^\"“”„«»\n]+){_CLOSE}\s+(?:note|page|notiz)\b", re.IGNORECASE),
+    re.compile(rf"\b[Nn]ote\s+(?:(?:called|named|titled)\s+)?{_OPEN}?({_TITLE}){_CLOSE}?"),
+)
+# A capitalised name ending the request: "add the tag favorite to Dune". Not after "set ... to" (a value), "a task to"
+# (the task: "to Call Mom"), nor in a move (its folder).
+_TO_NAME = re.compile(rf"\b(?:to|from|in|on|into)\s+{_OPEN}?({_TITLE}){_CLOSE}?\s*[.!?]?\s*$")
+_NOT_TO_NAME = re.compile(r"\b(?:set|change|make|mark|switch|update|task|todo|to-do|reminder)\b", re.IGNORECASE)
+_NOT_NAMES = {"same", "previous", "last", "next", "new", "other", "whole", "current", "first", "entire"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +103,8 @@ class Findings:
     is_named: bool  # True when the candidates are notes the request names (not retrieval hits)
     names: tuple[str, ...] = ()  # the names the request gives a new (or renamed) note, see `given_names`
     place: str = ""  # the one folder a request names for a new note ("" for none, or several): `requested_folder`
+    missing: tuple[str, ...] = ()  # names the request gives notes that no note has ("the Dune note")
+    closest: tuple[str, ...] = ()  # titles close to the missing names, to suggest
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -88,6 +114,14 @@ class Findings:
     def candidate(self, path: str) -> Candidate | None:
         """Return the candidate at `path`, or None."""
         return next((c for c in self.candidates if c.path == path), None)
+
+    def describe_missing(self) -> str:
+        """Return 'no note called “Dune” was found (the closest: “Dunes”)', or "" when nothing named is missing."""
+        if not self.missing:
+            return ""
+        called = " or ".join(f"“{name}”" for name in self.missing)
+        closest = f" (the closest: {', '.join(f'“{title}”' for title in self.closest)})" if self.closest else ""
+        return f"no note called {called} was found{closest}"
 
 
 def quoted_values(request: str) -> tuple[str, ...]:
@@ -158,19 +192,23 @@ def named_notes(snapshot: VaultSnapshot, request: str) -> list[str]:
 
 def named_days(request: str, today: date) -> list[date]:
     """Return the days `request` names (today, yesterday, tomorrow, ISO dates); today for a bare "daily note"."""
-    days: list[date] = []
     words = re.findall(r"\w+", request.casefold())
-    for word in words:
-        if word in _DAY_WORDS:
-            days.append(today + timedelta(days=_DAY_WORDS[word]))
+    days = [today + timedelta(days=_DAY_WORDS[word]) for word in words if word in _DAY_WORDS]
+    days += written_days(request)
+    if not days and _DAILY_WORDS.search(request):
+        days.append(today)
+    return list(dict.fromkeys(days))
+
+
+def written_days(request: str) -> list[date]:
+    """Return the days `request` writes as ISO dates ("2023-09-12", "[[2023-09-12]]"), not impossible ones."""
+    days = []
     for text in _ISO_DAY.findall(request):
         try:
             days.append(date.fromisoformat(text))
         except ValueError:
             continue
-    if not days and _DAILY_WORDS.search(request):
-        days.append(today)
-    return list(dict.fromkeys(days))
+    return days
 
 
 def requested_folder(snapshot: VaultSnapshot, request: str, names: Sequence[str]) -> str:
@@ -239,33 +277,148 @@ def _holds_name(text: str, name: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", text) is not None
 
 
+def move_destinations(snapshot: VaultSnapshot, request: str) -> list[re.Match[str]]:
+    """Return where a move request names the folder it moves to ("to the Clippings folder", "into Daily").
+
+    Those words name a folder, not a note to move: for "move 2023 Japan Trip to the Clippings folder" the 0.5B moved
+    Categories/Clippings.md, and "to the Daily folder" made today's daily note the first candidate.
+    """
+    folders = _folders(snapshot)
+    if not folders or not _MOVING.search(request):
+        return []
+    names = sorted({name for folder in folders for name in (folder, folder.rsplit("/", 1)[-1])}, key=len, reverse=True)
+    pattern = (
+        r"(?P<pre>\b(?:to|into|onto|under|nach|in\s+(?:den|die|das))\s+(?:the\s+|my\s+)?(?:(?:folder|ordner)\s+)?"
+        r"|\b(?:folder|ordner)\s+)?"
+        rf"(?<!\w)(?P<name>{'|'.join(map(re.escape, names))})(?!\w)(?P<post>\s+(?:folder|ordner)\b)?"
+    )
+    found = re.finditer(pattern, request, re.IGNORECASE)
+    return [match for match in found if match["pre"] or match["post"]]
+
+
+def _blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """Return `text` with each span replaced by spaces (offsets stay as they were)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def note_phrases(request: str) -> list[str]:
+    """Return the words `request` names a note by ("the Dune note", "to Dune", "[[Dune]]"), whether one exists or not.
+
+    A description ("my note about bread", "add a task to buy milk") names none: its retrieval hits may be right.
+    """
+    found = [*_LINK.findall(request), *_PATH.findall(request)]
+    found += [match[1] for pattern in _NOTE_PHRASES for match in pattern.finditer(request)]
+    to_name = _TO_NAME.search(request)
+    if to_name and not _MOVING.search(request) and not _NOT_TO_NAME.search(request, 0, to_name.start()):
+        found.append(to_name[1])
+    # A name a create or rename gives ("called Dune", "rename X to Dune") is no note to find.
+    is_naming = _CREATING.search(request) or _RENAMING.search(request)
+    new_names = {name.casefold() for name in given_names(request)} if is_naming else set()
+    phrases = (phrase.strip().rstrip(".").strip() for phrase in found)
+    return list(dict.fromkeys(p for p in phrases if p and p.casefold() not in new_names and not _is_day_phrase(p)))
+
+
+def _is_day_phrase(phrase: str) -> bool:
+    """Return True for words that mean a daily note or the note talked about ("the daily note", "the same note")."""
+    words = re.findall(r"\w+", phrase.casefold()) or [""]
+    return bool(_DAILY_WORDS.search(phrase)) or words[0] in _NOT_NAMES or any(w in _DAY_WORDS for w in words)
+
+
+def _named_targets(
+    snapshot: VaultSnapshot, text: str, days: Sequence[date], cited: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """Return the notes `text` names and the names it gives notes that no note has (see `gather`)."""
+    # A note named inside the text to add ('Append "Visited Fushimi Inari" to [[2023-09-12]]') is no target.
+    outside = named_notes(snapshot, _blanked(text, [match.span() for match in _QUOTED.finditer(text)]))
+    if outside:
+        return outside, []
+    if phrases := note_phrases(text):
+        linked = {name.strip() for name in (*_LINK.findall(text), *_PATH.findall(text))}
+        return _resolved_phrases(snapshot, phrases, linked=linked)
+    if days:
+        return [], []
+    if cited and _REFERS_BACK.search(text):
+        resolved = (_resolve(snapshot, ref) for ref in cited)
+        return list(dict.fromkeys(path for path in resolved if path is not None))[:MAX_HIT_CANDIDATES], []
+    return named_notes(snapshot, text), []  # 'Add a task "Water the garlic"': the note in the text is all there is
+
+
+def _resolved_phrases(
+    snapshot: VaultSnapshot, phrases: Sequence[str], *, linked: set[str]
+) -> tuple[list[str], list[str]]:
+    """Return the notes the phrases name, by name or as words of a title ("the japan trip note"), and the rest.
+
+    A [[link]] or path names its note exactly, as Obsidian opens it: [[Japan Trip]] is no link to "2023 Japan Trip".
+    """
+    found: list[str] = []
+    missing: list[str] = []
+    for phrase in phrases:
+        path = _resolve(snapshot, phrase)
+        paths = [path] if path is not None else [] if phrase in linked else _notes_holding(snapshot, phrase)
+        found += paths
+        if not paths:
+            missing.append(phrase)
+    return list(dict.fromkeys(found))[:MAX_HIT_CANDIDATES], missing
+
+
+def _notes_holding(snapshot: VaultSnapshot, phrase: str) -> list[str]:
+    """Return the notes whose title or an alias holds `phrase` as whole words, the shortest title first."""
+    if len(phrase) < MIN_NAME_CHARS:
+        return []
+    found = [
+        path
+        for path, note in snapshot.notes.items()
+        if any(_holds_name(name.casefold(), phrase) for name in (note.title, *note.aliases))
+    ]
+    return sorted(found, key=lambda path: len(snapshot.notes[path].title))[:MAX_HIT_CANDIDATES]
+
+
+def _closest_titles(snapshot: VaultSnapshot, names: Sequence[str]) -> tuple[str, ...]:
+    """Return the notes' titles closest to `names` (a typo, a plural), to suggest."""
+    titles = {note.title.casefold(): note.title for note in snapshot.notes.values()}
+    close = (difflib.get_close_matches(name.casefold(), titles, n=_MAX_CLOSEST) for name in names)
+    return tuple(dict.fromkeys(titles[title] for found in close for title in found))[:_MAX_CLOSEST]
+
+
+def _offered_hits(snapshot: VaultSnapshot, hits: Sequence[str], destinations: Sequence[re.Match[str]]) -> list[str]:
+    """Return the retrieval hits that may be targets: notes, not those a move's destination words found."""
+    away = {match["name"].casefold() for match in destinations}
+
+    def is_destination(path: str) -> bool:  # the note named like the folder, or a note already in it
+        folder = str(PurePosixPath(path).parent).casefold()
+        return snapshot.notes[path].title.casefold() in away or bool({folder, folder.rsplit("/", 1)[-1]} & away)
+
+    notes = [path for path in dict.fromkeys(hits) if path in snapshot.notes and not is_destination(path)]
+    return notes[:MAX_HIT_CANDIDATES]
+
+
 def gather(reader: VaultReader, request: str, *, hits: Sequence[str], cited: Sequence[str] = ()) -> Findings:
     """Return the candidates for `request`: named notes (else the retrieval `hits`), then named days' daily notes.
 
     A request referring back ("tag that note", "add it to this one") and naming no note has the notes the previous
     answer cited (`cited`, link targets) as its candidates: the hits for "add the tag favorite" found a note with a
-    "Favorites" heading, and the 1.5B picked it.
+    "Favorites" heading, and the 1.5B picked it. A request naming a note that no note matches gets no hits either.
     """
     snapshot = reader.snapshot()
-    named = named_notes(snapshot, request)
-    days = named_days(request, reader.today())
-    if not named and not days and cited and _REFERS_BACK.search(request):  # "add it to today's note": the day's
-        resolved = (_resolve(snapshot, ref) for ref in cited)
-        named = list(dict.fromkeys(path for path in resolved if path is not None))[:MAX_HIT_CANDIDATES]
-    names = given_names(request)
+    destinations = move_destinations(snapshot, request)
+    text = _blanked(request, [match.span() for match in destinations])
+    days = named_days(text, reader.today())
+    named, missing = _named_targets(snapshot, text, days, cited)
     # A request naming a day ("today's daily note") means that day's note: retrieval hits for its words (an old
-    # daily note, the daily template) offered beside it were what the 0.5B picked, in two runs of three.
-    hits = [] if days else [path for path in dict.fromkeys(hits) if path in snapshot.notes][:MAX_HIT_CANDIDATES]
-    paths = named or hits
-    candidates = [_note_candidate(snapshot, path) for path in paths]
-    # A request naming neither a note nor a day may still mean today's note ("add a task to buy milk"): offered last.
-    fallback_day = [] if named or days else [reader.today()]
+    # daily note, the daily template) offered beside it were what the 0.5B picked, in two runs of three. A note
+    # named but missing ("the Dune note") has no stand-in: the 0.5B tagged the daily note retrieval found instead.
+    offered = [] if days or missing else _offered_hits(snapshot, hits, destinations)
+    candidates = [_note_candidate(snapshot, path) for path in named or offered]
+    written = written_days(text)
     for day in reversed(days):  # each goes first: the first named ends first
-        daily = _daily_candidate(reader, snapshot, day)
+        daily = _daily_candidate(reader, snapshot, day, is_written=day in written)
         candidates = [daily, *(c for c in candidates if c.path != daily.path)]
-    for day in fallback_day:
-        daily = _daily_candidate(reader, snapshot, day)
+    if not (named or days or missing):  # "add a task to buy milk" may still mean today's note: offered last
+        daily = _daily_candidate(reader, snapshot, reader.today(), is_written=False)
         candidates = [*(c for c in candidates if c.path != daily.path), daily]
+    names = given_names(request)
     return Findings(
         candidates=tuple(candidates),
         quoted=quoted_values(request),
@@ -273,11 +426,17 @@ def gather(reader: VaultReader, request: str, *, hits: Sequence[str], cited: Seq
         is_named=bool(named),
         names=names,
         place=requested_folder(snapshot, request, names),
+        missing=tuple(missing) if not named else (),
+        closest=_closest_titles(snapshot, missing) if not named else (),
     )
 
 
-def _daily_candidate(reader: VaultReader, snapshot: VaultSnapshot, day: date) -> Candidate:
+def _daily_candidate(reader: VaultReader, snapshot: VaultSnapshot, day: date, *, is_written: bool) -> Candidate:
     path = daily_note_path(reader, snapshot, day)
+    if is_written and path not in snapshot.notes:
+        # The date written ("[[2023-09-12]]") names a note as Obsidian resolves a link, by name anywhere: kepano-
+        # obsidian keeps Daily/2023-09-12.md without a daily-notes setting, and a second one was proposed at the root.
+        path = _resolve(snapshot, PurePosixPath(path).stem) or path
     headings = _note_candidate(snapshot, path).headings if path in snapshot.notes else ()
     return Candidate(path, f"daily note {day.isoformat()}", headings, day, exists=path in snapshot.notes)
 

@@ -125,6 +125,8 @@ def describe_contract(contract: Contract) -> str:
 
 
 def _nothing_found(findings: Findings) -> str:
+    if findings.missing:  # "the Dune note" with no such note: say so, rather than change another one
+        return f"I could not find the note you named: {findings.describe_missing()}. {REPHRASE}"
     if not findings.candidates:
         return f"I could not tell which note to change: the request names none I can find. {REPHRASE}"
     return f"I could not tell which change to make to {', '.join(findings.paths)}. {REPHRASE}"

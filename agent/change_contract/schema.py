@@ -78,6 +78,8 @@ def offered(operations: Sequence[str], findings: Findings) -> list[str]:
     usable = []
     for name in operations:
         op = OPERATIONS[name]
+        if not op.has_target and findings.missing and len(operations) > 1:
+            continue  # 'Append "x" to the Dune note' with no Dune note: no new note instead, unless asked for one
         targets = targets_for(name, findings)
         if op.has_target and not targets:
             continue

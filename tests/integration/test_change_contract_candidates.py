@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +93,115 @@ def test_a_request_referring_back_has_the_notes_the_previous_answer_cited(settin
     assert gather(reader, "Add it to today's daily note", hits=[], cited=["Garlic"]).paths == (today,)  # the day's
     assert gather(reader, "Add the tag x to the Sourdough note", hits=[], cited=["Garlic"]).paths == (SOURDOUGH,)
     assert GARLIC not in gather(reader, "Add a task to buy straw", hits=[SOURDOUGH], cited=["Garlic"]).paths
+
+
+# Laid out like kepano-obsidian, where an exploratory tester saw the three cases below: no .obsidian folder (new
+# daily notes go to the vault root, Obsidian's default), a category note named like a folder, dated notes in Daily/.
+JAPAN = "Notes/2023 Japan Trip.md"
+CLIPPINGS_CATEGORY = "Categories/Clippings.md"
+SEPT_12 = "Daily/2023-09-12.md"
+KEPANO_NOTES = {
+    JAPAN: "# 2023 Japan Trip\n\nKyoto, then [[Fushimi Inari]].\n",
+    CLIPPINGS_CATEGORY: "# Clippings\n\nSaved articles.\n",
+    "Clippings/Buy wisely.md": "# Buy wisely\n\nOn tools.\n",
+    SEPT_12: "# 2023-09-12\n\nMet Steph.\n",
+    "References/Fushimi Inari.md": "# Fushimi Inari\n\nA shrine in Kyoto.\n",
+    "References/Dunes.md": "# Dunes\n\nTottori.\n",
+}
+
+
+@pytest.fixture
+def kepano_reader(tmp_path: Path) -> VaultReader:
+    root = tmp_path / "kepano"
+    for path, text in KEPANO_NOTES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    settings = Settings(_env_file=None, vault_path=root, data_dir=tmp_path / "kepano-data")
+    return VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 4, 9, 0))
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "move 2023 Japan Trip to the Clippings folder",
+        "move the japan trip note to clippings",
+        "move 2023 Japan Trip to the Daily folder",
+        "Move 2023 Japan Trip into Daily",
+    ],
+)
+def test_the_folder_a_move_names_as_its_destination_makes_no_note_a_candidate(
+    kepano_reader: VaultReader, request_text: str
+) -> None:
+    # The 0.5B moved Categories/Clippings.md for the first two, and today's daily note for the third.
+    found = gather(kepano_reader, request_text, hits=[CLIPPINGS_CATEGORY, JAPAN])
+    assert found.paths == (JAPAN,) and found.folders in (("Clippings",), ("Daily",))
+
+
+def test_hits_a_move_found_by_its_destination_words_are_no_candidates(kepano_reader: VaultReader) -> None:
+    hits = [CLIPPINGS_CATEGORY, "Clippings/Buy wisely.md", JAPAN]  # what retrieval finds for "clippings"
+    found = gather(kepano_reader, "move my travel plans to the Clippings folder", hits=hits)
+    assert found.paths[0] == JAPAN and not set(hits[:2]) & set(found.paths)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Add the tag favorite to the Dune note",
+        "Add the tag favorite to Dune",
+        "Add the tag favorite to [[Dune]]",
+        'Add the tag favorite to the "Dune" note',
+        'Append "Read it twice" to the note called Dune',
+        "Rename the Dune note to Arrakis",  # "Arrakis" is the new name, not a second note to find
+    ],
+)
+def test_a_note_the_request_names_that_does_not_exist_is_reported_not_swapped_for_a_hit(
+    kepano_reader: VaultReader, request_text: str
+) -> None:
+    found = gather(kepano_reader, request_text, hits=[SEPT_12])
+    assert found.paths == () and found.missing == ("Dune",)
+    assert found.describe_missing() == "no note called “Dune” was found (the closest: “Dunes”)"
+
+
+def test_a_link_names_its_note_exactly_as_obsidian_opens_it(kepano_reader: VaultReader) -> None:
+    found = gather(kepano_reader, "Add the tag favorite to [[Japan Trip]]", hits=[JAPAN])
+    assert found.paths == () and found.missing == ("Japan Trip",)
+    assert found.describe_missing() == "no note called “Japan Trip” was found (the closest: “2023 Japan Trip”)"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "paths"),
+    [
+        ("tag my note about bread", (SEPT_12, "2026-12-04.md")),  # describes a note: the hits, then today's note
+        ("Add a task to buy milk", (SEPT_12, "2026-12-04.md")),
+        ("Set the status to Active", (SEPT_12, "2026-12-04.md")),  # a value after "to", not a note
+        ("Create a note called Dune", (SEPT_12, "2026-12-04.md")),  # a new note's name
+        ("Add the tag trip to the japan trip note", (JAPAN,)),  # a name's words inside a title name that note
+    ],
+)
+def test_a_request_describing_a_note_keeps_its_hits_and_part_of_a_title_names_the_note(
+    kepano_reader: VaultReader, request_text: str, paths: tuple[str, ...]
+) -> None:
+    found = gather(kepano_reader, request_text, hits=[SEPT_12])
+    assert found.paths == paths and found.missing == () and found.describe_missing() == ""
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        'Append "Visited Fushimi Inari" to [[2023-09-12]]',
+        'Append "Visited Fushimi Inari" to the daily note of 2023-09-12',
+    ],
+)
+def test_an_existing_note_named_by_the_date_wins_over_creating_one_in_the_daily_folder(
+    kepano_reader: VaultReader, request_text: str
+) -> None:
+    # Obsidian opens [[2023-09-12]] by name wherever it is; the daily folder (the root here) has no such note.
+    found = gather(kepano_reader, request_text, hits=[])
+    assert found.paths == (SEPT_12,)  # the shrine named inside the text to add is no target either
+    daily = found.candidates[0]
+    assert daily.exists and daily.day == date(2023, 9, 12)
+
+
+def test_a_day_without_a_note_anywhere_is_still_offered_in_the_daily_folder(kepano_reader: VaultReader) -> None:
+    found = gather(kepano_reader, 'Append "Packed" to the daily note of 2023-09-13', hits=[])
+    assert [(c.path, c.exists) for c in found.candidates] == [("2023-09-13.md", False)]

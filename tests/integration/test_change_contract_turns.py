@@ -200,3 +200,22 @@ def test_that_note_in_a_change_request_is_the_note_the_previous_answer_cited(
     schema = llm.chat_requests[-1].json["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["target"]["enum"] == [GARLIC]  # the cited note is the only candidate
     assert f"`{GARLIC}`" in shown and "+  - mulch" in shown
+
+
+def test_a_note_named_in_the_request_that_does_not_exist_gets_no_proposal_on_another_note(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # Seen with the 0.5B on kepano-obsidian: no note "Dune", so the tag went to a daily note retrieval found.
+    llm.add(contract(operation="add_tag", target="Daily/2026-11-16.md", tag="favorite"))
+    hashes = vault_hashes(vault)
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Add the tag favorite to the Dune note.")
+    appended = chat.say('Append "Reread in 2027" to the Dune note.')  # no new note "Dune" offered instead
+
+    assert llm.chat_requests == []
+    for reply in (shown, appended):
+        assert "I could not find the note you named: no note called “Dune” was found" in reply
+        assert "nothing is written yet" not in reply
+    chat.say("yes")
+    assert vault_hashes(vault) == hashes
