@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import PurePosixPath
+from typing import Literal
 
 from agent.tools.daily import daily_note_path
 from agent.tools.reader import VaultReader
@@ -25,6 +26,8 @@ from core.errors import AppError
 
 MAX_HIT_CANDIDATES = 5  # retrieval hits offered as targets when the request names no note
 MAX_HEADINGS = 40  # per candidate: a note with hundreds of headings must not flood the prompt
+MAX_TASKS = 60  # per candidate, for the same reason
+_CLOSED_TASK = frozenset({"x", "X", "-"})  # done or cancelled: what toggling reopens (edits.text.body)
 MIN_NAME_CHARS = 3  # a shorter title ("AI") is taken for a note only inside [[ ]] or as a path
 _LINK = re.compile(r"\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")
 _PATH = re.compile(r"(?<![\w/])((?:[\w .-]+/)+[\w .-]+\.md)\b", re.IGNORECASE)
@@ -91,6 +94,32 @@ class Candidate:
     headings: tuple[str, ...] = ()
     day: date | None = None  # set for a day's daily note (it may not exist yet)
     exists: bool = True
+    tasks: tuple[CandidateTask, ...] = ()  # its checkbox tasks, for completing or reopening one
+
+    def task_texts(self, state: TaskState) -> list[str]:
+        """Return the texts of the note's tasks in `state`, once each."""
+        return list(dict.fromkeys(task.text for task in self.tasks if task.state == state))
+
+    def task_line(self, text: str, state: TaskState) -> int | None:
+        """Return the line of the note's first task with this text in `state` (None: no such task)."""
+        return next((task.line for task in self.tasks if task.text == text and task.state == state), None)
+
+
+TaskState = Literal["open", "done", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateTask:
+    """One task of a candidate note, as the model may pick it: its text (inline fields too), state and line."""
+
+    text: str
+    state: TaskState  # "open" ("[ ]"), "done" (done or cancelled: "x", "X", "-"), or "other" ("/", "?", ...)
+    line: int
+
+
+def task_state(status: str) -> TaskState:
+    """Return the state of a task's status character: a toggle completes only "open" and reopens only "done"."""
+    return "open" if status == " " else "done" if status in _CLOSED_TASK else "other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,14 +466,17 @@ def _daily_candidate(reader: VaultReader, snapshot: VaultSnapshot, day: date, *,
         # The date written ("[[2023-09-12]]") names a note as Obsidian resolves a link, by name anywhere: kepano-
         # obsidian keeps Daily/2023-09-12.md without a daily-notes setting, and a second one was proposed at the root.
         path = _resolve(snapshot, PurePosixPath(path).stem) or path
-    headings = _note_candidate(snapshot, path).headings if path in snapshot.notes else ()
-    return Candidate(path, f"daily note {day.isoformat()}", headings, day, exists=path in snapshot.notes)
+    existing = _note_candidate(snapshot, path) if path in snapshot.notes else None
+    headings, tasks = (existing.headings, existing.tasks) if existing is not None else ((), ())
+    label = f"daily note {day.isoformat()}"
+    return Candidate(path, label, headings, day, exists=existing is not None, tasks=tasks)
 
 
 def _note_candidate(snapshot: VaultSnapshot, path: str) -> Candidate:
     note = snapshot.notes[path]
     headings = tuple(dict.fromkeys(heading.text for heading in note.headings))[:MAX_HEADINGS]
-    return Candidate(path, note.title, headings)
+    tasks = tuple(CandidateTask(task.text, task_state(task.status), task.line) for task in note.tasks)
+    return Candidate(path, note.title, headings, tasks=tasks[:MAX_TASKS])
 
 
 def _resolve(snapshot: VaultSnapshot, ref: str) -> str | None:

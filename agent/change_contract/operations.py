@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agent.change_contract.candidates import Candidate
+from agent.change_contract.candidates import Candidate, TaskState
 from agent.gate.intent import FOLDER_CLAUSE
 
 Values = Mapping[str, str]
@@ -36,6 +36,8 @@ OPERATIONS: dict[str, Operation] = {
         Operation("prepend", "add text at the start of the note (after its properties)", ("text",), is_daily_ok=True),
         Operation("append_to_section", "add text at the end of one heading's section", ("heading", "text")),
         Operation("add_task", "add a task (a '- [ ]' line)", ("text",), is_daily_ok=True),
+        Operation("complete_task", "mark one of the note's open tasks as done", ("task",)),
+        Operation("reopen_task", "mark one of the note's done tasks as not done", ("task",)),
         Operation("add_tag", "add a tag to the note's properties", ("tag",)),
         Operation("remove_tag", "remove a tag from the note", ("tag",)),
         Operation("add_alias", "add an alias (another name) to the note", ("alias",)),
@@ -47,6 +49,7 @@ OPERATIONS: dict[str, Operation] = {
         Operation("delete_note", "delete the note (into .trash/)", ()),
     )
 }
+TASK_STATES: dict[str, TaskState] = {"complete_task": "open", "reopen_task": "done"}  # the tasks each may pick
 GENERAL = ("append", "add_task", "add_tag", "set_property", "append_to_section", "create_note")
 
 _REMOVAL = {
@@ -66,6 +69,16 @@ _CUES: tuple[tuple[frozenset[str], str, str | None], ...] = (
     (frozenset({"rename", "umbenennen", "benenne", "renomme", "renommer"}), "rename_note", None),
     (frozenset({"prepend", "top", "beginning"}), "prepend", None),
 )  # fmt: skip
+# "Mark the task "send Steph the mockups" as done", "tick off ...", "Hake ... ab": a task of a note, not a new one.
+_COMPLETES = re.compile(
+    r"\b(?:as|als|comme)\s+(?:done|completed?|finished|erledigt|fait|terminée?)\b|\bmark\b.*\bdone\b"
+    r"|\b(?:check|tick|cross)\s+off\b|\babhaken\b|\bhake\b.*\bab\b|\bcoche\b"
+    r"|^\W*(?:please\s+|bitte\s+)?(?:complete|finish|tick)\b",
+    re.IGNORECASE,
+)
+_REOPENS = re.compile(
+    r"\b(?:reopen|re-open|uncheck|untick|not\s+done|undone|unerledigt|wieder\s+öffnen)\b", re.IGNORECASE
+)
 _QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»')
 _CREATE = re.compile(
     r"^\W*(?:please\s+|bitte\s+)?(?:create|make|start|new|build|erstelle|lege|crée|créer|cree)(?!\w)", re.IGNORECASE
@@ -102,6 +115,10 @@ def cued_operations(request: str) -> list[str]:
     words = set(re.findall(r"[\w-]+", unquoted.casefold()))
     if _CREATE.match(request) and words & {"note", "notiz", "called", "named", "appelée", "nommée", "intitulée"}:
         return ["create_note"]
+    if _REOPENS.search(unquoted):
+        return ["reopen_task"]
+    if _COMPLETES.search(unquoted):
+        return ["complete_task"]
     is_removal = bool(words & _REMOVAL)
     chosen: list[str] = []
     for cues, adding, removing in _CUES:
@@ -132,6 +149,10 @@ def tool_call(operation: str, values: Values, target: Candidate | None) -> tuple
         return "move_note", {"path": path, "new_path": values["name"]}
     if operation == "delete_note":
         return "delete_note", {"path": path}
+    if operation in ("complete_task", "reopen_task") and target is not None:
+        # By line: the model picked the text from the note's own tasks; two tasks of that text take the first.
+        line = target.task_line(values["task"], TASK_STATES[operation])
+        return "edit_note", {"command": "toggle_task", "path": path, "line": line or 0, "content": values["task"]}
     return "edit_note", {"path": path, **_edit_note_values(operation, values)}
 
 
@@ -173,5 +194,7 @@ def describe(operation: str, values: Values, target: Candidate | None) -> str:
         "move_note": f"move {where} into the folder “{values.get('folder', '')}”",
         "rename_note": f"rename {where} to “{values.get('name', '')}”",
         "delete_note": f"delete {where}",
+        "complete_task": f"mark the task “{values.get('task', '')}” in {where} as done",
+        "reopen_task": f"mark the task “{values.get('task', '')}” in {where} as not done",
     }
     return shown.get(operation, operation)

@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agent.change_contract.candidates import Findings, gather
-from agent.change_contract.operations import OPERATIONS, asks_for_more, cued_operations, describe, tool_call
+from agent.change_contract.operations import (
+    OPERATIONS,
+    TASK_STATES,
+    asks_for_more,
+    cued_operations,
+    describe,
+    tool_call,
+)
 from agent.change_contract.schema import Contract, contract_schema, offered, response_format, validate
 from agent.turn import WriteToolBox
 from core.chat import ChatMessage, ChatResult, Usage
@@ -109,12 +116,17 @@ def contract_prompt(operations: Sequence[str], findings: Findings) -> str:
         "Operations:",
         *(f"- {name}: {OPERATIONS[name].description}" for name in operations),
     ]
+    # The tasks a complete or reopen may pick, per note: open ones to complete, done ones to reopen.
+    states = [state for name, state in TASK_STATES.items() if name in operations]
     if any(OPERATIONS[name].has_target for name in operations):
         lines.append("Notes the change may target (write the path exactly):")
         for candidate in findings.candidates:
             headings = f"; headings: {', '.join(candidate.headings)}" if candidate.headings else ""
             missing = " (does not exist yet; created when the change is applied)" if not candidate.exists else ""
-            lines.append(f"- {candidate.path}: {candidate.label}{missing}{headings}")
+            tasks = "".join(
+                f"; {state} tasks: {' | '.join(texts)}" for state in states if (texts := candidate.task_texts(state))
+            )
+            lines.append(f"- {candidate.path}: {candidate.label}{missing}{headings}{tasks}")
     lines.append("Copy texts, names, tags and values from the request exactly; add nothing of your own.")
     return "\n".join(lines)
 

@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 
 from agent.change_contract.candidates import NAME_PATTERN, Candidate, Findings, named_headings
-from agent.change_contract.operations import OPERATIONS
+from agent.change_contract.operations import OPERATIONS, TASK_STATES
 from llm_client.reply_json import OutputInvalid, schema_response_format
 
 SCHEMA_NAME = "change-v1"
@@ -65,6 +65,15 @@ def value_schema(field: str, findings: Findings, request: str, targets: Sequence
     return {"type": "string", "pattern": PATTERNS[field]}
 
 
+def task_choices(operation: str, findings: Findings, targets: Sequence[Candidate]) -> list[str]:
+    """Return the tasks a complete (open ones) or reopen (done ones) may pick: those the request quotes, else all."""
+    state = TASK_STATES[operation]
+    tasks = list(dict.fromkeys(text for target in targets for text in target.task_texts(state)))
+    quoted = [value.casefold() for value in findings.quoted]
+    named = [text for text in tasks if any(value in text.casefold() for value in quoted)]
+    return named or tasks
+
+
 def targets_for(operation: str, findings: Findings) -> list[Candidate]:
     """Return the candidates `operation` may target: existing notes, or a missing daily note where that is fine."""
     op = OPERATIONS[operation]
@@ -87,6 +96,8 @@ def offered(operations: Sequence[str], findings: Findings) -> list[str]:
             continue
         if "folder" in op.fields and not findings.folders:
             continue
+        if "task" in op.fields and not task_choices(name, findings, targets):
+            continue
         usable.append(name)
     return usable
 
@@ -99,7 +110,10 @@ def branch(operation: str, findings: Findings, request: str) -> dict[str, Any]:
     if op.has_target:
         properties["target"] = {"type": "string", "enum": [c.path for c in targets]}
     for field in op.fields:
-        properties[field] = value_schema(field, findings, request, targets)
+        if field == "task":  # open tasks to complete, done ones to reopen
+            properties[field] = {"type": "string", "enum": task_choices(operation, findings, targets)}
+        else:
+            properties[field] = value_schema(field, findings, request, targets)
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
@@ -133,12 +147,18 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
     for field in COPIED:
         if field in values and values[field].casefold() not in request.casefold():
             raise OutputInvalid(f"'{field}' must be copied from the request; '{values[field]}' is not in it")
+    if values.get("task") and target is not None and not _has_task(target, str(operation), values["task"]):
+        raise OutputInvalid(f"'{values['task']}' is not a task of {target.path} that this change can mark")
     if values.get("heading") and target is not None and values["heading"] not in target.headings:
         raise OutputInvalid(
             f"'{values['heading']}' is not a heading of {target.path}; its headings are: "
             + (", ".join(target.headings) or "none")
         )
     return Contract(str(operation), target, values)
+
+
+def _has_task(target: Candidate, operation: str, text: str) -> bool:
+    return target.task_line(text, TASK_STATES[operation]) is not None
 
 
 def _stripped(data: dict[str, Any]) -> dict[str, Any]:

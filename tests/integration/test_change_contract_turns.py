@@ -127,6 +127,24 @@ def test_a_correction_of_the_proposal_is_proposed_as_the_earlier_request_with_th
     assert "  - mulch" in text and "  - straw" not in text
 
 
+def test_a_task_marked_done_is_checked_in_its_note_not_added_again(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # The contract offered only add_task for "mark the task ... as done": the 0.5B added a second, open copy.
+    smoke = "TaskNotes/Replace smoke detector batteries.md"
+    llm.add(contract(operation="complete_task", target=smoke, task="Buy three 9 V batteries 🔽"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Mark the task Buy three 9 V batteries as done in the Replace smoke detector batteries note")
+
+    schema = llm.chat_requests[0].json["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["operation"]["enum"] == ["complete_task"]
+    assert "-- [ ] Buy three 9 V batteries 🔽" in shown and "+- [x] Buy three 9 V batteries 🔽" in shown
+    assert "Applied 1 change" in chat.say("yes")
+    text = (vault / smoke).read_text(encoding="utf-8")
+    assert "- [x] Buy three 9 V batteries 🔽" in text and "- [ ] Buy three" not in text
+
+
 def test_a_request_the_contract_cannot_satisfy_is_answered_plainly_and_nothing_is_proposed(
     factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
 ) -> None:

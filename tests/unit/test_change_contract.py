@@ -7,7 +7,7 @@ from datetime import date
 import jsonschema
 import pytest
 
-from agent.change_contract.candidates import Candidate, Findings, given_names, quoted_values
+from agent.change_contract.candidates import Candidate, CandidateTask, Findings, given_names, quoted_values
 from agent.change_contract.operations import GENERAL, asks_for_more, cued_operations, tool_call
 from agent.change_contract.proposer import contract_prompt
 from agent.change_contract.schema import contract_schema, offered, response_format, validate
@@ -41,6 +41,49 @@ def findings(
 )
 def test_the_request_words_narrow_the_operations_offered(request_text: str, operations: list[str]) -> None:
     assert cued_operations(request_text) == operations
+
+
+@pytest.mark.parametrize(
+    ("request_text", "operations"),
+    [
+        ('Mark the task "send Steph the mockups" as done in 2023-09-12 Meeting with Steph', ["complete_task"]),
+        ("Tick off the battery task in the smoke detector note", ["complete_task"]),
+        ("Hake die Aufgabe Batterien kaufen ab", ["complete_task"]),
+        ("Reopen the passport photo task", ["reopen_task"]),
+        ('Add a task "Mark the beds as done" to the Garlic note', ["add_task"]),  # words inside quotes
+    ],
+)
+def test_a_task_marked_done_or_reopened_is_no_new_task(request_text: str, operations: list[str]) -> None:
+    assert cued_operations(request_text) == operations
+
+
+def test_a_task_to_mark_is_one_of_the_notes_own_tasks_in_the_right_state() -> None:
+    tasks = (
+        CandidateTask("Buy three 9 V batteries 🔽", "open", 15),
+        CandidateTask("Test the alarm", "done", 16),
+        CandidateTask("Call the landlord", "other", 17),  # in progress: a toggle would reopen it
+    )
+    smoke = Candidate("TaskNotes/Replace smoke detector batteries.md", "Replace smoke detector batteries", tasks=tasks)
+    found = findings(smoke)
+
+    assert offered(["complete_task", "reopen_task"], found) == ["complete_task", "reopen_task"]
+    schema = contract_schema(["complete_task"], found, "Mark the battery task as done")
+    assert schema["properties"]["task"] == {"type": "string", "enum": ["Buy three 9 V batteries 🔽"]}
+    assert contract_schema(["reopen_task"], found, "x")["properties"]["task"]["enum"] == ["Test the alarm"]
+    assert "open tasks: Buy three 9 V batteries 🔽" in contract_prompt(["complete_task"], found)
+
+    reply = {"operation": "complete_task", "target": smoke.path, "task": "Buy three 9 V batteries 🔽"}
+    contract = validate(reply, ["complete_task"], found, "Mark the battery task as done")
+    assert tool_call(contract.operation, contract.values, contract.target) == (
+        "edit_note",
+        {"command": "toggle_task", "path": smoke.path, "line": 15, "content": "Buy three 9 V batteries 🔽"},
+    )
+    with pytest.raises(OutputInvalid, match="'task' must be one of"):
+        validate({**reply, "task": "Test the alarm"}, ["complete_task"], found, "Mark it done")
+    other = Candidate("Areas/Garden/Garlic.md", "Garlic", tasks=(CandidateTask("Buy straw", "open", 9),))
+    with pytest.raises(OutputInvalid, match="'Buy straw' is not a task of TaskNotes/Replace smoke detector"):
+        validate({**reply, "task": "Buy straw"}, ["complete_task"], findings(smoke, other), "Mark it done")
+    assert offered(["complete_task"], findings(GARLIC)) == []  # no open task to mark
 
 
 @pytest.mark.parametrize(
