@@ -1,13 +1,15 @@
 """Pure edits of a note's body for the propose tools: append, prepend, heading sections and tasks.
 
 Notes are edited line by line: a BOM and every untouched line's own ending (LF or CRLF) are kept, new lines take
-the note's most common ending, and an edited note always ends with a newline. A heading's section runs from its
-heading line to the next heading of the same or a higher level, sub-sections included (as the Obsidian Local REST
-API targets it).
+the note's most common ending, and a note without a final newline (as Obsidian writes notes) keeps none. A
+heading's section runs from its heading line to the next heading of the same or a higher level, sub-sections
+included (as the Obsidian Local REST API targets it). Added text gets a blank line where a list, quote or table
+next to it would otherwise swallow a line.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -20,6 +22,10 @@ from rag.notes.scanner import HeadingSpan, Scan, ScannedLine, scan_lines, split_
 
 _EMPTY_TASK = re.compile(r"^[ \t]*(?:>[ \t]*)*[-*+][ \t]+\[ \][ \t]*$")
 _TASK = re.compile(r"^(?P<lead>[ \t]*(?:>[ \t]*)*(?:[-*+]|\d{1,9}[.)])[ \t]+\[)(?P<mark>.)(?P<rest>\].*)$")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_QUOTE = re.compile(r"^ {0,3}>")
+_TABLE_DELIMITER = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?$|^[ \t]*:?-+:?[ \t]*\|")
+_NEW_BLOCK = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})")  # a heading or fence: never a lazy line
 
 
 @dataclass(slots=True)
@@ -45,7 +51,7 @@ class NoteLines:
         return cls([line for line, _ in original], bom, eol, original)
 
     def render(self) -> str:
-        """Return the note's text; a non-empty note ends with a newline."""
+        """Return the note's text; it ends with a newline unless the parsed note was one without it."""
         return self.bom + "".join(line + ending for line, ending in zip(self.lines, self._endings(), strict=True))
 
     def _endings(self) -> list[str]:
@@ -63,7 +69,14 @@ class NoteLines:
             tail += 1
         kept = [ending for _, ending in old[:head]] + [self.eol] * (len(new) - head - tail)
         kept += [ending for _, ending in old[len(old) - tail :]]
-        return [ending or self.eol for ending in kept]
+        endings = [ending or self.eol for ending in kept]
+        # A note without a final newline keeps none, so a diff holds only the edit, not a last line "changed" by a
+        # newline. Text appended after that line is the exception: the old last line needs an ending to keep the
+        # text off it anyway, and ending the text with one lets the next append (a plugin's, a script's) join too.
+        is_appended = head == len(old) < len(new)
+        if endings and old and not old[-1][1] and not is_appended:
+            endings[-1] = ""
+        return endings
 
     @property
     def body_start(self) -> int:
@@ -84,10 +97,47 @@ def content_lines(content: str, *, what: str = "content") -> list[str]:
     return split_lines(content.removeprefix("\ufeff"))
 
 
+def _open_block(lines: list[str]) -> str:
+    """Return the block the last of `lines` leaves open to a lazy line: "list", "quote", "table" or "" for none.
+
+    CommonMark (so Obsidian) reads a text line right under a list item or a `>` line as more of that item or
+    quote ("lazy continuation"), and GFM reads it under a table as another row.
+    """
+    if not lines or not lines[-1].strip():
+        return ""
+    run = list(itertools.takewhile(lambda line: line.strip() and not _NEW_BLOCK.match(line), reversed(lines)))
+    if _QUOTE.match(lines[-1]):
+        return "quote"
+    if "|" in lines[-1] and any(_TABLE_DELIMITER.match(line) for line in run):
+        return "table"
+    # An indented last line is an item's own paragraph or a nested item; an earlier item makes the run its text.
+    if lines[-1][:1] in (" ", "\t") or any(_LIST_ITEM.match(line) for line in run):
+        return "list"
+    return ""
+
+
+def _is_swallowed(above: list[str], line: str) -> bool:
+    """Return True when `line`, put right under `above`, would become part of the block they end."""
+    block = _open_block(above)
+    if not block or not line.strip() or _NEW_BLOCK.match(line):
+        return False
+    continues = {"list": _LIST_ITEM.match(line), "quote": _QUOTE.match(line), "table": "|" in line}
+    return not continues[block]  # an item after a list, a quote line after a quote, a row after a table go on
+
+
+def _insert(note: NoteLines, at: int, added: list[str], *, floor: int) -> None:
+    """Insert `added` at line `at`, blank-separated where a block above (from line `floor`) or in it swallows a line."""
+    if _is_swallowed(note.lines[floor:at], added[0]):
+        added = ["", *added]
+    if at < len(note.lines) and _is_swallowed(added, note.lines[at]):
+        added = [*added, ""]
+    note.lines[at:at] = added
+
+
 def append_to_note(text: str, content: str) -> str:
     """Return the note with `content` added on new lines at its end."""
     note = NoteLines.parse(text)
-    note.lines.extend(content_lines(content))
+    _insert(note, len(note.lines), content_lines(content), floor=note.body_start)
     return note.render()
 
 
@@ -95,7 +145,7 @@ def prepend_to_note(text: str, content: str) -> str:
     """Return the note with `content` added at the start of its body, after any frontmatter."""
     note = NoteLines.parse(text)
     start = note.body_start
-    note.lines[start:start] = content_lines(content)
+    _insert(note, start, content_lines(content), floor=start)
     return note.render()
 
 
@@ -139,8 +189,7 @@ def append_to_section(text: str, heading: str, content: str) -> str:
     """Return the note with `content` added at the end of a heading's section, before its trailing blank lines."""
     note = NoteLines.parse(text)
     start, end = _section(note, heading)
-    at = _content_end(note.lines, start, end)
-    note.lines[at:at] = content_lines(content)
+    _insert(note, _content_end(note.lines, start, end), content_lines(content), floor=start)
     return note.render()
 
 
@@ -148,7 +197,7 @@ def prepend_to_section(text: str, heading: str, content: str) -> str:
     """Return the note with `content` added right under a heading."""
     note = NoteLines.parse(text)
     start, _ = _section(note, heading)
-    note.lines[start:start] = content_lines(content)
+    _insert(note, start, content_lines(content), floor=start)
     return note.render()
 
 

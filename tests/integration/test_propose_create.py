@@ -101,7 +101,8 @@ def test_create_from_a_template_fills_title_date_and_time_then_adds_content(vaul
     )  # fmt: skip
     expected = template("Meeting Template").replace("{{date}}", "2026-11-20").replace("{{time}}", "09:30")
     assert (proposal.path, proposal.kind, proposal.base_hash) == ("Meetings/Kickoff.md", "create", None)
-    assert proposal.new_text == expected.replace("{{title}}", "Kickoff") + "Agenda drafted.\n"
+    # The template ends in a list item: the text added after it is a paragraph of its own, not part of that item.
+    assert proposal.new_text == expected.replace("{{title}}", "Kickoff") + "\nAgenda drafted.\n"
 
 
 def test_create_from_a_template_alone_keeps_its_text(vault: Path, store) -> None:
@@ -145,7 +146,9 @@ def test_edits_accept_a_name_alias_or_link(vault: Path, store, ref: str, path: s
     proposal = propose(vault, store, "edit_note", command="append", path=ref, content="added")
     assert proposal.path == path
     text = (vault / path).read_text(encoding="utf-8")
-    assert proposal.new_text == text + "added\n"
+    last = text.rstrip("\n").rsplit("\n", 1)[-1].lstrip()
+    ends_in_list_item = last.startswith(("- ", "* ", "+ ")) or last[:1].isdigit()  # "added" must not join that item
+    assert proposal.new_text == text + ("\n" if ends_in_list_item else "") + "added\n"
 
 
 def test_an_existing_exact_path_wins_over_a_name(vault: Path, store) -> None:

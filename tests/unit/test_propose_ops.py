@@ -38,7 +38,8 @@ FRONT = '---\n# planning notes\ntitle: "Garden"  # shown in lists\ntags:\n  - pl
 Edit = Callable[[str], str]
 
 BODY_CASES: list[tuple[str, Edit, str]] = [
-    ("append to note", lambda t: ops.append_to_note(t, "Last line"), FRONT + BODY + "Last line\n"),
+    # The note ends with a task list: the line is its own paragraph, not more text of the last task.
+    ("append to note", lambda t: ops.append_to_note(t, "Last line"), FRONT + BODY + "\nLast line\n"),
     ("prepend after frontmatter", lambda t: ops.prepend_to_note(t, "First"), FRONT + "First\n" + BODY),
     (
         "append to section includes sub-sections",
