@@ -145,8 +145,8 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
         values["folder"] = findings.place  # chosen by code, never by the model (see candidates.requested_folder)
     target = findings.candidate(str(cleaned["target"])) if "target" in cleaned else None
     for field in COPIED:
-        if field in values and values[field].casefold() not in request.casefold():
-            raise OutputInvalid(f"'{field}' must be copied from the request; '{values[field]}' is not in it")
+        if field in values:
+            values[field] = _as_written(values[field], request, field)
     if values.get("task") and target is not None and not _has_task(target, str(operation), values["task"]):
         raise OutputInvalid(f"'{values['task']}' is not a task of {target.path} that this change can mark")
     if values.get("heading") and target is not None and values["heading"] not in target.headings:
@@ -155,6 +155,17 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
             + (", ".join(target.headings) or "none")
         )
     return Contract(str(operation), target, values)
+
+
+def _as_written(value: str, request: str, field: str) -> str:
+    """Return `value` as the request spells it ("books", not the model's "Books"), or raise OutputInvalid.
+
+    Tags and names keep the user's case: Obsidian shows a tag as first written, and a note's name is its file name.
+    """
+    found = re.search(re.escape(value), request, re.IGNORECASE)
+    if found is None:
+        raise OutputInvalid(f"'{field}' must be copied from the request; '{value}' is not in it")
+    return found[0]
 
 
 def _has_task(target: Candidate, operation: str, text: str) -> bool:

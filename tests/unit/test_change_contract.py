@@ -192,6 +192,11 @@ def test_a_valid_reply_becomes_a_contract_with_the_tag_cleaned() -> None:
         {"operation": "add_tag", "target": SOURDOUGH.path, "tag": " #baking-log"}, ["add_tag"], found, "tag baking-log"
     )
     assert (contract.operation, contract.target, contract.values) == ("add_tag", SOURDOUGH, {"tag": "baking-log"})
+    # The model's "Books" for the request's "books": the tag is written as the user spelled it.
+    cased = validate(
+        {"operation": "add_tag", "target": SOURDOUGH.path, "tag": "Books"}, ["add_tag"], found, "Add the tag books"
+    )
+    assert cased.values == {"tag": "books"}
 
 
 @pytest.mark.parametrize(
