@@ -17,8 +17,9 @@ from typing import Any
 
 import jsonschema
 
-from agent.change_contract.candidates import NAME_PATTERN, Candidate, Findings, named_headings
+from agent.change_contract.candidates import Candidate, Findings, named_headings
 from agent.change_contract.operations import OPERATIONS, TASK_STATES
+from agent.change_contract.request_words import NAME_PATTERN
 from llm_client.reply_json import OutputInvalid, schema_response_format
 
 SCHEMA_NAME = "change-v1"

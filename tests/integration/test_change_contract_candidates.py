@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.change_contract.candidates import gather, given_names, named_days, named_notes, requested_folder
+from agent.change_contract.candidates import gather, named_notes, requested_folder
+from agent.change_contract.request_words import given_names, named_days
 from agent.tools.reader import VaultReader
 from core.settings import Settings
 from tests.edit_fakes import NoSearch

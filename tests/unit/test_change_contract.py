@@ -7,9 +7,10 @@ from datetime import date
 import jsonschema
 import pytest
 
-from agent.change_contract.candidates import Candidate, CandidateTask, Findings, given_names, quoted_values
+from agent.change_contract.candidates import Candidate, CandidateTask, Findings
 from agent.change_contract.operations import GENERAL, asks_for_more, cued_operations, tool_call
 from agent.change_contract.proposer import contract_prompt
+from agent.change_contract.request_words import given_names, quoted_values
 from agent.change_contract.schema import contract_schema, offered, response_format, validate
 from llm_client.reply_json import OutputInvalid
 
