@@ -28,11 +28,13 @@ from agent.change_contract.request_words import (
     named_days,
     note_phrases,
     quoted_values,
+    template_phrase,
     written_days,
 )
 from agent.tools.daily import daily_note_path
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
+from agent.tools.templates import find_template, list_templates
 from core.errors import AppError
 
 MAX_HIT_CANDIDATES = 5  # retrieval hits offered as targets when the request names no note
@@ -98,6 +100,7 @@ class Findings:
     is_named: bool  # True when the candidates are notes the request names (not retrieval hits)
     names: tuple[str, ...] = ()  # the names the request gives a new (or renamed) note, see `given_names`
     place: str = ""  # the one folder a request names for a new note ("" for none, or several): `requested_folder`
+    template: str = ""  # the template a new note starts from, as the Templates folder names it ("" for none)
     missing: tuple[str, ...] = ()  # names the request gives notes that no note has ("the Dune note")
     closest: tuple[str, ...] = ()  # titles close to the missing names, to suggest
 
@@ -338,9 +341,29 @@ def gather(reader: VaultReader, request: str, *, hits: Sequence[str], cited: Seq
         is_named=bool(named),
         names=names,
         place=requested_folder(snapshot, request, names),
+        template=requested_template(reader, snapshot, request),
         missing=tuple(missing) if not named else (),
         closest=_closest_titles(snapshot, missing) if not named else (),
     )
+
+
+def requested_template(reader: VaultReader, snapshot: VaultSnapshot, request: str) -> str:
+    """Return the template the request names for a new note ("using the Movie Template"), as found, or "".
+
+    Chosen by code, as the folder is: "Movie" finds "Movie Template" too. A template the folder does not hold is
+    no template (the note is created without one rather than from a guess).
+    """
+    phrase = template_phrase(request)
+    if not phrase:
+        return ""
+    templates = list_templates(snapshot, reader.templates_folder(snapshot))
+    for name in (phrase, f"{phrase} Template", f"{phrase} Vorlage"):
+        try:
+            path = find_template(templates, name)
+        except AppError:
+            continue
+        return next(key for key, value in templates.items() if value == path)
+    return ""
 
 
 def _daily_candidate(reader: VaultReader, snapshot: VaultSnapshot, day: date, *, is_written: bool) -> Candidate:

@@ -142,7 +142,8 @@ def tool_call(operation: str, values: Values, target: Candidate | None) -> tuple
         return "edit_daily_note", arguments
     path = target.path if target is not None else ""
     if operation == "create_note":
-        return "edit_note", {"command": "create", "path": _new_note_path(values), "content": values["text"]}
+        arguments = {"command": "create", "path": _new_note_path(values), "content": values["text"]}
+        return "edit_note", {**arguments, "template": values["template"]} if values.get("template") else arguments
     if operation == "move_note":
         return "move_note", {"path": path, "new_path": values["folder"].rstrip("/") + "/"}
     if operation == "rename_note":
@@ -160,6 +161,12 @@ def _new_note_path(values: Values) -> str:
     """Return where a new note goes: its name, in the folder code found for it (`folder`, create_note only)."""
     name = values.get("name", "")
     return f"{values['folder'].rstrip('/')}/{name}" if values.get("folder") else name
+
+
+def _new_note_parts(values: Values) -> str:
+    template = f" from the template “{values['template']}”" if values.get("template") else ""
+    text = f" with the text “{values['text']}”" if values.get("text") else ""
+    return f"{template}{text}" or " (empty)"
 
 
 def _edit_note_values(operation: str, values: Values) -> dict[str, object]:
@@ -190,7 +197,7 @@ def describe(operation: str, values: Values, target: Candidate | None) -> str:
         "add_alias": f"add the alias “{values.get('alias', '')}” to {where}",
         "set_property": f"set the property “{values.get('property', '')}” to “{values.get('value', '')}” in {where}",
         "remove_property": f"remove the property “{values.get('property', '')}” from {where}",
-        "create_note": f"create the note “{_new_note_path(values)}” with the text “{values.get('text', '')}”",
+        "create_note": f"create the note “{_new_note_path(values)}”{_new_note_parts(values)}",
         "move_note": f"move {where} into the folder “{values.get('folder', '')}”",
         "rename_note": f"rename {where} to “{values.get('name', '')}”",
         "delete_note": f"delete {where}",

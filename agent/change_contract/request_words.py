@@ -29,7 +29,22 @@ _NAME_END = re.compile(
     r"\s+(?:with\s+(?:the\s+)?(?:text|content|line|body)|containing|that\s+says|saying|and\s+(?:the\s+)?text"
     r"|mit\s+(?:dem\s+)?(?:text|inhalt))\b|[,;:\n\"“„«]|\.\s*$"
     r"|\s+(?:in|into|under|im)\s+(?:the\s+|my\s+|dem\s+)?(?:[\w-]+\s+){0,4}(?:folder|ordner)\b"
-    r"|\s+(?:im|in\s+den)\s+ordner\b",
+    r"|\s+(?:im|in\s+den)\s+ordner\b"
+    r"|\s+(?:using|from|based\s+on|with)\s+(?:the\s+|my\s+|a\s+)?[^,.;:\n]{0,60}?\btemplate\b"
+    r"|\s+(?:linking|that\s+links|which\s+links|listing)\b",
+    re.IGNORECASE,
+)
+# "using the Movie Template", "from the template Meeting": the template a new note starts from.
+_TEMPLATE_NAMED = re.compile(
+    r"\b(?:using|with|from|based\s+on|mit|aus)\s+(?:the\s+|my\s+|a\s+|der\s+|dem\s+)?"
+    r"(?:(?:template|vorlage)\s+[\"“]?(?P<after>[^,.;:\n\"“”]{1,60}?)[\"”]?(?=\s*(?:[,.;:\n]|$))"
+    r"|(?P<before>[^,.;:\n\"“”]{1,60}?)\s+(?:template|vorlage)\b)",
+    re.IGNORECASE,
+)
+# What gives a new note its text: quoted text, or a clause ("with the text ...", "saying ...", a colon).
+_GIVES_TEXT = re.compile(
+    r"\b(?:with\s+(?:the\s+)?(?:text|content|line|body)|containing|that\s+says|saying|mit\s+(?:dem\s+)?(?:text|inhalt))"
+    r"\b|:\s*\S",
     re.IGNORECASE,
 )
 MOVING = re.compile(r"\b(?:move|moving|archive|relocate|verschiebe|verschieben|archiviere)\b", re.IGNORECASE)
@@ -134,3 +149,20 @@ def _is_day_phrase(phrase: str) -> bool:
     """Return True for words that mean a daily note or the note talked about ("the daily note", "the same note")."""
     words = re.findall(r"\w+", phrase.casefold()) or [""]
     return bool(_DAILY_WORDS.search(phrase)) or words[0] in _NOT_NAMES or any(w in _DAY_WORDS for w in words)
+
+
+def template_phrase(request: str) -> str:
+    """Return the words naming the template a new note starts from ("Movie" in "using the Movie Template"), or ""."""
+    found = _TEMPLATE_NAMED.search(request)
+    if found is None:
+        return ""
+    return (found["after"] or found["before"] or "").strip()
+
+
+def gives_text(request: str) -> bool:
+    """Return True when the request gives a new note text: quoted, or after "with the text", "saying", a colon.
+
+    Without it, the note is created empty (or from its template): the 0.5B asked for text wrote its own ("a movie by
+    James Cameron ... released in 2012").
+    """
+    return bool(quoted_values(request)) or _GIVES_TEXT.search(request) is not None

@@ -19,7 +19,7 @@ import jsonschema
 
 from agent.change_contract.candidates import Candidate, Findings, named_headings
 from agent.change_contract.operations import OPERATIONS, TASK_STATES
-from agent.change_contract.request_words import NAME_PATTERN
+from agent.change_contract.request_words import NAME_PATTERN, gives_text
 from llm_client.reply_json import OutputInvalid, schema_response_format
 
 SCHEMA_NAME = "change-v1"
@@ -113,6 +113,8 @@ def branch(operation: str, findings: Findings, request: str) -> dict[str, Any]:
     for field in op.fields:
         if field == "task":  # open tasks to complete, done ones to reopen
             properties[field] = {"type": "string", "enum": task_choices(operation, findings, targets)}
+        elif field == "text" and operation == "create_note" and not gives_text(request):
+            properties[field] = {"type": "string", "enum": [""]}  # no text asked for: an empty note (or its template)
         else:
             properties[field] = value_schema(field, findings, request, targets)
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
@@ -144,6 +146,8 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
     values = {key: str(value) for key, value in cleaned.items() if key not in ("operation", "target")}
     if operation == "create_note" and findings.place:
         values["folder"] = findings.place  # chosen by code, never by the model (see candidates.requested_folder)
+    if operation == "create_note" and findings.template:
+        values["template"] = findings.template  # likewise (candidates.requested_template)
     target = findings.candidate(str(cleaned["target"])) if "target" in cleaned else None
     for field in COPIED:
         if field in values:

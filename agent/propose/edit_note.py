@@ -74,7 +74,7 @@ def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None 
     command, content = args.command, args.content
     if command == "create" and template_text is not None:
         return ops.append_to_note(template_text, content) if content.strip() else template_text
-    if command in ("create", "append", "prepend"):
+    if command in ("append", "prepend"):
         require(content, "content", f"edit_note {command}")
     if command in ("append_to_section", "prepend_to_section", "replace_section"):
         heading = require(args.heading, "heading", f"edit_note {command}")
@@ -84,8 +84,8 @@ def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None 
             "replace_section": ops.replace_section,
         }
         return section_ops[command](before, heading, content)
-    if command == "create":
-        return ops.append_to_note("", content)
+    if command == "create":  # with no content: an empty note, as Obsidian's "New note" makes
+        return ops.append_to_note("", content) if content.strip() else ""
     if command == "append":
         return ops.append_to_note(before, content)
     if command == "prepend":

@@ -145,6 +145,23 @@ def test_a_task_marked_done_is_checked_in_its_note_not_added_again(
     assert "- [x] Buy three 9 V batteries 🔽" in text and "- [ ] Buy three" not in text
 
 
+def test_a_new_note_asked_for_without_text_starts_from_the_template_named_and_gets_no_invented_text(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # Asked for text, the 0.5B wrote its own ("a movie by James Cameron ... released in 2012"), and no template.
+    llm.add(contract(operation="create_note", name="Dune Kickoff", text=""))
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Create a note called Dune Kickoff in the Meetings folder using the Meeting Template")
+
+    schema = llm.chat_requests[0].json["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["text"] == {"type": "string", "enum": [""]}
+    assert "create the note “Meetings/Dune Kickoff” from the template “Meeting Template”" in shown
+    assert "+# Dune Kickoff" in shown and "+  - meeting" in shown  # the template, filled in
+    assert "Applied 1 change" in chat.say("yes")
+    assert (vault / "Meetings/Dune Kickoff.md").read_text(encoding="utf-8").startswith("---\ntags:\n  - meeting\n")
+
+
 def test_a_request_the_contract_cannot_satisfy_is_answered_plainly_and_nothing_is_proposed(
     factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
 ) -> None:

@@ -10,7 +10,7 @@ import pytest
 from agent.change_contract.candidates import Candidate, CandidateTask, Findings
 from agent.change_contract.operations import GENERAL, asks_for_more, cued_operations, tool_call
 from agent.change_contract.proposer import contract_prompt
-from agent.change_contract.request_words import given_names, quoted_values
+from agent.change_contract.request_words import given_names, gives_text, quoted_values, template_phrase
 from agent.change_contract.schema import contract_schema, offered, response_format, validate
 from llm_client.reply_json import OutputInvalid
 
@@ -102,6 +102,24 @@ def test_a_task_to_mark_is_one_of_the_notes_own_tasks_in_the_right_state() -> No
 )
 def test_a_second_change_joined_to_the_first_is_noticed(request_text: str, more: bool) -> None:
     assert asks_for_more(request_text) is more
+
+
+@pytest.mark.parametrize(
+    ("request_text", "name", "template", "has_text"),
+    [
+        ("Create a note called Dune in the References folder using the Movie Template", "Dune", "Movie", False),
+        ("Create a note called Kickoff from the template Meeting", "Kickoff", "Meeting", False),
+        ("Create a note called Sci-fi MOC linking my notes about science fiction", "Sci-fi MOC", "", False),
+        ('Create a note called Plum Pruning with the text "Prune in August."', "Plum Pruning", "", True),
+        ("Create a note called Ideas: garden, bread", "Ideas", "", True),
+        ("Create a note called Ideas", "Ideas", "", False),
+    ],
+)
+def test_a_new_notes_name_template_and_whether_it_is_given_text_are_read_from_the_request(
+    request_text: str, name: str, template: str, has_text: bool
+) -> None:
+    assert given_names(request_text) == (name,)
+    assert (template_phrase(request_text), gives_text(request_text)) == (template, has_text)
 
 
 def test_quoted_values_are_found_in_straight_curly_and_german_quotes() -> None:
