@@ -26,6 +26,7 @@ from agent.change_contract.request_words import (
     QUOTED,
     given_names,
     named_days,
+    new_folder,
     note_phrases,
     quoted_values,
     template_phrase,
@@ -337,7 +338,7 @@ def gather(reader: VaultReader, request: str, *, hits: Sequence[str], cited: Seq
     return Findings(
         candidates=tuple(candidates),
         quoted=quoted_values(request),
-        folders=named_folders(snapshot, request),
+        folders=named_folders(snapshot, request) or tuple(filter(None, [new_folder(request)])),
         is_named=bool(named),
         names=names,
         place=requested_folder(snapshot, request, names),

@@ -166,3 +166,25 @@ def gives_text(request: str) -> bool:
     James Cameron ... released in 2012").
     """
     return bool(quoted_values(request)) or _GIVES_TEXT.search(request) is not None
+
+
+# "into a new folder called Games", "to a new folder Games": a folder the move makes.
+_NEW_FOLDER = re.compile(
+    r"\b(?:in|into|to)\s+(?:a\s+)?new\s+(?:folder|ordner)\s+(?:called\s+|named\s+|namens\s+)?"
+    r"[\"“'„«]?(?P<name>[^\"”'“»,.;:!?\n/\\]{1,60}?)[\"”'“»]?\s*[.!]?\s*$"
+    r"|\b(?:in|into|to)\s+(?:the\s+|my\s+)?[\"“'„«]?(?P<named>[^\"”'“»,.;:!?\n/\\]{1,60}?)[\"”'“»]?\s+(?:folder|ordner)"
+    r"\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+_ARCHIVES = re.compile(r"^\W*(?:please\s+|bitte\s+)?(?:archive|archiviere)\b", re.IGNORECASE)
+ARCHIVE_FOLDER = "Archive"  # where "archive X" moves a note when the vault has no folder of that name yet
+
+
+def new_folder(request: str) -> str:
+    """Return the folder a move asks to make ("into a new folder called Games"; "Archive" for "archive X"), or "".
+
+    Only used when the vault has no folder the request names: an existing one is always the destination.
+    """
+    if (found := _NEW_FOLDER.search(request)) is not None:
+        return (found["name"] or found["named"]).strip()
+    return ARCHIVE_FOLDER if _ARCHIVES.match(request) else ""

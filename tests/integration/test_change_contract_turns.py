@@ -162,6 +162,22 @@ def test_a_new_note_asked_for_without_text_starts_from_the_template_named_and_ge
     assert (vault / "Meetings/Dune Kickoff.md").read_text(encoding="utf-8").startswith("---\ntags:\n  - meeting\n")
 
 
+def test_a_move_into_a_new_folder_is_offered_that_folder(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # "Move Catan into a new folder called Games" got "I could not tell which change to make": no such folder.
+    llm.add(contract(operation="move_note", target=GARLIC, folder="Allotment"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Move the Garlic note into a new folder called Allotment")
+
+    schema = llm.chat_requests[0].json["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["folder"] == {"type": "string", "enum": ["Allotment"]}
+    assert "`Allotment/Garlic.md`" in shown
+    assert "Applied 1 change" in chat.say("yes")
+    assert (vault / "Allotment/Garlic.md").exists() and not (vault / GARLIC).exists()
+
+
 def test_a_request_the_contract_cannot_satisfy_is_answered_plainly_and_nothing_is_proposed(
     factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
 ) -> None:

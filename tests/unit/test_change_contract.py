@@ -10,7 +10,7 @@ import pytest
 from agent.change_contract.candidates import Candidate, CandidateTask, Findings
 from agent.change_contract.operations import GENERAL, asks_for_more, cued_operations, tool_call
 from agent.change_contract.proposer import contract_prompt
-from agent.change_contract.request_words import given_names, gives_text, quoted_values, template_phrase
+from agent.change_contract.request_words import given_names, gives_text, new_folder, quoted_values, template_phrase
 from agent.change_contract.schema import contract_schema, offered, response_format, validate
 from llm_client.reply_json import OutputInvalid
 
@@ -120,6 +120,21 @@ def test_a_new_notes_name_template_and_whether_it_is_given_text_are_read_from_th
 ) -> None:
     assert given_names(request_text) == (name,)
     assert (template_phrase(request_text), gives_text(request_text)) == (template, has_text)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "folder"),
+    [
+        ("Archive the Catan note", "Archive"),
+        ("Move Catan into a new folder called Games", "Games"),
+        ('Move the Catan note into a new folder "Board games".', "Board games"),
+        ("Move Catan to the Board Games folder.", "Board Games"),
+        ("Move Catan to Archive", ""),  # no folder word: an existing folder or nothing
+        ("Add the tag archive to Catan", ""),
+    ],
+)
+def test_a_move_may_name_a_folder_to_make(request_text: str, folder: str) -> None:
+    assert new_folder(request_text) == folder
 
 
 def test_quoted_values_are_found_in_straight_curly_and_german_quotes() -> None:
