@@ -188,3 +188,27 @@ def new_folder(request: str) -> str:
     if (found := _NEW_FOLDER.search(request)) is not None:
         return (found["name"] or found["named"]).strip()
     return ARCHIVE_FOLDER if _ARCHIVES.match(request) else ""
+
+
+# "the alias 京都 to ...", "the tag favorite to ...", "le tag lecture à ...": the value right after its word.
+_VALUE_AFTER = {
+    "alias": re.compile(r"\b(?:alias|aliases|alias(?:name)?)\s+", re.IGNORECASE),
+    "tag": re.compile(r"\b(?:tag|tags|étiquette)\s+", re.IGNORECASE),
+}
+_VALUE_END = re.compile(r"\s+(?:to|for|on|in|from|onto|zu|zur|zum|an|à|au|aux|dans|sur)\s|[,;!?\n]|\.(?:\s|$)|$")
+
+
+def values_after(request: str, field: str) -> tuple[str, ...]:
+    """Return the values the request gives right after the word for `field` ("the alias 京都 to X" -> ("京都",)).
+
+    A small model asked to copy a value from the request copies the wrong words: the 0.5B gave the alias "Kyoto",
+    the note's own name, for "Add the alias 京都 to the Kyoto note".
+    """
+    found: list[str] = []
+    for match in _VALUE_AFTER[field].finditer(request):
+        rest = request[match.end() :]
+        if (quoted := QUOTED.match(rest)) is not None:
+            found.append(next(group for group in quoted.groups() if group is not None))
+        elif (end := _VALUE_END.search(rest)) is not None and end.start() > 0:
+            found.append(rest[: end.start()].strip().lstrip("#"))
+    return tuple(dict.fromkeys(value for value in found if value))

@@ -19,7 +19,7 @@ import jsonschema
 
 from agent.change_contract.candidates import Candidate, Findings, named_headings
 from agent.change_contract.operations import OPERATIONS, TASK_STATES
-from agent.change_contract.request_words import NAME_PATTERN, gives_text
+from agent.change_contract.request_words import NAME_PATTERN, gives_text, values_after
 from llm_client.reply_json import OutputInvalid, schema_response_format
 
 SCHEMA_NAME = "change-v1"
@@ -58,6 +58,8 @@ def value_schema(field: str, findings: Findings, request: str, targets: Sequence
         return {"type": "string", "enum": list(findings.names)}
     if field == "tag" and (tags := list(dict.fromkeys(_HASHTAG.findall(request)))):
         return {"type": "string", "enum": tags}
+    if field in ("tag", "alias") and (given := _given_values(request, field)):
+        return {"type": "string", "enum": given}
     if field == "heading":  # the headings the request names, when it names any
         headings = named_headings(request, targets) or list(dict.fromkeys(h for c in targets for h in c.headings))
         return {"type": "string", "enum": headings}
@@ -138,8 +140,8 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
     operation = data.get("operation")
     if operation not in operations:
         raise OutputInvalid(f"'operation' must be one of: {', '.join(operations)}")
-    cleaned = _stripped(data)
     schema = branch(str(operation), findings, request)
+    cleaned = _enum_cased(_stripped(data), schema)
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(cleaned))
     if errors:
         raise OutputInvalid("; ".join(_error_text(error) for error in errors[:_MAX_ERRORS]))
@@ -162,6 +164,11 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
     return Contract(str(operation), target, values)
 
 
+def _given_values(request: str, field: str) -> list[str]:
+    """Return the values the request names right after "tag"/"alias" that such a value may be ("" for none)."""
+    return [value for value in values_after(request, field) if re.match(PATTERNS[field], value)]
+
+
 def _as_written(value: str, request: str, field: str) -> str:
     """Return `value` as the request spells it ("books", not the model's "Books"), or raise OutputInvalid.
 
@@ -175,6 +182,19 @@ def _as_written(value: str, request: str, field: str) -> str:
 
 def _has_task(target: Candidate, operation: str, text: str) -> bool:
     return target.task_line(text, TASK_STATES[operation]) is not None
+
+
+def _enum_cased(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """Return `data` with a value that differs from one of its enum's only in case spelled as the enum spells it.
+
+    Endpoints without a grammar let the model write "Books" for the request's "books"; the request's is meant.
+    """
+    fixed = dict(data)
+    for field, spec in schema.get("properties", {}).items():
+        value, allowed = fixed.get(field), spec.get("enum")
+        if isinstance(value, str) and allowed and value not in allowed:
+            fixed[field] = next((a for a in allowed if isinstance(a, str) and a.casefold() == value.casefold()), value)
+    return fixed
 
 
 def _stripped(data: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,14 @@ import pytest
 from agent.change_contract.candidates import Candidate, CandidateTask, Findings
 from agent.change_contract.operations import GENERAL, asks_for_more, cued_operations, tool_call
 from agent.change_contract.proposer import contract_prompt
-from agent.change_contract.request_words import given_names, gives_text, new_folder, quoted_values, template_phrase
+from agent.change_contract.request_words import (
+    given_names,
+    gives_text,
+    new_folder,
+    quoted_values,
+    template_phrase,
+    values_after,
+)
 from agent.change_contract.schema import contract_schema, offered, response_format, validate
 from llm_client.reply_json import OutputInvalid
 
@@ -135,6 +142,29 @@ def test_a_new_notes_name_template_and_whether_it_is_given_text_are_read_from_th
 )
 def test_a_move_may_name_a_folder_to_make(request_text: str, folder: str) -> None:
     assert new_folder(request_text) == folder
+
+
+@pytest.mark.parametrize(
+    ("request_text", "field", "values"),
+    [
+        ("Add the alias 京都 to the Kyoto note.", "alias", ("京都",)),
+        ('Add the alias "Old Kyoto" to Kyoto', "alias", ("Old Kyoto",)),
+        ("Add the tag favorite to The Machine Stops.", "tag", ("favorite",)),
+        ("Ajoute le tag lecture à la note The Machine Stops", "tag", ("lecture",)),
+        ("Remove the tag #draft from Garlic", "tag", ("draft",)),
+    ],
+)
+def test_a_tag_or_alias_is_the_value_right_after_its_word(request_text: str, field: str, values: tuple[str]) -> None:
+    assert values_after(request_text, field) == values
+
+
+def test_the_alias_is_bound_to_the_value_the_request_gives_it() -> None:
+    # The 0.5B gave the alias "Kyoto" (the note's own name, in the request too) for "Add the alias 京都 ...".
+    kyoto = Candidate("References/Kyoto.md", "Kyoto")
+    schema = contract_schema(["add_alias"], findings(kyoto), "Add the alias 京都 to the Kyoto note.")
+    assert schema["properties"]["alias"] == {"type": "string", "enum": ["京都"]}
+    spaced = contract_schema(["add_tag"], findings(kyoto), "Tag the Kyoto note with travel")  # no tag after "Tag"
+    assert "pattern" in spaced["properties"]["tag"]
 
 
 def test_quoted_values_are_found_in_straight_curly_and_german_quotes() -> None:
