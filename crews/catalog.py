@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import ValidationError
 
+from core.errors import AppError
 from core.settings import WriteSettings
 from crews.actions import validate_action_params
 from crews.collectors import validate_params
@@ -23,12 +26,15 @@ from crews.definitions import (
     Team,
     TeamSpec,
     describe_validation_error,
+    unknown_properties,
 )
-from crews.guard import definition_problem
+from crews.write_scope import LoadTimeDay, definition_problem
 from edits.diffs import content_hash
 from rag.notes.frontmatter import find_frontmatter_end, read_frontmatter
+from rag.notes.obsidian_config import daily_note_path, daily_notes_config
 from rag.notes.vault import read_note_text
 
+logger = logging.getLogger(__name__)
 RUNS_FOLDER = "runs"  # under the crew root: one folder per run, plus runs.base beside it
 MAX_CREW_NOTE_BYTES = 200_000
 NOT_CREW_KINDS = ("run",)  # a run log's run.md (crews.runlog) is no definition, wherever a copy of it lies
@@ -63,6 +69,7 @@ def load_catalog(
     *,
     collectors: Collection[str],
     writes: WriteSettings | None = None,
+    today: date | None = None,
 ) -> Catalog:
     """Read every note under `vault_root/crew_root` (run logs excluded) into teams, agents and load errors.
 
@@ -70,8 +77,10 @@ def load_catalog(
         vault_root: the vault folder.
         crew_root: the crew root, vault-relative.
         collectors: the collectors a team may name.
-        writes: the edit layer's rules. Given, a `write_scope` glob or action note in the fixed denylist is a
-            load error (`crews.guard.definition_problem`).
+        writes: the edit layer's rules. Given, a `write_scope` glob or action note in the fixed denylist, an
+            action's note outside the write_scope, or a write_scope entirely outside WRITABLE_FOLDERS is a load
+            error (`crews.write_scope.definition_problem`).
+        today: the day `{daily}` and `{date}` stand for in those checks (default: today).
 
     """
     teams: list[Team] = []
@@ -90,10 +99,11 @@ def load_catalog(
         else:
             agents[loaded.name] = loaded
     runnable: dict[str, Team] = {}
+    day = _load_time_day(vault_root, today or date.today())
     for team in teams:
         problem = _cross_check(team, agents, collectors)
         if not problem and writes is not None:
-            problem = definition_problem(team.spec, writes=writes)
+            problem = definition_problem(team.spec, writes=writes, day=day)
         if problem:
             errors.append(LoadError(team.path, problem, team.name))
         elif team.name.casefold() in (key.casefold() for key in runnable):
@@ -102,6 +112,14 @@ def load_catalog(
             runnable[team.name] = team
     ordered = tuple(sorted(errors, key=lambda error: error.path))
     return Catalog(root=crew_root, teams=runnable, agents=agents, errors=ordered)
+
+
+def _load_time_day(vault_root: Path, today: date) -> LoadTimeDay:
+    try:
+        daily: str | None = daily_note_path(daily_notes_config(vault_root), today)
+    except AppError:  # broken Daily notes settings: a run's `{daily}` fails there, stage 2 says why
+        daily = None
+    return LoadTimeDay(today=today, daily=daily)
 
 
 def _load_note(vault_root: Path, path: str) -> Team | CrewAgent | LoadError | None:
@@ -174,6 +192,9 @@ def _team(path: str, data: object, text: str) -> Team | LoadError:
             CronTrigger.from_crontab(spec.schedule)
         except ValueError as exc:
             return LoadError(path, f"schedule: {spec.schedule!r} is not a cron expression ({exc})", spec.name)
+    ignored = unknown_properties(fields)
+    if ignored:  # not misspelled settings (those are errors): a template's `created`, the user's own notes
+        logger.warning("team note %s: ignored %s: no team setting", path, ", ".join(ignored))
     return Team(spec=spec, path=path, content_hash=content_hash(text))
 
 

@@ -8,7 +8,9 @@ never run, while the other crews still load.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -32,6 +34,10 @@ ACTIONS_FOR: dict[OutputFamilyName, frozenset[ActionName]] = {
     "section.write": frozenset({"section.replace", "note.create"}),
 }
 DEFAULT_SECTION_CHARS = 16_000
+# A team note is a note: Obsidian's own properties (and their old singular names) may stand beside the settings.
+OBSIDIAN_PROPERTIES = frozenset({"tags", "tag", "aliases", "alias", "cssclasses", "cssclass", "publish", "permalink"})
+CLOSE_MATCH = 0.75  # difflib ratio from which an unknown property reads as a misspelled setting
+MIN_PREFIX = 5  # `timeout` for `timeout_minutes`: a property this long that starts a setting's name is meant as it
 
 
 class OutputSpec(BaseModel):
@@ -88,7 +94,13 @@ TaskSpec = Annotated[CollectorTask | LlmTask | ActionsTask, Field(discriminator=
 
 
 class TeamSpec(BaseModel):
-    """A team note's frontmatter, validated (other properties Obsidian keeps, like tags, are ignored)."""
+    """A team note's frontmatter, validated.
+
+    A property that reads as a misspelled setting (`writescope`, `max_write`, `shedule`) is an error: ignored, it
+    would leave the setting at its default (20 writes, no schedule). Obsidian's own properties (tags, aliases ...)
+    are ignored; any other is ignored too (a template or a plugin may add `created`), and `unknown_properties`
+    names it so the loader can warn.
+    """
 
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 
@@ -100,6 +112,15 @@ class TeamSpec(BaseModel):
     timeout_minutes: float = Field(DEFAULT_TIMEOUT_MINUTES, gt=0, le=24 * 60)
     schedule: str | None = None
     tasks: tuple[TaskSpec, ...] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_misspelled_settings(cls, value: object) -> object:
+        if isinstance(value, dict):
+            hints = [f"{key!r} (did you mean {meant!r}?)" for key, meant in _misspelled(value)]
+            if hints:
+                raise ValueError(f"unknown team propert{'ies' if len(hints) > 1 else 'y'} {', '.join(hints)}")
+        return value
 
     @field_validator("write_scope", mode="before")
     @classmethod
@@ -118,6 +139,46 @@ class TeamSpec(BaseModel):
     def _pipeline_fits(self) -> TeamSpec:
         check_pipeline(self.tasks)
         return self
+
+
+def team_settings() -> frozenset[str]:
+    """Return the properties a team note's settings are read from (with `crew-kind`)."""
+    names = {name for name in TeamSpec.model_fields}
+    aliases = {field.alias for field in TeamSpec.model_fields.values() if field.alias}
+    return frozenset({*names, *aliases, "crew-kind"})
+
+
+def unknown_properties(fields: dict[str, object]) -> list[str]:
+    """Return a team note's properties that are no setting and not Obsidian's own: ignored, worth a warning."""
+    known = team_settings() | OBSIDIAN_PROPERTIES
+    return sorted(str(key) for key in fields if str(key) not in known and str(key).casefold() not in known)
+
+
+def _misspelled(fields: dict[str, object]) -> list[tuple[str, str]]:
+    """Return each unknown property that reads as a setting's name, with that name."""
+    found = []
+    for key in unknown_properties(fields):
+        meant = _meant_setting(key)
+        if meant is not None:
+            found.append((key, meant))
+    return found
+
+
+def _meant_setting(key: str) -> str | None:
+    settings = {_squashed(name): name for name in team_settings()}
+    squashed = _squashed(key)
+    if squashed in settings:
+        return settings[squashed]
+    close = get_close_matches(squashed, list(settings), n=1, cutoff=CLOSE_MATCH)
+    if close:
+        return settings[close[0]]
+    prefixed = sorted(name for name in settings if len(squashed) >= MIN_PREFIX and name.startswith(squashed))
+    return settings[prefixed[0]] if prefixed else None
+
+
+def _squashed(name: str) -> str:
+    # `Write-Scope`, `write scope` and `writeScope` all spell write_scope.
+    return re.sub(r"[\s_-]", "", name.casefold())
 
 
 def _with_kind(task: object) -> object:

@@ -17,17 +17,14 @@ from dataclasses import dataclass
 
 from core.errors import AppError, InvalidRequest
 from core.ports import NoteWriter
-from core.settings import WriteSettings
 from crews.action_context import ActionContext
 from crews.definitions import ACTIONS_FOR, ActionsTask, LlmTask, Team, TeamSpec
 from crews.model import PlannedWrite, Rejection
+from crews.write_scope import scope_pattern as scope_pattern  # re-exported: stage 2 matches paths with it
 from edits.diffs import content_hash
-from edits.scope import check_not_denied, check_size, check_writable
+from edits.scope import check_size, check_writable
 from edits.writers.paths import resolve_in_vault
 from rag.notes.frontmatter import read_frontmatter
-
-_GLOB_PARTS = re.compile(r"(\{daily\}|\{date\}|\*\*/|\*\*|\*|\?)")
-_PLACEHOLDERS = re.compile(r"\{daily\}|\{date\}|\*+|\?")  # replaced by a name to get a path a pattern matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +62,9 @@ async def check_writes(
 
     """
     spec = team.spec if isinstance(team, Team) else team
-    rules = _Rules(_scope(spec, context), _allowed_actions(spec, task), _allowed_keys(spec, task), context)
+    rules = _Rules(
+        _scope(spec, context), spec.write_scope, _allowed_actions(spec, task), _allowed_keys(spec, task), context
+    )
     accepted: list[PlannedWrite] = []
     rejected: list[Rejection] = []
     stale: list[Rejection] = []
@@ -94,6 +93,7 @@ async def check_writes(
 @dataclass(frozen=True, slots=True)
 class _Rules:
     scope: list[re.Pattern[str]]
+    globs: tuple[str, ...]  # the write_scope as the team note spells it, for messages
     actions: frozenset[str]
     keys_allowed: tuple[str, ...]
     context: ActionContext
@@ -101,58 +101,6 @@ class _Rules:
     @property
     def keys(self) -> frozenset[str]:
         return frozenset(key.casefold() for key in self.keys_allowed)
-
-
-def definition_problem(spec: TeamSpec, *, writes: WriteSettings) -> str:
-    """Return why a team could never write as its note says (checked at load time), or "" when it could.
-
-    Stage 2 checks each write again anyway; this refuses up front what it would refuse every time: a `write_scope`
-    glob or an action's note in the fixed denylist or outside the vault. (A `max_writes` above CREW_MAX_WRITES is
-    no error: the run is capped at CREW_MAX_WRITES.)
-    """
-    problems: list[str] = []
-    problems.extend(f"write_scope: {problem}" for glob in spec.write_scope if (problem := _denied(glob, writes)))
-    for task in spec.tasks:
-        if isinstance(task, ActionsTask):
-            target = task.params.get("path" if task.actions == "note.create" else "note")  # section.replace: note
-            if isinstance(target, str) and (problem := _denied(target, writes)):
-                problems.append(f"task {task.id!r}: {problem}")
-    return "; ".join(problems)
-
-
-def _denied(pattern: str, writes: WriteSettings) -> str:
-    """Return the denylist's verdict on a path pattern (`*`, `{date}` ...), judged by a path it matches."""
-    sample = _PLACEHOLDERS.sub("x", _scope_glob(pattern))
-    try:
-        check_not_denied(sample, settings=writes)
-    except InvalidRequest as exc:
-        return exc.message.replace(repr(sample), repr(pattern.strip()))  # name what the note says, not the sample
-    return ""
-
-
-def scope_pattern(glob: str, context: ActionContext) -> re.Pattern[str]:
-    """Return a write_scope glob as a regex: `*` within a folder, `**` across folders, `{daily}`, `{date}`.
-
-    A pattern naming a folder ("TaskNotes", "TaskNotes/") means every note under it.
-    """
-    regex = []
-    for part in _GLOB_PARTS.split(_scope_glob(glob)):
-        if part in ("{daily}", "{date}"):
-            regex.append(re.escape(unicodedata.normalize("NFC", context.expand(part))))
-        elif part == "**/":
-            regex.append(r"(?:[^/]+/)*")
-        elif part in ("**", "*", "?"):
-            regex.append({"**": r".*", "*": r"[^/]*", "?": r"[^/]"}[part])
-        else:
-            regex.append(re.escape(part))
-    return re.compile("".join(regex))
-
-
-def _scope_glob(glob: str) -> str:
-    pattern = unicodedata.normalize("NFC", glob.strip()).removeprefix("./").lstrip("/")
-    if pattern.endswith("/") or not (_GLOB_PARTS.search(pattern) or pattern.lower().endswith(".md")):
-        pattern = pattern.rstrip("/") + "/**"
-    return pattern
 
 
 def _scope(team: TeamSpec, context: ActionContext) -> list[re.Pattern[str]]:
@@ -177,8 +125,7 @@ def _path_problem(path: str, rules: _Rules) -> str:
         return "in a private folder; private notes are never read or changed"
     # The crew root is refused by check_writable above: the one denylist every writer shares.
     if not any(pattern.fullmatch(unicodedata.normalize("NFC", path)) for pattern in scope):
-        globs = ", ".join(pattern.pattern for pattern in scope) or "none"
-        return f"outside the team's write_scope ({globs})"
+        return f"outside the team's write_scope ({', '.join(rules.globs) or 'none'})"  # the user's globs
     return ""
 
 
@@ -252,11 +199,26 @@ def _keys_problem(write: PlannedWrite, current: str | None, allowed: frozenset[s
     if before.body != after.body:
         return "frontmatter.set may change only frontmatter, but the note's text changed too"
     keys = {str(key) for key in (*before.data, *after.data)}
-    changed = sorted(key for key in keys if before.data.get(key) != after.data.get(key))
+    changed = sorted(key for key in keys if _as_seen(before.data.get(key)) != _as_seen(after.data.get(key)))
     refused = [key for key in changed if key.casefold() not in allowed]
     if refused:
         return f"properties not allowed for this task: {', '.join(refused)} (allowed: {', '.join(sorted(allowed))})"
     return ""
+
+
+def _as_seen(value: object) -> object:
+    """Return a property value as Obsidian shows it, so an untouched property compares equal to itself.
+
+    A `|` block scalar that ends the frontmatter parses without its last line break, and with it once a key is
+    added after it: trailing line breaks are not what the user sees, and the property was not changed.
+    """
+    if isinstance(value, str):
+        return value.rstrip("\r\n")
+    if isinstance(value, list):
+        return [_as_seen(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_seen(item) for key, item in value.items()}
+    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,9 +40,10 @@ __all__ = [
 ABORT_POLL_SECONDS = 0.2  # how often an abort request is looked at while no token arrives
 UNBUDGETED_TOKENS = 10**9  # material given whole (not rendered to fit a context) is never cut
 REPAIR_ECHO_CHARS = 1500  # of the failed reply, shown back to the model in the repair call
+REPLY_ENVELOPE_TOKENS = 64  # a reply's JSON around its values, and a fence or a line of prose a model adds
 # Stands, on a line of its own, for the part of a long failed reply the repair call does not show back. The reply is
-# cut at a line end, never inside a word: a small model copies what it is shown, and a cut word ("Renew passpo")
-# would end up in a note. A repaired reply that copies this line is refused.
+# cut at a line end or between words, never inside a word: a small model copies what it is shown, and a cut word
+# ("Renew passpo") would end up in a note. A repaired reply that copies this line is refused.
 ECHO_OMITTED = "[{chars} more characters of this reply are not repeated here]"
 _ECHO_OMITTED_TAIL = ECHO_OMITTED.split("}", 1)[1]
 _DELIMITED = re.compile(r"<material\b[^>]*>.*</material>", re.DOTALL)
@@ -116,7 +117,7 @@ async def run_llm_task(
     budget: CallBudget,
     on_tokens: Callable[[TokenCount], None],
     is_aborted: Callable[[], bool],
-    save_artifact: Callable[[str, str], None],
+    save_artifact: Callable[[str, str, str], None],
     source: Material | None = None,
     today: date | None = None,
 ) -> LlmResult:
@@ -130,8 +131,9 @@ async def run_llm_task(
         budget: the run's call budget; each call takes one (BudgetExceeded when none is left).
         on_tokens: told the tokens of this task so far at each streamed piece, and when each call ends.
         is_aborted: polled inside the stream; True raises RunAborted.
-        save_artifact: given `(f"{task.id}-{n}.txt", raw reply)` for each reply that did not validate, or that
-            validated but named paths, keys or values the material does not have (they are in output.rejected).
+        save_artifact: given `(f"{task.id}-{n}.txt", raw reply, why)` for each reply that did not validate (why:
+            the validation error, as the repair call quotes it), or that validated but named paths, keys or values
+            the material does not have (they are in output.rejected).
         source: the Material that `material` was rendered from (what the output binds to); default the rendered
             material's own `material` (crews.material.RenderedMaterial has it).
         today: the run's date, told to the model (overdue or due today means nothing without it); default the
@@ -162,11 +164,12 @@ async def run_llm_task(
                 raise OutputInvalid("it copies the line that stood for the part of the first reply not shown again")
             output = bind(extract_json(raw), spec, collected, paths=shown)
         except OutputInvalid as exc:
-            save_artifact(f"{task.id}-{attempt}.txt", raw)
             error = exc.message + (" (the reply was cut off: write less)" if finish == "length" else "")
+            save_artifact(f"{task.id}-{attempt}.txt", raw, f"it did not validate: {error}")
             continue
         if output.rejected:  # valid, but it named things the material does not have: keep it to see why
-            save_artifact(f"{task.id}-{attempt}.txt", raw)
+            why = f"it named {len(output.rejected)} thing(s) the material does not have (rejected below)"
+            save_artifact(f"{task.id}-{attempt}.txt", raw, why)
         return LlmResult(output=output, calls=attempt, tokens=meter.total)
     raise OutputInvalid(f"the model's reply to task {task.id!r} did not validate, nor did its repair: {error}")
 
@@ -202,10 +205,15 @@ def _material_block(text: str, material: Material) -> str:
 
 
 def reply_token_limit(spec: OutputSpec, items: int) -> int:
-    """Return how many streamed tokens a reply may take before it is cut off as runaway (a looping small model)."""
+    """Return how many streamed pieces a reply may take before it is cut off as runaway (a looping small model).
+
+    A section's limit leaves room for the longest valid reply: a piece streams at least one character (Qwen's
+    tokenizer makes each digit of a date a token), and JSON escaping (a line break, a quote or a backslash each
+    become two characters) at most doubles a Markdown text. The earlier `max_chars // 3` cut valid briefings off.
+    """
     if spec.family == "section.write":
-        return spec.max_chars // 3 + 64
-    return min(4096, 64 + 96 * max(1, items))
+        return REPLY_ENVELOPE_TOKENS + 2 * spec.max_chars
+    return min(4096, REPLY_ENVELOPE_TOKENS + 96 * max(1, items))
 
 
 def _unpack(material: PromptMaterial | Material, source: Material | None) -> tuple[Material, str, tuple[str, ...]]:
@@ -228,13 +236,26 @@ def _repair_turn(raw: str, error: str, contract: str) -> tuple[ChatMessage, Chat
 
 
 def echo_reply(raw: str) -> str:
-    """Return a failed reply as the repair call shows it back: whole, or its first whole lines and ECHO_OMITTED."""
+    """Return a failed reply as the repair call shows it back: whole, or its start and ECHO_OMITTED."""
     if len(raw) <= REPAIR_ECHO_CHARS:
         return raw
-    end = raw.rfind("\n", 0, REPAIR_ECHO_CHARS + 1)
-    head = raw[:end].rstrip() if end > 0 else ""  # one long line (JSON often is one) is not shown at all
+    head = raw[: _echo_end(raw)].rstrip()
     omitted = ECHO_OMITTED.format(chars=f"{len(raw) - len(head):,}")
     return f"{head}\n{omitted}" if head else omitted
+
+
+def _echo_end(raw: str) -> int:
+    """Return where the echo of a long reply ends: at a line end, else between words, never inside a word.
+
+    JSON replies are often one long line, so a line end alone would show nothing of them; an escaped line break
+    in a JSON string or a space is the next best place, so the model sees most of what it sent.
+    """
+    line_end = raw.rfind("\n", 0, REPAIR_ECHO_CHARS + 1)
+    if line_end >= REPAIR_ECHO_CHARS // 2:
+        return line_end
+    escaped_break = raw.rfind("\\n", 0, REPAIR_ECHO_CHARS - 1)
+    space = raw.rfind(" ", 0, REPAIR_ECHO_CHARS + 1)
+    return max(line_end, escaped_break, space, 0)
 
 
 async def _reply(

@@ -22,7 +22,6 @@ is refused, and the reply is validated here whether the server honoured it or no
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,8 @@ import jsonschema
 
 from crews.definitions import OutputSpec
 from crews.model import BoundOutput, Material, OutputFamilyName
+from crews.placeholders import PATH, VALUE, section_example
+from crews.section_binding import bind_section
 from crews.triage_binding import (
     ALLOWED_VALUES_SHOWN,
     MAX_LIST_ITEMS,
@@ -55,11 +56,6 @@ __all__ = [
 
 SCHEMA_VERSIONS: dict[OutputFamilyName, str] = {"frontmatter.set": "triage-v1", "section.write": "briefing-v1"}
 _MAX_ERROR_CHARS = 240
-# The material's own delimiters and the HTML block tags a small model writes instead of Markdown.
-_ECHO = re.compile(r"</?\s*(?:note|material)\b", re.IGNORECASE)
-_DELIMITER_TAG = re.compile(r"[ \t]*</?\s*(?:note|material)\b[^<>\n]*>[ \t]*\n?", re.IGNORECASE)
-_HTML_TAG = re.compile(r"<\s*(/?)\s*(a|p|div|span|br|ul|ol|li|h[1-6]|html|body|strong|em|b|i)\b[^>]*>", re.IGNORECASE)
-_LINK = re.compile(r"!?\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")  # the target of [[Note#Heading|alias]]
 
 # The loose shapes a reply is validated against before binding: structure only, no enums (those bind later).
 _FRONTMATTER_SHAPE: dict[str, Any] = {
@@ -208,10 +204,10 @@ def _value_schema(kind: str, values: list[str]) -> dict[str, Any]:
 def _frontmatter_contract(target: _Target) -> str:
     keys = target.spec.allowed_keys
     kinds = key_kinds(keys, target.material)
-    example = ", ".join(f'"{key}": ' + ('["<value>"]' if kinds[key] == "list" else '"<value>"') for key in keys)
+    example = ", ".join(f'"{key}": ' + (f'["{VALUE}"]' if kinds[key] == "list" else f'"{VALUE}"') for key in keys)
     lines = [
         "Reply with one JSON object only, in this shape:",
-        f'{{"changes": [{{"path": "<path of a note above>", "set": {{{example}}}}}]}}',
+        f'{{"changes": [{{"path": "{PATH}", "set": {{{example}}}}}]}}',
         f"Set only these keys: {', '.join(keys)}. Leave out keys and notes you are unsure of.",
     ]
     allowed = []
@@ -222,6 +218,9 @@ def _frontmatter_contract(target: _Target) -> str:
             allowed.append(f"{key}: {', '.join(values[:ALLOWED_VALUES_SHOWN])}{more}")
     if allowed:
         lines.append("Allowed values: " + "; ".join(allowed) + ".")
+    free = [key for key in keys if not known_values(key, target.material)]
+    if free:  # what binding checks (crews.triage_binding): no copied paragraphs, no task lines
+        lines.append(f"Values of {', '.join(free)}: one line of text each, at most {MAX_TEXT_VALUE_CHARS} characters.")
     lines.append("Use only paths from the material.")
     return "\n".join(lines)
 
@@ -257,57 +256,13 @@ def _section_schema(target: _Target) -> dict[str, Any]:
 
 
 def _section_contract(target: _Target) -> str:
-    limit = target.spec.max_chars
-    return (
-        "Reply with one JSON object only, in this shape:\n"
-        f'{{"markdown": "<the section text: Markdown, no HTML, no heading, at most {limit} characters>"}}'
-    )
+    example = section_example(target.spec.max_chars)
+    return f'Reply with one JSON object only, in this shape:\n{{"markdown": "{example}"}}'
 
 
 def _section_bind(data: Any, target: _Target) -> BoundOutput:
-    limit = target.spec.max_chars
-    markdown = str(data["markdown"]).strip()
-    if not markdown:
-        raise OutputInvalid("markdown is empty: write the section's text")
-    if len(markdown) > limit:
-        raise OutputInvalid(
-            f"markdown has {len(markdown)} characters, more than the {limit} allowed: write a shorter text"
-        )
-    # Whole delimiter tags copied around the text carry nothing: drop them. Any part of one left is copied data.
-    markdown = _DELIMITER_TAG.sub("", markdown).strip()
-    echo = _ECHO.search(markdown)
-    if echo:  # the material's own delimiters: the model copied the data instead of writing the section
-        raise OutputInvalid(f"markdown holds {echo[0]!r}: write plain Markdown bullets, not the material's tags")
-    markdown = html_to_markdown(markdown)  # small models write <h1>, <p>, <li>: the same text, as Markdown
-    if not markdown:
-        raise OutputInvalid("markdown is empty once its HTML tags are taken out: write the section's text")
-    # A [[link]] is a path: one the material does not have was invented, and so is what it stands for.
-    names = ((item.title, item.path, item.path.removesuffix(".md")) for item in target.material.items)
-    known = {name.casefold() for group in names for name in group}  # Obsidian resolves all three spellings
-    invented = sorted({link for link in _LINK.findall(markdown) if link.strip().casefold() not in known})
-    if invented:
-        shown = ", ".join(f"[[{link}]]" for link in invented[:5])
-        raise OutputInvalid(f"markdown links {shown}, which are not among the notes given: link only those")
+    markdown = bind_section(str(data["markdown"]), limit=target.spec.max_chars, material=target.material)
     return BoundOutput(family="section.write", markdown=markdown)
-
-
-def html_to_markdown(text: str) -> str:
-    """Return `text` with the HTML block tags a small model writes turned into Markdown (text kept, tags gone)."""
-
-    def replace(match: re.Match[str]) -> str:
-        closing, tag = match[1], match[2].lower()
-        if tag == "li":
-            return "" if closing else "\n- "
-        if tag in ("strong", "b"):
-            return "**"
-        if tag in ("em", "i"):
-            return "*"
-        if tag == "br" or closing and tag in ("p", "div", "ul", "ol") or tag.startswith("h"):
-            return "\n"
-        return ""
-
-    lines = [line.rstrip() for line in _HTML_TAG.sub(replace, text).splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 _FAMILIES: dict[OutputFamilyName, _Family] = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -24,6 +25,12 @@ STATE_FILE = "state.json"
 RUN_NOTE = "run.md"
 ARTIFACTS = "artifacts"
 BASE_FILE = "runs.base"
+# Characters that start Markdown or Obsidian syntax anywhere in a line (emphasis, links, embeds, tags, HTML,
+# comments, highlights, math, block ids, tables) and Dataview's `::`; `\\` first so an escape stays literal.
+_MARKUP = re.compile(r"[\\`*_\[\]<>#|%=$~^&]|:(?=:)|(?<=:):")
+_LIST_MARKER = re.compile(r"^(?:[-+]|\d+[.)])(?=\s|$)")  # "- x" after the log's own "- " would nest a list
+_LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_BACKTICKS = re.compile(r"`+")
 # SHA-256 of runs.base files shipped before, unchanged by their user: replaced by the current one. The first
 # filtered on `file.name == "run"`, which never matches (file.name has the extension), so it listed no run; the
 # second had no "undone" column.
@@ -56,7 +63,8 @@ class RunStore:
         folder = self.folder / state.id
         data = json.loads(self.redact(json.dumps(state.to_json(), ensure_ascii=False)))
         write_atomically(folder / STATE_FILE, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-        write_atomically(folder / RUN_NOTE, self.redact(render_run_note(state)))
+        # Rendered from the redacted state: run.md escapes Markdown, which would hide a secret from redaction.
+        write_atomically(folder / RUN_NOTE, self.redact(render_run_note(RunState.from_json(data))))
         self._ensure_base()
         if self._keep is not None and state.is_finished:
             self._prune(self._keep)
@@ -122,7 +130,12 @@ def runs_folder(vault_root: Path, crew_root: str) -> Path:
 
 
 def render_run_note(state: RunState) -> str:
-    """Return run.md: frontmatter for Bases (crew, status, times, writes, calls, tokens) and a section per task."""
+    """Return run.md: frontmatter for Bases (crew, status, times, writes, calls, tokens) and a section per task.
+
+    Whatever it quotes (task lines, errors, summaries: the model's words and the notes') is made inert, so the log
+    adds no task to a Tasks query, no heading, tag, link or embed; a dry run's diffs are fenced so no line of a
+    note closes the fence.
+    """
     front = {
         "crew-kind": "run",
         "crew": state.crew,
@@ -140,7 +153,7 @@ def render_run_note(state: RunState) -> str:
         "error": state.error or "",
     }
     lines = ["---", *(f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in front.items()), "---", ""]
-    lines.append(f"# {state.crew}: run of {state.started}" + (" (dry run)" if state.dry_run else ""))
+    lines.append(f"# {inert(state.crew)}: run of {state.started}" + (" (dry run)" if state.dry_run else ""))
     lines.append("")
     lines.append(_headline(state))
     for task in state.tasks:
@@ -150,11 +163,30 @@ def render_run_note(state: RunState) -> str:
     if state.planned:
         lines.extend(["", "## Planned changes (dry run)", ""])
         for item in state.planned:
-            lines.extend([f"### {item['action']} {item['path']}", "", f"{item['summary']}", "", "```diff"])
-            lines.extend([item["diff"].rstrip("\n"), "```", ""])
+            lines.extend([f"### {inert(item['action'])} {inert(item['path'])}", "", inert(item["summary"]), ""])
+            lines.extend([*fenced(item["diff"].rstrip("\n"), "diff"), ""])
     if state.change_set_id and state.writes and not state.undone:
         lines.extend(["", f"Undo this run: `librarian crew undo {state.id}`."])
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def inert(text: str) -> str:
+    """Return `text` on one line with Markdown's and Obsidian's syntax escaped, to quote it in a run log.
+
+    A copied `- [ ] #task` or `# heading` on a line of its own would be a real task (Tasks queries list it) or
+    heading: line breaks become ⏎. Backslash escapes keep the characters readable but not live: no tag, link,
+    embed, HTML, comment, highlight, math or Dataview field (`key:: value`).
+    """
+    text = _MARKUP.sub(r"\\\g<0>", text.strip())
+    text = _LIST_MARKER.sub(lambda marker: marker[0][:-1] + "\\" + marker[0][-1], text)
+    return _LINE_BREAKS.sub(" ⏎ ", text)
+
+
+def fenced(text: str, info: str = "") -> list[str]:
+    """Return `text` as a fenced code block whose fence is longer than any backtick run inside, so nothing closes it."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", *text.split("\n"), fence]
 
 
 def _headline(state: RunState) -> str:
@@ -167,17 +199,17 @@ def _headline(state: RunState) -> str:
         "aborted": "Aborted",
         "interrupted": "Interrupted (the process running it ended)",
     }[state.status]
-    error = f" {state.error}" if state.error else ""
-    notice = f" Note: {state.notice}." if state.notice else ""
+    error = f" {inert(state.error)}" if state.error else ""
+    notice = f" Note: {inert(state.notice)}." if state.notice else ""
     undone = f" Undone at {state.undone}." if state.undone else ""
     return f"{outcome} at {state.finished}: {counts}.{error}{notice}{undone}"
 
 
 def _task_section(task: TaskState) -> list[str]:
-    lines = [f"## {task.id} ({task.kind}: {task.what}): {task.status}"]
+    lines = [f"## {inert(task.id)} ({task.kind}: {inert(task.what)}): {task.status}"]
     if task.lines:
         lines.append("")
-        lines.extend(f"- {line}" for line in task.lines)
+        lines.extend(f"- {inert(line)}" for line in task.lines)
     return lines
 
 

@@ -30,6 +30,7 @@ from crews.model import BoundOutput, Material, PlannedWrite
 from crews.progress import LATE_ABORT, MODEL_NEEDED, TokenTicker, material_lines
 from crews.run_state import RunState, TaskState, new_run, planned_json
 from crews.runlog import RunStore
+from crews.write_budget import fit_to_writes, writes_left
 from edits.changelog import SqliteChangeLog, new_change_set_id
 from edits.lock import EditLock
 
@@ -99,9 +100,7 @@ async def run_team(team: Team, catalog: Catalog, deps: CrewDeps, *, control: Run
     if control.close() and state.status == "ok":  # asked after the last checkpoint: the work was already done
         state.notice = LATE_ABORT
     state.finished = deps.clock().isoformat(timespec="seconds")
-    for task in state.tasks:
-        if task.status in ("waiting", "running"):
-            task.status = "skipped"
+    _close_tasks(state)
     _save(deps, state)
     outcome = {"status": state.status, "error": state.error, "notice": state.notice, "writes": state.writes}
     control.finish({"type": "run", **outcome})
@@ -133,6 +132,20 @@ def _record_abort(event: dict[str, object], deps: CrewDeps, state: RunState) -> 
         _save(deps, state)
 
 
+def _close_tasks(state: RunState) -> None:
+    """Mark what the run never got to as skipped, and a task still running as failed, saying what stopped it.
+
+    A task that fails says so itself; one still running was cut off from outside (the watchdog cancels it), and
+    `skipped` would hide that it ran, and for how long.
+    """
+    for task in state.tasks:
+        if task.status == "waiting":
+            task.status = "skipped"
+        elif task.status == "running":
+            task.status, task.finished = "failed", state.finished
+            task.note(f"stopped: {state.error or 'the run ended while it ran'}")
+
+
 def _end(state: RunState, status: str, error: str | None) -> None:
     state.status = status  # type: ignore[assignment]
     state.error = error
@@ -161,7 +174,7 @@ async def _run_tasks(team: Team, catalog: Catalog, deps: CrewDeps, control: RunC
                         task_state.note("nothing to do: the later tasks are skipped")
                         return
                 elif isinstance(task, LlmTask):
-                    flow.output = await _ask(task, catalog, deps, control, state, flow, budget)
+                    flow.output = await _ask(task, team, catalog, deps, control, state, flow, budget)
                 else:
                     await _act(task, team, deps, state, flow)
         except (AppError, RunAborted) as exc:
@@ -199,6 +212,7 @@ async def _collect(task: CollectorTask, deps: CrewDeps, task_state: TaskState) -
 
 async def _ask(
     task: LlmTask,
+    team: Team,
     catalog: Catalog,
     deps: CrewDeps,
     control: RunControl,
@@ -208,13 +222,16 @@ async def _ask(
 ) -> BoundOutput:
     if flow.material is None:
         raise CrewRunError(f"llm task {task.id!r} has no material")
+    task_state = state.task(task.id)
+    material, capped = fit_to_writes(task, team.spec, flow.material, writes_left(team.spec, deps.crews, state))
+    if capped:
+        task_state.note(capped)
     agent = next(a for key, a in catalog.agents.items() if key.casefold() == task.agent.casefold())
     window = (await deps.context_tokens() if deps.context_tokens else None) or deps.crews.context_tokens
     window = window or DEFAULT_CONTEXT_TOKENS
     rendered = render_material(
-        flow.material, max_tokens=max(256, window - REPLY_TOKENS - PROMPT_TOKENS), count_tokens=deps.count_tokens
+        material, max_tokens=max(256, window - REPLY_TOKENS - PROMPT_TOKENS), count_tokens=deps.count_tokens
     )
-    task_state = state.task(task.id)
     for line in rendered.omitted:
         task_state.note(f"left out to fit the model's context ({window} tokens): {line}")
     base_tokens = state.tokens
@@ -224,9 +241,9 @@ async def _ask(
         state.tokens = base_tokens + count.total
         ticker.update(count.reply, state.tokens, is_settled=count.is_settled)
 
-    def save_artifact(name: str, text: str) -> None:
+    def save_artifact(name: str, text: str, why: str) -> None:
         where = deps.store.save_artifact(state.id, name, text)
-        task_state.note(f"kept the model's reply as {where} (it did not validate, or named what was not collected)")
+        task_state.note(f"kept the model's reply as {where}: {why}")
 
     try:
         result = await run_llm_task(
@@ -263,8 +280,8 @@ async def _act(task: ActionsTask, team: Team, deps: CrewDeps, state: RunState, f
         task_state.note(f"skipped {item.what}: {item.reason}")
     if is_over_half(total, bad):
         raise CrewRunError(f"{bad} of {total} actions were rejected or stale; nothing of this task was applied")
-    limit = min(team.spec.max_writes, deps.crews.max_writes) - state.writes
-    if len(guard.accepted) > limit:
+    limit = writes_left(team.spec, deps.crews, state)
+    if len(guard.accepted) > limit:  # fit_to_writes gave the model no more than this: a last check
         raise CrewRunError(
             f"the task would write {len(guard.accepted)} notes but the run may write {limit} more (max_writes)"
         )

@@ -70,6 +70,7 @@ class CrewService:
             self._deps.crews.root,
             collectors=self._collectors,
             writes=self._deps.writes,
+            today=self._deps.clock().date(),
         )
 
     def team(self, name: str) -> tuple[Team, Catalog]:

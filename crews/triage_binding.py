@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from crews.model import FrontmatterChange, FrontmatterValue, Material, Rejection
+from crews.placeholders import PATH, VALUE, copied_example
 
 ALLOWED_VALUES_SHOWN = 40  # per key in the prompt; the schema and the binding still hold all of them
 MAX_TEXT_VALUE_CHARS = 200
@@ -147,8 +148,9 @@ class _ValueBinder:
             return None
         values = known_values(name, self.material)
         if not values:
-            if len(text) > MAX_TEXT_VALUE_CHARS:
-                self.reject(f"{path}: {name}", f"value longer than {MAX_TEXT_VALUE_CHARS} characters")
+            problem = _free_text_problem(text)
+            if problem:
+                self.reject(f"{path}: {name}", problem)
                 return None
             return item.strip() if isinstance(item, str) else item
         match = next((v for v in sorted(values) if v.casefold() == text.casefold()), None)
@@ -186,6 +188,18 @@ class _ValueBinder:
             self.reject(f"{path}: {name}", f"more than {MAX_LIST_ITEMS} new values; the first {MAX_LIST_ITEMS} kept")
             new = new[:MAX_LIST_ITEMS]
         return [*existing, *new] if new else None
+
+
+def _free_text_problem(text: str) -> str:
+    """Return why a value bound by its type only cannot be a property, or "" when it can."""
+    if len(text) > MAX_TEXT_VALUE_CHARS:
+        return f"value longer than {MAX_TEXT_VALUE_CHARS} characters"
+    lines = len(text.splitlines())
+    if lines > 1:  # copied note text: its task lines and headings would be live wherever the value is quoted
+        return f"a property value is one line of text, this one has {lines} lines"
+    if copied_example(text, (VALUE, PATH)):  # the contract's `"<value>"`, not a value
+        return "copies the example of the reply's shape, not a value"
+    return ""
 
 
 def _text(value: Scalar) -> str:

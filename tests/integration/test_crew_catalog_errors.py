@@ -4,6 +4,7 @@ write_scope or action note the denylist refuses; and their names are known."""
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from typer.testing import CliRunner
 
 from app.cli.main import cli
 from core.settings import Settings
+from crews.catalog import load_catalog
+from crews.collectors import COLLECTORS
 from crews.install import install_examples
 from tests.conftest import SETTINGS_ENV
 
@@ -129,3 +132,81 @@ def test_disable_of_a_crew_that_does_not_exist_fails_like_enable(settings: Setti
     assert disabled.exit_code == 1 and "there is no crew named 'Nope'" in disabled.output
     assert not_enabled.exit_code == 0 and "was not enabled: nothing changed" in not_enabled.stdout
     assert broken.exit_code == 0 and "was not enabled: nothing changed" in broken.stdout
+
+
+@pytest.mark.parametrize(
+    ("typo", "expected"),
+    [
+        ('writescope: ["Briefings/**"]', "unknown team property 'writescope' (did you mean 'write_scope'?)"),
+        ("max_write: 1", "unknown team property 'max_write' (did you mean 'max_writes'?)"),
+        ('shedule: "0 7 * * *"', "unknown team property 'shedule' (did you mean 'schedule'?)"),
+        ("Timeout: 5", "unknown team property 'Timeout' (did you mean 'timeout_minutes'?)"),
+    ],
+    ids=["writescope", "max_write", "shedule", "timeout"],
+)
+def test_a_misspelled_team_setting_is_a_load_error_with_what_it_means(
+    settings: Settings, vault: Path, typo: str, expected: str
+) -> None:
+    # Ignored, `max_write: 1` left the team at 20 writes and `shedule:` left it unscheduled, listed as fine.
+    install_examples(vault, "_crews")
+    (vault / "_crews" / "Team.md").write_text(team("Typo").replace("max_writes: 1\n", f"{typo}\n"), "utf-8")
+
+    errors = listed_errors(settings)
+
+    assert errors == {"_crews/Team.md": expected}
+
+
+def test_obsidian_and_other_unrelated_properties_of_a_team_note_are_no_error(
+    settings: Settings, vault: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    install_examples(vault, "_crews")
+    extra = "tags: [crew]\naliases: [Briefings]\ncreated: 2026-01-05\n"
+    (vault / "_crews" / "Team.md").write_text(team("Fine").replace("max_writes: 1\n", extra), "utf-8")
+
+    assert listed_errors(settings) == {}
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="crews.catalog"):
+        catalog = load_catalog(vault, "_crews", collectors=tuple(COLLECTORS))
+
+    assert catalog.team("Fine") is not None
+    assert [record.getMessage() for record in caplog.records] == [
+        "team note _crews/Team.md: ignored created: no team setting"  # a template's: warned about, not refused
+    ]
+
+
+@pytest.mark.parametrize(
+    ("definition", "expected"),
+    [
+        (
+            team("Elsewhere", path="Reports/{date}"),
+            "task 'write': its note 'Reports/{date}' is outside the team's write_scope (Briefings/**)",
+        ),
+        (
+            team("Daily-Elsewhere", scope='["Briefings/**"]', path="{daily}"),
+            "task 'write': its note '{daily}' is outside the team's write_scope (Briefings/**)",
+        ),
+    ],
+    ids=["fixed-note", "daily-note"],
+)
+def test_an_actions_note_outside_the_write_scope_is_a_load_error_naming_the_glob(
+    settings: Settings, vault: Path, definition: str, expected: str
+) -> None:
+    install_examples(vault, "_crews")
+    (vault / "_crews" / "Team.md").write_text(definition, encoding="utf-8")
+    (vault / "_crews" / "Daily.md").write_text(team("Daily", scope='["Daily/**"]', path="{daily}"), "utf-8")
+
+    assert listed_errors(settings) == {"_crews/Team.md": expected}
+
+
+def test_a_write_scope_entirely_outside_writable_folders_is_a_load_error(settings: Settings, vault: Path) -> None:
+    install_examples(vault, "_crews")
+    (vault / "_crews" / "Team.md").write_text(team("Briefings", path="Briefings/{date}"), encoding="utf-8")
+    (vault / "_crews" / "Wide.md").write_text(team("Wide", scope='["**"]', path="Inbox/{date}"), encoding="utf-8")
+
+    errors = listed_errors(settings, WRITABLE_FOLDERS="Inbox,Daily")
+
+    assert errors["_crews/Team.md"] == (
+        "write_scope (Briefings/**) lies entirely outside the writable folders (Inbox/, Daily/)"
+    )
+    assert "_crews/Wide.md" not in errors and "_crews/Daily-Briefing.md" not in errors
+    assert "TaskNotes/**" in errors["_crews/Task-Triage.md"]

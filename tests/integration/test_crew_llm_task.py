@@ -45,13 +45,15 @@ CHARS_PER_TOKEN_LOW = 3.5
 
 @dataclass
 class Run:
-    """What a task reported while it ran: token counts, artifacts."""
+    """What a task reported while it ran: token counts, artifacts and why each was kept."""
 
     tokens: list[TokenCount] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
 
-    def save(self, name: str, text: str) -> None:
+    def save(self, name: str, text: str, why: str) -> None:
         self.artifacts[name] = text
+        self.reasons[name] = why
 
 
 @dataclass(frozen=True)
@@ -284,7 +286,7 @@ def test_abort_lands_while_the_model_is_still_reading_the_prompt() -> None:
 
 def test_a_runaway_reply_is_cut_off_and_repaired() -> None:
     run = Run()
-    endless = ['{"markdown": "', *(["- again\\n"] * 1200)]
+    endless = ['{"markdown": "', *(["- again\\n"] * 6100)]  # more pieces than the longest valid reply takes
     with ScriptedLLMServer([Turn.text(endless), Turn.text(VALID_BRIEFING)]) as llm:
         (result,) = run_task(llm, BRIEFING_TASK, BRIEFING_MATERIAL, run=run)
     assert result.calls == 2
@@ -338,3 +340,45 @@ def test_a_repair_that_copies_the_shortened_echo_of_its_failed_reply_is_refused(
         run_task(llm, BRIEFING_TASK, BRIEFING_MATERIAL, run=run)
     assert "copies the line that stood for the part of the first reply not shown again" in caught.value.message
     assert "not repeated here" in run.artifacts["briefing-2.txt"]
+
+
+def test_the_longest_valid_section_reply_is_not_cut_off() -> None:
+    # A briefing at max_chars, dates and line breaks (escaped in JSON) streamed a character a piece, as Qwen's
+    # tokenizer streams digits: a cap of max_chars // 3 cut it off and the repair had nothing to go on.
+    line = '- [[Renew passport]]: photos due 2020-03-01, "overdue"\n'
+    markdown = (line * (3000 // len(line) + 1))[:3000].strip()
+    reply = json.dumps({"markdown": markdown})
+    with ScriptedLLMServer([Turn.text(list(reply))]) as llm:
+        (result,) = run_task(llm, BRIEFING_TASK, BRIEFING_MATERIAL)
+    assert (result.calls, result.output.markdown) == (1, markdown)
+
+
+def test_a_long_one_line_reply_is_shown_back_up_to_a_word_boundary_with_why_it_failed() -> None:
+    run = Run()
+    words = "- [[Renew passport]]: photos overdue since 2020-03-01, book the Bürgeramt appointment\n"
+    one_line = json.dumps({"markdown": words * 60})  # JSON on one line, too long for max_chars
+    with ScriptedLLMServer([Turn.text(one_line), Turn.text(VALID_BRIEFING)]) as llm:
+        (result,) = run_task(llm, BRIEFING_TASK, BRIEFING_MATERIAL, run=run)
+    echoed, request = (message["content"] for message in llm.chat_requests[1].messages[2:])
+    head, omitted = echoed.rsplit("\n", 1)
+    assert result.calls == 2
+    assert 1000 < len(head) <= 1500 and one_line.startswith(head)
+    assert one_line[len(head)] in (" ", "\\")  # cut between words or before an escaped line break
+    assert omitted.endswith("more characters of this reply are not repeated here]")
+    assert "more than the 3000 allowed: write a shorter text" in request
+    assert run.reasons["briefing-1.txt"].startswith("it did not validate: markdown has ")
+
+
+def test_a_repair_that_copies_the_shape_example_after_a_cut_off_reply_fails_the_task() -> None:
+    run = Run()
+    endless = ['{"markdown": "', *(["- again and again"] * 6100)]
+    example = '{"markdown": "<the section text: Markdown, no HTML, no heading, at most 3000 characters>"}'
+    with (
+        ScriptedLLMServer([Turn.text(endless), Turn.text(example)]) as llm,
+        pytest.raises(OutputInvalid) as caught,
+    ):
+        run_task(llm, BRIEFING_TASK, BRIEFING_MATERIAL, run=run)
+    assert "copies the example of the reply's shape" in caught.value.message
+    assert "cut off" in llm.chat_requests[1].messages[-1]["content"]
+    assert llm.chat_requests[1].messages[2]["content"].startswith('{"markdown": "- again and again')
+    assert run.reasons["briefing-2.txt"].startswith("it did not validate: markdown copies the example")

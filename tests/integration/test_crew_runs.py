@@ -11,7 +11,7 @@ from core.settings import Settings
 from crews.collectors import COLLECTORS
 from crews.runlog import RUN_NOTE, STATE_FILE
 from crews.service import CrewBusy, CrewService
-from tests.crew_support import BRIEFING, crew_world, daily_note_of, schema_answer
+from tests.crew_support import BRIEFING, crew_world, daily_note_of, schema_answer, schema_of
 from tests.scripted_llm_turns import Turn
 from tests.vault_state import vault_hashes
 
@@ -103,6 +103,9 @@ def test_malformed_then_repaired_output_is_applied_after_one_repair(settings: Se
         state = world.run("Daily-Briefing")
 
     assert state["status"] == "ok" and state["llm_calls"] == 2
+    why = "briefing-1.txt: it did not validate: the reply holds no JSON object"
+    assert any(line.endswith(why) for line in state["tasks"][1]["lines"])  # what the CLI prints too
+    assert why in (vault / "_crews/runs" / state["id"] / RUN_NOTE).read_text(encoding="utf-8")
     artifacts = list((vault / "_crews/runs" / state["id"] / "artifacts").iterdir())
     assert [path.read_text(encoding="utf-8") for path in artifacts] == [
         "Sure! Here is the briefing: - water the plants"
@@ -122,6 +125,27 @@ def test_malformed_twice_keeps_both_replies_and_fails_without_writing(settings: 
     assert sorted(path.read_text(encoding="utf-8") for path in folder.iterdir()) == ["not json", "still { not json"]
 
 
+def test_daily_briefing_never_writes_the_contracts_shape_example_into_the_daily_note(
+    settings: Settings, vault: Path
+) -> None:
+    # What Qwen2.5-Coder 1.5B did: its first reply ran past the cap, and its repair copied the shape example.
+    cut_off = Turn.text(['{"markdown": "', *(["- renew the passport "] * 6100)])
+    example = Turn.text('{"markdown": "<the section text: Markdown, no HTML, no heading, at most 3000 characters>"}')
+    with crew_world(settings, script=[cut_off, example]) as world:
+        before = vault_hashes(vault)
+        state = world.run("Daily-Briefing")
+        after = vault_hashes(vault)
+
+    assert state["status"] == "failed" and state["writes"] == 0
+    assert changed(before, after) <= run_files(vault)
+    assert "copies the example of the reply's shape" in state["error"]
+    lines = state["tasks"][1]["lines"]
+    assert any("briefing-1.txt: it did not validate: the reply's JSON is incomplete" in line for line in lines)
+    assert any("briefing-2.txt: it did not validate: markdown copies the example" in line for line in lines)
+    run_note = (vault / "_crews/runs" / state["id"] / RUN_NOTE).read_text(encoding="utf-8")
+    assert "it did not validate: markdown copies the example" in run_note
+
+
 def test_the_llm_call_budget_stops_a_run_that_needs_a_repair(settings: Settings, vault: Path) -> None:
     crew = vault / "_crews"
     with crew_world(settings, script=[Turn.text("not json")]) as world:
@@ -131,6 +155,34 @@ def test_the_llm_call_budget_stops_a_run_that_needs_a_repair(settings: Settings,
 
     assert state["status"] == "failed" and state["llm_calls"] == 1
     assert "budget" in (state["error"] or "").lower() or "llm_calls" in (state["error"] or "")
+
+
+def test_a_task_is_given_only_as_many_notes_as_max_writes_lets_it_write(settings: Settings, vault: Path) -> None:
+    # It was given every note, and failed after the model call: "would write 4 notes but the run may write 2 more".
+    with crew_world(settings) as world:
+        team = vault / "_crews" / "Task-Triage.md"
+        team.write_text(team.read_text(encoding="utf-8").replace("max_writes: 20", "max_writes: 2"), "utf-8")
+        state = world.run("Task-Triage")
+        (request,) = world.llm.chat_requests
+
+    assert state["status"] == "ok" and state["writes"] == 2
+    shown = schema_of(request.json)["properties"]["changes"]["items"]["properties"]["path"]["enum"]  # type: ignore[index]
+    assert len(shown) == 2
+    [capped] = [line for line in state["tasks"][1]["lines"] if line.startswith("gave the model")]
+    assert capped.startswith("gave the model the first 2 of the ") and "may write 2 more note(s) (max_writes)" in capped
+
+
+def test_a_task_that_may_write_nothing_fails_before_the_model_is_asked(settings: Settings, vault: Path) -> None:
+    with crew_world(settings) as world:
+        team = vault / "_crews" / "Daily-Briefing.md"
+        team.write_text(team.read_text(encoding="utf-8").replace("max_writes: 1", "max_writes: 0"), "utf-8")
+        state = world.run("Daily-Briefing")
+
+        assert world.llm.chat_requests == []
+    assert state["status"] == "failed" and state["llm_calls"] == 0
+    assert state["error"] == (
+        "task 'briefing' would write 1 note(s) but the run may write 0 more (max_writes); the model was not asked"
+    )
 
 
 def test_a_run_over_its_wall_clock_limit_is_aborted(settings: Settings, vault: Path) -> None:
@@ -143,6 +195,8 @@ def test_a_run_over_its_wall_clock_limit_is_aborted(settings: Settings, vault: P
 
     assert state["status"] == "aborted"
     assert "longer than" in state["error"]
+    assert [task["status"] for task in state["tasks"]] == ["ok", "failed", "skipped"]  # not "skipped": it ran
+    assert state["tasks"][1]["lines"][-1] == f"stopped: {state['error']}"
 
 
 def test_abort_inside_the_model_stream_stops_the_run_and_writes_nothing(settings: Settings, vault: Path) -> None:

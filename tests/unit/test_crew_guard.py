@@ -133,8 +133,8 @@ def test_a_path_outside_the_write_scope_is_rejected(vault: Path, context: Action
     (vault / "Projects").mkdir()
     (vault / "Projects" / "p.md").write_text(TASK, encoding="utf-8")
     write = planned(vault, "Projects/p.md", TASK.replace("low", "high"))
-    [rejection] = check([write], team(["TaskNotes/**"]), context).rejected
-    assert "outside the team's write_scope" in rejection.reason
+    [rejection] = check([write], team(["TaskNotes/**", "{daily}"]), context).rejected
+    assert rejection.reason == "outside the team's write_scope (TaskNotes/**, {daily})"  # the globs, not regexes
 
 
 def test_writable_folders_of_the_edit_layer_still_apply(vault: Path, context: ActionContext) -> None:
@@ -148,6 +148,21 @@ def test_a_property_that_is_not_allowed_is_rejected(vault: Path, context: Action
     write = planned(vault, "TaskNotes/a.md", TASK.replace("status: open", "status: done"))
     [rejection] = check([write], team(["TaskNotes/**"]), context).rejected
     assert "properties not allowed for this task: status" in rejection.reason
+
+
+@pytest.mark.parametrize("block", ["|", "|-", ">", "|+"])
+def test_adding_a_key_after_a_block_scalar_that_ends_the_frontmatter_is_accepted(
+    vault: Path, context: ActionContext, block: str
+) -> None:
+    # `multi` parses as 'line1\nline2' while it ends the frontmatter and as 'line1\nline2\n' once a key follows it.
+    before = f"---\ntitle: x\nmulti: {block}\n  line1\n  line2\n---\nDraft it.\n"
+    (vault / "TaskNotes/a.md").write_text(before, encoding="utf-8")
+    write = planned(vault, "TaskNotes/a.md", before.replace("  line2\n", "  line2\nsummary: short\n"))
+    result = check([write], team(["TaskNotes/**"], keys=("summary",)), context)
+    assert (result.accepted, result.rejected) == ((write,), ())
+    changed = planned(vault, "TaskNotes/a.md", before.replace("line2", "line3"))
+    [rejection] = check([changed], team(["TaskNotes/**"], keys=("summary",)), context).rejected
+    assert "properties not allowed for this task: multi" in rejection.reason
 
 
 def test_frontmatter_set_may_not_touch_the_body(vault: Path, context: ActionContext) -> None:

@@ -9,12 +9,13 @@ import jsonschema
 import pytest
 
 from crews.definitions import OutputSpec
-from crews.model import FrontmatterChange, Rejection
+from crews.model import CollectedTask, FrontmatterChange, Rejection
 from crews.outputs import OutputInvalid, bind, extract_json, output_contract, output_schema, response_format
 from tests.crew_output_cases import (
     BOOK,
     BRIEFING_MATERIAL,
     LANDLORD,
+    SERVER,
     SMOKE,
     TAXES,
     TRIAGE_MATERIAL,
@@ -249,6 +250,38 @@ def test_bind_refuses_an_empty_or_too_long_section() -> None:
         bind({"text": 1, "other": 2}, BRIEFING, BRIEFING_MATERIAL)
 
 
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "<the section text: Markdown, no HTML, no heading, at most 3000 characters>",
+        "## Briefing\n<the section text: Markdown, no HTML, no heading, at most 3000 characters>",
+        "the section text: Markdown, no HTML, no heading, at most 3000 characters",  # brackets dropped
+        "- <the section text: Markdown, no HTML",  # a part of it
+        "<the section text>",
+    ],
+)
+def test_bind_refuses_a_section_that_copies_the_contracts_shape_example(markdown: str) -> None:
+    assert "<the section text: Markdown" in output_contract(BRIEFING, BRIEFING_MATERIAL)
+    with pytest.raises(OutputInvalid, match="copies the example of the reply's shape"):
+        bind({"markdown": markdown}, BRIEFING, BRIEFING_MATERIAL)
+
+
+def test_bind_keeps_a_section_that_only_shares_a_few_words_with_the_example() -> None:
+    markdown = "- The section text of the handbook is due: [[Renew passport]]"
+    assert bind({"markdown": markdown}, BRIEFING, BRIEFING_MATERIAL).markdown == markdown
+
+
+@pytest.mark.parametrize("value", ["<value>", "value", '"<value>"', "<path of a note above>"])
+def test_bind_rejects_a_property_that_copies_the_contracts_shape_example(value: str) -> None:
+    spec = OutputSpec(family="frontmatter.set", allowed_keys=("summary",))
+    assert '"summary": "<value>"' in output_contract(spec, TRIAGE_MATERIAL)
+    output = bind({"changes": [{"path": BOOK, "set": {"summary": value}}]}, spec, TRIAGE_MATERIAL)
+    assert output.changes == ()
+    assert output.rejected == (Rejection(f"{BOOK}: summary", "copies the example of the reply's shape, not a value"),)
+    kept = bind({"changes": [{"path": BOOK, "set": {"summary": "High value car service"}}]}, spec, TRIAGE_MATERIAL)
+    assert kept.changes == (FrontmatterChange(BOOK, {"summary": "High value car service"}),)
+
+
 def test_the_contract_names_keys_and_allowed_values_in_a_few_lines() -> None:
     contract = output_contract(TRIAGE, TRIAGE_MATERIAL)
     assert "priority: high, low, normal" in contract
@@ -325,6 +358,18 @@ def test_real_briefing_replies_bind(name: str, start: str, length: int) -> None:
     output = bind(extract_json(reply(name)), BRIEFING, BRIEFING_MATERIAL)
     assert output.markdown.startswith(start)
     assert len(output.markdown) == length
+
+
+def test_bind_keeps_a_link_copied_word_for_word_from_the_material() -> None:
+    # obsidian-tasks-demo: a task line links [[wikilink]], a note the vault does not have; the prompt says to copy
+    # links exactly, so the copy is the user's own text, not an invented link.
+    task = CollectedTask(path=SERVER, line=3, text="Read about [[wikilink]] syntax", status=" ", due="2026-12-02")
+    item = replace(BRIEFING_MATERIAL.items[3], tasks=(task,))
+    material = replace(BRIEFING_MATERIAL, items=(*BRIEFING_MATERIAL.items[:3], item))
+    markdown = "- Read about [[wikilink]] syntax ([[Home Server Migration]], due 2026-12-02)"
+    assert bind({"markdown": markdown}, BRIEFING, material).markdown == markdown
+    with pytest.raises(OutputInvalid, match=r"markdown links \[\[other\]\], which are not among the notes given"):
+        bind({"markdown": markdown + "\n- [[other]]"}, BRIEFING, material)
 
 
 # The model copied the agent prompt's "[[link]]" placeholder: a link to no collected note, so the reply is refused
