@@ -64,7 +64,7 @@ _CUES: tuple[tuple[frozenset[str], str, str | None], ...] = (
      "set_property", "remove_property"),
     (frozenset({"task", "tasks", "todo", "to-do", "checkbox", "aufgabe", "tâche"}), "add_task", None),
     (frozenset({"section", "heading", "abschnitt", "überschrift"}), "append_to_section", None),
-    (frozenset({"move", "archive", "relocate", "verschiebe", "verschieben", "archiviere", "déplace", "range"}),
+    (frozenset({"move", "archive", "relocate", "verschiebe", "verschieben", "archiviere", "déplace"}),
      "move_note", None),
     (frozenset({"rename", "umbenennen", "benenne", "renomme", "renommer"}), "rename_note", None),
     (frozenset({"prepend", "top", "beginning"}), "prepend", None),
@@ -112,17 +112,20 @@ def cued_operations(request: str) -> list[str]:
     # "(Please,) in the How To folder, create a note called ...": the verb comes after the clause.
     request = FOLDER_CLAUSE.sub("", re.sub(r"^\W*(?:please|bitte)[\s,]+", "", request, flags=re.IGNORECASE), count=1)
     unquoted = _QUOTED.sub(" ", request)  # a task "tag the photos" asks for a task, not a tag
-    words = set(re.findall(r"[\w-]+", unquoted.casefold()))
+    # After a colon comes the text to add ("Append to X: harvesting is not done yet", "...: the price range in the
+    # Archive"): its words are no cue.
+    head = unquoted.split(":", 1)[0]
+    words = set(re.findall(r"[\w-]+", head.casefold()))
     if _CREATE.match(request) and words & {"note", "notiz", "called", "named", "appelée", "nommée", "intitulée"}:
         return ["create_note"]
-    if _REOPENS.search(unquoted):
+    if _REOPENS.search(head):
         return ["reopen_task"]
-    if _COMPLETES.search(unquoted):
+    if _COMPLETES.search(head):
         return ["complete_task"]
     is_removal = bool(words & _REMOVAL)
     chosen: list[str] = []
     for cues, adding, removing in _CUES:
-        if words & cues or (adding == "add_tag" and "#" in unquoted):
+        if words & cues or (adding == "add_tag" and "#" in head):
             chosen.append(removing if is_removal and removing else adding)
     if chosen:
         return list(dict.fromkeys(chosen))

@@ -30,7 +30,10 @@ _NAME_END = re.compile(
     r"|mit\s+(?:dem\s+)?(?:text|inhalt))\b|[,;:\n\"“„«]|\.\s*$"
     r"|\s+(?:in|into|under|im)\s+(?:the\s+|my\s+|dem\s+)?(?:[\w-]+\s+){0,4}(?:folder|ordner)\b"
     r"|\s+(?:im|in\s+den)\s+ordner\b"
+    # a template clause ends a name only where "template" ends the clause: "Notes from the Template Workshop" is a name
     r"|\s+(?:using|from|based\s+on|with)\s+(?:the\s+|my\s+|a\s+)?[^,.;:\n]{0,60}?\btemplate\b"
+    r"(?=\s*(?:$|[,.;:!?]|\s(?:in|into|and|with|for)\b))"
+    r"|\s+(?:using|from|based\s+on|with)\s+(?:the\s+|my\s+|a\s+)?template\b"
     r"|\s+(?:linking|that\s+links|which\s+links|listing)\b",
     re.IGNORECASE,
 )
@@ -43,8 +46,8 @@ _TEMPLATE_NAMED = re.compile(
 )
 # What gives a new note its text: quoted text, or a clause ("with the text ...", "saying ...", a colon).
 _GIVES_TEXT = re.compile(
-    r"\b(?:with\s+(?:the\s+)?(?:text|content|line|body)|containing|that\s+says|saying|mit\s+(?:dem\s+)?(?:text|inhalt))"
-    r"\b|:\s*\S",
+    r"\b(?:(?:with|and)\s+(?:the\s+)?(?:text|content|line|body)|containing|that\s+says|saying|listing"
+    r"|mit\s+(?:dem\s+)?(?:text|inhalt))\b|:\s*\S",
     re.IGNORECASE,
 )
 MOVING = re.compile(r"\b(?:move|moving|archive|relocate|verschiebe|verschieben|archiviere)\b", re.IGNORECASE)
@@ -195,7 +198,11 @@ _VALUE_AFTER = {
     "alias": re.compile(r"\b(?:alias|aliases|alias(?:name)?)\s+", re.IGNORECASE),
     "tag": re.compile(r"\b(?:tag|tags|étiquette)\s+", re.IGNORECASE),
 }
-_VALUE_END = re.compile(r"\s+(?:to|for|on|in|from|onto|zu|zur|zum|an|à|au|aux|dans|sur)\s|[,;!?\n]|\.(?:\s|$)|$")
+_VALUE_END = re.compile(r"\s+(?:to|for|on|in|from|onto|zu|zur|zum|an|à|au|aux|dans|sur)\s|[,;:!?\n]|\.(?:\s|$)|$")
+# Words that start no value: "an alias to Garlic: Knoblauch", "an alias of 京都" put the value elsewhere.
+_NOT_A_VALUE_START = re.compile(
+    r"(?:to|for|of|on|in|from|with|the|a|an|my|this|that|it|zu|für|von|à|de|du|la|le|pour)\b", re.IGNORECASE
+)
 
 
 def values_after(request: str, field: str) -> tuple[str, ...]:
@@ -209,6 +216,6 @@ def values_after(request: str, field: str) -> tuple[str, ...]:
         rest = request[match.end() :]
         if (quoted := QUOTED.match(rest)) is not None:
             found.append(next(group for group in quoted.groups() if group is not None))
-        elif (end := _VALUE_END.search(rest)) is not None and end.start() > 0:
+        elif _NOT_A_VALUE_START.match(rest) is None and (end := _VALUE_END.search(rest)) is not None and end.start():
             found.append(rest[: end.start()].strip().lstrip("#"))
     return tuple(dict.fromkeys(value for value in found if value))

@@ -174,7 +174,10 @@ def _as_written(value: str, request: str, field: str) -> str:
 
     Tags and names keep the user's case: Obsidian shows a tag as first written, and a note's name is its file name.
     """
-    found = re.search(re.escape(value), request, re.IGNORECASE)
+    word = rf"(?<!\w){re.escape(value)}(?!\w)"
+    if re.search(word, request) is not None:  # as written somewhere ("the tag garden" beside "Garden Plan")
+        return value
+    found = re.search(word, request, re.IGNORECASE) or re.search(re.escape(value), request, re.IGNORECASE)
     if found is None:
         raise OutputInvalid(f"'{field}' must be copied from the request; '{value}' is not in it")
     return found[0]

@@ -29,9 +29,16 @@ _LEAD = (
 _FORMS = (
     rf"{_LEAD}{_NEW}\s*,?\s*(?:not|instead\s+of|rather\s+than|statt|anstatt|anstelle\s+von|et\s+non|au\s+lieu\s+de)"
     rf"\s+{_OLD}",
-    rf"{_LEAD}(?:not|nicht|pas)\s+{_OLD}\s*[,;:-]?\s*(?:but\s+|sondern\s+|mais\s+)?{_NEW}",
+    # "not books, reading" / "not books but reading": a comma or a "but" between them, never none ("not 12").
+    rf"{_LEAD}(?:not|nicht|pas)\s+{_OLD}(?:\s*[,;:-]\s*(?:but\s+|sondern\s+|mais\s+)?|\s+(?:but|sondern|mais)\s+){_NEW}",
 )
 _CORRECTIONS = tuple(re.compile(rf"\s*{form}\s*[.!]*\s*", re.IGNORECASE) for form in _FORMS)
+# Words a reply to a proposal holds that are no value: "Not today, thanks", "Maybe not today", "No, not that one".
+_NO_VALUE = frozenset(
+    {"thanks", "thank", "please", "maybe", "now", "sure", "yet", "really", "that", "this", "one", "it", "them", "so"}
+    | {"well", "ok", "okay", "fine", "bad", "good", "great", "cool", "hmm", "right", "danke", "bitte", "vielleicht"}
+    | {"jetzt", "merci", "peut-être"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +56,8 @@ def read_correction(message: str) -> Correction | None:
         if match is not None:
             old = match["oldq"] or match["oldw"]
             new = match["newq"] or match["neww"]
-            if old.casefold() != new.casefold():
+            bare = [value.casefold() for value in (match["oldw"], match["neww"]) if value]
+            if old.casefold() != new.casefold() and not _NO_VALUE.intersection(bare):
                 return Correction(old.strip(), new.strip())
     return None
 
@@ -64,14 +72,28 @@ def corrected_request(request: str, correction: Correction) -> str | None:
 
 
 def proposing_request(request: TurnRequest) -> str:
-    """Return the user message the latest reply answered (the request whose proposal it showed), or ""."""
+    """Return the request whose proposal the latest reply showed, with the corrections since applied, or "".
+
+    The client keeps what the user typed: after "reading not books", the message before the reply is that
+    correction, and the request it corrected comes before it.
+    """
+    typed: list[str] = []
     replied = False
     for message in reversed(request.messages[:-1]):
         if message.role == "assistant":
             replied = True
         elif message.role == "user" and replied:
-            return message.content.strip()
-    return ""
+            typed.append(message.content.strip())
+            if read_correction(typed[-1]) is None:
+                break
+            replied = False
+    if not typed or read_correction(typed[-1]) is not None:
+        return ""
+    text: str | None = typed[-1]
+    for correction in reversed(typed[:-1]):  # oldest first
+        swap = read_correction(correction)
+        text = corrected_request(text, swap) if text is not None and swap is not None else None
+    return text or ""
 
 
 def corrected_turn(request: TurnRequest, message: str) -> TurnRequest | None:

@@ -65,7 +65,8 @@ FOLDER_CLAUSE = re.compile(
 # "In the nectarine tart recipe, add ..." (or "Dans la note X, ajoute ..."): the note named before the request.
 PLACE_CLAUSE = re.compile(
     r"^\s*(?:in|on|for|under|inside|dans|pour|im|in\s+der|in\s+den)\s+(?:the\s+|my\s+|la\s+|le\s+|ma\s+|mon\s+)?"
-    r"[^,\n]{1,60}?\s*,\s*",
+    # Only a clause naming a note: "In the Librarian project, change requests still open?" is a question.
+    r"(?=[^,\n]{0,60}?(?:\bnotes?\b|\bpage\b|\brecipe\b|\bnotiz\b|\bseite\b|\[\[))[^,\n]{1,60}?\s*,\s*",
     re.IGNORECASE,
 )
 
@@ -110,9 +111,9 @@ KIND_WORDS: dict[str, DestructiveKind] = {
     **dict.fromkeys(("delete", "remove", "trash", "erase", "lösche", "löschen", "entferne", "entfernen"), "delete"),
     **dict.fromkeys(("papierkorb", "supprime", "supprimer", "efface", "effacer", "corbeille"), "delete"),
     **dict.fromkeys(("move", "rename", "relocate", "verschiebe", "verschieben", "benenne", "umbenennen"), "move"),
-    **dict.fromkeys(("archiviere", "archivieren", "déplace", "déplacer", "renomme", "renommer", "range"), "move"),
+    **dict.fromkeys(("archiviere", "archivieren", "déplace", "déplacer", "renomme", "renommer"), "move"),
 }
-KIND_VERBS: dict[str, DestructiveKind] = {"archive": "move"}
+KIND_VERBS: dict[str, DestructiveKind] = {"archive": "move", "range": "move"}  # French "range": files away
 _SENTENCES = re.compile(r"[.!?;:\n]+")
 # How much of a message is read for its intent: requests come first or in the sentences after a question, and
 # a pasted megabyte must not cost more than a paragraph. Text beyond this counts as asking for nothing.

@@ -142,6 +142,11 @@ def _splice(
     if name in intended:
         first, end = _key_spans(intended, dumped)[name]
         new = dumped[first:end]
+    kept = lines if name not in spans else [*lines[: spans[name][0]], *lines[spans[name][1] :]]
+    # ruamel hangs a comment that follows a property on its last item, so the property's lines would repeat a
+    # comment that stays where it is ("# about title" under a list gained an item): those are left out.
+    outside = {line.strip() for line in kept if line.lstrip().startswith("#")}
+    new = [line for line in new if not (line.lstrip().startswith("#") and line.strip() in outside)]
     if name in spans:
         first, end = spans[name]
         return [*lines[:first], *new, *lines[end:]]

@@ -59,6 +59,8 @@ def test_the_request_words_narrow_the_operations_offered(request_text: str, oper
         ("Hake die Aufgabe Batterien kaufen ab", ["complete_task"]),
         ("Reopen the passport photo task", ["reopen_task"]),
         ('Add a task "Mark the beds as done" to the Garlic note', ["add_task"]),  # words inside quotes
+        ("Add a task to Garlic: check off the beds", ["add_task"]),  # the words after a colon are the text
+        ("Add a task to Garlic: compare the price range in the Archive", ["add_task"]),
     ],
 )
 def test_a_task_marked_done_or_reopened_is_no_new_task(request_text: str, operations: list[str]) -> None:
@@ -120,6 +122,8 @@ def test_a_second_change_joined_to_the_first_is_noticed(request_text: str, more:
         ('Create a note called Plum Pruning with the text "Prune in August."', "Plum Pruning", "", True),
         ("Create a note called Ideas: garden, bread", "Ideas", "", True),
         ("Create a note called Ideas", "Ideas", "", False),
+        ("Create a note called Kyoto with the Travel template and the text hello", "Kyoto", "Travel", True),
+        ("Create a note called Groceries listing milk and eggs", "Groceries", "", True),
     ],
 )
 def test_a_new_notes_name_template_and_whether_it_is_given_text_are_read_from_the_request(
@@ -152,6 +156,8 @@ def test_a_move_may_name_a_folder_to_make(request_text: str, folder: str) -> Non
         ("Add the tag favorite to The Machine Stops.", "tag", ("favorite",)),
         ("Ajoute le tag lecture à la note The Machine Stops", "tag", ("lecture",)),
         ("Remove the tag #draft from Garlic", "tag", ("draft",)),
+        ("Add an alias to Garlic: Knoblauch", "alias", ()),  # the value is elsewhere: not bound
+        ("Give the Kyoto note an alias of 京都", "alias", ()),
     ],
 )
 def test_a_tag_or_alias_is_the_value_right_after_its_word(request_text: str, field: str, values: tuple[str]) -> None:
@@ -261,6 +267,14 @@ def test_a_valid_reply_becomes_a_contract_with_the_tag_cleaned() -> None:
         {"operation": "add_tag", "target": SOURDOUGH.path, "tag": "Books"}, ["add_tag"], found, "Add the tag books"
     )
     assert cased.values == {"tag": "books"}
+    # Written as the model wrote it when the request holds it so, not as a note's name spells it.
+    garden = validate(
+        {"operation": "add_tag", "target": SOURDOUGH.path, "tag": "garden"},
+        ["add_tag"],
+        found,
+        "In the Garden Plan 2027 note, add the tag garden",
+    )
+    assert garden.values == {"tag": "garden"}
 
 
 @pytest.mark.parametrize(

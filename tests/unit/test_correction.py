@@ -25,6 +25,14 @@ REQUEST = "Add the tag books to The Machine Stops"
         ("Why is the sky not blue?", None),
         ("What's the difference between a and b?", None),
         ("books not books", None),
+        # Replies to a proposal that correct nothing (a reviewer's cases): no value, or no separator.
+        ("Not today, thanks", None),
+        ("Maybe not today", None),
+        ("No, not that one", None),
+        ("Thanks, not now", None),
+        ("not 12", None),
+        ("tomorrow, not today", Correction("today", "tomorrow")),
+        ("not books but reading", Correction("books", "reading")),
     ],
 )
 def test_a_short_correction_states_the_old_and_the_new_value(message: str, correction: Correction | None) -> None:
@@ -58,3 +66,21 @@ def test_the_turn_answered_is_the_request_before_the_proposal_corrected() -> Non
     assert corrected is not None and corrected.messages[:-1] == turn.messages[:-1]
     assert corrected.messages[-1] == ChatMessage("user", "Add the tag reading to The Machine Stops")
     assert corrected_turn(turn, "Tell me more about Forster") is None
+
+
+def test_a_second_correction_corrects_the_request_as_the_first_left_it() -> None:
+    # The client resends what the user typed: the message before the reply is the first correction.
+    turn = TurnRequest(
+        "c",
+        (
+            ChatMessage("user", REQUEST),
+            ChatMessage("assistant", "... `a1b2c3d4` ..."),
+            ChatMessage("user", "reading not books"),
+            ChatMessage("assistant", "... `b2c3d4e5` ..."),
+            ChatMessage("user", "'novels' not 'reading'"),
+        ),
+    )
+
+    corrected = corrected_turn(turn, "'novels' not 'reading'")
+
+    assert corrected is not None and corrected.messages[-1].content == "Add the tag novels to The Machine Stops"

@@ -120,6 +120,8 @@ def test_a_note_named_in_a_clause_before_the_verb_still_makes_a_request(message:
         "Kannst du mir sagen, was ich gepflanzt habe?",
         "In the Inbox folder, what notes are there?",  # a folder clause, then a question
         "In my garden notes, what did I plant?",  # a note clause, then a question
+        "In the Librarian project, change requests still open?",  # a clause naming no note
+        "For the garden, start dates for tomatoes?",
         "Pour le dîner, qu'est-ce que je cuisine ?",
     ],
 )

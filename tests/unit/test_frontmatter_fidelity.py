@@ -128,3 +128,10 @@ def test_a_list_property_set_to_one_value_stays_a_list_in_the_notes_list_style(
 def test_a_new_property_given_the_text_of_a_checkbox_stays_text() -> None:
     # As documented: only a property already holding a number or checkbox keeps that type (see set_property).
     assert fm.set_property("---\na: 1\n---\n", "watched", "false") == "---\na: 1\nwatched: 'false'\n---\n"
+
+
+def test_a_comment_after_a_list_that_gains_an_item_is_not_written_twice() -> None:
+    # ruamel hangs the comment on the list's last item; the splice kept it in place and wrote it again.
+    text = "---\ntags:\n  - a\n# about title\ntitle: T\n---\nbody\n"
+
+    assert fm.add_tag(text, "new") == "---\ntags:\n  - a\n  - new\n# about title\ntitle: T\n---\nbody\n"
