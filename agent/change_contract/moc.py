@@ -29,7 +29,10 @@ _WORD = re.compile(r"\w+")
 _PROPERTY_LINK = re.compile(r"\[\[([^\]|#^\n]+)")
 _NOT_TOPIC = frozenset({"note", "notes", "notiz", "notizen", "meine", "alle", "everything"})
 _MOC_WORDS = r"(?:moc|map\s+of\s+contents?|index|hub|übersicht(?:snotiz)?|inhaltsverzeichnis|sommaire)"
-_MAKE = r"(?:please\s+|bitte\s+)?(?:make|create|start|generate|write|build|erstelle|mach(?:e)?|schreibe)\s+(?:me\s+)?"
+_MAKE = (
+    r"(?:(?:can|could|would|will)\s+you\s+|kannst\s+du\s+)?(?:please\s+|bitte\s+)?"
+    r"(?:make|create|start|generate|write|build|erstelle|mach(?:e)?|schreibe)\s+(?:me\s+)?"
+)
 _A = r"(?:(?:a|an|the|eine?n?)\s+)?(?:new\s+|neue[nr]?\s+)?"
 _NOTES_ON = (
     r"(?:(?:of|for|on|about|from|linking|covering|zu|über|für|von)\s+)"
@@ -38,8 +41,22 @@ _NOTES_ON = (
 _FOLDER_TAIL = r"(?:\s+(?:in|into|im|in\s+den)\s+(?:the\s+|my\s+|dem\s+)?[^,.\n]{1,60}?\s+(?:folder|ordner))?"
 # "Make a MOC of my notes on gardening", "Create a map of content for bread", "Erstelle eine Übersicht zu Garten".
 _MOC_OF = re.compile(
-    rf"^\W*{_MAKE}{_A}{_MOC_WORDS}(?:\s+(?:note|notiz))?\s+{_NOTES_ON}(?P<topic>[^\n]+?){_FOLDER_TAIL}\s*[.!]?\s*$",
+    rf"^\W*{_MAKE}{_A}{_MOC_WORDS}(?:\s+(?:note|notiz))?\s+{_NOTES_ON}(?P<topic>[^\n]+?){_FOLDER_TAIL}\s*[.!?]?\s*$",
     re.IGNORECASE,
+)
+# "Make a gardening MOC".
+_TOPIC_MOC = re.compile(
+    rf"^\W*{_MAKE}{_A}(?P<topic>[\w-]+(?:\s+[\w-]+){{0,3}}?)\s+(?:moc|map\s+of\s+content)\s*[.!?]?\s*$", re.IGNORECASE
+)
+# "of the notes in my Garden folder": the folder is the topic (its notes are named by it), not the destination.
+_NOTES_IN_FOLDER = re.compile(
+    r"^(?:all\s+)?(?:of\s+)?(?:the\s+|my\s+)?(?:notes?|notizen)\s+(?:in|im)\s+(?:the\s+|my\s+|dem\s+)?(?P<folder>[^,.\n]{1,60}?)"
+    r"\s+(?:folder|ordner)$",
+    re.IGNORECASE,
+)
+# A second change after the topic ("on gardening and tag it moc"): not part of the topic.
+_AND_CHANGE = re.compile(
+    r"\s+(?:and|und)\s+(?:then\s+)?(?:add|tag|set|move|put|make|create|link|füge|setze)\b.*$", re.IGNORECASE
 )
 # "Create a note called Sci-fi MOC linking my notes about science fiction".
 _NOTE_LINKING = re.compile(
@@ -53,7 +70,9 @@ _NAMED = re.compile(
     r"\s+(?:called|named|titled|namens)\s+(?P<name>[\"“„«][^\"”“»\n]+[\"”“»]|[^\n,.]+?)(?=\s+(?:in|into|im)\s|$)",
     re.IGNORECASE,
 )
-_TOPIC_EDGES = re.compile(r"^(?:all\s+)?(?:of\s+)?(?:my|meine[nr]?|mes)\s+|\s+(?:notes?|notizen)$", re.IGNORECASE)
+_TOPIC_EDGES = re.compile(
+    r"^(?:all\s+)?(?:of\s+)?(?:my|meine[nr]?|mes|the)\s+|\s+(?:notes?|notizen)$|^(?:notes?|notizen)$", re.IGNORECASE
+)
 _FORBIDDEN_IN_NAMES = re.compile(r"[*\"\\/<>:|?#^\[\]]")
 _MOC_FOLDERS = ("mocs", "moc", "maps", "maps of content", "maps of contents")
 
@@ -64,6 +83,7 @@ class MocRequest:
 
     topic: str
     name: str = ""
+    in_folder: bool = False  # the topic is a folder of the request's ("the notes in my Garden folder"), no destination
 
     @property
     def note_name(self) -> str:
@@ -76,6 +96,10 @@ def moc_request(request: str) -> MocRequest | None:
     """Return the map of content `request` asks for, or None when it asks for something else."""
     text = request.strip()
     named = ""
+    if (folder := _folder_topic(text)) is not None:
+        return folder
+    if (match := _TOPIC_MOC.match(text)) is not None:
+        return _request(match["topic"], "")
     if (match := _NOTE_LINKING.match(text)) is not None:
         named = match["name"]
     elif (match := _MOC_OF.match(text)) is not None:
@@ -89,12 +113,25 @@ def moc_request(request: str) -> MocRequest | None:
     return _request(match["topic"], named)
 
 
-def _request(topic: str, name: str) -> MocRequest | None:
-    topic = topic.strip().strip("\"“”„«»'").strip()
-    topic = _TOPIC_EDGES.sub("", topic).strip()  # "my travel notes" -> "travel"
-    if not topic:
+def _folder_topic(text: str) -> MocRequest | None:
+    """Return the map of the notes of a folder ("a MOC of the notes in my Garden folder"), or None."""
+    match = _MOC_OF.match(_AND_CHANGE.sub("", text)) or _MOC_OF.match(text)
+    if match is None:
         return None
-    return MocRequest(topic, name.strip().strip('"“”„«»').strip())
+    whole = text[match.start("topic") :].rstrip(" .!?")  # the folder tail is part of the topic here
+    if (folder := _NOTES_IN_FOLDER.match(whole)) is None:
+        return None
+    return _request(folder["folder"], "", in_folder=True)
+
+
+def _request(topic: str, name: str, *, in_folder: bool = False) -> MocRequest | None:
+    topic = _AND_CHANGE.sub("", topic.strip().strip("\"“”„«»'").strip())
+    if re.search(r"\b(?:note|page|notiz)$", topic, re.IGNORECASE):  # "an index on the Kyoto note": in one note
+        return None
+    topic = _TOPIC_EDGES.sub("", topic).strip()  # "my travel notes" -> "travel", "the notes" -> ""
+    if not topic or not topic_stems(topic):  # a topic with no word to find notes by
+        return None
+    return MocRequest(topic, name.strip().strip('"“”„«»').strip(), in_folder=in_folder)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +255,8 @@ async def propose_moc(
             False,
         )
     folders = {path.rpartition("/")[0] for path in snapshot.notes} - {""}
-    folder = requested_folder(snapshot, request, (moc.note_name,)) or moc_folder(sorted(folders))
+    named_folder = "" if moc.in_folder else requested_folder(snapshot, request, (moc.note_name,))
+    folder = named_folder or moc_folder(sorted(folders))
     path = f"{folder}/{moc.note_name}" if folder else moc.note_name
     content = moc_text(members.paths, snapshot.resolver)
     try:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agent.change_contract.candidates import Candidate, TaskState
+from agent.change_contract.request_words import given_names
 from agent.gate.intent import FOLDER_CLAUSE
 
 Values = Mapping[str, str]
@@ -104,7 +105,10 @@ def asks_for_more(request: str) -> bool:
 
     A contract holds one change; a reply proposing it must say that anything else asked was left for later.
     """
-    return bool(_ANOTHER_CHANGE.search(_QUOTED.sub(" ", request)))
+    text = _QUOTED.sub(" ", request)
+    for name in given_names(request):  # "Create a note called Research and Notes": one name
+        text = text.replace(name, " ")
+    return bool(_ANOTHER_CHANGE.search(text))
 
 
 def cued_operations(request: str) -> list[str]:

@@ -107,6 +107,7 @@ def test_a_task_to_mark_is_one_of_the_notes_own_tasks_in_the_right_state() -> No
         ('Add a task "buy salt and pepper and add flour" to the Garlic note', False),  # inside the quotes
         ("Add salt and pepper to the shopping list note", False),
         ("Add the tag baking-log to the Sourdough note.", False),
+        ("Create a note called Research and Notes", False),  # one name
     ],
 )
 def test_a_second_change_joined_to_the_first_is_noticed(request_text: str, more: bool) -> None:

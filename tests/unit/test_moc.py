@@ -23,7 +23,7 @@ from core.domain import Note
         ("Make a MOC of my notes on gardening", MocRequest("gardening")),
         ("Please create a map of content for bread.", MocRequest("bread")),
         ("Create a new MOC about science fiction", MocRequest("science fiction")),
-        ("Make a MOC of all my notes about the librarian project", MocRequest("the librarian project")),
+        ("Make a MOC of all my notes about the librarian project", MocRequest("librarian project")),
         ("Create a MOC of my notes on cooking called Kitchen Index", MocRequest("cooking", "Kitchen Index")),
         ("Make a MOC on running in the Inbox folder", MocRequest("running")),
         (
@@ -35,6 +35,12 @@ from core.domain import Note
         ("Build an index note of my notes on cooking", MocRequest("cooking")),
         ("Make a hub note for my travel notes", MocRequest("travel")),
         ("Add the index to my note", None),
+        ("Can you make a MOC of my notes on gardening?", MocRequest("gardening")),
+        ("Make a gardening MOC", MocRequest("gardening")),
+        ("Make a MOC of my notes on gardening and tag it moc", MocRequest("gardening")),
+        ("Make a MOC of the notes in my Garden folder", MocRequest("Garden", in_folder=True)),
+        ("Create an index on the Kyoto note", None),  # an index in one note
+        ("Make a MOC of the", None),
         ("Add the tag moc to the Garden MOC note", None),
         ("What is in my Garden MOC?", None),
         ("Create a note called Plum Pruning", None),
