@@ -357,7 +357,10 @@ def requested_template(reader: VaultReader, snapshot: VaultSnapshot, request: st
     phrase = template_phrase(request)
     if not phrase:
         return ""
-    templates = list_templates(snapshot, reader.templates_folder(snapshot))
+    try:
+        templates = list_templates(snapshot, reader.templates_folder(snapshot))
+    except AppError:  # no templates folder: no template to start from
+        return ""
     for name in (phrase, f"{phrase} Template", f"{phrase} Vorlage"):
         try:
             path = find_template(templates, name)

@@ -237,7 +237,10 @@ async def propose_moc(
     """
     reader = writes.reader
     snapshot = await asyncio.to_thread(reader.snapshot)
-    templates = reader.templates_folder(snapshot)
+    try:
+        templates = reader.templates_folder(snapshot)
+    except AppError:  # no templates folder (obsidian-tasks-demo has none): no note is a template
+        templates = ""
     notes = [note for path, note in snapshot.notes.items() if not (templates and path.startswith(f"{templates}/"))]
     found = await asyncio.to_thread(search, moc.topic)
     resolver = snapshot.resolver

@@ -68,3 +68,18 @@ def test_a_topic_no_note_is_about_is_said_plainly_and_nothing_is_proposed(
     assert "I found no notes on “quantum chromodynamics”" in shown and "Proposed change" not in shown
     chat.say("yes")
     assert vault_hashes(vault) == hashes
+
+
+def test_a_vault_without_a_templates_folder_gets_its_map_too(factory: LibrarianFactory, vault: Path) -> None:
+    # obsidian-tasks-demo has no templates folder: the lookup's "no templates folder" ended the turn with a 404.
+    for template in (vault / "Templates").iterdir():
+        template.unlink()
+    (vault / "Templates").rmdir()
+    (vault / ".obsidian" / "templates.json").unlink(missing_ok=True)
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Make a MOC of my notes on gardening")
+    created = chat.say("Create a note called Pea Trial using the Pea Template")
+
+    assert "create the map of content “Gardening MOC”" in shown and "+- [[Garlic]]" in shown
+    assert "no templates folder" not in created
