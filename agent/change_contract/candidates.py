@@ -160,7 +160,7 @@ def requested_folder(snapshot: VaultSnapshot, request: str, names: Sequence[str]
     """
     text = _without_values(request, (*names, *quoted_values(request)))
     by_name: dict[str, set[str]] = {}
-    for folder in _folders(snapshot):
+    for folder in vault_folders(snapshot):
         for key in (folder, folder.rsplit("/", 1)[-1]):
             by_name.setdefault(key.casefold(), set()).add(folder)
     found: set[str] = set()
@@ -176,7 +176,7 @@ def requested_folder(snapshot: VaultSnapshot, request: str, names: Sequence[str]
     return found.pop() if len(found) == 1 else ""
 
 
-def _folders(snapshot: VaultSnapshot) -> set[str]:
+def vault_folders(snapshot: VaultSnapshot) -> set[str]:
     """Return the vault's folders that hold a file (the root aside)."""
     return {str(PurePosixPath(path).parent) for path in (*snapshot.notes, *snapshot.other_files)} - {"."}
 
@@ -191,7 +191,7 @@ def _without_values(request: str, values: Sequence[str]) -> str:
 def named_folders(snapshot: VaultSnapshot, request: str) -> tuple[str, ...]:
     """Return the vault's folders whose name the request holds (for moves), deepest first."""
     text = request.casefold()
-    named = [folder for folder in _folders(snapshot) if _holds_name(text, folder.rsplit("/", 1)[-1])]
+    named = [folder for folder in vault_folders(snapshot) if _holds_name(text, folder.rsplit("/", 1)[-1])]
     return tuple(sorted(named, key=lambda folder: (-folder.count("/"), folder)))
 
 
@@ -222,7 +222,7 @@ def move_destinations(snapshot: VaultSnapshot, request: str) -> list[re.Match[st
     Those words name a folder, not a note to move: for "move 2023 Japan Trip to the Clippings folder" the 0.5B moved
     Categories/Clippings.md, and "to the Daily folder" made today's daily note the first candidate.
     """
-    folders = _folders(snapshot)
+    folders = vault_folders(snapshot)
     if not folders or not MOVING.search(request):
         return []
     names = sorted({name for folder in folders for name in (folder, folder.rsplit("/", 1)[-1])}, key=len, reverse=True)

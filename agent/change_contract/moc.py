@@ -16,7 +16,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from agent.change_contract.candidates import requested_folder
+from agent.change_contract.candidates import requested_folder, vault_folders
+from agent.change_contract.request_words import LINK
 from agent.turn import WriteToolBox
 from core.domain import Note
 from core.errors import AppError
@@ -26,7 +27,6 @@ from rag.notes.links import LinkResolver
 MAX_MOC_NOTES = 50  # links in one map; the best-ranked are kept, and the reply says how many more there were
 SEARCH_DEPTH = 60  # chunks searched for the topic when no note names it: several may come from one note
 _WORD = re.compile(r"\w+")
-_PROPERTY_LINK = re.compile(r"\[\[([^\]|#^\n]+)")
 _NOT_TOPIC = frozenset({"note", "notes", "notiz", "notizen", "meine", "alle", "everything"})
 _MOC_WORDS = r"(?:moc|map\s+of\s+contents?|index|hub|übersicht(?:snotiz)?|inhaltsverzeichnis|sommaire)"
 _MAKE = (
@@ -197,7 +197,7 @@ def moc_members(
 
 def _files_under(note: Note, hubs: set[str], resolve: Callable[[str, str], str | None]) -> bool:
     """Return True when one of the note's property values links to a note in `hubs`."""
-    targets = (match.group(1) for value in _values(note.frontmatter) for match in _PROPERTY_LINK.finditer(value))
+    targets = (target for value in _values(note.frontmatter) for target in LINK.findall(value))
     return any(resolve(target, note.path) in hubs for target in targets)
 
 
@@ -257,9 +257,8 @@ async def propose_moc(
             "those the search found covers it on its own. Nothing was proposed; try the word your notes use for it.",
             False,
         )
-    folders = {path.rpartition("/")[0] for path in snapshot.notes} - {""}
     named_folder = "" if moc.in_folder else requested_folder(snapshot, request, (moc.note_name,))
-    folder = named_folder or moc_folder(sorted(folders))
+    folder = named_folder or moc_folder(sorted(vault_folders(snapshot)))
     path = f"{folder}/{moc.note_name}" if folder else moc.note_name
     content = moc_text(members.paths, snapshot.resolver)
     try:

@@ -22,6 +22,7 @@ from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.quote_words import normalised
 from rag.chunks.pieces import TABLE_DIVIDER
+from rag.notes.inline import WIKILINK
 
 EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
 # One quoted line as `quoted_line` writes it, and the block under the heading, as they read in a reply a client
@@ -36,7 +37,6 @@ _HEADING = re.compile(r"^\s*#{1,6}\s")
 # A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
 _CELL_BORDER = re.compile(r"(?<!\\)\|(?![^\[\]]*\]\])")
 _WORD = re.compile(r"\w+")
-_WIKILINK = re.compile(r"\[\[[^\[\]\n]+\]\]")
 # A URL, a path or a host/file name ("<https://publish.obsidian.md/x>", "./scripts/run.py", "minimal.guide"): no
 # words of a sentence, only where they are.
 # Each alternative starts only where a token does: unanchored, one 32k-character token took seconds.
@@ -100,7 +100,7 @@ def evidence_for(
         candidates = [c for c in candidates if weight_of(said_beyond(c.text, question)) >= MIN_EVIDENCE]
         # An answer that is only a link points at its note: what that note says, not a sentence elsewhere that
         # shares two common words of the question ("uses", "theme" in a bookmarks list).
-        cited = {note_of(link) for link in _WIKILINK.findall(answer)}
+        cited = {note_of(match[2]) for match in WIKILINK.finditer(answer)}
         candidates = [c for c in candidates if note_of(c.source) in cited] or candidates
     covered: set[str] = set().union(*(c.holds for c in candidates if c.is_repeated))
     candidates = [c for c in candidates if not c.is_repeated]
