@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,7 +106,7 @@ class LibrarianApi:
         usage: dict[str, Any] = {}
         first_token: float | None = None
         started = time.perf_counter()
-        try:
+        with self._transport_errors("POST", path):
             async with self._http.stream("POST", path, json=request, headers=headers) as response:
                 if response.status_code != 200:
                     await response.aread()
@@ -121,10 +123,6 @@ class LibrarianApi:
                         if text and first_token is None:
                             first_token = time.perf_counter() - started
                         parts.append(text)
-        except httpx.TimeoutException as exc:
-            raise UpstreamUnavailable("the librarian", f"POST {path} timed out") from exc
-        except httpx.HTTPError as exc:
-            raise UpstreamUnavailable("the librarian", f"POST {self.base_url}{path} failed: {exc}") from exc
         return ChatReply(
             text="".join(parts),
             seconds=time.perf_counter() - started,
@@ -141,13 +139,19 @@ class LibrarianApi:
             str(change["path"]) for change in body["changes"] if str(change["conversation_id"]).endswith(conversation)
         )
 
-    async def _json(self, method: str, path: str, *, accept: tuple[int, ...] = (200,), **kwargs: Any) -> Any:
+    @contextmanager
+    def _transport_errors(self, method: str, path: str) -> Iterator[None]:
+        """Turn a timeout or a connection failure of a request to the librarian into UpstreamUnavailable."""
         try:
-            response = await self._http.request(method, path, **kwargs)
+            yield
         except httpx.TimeoutException as exc:
             raise UpstreamUnavailable("the librarian", f"{method} {path} timed out") from exc
         except httpx.HTTPError as exc:
             raise UpstreamUnavailable("the librarian", f"{method} {self.base_url}{path} failed: {exc}") from exc
+
+    async def _json(self, method: str, path: str, *, accept: tuple[int, ...] = (200,), **kwargs: Any) -> Any:
+        with self._transport_errors(method, path):
+            response = await self._http.request(method, path, **kwargs)
         if response.status_code not in accept:
             raise _error_of(method, path, response)
         try:
