@@ -2,7 +2,8 @@
 
 Each edit changes one property: its lines are written by ruamel.yaml's round-trip mode (keeping its quoting and
 list style), every other line of the block stays byte for byte, template placeholders (`{{date}}`) included. A note
-without frontmatter gets a block; a block left empty is removed.
+without frontmatter gets a block; a block left empty is removed; a block written as one `{...}` flow map is first
+rewritten one key per line (`edits.text.flow_frontmatter`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ruamel.yaml.error import YAMLError
 
 from core.errors import InvalidRequest, NotFound
 from edits.text.body import NoteLines
+from edits.text.flow_frontmatter import as_block_style
 from rag.notes.frontmatter import find_frontmatter_end
 from rag.notes.inline import is_valid_tag
 
@@ -55,6 +57,9 @@ def edit_frontmatter(text: str, change: Callable[[CommentedMap], str]) -> str:
     end = find_frontmatter_end(note.lines)
     lines = [] if end is None else note.lines[1:end]
     placeholders = _Placeholders.of(lines)
+    # A one-line `{...}` flow map has no lines of its own per property: it is first rewritten one key per line.
+    block = as_block_style(_yaml(""), placeholders.mask(lines))
+    lines = [placeholders.unmask(line) for line in block]
     yaml = _yaml("\n".join(lines))
     data = _load(yaml, placeholders.mask(lines))
     spans = _key_spans(data, lines)  # before `change`, which may drop keys

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
-from edits.writers.paths import resolve_in_vault, trash_candidates
+from edits.writers.paths import TRASH_FOLDER, resolve_in_vault, trash_candidates
 
 NEW_FILE_MODE = 0o644  # mkstemp creates 0600; a new note should be readable like one Obsidian creates
 
@@ -92,6 +92,10 @@ class FileVaultWriter:
             await asyncio.to_thread(_rename, source, destination)
         except OSError as exc:
             raise UpstreamUnavailable("vault", f"could not move {path} to {new_path}: {exc.strerror}") from exc
+        if path.startswith(f"{TRASH_FOLDER}/"):
+            # Bringing a note back (undo of a delete) should leave the trash as it was before that delete, not a
+            # trail of empty `.trash/<folders>`. Outside the trash an empty folder may be the user's own structure.
+            await asyncio.to_thread(_remove_emptied_trash_folders, source.parent, depth=path.count("/") - 1)
 
 
 def write_atomically(target: Path, content: str) -> None:
@@ -126,6 +130,21 @@ def _rename(source: Path, destination: Path) -> None:
     _fsync_folder(destination.parent)
     if source.parent != destination.parent:
         _fsync_folder(source.parent)
+
+
+def _remove_emptied_trash_folders(folder: Path, *, depth: int) -> None:
+    """Remove `folder` and up to `depth - 1` of its parents while they are empty; `.trash` itself is never removed.
+
+    `depth` counts the folders between `.trash/` and the note, so the walk can never climb to `.trash` or above.
+    `os.rmdir` refuses a folder that is not empty, so a note Obsidian trashes meanwhile is never lost; any failure
+    only leaves a folder behind, and the note is already back, so it is not an error.
+    """
+    for _ in range(depth):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _fsync_folder(folder: Path) -> None:

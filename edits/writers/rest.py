@@ -128,6 +128,9 @@ class LocalRestApiWriter:
             if await self._read(http, new_path) is not None:
                 raise EditConflict(f"{new_path} already exists; refusing to overwrite it")
             await self._send(http, "PUT", new_path, content=content)
+            # Unlike FileVaultWriter.move, an emptied `.trash/<folder>` stays: the plugin cannot delete folders
+            # (DELETE on `dir/` is 405/40510) and lists none under `.trash/`, so it is left to Obsidian's own
+            # "empty trash", which never shows `.trash/` anyway.
             await self._send(http, "DELETE", path)
 
     async def patch(

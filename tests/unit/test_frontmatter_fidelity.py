@@ -92,9 +92,18 @@ def test_comments_and_blank_lines_between_properties_stay() -> None:
 
 
 def test_a_frontmatter_whose_lines_cannot_be_edited_one_property_at_a_time_is_refused() -> None:
-    # A flow mapping spanning lines: rewriting one property's lines would break the others, so nothing is written.
+    # A flow mapping spanning lines with a comment between entries: rewriting it one key per line would lose the
+    # comment, and rewriting one property's lines would break the others, so nothing is written.
     with pytest.raises(InvalidRequest, match="not changed"):
-        fm.set_property("---\n{a: 1,\n b: 2}\n---\n", "b", 3)
+        fm.set_property("---\n{a: 1,  # first\n b: 2}\n---\n", "b", 3)
+
+
+def test_a_flow_map_across_lines_without_comments_is_rewritten_one_key_per_line() -> None:
+    # Pretty-printed JSON frontmatter, which Obsidian converts to YAML itself when it saves the note.
+    before = '---\n{\n  "title": "Trip",\n  "tags": ["a", "b"]\n}\n---\nBody\n'
+    assert fm.set_property(before, "status", "draft") == (
+        '---\n"title": "Trip"\n"tags": ["a", "b"]\nstatus: draft\n---\nBody\n'
+    )
 
 
 MINIMAL_THEME = """---
