@@ -5,8 +5,9 @@ The model never writes a path: it picks a target from the candidates gathered he
 otherwise the retrieval hits for the request are, unless it names a day. The daily note of a day the request names
 ("today", "yesterday", an ISO date, or "daily note" for today) comes first, missing or not: a missing one is created
 from its template when the change is approved, unless a note of that date's name exists elsewhere. A request naming
-neither a note nor a day gets today's daily note after the hits. A request naming a note no note matches ("the Dune
-note") gets no candidates but `Findings.missing`: a hit offered instead is what the 0.5B changed.
+neither a note nor a day gets today's daily note after the hits, or before them for a new task in a vault that keeps
+daily notes. A request naming a note no note matches ("the Dune note") gets no candidates but `Findings.missing`: a
+hit offered instead is what the 0.5B changed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -24,9 +26,12 @@ from agent.change_contract.request_words import (
     MOVING,
     PATH,
     QUOTED,
+    blanked,
     given_names,
+    leading_words,
     named_days,
     new_folder,
+    new_task_words,
     note_phrases,
     quoted_values,
     template_phrase,
@@ -235,19 +240,16 @@ def move_destinations(snapshot: VaultSnapshot, request: str) -> list[re.Match[st
     return [match for match in found if match["pre"] or match["post"]]
 
 
-def _blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """Return `text` with each span replaced by spaces (offsets stay as they were)."""
-    for start, end in spans:
-        text = text[:start] + " " * (end - start) + text[end:]
-    return text
-
-
 def _named_targets(
-    snapshot: VaultSnapshot, text: str, days: Sequence[date], cited: Sequence[str]
+    snapshot: VaultSnapshot, text: str, days: Sequence[date], cited: Sequence[str], *, is_new_task: bool
 ) -> tuple[list[str], list[str]]:
     """Return the notes `text` names and the names it gives notes that no note has (see `gather`)."""
-    # A note named inside the text to add ('Append "Visited Fushimi Inari" to [[2023-09-12]]') is no target.
-    outside = named_notes(snapshot, _blanked(text, [match.span() for match in QUOTED.finditer(text)]))
+    # A note named inside the text to add ('Append "Visited Fushimi Inari" to [[2023-09-12]]') is no target, nor one
+    # a new task's words hold: "add a task to buy milk" names no note "Milk".
+    texts = [match.span() for match in QUOTED.finditer(text)]
+    if is_new_task and (task := _task_words(snapshot, text)) is not None:
+        texts.append(task)
+    outside = named_notes(snapshot, blanked(text, texts))
     if outside:
         return outside, []
     if phrases := note_phrases(text):
@@ -258,7 +260,17 @@ def _named_targets(
     if cited and _REFERS_BACK.search(text):
         resolved = (_resolve(snapshot, ref) for ref in cited)
         return list(dict.fromkeys(path for path in resolved if path is not None))[:MAX_HIT_CANDIDATES], []
-    return named_notes(snapshot, text), []  # 'Add a task "Water the garlic"': the note in the text is all there is
+    if is_new_task:  # 'Add a task "Water the garlic"' names no note: today's note, or the hits, are meant
+        return [], []
+    return named_notes(snapshot, text), []  # 'Append "Water the garlic"': the note in the text is all there is
+
+
+def _task_words(snapshot: VaultSnapshot, text: str) -> tuple[int, int] | None:
+    """Return where a new task's own words are in `text`, unless a note's name starts them ("a task to groceries")."""
+    span = new_task_words(text)
+    if span is None or any(_resolve(snapshot, words) for words in leading_words(text[span[0] : span[1]])):
+        return None
+    return span
 
 
 def _resolved_phrases(
@@ -310,18 +322,21 @@ def _offered_hits(snapshot: VaultSnapshot, hits: Sequence[str], destinations: Se
     return notes[:MAX_HIT_CANDIDATES]
 
 
-def gather(reader: VaultReader, request: str, *, hits: Sequence[str], cited: Sequence[str] = ()) -> Findings:
+def gather(
+    reader: VaultReader, request: str, *, hits: Sequence[str], cited: Sequence[str] = (), is_new_task: bool = False
+) -> Findings:
     """Return the candidates for `request`: named notes (else the retrieval `hits`), then named days' daily notes.
 
     A request referring back ("tag that note", "add it to this one") and naming no note has the notes the previous
     answer cited (`cited`, link targets) as its candidates: the hits for "add the tag favorite" found a note with a
     "Favorites" heading, and the 1.5B picked it. A request naming a note that no note matches gets no hits either.
+    `is_new_task`: the request adds a task; naming no note, it goes to today's daily note first (see `_today_first`).
     """
     snapshot = reader.snapshot()
     destinations = move_destinations(snapshot, request)
-    text = _blanked(request, [match.span() for match in destinations])
+    text = blanked(request, [match.span() for match in destinations])
     days = named_days(text, reader.today())
-    named, missing = _named_targets(snapshot, text, days, cited)
+    named, missing = _named_targets(snapshot, text, days, cited, is_new_task=is_new_task)
     # A request naming a day ("today's daily note") means that day's note: retrieval hits for its words (an old
     # daily note, the daily template) offered beside it were what the 0.5B picked, in two runs of three. A note
     # named but missing ("the Dune note") has no stand-in: the 0.5B tagged the daily note retrieval found instead.
@@ -331,10 +346,12 @@ def gather(reader: VaultReader, request: str, *, hits: Sequence[str], cited: Seq
     for day in reversed(days):  # each goes first: the first named ends first
         daily = _daily_candidate(reader, snapshot, day, is_written=day in written)
         candidates = [daily, *(c for c in candidates if c.path != daily.path)]
-    if not (named or days or missing):  # "add a task to buy milk" may still mean today's note: offered last
+    if not (named or days or missing):  # "add the tag x" may still mean today's note
         daily = _daily_candidate(reader, snapshot, reader.today(), is_written=False)
-        candidates = [*(c for c in candidates if c.path != daily.path), daily]
-    names = given_names(request)
+        others = [c for c in candidates if c.path != daily.path]
+        candidates = [daily, *others] if is_new_task and _today_first(snapshot, daily) else [*others, daily]
+    templates = vault_templates(reader, snapshot)
+    names = given_names(request, is_template=partial(_is_template, templates))
     return Findings(
         candidates=tuple(candidates),
         quoted=quoted_values(request),
@@ -342,32 +359,53 @@ def gather(reader: VaultReader, request: str, *, hits: Sequence[str], cited: Seq
         is_named=bool(named),
         names=names,
         place=requested_folder(snapshot, request, names),
-        template=requested_template(reader, snapshot, request),
+        template=requested_template(templates, request),
         missing=tuple(missing) if not named else (),
         closest=_closest_titles(snapshot, missing) if not named else (),
     )
 
 
-def requested_template(reader: VaultReader, snapshot: VaultSnapshot, request: str) -> str:
-    """Return the template the request names for a new note ("using the Movie Template"), as found, or "".
+def _today_first(snapshot: VaultSnapshot, today: Candidate) -> bool:
+    """Return True when a new task naming no note goes to today's daily note first: the vault keeps daily notes.
 
-    Chosen by code, as the folder is: "Movie" finds "Movie Template" too. A template the folder does not hold is
-    no template (the note is created without one rather than from a guess).
+    Users expect "add a task to buy milk" in today's note, not in a note retrieval found for "milk". A vault keeps
+    daily notes when the Daily notes plugin has settings, or today's note exists; otherwise the note would be a new
+    file at the vault's root (Obsidian's default), which the hits come before.
     """
-    phrase = template_phrase(request)
-    if not phrase:
-        return ""
+    return today.exists or (snapshot.root / ".obsidian" / "daily-notes.json").is_file()
+
+
+def vault_templates(reader: VaultReader, snapshot: VaultSnapshot) -> dict[str, str]:
+    """Return the vault's templates, name -> path ({} without a templates folder)."""
     try:
-        templates = list_templates(snapshot, reader.templates_folder(snapshot))
+        return list_templates(snapshot, reader.templates_folder(snapshot))
     except AppError:  # no templates folder: no template to start from
-        return ""
-    for name in (phrase, f"{phrase} Template", f"{phrase} Vorlage"):
+        return {}
+
+
+def template_named(templates: dict[str, str], words: str) -> str:
+    """Return the name of the template `words` name ("Meeting" finds "Meeting Template" too), or ""."""
+    for name in (words, f"{words} Template", f"{words} Vorlage"):
         try:
             path = find_template(templates, name)
         except AppError:
             continue
         return next(key for key, value in templates.items() if value == path)
     return ""
+
+
+def requested_template(templates: dict[str, str], request: str) -> str:
+    """Return the template the request names for a new note ("using the Movie Template"), as found, or "".
+
+    Chosen by code, as the folder is. A template the folder does not hold is no template (the note is created
+    without one rather than from a guess). `templates`: `vault_templates`.
+    """
+    phrase = template_phrase(request, is_template=partial(_is_template, templates))
+    return next(filter(None, (template_named(templates, words) for words in leading_words(phrase))), "")
+
+
+def _is_template(templates: dict[str, str], words: str) -> bool:
+    return bool(template_named(templates, words))
 
 
 def _daily_candidate(reader: VaultReader, snapshot: VaultSnapshot, day: date, *, is_written: bool) -> Candidate:

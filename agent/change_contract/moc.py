@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agent.change_contract.candidates import requested_folder, vault_folders
-from agent.change_contract.request_words import LINK
+from agent.change_contract.request_words import CHANGE_VERBS, LINK
 from agent.turn import WriteToolBox
 from core.domain import Note
 from core.errors import AppError
@@ -55,9 +55,8 @@ _NOTES_IN_FOLDER = re.compile(
     re.IGNORECASE,
 )
 # A second change after the topic ("on gardening and tag it moc"): not part of the topic.
-_AND_CHANGE = re.compile(
-    r"\s+(?:and|und)\s+(?:then\s+)?(?:add|tag|set|move|put|make|create|link|füge|setze)\b.*$", re.IGNORECASE
-)
+# The verb in lower case only: a topic may join names ("my notes on Tom and Mark").
+_AND_CHANGE = re.compile(rf"\s+(?:and|und)\s+(?:then\s+)?(?-i:{CHANGE_VERBS})\b.*$", re.IGNORECASE)
 # "Create a note called Sci-fi MOC linking my notes about science fiction".
 _NOTE_LINKING = re.compile(
     rf"^\W*{_MAKE}{_A}(?:note|notiz)\s+(?:called|named|titled|namens)\s+(?P<name>[\"“„«]?[^\n\"“”„«»]+?[\"”“»]?)"

@@ -9,11 +9,11 @@ better than among many.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agent.change_contract.candidates import Candidate, TaskState
-from agent.change_contract.request_words import given_names
+from agent.change_contract.request_words import CHANGE_VERBS, given_names
 from agent.gate.intent import FOLDER_CLAUSE
 
 Values = Mapping[str, str]
@@ -93,9 +93,7 @@ _DELETE = re.compile(
 # conjunction, then a verb of change or a second place. "Tips and Tricks" or "salt and pepper" join no change.
 _ANOTHER_CHANGE = re.compile(
     r"\b(?:and|und|et|then|dann|puis|also)\s+(?:then\s+|also\s+|dann\s+|aussi\s+)?"
-    r"(?:add|set|remove|delete|move|rename|tag|untag|create|append|prepend|mark|put|make|change|"
-    r"füge|setze|entferne|lösche|verschiebe|benenne|ajoute|supprime|"
-    r"to|from|into|in|on|zu|zum|zur|à|au|(?:the\s+|my\s+)?notes?)\b",
+    rf"(?:{CHANGE_VERBS}|to|from|into|in|on|zu|zum|zur|à|au|(?:the\s+|my\s+)?notes?)\b",
     re.IGNORECASE,
 )
 
@@ -136,6 +134,11 @@ def cued_operations(request: str) -> list[str]:
     if _DELETE.match(request):
         return ["delete_note"]
     return list(GENERAL)
+
+
+def is_new_task(operations: Sequence[str]) -> bool:
+    """Return True when the operations a request's words call for add a task (not merely the general ones)."""
+    return "add_task" in operations and tuple(operations) != GENERAL
 
 
 def tool_call(operation: str, values: Values, target: Candidate | None) -> tuple[str, dict[str, object]]:

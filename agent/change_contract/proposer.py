@@ -21,6 +21,7 @@ from agent.change_contract.operations import (
     asks_for_more,
     cued_operations,
     describe,
+    is_new_task,
     tool_call,
 )
 from agent.change_contract.schema import Contract, contract_schema, offered, response_format, validate
@@ -70,8 +71,9 @@ class ContractProposer:
 
         `cited`: the notes the previous answer linked to, what "that note" refers to.
         """
-        findings = gather(writes.reader, request, hits=hits, cited=cited)
-        operations = offered(cued_operations(request), findings)
+        cued = cued_operations(request)
+        findings = gather(writes.reader, request, hits=hits, cited=cited, is_new_task=is_new_task(cued))
+        operations = offered(cued, findings)
         if not operations:
             return ContractOutcome(_nothing_found(findings), is_proposed=False)
         schema = contract_schema(operations, findings, request)

@@ -6,6 +6,7 @@ Pure readings of the request's text; `agent.change_contract.candidates` matches 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
 LINK = re.compile(r"\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")
@@ -23,20 +24,24 @@ _NAMING = re.compile(r"\b(?:called|named|titled|entitled|namens|genannt|betitelt
 _RENAMING = re.compile(r"\b(?:rename|renaming)\b", re.IGNORECASE)
 _RENAMED_TO = re.compile(r"\s(?:to|as)\s+", re.IGNORECASE)
 # What ends an unquoted name: what starts the note's text ("… with the text", "containing"), its folder ("… in the
-# How To folder"), a colon, a final period. Not a bare "with": "Meeting with Bob" is a name (offered cut as well,
-# the 0.5B took the cut).
+# How To folder"), a colon, a final period, a template clause ending in "template" ("using the Movie Template"). Not a
+# bare "with": "Meeting with Bob" is a name (offered cut as well, the 0.5B took the cut). Not "from the template X"
+# either: `_TEMPLATE_FIRST` decides whether that names a template or is part of the name.
 _NAME_END = re.compile(
     r"\s+(?:with\s+(?:the\s+)?(?:text|content|line|body)|containing|that\s+says|saying|and\s+(?:the\s+)?text"
     r"|mit\s+(?:dem\s+)?(?:text|inhalt))\b|[,;:\n\"“„«]|\.\s*$"
     r"|\s+(?:in|into|under|im)\s+(?:the\s+|my\s+|dem\s+)?(?:[\w-]+\s+){0,4}(?:folder|ordner)\b"
     r"|\s+(?:im|in\s+den)\s+ordner\b"
-    # a template clause ends a name only where "template" ends the clause: "Notes from the Template Workshop" is a name
-    r"|\s+(?:using|from|based\s+on|with)\s+(?:the\s+|my\s+|a\s+)?[^,.;:\n]{0,60}?\btemplate\b"
+    # the words before "template" hold no other "template": "Notes from the Template Workshop using the X Template"
+    r"|\s+(?:using|from|based\s+on|with)\s+(?:the\s+|my\s+|a\s+)?(?:(?!\btemplate\b)[^,.;:\n]){0,60}?\btemplate\b"
     r"(?=\s*(?:$|[,.;:!?]|\s(?:in|into|and|with|for)\b))"
-    r"|\s+(?:using|from|based\s+on|with)\s+(?:the\s+|my\s+|a\s+)?template\b"
     r"|\s+(?:linking|that\s+links|which\s+links|listing)\b",
     re.IGNORECASE,
 )
+# "from the template Meeting" after a name: a template, or the name's own words ("Notes from the Template Workshop").
+_TEMPLATE_FIRST = re.compile(r"\s+(?:using|from|based\s+on|with)\s+(?:the\s+|my\s+|a\s+)?(template)\b", re.IGNORECASE)
+_MAX_TEMPLATE_WORDS = 5  # words after "template" that may be its name
+TemplateCheck = Callable[[str], bool]  # whether words name one of the vault's templates ("Meeting")
 # "using the Movie Template", "from the template Meeting": the template a new note starts from.
 _TEMPLATE_NAMED = re.compile(
     r"\b(?:using|with|from|based\s+on|mit|aus)\s+(?:the\s+|my\s+|a\s+|der\s+|dem\s+)?"
@@ -49,6 +54,11 @@ _GIVES_TEXT = re.compile(
     r"\b(?:(?:with|and)\s+(?:the\s+)?(?:text|content|line|body)|containing|that\s+says|saying|listing"
     r"|mit\s+(?:dem\s+)?(?:text|inhalt))\b|:\s*\S",
     re.IGNORECASE,
+)
+# Verbs that start a change: after "and" they join a second change to the first ("... and add the tag x").
+CHANGE_VERBS = (
+    r"(?:add|set|remove|delete|move|rename|tag|untag|create|append|prepend|mark|put|make|change|link"
+    r"|füge|setze|entferne|lösche|verschiebe|benenne|ajoute|supprime)"
 )
 MOVING = re.compile(r"\b(?:move|moving|archive|relocate|verschiebe|verschieben|archiviere)\b", re.IGNORECASE)
 _CREATING = re.compile(r"\b(?:create|new|erstelle|neue)\b", re.IGNORECASE)
@@ -79,29 +89,78 @@ def quoted_values(request: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value for value in found if value))
 
 
-def given_names(request: str) -> tuple[str, ...]:
+def given_names(request: str, *, is_template: TemplateCheck | None = None) -> tuple[str, ...]:
     """Return the names `request` gives a note it creates or renames ("called Plum Pruning", 'rename X to "Y"').
 
     A small model asked to copy a name adds words of its own ("Inbox Prune the plum tree ..."): the contract binds
     the name to these instead. A quoted name, or a [[link]], is taken whole; an unquoted one runs to what starts the
-    note's text ("with the text", "containing", a colon) or its folder, trailing "note" and "page" aside. A rename
-    offers the words after each "to" or "as" (the longest first). Only names Obsidian allows are offered.
+    note's text ("with the text", "containing", a colon), its folder or its template, trailing "note" and "page"
+    aside. A rename offers the words after each "to" or "as" (the longest first). Only names Obsidian allows are
+    offered. `is_template` (the vault's templates) decides whether "from the template X" in a name names a template.
     """
+    cleaned = (_without_suffixes(name) for _, name in _given_spans(request, is_template))
+    return tuple(dict.fromkeys(name for name in cleaned if re.match(NAME_PATTERN, name)))
+
+
+def _given_spans(request: str, is_template: TemplateCheck | None) -> list[tuple[tuple[int, int], str]]:
+    """Return where each name `request` gives is written, and the name (see `given_names`)."""
     starts = [match.end() for match in _NAMING.finditer(request)]
     if (renaming := _RENAMING.search(request)) is not None:
         starts += [match.end() for match in _RENAMED_TO.finditer(request, renaming.end())]
-    names: list[str] = []
+    found: list[tuple[tuple[int, int], str]] = []
     for start in starts:
         rest = request[start:]
         if (quoted := QUOTED.match(rest)) is not None:
-            names.append(next(group for group in quoted.groups() if group is not None))
+            found.append(((start, start + quoted.end()), next(g for g in quoted.groups() if g is not None)))
         elif (link := re.match(r"\[\[([^\]|#^]+)", rest)) is not None:
-            names.append(link.group(1))
+            found.append(((start, start + link.end()), link.group(1)))
         else:
-            end = _NAME_END.search(rest)
-            names.append(rest[: end.start() if end else len(rest)])
-    cleaned = (_without_suffixes(name) for name in names)
-    return tuple(dict.fromkeys(name for name in cleaned if re.match(NAME_PATTERN, name)))
+            name = _unquoted_name(rest, is_template)
+            found.append(((start, start + len(name)), name))
+    return found
+
+
+def _unquoted_name(rest: str, is_template: TemplateCheck | None) -> str:
+    """Return the words of an unquoted name that starts `rest`: up to its text, folder, or a template it names."""
+    end = _NAME_END.search(rest)
+    stop = end.start() if end is not None else len(rest)
+    for clause in _TEMPLATE_FIRST.finditer(rest, 0, stop):
+        if _names_template(clause, rest[clause.end() :], is_template):
+            return rest[: clause.start()]
+    return rest[:stop]
+
+
+def _names_template(clause: re.Match[str], after: str, is_template: TemplateCheck | None) -> bool:
+    """Return True when "from the template X" inside a name names a template rather than being part of the name.
+
+    The vault decides where it can: a template of that name. Without one, a title capitalises its words: "Notes
+    from the Template Workshop" is a name, "Kickoff from the template Meeting" names a template.
+    """
+    if is_template is not None and any(is_template(words) for words in leading_words(_cut_at_name_end(after))):
+        return True
+    return clause[1][:1].islower()
+
+
+def leading_words(text: str) -> list[str]:
+    """Return the readings of the first words of `text` as a name, longest first ("Meeting Notes" -> ..., "Meeting").
+
+    Up to the first punctuation, quotes aside, at most five words.
+    """
+    words = re.split(r"[,.;:!?\n]", text, maxsplit=1)[0].strip().strip('"“”„«»').split()[:_MAX_TEMPLATE_WORDS]
+    return [" ".join(words[:count]) for count in range(len(words), 0, -1)]
+
+
+def _cut_at_name_end(text: str) -> str:
+    """Return `text` up to what would end a name in it ("Meeting with the text hi" -> "Meeting")."""
+    end = _NAME_END.search(text)
+    return text[: end.start()] if end is not None else text
+
+
+def blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """Return `text` with each span replaced by spaces (offsets stay as they were)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 def _without_suffixes(name: str) -> str:
@@ -154,21 +213,44 @@ def _is_day_phrase(phrase: str) -> bool:
     return bool(_DAILY_WORDS.search(phrase)) or words[0] in _NOT_NAMES or any(w in _DAY_WORDS for w in words)
 
 
-def template_phrase(request: str) -> str:
-    """Return the words naming the template a new note starts from ("Movie" in "using the Movie Template"), or ""."""
-    found = _TEMPLATE_NAMED.search(request)
+# "add a task to buy milk": the task's own words follow, unless a note does ("a task to the Groceries note").
+_TASK_TO = re.compile(
+    r"\b(?:task|todo|to-do|reminder)\s+to\s+(?!(?:the|my|your|this|that|a|an|today|tomorrow|yesterday)\b)(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def new_task_words(request: str) -> tuple[int, int] | None:
+    """Return where a new task's own words are written unquoted ("buy milk" in "add a task to buy milk"), or None.
+
+    After a colon ("Add a task to Groceries: buy milk"), else after "a task to". Whether the words after "to" name
+    a note instead ("add a task to groceries") is for the vault to say.
+    """
+    unquoted = blanked(request, [match.span() for match in QUOTED.finditer(request)])
+    found = re.search(r"(?<!\d):\s*(?=\S)", unquoted) or _TASK_TO.search(unquoted)
+    return (found.end(), len(request)) if found is not None else None
+
+
+def template_phrase(request: str, *, is_template: TemplateCheck | None = None) -> str:
+    """Return the words naming the template a new note starts from ("Movie" in "using the Movie Template"), or "".
+
+    Words inside the note's name are not looked at: 'called "Notes from the Template Workshop"' names no template.
+    """
+    names = [span for span, _ in _given_spans(request, is_template)]
+    found = _TEMPLATE_NAMED.search(blanked(request, names))
     if found is None:
         return ""
-    return (found["after"] or found["before"] or "").strip()
+    return _cut_at_name_end(found["after"] or found["before"] or "").strip()
 
 
 def gives_text(request: str) -> bool:
     """Return True when the request gives a new note text: quoted, or after "with the text", "saying", a colon.
 
     Without it, the note is created empty (or from its template): the 0.5B asked for text wrote its own ("a movie by
-    James Cameron ... released in 2012").
+    James Cameron ... released in 2012"). A quoted name ('called "Ideas"') is no text: it became the note's text.
     """
-    return bool(quoted_values(request)) or _GIVES_TEXT.search(request) is not None
+    names = set(given_names(request))
+    return any(value not in names for value in quoted_values(request)) or _GIVES_TEXT.search(request) is not None
 
 
 # "into a new folder called Games", "to a new folder Games": a folder the move makes.

@@ -206,3 +206,91 @@ def test_an_existing_note_named_by_the_date_wins_over_creating_one_in_the_daily_
 def test_a_day_without_a_note_anywhere_is_still_offered_in_the_daily_folder(kepano_reader: VaultReader) -> None:
     found = gather(kepano_reader, 'Append "Packed" to the daily note of 2023-09-13', hits=[])
     assert [(c.path, c.exists) for c in found.candidates] == [("2023-09-13.md", False)]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "names", "template"),
+    [
+        # "from the Template Workshop" is part of the name: the vault has no template "Workshop"
+        ("Create a note called Notes from the Template Workshop", ("Notes from the Template Workshop",), ""),
+        ('Create a note called "Notes from the Template Workshop"', ("Notes from the Template Workshop",), ""),
+        ("Create a note titled Notes from the Template Workshop in the Inbox folder",
+         ("Notes from the Template Workshop",), ""),
+        ("Create a note called Notes from the Template Workshop using the Meeting Template",
+         ("Notes from the Template Workshop",), "Meeting Template"),
+        # a template the vault has, after the name: the template the note starts from
+        ("Create a note called Kickoff from the template Meeting", ("Kickoff",), "Meeting Template"),
+        ("Create a note called Kickoff from the Template Meeting", ("Kickoff",), "Meeting Template"),
+        ('Create a note called "Kickoff" from the template Meeting', ("Kickoff",), "Meeting Template"),
+        ("Create a note Kickoff from the template Meeting", (), "Meeting Template"),
+        ("Create a note called Kickoff from the template Meeting with the text hi", ("Kickoff",), "Meeting Template"),
+    ],
+)  # fmt: skip
+def test_a_new_notes_name_holds_template_words_unless_the_vault_has_that_template(
+    settings: Settings, request_text: str, names: tuple[str, ...], template: str
+) -> None:
+    found = gather(reader_of(settings), request_text, hits=[])
+    assert (found.names, found.template) == (names, template)
+
+
+def test_template_words_in_a_name_name_a_template_the_vault_has(settings: Settings, vault: Path) -> None:
+    (vault / "Templates" / "Workshop.md").write_text("# {{title}}\n", encoding="utf-8")
+    reader = reader_of(settings)
+    found = gather(reader, "Create a note called Notes from the Template Workshop", hits=[])
+    assert (found.names, found.template) == (("Notes",), "Workshop")
+    quoted = gather(reader, 'Create a note called "Notes from the Template Workshop"', hits=[])
+    assert (quoted.names, quoted.template) == (("Notes from the Template Workshop",), "")  # the quotes hold the name
+
+
+MILK = "Inbox/Milk.md"
+GROCERIES = "Inbox/Groceries.md"
+
+
+@pytest.fixture
+def shopping_reader(settings: Settings, vault: Path) -> VaultReader:
+    """Return a reader of sample_vault (set up for daily notes) with a Milk note and a Groceries note."""
+    (vault / MILK).write_text("# Milk\n\nOat milk is fine.\n", encoding="utf-8")
+    (vault / GROCERIES).write_text("# Groceries\n\n- [ ] eggs\n", encoding="utf-8")
+    return reader_of(settings)
+
+
+@pytest.mark.parametrize("hits", [[MILK, SOURDOUGH], []])
+def test_a_new_task_naming_no_note_goes_to_todays_daily_note_first(
+    shopping_reader: VaultReader, hits: list[str]
+) -> None:
+    # "buy milk" is the task: the note titled Milk it holds, or that retrieval finds, is no note named.
+    today = f"Daily/{shopping_reader.today().isoformat()}.md"
+    found = gather(shopping_reader, "Add a task to buy milk", hits=hits, is_new_task=True)
+    assert found.paths[0] == today and not found.is_named
+    assert found.paths == (today, *hits)
+
+
+def test_a_note_the_text_of_a_new_task_names_is_no_note_named(shopping_reader: VaultReader) -> None:
+    today = f"Daily/{shopping_reader.today().isoformat()}.md"
+    found = gather(shopping_reader, 'Add a task "Water the garlic"', hits=[GARLIC], is_new_task=True)
+    assert found.paths == (today, GARLIC) and not found.is_named
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Add a task to my Groceries note: buy milk",
+        "Add a task to Groceries: buy milk",
+        "add a task to groceries",
+        "Add a task to Groceries note to buy milk",
+    ],
+)
+def test_a_new_task_goes_to_the_note_the_request_names(shopping_reader: VaultReader, request_text: str) -> None:
+    found = gather(shopping_reader, request_text, hits=[MILK], is_new_task=True)
+    assert found.paths[0] == GROCERIES and found.is_named
+    assert f"Daily/{shopping_reader.today().isoformat()}.md" not in found.paths
+
+
+def test_other_changes_naming_no_note_keep_the_hits_first(shopping_reader: VaultReader) -> None:
+    today = f"Daily/{shopping_reader.today().isoformat()}.md"
+    assert gather(shopping_reader, "Add the tag shopping", hits=[MILK]).paths == (MILK, today)
+
+
+def test_a_new_task_in_a_vault_without_daily_notes_keeps_the_hits_first(kepano_reader: VaultReader) -> None:
+    found = gather(kepano_reader, "Add a task to buy milk", hits=[SEPT_12], is_new_task=True)
+    assert found.paths == (SEPT_12, "2026-12-04.md")

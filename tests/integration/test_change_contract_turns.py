@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from agent.change_contract.proposer import ONE_CHANGE
+from agent.tools.reader import local_now
 from app.wiring import Services
 from core.settings import Settings
 from tests.integration.edit_flow_support import LibrarianFactory, librarian_factory
@@ -270,3 +271,19 @@ def test_a_note_named_in_the_request_that_does_not_exist_gets_no_proposal_on_ano
         assert "nothing is written yet" not in reply
     chat.say("yes")
     assert vault_hashes(vault) == hashes
+
+
+def test_a_new_task_naming_no_note_is_offered_todays_daily_note_first(
+    factory: LibrarianFactory, llm: ScriptedLLMServer
+) -> None:
+    # Users expect "add a task to buy milk" in today's note; the retrieval hits for its words were offered first.
+    today = f"Daily/{local_now().date().isoformat()}.md"
+    llm.add(contract(operation="add_task", target=today, text="buy milk"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Add a task to buy milk")
+
+    sent = llm.chat_requests[0].json
+    assert sent["response_format"]["json_schema"]["schema"]["properties"]["target"]["enum"][0] == today
+    assert f"(write the path exactly):\n- {today}: daily note" in sent["messages"][0]["content"]
+    assert "+- [ ] buy milk" in shown

@@ -108,6 +108,7 @@ def test_a_task_to_mark_is_one_of_the_notes_own_tasks_in_the_right_state() -> No
         ("Add salt and pepper to the shopping list note", False),
         ("Add the tag baking-log to the Sourdough note.", False),
         ("Create a note called Research and Notes", False),  # one name
+        ("Add the tag x to Garlic and link it from the Sourdough note", True),
     ],
 )
 def test_a_second_change_joined_to_the_first_is_noticed(request_text: str, more: bool) -> None:
@@ -125,6 +126,16 @@ def test_a_second_change_joined_to_the_first_is_noticed(request_text: str, more:
         ("Create a note called Ideas", "Ideas", "", False),
         ("Create a note called Kyoto with the Travel template and the text hello", "Kyoto", "Travel", True),
         ("Create a note called Groceries listing milk and eggs", "Groceries", "", True),
+        # "Template" capitalised inside a name is part of it; the vault decides where it has such a template
+        ("Create a note called Notes from the Template Workshop", "Notes from the Template Workshop", "", False),
+        ('Create a note called "Notes from the Template Workshop"', "Notes from the Template Workshop", "", False),
+        (
+            "Create a note named Notes from the Template Workshop with the text hi",
+            "Notes from the Template Workshop",
+            "",
+            True,
+        ),
+        ("Create a note called Kickoff from the template Meeting with the text hi", "Kickoff", "Meeting", True),
     ],
 )
 def test_a_new_notes_name_template_and_whether_it_is_given_text_are_read_from_the_request(

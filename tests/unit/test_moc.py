@@ -38,6 +38,8 @@ from core.domain import Note
         ("Can you make a MOC of my notes on gardening?", MocRequest("gardening")),
         ("Make a gardening MOC", MocRequest("gardening")),
         ("Make a MOC of my notes on gardening and tag it moc", MocRequest("gardening")),
+        ("Make a MOC of my notes on gardening and move it to Inbox", MocRequest("gardening")),
+        ("Make a MOC of my notes on Tom and Mark", MocRequest("Tom and Mark")),  # names, not a second change
         ("Make a MOC of the notes in my Garden folder", MocRequest("Garden", in_folder=True)),
         ("Create an index on the Kyoto note", None),  # an index in one note
         ("Make a MOC of the", None),
