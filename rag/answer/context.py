@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from core.domain import Chunk, SearchHit
+from rag.answer.adjacent_chunks import join_adjacent
 from rag.answer.excerpts import ELLIPSIS, best_excerpt
 from rag.answer.row_lines import part_lines
 
@@ -83,6 +84,8 @@ def build_context(
 ) -> str:
     """Return the passages of `hits`, best first, each once, as `<note>` elements separated by blank lines.
 
+    Neighbouring chunks of one section are one passage (rag/answer/adjacent_chunks.py).
+
     The passages share `max_chars` of text: one shorter than its share is kept whole and leaves the rest to the
     others; a longer one is cut to its part that shares most words with `question`, marked with "…" where text
     was left out, its `lines` those of the part kept.
@@ -94,7 +97,7 @@ def build_context(
         note_text: the indexed markdown of a note by path, to find the lines of a part (None: estimated).
 
     """
-    chunks = list({(hit.chunk.path, hit.chunk.index): hit.chunk for hit in hits}.values())
+    chunks = join_adjacent(list({(hit.chunk.path, hit.chunk.index): hit.chunk for hit in hits}.values()))
     shares = fair_shares([len(chunk.text) for chunk in chunks], max_chars)
     return "\n\n".join(_passage(chunk, question, share, note_text) for chunk, share in zip(chunks, shares, strict=True))
 
