@@ -19,7 +19,15 @@ from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers, writes_unread_code
 from rag.answer.citations import SOURCES_BLOCK, note_of, sources_list
 from rag.answer.context import is_refusal
-from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, copied_from, evidence_block, evidence_for
+from rag.answer.evidence import (
+    CLOSEST_HEADING,
+    EVIDENCE_HEADING,
+    QUOTES_BLOCK,
+    closest_to,
+    copied_from,
+    evidence_block,
+    evidence_for,
+)
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 NUMBERS_CAUTION = "Not in the notes searched:"
@@ -35,7 +43,7 @@ _FOOTER = re.compile(
     r"(?:\n\n\*\((?:Nothing in this answer was found|The code in this answer is not|"
     + re.escape(NUMBERS_CAUTION)
     + r")[^\n]*\)\*)*"
-    rf"(?:\n\n{EVIDENCE_BLOCK})?(?:\n\n{SOURCES_BLOCK})?\s*$"
+    rf"(?:\n\n{QUOTES_BLOCK})?(?:\n\n{SOURCES_BLOCK})?\s*$"
 )
 
 
@@ -88,18 +96,23 @@ def answer_footer(
     return "".join(parts)
 
 
-def refusal_footer(refusal: str, state: AgentState) -> str:
-    """Return "Notes searched:" with the best hits, to follow the model's bare refusal ("" when none were read).
+def refusal_footer(refusal: str, state: AgentState, *, show_sources: bool = True, show_evidence: bool = True) -> str:
+    """Return what follows the model's bare refusal: the closest sentences, then "Notes searched:" ("" for none).
 
     Small models refuse questions their passages answer when the question is worded unlike the note (the 1.5B
-    refused 3 of 20 such on vaultofknowledge with the answer in its first passage): the list lets the user look.
-    It is no sources list (the eval does not count it as citations), and a refusal that names its notes itself
-    (the quote-first path's "closest notes") gets none.
+    refused 3 of 20 such on vaultofknowledge with the answer in its first passage): "Closest in your notes:" quotes
+    the sentences of the passages read that say most about what was asked (rag.answer.evidence.closest_to), and
+    the list lets the user look further. Neither is a source (the eval counts neither as citations), and a
+    refusal that names its notes itself (the quote-first path's "closest notes") gets nothing.
     """
     if "[[" in refusal:
         return ""
-    searched = sources_list((), fallback=state.get("allowed", []))
-    return f"\n\n{searched}" if searched else ""
+    closest = ""
+    if show_evidence:
+        question = latest_question(state["messages"])
+        closest = evidence_block(closest_to(question, turn_passages(state)), heading=CLOSEST_HEADING)
+    searched = sources_list((), fallback=state.get("allowed", [])) if show_sources else ""
+    return "".join(f"\n\n{part}" for part in (closest, searched) if part)
 
 
 def _numbers_caution(reply: str, passages: list[Passage], question: str) -> str:

@@ -316,8 +316,11 @@ class AgentNodes:
                 show_evidence=self._deps.show_evidence,
             )
             _write_text(write, scratch.show(footer))
-        elif self._deps.show_sources and not proposed:
-            _write_text(write, scratch.show(refusal_footer(answer, state)))
+        elif not proposed:
+            footer = refusal_footer(
+                answer, state, show_sources=self._deps.show_sources, show_evidence=self._deps.show_evidence
+            )
+            _write_text(write, scratch.show(footer))
         shown = scratch.shown_text
         reply = to_record(ChatMessage(role="assistant", content=shown))
         return {"messages": [*state["messages"], reply], "answer": shown, **TURN_INPUTS_CLEARED}

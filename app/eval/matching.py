@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from rag.answer.citations import SOURCES_BLOCK
 from rag.answer.code_spans import code_ranges, is_inside
 from rag.answer.context import opens_like_refusal
-from rag.answer.evidence import EVIDENCE_HEADING, QUOTED_LINE
+from rag.answer.evidence import CLOSEST_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
 
 # Numbers stay whole ("0.75", "1,184"), so "4" never matches inside "14"; %, currency and degree signs are words
 # of their own, so "2 %" and "2%" are the same phrase and "2 %" is not just "2".
@@ -20,6 +20,8 @@ _WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+?)\]\]")
 _QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
 # A quoted sentence of a note with its link (the service's "Your notes say:" lines): `- "..." [[Note#Heading]]`.
 _QUOTED_SENTENCE = re.compile(rf"^{QUOTED_LINE}$", re.MULTILINE)
+# The sentences quoted under a refusal ("Closest in your notes:"): no answer's facts, no citations.
+_CLOSEST_BLOCK = re.compile(rf"(?:^|\n\n){CLOSEST_BLOCK}")
 # The lists the service appends (rag.answer.citations.sources_list): where the answer came from, or what was searched.
 _SOURCES_BLOCK = re.compile(rf"(?:^|\n\n){SOURCES_BLOCK}")
 
@@ -104,7 +106,12 @@ def before_evidence(body: str) -> str:
 
 
 def split_sources(reply: str) -> tuple[str, str]:
-    """Return the reply without the list the service appends ("Sources:" or "Notes searched:"), and that list."""
+    """Return the reply without the list the service appends ("Sources:" or "Notes searched:"), and that list.
+
+    The sentences quoted under a refusal go too: what the notes closest to the question say is neither what the
+    reply answered nor a note it cited, so a refusal scores no fact or citation by them.
+    """
+    reply = _CLOSEST_BLOCK.sub("", reply)
     blocks = list(_SOURCES_BLOCK.finditer(reply))
     if not blocks:
         return reply, ""

@@ -29,6 +29,10 @@ EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's veri
 # sends back (regular-expression sources, for the patterns that cut them from history and read them in the eval).
 QUOTED_LINE = r'- "[^\n]*" (?P<link>!?\[\[[^\[\]\n]+\]\])[ \t]*'
 EVIDENCE_BLOCK = rf"{re.escape(EVIDENCE_HEADING)}(?:\n{QUOTED_LINE})+"
+# Under the model's refusal, the sentences of the passages it read that say most about what was asked (`closest_to`).
+CLOSEST_HEADING = "Closest in your notes:"
+CLOSEST_BLOCK = rf"{re.escape(CLOSEST_HEADING)}(?:\n{QUOTED_LINE})+"
+QUOTES_BLOCK = rf"(?:{re.escape(EVIDENCE_HEADING)}|{re.escape(CLOSEST_HEADING)})(?:\n{QUOTED_LINE})+"  # either one
 MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
 EVIDENCE_CHARS = 280  # a longer sentence is cut at a space, as a snippet is
 MIN_COPIED_CHARS = 40  # a sentence an answer repeats that makes its note a source (`copied_from`)
@@ -117,6 +121,18 @@ def evidence_for(
     return [Evidence(_shown(neutralise_links(c.text, hosts), max_chars), c.source) for c in chosen]
 
 
+def closest_to(question: str, passages: Sequence[Passage], *, limit: int = MAX_EVIDENCE) -> list[Evidence]:
+    """Return the sentences of `passages` that say most about `question` beyond its own words, best first.
+
+    For the model's refusal: small models refuse questions worded unlike the note that answers them (the 1.5B
+    refused "how fast could one top-end Nvidia datacenter card run GPT-3.5?" over "one could expect 0.5-1 tokens
+    per second on a single H100"), and a near miss is refused rightly. Either way the user sees what the notes read
+    do say about it, verbatim, and judges. Picked as `evidence_for` picks them for an answer that says nothing
+    beyond the question.
+    """
+    return evidence_for(question, passages, question=question, limit=limit)
+
+
 def copied_from(answer: str, passages: Sequence[Passage]) -> list[str]:
     """Return the links of the passages a sentence of which `answer` repeats word for word, in passage order.
 
@@ -148,11 +164,11 @@ def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str]) 
     return new >= min(MIN_EVIDENCE, weight_of(said)) or (new >= 1 and on_topic >= ON_TOPIC_WORDS)
 
 
-def evidence_block(evidence: Sequence[Evidence]) -> str:
+def evidence_block(evidence: Sequence[Evidence], *, heading: str = EVIDENCE_HEADING) -> str:
     """Return the evidence as shown under an answer: the heading, then `- "sentence" [[Note#Heading]]` lines."""
     if not evidence:
         return ""
-    return "\n".join([EVIDENCE_HEADING, *(quoted_line(item.text, item.source) for item in evidence)])
+    return "\n".join([heading, *(quoted_line(item.text, item.source) for item in evidence)])
 
 
 def quoted_line(text: str, source: str) -> str:

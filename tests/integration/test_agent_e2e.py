@@ -15,7 +15,7 @@ from agent.source_question import CAME_FROM, NO_ANSWER_BEFORE, REFUSED_BEFORE
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
-from rag.answer.evidence import EVIDENCE_HEADING
+from rag.answer.evidence import CLOSEST_HEADING, EVIDENCE_HEADING
 from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
@@ -96,17 +96,21 @@ def test_the_model_reads_a_note_with_a_tool_and_cites_it(librarian: openai.OpenA
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])
-def test_the_models_refusal_is_followed_by_the_notes_searched_in_rank_order(
+def test_the_models_refusal_is_followed_by_the_closest_sentence_and_the_notes_searched_in_rank_order(
     librarian: openai.OpenAI, llm: ScriptedLLMServer, services: Services, stream: bool
 ) -> None:
-    # A small model refuses questions worded unlike the note that answers them: the user can still look there.
+    # A small model refuses questions worded unlike the note that answers them: the user still sees what the notes
+    # say about it, verbatim, and where to look.
     llm.add(Turn.text(REFUSAL))
 
     answer = ask(librarian, [{"role": "user", "content": QUESTION}], stream=stream)
 
     searched = list(dict.fromkeys(hit.chunk.anchor for hit in services.retriever.search(QUESTION, k=6)))[:3]
-    assert answer == "\n".join([REFUSAL, "", "Notes searched:", *(f"- {anchor}" for anchor in searched)])
-    assert "Sources:" not in answer
+    closest, listed = answer.split("\n\nNotes searched:\n")
+    assert listed.split("\n") == [f"- {anchor}" for anchor in searched]
+    assert closest.startswith(f"{REFUSAL}\n\n{CLOSEST_HEADING}\n- ")
+    assert "rest 45 minutes" in closest and "[[Sourdough#Final recipe]]" in closest
+    assert "Sources:" not in answer and EVIDENCE_HEADING not in answer
 
 
 def test_a_refusal_naming_its_notes_gets_no_second_list(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
@@ -413,8 +417,8 @@ def test_which_note_says_that_after_a_refusal_says_it_came_from_no_note(
 
     second = ask(librarian, messages, stream=False)
 
-    searched = first.split("\n\n", 1)[1]
-    assert searched.startswith("Notes searched:")
+    searched = first[first.index("Notes searched:") :]
+    assert CLOSEST_HEADING in first  # the sentences closest to the question are no source of the refusal
     assert second == f"{REFUSED_BEFORE}\n\n{searched}"
     assert len(llm.chat_requests) == 1
 

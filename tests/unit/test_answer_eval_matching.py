@@ -118,6 +118,16 @@ def test_the_sources_list_is_split_from_the_reply() -> None:
     assert split_sources("Sources: none here") == ("Sources: none here", "")
 
 
+def test_the_sentences_quoted_under_a_refusal_are_neither_its_answer_nor_its_sources() -> None:
+    reply = (
+        f"{REFUSAL}\n\nClosest in your notes:\n- \"The cold retard takes 14 hours.\" [[Sourdough#Final recipe]]"
+        "\n\nNotes searched:\n- [[Sourdough#Final recipe]]"
+    )
+    body, listed = split_sources(reply)
+    assert body == REFUSAL
+    assert listed.splitlines() == ["Notes searched:", "- [[Sourdough#Final recipe]]"]
+
+
 def _proposal(**fields: object) -> ProposedEdit:
     from datetime import UTC, datetime
 

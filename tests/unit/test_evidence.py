@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from rag.answer.attribution import Passage
-from rag.answer.evidence import EVIDENCE_HEADING, Evidence, copied_from, evidence_block, evidence_for
+from rag.answer.evidence import (
+    CLOSEST_HEADING,
+    EVIDENCE_HEADING,
+    Evidence,
+    closest_to,
+    copied_from,
+    evidence_block,
+    evidence_for,
+)
 
 RECIPE = Passage(
     "[[Sourdough#Final recipe]]",
@@ -238,3 +246,27 @@ def test_a_passage_whose_sentence_the_answer_repeats_is_where_it_was_copied_from
 
     assert copied_from(answer, [recipe, review]) == ["[[Review#Potluck]]"]  # a short sentence may be anywhere
     assert copied_from("A loaf.", [recipe, review]) == []
+
+
+def test_under_a_refusal_the_closest_sentence_is_the_one_saying_most_about_the_question() -> None:
+    # vaultofknowledge: the 1.5B refused this, its answer in the first passage read.
+    passages = [
+        Passage(
+            "[[Local AI Requirements#Sample Calculations]]",
+            "NVIDIA A100 has 80 GB VRAM.\n\nSo one would need to offload the resources into the system memory.\n\n"
+            "And real world performance is only 30-50% of the theoretical peak, so one could expect 0.5-1 tokens per "
+            "second on a single H100.",
+        ),
+        Passage("[[AI Processor Metrics#Cloud Services]]", "Qualcomm's Cloud AI 100 promises up to 400 TOPS."),
+    ]
+
+    closest = closest_to("How many tokens per second could a single H100 card manage in practice?", passages)
+
+    assert [item.text for item in closest][0].endswith("0.5-1 tokens per second on a single H100.")
+    assert closest[0].source == "[[Local AI Requirements#Sample Calculations]]"
+    assert evidence_block(closest, heading=CLOSEST_HEADING).startswith(f"{CLOSEST_HEADING}\n- \"And real world")
+
+
+def test_nothing_is_closest_when_no_sentence_shares_the_question() -> None:
+    passages = [Passage("[[Garlic]]", "Planted 40 cloves of Germidour on 2 November.")]
+    assert closest_to("What did the dentist say about my wisdom teeth?", passages) == []

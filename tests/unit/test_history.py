@@ -117,7 +117,13 @@ def test_earlier_answers_are_read_without_the_cautions_and_lists_code_added() ->
         "\n\nSources:\n- [[Sourdough#Final recipe]]\n"
     )
     refusal = "The notes don't say when."  # the model's own words: kept, unlike the service's refusal
-    records = [user("q1"), assistant(shown), user("q2"), assistant(f"{refusal}\n\nNotes searched:\n- [[Garlic]]")]
+    closest = '\n\nClosest in your notes:\n- "Planted 40 cloves." [[Garlic]]'
+    records = [
+        user("q1"),
+        assistant(shown),
+        user("q2"),
+        assistant(f"{refusal}{closest}\n\nNotes searched:\n- [[Garlic]]"),
+    ]
     this_turn = [user("q3"), assistant(shown)]  # this turn's own records are the model's: left as they are
 
     sent = model_history([*records, *this_turn])
