@@ -120,7 +120,7 @@ def test_the_sources_list_is_split_from_the_reply() -> None:
 
 def test_the_sentences_quoted_under_a_refusal_are_neither_its_answer_nor_its_sources() -> None:
     reply = (
-        f"{REFUSAL}\n\nClosest in your notes:\n- \"The cold retard takes 14 hours.\" [[Sourdough#Final recipe]]"
+        f'{REFUSAL}\n\nClosest in your notes:\n- "The cold retard takes 14 hours." [[Sourdough#Final recipe]]'
         "\n\nNotes searched:\n- [[Sourdough#Final recipe]]"
     )
     body, listed = split_sources(reply)

@@ -264,7 +264,7 @@ def test_under_a_refusal_the_closest_sentence_is_the_one_saying_most_about_the_q
 
     assert [item.text for item in closest][0].endswith("0.5-1 tokens per second on a single H100.")
     assert closest[0].source == "[[Local AI Requirements#Sample Calculations]]"
-    assert evidence_block(closest, heading=CLOSEST_HEADING).startswith(f"{CLOSEST_HEADING}\n- \"And real world")
+    assert evidence_block(closest, heading=CLOSEST_HEADING).startswith(f'{CLOSEST_HEADING}\n- "And real world')
 
 
 def test_nothing_is_closest_when_no_sentence_shares_the_question() -> None:
