@@ -37,7 +37,7 @@ from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, InvalidRequest, UpstreamUnavailable
 from core.ports import ChatModel
 from rag.answer.citations import note_of
-from rag.answer.context import REFUSAL, build_context, is_refusal
+from rag.answer.context import PASSAGE_CHARS, REFUSAL, build_context, is_refusal
 from rag.answer.relevance_gate import RelevanceGate
 from rag.follow_up import is_continuation
 from rag.notes.inline import WIKILINK
@@ -70,6 +70,8 @@ class AgentDeps:
     quote_first: bool = False
     # Under an answer, the sentences of the notes it read that hold what it says (SHOW_EVIDENCE).
     show_evidence: bool = True
+    # Characters of note text sent with each question (ANSWER_PASSAGE_CHARS).
+    passage_chars: int = PASSAGE_CHARS
 
     @property
     def max_tool_rounds(self) -> int:
@@ -134,7 +136,9 @@ class AgentNodes:
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if self._is_contract(question, scratch_of(config)):
             return {"is_covered": True, "is_contract": True, "hit_paths": hit_paths}
-        context = await _in_thread(lambda: build_context(hits, question, note_text=deps.note_text))
+        context = await _in_thread(
+            lambda: build_context(hits, question, max_chars=deps.passage_chars, note_text=deps.note_text)
+        )
         return {"is_covered": True, "context": context, "allowed": anchors, "hit_paths": hit_paths}
 
     def _is_contract(self, question: str, scratch: TurnScratch) -> bool:

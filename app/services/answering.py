@@ -176,6 +176,7 @@ async def _build_unguarded(
         note_text=indexed_text(services.docstore),
         quote_first=settings.answer.quote_first,
         show_evidence=settings.answer.show_evidence,
+        passage_chars=settings.answer.passage_chars,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None

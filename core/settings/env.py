@@ -225,6 +225,7 @@ class Settings(BaseSettings, EditFields, ServiceFields, LlmFields, SearchFields,
             relevance_term_weight=self.relevance_term_weight,
             show_sources=self.show_sources,
             show_evidence=self.show_evidence,
+            passage_chars=self.answer_passage_chars,
             quote_first=self.answer_quotes,
             recursion_limit=self.agent_recursion_limit,
         )

@@ -105,6 +105,7 @@ class AnswerSettings(BaseModel):
     relevance_term_weight: float  # the floor rises by this much when the notes hold none of the words
     show_sources: bool
     show_evidence: bool  # "Your notes say:" under answers, chosen by code (rag/answer/evidence)
+    passage_chars: int  # note text sent with each question (rag/answer/context.build_context)
     quote_first: bool  # questions answered without tools quote the passages first (agent/quoting)
     recursion_limit: int
 

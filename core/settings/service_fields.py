@@ -46,6 +46,16 @@ class ServiceFields(BaseModel):
         "says (at most two, chosen by code and copied verbatim, each with its [[Note#Heading]] link), so a small "
         "model's misread number or one-word answer can be checked against the note itself.",
     )
+    answer_passage_chars: int = Field(
+        2_800,
+        ge=300,
+        le=40_000,
+        description="Characters of note text sent with each question (the retrieved passages share them; a longer "
+        "passage is cut to its part that best matches the question). The model reads them before its first word: "
+        "about 800-1,300 tokens at the default: 6-8 s for Qwen2.5-Coder 0.5B, 15-25 s for the 1.5B on two CPU "
+        "cores. Lower it where the first word comes too late on slow hardware (fewer facts reach the model); raise "
+        "it for a fast model with a large context.",
+    )
     answer_quotes: bool = Field(
         False,
         description="Questions a model answers without tools quote first: it returns the passages and exact quotes "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -14,7 +15,7 @@ from agent.answer_footer import CODE_NOTICE
 from agent.source_question import CAME_FROM, NO_ANSWER_BEFORE, REFUSED_BEFORE
 from app.wiring import Services
 from core.settings import Settings
-from rag.answer.context import REFUSAL
+from rag.answer.context import PASSAGE_CHARS, REFUSAL
 from rag.answer.evidence import CLOSEST_HEADING, EVIDENCE_HEADING
 from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
@@ -451,3 +452,21 @@ def test_a_follow_up_after_which_note_says_that_leans_on_the_question_before_it(
 
     assert len(llm.chat_requests) == 2
     assert 'path="Resources/Books/The Overstory.md"' in llm.chat_requests[-1].messages[-1]["content"]
+
+
+def test_answer_passage_chars_bounds_the_note_text_sent_with_the_question(
+    settings: Settings, services: Services, llm: ScriptedLLMServer
+) -> None:
+    services.reindexer.run_once()
+    llm.add(Turn.text("The autolyse rests 45 minutes [[Sourdough#Final recipe]]."), Turn.text("45 minutes."))
+    sent = {}
+    for chars in (PASSAGE_CHARS, 600):
+        app = agent_app(settings.model_copy(update={"answer_passage_chars": chars}), services, llm.base_url)
+        with serve_in_thread(app) as base_url:
+            client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+            ask(client, [{"role": "user", "content": QUESTION}], stream=False)
+        question = llm.chat_requests[-1].messages[-1]["content"]
+        sent[chars] = sum(len(text.strip()) for text in re.findall(r"<note [^>]*>(.*?)</note>", question, re.DOTALL))
+
+    assert 0 < sent[600] <= 600 < sent[PASSAGE_CHARS] <= PASSAGE_CHARS
+    assert Settings.model_fields["answer_passage_chars"].default == PASSAGE_CHARS
