@@ -31,6 +31,7 @@ from rag.answer.evidence import (
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 NUMBERS_CAUTION = "Not in the notes searched:"
+SEARCHED_NOTES = 3  # the best hits listed after a refusal, and where its closest sentences are looked for
 CODE_NOTICE = "\n\n*(The code in this answer is not in the notes searched: the model wrote it.)*"
 # A reply that ends with its own list of sources ("**Sources:**" then "- [[Note]]" lines) needs no second one.
 _OWN_SOURCES = re.compile(
@@ -107,12 +108,17 @@ def refusal_footer(refusal: str, state: AgentState, *, show_sources: bool = True
     """
     if "[[" in refusal:
         return ""
+    # The best hits, which "Notes searched:" lists: a sentence of a lower one sharing the question's words is
+    # chance (asked when coffee was stopped, "'Stop drinking coffee' does not match 'caffeine cut-off'" of a BM25
+    # note stood over the sleep note searched first).
+    searched = list(dict.fromkeys(state.get("allowed", [])))[:SEARCHED_NOTES]
     closest = ""
     if show_evidence:
         question = latest_question(state["messages"])
-        closest = evidence_block(closest_to(question, turn_passages(state)), heading=CLOSEST_HEADING)
-    searched = sources_list((), fallback=state.get("allowed", [])) if show_sources else ""
-    return "".join(f"\n\n{part}" for part in (closest, searched) if part)
+        read = [passage for passage in turn_passages(state) if passage.source in searched]
+        closest = evidence_block(closest_to(question, read), heading=CLOSEST_HEADING)
+    listed = sources_list((), fallback=searched, limit=SEARCHED_NOTES) if show_sources else ""
+    return "".join(f"\n\n{part}" for part in (closest, listed) if part)
 
 
 def _numbers_caution(reply: str, passages: list[Passage], question: str) -> str:
