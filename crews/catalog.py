@@ -6,7 +6,7 @@ import logging
 import os
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from crews.definitions import (
     Team,
     TeamSpec,
     describe_validation_error,
+    unknown_agent_properties,
     unknown_properties,
 )
 from crews.write_scope import LoadTimeDay, definition_problem
@@ -109,7 +110,7 @@ def load_catalog(
         elif team.name.casefold() in (key.casefold() for key in runnable):
             errors.append(LoadError(team.path, f"another team note is also named {team.name!r}", team.name))
         else:
-            runnable[team.name] = team
+            runnable[team.name] = replace(team, warnings=team.warnings + _agent_warnings(team, agents))
     ordered = tuple(sorted(errors, key=lambda error: error.path))
     return Catalog(root=crew_root, teams=runnable, agents=agents, errors=ordered)
 
@@ -176,7 +177,12 @@ def _agent(path: str, data: dict[str, object] | object, body: str, text_hash: st
     prompt = body.strip()
     if not prompt:
         return LoadError(path, "the agent's system prompt (the note's body) is empty")
-    return CrewAgent(name=name.strip(), path=path, system_prompt=prompt, content_hash=text_hash)
+    warnings: tuple[str, ...] = ()
+    ignored = unknown_agent_properties(fields)
+    if ignored:  # an agent note holds a prompt: a `model:` or `temperature:` there changes nothing, say so
+        warnings = (f"agent note {path}: ignored {', '.join(ignored)}: no agent setting",)
+        logger.warning("%s", warnings[0])
+    return CrewAgent(name=name.strip(), path=path, system_prompt=prompt, content_hash=text_hash, warnings=warnings)
 
 
 def _team(path: str, data: object, text: str) -> Team | LoadError:
@@ -192,10 +198,20 @@ def _team(path: str, data: object, text: str) -> Team | LoadError:
             CronTrigger.from_crontab(spec.schedule)
         except ValueError as exc:
             return LoadError(path, f"schedule: {spec.schedule!r} is not a cron expression ({exc})", spec.name)
+    warnings: tuple[str, ...] = ()
     ignored = unknown_properties(fields)
     if ignored:  # not misspelled settings (those are errors): a template's `created`, the user's own notes
-        logger.warning("team note %s: ignored %s: no team setting", path, ", ".join(ignored))
-    return Team(spec=spec, path=path, content_hash=content_hash(text))
+        # Kept on the team as well as logged: `crew list` shows it, so a property that does nothing is seen.
+        warnings = (f"ignored {', '.join(ignored)}: no team setting",)
+        logger.warning("team note %s: %s", path, warnings[0])
+    return Team(spec=spec, path=path, content_hash=content_hash(text), warnings=warnings)
+
+
+def _agent_warnings(team: Team, agents: dict[str, CrewAgent]) -> tuple[str, ...]:
+    """Return the warnings of the agent notes the team's llm tasks name, each once, in task order."""
+    by_name = {agent.name.casefold(): agent for agent in agents.values()}
+    named = (by_name.get(task.agent.casefold()) for task in team.spec.tasks if isinstance(task, LlmTask))
+    return tuple(dict.fromkeys(warning for agent in named if agent is not None for warning in agent.warnings))
 
 
 def _cross_check(team: Team, agents: dict[str, CrewAgent], collectors: Collection[str]) -> str:

@@ -36,6 +36,7 @@ ACTIONS_FOR: dict[OutputFamilyName, frozenset[ActionName]] = {
 DEFAULT_SECTION_CHARS = 16_000
 # A team note is a note: Obsidian's own properties (and their old singular names) may stand beside the settings.
 OBSIDIAN_PROPERTIES = frozenset({"tags", "tag", "aliases", "alias", "cssclasses", "cssclass", "publish", "permalink"})
+AGENT_SETTINGS = frozenset({"crew-kind", "name"})  # an agent note's prompt is its body
 CLOSE_MATCH = 0.75  # difflib ratio from which an unknown property reads as a misspelled setting
 MIN_PREFIX = 5  # `timeout` for `timeout_minutes`: a property this long that starts a setting's name is meant as it
 
@@ -150,7 +151,15 @@ def team_settings() -> frozenset[str]:
 
 def unknown_properties(fields: dict[str, object]) -> list[str]:
     """Return a team note's properties that are no setting and not Obsidian's own: ignored, worth a warning."""
-    known = team_settings() | OBSIDIAN_PROPERTIES
+    return _not_in(fields, team_settings() | OBSIDIAN_PROPERTIES)
+
+
+def unknown_agent_properties(fields: dict[str, object]) -> list[str]:
+    """Return an agent note's properties other than its name and Obsidian's own (a `model:` is ignored, say so)."""
+    return _not_in(fields, AGENT_SETTINGS | OBSIDIAN_PROPERTIES)
+
+
+def _not_in(fields: dict[str, object], known: frozenset[str]) -> list[str]:
     return sorted(str(key) for key in fields if str(key) not in known and str(key).casefold() not in known)
 
 
@@ -247,6 +256,8 @@ class Team:
     spec: TeamSpec
     path: str  # vault-relative path of the team note
     content_hash: str
+    # What loading ignored, so `crew list` shows it: the team note's unknown properties, then its agent notes'.
+    warnings: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -262,6 +273,7 @@ class CrewAgent:
     path: str
     system_prompt: str
     content_hash: str
+    warnings: tuple[str, ...] = ()  # the note's ignored properties ("agent note PATH: ignored model: ...")
 
 
 @dataclass(frozen=True, slots=True)

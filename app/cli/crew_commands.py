@@ -85,7 +85,7 @@ def _reading_crews() -> Iterator[LocalCrews | RemoteCrews]:
 
 @crew_cli.command("list")
 def list_crews(as_json: JsonOption = False) -> None:
-    """List the crews under the crew root, and the crew notes that cannot run (with why)."""
+    """List the crews under the crew root (with what their notes set that is ignored), and the notes that cannot run."""
     from app.cli.crew_console import print_catalog
 
     with _reading_crews() as crews:

@@ -13,7 +13,7 @@ _STATUS_COLOURS = {"ok": "green", "failed": "red", "aborted": "yellow", "interru
 
 
 def print_catalog(console: Console, catalog: dict[str, Any]) -> None:
-    """Print each runnable crew (schedule, pipeline) and each crew note that cannot run, with why."""
+    """Print each runnable crew (schedule, pipeline, ignored properties) and each crew note that cannot run (why)."""
     if not catalog["crews"] and not catalog["errors"]:
         console.print(f"no crews under {escape(catalog['root'])}/: run `librarian crew install-examples`")
     for crew in catalog["crews"]:
@@ -24,6 +24,8 @@ def print_catalog(console: Console, catalog: dict[str, Any]) -> None:
             console.print(f"  {escape(crew['description'])}")
         writes = ", ".join(crew["write_scope"]) or "nothing"
         console.print(f"  [dim]{escape(pipeline)} · writes {escape(writes)}[/dim]")
+        for warning in crew.get("warnings", ()):  # a server from before warnings were listed sends none
+            console.print(f"  [yellow]⚠ {escape(warning)}[/yellow]")
     if catalog["errors"]:
         console.print(f"[red]{len(catalog['errors'])} crew note(s) cannot run:[/red]")
         for error in catalog["errors"]:

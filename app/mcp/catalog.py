@@ -92,7 +92,8 @@ UNDO_LAST_CHANGE = McpTool(
 LIST_CREWS = McpTool(
     "list_crews",
     "List the crews (deterministic pipelines written as notes in the vault): each crew's name, description, "
-    "schedule and the folders it may write, and crew notes that cannot run with why.",
+    "schedule, the folders it may write and warnings (properties of its notes that are ignored), and crew notes "
+    "that cannot run with why.",
     NoArgs,
     READ,
 )

@@ -210,3 +210,27 @@ def test_a_write_scope_entirely_outside_writable_folders_is_a_load_error(setting
     )
     assert "_crews/Wide.md" not in errors and "_crews/Daily-Briefing.md" not in errors
     assert "TaskNotes/**" in errors["_crews/Task-Triage.md"]
+
+
+def test_crew_list_shows_the_properties_a_crew_note_has_that_are_ignored(settings: Settings, vault: Path) -> None:
+    # `cron:` is no setting and too far from `schedule` to read as its typo: ignored, the team runs unscheduled.
+    install_examples(vault, "_crews")
+    extra = 'tags: [crew]\ncron: "0 7 * * *"\ncreated: 2026-01-05\n'
+    (vault / "_crews" / "Team.md").write_text(team("Fine").replace("max_writes: 1\n", extra), "utf-8")
+    briefer = vault / "_crews" / "agents" / "Briefer.md"
+    briefer.write_text(
+        briefer.read_text(encoding="utf-8").replace("name: Briefer\n", "name: Briefer\nmodel: big\n"), "utf-8"
+    )
+    (vault / "_crews" / "Broken.md").write_text("---\ncrew-kind: team\ntasks: []\n---\n", encoding="utf-8")
+    env = cli_env(settings)
+
+    listed = runner.invoke(cli, ["crew", "list", "--json"], env=env)
+    shown = runner.invoke(cli, ["crew", "list"], env=env)
+
+    assert listed.exit_code == 0 and shown.exit_code == 0, shown.output
+    crews = {crew["name"]: crew for crew in json.loads(listed.stdout)["crews"]}
+    agent = "agent note _crews/agents/Briefer.md: ignored model: no agent setting"
+    assert crews["Fine"]["warnings"] == ["ignored created, cron: no team setting", agent]
+    assert crews["Daily-Briefing"]["warnings"] == [agent] and crews["Task-Triage"]["warnings"] == []
+    assert "⚠ ignored created, cron: no team setting" in shown.stdout
+    assert "1 crew note(s) cannot run:" in shown.stdout and "_crews/Broken.md: tasks:" in shown.stdout

@@ -100,10 +100,15 @@ def test_crew_undo_of_a_run_shows_what_it_restores_and_asks(settings: Settings, 
 def test_the_api_lists_starts_follows_and_undoes_a_run(settings: Settings, vault: Path) -> None:
     with crew_world(settings) as world:
         (vault / "_crews" / "Broken.md").write_text("---\ncrew-kind: team\ntasks: []\n---\n", encoding="utf-8")
+        triage = vault / "_crews" / "Task-Triage.md"
+        triage.write_text(
+            triage.read_text("utf-8").replace("crew-kind: team\n", "crew-kind: team\nowner: me\n"), "utf-8"
+        )
         model = OpenAICompatibleChatModel(world.settings.llm.model_copy(update={"base_urls": (world.llm.base_url,)}))
         app = create_app(world.settings, world.services, chat_model=model)
         with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
             catalog = client.get("/v1/crews").json()
+            page = client.get("/crews").text
             started = client.post("/v1/crews/Daily-Briefing/runs", json={})
             run_id = started.json()["run"]["id"]
             with client.stream("GET", f"/v1/crews/runs/{run_id}/events") as stream:
@@ -115,7 +120,9 @@ def test_the_api_lists_starts_follows_and_undoes_a_run(settings: Settings, vault
             undone = client.post(f"/v1/crews/runs/{run_id}/undo", json={"change_set_id": plan["change_set_id"]})
             missing = client.post("/v1/crews/No-Such-Crew/runs", json={})
 
-    assert {crew["name"] for crew in catalog["crews"]} == {"Daily-Briefing", "Task-Triage"}
+    warnings = {crew["name"]: crew["warnings"] for crew in catalog["crews"]}
+    assert warnings == {"Daily-Briefing": [], "Task-Triage": ["ignored owner: no team setting"]}
+    assert page.count('class="warn crew-warning"') == 1 and "⚠ ignored owner: no team setting" in page
     assert [error["path"] for error in catalog["errors"]] == ["_crews/Broken.md"]
     assert started.status_code == 202
     assert events[-1]["type"] == "run" and events[-1]["status"] == "ok"

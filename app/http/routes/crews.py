@@ -52,6 +52,8 @@ def crew_service(request: Request) -> CrewService:
 def catalog_json(catalog: Catalog, schedules: Mapping[str, str | None]) -> dict[str, Any]:
     """Return the crews of the vault, runnable ones and the notes that cannot run (with why).
 
+    Each crew lists its `warnings`: the properties of its team and agent notes that loading ignored.
+
     Args:
         catalog: the crews as loaded.
         schedules: per team, whether its schedule runs (`CrewService.schedule_statuses`).
@@ -67,6 +69,7 @@ def catalog_json(catalog: Catalog, schedules: Mapping[str, str | None]) -> dict[
             "write_scope": list(team.spec.write_scope),
             "max_writes": team.spec.max_writes,
             "tasks": [{"id": task.id, "kind": task.kind} for task in team.spec.tasks],
+            "warnings": list(team.warnings),
         }
         for team in sorted(catalog.teams.values(), key=lambda t: t.name.casefold())
     ]
