@@ -136,10 +136,25 @@ class AgentNodes:
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if self._is_contract(question, scratch_of(config)):
             return {"is_covered": True, "is_contract": True, "hit_paths": hit_paths}
+        # A model answering from the passages alone (no tools this turn) cites `source` and needs no path or lines.
+        with_location = self._offers_tools(question)
         context = await _in_thread(
-            lambda: build_context(hits, question, max_chars=deps.passage_chars, note_text=deps.note_text)
+            lambda: build_context(
+                hits, question, max_chars=deps.passage_chars, note_text=deps.note_text, with_location=with_location
+            )
         )
         return {"is_covered": True, "context": context, "allowed": anchors, "hit_paths": hit_paths}
+
+    def _offers_tools(self, question: str) -> bool:
+        """Return True when this message is offered tools, as `call_model` decides.
+
+        A change, or a question to a model that makes structured tool calls.
+        """
+        model = self._deps.chat_model.model_name
+        intent = asked_change(question)
+        is_change = intent.is_change and not intent.follows_note
+        tool_use = self._deps.tool_use
+        return tool_use.is_offered(model) and (is_change or tool_use.is_offered_on_questions(model))
 
     def _is_contract(self, question: str, scratch: TurnScratch) -> bool:
         """Return True when this change request goes through a change contract rather than free tool calls."""

@@ -56,7 +56,7 @@ QUESTIONS = {
 }
 REPLY_TOKENS = 16
 # A passage as rag.answer.context.format_note writes it (the rules' own mentions of "<note>" are not passages).
-_NOTE = re.compile(r'<note source="[^"]*" path="[^"]*"[^>]*>\n.*?\n</note>', re.DOTALL)
+_NOTE = re.compile(r'<note source="[^"]*"[^>]*>\n.*?\n</note>', re.DOTALL)
 PARTS = ("instructions", "tools", "passages", "history", "question", "turn extras")
 
 

@@ -55,24 +55,26 @@ def quote_attribute(value: str) -> str:
     return " ".join(escaped.splitlines())
 
 
-def format_note(*, source: str, path: str, text: str, lines: tuple[int, int] | None = None) -> str:
+def format_note(*, source: str, path: str | None, text: str, lines: tuple[int, int] | None = None) -> str:
     """Return one passage as a `<note>` element: its citation link and location as attributes, its text as data.
 
     Args:
         source: the citation the model must copy, e.g. "[[Sourdough#Final recipe]]".
-        path: the vault-relative path of the note.
+        path: the vault-relative path of the note (None: no location, nor `lines`).
         text: the passage; any `<note`-like tag in it is escaped.
         lines: the 1-based, inclusive line range of the passage in its note, if it is not the whole note.
 
     """
-    where = f' lines="{lines[0]}-{lines[1]}"' if lines else ""
-    opening = f'<note source="{quote_attribute(source)}" path="{quote_attribute(path)}"{where}>'
+    where = "" if path is None else f' path="{quote_attribute(path)}"'
+    where += f' lines="{lines[0]}-{lines[1]}"' if lines and path is not None else ""
+    opening = f'<note source="{quote_attribute(source)}"{where}>'
     return f"{opening}\n{neutralise_tags(text).strip()}\n</note>"
 
 
-def format_chunk(chunk: Chunk) -> str:
-    """Return a retrieved chunk as a `<note>` element."""
-    return format_note(source=chunk.anchor, path=chunk.path, text=chunk.text, lines=(chunk.line_start, chunk.line_end))
+def format_chunk(chunk: Chunk, *, with_location: bool = True) -> str:
+    """Return a retrieved chunk as a `<note>` element (`with_location`: its path and lines too)."""
+    path = chunk.path if with_location else None
+    return format_note(source=chunk.anchor, path=path, text=chunk.text, lines=(chunk.line_start, chunk.line_end))
 
 
 def build_context(
@@ -81,6 +83,7 @@ def build_context(
     *,
     max_chars: int = PASSAGE_CHARS,
     note_text: Callable[[str], str | None] | None = None,
+    with_location: bool = True,
 ) -> str:
     """Return the passages of `hits`, best first, each once, as `<note>` elements separated by blank lines.
 
@@ -95,11 +98,17 @@ def build_context(
         question: what the passages should answer.
         max_chars: the characters of passage text in all (the elements' tags come on top).
         note_text: the indexed markdown of a note by path, to find the lines of a part (None: estimated).
+        with_location: give each passage its `path` and `lines`, which a model reading notes with tools may use;
+            one answering from the passages alone cites `source` only, and reads them for nothing (on deep
+            folders some 20-30 tokens a passage).
 
     """
     chunks = join_adjacent(list({(hit.chunk.path, hit.chunk.index): hit.chunk for hit in hits}.values()))
     shares = fair_shares([len(chunk.text) for chunk in chunks], max_chars)
-    return "\n\n".join(_passage(chunk, question, share, note_text) for chunk, share in zip(chunks, shares, strict=True))
+    return "\n\n".join(
+        _passage(chunk, question, share, note_text, with_location=with_location)
+        for chunk, share in zip(chunks, shares, strict=True)
+    )
 
 
 def fair_shares(sizes: Sequence[int], budget: int) -> list[int]:
@@ -119,13 +128,17 @@ def fair_shares(sizes: Sequence[int], budget: int) -> list[int]:
     return shares
 
 
-def _passage(chunk: Chunk, question: str, share: int, note_text: Callable[[str], str | None] | None) -> str:
+def _passage(
+    chunk: Chunk, question: str, share: int, note_text: Callable[[str], str | None] | None, *, with_location: bool
+) -> str:
     if len(chunk.text) <= share:
-        return format_chunk(chunk)
+        return format_chunk(chunk, with_location=with_location)
     part = best_excerpt(chunk.text, question, max_chars=share)
-    lines = part_lines(chunk, part.first_row, part.last_row, note_text(chunk.path) if note_text else None)
     text = f"{ELLIPSIS} {part.text}" if part.is_cut_before else part.text
     text = f"{text} {ELLIPSIS}" if part.is_cut_after else text
+    if not with_location:
+        return format_note(source=chunk.anchor, path=None, text=text)
+    lines = part_lines(chunk, part.first_row, part.last_row, note_text(chunk.path) if note_text else None)
     return format_note(source=chunk.anchor, path=chunk.path, text=text, lines=lines)
 
 

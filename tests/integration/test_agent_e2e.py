@@ -470,3 +470,22 @@ def test_answer_passage_chars_bounds_the_note_text_sent_with_the_question(
 
     assert 0 < sent[600] <= 600 < sent[PASSAGE_CHARS] <= PASSAGE_CHARS
     assert Settings.model_fields["answer_passage_chars"].default == PASSAGE_CHARS
+
+
+@pytest.mark.parametrize(("tools", "has_location"), [("auto", False), ("on", True)])
+def test_passages_carry_their_path_and_lines_only_for_a_model_offered_tools(
+    settings: Settings, services: Services, llm: ScriptedLLMServer, tools: str, has_location: bool
+) -> None:
+    # A model that writes no structured tool call (as the scripted one) answers from the passages alone and cites
+    # their `source`: a path and lines would be tokens read for nothing. One offered read_note needs the path.
+    services.reindexer.run_once()
+    llm.add(Turn.text("The autolyse rests 45 minutes [[Sourdough#Final recipe]]."))
+    app = agent_app(settings.model_copy(update={"llm_tools": tools}), services, llm.base_url)
+    with serve_in_thread(app) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        ask(client, [{"role": "user", "content": QUESTION}], stream=False)
+
+    question = llm.chat_requests[-1].messages[-1]["content"]
+    openings = re.findall(r"<note [^>]*>", question)
+    assert openings and all(opening.startswith('<note source="[[') for opening in openings)
+    assert all(('path="' in opening) == has_location for opening in openings)

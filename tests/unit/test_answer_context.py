@@ -189,3 +189,21 @@ def test_a_long_passage_is_cut_to_its_best_part_with_the_lines_of_that_part() ->
     assert kept == [6, 7, 8] and first.splitlines()[1].startswith("… 6. Cold retard")  # step n is line n + 4
     assert first.splitlines()[0] == '<note source="[[Sourdough#Final recipe]]" path="Sourdough.md" lines="10-12">'
     assert second == format_chunk(GARLIC)  # short enough to stay whole
+
+
+def test_without_location_a_passage_is_its_citation_and_text_whole_or_cut() -> None:
+    long = Chunk(
+        path="Areas/Garden/Log.md",
+        title="Log",
+        heading_path=(),
+        anchor="[[Log]]",
+        text="Watered the beds. " * 40 + "Planted 40 cloves of garlic.",
+        line_start=3,
+        line_end=9,
+        index=0,
+    )
+    context = build_context([hit(RECIPE), hit(long)], "How many garlic cloves?", max_chars=300, with_location=False)
+
+    assert context.startswith('<note source="[[Sourdough#Final recipe]]">\nShape, then a cold retard')
+    assert '<note source="[[Log]]">\n… ' in context and context.endswith("Planted 40 cloves of garlic.\n</note>")
+    assert "path=" not in context and "lines=" not in context
