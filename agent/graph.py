@@ -146,20 +146,17 @@ class AgentNodes:
         return {"is_covered": True, "context": context, "allowed": anchors, "hit_paths": hit_paths}
 
     def _offers_tools(self, question: str) -> bool:
-        """Return True when this message is offered tools, as `call_model` decides.
+        """Return True when this message is offered tools, by the rule `call_model` offers them by.
 
-        A change, or a question to a model that makes structured tool calls.
+        A change, or a question to a model that makes structured tool calls; the passages say where they are only then.
         """
         model = self._deps.chat_model.model_name
-        intent = asked_change(question)
-        is_change = intent.is_change and not intent.follows_note
         tool_use = self._deps.tool_use
-        return tool_use.is_offered(model) and (is_change or tool_use.is_offered_on_questions(model))
+        return tool_use.is_offered(model) and (_asks_change(question) or tool_use.is_offered_on_questions(model))
 
     def _is_contract(self, question: str, scratch: TurnScratch) -> bool:
         """Return True when this change request goes through a change contract rather than free tool calls."""
-        intent = asked_change(question)
-        is_change = scratch.writes is not None and intent.is_change and not intent.follows_note
+        is_change = scratch.writes is not None and _asks_change(question)
         # A map of content is built by code whatever the model (agent/change_contract/moc.py).
         is_code_only = moc_request(question) is not None
         return is_change and (is_code_only or self._deps.tool_use.uses_contract(self._deps.chat_model.model_name))
@@ -206,11 +203,11 @@ class AgentNodes:
         # Write tools only when the message asks for a change (only offered tools run, so a plain question
         # proposes nothing); deletes and moves nobody asked for still wait for "yes delete" / "yes move".
         # "Follow the instructions in X" offers none at all: a note's text never becomes a proposal.
-        is_change = intent.is_change and not intent.follows_note
+        is_change = _asks_change(asked)
         if self._deps.tool_use.is_offered(model):
             writes = scratch.writes.specs(asked) if scratch.writes and is_change else []
             reads = self._deps.tools.specs(asked)
-            if is_change or self._deps.tool_use.is_offered_on_questions(model):
+            if self._offers_tools(asked):
                 known = [*reads, *writes]
             else:  # a question to a model that writes its calls as text: one completion (agent/tool_use.py)
                 held = reads
@@ -413,6 +410,12 @@ def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
     builder.add_edge("refuse", END)
     builder.add_edge("finish_answer", END)
     return builder
+
+
+def _asks_change(question: str) -> bool:
+    """Return True when the message asks for a change, not to follow a note's instructions (which gets no tools)."""
+    intent = asked_change(question)
+    return intent.is_change and not intent.follows_note
 
 
 def _write_text(write: Callable[[Any], None], text: str) -> None:

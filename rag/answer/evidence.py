@@ -28,11 +28,18 @@ EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's veri
 # One quoted line as `quoted_line` writes it, and the block under the heading, as they read in a reply a client
 # sends back (regular-expression sources, for the patterns that cut them from history and read them in the eval).
 QUOTED_LINE = r'- "[^\n]*" (?P<link>!?\[\[[^\[\]\n]+\]\])[ \t]*'
-EVIDENCE_BLOCK = rf"{re.escape(EVIDENCE_HEADING)}(?:\n{QUOTED_LINE})+"
 # Under the model's refusal, the sentences of the passages it read that say most about what was asked (`closest_to`).
 CLOSEST_HEADING = "Closest in your notes:"
-CLOSEST_BLOCK = rf"{re.escape(CLOSEST_HEADING)}(?:\n{QUOTED_LINE})+"
-QUOTES_BLOCK = rf"(?:{re.escape(EVIDENCE_HEADING)}|{re.escape(CLOSEST_HEADING)})(?:\n{QUOTED_LINE})+"  # either one
+
+
+def _quoted_block(*headings: str) -> str:
+    """Return the regular-expression source of a block of quoted lines under one of `headings`."""
+    return rf"(?:{'|'.join(map(re.escape, headings))})(?:\n{QUOTED_LINE})+"
+
+
+EVIDENCE_BLOCK = _quoted_block(EVIDENCE_HEADING)
+CLOSEST_BLOCK = _quoted_block(CLOSEST_HEADING)
+QUOTES_BLOCK = _quoted_block(EVIDENCE_HEADING, CLOSEST_HEADING)  # either one
 MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
 EVIDENCE_CHARS = 280  # a longer sentence is cut at a space, as a snippet is
 MIN_COPIED_CHARS = 40  # a sentence an answer repeats that makes its note a source (`copied_from`)
