@@ -16,3 +16,11 @@ def vault_hashes(root: Path) -> dict[str, str]:
         elif path.is_file():
             hashes[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
     return hashes
+
+
+def write_notes(root: Path, notes: dict[str, str]) -> Path:
+    """Write each note (vault-relative path -> text) under `root`, folders made as needed; return `root`."""
+    for path, text in notes.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    return root

@@ -12,6 +12,7 @@ from agent.change_contract.request_words import given_names, named_days
 from agent.tools.reader import VaultReader
 from core.settings import Settings
 from tests.edit_fakes import NoSearch
+from tests.vault_state import write_notes
 
 GARLIC = "Areas/Garden/Garlic.md"
 SOURDOUGH = "Areas/Cooking/Sourdough.md"
@@ -113,10 +114,7 @@ KEPANO_NOTES = {
 
 @pytest.fixture
 def kepano_reader(tmp_path: Path) -> VaultReader:
-    root = tmp_path / "kepano"
-    for path, text in KEPANO_NOTES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    root = write_notes(tmp_path / "kepano", KEPANO_NOTES)
     settings = Settings(_env_file=None, vault_path=root, data_dir=tmp_path / "kepano-data")
     return VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 4, 9, 0))
 

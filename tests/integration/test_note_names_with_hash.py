@@ -17,6 +17,7 @@ from core.errors import InvalidRequest, NotFound
 from edits.proposals import SqliteProposalStore
 from tests.edit_fakes import write_settings, write_tools_reader
 from tests.integration.tool_calls import call
+from tests.vault_state import write_notes
 
 NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 NOTES = {
@@ -29,11 +30,7 @@ NOTES = {
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for path, text in NOTES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    return root
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 @pytest.fixture
@@ -113,11 +110,8 @@ def test_a_note_with_a_hash_moves_to_a_folder_keeping_its_name_but_is_not_rename
 def test_a_link_to_a_heading_stays_one_beside_a_note_named_like_the_link(tmp_path: Path) -> None:
     # Review finding: "[[Q#1]]" opened "Sub/Q#1.md" (name matching ignores folders), and our citation of heading B
     # of A, "[[A#B]]", opened "A#B.md".
-    root = tmp_path / "vault"
     notes = {"Q.md": "# Q\n## 1\nFirst.\n", "Sub/Q#1.md": "Other note.\n", "A.md": "# A\n## B\nBee.\n", "A#B.md": "x\n"}
-    for path, text in notes.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    root = write_notes(tmp_path / "vault", notes)
     tools = ToolRegistry(write_tools_reader(root, NOW), max_chars=6_000)
 
     assert call(tools, "read_note", note="[[Q#1]]").anchors == ("[[Q#1]]",)

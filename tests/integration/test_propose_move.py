@@ -25,7 +25,7 @@ from edits.writers.files import FileVaultWriter
 from edits.writers.rest import LocalRestApiWriter
 from tests.edit_fakes import write_settings, write_tools_reader
 from tests.obsidian_standin import StandinVault
-from tests.vault_state import vault_hashes
+from tests.vault_state import vault_hashes, write_notes
 
 NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 NOTES = {
@@ -47,11 +47,7 @@ def reader_for(vault: Path) -> VaultReader:
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    for path, text in {**NOTES, "Private/diary.md": "[[Garden]]\n"}.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
-    return root
+    return write_notes(tmp_path / "vault", {**NOTES, "Private/diary.md": "[[Garden]]\n"})
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from edits.writers.files import FileVaultWriter
 from edits.writers.rest import LocalRestApiWriter
 from tests.edit_fakes import write_settings
 from tests.obsidian_standin import obsidian_standin
+from tests.vault_state import write_notes
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 KEY = "a" * 64
@@ -30,11 +31,9 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    (root / "Projects" / "2025" / "Q1").mkdir(parents=True)
-    (root / "Projects" / "2025" / "Q1" / "Plan.md").write_text("# Plan\n", encoding="utf-8")
-    (root / "Projects" / "2025" / "Q1" / "Notes.md").write_text("# Notes\n", encoding="utf-8")
-    return root
+    return write_notes(
+        tmp_path / "vault", {"Projects/2025/Q1/Plan.md": "# Plan\n", "Projects/2025/Q1/Notes.md": "# Notes\n"}
+    )
 
 
 @pytest.fixture
