@@ -25,6 +25,7 @@ from edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
 from edits.diffs import content_hash
 from edits.proposals import SqliteProposalStore
 from edits.scope import check_size, check_writable
+from edits.writers.folders import missing_folders
 
 _PROPOSAL_STATUS: dict[OutcomeStatus, ProposalStatus] = {
     "applied": "applied",
@@ -215,6 +216,8 @@ async def _apply_one(
         before=current,
         hash_before=proposal.base_hash,
         hash_after=expected,
+        # Logged before the write, like the snapshot: a crash after the folders are made still lets undo find them.
+        created_folders=await missing_folders(writer, proposal.new_path or proposal.path),
     )
     change_id = log.begin(start, now=now)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import json
 import os
 import secrets
 import sqlite3
@@ -45,7 +46,16 @@ def _create_changes(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX changes_by_set ON changes (change_set_id)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (("m001_create_changes", _create_changes),)
+def _add_created_folders(conn: sqlite3.Connection) -> None:
+    # Rows logged before this column created no folder anyone knows of: '[]' keeps them readable, and undo then
+    # removes no folder for them (the safe direction: an empty folder left behind, never one the user made).
+    conn.execute("ALTER TABLE changes ADD COLUMN created_folders TEXT NOT NULL DEFAULT '[]'")
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    ("m001_create_changes", _create_changes),
+    ("m002_add_created_folders", _add_created_folders),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,7 @@ class ChangeStart:
     hash_before: str | None
     hash_after: str | None  # expected after the write
     undoes: str | None = None
+    created_folders: tuple[str, ...] = ()  # folders the write will create for the note, outermost first
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +123,11 @@ class SqliteChangeLog:
             snapshot,
             "started",
             start.undoes,
+            json.dumps(list(start.created_folders)),
         )
         with self._db.transaction() as conn:
             cursor = conn.execute(
-                f"INSERT INTO changes ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row
+                f"INSERT INTO changes ({_COLUMNS}, created_folders) VALUES (NULL{', ?' * len(row)})", row
             )
         if cursor.lastrowid is None:
             raise InvalidRequest("the change log did not record the change")
@@ -153,6 +165,16 @@ class SqliteChangeLog:
             return (self._snapshots / change.snapshot).read_bytes().decode("utf-8")
         except OSError as exc:
             raise NotFound(f"the snapshot of {change.path} ({change.snapshot}) is missing: {exc}") from exc
+
+    def created_folders(self, change: AppliedChange) -> tuple[str, ...]:
+        """Return the folders the change created for its note, outermost first (() when none or not recorded)."""
+        with self._db.transaction() as conn:
+            row = conn.execute("SELECT created_folders FROM changes WHERE id = ?", (change.id,)).fetchone()
+        try:
+            folders = json.loads(row[0]) if row is not None else []
+        except (TypeError, ValueError):
+            folders = []  # an unreadable record removes no folder: one left behind is the safe mistake
+        return tuple(folder for folder in folders if isinstance(folder, str)) if isinstance(folders, list) else ()
 
     def list(self, limit: int = 50) -> builtins.list[AppliedChange]:
         """Return the most recent entries, newest first (undo entries included)."""

@@ -1,7 +1,8 @@
 """Undo of a change set (the last, or one by id): plan it, then (confirmed) restore it, never over a later edit.
 
 Notes a change created go to `.trash/`, deleted notes come back from `.trash/`, moved notes move back, edited notes
-get their snapshot back; a note edited since the change is left as it is, with a warning step ("conflict").
+get their snapshot back; a note edited since the change is left as it is, with a warning step ("conflict"). The
+folders a change created for its note are removed once that note has left them, if they are empty by then.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from core.tracing import span
 from edits.changelog import ChangeStart, SqliteChangeLog, new_change_set_id
 from edits.diffs import content_hash
 from edits.lock import EditLock
+from edits.writers.folders import deepest_first, parent_folders, remove_empty_folders
+
+# The steps that take a note out of the folder the change put it in, so the folders it created may be left empty.
+_LEAVES_FOLDERS: frozenset[UndoAction] = frozenset({"trash", "move_back"})
 
 
 async def undo_last(
@@ -115,8 +120,12 @@ async def _plan_or_undo(
     preview = _Preview(writer, log, simulate=not confirm)
     for change in reversed(changes):
         step = await _plan_step(change, preview)
+        folders = _created_folders(change, log) if step.action in _LEAVES_FOLDERS else ()
         if confirm and step.is_write:
-            step = await _undo_one(change, step, undo_set, writer=writer, log=log, now=now)
+            step = await _undo_one(change, step, undo_set, writer=writer, log=log, now=now, folders=folders)
+        elif folders:
+            verb = "go" if len(folders) > 1 else "goes"
+            step = replace(step, message=f"{step.message}, and {_folders_text(folders)} {verb} too when empty")
         preview.record(change, step)
         steps.append(step)
     plan = UndoPlan(change_set_id=change_set_id, steps=tuple(steps))
@@ -196,9 +205,16 @@ async def _plan_step(change: AppliedChange, writer: _Preview) -> UndoStep:
 
 
 async def _undo_one(
-    change: AppliedChange, step: UndoStep, undo_set: str, *, writer: NoteWriter, log: SqliteChangeLog, now: datetime
+    change: AppliedChange,
+    step: UndoStep,
+    undo_set: str,
+    *,
+    writer: NoteWriter,
+    log: SqliteChangeLog,
+    now: datetime,
+    folders: tuple[str, ...],
 ) -> UndoStep:
-    """Carry out one planned step, logged like any write; return the step telling what it did."""
+    """Carry out one planned step, logged like any write, then remove the emptied `folders`; return what it did."""
     previous = log.snapshot_text(change)
     moves_back = step.action in ("move_back", "bring_back") and change.new_path is not None
     source = change.new_path if moves_back and change.new_path else change.path
@@ -233,7 +249,25 @@ async def _undo_one(
         await writer.write(change.path, previous)
     after = await writer.read(change.path)
     log.finish(entry, hash_after=None if after is None else content_hash(after), trash_path=trashed)
-    return replace(step, message=_done_message(change, step, trashed))
+    removed = await remove_empty_folders(writer, folders)
+    message = _done_message(change, step, trashed)
+    return replace(step, message=f"{message} and removed {_folders_text(removed)}" if removed else message)
+
+
+def _created_folders(change: AppliedChange, log: SqliteChangeLog) -> tuple[str, ...]:
+    """Return the folders the change created that hold its note, deepest first.
+
+    Only folders above the note the change wrote can qualify, so a hand-edited change log cannot point undo at any
+    other folder; the writer still removes each only when it is empty and inside the vault.
+    """
+    note = change.new_path if change.kind == "move" and change.new_path else change.path
+    holding = set(parent_folders(note))
+    return tuple(deepest_first([folder for folder in log.created_folders(change) if folder in holding]))
+
+
+def _folders_text(folders: tuple[str, ...]) -> str:
+    noun = "folders" if len(folders) > 1 else "folder"
+    return f"the {noun} it created ({', '.join(folders)})"
 
 
 def _done_message(change: AppliedChange, step: UndoStep, trashed: str | None) -> str:

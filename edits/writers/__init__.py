@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -9,6 +10,7 @@ from core.errors import InvalidRequest
 from core.ports import NoteWriter
 from core.settings import WriteSettings
 from edits.scope import check_not_denied
+from edits.writers.folders import missing_folders, remove_empty_folders
 
 if TYPE_CHECKING:
     from edits.writers.files import FileVaultWriter
@@ -52,6 +54,16 @@ class AutoWriter:
     async def move(self, path: str, new_path: str) -> None:
         """Move or rename the note through the backend available now."""
         await (await self.current()).move(path, new_path)
+
+    # Folders always go through the files writer: falling back to it at all assumes both write the same vault
+    # folder, so the folders a plugin write created are on that disk too, and the plugin cannot delete folders.
+    async def missing_folders(self, path: str) -> tuple[str, ...]:
+        """Return the folders a write of `path` would create, when the vault folder is reachable (else none)."""
+        return await self._files.missing_folders(path) if await self._files.is_available() else ()
+
+    async def remove_empty_folders(self, folders: Sequence[str]) -> tuple[str, ...]:
+        """Remove the folders that are empty now, deepest first, through the vault folder; return those removed."""
+        return await self._files.remove_empty_folders(folders) if await self._files.is_available() else ()
 
 
 class DenylistGuard:
@@ -98,6 +110,22 @@ class DenylistGuard:
         check_not_denied(path, settings=self._settings, allow_trash=True)
         check_not_denied(new_path, settings=self._settings)
         await self._writer.move(path, new_path)
+
+    async def missing_folders(self, path: str) -> tuple[str, ...]:
+        """Return the folders a write of `path` would create, when the writer behind can remove them later."""
+        return await missing_folders(self._writer, path)
+
+    async def remove_empty_folders(self, folders: Sequence[str]) -> tuple[str, ...]:
+        """Remove the folders that are empty now and not in the denylist (skipped, never refused); return those."""
+        allowed = [folder for folder in folders if not self._is_denied(folder)]
+        return await remove_empty_folders(self._writer, allowed)
+
+    def _is_denied(self, folder: str) -> bool:
+        try:
+            check_not_denied(folder, settings=self._settings)
+        except InvalidRequest:
+            return True
+        return False
 
 
 def build_writer(settings: WriteSettings, vault_root: Path) -> NoteWriter | None:

@@ -7,9 +7,11 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from core.errors import EditConflict, InvalidRequest, NotFound, UpstreamUnavailable
+from edits.writers.folders import deepest_first, parent_folders
 from edits.writers.paths import TRASH_FOLDER, resolve_in_vault, trash_candidates
 
 NEW_FILE_MODE = 0o644  # mkstemp creates 0600; a new note should be readable like one Obsidian creates
@@ -97,6 +99,21 @@ class FileVaultWriter:
             # trail of empty `.trash/<folders>`. Outside the trash an empty folder may be the user's own structure.
             await asyncio.to_thread(_remove_emptied_trash_folders, source.parent, depth=path.count("/") - 1)
 
+    async def missing_folders(self, path: str) -> tuple[str, ...]:
+        """Return the folders above the note `path` that do not exist yet (a write creates them), outermost first."""
+        resolve_in_vault(self._root, path)
+        return tuple(folder for folder in parent_folders(path) if not (self._root / folder).exists())
+
+    async def remove_empty_folders(self, folders: Sequence[str]) -> tuple[str, ...]:
+        """Remove each folder that is empty now, deepest first; return those removed.
+
+        Undo calls this with the folders a change created for its note. Outside the trash an empty folder may be
+        the user's own structure, so only these are removed, and only while empty: `os.rmdir` refuses a folder
+        that holds anything, and a folder failing the vault-path rules (a dot folder, a symlink, outside the
+        vault) is skipped. Either way the folder only stays behind, which is not an error.
+        """
+        return await asyncio.to_thread(_remove_empty_folders, self._root, deepest_first(folders))
+
 
 def write_atomically(target: Path, content: str) -> None:
     """Write `content` to a temp file beside `target`, fsync it, os.replace it over `target`, fsync the folder.
@@ -145,6 +162,17 @@ def _remove_emptied_trash_folders(folder: Path, *, depth: int) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+def _remove_empty_folders(root: Path, folders: Sequence[str]) -> tuple[str, ...]:
+    removed: list[str] = []
+    for folder in folders:
+        try:
+            os.rmdir(resolve_in_vault(root, folder))
+        except (InvalidRequest, OSError):
+            continue
+        removed.append(folder)
+    return tuple(removed)
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -28,6 +28,10 @@ _OFFLINE_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtoco
 class LocalRestApiWriter:
     """Read and change notes through the plugin's `/vault/` endpoints; every path is checked before sending."""
 
+    # Deliberately not a `FolderWriter` (edits.writers.folders): the plugin cannot delete folders (DELETE on `dir/`
+    # is 405/40510), so undo leaves behind an emptied folder a change created through it, as Obsidian itself does
+    # when a note is deleted. Nothing is recorded, so the change log never promises a removal this writer can't do.
+
     def __init__(
         self,
         base_url: str,
