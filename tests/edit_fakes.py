@@ -1,4 +1,4 @@
-"""Doubles for edit tests: an in-memory NoteWriter true to the contract, write settings, a search-less reader."""
+"""Edit test doubles: an in-memory NoteWriter true to the contract, write settings, change logs, a searchless reader."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from agent.tools.reader import VaultReader
 from core.domain import SearchFilters, SearchHit
 from core.errors import EditConflict, InvalidRequest, NotFound
 from core.settings import Settings, WriteSettings
+from edits.changelog import SqliteChangeLog
 
 CrashPoint = Literal["before_write", "after_write"]
 TRASH = ".trash/"
@@ -37,6 +38,11 @@ def write_settings(**overrides: object) -> WriteSettings:
     }
     values.update(overrides)
     return WriteSettings.model_validate(values)
+
+
+def open_change_log(data_dir: Path) -> SqliteChangeLog:
+    """Open a change log under `data_dir`, laid out as the app lays out DATA_DIR (changes.sqlite, snapshots/)."""
+    return SqliteChangeLog(data_dir / "changes.sqlite", data_dir / "snapshots")
 
 
 class InMemoryNoteWriter:

@@ -8,7 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from edits.changelog import SqliteChangeLog
 from edits.proposals import SqliteProposalStore
+from tests.edit_fakes import open_change_log
 from tests.obsidian_standin import StandinVault
 from tests.scripted_llm import ScriptedLLMServer
 
@@ -35,6 +37,14 @@ def store(tmp_path: Path) -> Iterator[SqliteProposalStore]:
     proposals = SqliteProposalStore(tmp_path / "data" / "proposals.sqlite")
     yield proposals
     proposals.close()
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Iterator[SqliteChangeLog]:
+    """Return an empty change log under the test's DATA_DIR."""
+    changes = open_change_log(tmp_path / "data")
+    yield changes
+    changes.close()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import pytest
 from core.edits import ProposedEdit
 from core.errors import EditConflict, InvalidRequest, UpstreamUnavailable
 from edits.apply import apply_edits
-from edits.changelog import SqliteChangeLog
 from edits.diffs import content_hash
 from edits.lock import EditLock
 from edits.messages.reports import undo_plan_text
@@ -26,13 +25,6 @@ ORIGINAL = {"Inbox/a.md": "# A\n\nfirst\n", "Inbox/b.md": "# B\n", "Projects/p.m
 @pytest.fixture
 def writer() -> InMemoryNoteWriter:
     return InMemoryNoteWriter(ORIGINAL)
-
-
-@pytest.fixture
-def log(tmp_path: Path):
-    log = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
-    yield log
-    log.close()
 
 
 def propose(writer: InMemoryNoteWriter, path: str, after: str | None, *, new_path: str | None = None, ttl=30):

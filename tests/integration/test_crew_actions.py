@@ -86,13 +86,6 @@ def context(vault: Path) -> ActionContext:
     return ActionContext(settings, write_settings(max_writes_per_turn=2), "_crews", TODAY, NOW)
 
 
-@pytest.fixture
-def log(tmp_path: Path) -> Iterator[SqliteChangeLog]:
-    opened = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
-    yield opened
-    opened.close()
-
-
 @pytest.fixture(params=["files", "rest"])
 def writer(request: pytest.FixtureRequest, vault: Path) -> Iterator[NoteWriter]:
     if request.param == "files":

@@ -14,10 +14,9 @@ import pytest
 from agent.gate.edit_gate import EditGate
 from core.chat import AnswerDone, AnswerEvent, AnswerText, ChatMessage, TurnRequest
 from core.edits import ProposedEdit
-from edits.changelog import SqliteChangeLog
 from edits.lock import EditLock
 from edits.proposals import SqliteProposalStore, new_proposal
-from tests.edit_fakes import InMemoryNoteWriter, write_settings
+from tests.edit_fakes import InMemoryNoteWriter, open_change_log, write_settings
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 NOTE = "Inbox/Idea.md"
@@ -87,7 +86,7 @@ class Chat:
 @pytest.fixture
 def parts(tmp_path: Path) -> Iterator[tuple[Chat, ProposingAnswerer, InMemoryNoteWriter, Clock]]:
     store = SqliteProposalStore(tmp_path / "proposals.sqlite")
-    log = SqliteChangeLog(tmp_path / "changes.sqlite", tmp_path / "snapshots")
+    log = open_change_log(tmp_path)
     writer = InMemoryNoteWriter({NOTE: "one\n", "Inbox/Other.md": "other\n"})
     clock = Clock()
     inner = ProposingAnswerer(store, writer, clock)
@@ -226,7 +225,7 @@ class SlowWriter(InMemoryNoteWriter):
 
 def test_two_conversations_approving_at_once_never_overwrite_each_other(tmp_path: Path) -> None:
     store = SqliteProposalStore(tmp_path / "proposals.sqlite")
-    log = SqliteChangeLog(tmp_path / "changes.sqlite", tmp_path / "snapshots")
+    log = open_change_log(tmp_path)
     writer = SlowWriter({NOTE: "base\n"})
     gate = EditGate(
         ProposingAnswerer(store, writer, Clock()),

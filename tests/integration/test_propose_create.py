@@ -20,11 +20,10 @@ from agent.tools.reader import VaultReader
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest, NotFound
 from edits.apply import apply_edits
-from edits.changelog import SqliteChangeLog
 from edits.proposals import SqliteProposalStore
 from edits.text.body import add_task
 from edits.writers.files import FileVaultWriter
-from tests.edit_fakes import write_settings, write_tools_reader
+from tests.edit_fakes import open_change_log, write_settings, write_tools_reader
 from tests.vault_state import vault_hashes
 
 NOW = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)  # a Friday; the daily notes run to 2026-11-16
@@ -75,7 +74,7 @@ def refuse(vault: Path, store: SqliteProposalStore, tool: str, error: type[Excep
 
 
 def apply(vault: Path, tmp_path: Path, proposal: ProposedEdit) -> None:
-    log = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
+    log = open_change_log(tmp_path / "data")
     report = asyncio.run(
         apply_edits([proposal], writer=FileVaultWriter(vault), log=log, settings=write_settings(), now=NOW)
     )

@@ -50,13 +50,6 @@ def vault(tmp_path: Path) -> Path:
     return write_notes(tmp_path / "vault", {**NOTES, "Private/diary.md": "[[Garden]]\n"})
 
 
-@pytest.fixture
-def log(tmp_path: Path) -> Iterator[SqliteChangeLog]:
-    changes = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
-    yield changes
-    changes.close()
-
-
 def make_toolbox(vault: Path, store: SqliteProposalStore, **overrides: object) -> ProposalToolbox:
     settings = write_settings(**{"private_folders": ("Private",), "max_writes_per_turn": 10, **overrides})
     return ProposalToolbox(

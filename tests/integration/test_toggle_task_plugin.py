@@ -60,13 +60,6 @@ def changed_lines(diff: str) -> list[str]:
     return [line for line in diff.splitlines()[2:] if line[:1] in "+-"]
 
 
-@pytest.fixture
-def log(tmp_path: Path):
-    opened = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
-    yield opened
-    opened.close()
-
-
 def apply_then_undo(vault: Path, proposal: ProposedEdit, log: SqliteChangeLog) -> tuple[str, str]:
     """Apply the proposal and undo it; return the note's text after each."""
     writer = FileVaultWriter(vault)

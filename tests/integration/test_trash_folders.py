@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,13 +34,6 @@ def vault(tmp_path: Path) -> Path:
     return write_notes(
         tmp_path / "vault", {"Projects/2025/Q1/Plan.md": "# Plan\n", "Projects/2025/Q1/Notes.md": "# Notes\n"}
     )
-
-
-@pytest.fixture
-def log(tmp_path: Path) -> Iterator[SqliteChangeLog]:
-    log = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
-    yield log
-    log.close()
 
 
 def folders(vault: Path) -> list[str]:

@@ -49,13 +49,6 @@ def writer(request: pytest.FixtureRequest, vault: Path) -> Iterator[NoteWriter]:
             yield LocalRestApiWriter(base_url, KEY)
 
 
-@pytest.fixture
-def log(tmp_path: Path) -> Iterator[SqliteChangeLog]:
-    opened = SqliteChangeLog(tmp_path / "data" / "changes.sqlite", tmp_path / "data" / "snapshots")
-    yield opened
-    opened.close()
-
-
 def change(writer: NoteWriter, log: SqliteChangeLog, edits: Mapping[str, str | None], **kwargs: object) -> ApplyReport:
     """Apply `edits` (path -> new text, None = delete) as one approval or one crew task; return the report."""
 
