@@ -57,6 +57,11 @@ class Catalog:
         wanted = name.strip().casefold()
         return next((team for key, team in self.teams.items() if key.casefold() == wanted), None)
 
+    def agent_named(self, name: str) -> CrewAgent | None:
+        """Return the agent note of this name (case-insensitive), or None."""
+        wanted = name.casefold()
+        return next((agent for key, agent in self.agents.items() if key.casefold() == wanted), None)
+
     def error_named(self, name: str) -> LoadError | None:
         """Return the load error of the crew note called `name` (its `name:`, else its file name), or None."""
         wanted = name.strip().casefold()
@@ -110,9 +115,10 @@ def load_catalog(
         elif team.name.casefold() in (key.casefold() for key in runnable):
             errors.append(LoadError(team.path, f"another team note is also named {team.name!r}", team.name))
         else:
-            runnable[team.name] = replace(team, warnings=team.warnings + _agent_warnings(team, agents))
+            runnable[team.name] = team
     ordered = tuple(sorted(errors, key=lambda error: error.path))
-    return Catalog(root=crew_root, teams=runnable, agents=agents, errors=ordered)
+    catalog = Catalog(root=crew_root, teams=runnable, agents=agents, errors=ordered)
+    return replace(catalog, teams={name: _with_agent_warnings(team, catalog) for name, team in runnable.items()})
 
 
 def _load_time_day(vault_root: Path, today: date) -> LoadTimeDay:
@@ -207,11 +213,11 @@ def _team(path: str, data: object, text: str) -> Team | LoadError:
     return Team(spec=spec, path=path, content_hash=content_hash(text), warnings=warnings)
 
 
-def _agent_warnings(team: Team, agents: dict[str, CrewAgent]) -> tuple[str, ...]:
-    """Return the warnings of the agent notes the team's llm tasks name, each once, in task order."""
-    by_name = {agent.name.casefold(): agent for agent in agents.values()}
-    named = (by_name.get(task.agent.casefold()) for task in team.spec.tasks if isinstance(task, LlmTask))
-    return tuple(dict.fromkeys(warning for agent in named if agent is not None for warning in agent.warnings))
+def _with_agent_warnings(team: Team, catalog: Catalog) -> Team:
+    """Return the team with the warnings of the agent notes its llm tasks name added, each once, in task order."""
+    named = (catalog.agent_named(task.agent) for task in team.spec.tasks if isinstance(task, LlmTask))
+    warnings = dict.fromkeys(warning for agent in named if agent is not None for warning in agent.warnings)
+    return replace(team, warnings=team.warnings + tuple(warnings))
 
 
 def _cross_check(team: Team, agents: dict[str, CrewAgent], collectors: Collection[str]) -> str:

@@ -226,7 +226,9 @@ async def _ask(
     material, capped = fit_to_writes(task, team.spec, flow.material, writes_left(team.spec, deps.crews, state))
     if capped:
         task_state.note(capped)
-    agent = next(a for key, a in catalog.agents.items() if key.casefold() == task.agent.casefold())
+    agent = catalog.agent_named(task.agent)
+    if agent is None:  # load_catalog refuses such a team: only a catalog built by hand gets here
+        raise CrewRunError(f"llm task {task.id!r}: no agent note is named {task.agent!r}")
     window = (await deps.context_tokens() if deps.context_tokens else None) or deps.crews.context_tokens
     window = window or DEFAULT_CONTEXT_TOKENS
     rendered = render_material(
