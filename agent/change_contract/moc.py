@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from agent.change_contract.candidates import requested_folder, vault_folders
 from agent.change_contract.request_words import CHANGE_VERBS, LINK
+from agent.change_contract.vault_references import requested_folder, vault_folders
 from agent.turn import WriteToolBox
 from core.domain import Note
 from core.errors import AppError

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from agent.change_contract.candidates import Candidate, TaskState
+from agent.change_contract.findings import Candidate, TaskState
 from agent.change_contract.request_words import CHANGE_VERBS, given_names
 from agent.gate.intent import FOLDER_CLAUSE
 

@@ -14,7 +14,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent.change_contract.candidates import Findings, gather
+from agent.change_contract.candidates import gather
+from agent.change_contract.findings import Findings
 from agent.change_contract.operations import (
     OPERATIONS,
     TASK_STATES,

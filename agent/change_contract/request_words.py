@@ -1,6 +1,6 @@
 """What a change request says in its own words, before any note is looked at: quoted values, names, days, notes.
 
-Pure readings of the request's text; `agent.change_contract.candidates` matches them against the vault.
+Pure readings of the request's text; `vault_references` and `candidates` match them against the vault.
 """
 
 from __future__ import annotations

@@ -17,9 +17,10 @@ from typing import Any
 
 import jsonschema
 
-from agent.change_contract.candidates import Candidate, Findings, named_headings
+from agent.change_contract.findings import Candidate, Findings
 from agent.change_contract.operations import OPERATIONS, TASK_STATES
 from agent.change_contract.request_words import NAME_PATTERN, gives_text, values_after
+from agent.change_contract.vault_references import named_headings
 from llm_client.reply_json import OutputInvalid, schema_response_format
 
 SCHEMA_NAME = "change-v1"
@@ -147,9 +148,9 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
         raise OutputInvalid("; ".join(_error_text(error) for error in errors[:_MAX_ERRORS]))
     values = {key: str(value) for key, value in cleaned.items() if key not in ("operation", "target")}
     if operation == "create_note" and findings.place:
-        values["folder"] = findings.place  # chosen by code, never by the model (see candidates.requested_folder)
+        values["folder"] = findings.place  # chosen by code, never by the model (see vault_references.requested_folder)
     if operation == "create_note" and findings.template:
-        values["template"] = findings.template  # likewise (candidates.requested_template)
+        values["template"] = findings.template  # likewise (template_choice.requested_template)
     target = findings.candidate(str(cleaned["target"])) if "target" in cleaned else None
     for field in COPIED:
         if field in values:
