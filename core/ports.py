@@ -9,6 +9,7 @@ from typing import Protocol
 from core.chat import AnswerEvent, ChatDelta, ChatMessage, ChatResult, ToolSpec, TurnRequest
 from core.domain import (
     DEFAULT_FUSION,
+    Chunk,
     EmbeddedChunk,
     Embedding,
     Fusion,
@@ -80,6 +81,13 @@ class VectorStore(Protocol):
         fusion: Fusion = DEFAULT_FUSION,
     ) -> list[SearchHit]:
         """Run dense and sparse prefetches (each filtered) and fuse them (RRF unless `fusion` says otherwise)."""
+        ...
+
+    def chunks_at(self, places: Sequence[tuple[str, int]]) -> list[Chunk]:
+        """Return the stored chunks at these (note path, chunk index) places, in that order; absent ones left out.
+
+        A hit's neighbours are read by place, not searched for: the text around a hit may not resemble the query.
+        """
         ...
 
     def search_lists(self, query: Embedding, *, limit: int, filters: SearchFilters | None = None) -> RankedLists:

@@ -15,6 +15,7 @@ import qdrant_edge as qe
 
 from core.domain import (
     DEFAULT_FUSION,
+    Chunk,
     EmbeddedChunk,
     Embedding,
     Fusion,
@@ -39,6 +40,7 @@ from rag.stores.payload import (
     chunk_from_payload,
     chunk_payload,
     filter_conditions,
+    in_order,
     payload_text,
     point_id,
     sort_hits,
@@ -165,6 +167,14 @@ class EdgeVectorStore:
         with _edge_errors("search failed"):
             points = self._shard.query(request)
         return sort_hits(SearchHit(chunk_from_payload(point.payload or {}), point.score) for point in points)
+
+    def chunks_at(self, places: Sequence[tuple[str, int]]) -> list[Chunk]:
+        """Return the stored chunks at these (note path, chunk index) places, in that order; absent ones left out."""
+        if self._shard is None or not places:
+            return []
+        with _edge_errors("retrieve failed"):
+            records = self._shard.retrieve([point_id(path, index) for path, index in places], list(CHUNK_FIELDS), False)
+        return in_order(places, [chunk_from_payload(record.payload or {}) for record in records])
 
     def search_lists(self, query: Embedding, *, limit: int, filters: SearchFilters | None = None) -> RankedLists:
         """Run the dense and the sparse query of `search` apart (each filtered), each best first, unfused."""

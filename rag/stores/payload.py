@@ -92,6 +92,12 @@ def chunk_from_payload(payload: Mapping[str, object]) -> Chunk:
     )
 
 
+def in_order(places: Sequence[tuple[str, int]], chunks: Iterable[Chunk]) -> list[Chunk]:
+    """Return `chunks` in the order of `places` (a store returns points by id in an order of its own)."""
+    by_place = {(chunk.path, chunk.index): chunk for chunk in chunks}
+    return [by_place[place] for place in places if place in by_place]
+
+
 def payload_text(payload: Mapping[str, object] | None, key: str) -> str:
     """Return a text field of a point payload, or fail loudly when the index was built differently."""
     return _text(payload or {}, key)

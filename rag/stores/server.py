@@ -13,6 +13,7 @@ from qdrant_client.http.exceptions import ApiException
 
 from core.domain import (
     DEFAULT_FUSION,
+    Chunk,
     EmbeddedChunk,
     Embedding,
     Fusion,
@@ -37,6 +38,7 @@ from rag.stores.payload import (
     chunk_from_payload,
     chunk_payload,
     filter_conditions,
+    in_order,
     payload_text,
     point_id,
     sort_hits,
@@ -156,6 +158,19 @@ class ServerVectorStore:
                 with_payload=list(CHUNK_FIELDS),
             )
         return sort_hits(SearchHit(chunk_from_payload(point.payload or {}), point.score) for point in response.points)
+
+    def chunks_at(self, places: Sequence[tuple[str, int]]) -> list[Chunk]:
+        """Return the stored chunks at these (note path, chunk index) places, in that order; absent ones left out."""
+        if not places or self._known_identity() is None:
+            return []
+        with _qdrant_errors():
+            records = self._client.retrieve(
+                self._collection,
+                [point_id(path, index) for path, index in places],
+                with_payload=list(CHUNK_FIELDS),
+                with_vectors=False,
+            )
+        return in_order(places, [chunk_from_payload(record.payload or {}) for record in records])
 
     def search_lists(self, query: Embedding, *, limit: int, filters: SearchFilters | None = None) -> RankedLists:
         """Run the dense and the sparse query of `search` apart (each filtered), each best first, unfused."""

@@ -230,6 +230,16 @@ def test_chunk_counts_count_the_points_of_each_note(store: VectorStore) -> None:
     assert store.chunk_counts() == {"A.md": 3, "B.md": 1}
 
 
+def test_chunks_at_reads_chunks_by_place_in_the_order_asked_and_leaves_out_absent_ones(store: VectorStore) -> None:
+    stored = [item("A.md", chunk, dense=vec({chunk: 1.0})) for chunk in range(3)] + [item("B.md", dense=vec({0: 1.0}))]
+    store.upsert(stored)
+
+    chunks = store.chunks_at([("A.md", 2), ("Missing.md", 0), ("B.md", 0), ("A.md", 3), ("A.md", 0)])
+
+    assert chunks == [stored[2].chunk, stored[3].chunk, stored[0].chunk]
+    assert store.chunks_at([]) == []
+
+
 def test_identity_survives_reopening_and_reset_changes_dim_and_empties(backend: Backend) -> None:
     store = backend.open()
     store.reset(IDENTITY)
@@ -264,6 +274,7 @@ def test_store_without_identity_is_empty_and_refuses_writes(backend: Backend) ->
     assert store.count() == 0
     assert store.indexed_paths() == set()
     assert store.embeddings_for_paths(["Note.md"]) == {}
+    assert store.chunks_at([("Note.md", 0)]) == []
     store.delete_paths(["Note.md"])
     with pytest.raises(InvalidRequest, match="call reset"):
         store.upsert([item("Note.md", dense=vec({0: 1.0}))])
