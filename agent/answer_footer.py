@@ -28,9 +28,10 @@ from rag.answer.evidence import (
     evidence_block,
     evidence_for,
 )
+from rag.answer.unread_names import unread_names
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
-NUMBERS_CAUTION = "Not in the notes searched:"
+UNREAD_CAUTION = "Not in the notes searched:"
 SEARCHED_NOTES = 3  # the best hits listed after a refusal, and where its closest sentences are looked for
 CODE_NOTICE = "\n\n*(The code in this answer is not in the notes searched: the model wrote it.)*"
 # A reply that ends with its own list of sources ("**Sources:**" then "- [[Note]]" lines) needs no second one.
@@ -42,7 +43,7 @@ _OWN_SOURCES = re.compile(
 # sends back.
 _FOOTER = re.compile(
     r"(?:\n\n\*\((?:Nothing in this answer was found|The code in this answer is not|"
-    + re.escape(NUMBERS_CAUTION)
+    + re.escape(UNREAD_CAUTION)
     + r")[^\n]*\)\*)*"
     rf"(?:\n\n{QUOTES_BLOCK})?(?:\n\n{SOURCES_BLOCK})?\s*$"
 )
@@ -73,7 +74,7 @@ def answer_footer(
         return f"\n\n{sources}" if sources else ""
     passages, question, reply = turn_passages(state), latest_question(state["messages"]), scratch.reply_text
     read = attribute(reply, passages, question=question)
-    caution = UNSUPPORTED_NOTICE if read.is_unsupported and not cited else _numbers_caution(reply, passages, question)
+    caution = UNSUPPORTED_NOTICE if read.is_unsupported and not cited else _unread_caution(reply, passages, question)
     if passages and not read.is_unsupported and writes_unread_code(reply, passages):
         caution += CODE_NOTICE
     if cited and _OWN_SOURCES.search(reply):  # the model ended with its own list of (checked) links: nothing after
@@ -121,15 +122,21 @@ def refusal_footer(refusal: str, state: AgentState, *, show_sources: bool = True
     return "".join(f"\n\n{part}" for part in (closest, listed) if part)
 
 
-def _numbers_caution(reply: str, passages: list[Passage], question: str) -> str:
-    """Return the caution naming the numbers `reply` states that no passage read holds ("" for none)."""
+def _unread_caution(reply: str, passages: list[Passage], question: str) -> str:
+    """Return the caution naming the numbers and names `reply` states that no passage read holds ("" for none)."""
     if not passages or is_refusal(reply):
         return ""
-    unread = unread_numbers(reply, passages, question=question)
-    if not unread:
+    numbers = unread_numbers(reply, passages, question=question)
+    names = unread_names(reply, passages, question=question)
+    if not numbers and not names:
         return ""
-    which = "this number" if len(unread) == 1 else "these numbers"
-    return f"\n\n*({NUMBERS_CAUTION} {', '.join(unread)}. Check {which} against the sources.)*"
+    if numbers and names:
+        which = "these"
+    elif numbers:
+        which = "this number" if len(numbers) == 1 else "these numbers"
+    else:
+        which = "this name" if len(names) == 1 else "these names"
+    return f"\n\n*({UNREAD_CAUTION} {', '.join([*numbers, *names])}. Check {which} against the sources.)*"
 
 
 def without_footer(reply: str) -> str:

@@ -77,6 +77,7 @@ async def agent(
             recursion_limit=recursion_limit,
             clock=clock or Clock(),
             tool_use=ToolUse("on"),  # the scripts call tools on plain questions too
+            show_evidence=show_sources,  # a bare reply ("Second.") asked for is compared whole
         )
         graph = build_graph(deps).compile(checkpointer=saver)
         try:
@@ -323,6 +324,23 @@ def test_an_answer_citing_nothing_lists_the_passage_holding_what_it_says_not_jus
     assert "\n\nNotes searched:\n- [[" in vague and "Sources:" not in vague  # nothing in it matched a passage
     assert UNSUPPORTED_NOTICE not in drawn + vague  # a short answer is not judged
     assert own.startswith(generic + UNSUPPORTED_NOTICE + "\n\nNotes searched:")  # the model's own knowledge
+
+
+def test_an_answer_stating_a_name_no_passage_holds_is_followed_by_a_caution_naming_it(
+    settings: Settings, indexed: Services, llm: ScriptedLLMServer
+) -> None:
+    # As the 0.5B named "Davio" the author of a library its notes only link to: the variety and the count are read.
+    invented = "You planted 42 cloves of Germidour from Bauer Lindqvist [[Garlic]]."
+    llm.add(Turn.text(invented))
+
+    async def run() -> str:
+        async with agent(settings, indexed, llm) as answerer:
+            return await turn(answerer, [user("How many garlic cloves did I plant?")])
+
+    reply = asyncio.run(run())
+
+    assert reply.startswith(invented + "\n\n*(Not in the notes searched: Bauer, Lindqvist. Check these names against")
+    assert "\n\nSources:\n- [[Garlic]]" in reply
 
 
 def test_an_answer_stating_a_number_no_passage_holds_is_followed_by_a_caution_naming_it(

@@ -1,0 +1,54 @@
+"""Names an answer states that no note it read holds: a small model's invented author, place or product.
+
+Asked who wrote a library the notes name only by its link, the 0.5B answered "written by Davio", a name in no passage.
+Numbers get a caution of their own (`attribution.unread_numbers`); a name is the other claim code can check in any
+answer. A name is a word written capitalised inside a sentence (not its first word, as `near_copy.names_in` reads
+names), neither all capitals (an acronym the model spells out of habit: "LLM", "CPU") nor among the words of the
+passages read, the question or the links the answer cites. A language that capitalises every noun (German) would
+name each noun the model words differently from the note: a reply whose sentences capitalise more than
+NOUN_CAPITALS of their inner words is read as such, and left unchecked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.answer.attribution import Passage
+from rag.answer.quote_words import SENTENCE_END, WORDS, normalised
+
+_LINK = re.compile(r"!?\[\[[^\]\n]*\]\]")
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
+_URL = re.compile(r"\b\w+://\S+")
+_NOTICE = re.compile(r"\*\([^\n]*?\)\*")  # the service's own notes in a reply: "*(Stopped here: ...)*"
+# English prose capitalises some 5-15 % of the words after a sentence's first (names, titles); German some 30-40 %.
+NOUN_CAPITALS = 0.25
+MIN_INNER_WORDS = 12  # fewer inner words say nothing about the language
+
+
+def unread_names(answer: str, passages: Sequence[Passage], *, question: str = "") -> list[str]:
+    """Return the names `answer` states that neither a passage the model read, the question nor a cited link holds."""
+    cited = " ".join(_LINK.findall(answer))
+    # A link stands as a word, so "… [[Note]]. Set it up" still ends its sentence before "Set".
+    prose = _URL.sub(" ", _CODE.sub(" ", _NOTICE.sub(" ", _LINK.sub("LINK", answer))))
+    inner = [(word, index) for sentence in _sentences(prose) for index, word in enumerate(WORDS.findall(sentence))]
+    capitalised = [word for word, index in inner if index > 0 and _is_capitalised(word)]
+    inner_words = sum(index > 0 for _, index in inner)
+    if inner_words >= MIN_INNER_WORDS and len(capitalised) > NOUN_CAPITALS * inner_words:
+        return []
+    read = {
+        word.casefold()
+        for text in (*(passage.text for passage in passages), question, cited)
+        for word in WORDS.findall(normalised(text))
+    }
+    return list(dict.fromkeys(word for word in capitalised if word.casefold() not in read))
+
+
+def _sentences(text: str) -> list[str]:
+    """Return the sentences of `text`, each line one at least (normalising first would join the lines)."""
+    return [normalised(sentence) for sentence in SENTENCE_END.split(text) if sentence.strip()]
+
+
+def _is_capitalised(word: str) -> bool:
+    """Return True for a word written as a name: a capital first, not all capitals, not a number, not "I"."""
+    return len(word) > 1 and word[0].isupper() and not word.isupper() and not word.isdigit()

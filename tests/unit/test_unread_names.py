@@ -1,0 +1,50 @@
+"""Names an answer states that no note it read holds get a caution; German nouns and acronyms do not."""
+
+from __future__ import annotations
+
+from rag.answer.attribution import Passage
+from rag.answer.unread_names import unread_names
+
+TASKS = Passage(
+    "[[Recurring Tasks#Library]]",
+    "Recurrence rules are parsed by the rrule library, which the plugin bundles. "
+    "See [[About Recurring Tasks]] for how the next date is computed.",
+)
+KAESE = Passage(
+    "[[Käsespätzle#Zutaten]]",
+    "- 250 g würziger Bergkäse, mindestens 6 Monate gereift, grob gerieben\n- 100 g Emmentaler, gerieben",
+)
+
+
+def test_a_name_no_passage_holds_is_named() -> None:
+    reply = "The recurrence rules library was written by Davio, who maintains it on GitHub."
+
+    assert unread_names(reply, [TASKS], question="Who wrote the recurrence rules library?") == ["Davio", "GitHub"]
+
+
+def test_names_the_passages_the_question_or_a_cited_link_hold_are_not() -> None:
+    reply = "Recurrence uses the Rrule library [[About Recurring Tasks]], as Recurring Tasks says; ask Tasks."
+
+    assert unread_names(reply, [TASKS], question="Which library do Tasks use?") == []
+
+
+def test_a_sentences_first_word_acronyms_code_links_and_the_services_notices_are_not_names() -> None:
+    reply = (
+        "Davio is not named [[Recurring Tasks]]. The LLM and CPU matter; run `Rrule.parse()` or see https://Example.org/Page.\n"
+        "*(Stopped here: the model began repeating itself.)*\n\n**Sources:**\n- [[Recurring Tasks]]"
+    )
+
+    assert unread_names(reply, [TASKS]) == []
+
+
+def test_a_reply_that_capitalises_every_noun_is_read_as_german_and_left_unchecked() -> None:
+    reply = (
+        "Oma nimmt für die Käsespätzle würzigen Bergkäse, der mindestens sechs Monate gereift ist, und dazu "
+        "Emmentaler. Den Käse reibt sie grob, die Zwiebeln brät sie in Butter."
+    )
+
+    assert unread_names(reply, [KAESE], question="Welchen Käse nimmt Oma?") == []
+
+
+def test_a_short_reply_is_checked_whatever_its_capitals() -> None:
+    assert unread_names("Mostly Gruyère.", [KAESE]) == ["Gruyère"]
