@@ -131,16 +131,20 @@ class AgentNodes:
         if not is_edit and not await _in_thread(lambda: deps.gate.covers(query)):
             return {"is_covered": False}
         hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k))
-        anchors = [hit.chunk.anchor for hit in hits]
-        scratch_of(config).checker.allowed.update(anchors)
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if self._is_contract(question, scratch_of(config)):
+            scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)
             return {"is_covered": True, "is_contract": True, "hit_paths": hit_paths}
+        # Room the hits leave in the passages goes to the chunks around them (rag/answer/neighbours.py); the hits'
+        # sections stay first in `allowed`, which "Notes searched:" lists from.
+        around = await _in_thread(lambda: deps.retriever.with_neighbours(hits, max_chars=deps.passage_chars))
+        anchors = list(dict.fromkeys(hit.chunk.anchor for hit in [*hits, *around]))
+        scratch_of(config).checker.allowed.update(anchors)
         # A model answering from the passages alone (no tools this turn) cites `source` and needs no path or lines.
         with_location = self._offers_tools(question)
         context = await _in_thread(
             lambda: build_context(
-                hits, question, max_chars=deps.passage_chars, note_text=deps.note_text, with_location=with_location
+                around, question, max_chars=deps.passage_chars, note_text=deps.note_text, with_location=with_location
             )
         )
         return {"is_covered": True, "context": context, "allowed": anchors, "hit_paths": hit_paths}

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
-from core.domain import Embedding, Fusion, SearchFilters, SearchHit
+from core.domain import Chunk, Embedding, Fusion, SearchFilters, SearchHit
 from core.errors import IndexModelMismatch, InvalidRequest
 from core.ports import Embedder, Reranker, VectorStore, WatermarkStore
 from core.settings import RetrievalSettings
 from core.tracing import OPERATION, span
+from rag.answer.neighbours import MAX_DISTANCE, Place, with_neighbours
 from rag.answer.secrets import redact_secrets
 from rag.diversity import diversify_by_note
 from rag.follow_up import Query, fuse_by_rank, is_follow_up, is_topic_switch, leans_on_context, with_earlier
@@ -123,6 +125,19 @@ class Retriever:
             traced.set_attribute("librarian.retrieval.notes", len({hit.chunk.path for hit in ranked}))
             # The one way out of the index: every search (prompt, tools, retrieval-only replies, the API, the CLI).
             return [_without_secrets(hit) for hit in ranked] if self._settings.redact_secrets else ranked
+
+    def with_neighbours(
+        self, hits: Sequence[SearchHit], *, max_chars: int, max_distance: int = MAX_DISTANCE
+    ) -> list[SearchHit]:
+        """Return `hits` and their neighbouring chunks while the passages fit `max_chars` (rag/answer/neighbours.py)."""
+
+        def read_chunks(places: Sequence[Place]) -> list[Chunk]:
+            chunks = self._store.chunks_at(places)
+            if not self._settings.redact_secrets:
+                return chunks
+            return [replace(chunk, text=redact_secrets(chunk.text)) for chunk in chunks]
+
+        return with_neighbours(hits, read_chunks, max_chars=max_chars, max_distance=max_distance)
 
     def trace(self, query: str, *, k: int | None = None, filters: SearchFilters | None = None) -> SearchTrace:
         """Search as `search` does, and tell for each hit its place in the dense and the BM25 list (the tracer).

@@ -115,7 +115,7 @@ def test_a_near_miss_is_refused_listing_the_closest_notes(ask: Ask, llm: Scripte
     answer = ask("What was my finish time at the Leipzig Half Marathon 2027?")
 
     assert_same_passages(llm.chat_requests[0], reply)
-    # The 0.5B quoted the race goal as a finish time ("My finish time ... is 1:49:00."): no note says that.
+    # The 0.5B quoted the race goal as a finish time ("My finish time ... was 1:49:00."): no note says that.
     assert "My finish time" in reply.text
     lines = answer.splitlines()
     assert lines[0] == f"{REFUSAL} The closest notes I read don't say it:"
