@@ -31,7 +31,6 @@ SNAPSHOTS_DIR = "snapshots"
 EDIT_LOCK_FILE = "edits.lock"
 CREW_RUNS_DIR = "crews/runs"
 CREW_COLLECT_ONLY_RUNS_DIR = "crews/collect-only-runs"  # dry runs without a model: they write nothing in the vault
-COLLECT_ONLY_RUNS_KEPT = 50  # of those logs: they are previews, not a history of what changed
 CREW_LOCKS_DIR = "crews/locks"
 CREW_APPROVALS_FILE = "crews/approvals.json"  # the schedules the user enabled (crews.approvals)
 
@@ -198,9 +197,7 @@ def build_crew_service(
         log=edits.log if edits is not None else None,
         lock=edits.lock if edits is not None else open_edit_lock(settings),
         store=RunStore(folder, secrets=secrets, base_text=base_text()),
-        collect_only_store=RunStore(
-            settings.data_dir / CREW_COLLECT_ONLY_RUNS_DIR, secrets=secrets, keep=COLLECT_ONLY_RUNS_KEPT
-        ),
+        collect_only_store=RunStore(settings.data_dir / CREW_COLLECT_ONLY_RUNS_DIR, secrets=secrets),
         clock=local_now,
         count_tokens=estimate_tokens,
         chat_model=chat_model,

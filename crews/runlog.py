@@ -2,7 +2,8 @@
 
 They live under the crew root's `runs/` folder (or under DATA_DIR when the vault is read-only), one folder per
 run, beside a `runs.base` that lists them. They are logs, not notes the crews edit: written directly (atomically),
-never through the edit layer, never part of a change set, never undone. Everything written passes redaction.
+never through the edit layer, never part of a change set, never undone; old ones are removed after each run
+(`crews.run_retention`, CREW_RUN_LOGS_KEEP). Everything written passes redaction.
 The crew root is in the edit layer's fixed denylist (`edits.scope.check_not_denied`), which every model-proposed
 write goes through; this code-written path, with paths built here from run ids, is the one way into it.
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -45,14 +45,11 @@ OUTDATED_BASES = frozenset(
 class RunStore:
     """Save, list and read runs under `folder` (`<vault>/<crew root>/runs`, or DATA_DIR's when read-only)."""
 
-    def __init__(
-        self, folder: Path, *, secrets: Iterable[str] = (), base_text: str | None = None, keep: int | None = None
-    ) -> None:
+    def __init__(self, folder: Path, *, secrets: Iterable[str] = (), base_text: str | None = None) -> None:
         self.folder = folder
         self._secrets = tuple(secrets)
         self._base_text = base_text  # written beside the runs when missing, so Obsidian lists them
         self._is_base_checked = False
-        self._keep = keep  # the newest runs kept, older finished ones removed (None: all are kept)
 
     def redact(self, text: str) -> str:
         """Return `text` without the configured secrets or anything that looks like a credential."""
@@ -66,14 +63,6 @@ class RunStore:
         # Rendered from the redacted state: run.md escapes Markdown, which would hide a secret from redaction.
         write_atomically(folder / RUN_NOTE, self.redact(render_run_note(RunState.from_json(data))))
         self._ensure_base()
-        if self._keep is not None and state.is_finished:
-            self._prune(self._keep)
-
-    def _prune(self, keep: int) -> None:
-        """Remove finished runs past the newest `keep` (run ids sort by start time); a running one stays."""
-        for state in self.list(limit=10_000)[keep:]:
-            if state.is_finished:
-                shutil.rmtree(self.folder / state.id, ignore_errors=True)
 
     def save_artifact(self, run_id: str, name: str, text: str) -> str:
         """Keep a raw model reply that failed validation; return its path relative to the runs folder."""

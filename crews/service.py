@@ -24,6 +24,7 @@ from crews.catalog import Catalog, load_catalog
 from crews.control import Event, RunControl
 from crews.definitions import Team
 from crews.progress import LATE_ABORT
+from crews.run_retention import prune_after_run
 from crews.run_state import RunState, interrupted_error
 from crews.runlog import RunStore
 from crews.runner import CrewDeps, run_team, start_state
@@ -107,7 +108,11 @@ class CrewService:
 
         async def execute() -> RunState:
             try:
-                return await run_team(team, catalog, self._deps, control=control, state=state)
+                final = await run_team(team, catalog, self._deps, control=control, state=state)
+                # Still under the team's lock, so no run of this crew starts (in any process) while its logs go.
+                stores, keep = self._stores(), self._deps.crews.run_logs_keep
+                await asyncio.to_thread(prune_after_run, final, stores, keep=keep, log=self._deps.log)
+                return final
             finally:
                 hold.__exit__(None, None, None)
                 self._active.pop(state.id, None)

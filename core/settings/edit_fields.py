@@ -46,3 +46,12 @@ class EditFields(BaseModel):
         "an edit).",
     )
     crew_max_writes: int = Field(50, gt=0, description="The most writes any crew run may make; caps `max_writes`.")
+    # 100: about four days of an hourly crew, three months of a daily one; a log is a few KB, but each is a folder
+    # in the vault that Obsidian, sync and runs.base all go through.
+    crew_run_logs_keep: int = Field(
+        100,
+        ge=0,
+        description="Run logs kept per crew: after each run, that crew's oldest finished logs beyond this many are "
+        "removed (in the vault and under DATA_DIR). Runs still going and runs whose writes can still be "
+        "undone are always kept. `0` keeps every log.",
+    )

@@ -262,5 +262,6 @@ class Settings(BaseSettings, EditFields, ServiceFields, LlmFields, SearchFields,
         return CrewSettings(
             root=self.crews_root.strip("/"),
             max_writes=self.crew_max_writes,
+            run_logs_keep=self.crew_run_logs_keep,
             context_tokens=self.llm_context_tokens,
         )
