@@ -1,12 +1,14 @@
-"""The chunks next to the best hits, added while the passages leave room: an answer often sits beside its hit.
+"""The chunks around the best hit, added while the passages leave room: an answer often sits beside its hit.
 
 A question matches a chunk by its words, and the fact it asks for may be a row further on or a few rows before,
 cut into the next chunk: asked which cheese goes into Käsespätzle, the search finds the method and the tips, not
-the ingredients just above them; asked whether cdmaOne phones take SIM cards, the line saying so followed the 4th
-hit and ranked 20th. The passages of a turn rarely fill their budget (ANSWER_PASSAGE_CHARS), so the room left is
-given to the hits' neighbours, best hit first, each read by its place in the note rather than searched for. A
-neighbour of the same section is joined to its hit (rag/answer/adjacent_chunks.py); one of another section is a
-passage of its own after the hits', with its own citation. Nothing retrieved is displaced or cut for a neighbour.
+the ingredients two chunks above them. When a turn's passages leave room in their budget (ANSWER_PASSAGE_CHARS,
+the elements' tags counted), it goes to the best hit's neighbours, read by their place in the note rather than
+searched for. Only the best hit's: the neighbours of every hit filled the room on obsidian-tasks-demo with task
+lists of other sections (the third turn of `bench.prompt_tokens` went from 740 to 1,713 tokens new to the cache)
+and found no more golden evidence than the best hit's alone (`bench.context_recall`). A neighbour of the same
+section is joined to its hit (rag/answer/adjacent_chunks.py); one of another section is a passage of its own after
+the hits', with its own citation. Nothing retrieved is displaced or cut for a neighbour.
 """
 
 from __future__ import annotations
@@ -18,11 +20,17 @@ from rag.answer.adjacent_chunks import join_adjacent
 
 Place = tuple[str, int]  # a chunk's note path and its index in the note
 MAX_DISTANCE = 2
+# A passage's `<note source="">`, `</note>` and the blank line after it, besides its link (rag/answer/context.py).
+ELEMENT_CHARS = len('<note source="">\n\n</note>\n\n')
 
 
 def passage_chars(chunks: Sequence[Chunk]) -> int:
-    """Return the characters of text `chunks` make as passages (neighbours of one section joined)."""
-    return sum(len(chunk.text) for chunk in join_adjacent(chunks))
+    """Return the characters `chunks` make as passages, each with its element's tags (one section's joined).
+
+    The tags count: the model reads them too, and on a vault of short sections (obsidian-tasks-demo) a neighbour
+    of another section costs as much in its `<note source="[[…]]">` as in its text.
+    """
+    return sum(len(chunk.text) + len(chunk.anchor) + ELEMENT_CHARS for chunk in join_adjacent(chunks))
 
 
 def with_neighbours(
@@ -32,37 +40,39 @@ def with_neighbours(
     max_chars: int,
     max_distance: int = MAX_DISTANCE,
 ) -> list[SearchHit]:
-    """Return `hits` with the chunks around each added (best hit first) while the passages fit `max_chars`.
+    """Return `hits` with the chunks around the best one added while the passages fit `max_chars`.
 
-    The window around a hit grows a chunk a side at a time, up to `max_distance` chunks away, only over chunks
-    already added (no gaps). Neighbours come after all hits, with their hit's score: one of a hit's section is
-    joined to it where it stands, one of another section is a passage after every hit's, so what lists the
+    The window grows a chunk a side at a time (the one after first), up to `max_distance` chunks away, only over
+    chunks already added (no gaps). Neighbours come after all hits, with the best hit's score: one of its section
+    is joined to it where it stands, one of another section is a passage after every hit's, so what lists the
     passages best first ("the closest notes") still lists the hits first. One too long for the room left is
     skipped (a shorter one may still fit). Hits that fill the room already are returned as they are.
 
     Args:
         hits: the retrieved hits, best first.
         read_chunks: reads the stored chunks at these places (absent ones left out).
-        max_chars: the passage text a turn sends (ANSWER_PASSAGE_CHARS).
-        max_distance: how many chunks away from a hit a neighbour may be.
+        max_chars: the passage characters a turn sends (ANSWER_PASSAGE_CHARS).
+        max_distance: how many chunks away from the best hit a neighbour may be.
 
     """
     chosen = list(hits)
+    if not hits:
+        return chosen
+    best = hits[0]
     present = {_place(hit.chunk) for hit in chosen}
-    wanted = [place for hit in hits for place in _window(hit.chunk, max_distance) if place not in present]
+    wanted = [place for place in _window(best.chunk, max_distance) if place not in present]
     if not wanted or passage_chars(_unique_chunks(chosen)) >= max_chars:
         return chosen
-    found = {_place(chunk): chunk for chunk in read_chunks(list(dict.fromkeys(wanted)))}
-    for hit in hits:  # the best hit's window first: its note is the likeliest to hold the rest of the answer
-        for distance in range(1, max_distance + 1):
-            for place in _reachable(hit.chunk, distance, present):
-                neighbour = found.get(place)
-                if neighbour is None or place in present:
-                    continue
-                trial = [*chosen, SearchHit(neighbour, hit.score)]
-                if passage_chars(_unique_chunks(trial)) <= max_chars:
-                    chosen = trial
-                    present.add(place)
+    found = {_place(chunk): chunk for chunk in read_chunks(wanted)}
+    for distance in range(1, max_distance + 1):
+        for place in _reachable(best.chunk, distance, present):
+            neighbour = found.get(place)
+            if neighbour is None or place in present:
+                continue
+            trial = [*chosen, SearchHit(neighbour, best.score)]
+            if passage_chars(_unique_chunks(trial)) <= max_chars:
+                chosen = trial
+                present.add(place)
     return chosen
 
 

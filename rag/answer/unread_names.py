@@ -21,27 +21,55 @@ _LINK = re.compile(r"!?\[\[[^\]\n]*\]\]")
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _URL = re.compile(r"\b\w+://\S+")
 _NOTICE = re.compile(r"\*\([^\n]*?\)\*")  # the service's own notes in a reply: "*(Stopped here: ...)*"
+# Title Case a model writes of its own, no name: headings, a line all bold, a label before a colon ("3. **Error
+# Cases**:"), and the list marker before it (the word after "1." opens its sentence).
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
+_BOLD_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])?[ \t]*\*\*[^*\n]+\*\*[ \t]*:?[ \t]*$", re.M)
+_LABEL = re.compile(r"^[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?\**(?:[A-Z0-9][^\s:*]*[ \t]?){1,5}\**:(?=\s)", re.M)
+_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+", re.M)
 # English prose capitalises some 5-15 % of the words after a sentence's first (names, titles); German some 30-40 %.
 NOUN_CAPITALS = 0.25
 MIN_INNER_WORDS = 12  # fewer inner words say nothing about the language
 
 
 def unread_names(answer: str, passages: Sequence[Passage], *, question: str = "") -> list[str]:
-    """Return the names `answer` states that neither a passage the model read, the question nor a cited link holds."""
+    """Return the names `answer` states that neither a passage the model read, the question nor a cited link holds.
+
+    Capitalised words in a row are one name, shown whole when any of its words is unread ("Google Play Services"
+    over notes that say "ro.com.google").
+    """
     cited = " ".join(_LINK.findall(answer))
     # A link stands as a word, so "… [[Note]]. Set it up" still ends its sentence before "Set".
     prose = _URL.sub(" ", _CODE.sub(" ", _NOTICE.sub(" ", _LINK.sub("LINK", answer))))
-    inner = [(word, index) for sentence in _sentences(prose) for index, word in enumerate(WORDS.findall(sentence))]
-    capitalised = [word for word, index in inner if index > 0 and _is_capitalised(word)]
-    inner_words = sum(index > 0 for _, index in inner)
-    if inner_words >= MIN_INNER_WORDS and len(capitalised) > NOUN_CAPITALS * inner_words:
+    for own in (_HEADING, _BOLD_LINE, _LABEL, _LIST_MARKER):
+        prose = own.sub("", prose)
+    sentences = [WORDS.findall(sentence) for sentence in _sentences(prose)]
+    runs = [run for words in sentences for run in _capitalised_runs(words)]
+    inner_words = sum(max(0, len(words) - 1) for words in sentences)
+    if inner_words >= MIN_INNER_WORDS and sum(map(len, runs)) > NOUN_CAPITALS * inner_words:
         return []
     read = {
         word.casefold()
         for text in (*(passage.text for passage in passages), question, cited)
         for word in WORDS.findall(normalised(text))
     }
-    return list(dict.fromkeys(word for word in capitalised if word.casefold() not in read))
+    unread = [" ".join(run) for run in runs if any(word.casefold() not in read for word in run)]
+    return list(dict.fromkeys(unread))
+
+
+def _capitalised_runs(words: Sequence[str]) -> list[list[str]]:
+    """Return the runs of capitalised words after a sentence's first, each one name ("Google Play Services")."""
+    runs: list[list[str]] = []
+    ends_run = -1  # the index of the last word of the run being read
+    for index, word in enumerate(words):
+        if index == 0 or not _is_capitalised(word):
+            continue
+        if index - 1 == ends_run:
+            runs[-1].append(word)
+        else:
+            runs.append([word])
+        ends_run = index
+    return runs
 
 
 def _sentences(text: str) -> list[str]:

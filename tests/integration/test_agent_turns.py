@@ -339,7 +339,7 @@ def test_an_answer_stating_a_name_no_passage_holds_is_followed_by_a_caution_nami
 
     reply = asyncio.run(run())
 
-    assert reply.startswith(invented + "\n\n*(Not in the notes searched: Bauer, Lindqvist. Check these names against")
+    assert reply.startswith(invented + "\n\n*(Not in the notes searched: Bauer Lindqvist. Check this name against")
     assert "\n\nSources:\n- [[Garlic]]" in reply
 
 

@@ -1,4 +1,4 @@
-"""The room the hits leave in the passages goes to the chunks around them, the best hit's first."""
+"""The room the hits leave in the passages goes to the chunks around the best hit."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from core.domain import Chunk, SearchHit
 from rag.answer.context import build_context
-from rag.answer.neighbours import Place, passage_chars, with_neighbours
+from rag.answer.neighbours import ELEMENT_CHARS, Place, passage_chars, with_neighbours
 
 
 def note_chunks(path: str, texts: Sequence[str], anchors: Sequence[str] | None = None) -> list[Chunk]:
@@ -66,32 +66,39 @@ def test_a_neighbour_of_the_hits_section_is_joined_to_it_and_one_of_another_sect
     sources = [line.split('"')[1] for line in context.splitlines() if line.startswith("<note")]
     assert sources == ["[[Käsespätzle#Zubereitung]]", "[[Kitchen]]", "[[Käsespätzle#Zutaten]]"]
     assert "Teig schlagen.\nKäse einschichten." in context  # note order, one passage
-    assert "Still to write down" in context
 
 
-def test_the_best_hits_window_comes_first_when_the_room_holds_one_neighbour() -> None:
-    best, second = RECIPE[2], OTHER[0]
-    room = passage_chars([best, second, RECIPE[3]])  # the chunk after the best hit; the one before it is longer
+def test_only_the_best_hit_gets_neighbours() -> None:
+    reader = Reader(RECIPE, OTHER)
 
-    found = with_neighbours(hits(best, second), Reader(RECIPE, OTHER), max_chars=room)
+    found = with_neighbours(hits(OTHER[0], RECIPE[2]), reader, max_chars=10_000)
 
-    assert [hit.chunk for hit in found] == [best, second, RECIPE[3]]
+    assert [hit.chunk for hit in found] == [OTHER[0], RECIPE[2], OTHER[1]]
+    assert reader.asked == [[("Kitchen.md", 1), ("Kitchen.md", 2)]]
+
+
+def test_the_room_counts_each_passages_element_and_link() -> None:
+    best = RECIPE[2]
+    joined = passage_chars([best, RECIPE[3]])  # the chunk after, of the same section: one element for both
+    assert joined == len("Teig schlagen.\nKäse einschichten.") + len(best.anchor) + ELEMENT_CHARS
+
+    assert [hit.chunk for hit in with_neighbours(hits(best), Reader(RECIPE), max_chars=joined)] == [best, RECIPE[3]]
+    assert with_neighbours(hits(best), Reader(RECIPE), max_chars=joined - 1) == hits(best)
 
 
 def test_a_neighbour_too_long_for_the_room_is_skipped_and_a_shorter_one_still_fits() -> None:
-    long_after = note_chunks("Log.md", ["Morning run.", "x" * 500, "Evening."])
-    hit = long_after[0]
+    note = note_chunks("Log.md", ["Morning run.", "Standup at nine.", "x" * 500])
 
-    found = with_neighbours(hits(hit, long_after[2]), Reader(long_after), max_chars=100)
+    found = with_neighbours(hits(note[1]), Reader(note), max_chars=passage_chars(note[:2]))
 
-    assert [chunk.index for chunk in (hit.chunk for hit in found)] == [0, 2]  # 1 is too long; nothing else near
+    assert [hit.chunk.index for hit in found] == [1, 0]  # the one after is too long; the one before fits
 
 
 def test_the_window_grows_only_over_chunks_it_took() -> None:
     texts = ["a" * 40, "b" * 400, "c" * 40]
     note = note_chunks("Gaps.md", texts)
 
-    found = with_neighbours(hits(note[0]), Reader(note), max_chars=200)
+    found = with_neighbours(hits(note[0]), Reader(note), max_chars=passage_chars([note[0], note[2]]))
 
     assert [hit.chunk.index for hit in found] == [0]  # chunk 1 does not fit, so chunk 2 is not reached over it
 

@@ -18,8 +18,10 @@ KAESE = Passage(
 
 def test_a_name_no_passage_holds_is_named() -> None:
     reply = "The recurrence rules library was written by Davio, who maintains it on GitHub."
+    question = "Who wrote the recurrence rules library?"
 
-    assert unread_names(reply, [TASKS], question="Who wrote the recurrence rules library?") == ["Davio", "GitHub"]
+    assert unread_names(reply, [TASKS], question=question) == ["Davio", "GitHub"]
+    assert unread_names("The author is: Davio Smith.", [TASKS], question=question) == ["Davio Smith"]
 
 
 def test_names_the_passages_the_question_or_a_cited_link_hold_are_not() -> None:
@@ -37,6 +39,16 @@ def test_a_sentences_first_word_acronyms_code_links_and_the_services_notices_are
     assert unread_names(reply, [TASKS]) == []
 
 
+def test_the_models_own_headings_labels_and_list_items_are_not_names() -> None:
+    reply = (
+        "To answer this, let's break it down:\n\n### Understanding the Filter\n\n"
+        "1. **Explanation**: Combining filters does not work.\n2. Version two repeats it.\n"
+        "3. Error Cases: none.\n**Final Answer**\nUse the rrule library."
+    )
+
+    assert unread_names(reply, [TASKS]) == []
+
+
 def test_a_reply_that_capitalises_every_noun_is_read_as_german_and_left_unchecked() -> None:
     reply = (
         "Oma nimmt für die Käsespätzle würzigen Bergkäse, der mindestens sechs Monate gereift ist, und dazu "
@@ -44,6 +56,12 @@ def test_a_reply_that_capitalises_every_noun_is_read_as_german_and_left_unchecke
     )
 
     assert unread_names(reply, [KAESE], question="Welchen Käse nimmt Oma?") == []
+
+
+def test_capitalised_words_in_a_row_are_one_name_shown_whole() -> None:
+    passage = Passage("[[Build props]]", "ro.com.google.gmsversion=5.1")
+
+    assert unread_names("This is the version of the Google Play Services.", [passage]) == ["Google Play Services"]
 
 
 def test_a_short_reply_is_checked_whatever_its_capitals() -> None:
