@@ -2,12 +2,23 @@
 
 Small models fall into loops: the same sentence or block again and again until max_tokens or the context ends
 (recorded with Qwen2.5-Coder 0.5B through the service: 6,459 tokens, four minutes, for one golden question).
-A reply whose end is the same stretch of MIN_PERIOD to MAX_PERIOD characters REPEATS times over, exactly, is in
-such a loop: text people write does not repeat a whole sentence four times in a row, while table rows and list
-items, which look alike, differ in their words.
+A reply whose end is the same stretch of MIN_PERIOD to MAX_PERIOD characters REPEATS times over is in such a loop:
+text people write does not repeat a whole sentence four times in a row, while table rows and list items, which
+look alike, differ in their words or their data.
+
+The stretches are compared exactly, except for one kind of number: a list item's own number, where Markdown reads
+one (at a line's start, after any indent, before ". " or ") "). A model that loops through a numbered list writes
+the same item again and again under a new number each time ("3. **Combining …**", "4. **Combining …**", … to
+item 22 and the token cap, recorded with Qwen2.5-Coder 0.5B), so its repeats are never exactly alike. Every other
+number counts: rows or items that differ only in numbers elsewhere (a run log "| 2024-01-05 | 5.5 km |", a
+price list, "Lap 3: 93 seconds") are data, and a list numbered 1, 2, 3 whose items differ in anything is not cut.
+A list number is only the item's place, which Markdown renders whatever digits were written, so it says nothing
+about whether the text repeats; no other number is safe to ignore.
 """
 
 from __future__ import annotations
+
+import re
 
 MIN_PERIOD = 16
 MIN_DISTINCT_CHARS = 6  # a run of few characters ("-----", "| --- | --- |") is formatting, not a loop
@@ -16,12 +27,25 @@ REPEATS = 4
 CHECK_EVERY = 32  # characters between checks: a check reads at most MAX_PERIOD * REPEATS characters
 NOTICE = "\n\n*(Stopped here: the model began repeating itself.)*"
 
+# CommonMark's ordered list marker: one to nine digits, then "." or ")", then a space or the line's end.
+_LIST_NUMBER = re.compile(r"^([ \t]*)\d{1,9}(?=[.)](?:[ \t]|$))", re.MULTILINE)
+
 
 def ends_in_a_loop(text: str) -> bool:
-    """Return True when `text` ends with one stretch of MIN_PERIOD..MAX_PERIOD characters REPEATS times over."""
+    """Return True when `text` ends with one stretch of MIN_PERIOD..MAX_PERIOD characters REPEATS times over.
+
+    List items' own numbers are not compared (the module's docstring says why).
+    """
+    renumbered, numbers = _LIST_NUMBER.subn(r"\g<1>0", text)
+    return _ends_in_repeats(text) or (numbers > 0 and _ends_in_repeats(renumbered))
+
+
+def _ends_in_repeats(text: str) -> bool:
     longest = min(MAX_PERIOD, len(text) // REPEATS)
     return any(
-        text.endswith(text[-period:] * REPEATS) and len(set(text[-period:])) >= MIN_DISTINCT_CHARS
+        text[-1] == text[-1 - period]  # cheap: rules out most periods before any stretch is copied
+        and text.endswith(text[-period:] * REPEATS)
+        and len(set(text[-period:])) >= MIN_DISTINCT_CHARS
         for period in range(MIN_PERIOD, longest + 1)
     )
 

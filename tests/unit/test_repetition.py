@@ -30,3 +30,67 @@ def test_the_watch_says_so_once_the_streamed_reply_loops() -> None:
     assert said[-1] and not any(said[:5])
     first = said.index(True)
     assert len("".join(split_tokens("Here is the answer. " + LOOP * 8)[: first + 1])) < len(LOOP) * (REPEATS + 2)
+
+
+def xor_loop_reply() -> str:
+    """Return Qwen2.5-Coder 0.5B's reply that looped to its token cap, its repeats differing only in list numbers.
+
+    Rebuilt from the reply the service streamed ("Why does chaining several XOR filters also match a task that has
+    all three tags?"): items 1-22; from item 10 on the sub-items are indented four spaces, under the wider number.
+    """
+    sub_items = (
+        "- This is because the XOR operation is not associative, meaning `XOR (XOR A, B) != XOR (B, XOR A)`.\n",
+        "- For example, `XOR (1, 2) != XOR (2, 1)` because `1 XOR 2 = 3` and `2 XOR 1 = 1`.\n",
+    )
+    items = []
+    for number in range(1, 23):
+        if number <= 2:
+            head = f"{number}. **Version {number}**: Combining multiple `XOR` does not give the expected result.\n"
+        else:
+            head = f"{number}. **Combining multiple `XOR` does not give the expected result**:\n"
+        indent = " " * len(f"{number}. ")
+        items.append(head + "".join(indent + sub_item for sub_item in sub_items))
+    intro = "To answer this question, let's break down the XOR filters and their behavior:\n\n"
+    return intro + "\n".join(items)
+
+
+def streamed_until_stopped(reply: str) -> str:
+    """Return what of `reply`, streamed token by token through a RepetitionWatch, is shown before it says stop."""
+    watch = RepetitionWatch()
+    shown = ""
+    for piece in split_tokens(reply):
+        shown += piece
+        if watch.feed(piece):
+            break
+    return shown
+
+
+def test_a_loop_whose_repeats_differ_only_in_their_list_numbers_is_stopped_after_a_few_repeats() -> None:
+    shown = streamed_until_stopped(xor_loop_reply())
+
+    # The loop starts at item 2's sub-items (item 3's are the same): its REPEATS-th repeat ends in item REPEATS + 2.
+    assert f"\n{REPEATS + 2}. **Combining" in shown  # not before the loop has repeated REPEATS times
+    assert f"\n{REPEATS + 3}. " not in shown  # and at once after: not 22 items, to the token cap
+
+
+def test_numbered_steps_with_different_text_are_not_a_loop() -> None:
+    places = ["on the bench", "in the bowl", "under a towel", "by the oven", "in the fridge"] * 3
+    steps = "".join(
+        f"{n}. Fold the dough {n} times, then rest it for {10 * n} minutes {where}.\n"
+        for n, where in enumerate(places, 1)
+    )
+    beds = "".join(f"{n}. Water the tomatoes in bed {n} before nine in the morning.\n" for n in range(1, 15))
+    assert streamed_until_stopped(steps) == steps
+    assert streamed_until_stopped(beds) == beds
+
+
+def test_rows_of_numbers_are_data_not_a_loop() -> None:
+    run_log = "| Date | Distance |\n| --- | --- |\n" + "".join(
+        f"| 2024-01-0{day} | 5.{day} km |\n" for day in range(1, 10)
+    )
+    prices = "".join(f"- 202{year}: 1{year}.50 EUR per kilo of rye flour\n" for year in range(10))
+    counted = "".join(f"Lap {lap}: 400 m in 9{lap} seconds, heart rate 15{lap}.\n" for lap in range(10))
+    numbered_runs = "".join(f"{day}. 2024-01-0{day}: 5.{day} km, easy pace\n" for day in range(1, 10))
+    for data in (run_log, prices, counted, numbered_runs):
+        assert streamed_until_stopped(data) == data
+        assert not ends_in_a_loop(data)
