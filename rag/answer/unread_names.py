@@ -4,15 +4,21 @@ Asked who wrote a library the notes name only by its link, the 0.5B answered "wr
 Numbers get a caution of their own (`attribution.unread_numbers`); a name is the other claim code can check in any
 answer. A name is a word written capitalised inside a sentence (not its first word, as `near_copy.names_in` reads
 names), neither all capitals (an acronym the model spells out of habit: "LLM", "CPU") nor among the words of the
-passages read, the question or the links the answer cites. A language that capitalises every noun (German) would
-name each noun the model words differently from the note: a reply whose sentences capitalise more than
-NOUN_CAPITALS of their inner words is read as such, and left unchecked.
+passages read, the question or the links the answer cites, nor an ordinary word: a whole word of the bundled
+tokenizer's vocabulary (small models write Title Case of their own, "Create a Kubernetes Ingress Configuration",
+and "Google Play Services" is as likely the model's knowledge as its invention). Common first names are ordinary
+words too, so a caution names rare names only: those a model most likely made up. A language that capitalises
+every noun (German) would name each noun the model words differently from the note: a reply whose sentences
+capitalise more than NOUN_CAPITALS of their inner words is read as such, and left unchecked.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
 
 from rag.answer.attribution import Passage
 from rag.answer.quote_words import SENTENCE_END, WORDS, normalised
@@ -26,7 +32,11 @@ _NOTICE = re.compile(r"\*\([^\n]*?\)\*")  # the service's own notes in a reply: 
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
 _BOLD_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])?[ \t]*\*\*[^*\n]+\*\*[ \t]*:?[ \t]*$", re.M)
 _LABEL = re.compile(r"^[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?\**(?:[A-Z0-9][^\s:*]*[ \t]?){1,5}\**:(?=\s)", re.M)
+_AFTER_COLON = re.compile(r"(?<=:)\s+")
 _LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+", re.M)
+# The bundled MiniLM tokenizer's WordPiece vocabulary (uncased English, 30,522 pieces): its whole words are
+# ordinary words ("Configuration", "Navigate") and common names, never what a model invents ("Davio", "Lindqvist").
+_VOCABULARY = Path(__file__).resolve().parents[1] / "assets" / "minilm-tokenizer" / "tokenizer.json"
 # English prose capitalises some 5-15 % of the words after a sentence's first (names, titles); German some 30-40 %.
 NOUN_CAPITALS = 0.25
 MIN_INNER_WORDS = 12  # fewer inner words say nothing about the language
@@ -35,8 +45,8 @@ MIN_INNER_WORDS = 12  # fewer inner words say nothing about the language
 def unread_names(answer: str, passages: Sequence[Passage], *, question: str = "") -> list[str]:
     """Return the names `answer` states that neither a passage the model read, the question nor a cited link holds.
 
-    Capitalised words in a row are one name, shown whole when any of its words is unread ("Google Play Services"
-    over notes that say "ro.com.google").
+    Capitalised words in a row are one name, shown whole when one of its words is unread and no ordinary word
+    ("Bauer Lindqvist"; "Google Play Services", all ordinary, is no invention code can tell).
     """
     cited = " ".join(_LINK.findall(answer))
     # A link stands as a word, so "… [[Note]]. Set it up" still ends its sentence before "Set".
@@ -53,8 +63,20 @@ def unread_names(answer: str, passages: Sequence[Passage], *, question: str = ""
         for text in (*(passage.text for passage in passages), question, cited)
         for word in WORDS.findall(normalised(text))
     }
-    unread = [" ".join(run) for run in runs if any(word.casefold() not in read for word in run)]
+    ordinary = ordinary_words()
+    unread = [
+        " ".join(run)
+        for run in runs
+        if any(word.casefold() not in read and word.casefold() not in ordinary for word in run)
+    ]
     return list(dict.fromkeys(unread))
+
+
+@cache
+def ordinary_words() -> frozenset[str]:
+    """Return the whole words of the bundled tokenizer's vocabulary, lower case: words no caution is about."""
+    vocabulary = json.loads(_VOCABULARY.read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(token for token in vocabulary if token.isalpha())
 
 
 def _capitalised_runs(words: Sequence[str]) -> list[list[str]]:
@@ -73,8 +95,12 @@ def _capitalised_runs(words: Sequence[str]) -> list[list[str]]:
 
 
 def _sentences(text: str) -> list[str]:
-    """Return the sentences of `text`, each line one at least (normalising first would join the lines)."""
-    return [normalised(sentence) for sentence in SENTENCE_END.split(text) if sentence.strip()]
+    """Return the sentences of `text`, each line one at least (normalising first would join the lines).
+
+    A colon ends one too: what follows it is often written as a sentence ("**Create a folder**: Navigate to ...").
+    """
+    parts = (part for sentence in SENTENCE_END.split(text) for part in _AFTER_COLON.split(sentence))
+    return [normalised(part) for part in parts if part.strip()]
 
 
 def _is_capitalised(word: str) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rag.answer.attribution import Passage
-from rag.answer.unread_names import unread_names
+from rag.answer.unread_names import ordinary_words, unread_names
 
 TASKS = Passage(
     "[[Recurring Tasks#Library]]",
@@ -21,7 +21,7 @@ def test_a_name_no_passage_holds_is_named() -> None:
     question = "Who wrote the recurrence rules library?"
 
     assert unread_names(reply, [TASKS], question=question) == ["Davio", "GitHub"]
-    assert unread_names("The author is: Davio Smith.", [TASKS], question=question) == ["Davio Smith"]
+    assert unread_names("The author is Davio Smith.", [TASKS], question=question) == ["Davio Smith"]
 
 
 def test_names_the_passages_the_question_or_a_cited_link_hold_are_not() -> None:
@@ -43,7 +43,8 @@ def test_the_models_own_headings_labels_and_list_items_are_not_names() -> None:
     reply = (
         "To answer this, let's break it down:\n\n### Understanding the Filter\n\n"
         "1. **Explanation**: Combining filters does not work.\n2. Version two repeats it.\n"
-        "3. Error Cases: none.\n**Final Answer**\nUse the rrule library."
+        "3. Error Cases: none.\n4. **Create a directory for testing**: Navigate to it.\n**Final Answer**\n"
+        "Use the rrule library."
     )
 
     assert unread_names(reply, [TASKS]) == []
@@ -58,11 +59,21 @@ def test_a_reply_that_capitalises_every_noun_is_read_as_german_and_left_unchecke
     assert unread_names(reply, [KAESE], question="Welchen Käse nimmt Oma?") == []
 
 
-def test_capitalised_words_in_a_row_are_one_name_shown_whole() -> None:
+def test_capitalised_words_in_a_row_are_one_name_shown_whole_when_one_of_them_is_no_ordinary_word() -> None:
     passage = Passage("[[Build props]]", "ro.com.google.gmsversion=5.1")
 
-    assert unread_names("This is the version of the Google Play Services.", [passage]) == ["Google Play Services"]
+    assert unread_names("This is the version of the Google Play Services.", [passage]) == []
+    assert unread_names("It was built by Bauer Lindqvist for Android.", [passage]) == ["Bauer Lindqvist"]
+    title_case = "Use the Kubernetes Ingress Configuration here."
+    assert unread_names(title_case, [passage]) == ["Kubernetes Ingress Configuration"]
 
 
 def test_a_short_reply_is_checked_whatever_its_capitals() -> None:
     assert unread_names("Mostly Gruyère.", [KAESE]) == ["Gruyère"]
+
+
+def test_ordinary_words_are_the_whole_words_of_the_bundled_vocabulary() -> None:
+    words = ordinary_words()
+
+    assert {"configuration", "navigate", "android", "john"} <= words
+    assert not {"davio", "lindqvist", "github", "##ing"} & words
