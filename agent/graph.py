@@ -72,6 +72,8 @@ class AgentDeps:
     show_evidence: bool = True
     # Characters of note text sent with each question (ANSWER_PASSAGE_CHARS).
     passage_chars: int = PASSAGE_CHARS
+    # Chunks around the best hit that may fill the room the passages leave (ANSWER_NEIGHBOUR_CHUNKS; 0: none).
+    neighbour_chunks: int = 0
 
     @property
     def max_tool_rounds(self) -> int:
@@ -135,9 +137,13 @@ class AgentNodes:
         if self._is_contract(question, scratch_of(config)):
             scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)
             return {"is_covered": True, "is_contract": True, "hit_paths": hit_paths}
-        # Room the hits leave in the passages goes to the chunks around them (rag/answer/neighbours.py); the hits'
-        # sections stay first in `allowed`, which "Notes searched:" lists from.
-        around = await _in_thread(lambda: deps.retriever.with_neighbours(hits, max_chars=deps.passage_chars))
+        # Room the hits leave in the passages may go to the chunks around the best one (rag/answer/neighbours.py);
+        # the hits' sections stay first in `allowed`, which "Notes searched:" lists from.
+        around = await _in_thread(
+            lambda: deps.retriever.with_neighbours(
+                hits, max_chars=deps.passage_chars, max_distance=deps.neighbour_chunks
+            )
+        )
         anchors = list(dict.fromkeys(hit.chunk.anchor for hit in [*hits, *around]))
         scratch_of(config).checker.allowed.update(anchors)
         # A model answering from the passages alone (no tools this turn) cites `source` and needs no path or lines.

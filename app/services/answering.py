@@ -177,6 +177,7 @@ async def _build_unguarded(
         quote_first=settings.answer.quote_first,
         show_evidence=settings.answer.show_evidence,
         passage_chars=settings.answer.passage_chars,
+        neighbour_chunks=settings.answer.neighbour_chunks,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None

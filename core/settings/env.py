@@ -226,6 +226,7 @@ class Settings(BaseSettings, EditFields, ServiceFields, LlmFields, SearchFields,
             show_sources=self.show_sources,
             show_evidence=self.show_evidence,
             passage_chars=self.answer_passage_chars,
+            neighbour_chunks=self.answer_neighbour_chunks,
             quote_first=self.answer_quotes,
             recursion_limit=self.agent_recursion_limit,
         )

@@ -106,6 +106,7 @@ class AnswerSettings(BaseModel):
     show_sources: bool
     show_evidence: bool  # "Your notes say:" under answers, chosen by code (rag/answer/evidence)
     passage_chars: int  # note text sent with each question (rag/answer/context.build_context)
+    neighbour_chunks: int  # chunks around the best hit that may fill the room left (rag/answer/neighbours.py)
     quote_first: bool  # questions answered without tools quote the passages first (agent/quoting)
     recursion_limit: int
 

@@ -56,6 +56,15 @@ class ServiceFields(BaseModel):
         "cores. Lower it where the first word comes too late on slow hardware (fewer facts reach the model); raise "
         "it for a fast model with a large context.",
     )
+    answer_neighbour_chunks: int = Field(
+        0,
+        ge=0,
+        le=4,
+        description="Chunks of the best hit's note on each side of it that may fill the room the retrieved passages "
+        "leave in `ANSWER_PASSAGE_CHARS` (whole chunks, the one after first; 0: none). An answer often sits a chunk "
+        "past the one its question's words match, but at the default budget the hits mostly fill it, and the room "
+        "costs prompt tokens; worth trying with a larger budget (see docs/benchmarks.md, stop 30).",
+    )
     answer_quotes: bool = Field(
         False,
         description="Questions a model answers without tools quote first: it returns the passages and exact quotes "

@@ -3,12 +3,14 @@
 A question matches a chunk by its words, and the fact it asks for may be a row further on or a few rows before,
 cut into the next chunk: asked which cheese goes into Käsespätzle, the search finds the method and the tips, not
 the ingredients two chunks above them. When a turn's passages leave room in their budget (ANSWER_PASSAGE_CHARS,
-the elements' tags counted), it goes to the best hit's neighbours, read by their place in the note rather than
-searched for. Only the best hit's: the neighbours of every hit filled the room on obsidian-tasks-demo with task
-lists of other sections (the third turn of `bench.prompt_tokens` went from 740 to 1,713 tokens new to the cache)
-and found no more golden evidence than the best hit's alone (`bench.context_recall`). A neighbour of the same
-section is joined to its hit (rag/answer/adjacent_chunks.py); one of another section is a passage of its own after
-the hits', with its own citation. Nothing retrieved is displaced or cut for a neighbour.
+the elements' tags counted), it may go to the best hit's neighbours (ANSWER_NEIGHBOUR_CHUNKS, off by default:
+at the default budget the real models gained nothing measurable, docs/benchmarks.md at stop 30), read by their
+place in the note rather than searched for. Only the best hit's: the neighbours of every hit filled the room on
+obsidian-tasks-demo with task lists of other sections (the third turn of `bench.prompt_tokens` went from 740 to
+1,713 tokens new to the cache) and found no more golden evidence than the best hit's alone
+(`bench.context_recall`). A neighbour of the same section is joined to its hit (rag/answer/adjacent_chunks.py); one
+of another section is a passage of its own after the hits', with its own citation. Nothing retrieved is displaced
+or cut for a neighbour.
 """
 
 from __future__ import annotations

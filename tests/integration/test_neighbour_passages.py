@@ -58,7 +58,8 @@ def test_the_section_after_a_hit_is_read_redacted_and_its_citation_is_kept(
     assert "[[Heating#Access]]" not in [hit.chunk.anchor for hit in hits]  # found only as a neighbour
     llm.add(Turn.text("Every October [[Heating#Visits]]; gate code 4711 [[Heating#Access]]."))
 
-    reply = ask(settings.model_copy(update={"answer_passage_chars": 20_000}), indexed, llm)
+    with_room = {"answer_passage_chars": 20_000, "answer_neighbour_chunks": 2}
+    reply = ask(settings.model_copy(update=with_room), indexed, llm)
 
     prompt = llm.chat_requests[0].messages[-1]["content"]
     assert "Gate code 4711" in prompt and "API_TOKEN=[redacted secret]" in prompt and TOKEN not in prompt
@@ -70,6 +71,16 @@ def test_with_no_room_left_the_model_reads_only_what_the_search_found(
 ) -> None:
     llm.add(Turn.text("Every October [[Heating#Visits]]."))
 
-    ask(settings.model_copy(update={"answer_passage_chars": 200}), indexed, llm)
+    ask(settings.model_copy(update={"answer_passage_chars": 200, "answer_neighbour_chunks": 2}), indexed, llm)
+
+    assert "Gate code" not in llm.chat_requests[0].messages[-1]["content"]
+
+
+def test_by_default_the_model_reads_only_what_the_search_found(
+    settings: Settings, indexed: Services, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text("Every October [[Heating#Visits]]."))
+
+    ask(settings.model_copy(update={"answer_passage_chars": 20_000}), indexed, llm)
 
     assert "Gate code" not in llm.chat_requests[0].messages[-1]["content"]
