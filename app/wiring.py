@@ -178,8 +178,8 @@ def build_crew_service(
     from crews.approvals import ApprovalStore
     from crews.collectors import COLLECTORS
     from crews.install import base_text
+    from crews.run_deps import CrewDeps
     from crews.runlog import RunStore, runs_folder
-    from crews.runner import CrewDeps
     from crews.service import CrewService
     from llm_client import OpenAICompatibleChatModel
     from llm_client.wire import estimate_tokens

@@ -18,7 +18,8 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from core.errors import AppError
 from crews.approvals import ENABLED, NOT_ENABLED, ScheduleNotEnabled
-from crews.service import CrewBusy, CrewService
+from crews.service import CrewService
+from crews.team_locks import CrewBusy
 
 logger = logging.getLogger(__name__)
 RELOAD_JOB = "crews:reload"

@@ -18,7 +18,8 @@ from core.errors import AppError, InvalidRequest, NotFound
 from crews.action_context import ActionContext
 from crews.model import Material, PlannedWrite, Rejection
 from edits.diffs import content_hash, unified_diff
-from edits.text.body import NoteLines, content_lines, replace_section
+from edits.text.body import content_lines, replace_section
+from edits.text.note_lines import NoteLines
 from rag.notes.links import heading_key
 from rag.notes.scanner import scan_lines, split_lines
 

@@ -8,37 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
-import os
-import re
-from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from pathlib import Path
 
 from core.edits import UndoPlan
-from core.errors import AlreadyRunning, AppError, EditConflict, NotFound
+from core.errors import AppError, EditConflict, NotFound
 from crews.approvals import APPROVALS_FILE, Approval, ApprovalStore
 from crews.catalog import Catalog, load_catalog
 from crews.control import Event, RunControl
 from crews.definitions import Team
 from crews.progress import LATE_ABORT
+from crews.run_deps import CrewDeps
 from crews.run_retention import prune_after_run
 from crews.run_state import RunState, interrupted_error
 from crews.runlog import RunStore
-from crews.runner import CrewDeps, run_team, start_state
+from crews.runner import run_team, start_state
+from crews.team_locks import TeamLocks
 from edits.undo import undo_change_set
 
 logger = logging.getLogger(__name__)
 ABORT_REQUESTED = "abort requested: the run stops at its next step (between tasks, or inside the model's reply)"
-
-
-class CrewBusy(AlreadyRunning):
-    """A run of this team is already going (in this process or another)."""
-
-    def __init__(self, crew: str, detail: str) -> None:
-        super().__init__(f"crew {crew}: {detail}")
 
 
 class CrewService:
@@ -53,7 +44,7 @@ class CrewService:
         approvals: ApprovalStore | None = None,
     ) -> None:
         self._deps = deps
-        self._locks_dir = locks_dir
+        self._locks = TeamLocks(locks_dir)
         self._collectors = collectors
         self._active: dict[str, tuple[RunControl, asyncio.Task[RunState]]] = {}
         # The enabled schedules (crews.approvals); by default beside the team locks, under DATA_DIR/crews/.
@@ -100,10 +91,10 @@ class CrewService:
         if trigger == "schedule":  # the very definition this run uses must be the one the user enabled
             self._approvals.check(team, catalog)
         state = start_state(team, self._deps, trigger=trigger, dry_run=dry_run)
-        control = RunControl(state.id, abort_file=self._abort_path(state.id))
+        control = RunControl(state.id, abort_file=self._locks.abort_path(state.id))
         if on_event is not None:
             control.listen(on_event)
-        hold = self._hold_team(team.name, state.id)
+        hold = self._locks.hold(team.name, state.id)
         hold.__enter__()  # held until the run's task ends, wherever that task is awaited from
 
         async def execute() -> RunState:
@@ -192,7 +183,7 @@ class CrewService:
             return f"the run had already ended ({state.status}) before the abort: nothing was aborted"
         if not self._is_going_elsewhere(state):
             return "the run is not going: the process running it ended (the next crew command marks it interrupted)"
-        request = self._abort_path(run_id)
+        request = self._locks.abort_path(run_id)
         request.parent.mkdir(parents=True, exist_ok=True)
         request.touch()
         if not self._is_going_elsewhere(state) or self.get(run_id).is_finished:  # it ended without looking
@@ -245,7 +236,7 @@ class CrewService:
         recovered = []
         saved = [(store, state) for store in self._stores() for state in store.list(limit=1000)]
         for store, state in saved:
-            if state.status != "running" or self._is_held(state.crew):
+            if state.status != "running" or self._locks.is_held(state.crew):
                 continue
             state.status = "interrupted"
             state.error = interrupted_error(state.writes)
@@ -261,7 +252,7 @@ class CrewService:
 
     def _sweep_abort_requests(self) -> None:
         """Remove abort requests that came as their run was ending: nobody will look at them any more."""
-        for request in self._locks_dir.glob("*.abort"):
+        for request in self._locks.abort_requests():
             saved = self._load(request.stem)
             if request.stem not in self._active and (saved is None or saved.is_finished):
                 request.unlink(missing_ok=True)
@@ -280,48 +271,9 @@ class CrewService:
     def _load(self, run_id: str) -> RunState | None:
         return self._deps.store.load(run_id) or self._deps.collect_only_store.load(run_id)
 
-    def _abort_path(self, run_id: str) -> Path:
-        return self._locks_dir / f"{run_id}.abort"
-
     def _is_going_elsewhere(self, state: RunState) -> bool:
         """Return True when another process holds the team's lock for this very run."""
-        try:
-            return self._is_held(state.crew) and self._lock_path(state.crew).read_text(encoding="utf-8") == state.id
-        except OSError:
-            return False
-
-    def _lock_path(self, crew: str) -> Path:
-        slug = re.sub(r"[^a-z0-9]+", "-", crew.casefold()).strip("-") or "crew"
-        return self._locks_dir / f"{slug}.lock"
-
-    @contextmanager
-    def _hold_team(self, crew: str, run_id: str) -> Iterator[None]:
-        self._locks_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._lock_path(crew), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise CrewBusy(crew, "a run of this crew is still going; wait for it or abort it") from None
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, run_id.encode(), 0)
-            yield
-        finally:
-            os.close(fd)
-
-    def _is_held(self, crew: str) -> bool:
-        try:
-            fd = os.open(self._lock_path(crew), os.O_RDONLY)
-        except FileNotFoundError:
-            return False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        finally:
-            os.close(fd)
-        return False
+        return self._locks.is_held_by(state.crew, state.id)
 
 
 def _no_such_crew(name: str, catalog: Catalog) -> str:

@@ -10,7 +10,8 @@ from pathlib import Path
 from core.settings import Settings
 from crews.collectors import COLLECTORS
 from crews.runlog import RUN_NOTE, STATE_FILE
-from crews.service import CrewBusy, CrewService
+from crews.service import CrewService
+from crews.team_locks import CrewBusy
 from tests.crew_support import BRIEFING, crew_world, daily_note_of, schema_answer, schema_of
 from tests.scripted_llm_turns import Turn
 from tests.vault_state import vault_hashes
