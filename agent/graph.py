@@ -6,12 +6,7 @@ constrained model reply, bound to what code found, becomes the proposal (agent/c
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
-from functools import partial
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
@@ -19,79 +14,28 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.answer_footer import answer_footer, earlier_question, latest_question, refusal_footer
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
-from agent.change_contract import ContractProposer
-from agent.change_contract.moc import SEARCH_DEPTH as MOC_SEARCH_DEPTH
-from agent.change_contract.moc import TopicSearch, moc_request, propose_moc
-from agent.change_contract.proposer import ContractOutcome
-from agent.context_fit import ContextWindow, fit_messages
-from agent.gate.intent import asked_change, looks_like_edit_request
+from agent.context_fit import fit_messages
+from agent.contract_node import ContractNode
+from agent.gate.intent import asked_change
+from agent.graph_deps import AgentDeps, scratch_of, write_text
 from agent.history import client_instructions, model_history, reconcile
 from agent.model_reply import ModelReply, stream_reply
 from agent.prompts import model_messages
 from agent.quoting.turn import QuoteInputs, quoted_reply
-from agent.source_question import answer_before, asks_for_sources, sources_reply
-from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record, turn_start
-from agent.tool_use import ToolUse
+from agent.retrieve_node import RetrieveNode
+from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record
+from agent.tool_offer import asks_change, offers_tools
 from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
-from core.errors import AppError, InvalidRequest, UpstreamUnavailable
-from core.ports import ChatModel
-from rag.answer.citations import note_of
-from rag.answer.context import PASSAGE_CHARS, REFUSAL, build_context, is_refusal
-from rag.answer.relevance_gate import RelevanceGate
+from core.errors import AppError, UpstreamUnavailable
+from rag.answer.context import REFUSAL, is_refusal
 from rag.follow_up import is_continuation
-from rag.notes.inline import WIKILINK
-from rag.retrieve import Retriever
 
-FIXED_NODES = 4  # prepare_turn, retrieve_context, the last call_model, finish_answer
 EMPTY_ANSWER = "the model returned an empty answer; try again or rephrase"
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class AgentDeps:
-    """Everything the nodes need."""
-
-    chat_model: ChatModel
-    tools: ToolBox
-    retriever: Retriever
-    gate: RelevanceGate
-    top_k: int
-    show_sources: bool
-    recursion_limit: int
-    clock: Callable[[], datetime]
-    tool_use: ToolUse = field(default_factory=ToolUse)  # whether the model is offered tools (LLM_TOOLS)
-    context: ContextWindow | None = None  # the model's context window; None: prompts are not fitted
-    # The indexed markdown of a note by path: where a trimmed passage's lines are (None: estimated from the chunk).
-    note_text: Callable[[str], str | None] | None = None
-    # Questions answered without tools quote the passages first and are answered from verified quotes only
-    # (ANSWER_QUOTES; off by default there too).
-    quote_first: bool = False
-    # Under an answer, the sentences of the notes it read that hold what it says (SHOW_EVIDENCE).
-    show_evidence: bool = True
-    # Characters of note text sent with each question (ANSWER_PASSAGE_CHARS).
-    passage_chars: int = PASSAGE_CHARS
-    # Chunks around the best hit that may fill the room the passages leave (ANSWER_NEIGHBOUR_CHUNKS; 0: none).
-    neighbour_chunks: int = 0
-
-    @property
-    def max_tool_rounds(self) -> int:
-        """Return how many tool rounds fit under the recursion limit (two steps each).
-
-        LangGraph stops a run that reaches the limit, so a run of N steps needs a limit of N + 1.
-        """
-        return max(0, (self.recursion_limit - 1 - FIXED_NODES) // 2)
-
-
-def scratch_of(config: RunnableConfig) -> TurnScratch:
-    """Return the per-turn scratch passed in the run's config."""
-    scratch: TurnScratch = config["configurable"]["scratch"]
-    return scratch
 
 
 class AgentNodes:
-    """The graph's nodes; each method's name is its node's name."""
+    """The graph's nodes but two (agent.retrieve_node, agent.contract_node); each method's name is its node's name."""
 
     def __init__(self, deps: AgentDeps) -> None:
         self._deps = deps
@@ -110,97 +54,6 @@ class AgentNodes:
             "hit_paths": [],
         }
 
-    async def retrieve_context(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        """Search the notes for the latest question, unless the relevance floor says they don't cover it.
-
-        "Which note says that?" is neither searched nor judged: the reply is what the last answer came from.
-        """
-        deps = self._deps
-        question = latest_question(state["messages"])
-        earlier = previous_reply(state["messages"])
-        if asks_for_sources(question):  # "which note says that?": the reply before it, not a search
-            checker = scratch_of(config).checker
-            checked = partial(_linked, checker.check)  # a link the client sent back, as the vault has it
-            return {"is_covered": False, "answer": await _in_thread(lambda: sources_reply(earlier, checked=checked))}
-        get_stream_writer()({"status": "searching your notes…"})
-        unready = await _in_thread(deps.retriever.unready_reason)  # an empty vault, or the first index running
-        if unready is not None:
-            return {"is_covered": False, "answer": unready}
-        # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
-        query = await _in_thread(deps.retriever.prepare, question, earlier_question(state["messages"]))
-        # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
-        is_edit = scratch_of(config).writes is not None and looks_like_edit_request(question)
-        if not is_edit and not await _in_thread(lambda: deps.gate.covers(query)):
-            return {"is_covered": False}
-        hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k))
-        hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
-        if self._is_contract(question, scratch_of(config)):
-            scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)
-            return {"is_covered": True, "is_contract": True, "hit_paths": hit_paths}
-        # Room the hits leave in the passages may go to the chunks around the best one (rag/answer/neighbours.py);
-        # the hits' sections stay first in `allowed`, which "Notes searched:" lists from.
-        around = await _in_thread(
-            lambda: deps.retriever.with_neighbours(
-                hits, max_chars=deps.passage_chars, max_distance=deps.neighbour_chunks
-            )
-        )
-        anchors = list(dict.fromkeys(hit.chunk.anchor for hit in [*hits, *around]))
-        scratch_of(config).checker.allowed.update(anchors)
-        # A model answering from the passages alone (no tools this turn) cites `source` and needs no path or lines.
-        with_location = self._offers_tools(question)
-        context = await _in_thread(
-            lambda: build_context(
-                around, question, max_chars=deps.passage_chars, note_text=deps.note_text, with_location=with_location
-            )
-        )
-        return {"is_covered": True, "context": context, "allowed": anchors, "hit_paths": hit_paths}
-
-    def _offers_tools(self, question: str) -> bool:
-        """Return True when this message is offered tools, by the rule `call_model` offers them by.
-
-        A change, or a question to a model that makes structured tool calls; the passages say where they are only then.
-        """
-        model = self._deps.chat_model.model_name
-        tool_use = self._deps.tool_use
-        return tool_use.is_offered(model) and (_asks_change(question) or tool_use.is_offered_on_questions(model))
-
-    def _is_contract(self, question: str, scratch: TurnScratch) -> bool:
-        """Return True when this change request goes through a change contract rather than free tool calls."""
-        is_change = scratch.writes is not None and _asks_change(question)
-        # A map of content is built by code whatever the model (agent/change_contract/moc.py).
-        is_code_only = moc_request(question) is not None
-        return is_change and (is_code_only or self._deps.tool_use.uses_contract(self._deps.chat_model.model_name))
-
-    async def propose_by_contract(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
-        """Propose the requested change from one constrained model reply (agent/change_contract/); no tools."""
-        scratch = scratch_of(config)
-        writes = scratch.writes
-        if writes is None:  # routed here only with write tools; the type checker cannot know
-            raise InvalidRequest("the vault is read-only: no change can be proposed")
-        write = get_stream_writer()
-        write({"status": "reading your change request…"})
-        request = latest_question(state["messages"])
-        if (moc := moc_request(request)) is not None:
-            text, _ = await propose_moc(moc, request, writes, search=self._topic_search)
-            outcome = ContractOutcome(text, is_proposed=bool(writes.proposals))
-        else:
-            outcome = await ContractProposer(self._deps.chat_model).propose(
-                request, writes, hits=state.get("hit_paths", []), cited=cited_before(state["messages"])
-            )
-        for usage in outcome.usage:
-            scratch.add_usage(usage)
-        _write_text(write, scratch.show(outcome.text))
-        reply = to_record(ChatMessage(role="assistant", content=scratch.shown_text))
-        return {"messages": [*state["messages"], reply], "answer": scratch.shown_text, **TURN_INPUTS_CLEARED}
-
-    def _topic_search(self, topic: str) -> TopicSearch:
-        """Return the notes a search for `topic` finds (best first) and the gate's verdict on each, embedded once."""
-        deps = self._deps
-        embedding = deps.retriever.embed_query(topic)
-        hits = deps.retriever.search(topic, k=MOC_SEARCH_DEPTH, embedding=embedding)
-        ranked = list(dict.fromkeys(hit.chunk.path for hit in hits))
-        return TopicSearch(ranked, lambda path: deps.gate.covers_note(topic, path, embedding=embedding))
-
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Stream one model reply to the user through the citation check; keep its tool calls, if any."""
         scratch = scratch_of(config)
@@ -213,11 +66,11 @@ class AgentNodes:
         # Write tools only when the message asks for a change (only offered tools run, so a plain question
         # proposes nothing); deletes and moves nobody asked for still wait for "yes delete" / "yes move".
         # "Follow the instructions in X" offers none at all: a note's text never becomes a proposal.
-        is_change = _asks_change(asked)
+        is_change = asks_change(asked)
         if self._deps.tool_use.is_offered(model):
             writes = scratch.writes.specs(asked) if scratch.writes and is_change else []
             reads = self._deps.tools.specs(asked)
-            if self._offers_tools(asked):
+            if offers_tools(self._deps, asked):
                 known = [*reads, *writes]
             else:  # a question to a model that writes its calls as text: one completion (agent/tool_use.py)
                 held = reads
@@ -326,10 +179,10 @@ class AgentNodes:
             raise UpstreamUnavailable("llm", EMPTY_ANSWER)
         write = get_stream_writer()
         if is_stopped_early:
-            _write_text(write, scratch.show(stopped_notice(after_text=bool(scratch.shown))))
+            write_text(write, scratch.show(stopped_notice(after_text=bool(scratch.shown))))
         if asked_change(latest_question(state["messages"])).follows_note:
             # Written by code, whatever the model claimed above: nothing a note told it to do was done.
-            _write_text(write, scratch.show(note_orders_notice(after_text=bool(scratch.shown))))
+            write_text(write, scratch.show(note_orders_notice(after_text=bool(scratch.shown))))
         # A turn that proposed edits lists only what it cited: the passages retrieved for "add a task ..." are not
         # its sources.
         proposed = scratch.writes is not None and bool(scratch.writes.proposals)
@@ -341,12 +194,12 @@ class AgentNodes:
                 show_sources=self._deps.show_sources,
                 show_evidence=self._deps.show_evidence,
             )
-            _write_text(write, scratch.show(footer))
+            write_text(write, scratch.show(footer))
         elif not proposed:
             footer = refusal_footer(
                 answer, state, show_sources=self._deps.show_sources, show_evidence=self._deps.show_evidence
             )
-            _write_text(write, scratch.show(footer))
+            write_text(write, scratch.show(footer))
         shown = scratch.shown_text
         reply = to_record(ChatMessage(role="assistant", content=shown))
         return {"messages": [*state["messages"], reply], "answer": shown, **TURN_INPUTS_CLEARED}
@@ -367,23 +220,6 @@ class AgentNodes:
         return result.text
 
 
-def previous_reply(records: list[MessageRecord]) -> str:
-    """Return the assistant's last answer before this turn, not a "which note says that?" reply ("" for none)."""
-    before = records[: turn_start(records)]
-    return answer_before([(record["role"], str(record.get("content") or "")) for record in before])
-
-
-def cited_before(records: list[MessageRecord]) -> list[str]:
-    """Return the notes the assistant's reply before this turn links, in order: what "that note" may mean."""
-    return list(dict.fromkeys(note_of(link[2]) for link in WIKILINK.finditer(previous_reply(records))))
-
-
-def _linked(check: Callable[[str], str], link: str) -> str | None:
-    """Return `link` as the citation check shows it, or None when it names no note of the vault."""
-    shown = check(link)
-    return shown if shown.startswith("[[") else None
-
-
 def route_coverage(state: AgentState) -> Literal["call_model", "propose_by_contract", "refuse"]:
     """Ask the model only when the notes cover the question; a change request may go through a contract."""
     if not state.get("is_covered"):
@@ -399,14 +235,14 @@ def route_after_model(state: AgentState) -> Literal["run_tools", "finish_answer"
 
 def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
     """Return the uncompiled graph; wiring compiles it with a checkpointer."""
-    nodes = AgentNodes(deps)
+    nodes, retrieve, contract = AgentNodes(deps), RetrieveNode(deps), ContractNode(deps)
     builder: StateGraph[AgentState] = StateGraph(AgentState)
     for node in (
         nodes.prepare_turn,
-        nodes.retrieve_context,
+        retrieve.retrieve_context,
         nodes.call_model,
         nodes.run_tools,
-        nodes.propose_by_contract,
+        contract.propose_by_contract,
         nodes.refuse,
         nodes.finish_answer,
     ):
@@ -420,18 +256,3 @@ def build_graph(deps: AgentDeps) -> StateGraph[AgentState]:
     builder.add_edge("refuse", END)
     builder.add_edge("finish_answer", END)
     return builder
-
-
-def _asks_change(question: str) -> bool:
-    """Return True when the message asks for a change, not to follow a note's instructions (which gets no tools)."""
-    intent = asked_change(question)
-    return intent.is_change and not intent.follows_note
-
-
-def _write_text(write: Callable[[Any], None], text: str) -> None:
-    if text:
-        write({"text": text})
-
-
-async def _in_thread(function: Callable[..., T], *args: Any) -> T:
-    return await asyncio.to_thread(function, *args)

@@ -18,7 +18,8 @@ from agent.chat_app_tasks import ChatAppTasks
 from agent.context_fit import ContextWindow
 from agent.fallback import FallbackAnswerer
 from agent.gate.edit_gate import AfterWrite, EditGate
-from agent.graph import AgentDeps, build_graph
+from agent.graph import build_graph
+from agent.graph_deps import AgentDeps
 from agent.prompt_cache import warm_up as warm_up_model
 from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer

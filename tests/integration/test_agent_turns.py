@@ -16,7 +16,8 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from agent.answer_footer import UNSUPPORTED_NOTICE
 from agent.answerer import AgentAnswerer
-from agent.graph import AgentDeps, build_graph
+from agent.graph import build_graph
+from agent.graph_deps import AgentDeps
 from agent.locks import ConversationLocks
 from agent.tool_use import ToolUse
 from agent.tools import ToolRegistry, VaultReader

@@ -1,0 +1,67 @@
+"""What the agent graph's nodes share: their dependencies (`AgentDeps`), the turn's scratch and the text stream."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from agent.context_fit import ContextWindow
+from agent.tool_use import ToolUse
+from agent.turn import ToolBox, TurnScratch
+from core.ports import ChatModel
+from rag.answer.context import PASSAGE_CHARS
+from rag.answer.relevance_gate import RelevanceGate
+from rag.retrieve import Retriever
+
+FIXED_NODES = 4  # prepare_turn, retrieve_context, the last call_model, finish_answer
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDeps:
+    """Everything the nodes need."""
+
+    chat_model: ChatModel
+    tools: ToolBox
+    retriever: Retriever
+    gate: RelevanceGate
+    top_k: int
+    show_sources: bool
+    recursion_limit: int
+    clock: Callable[[], datetime]
+    tool_use: ToolUse = field(default_factory=ToolUse)  # whether the model is offered tools (LLM_TOOLS)
+    context: ContextWindow | None = None  # the model's context window; None: prompts are not fitted
+    # The indexed markdown of a note by path: where a trimmed passage's lines are (None: estimated from the chunk).
+    note_text: Callable[[str], str | None] | None = None
+    # Questions answered without tools quote the passages first and are answered from verified quotes only
+    # (ANSWER_QUOTES; off by default there too).
+    quote_first: bool = False
+    # Under an answer, the sentences of the notes it read that hold what it says (SHOW_EVIDENCE).
+    show_evidence: bool = True
+    # Characters of note text sent with each question (ANSWER_PASSAGE_CHARS).
+    passage_chars: int = PASSAGE_CHARS
+    # Chunks around the best hit that may fill the room the passages leave (ANSWER_NEIGHBOUR_CHUNKS; 0: none).
+    neighbour_chunks: int = 0
+
+    @property
+    def max_tool_rounds(self) -> int:
+        """Return how many tool rounds fit under the recursion limit (two steps each).
+
+        LangGraph stops a run that reaches the limit, so a run of N steps needs a limit of N + 1.
+        """
+        return max(0, (self.recursion_limit - 1 - FIXED_NODES) // 2)
+
+
+def scratch_of(config: RunnableConfig) -> TurnScratch:
+    """Return the per-turn scratch passed in the run's config."""
+    scratch: TurnScratch = config["configurable"]["scratch"]
+    return scratch
+
+
+def write_text(write: Callable[[Any], None], text: str) -> None:
+    """Send `text` to the turn's stream, unless it is empty."""
+    if text:
+        write({"text": text})

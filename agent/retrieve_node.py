@@ -1,0 +1,92 @@
+"""The graph's retrieve_context node: search the notes for the latest question before the model runs.
+
+"Which note says that?" is answered here from the reply before it, without a search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+from typing import Any, TypeVar
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_stream_writer
+
+from agent.answer_footer import earlier_question, latest_question
+from agent.gate.intent import looks_like_edit_request
+from agent.graph_deps import AgentDeps, scratch_of
+from agent.source_question import answer_before, asks_for_sources, sources_reply
+from agent.state import AgentState, MessageRecord, turn_start
+from agent.tool_offer import is_contract_request, offers_tools
+from rag.answer.context import build_context
+
+T = TypeVar("T")
+
+
+class RetrieveNode:
+    """The node that searches the notes; its method's name is the node's name."""
+
+    def __init__(self, deps: AgentDeps) -> None:
+        self._deps = deps
+
+    async def retrieve_context(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        """Search the notes for the latest question, unless the relevance floor says they don't cover it.
+
+        "Which note says that?" is neither searched nor judged: the reply is what the last answer came from.
+        """
+        deps = self._deps
+        question = latest_question(state["messages"])
+        earlier = previous_reply(state["messages"])
+        if asks_for_sources(question):  # "which note says that?": the reply before it, not a search
+            checker = scratch_of(config).checker
+            checked = partial(_linked, checker.check)  # a link the client sent back, as the vault has it
+            return {"is_covered": False, "answer": await _in_thread(lambda: sources_reply(earlier, checked=checked))}
+        get_stream_writer()({"status": "searching your notes…"})
+        unready = await _in_thread(deps.retriever.unready_reason)  # an empty vault, or the first index running
+        if unready is not None:
+            return {"is_covered": False, "answer": unready}
+        # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
+        query = await _in_thread(deps.retriever.prepare, question, earlier_question(state["messages"]))
+        # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
+        is_edit = scratch_of(config).writes is not None and looks_like_edit_request(question)
+        if not is_edit and not await _in_thread(lambda: deps.gate.covers(query)):
+            return {"is_covered": False}
+        hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k))
+        hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
+        if is_contract_request(deps, question, scratch_of(config)):
+            scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)
+            return {"is_covered": True, "is_contract": True, "hit_paths": hit_paths}
+        # Room the hits leave in the passages may go to the chunks around the best one (rag/answer/neighbours.py);
+        # the hits' sections stay first in `allowed`, which "Notes searched:" lists from.
+        around = await _in_thread(
+            lambda: deps.retriever.with_neighbours(
+                hits, max_chars=deps.passage_chars, max_distance=deps.neighbour_chunks
+            )
+        )
+        anchors = list(dict.fromkeys(hit.chunk.anchor for hit in [*hits, *around]))
+        scratch_of(config).checker.allowed.update(anchors)
+        # A model answering from the passages alone (no tools this turn) cites `source` and needs no path or lines.
+        with_location = offers_tools(deps, question)
+        context = await _in_thread(
+            lambda: build_context(
+                around, question, max_chars=deps.passage_chars, note_text=deps.note_text, with_location=with_location
+            )
+        )
+        return {"is_covered": True, "context": context, "allowed": anchors, "hit_paths": hit_paths}
+
+
+def previous_reply(records: list[MessageRecord]) -> str:
+    """Return the assistant's last answer before this turn, not a "which note says that?" reply ("" for none)."""
+    before = records[: turn_start(records)]
+    return answer_before([(record["role"], str(record.get("content") or "")) for record in before])
+
+
+def _linked(check: Callable[[str], str], link: str) -> str | None:
+    """Return `link` as the citation check shows it, or None when it names no note of the vault."""
+    shown = check(link)
+    return shown if shown.startswith("[[") else None
+
+
+async def _in_thread(function: Callable[..., T], *args: Any) -> T:
+    return await asyncio.to_thread(function, *args)
