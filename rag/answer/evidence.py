@@ -27,7 +27,7 @@ from rag.notes.inline import WIKILINK
 EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
 # One quoted line as `quoted_line` writes it, and the block under the heading, as they read in a reply a client
 # sends back (regular-expression sources, for the patterns that cut them from history and read them in the eval).
-QUOTED_LINE = r'- "[^\n]*" (?P<link>!?\[\[[^\[\]\n]+\]\])[ \t]*'
+QUOTED_LINE = r'- (?:"[^\n]*"|\u201c[^\n]*\u201d) (?P<link>!?\[\[[^\[\]\n]+\]\])[ \t]*'
 # Under the model's refusal, the sentences of the passages it read that say most about what was asked (`closest_to`).
 CLOSEST_HEADING = "Closest in your notes:"
 
@@ -179,8 +179,13 @@ def evidence_block(evidence: Sequence[Evidence], *, heading: str = EVIDENCE_HEAD
 
 
 def quoted_line(text: str, source: str) -> str:
-    """Return one sentence of a note as quoted under an answer: `- "sentence" [[Note#Heading]]`."""
-    return f'- "{text}" {source}'
+    """Return one sentence of a note as quoted under an answer: `- "sentence" [[Note#Heading]]`.
+
+    A sentence holding straight double quotes ('"Kein Gouda!" sagt Oma.') is set in curly ones, so its own marks
+    are not read as doubled ('""Kein Gouda!" sagt Oma."'); the sentence itself stays as the note has it.
+    """
+    opening, closing = ("\u201c", "\u201d") if '"' in text else ('"', '"')
+    return f"- {opening}{text}{closing} {source}"
 
 
 def _candidates(

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 from rag.answer.attribution import Passage
 from rag.answer.evidence import (
     CLOSEST_HEADING,
+    EVIDENCE_BLOCK,
     EVIDENCE_HEADING,
+    QUOTED_LINE,
     Evidence,
     closest_to,
     copied_from,
     evidence_block,
     evidence_for,
+    quoted_line,
 )
 
 RECIPE = Passage(
@@ -270,3 +275,12 @@ def test_under_a_refusal_the_closest_sentence_is_the_one_saying_most_about_the_q
 def test_nothing_is_closest_when_no_sentence_shares_the_question() -> None:
     passages = [Passage("[[Garlic]]", "Planted 40 cloves of Germidour on 2 November.")]
     assert closest_to("What did the dentist say about my wisdom teeth?", passages) == []
+
+
+def test_a_sentence_holding_quote_marks_is_set_in_curly_ones_and_still_read_as_a_quoted_line() -> None:
+    line = quoted_line('"Kein Gouda!" sagt Oma.', "[[Käsespätzle#Omas Tipps]]")
+
+    assert line == '- \u201c"Kein Gouda!" sagt Oma.\u201d [[Käsespätzle#Omas Tipps]]'
+    block = f"{EVIDENCE_HEADING}\n{quoted_line('Plain.', '[[A]]')}\n{line}"
+    assert re.fullmatch(EVIDENCE_BLOCK, block)
+    assert [m["link"] for m in re.finditer(QUOTED_LINE, block)] == ["[[A]]", "[[Käsespätzle#Omas Tipps]]"]

@@ -45,7 +45,7 @@ def test_a_sentence_of_a_note_searched_that_speaks_to_the_question_is_quoted_fir
     footer = refusal_footer(REFUSAL, state(moved))
 
     assert footer.startswith(
-        f'\n\n{CLOSEST_HEADING}\n- ""Stop drinking coffee" does not match "caffeine cut-off"." '
+        f'\n\n{CLOSEST_HEADING}\n- \u201c"Stop drinking coffee" does not match "caffeine cut-off".\u201d '
         "[[BM25 Explained#Why BM25 still matters]]\n\nNotes searched:\n"
     )
 
