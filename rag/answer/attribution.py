@@ -26,7 +26,7 @@ _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?!\w)(?:\s?(%|°\s?[CF]?|[^\W
 _NOT_UNITS = frozenset(("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it"))
 _WORD = re.compile(r"[^\W\d_]{4,}")
 _ELEMENT = re.compile(r'<note source="([^"]*)"[^>]*>\n(.*?)\n</note>', re.DOTALL)
-_LINK = re.compile(r"!?\[\[[^\]\n]*\]\]")
+WIKILINK = re.compile(r"!?\[\[[^\]\n]*\]\]")  # a wikilink or embed as an answer writes it
 # Words an answer uses for itself, not for the note's content.
 _ANSWER_WORDS = frozenset(("notes", "note", "according", "mentioned", "mentions", "says", "states", "based"))
 
@@ -64,7 +64,7 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
     passage came from the model's own knowledge, not the notes (recorded with Qwen2.5-Coder 0.5B: how to
     configure a Kubernetes ingress controller, over a vault with none), so the reply says so.
     """
-    text = _LINK.sub(" ", answer)
+    text = WIKILINK.sub(" ", answer)
     said = said_beyond(answer, question)
     needed = max(MIN_EVIDENCE, MIN_SHARE * weight_of(said))
     best: dict[str, tuple[int, int]] = {}  # source -> (its evidence, its first rank)
@@ -106,7 +106,7 @@ def unread_numbers(answer: str, passages: Sequence[Passage], *, question: str = 
     one claim code can check in any answer. Numbers are compared by value ("08" is "8"; "two" in a passage is "2");
     list numbers and ISO dates (worked out from today's date) are not checked.
     """
-    text = _ISO_DATE.sub(" ", _LIST_MARKER.sub(" ", _LINK.sub(" ", answer)))
+    text = _ISO_DATE.sub(" ", _LIST_MARKER.sub(" ", WIKILINK.sub(" ", answer)))
     sources = (*(passage.text for passage in passages), question)
     # "1,500" in a note is read both as a thousands separator and as a decimal comma: an answer may write either.
     read = {value for source in sources for number in _numbers_in(source) for value in _readings(number)}
@@ -158,7 +158,7 @@ def is_unsupported(answer: str, passages: Sequence[Passage], *, question: str = 
 
 def said_beyond(answer: str, question: str) -> set[str]:
     """Return what `answer` says beyond `question`: its numbers and word stems less the question's, links left out."""
-    return terms_of(_LINK.sub(" ", answer)) - terms_of(question)
+    return terms_of(WIKILINK.sub(" ", answer)) - terms_of(question)
 
 
 def weight_of(terms: AbstractSet[str]) -> int:

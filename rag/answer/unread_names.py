@@ -20,11 +20,10 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from rag.answer.attribution import Passage
+from rag.answer.attribution import WIKILINK, Passage
+from rag.answer.code_spans import code_ranges
 from rag.answer.quote_words import SENTENCE_END, WORDS, normalised
 
-_LINK = re.compile(r"!?\[\[[^\]\n]*\]\]")
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _URL = re.compile(r"\b\w+://\S+")
 _NOTICE = re.compile(r"\*\([^\n]*?\)\*")  # the service's own notes in a reply: "*(Stopped here: ...)*"
 # Title Case a model writes of its own, no name: headings, a line all bold, a label before a colon ("3. **Error
@@ -48,9 +47,9 @@ def unread_names(answer: str, passages: Sequence[Passage], *, question: str = ""
     Capitalised words in a row are one name, shown whole when one of its words is unread and no ordinary word
     ("Bauer Lindqvist"; "Google Play Services", all ordinary, is no invention code can tell).
     """
-    cited = " ".join(_LINK.findall(answer))
+    cited = " ".join(WIKILINK.findall(answer))
     # A link stands as a word, so "… [[Note]]. Set it up" still ends its sentence before "Set".
-    prose = _URL.sub(" ", _CODE.sub(" ", _NOTICE.sub(" ", _LINK.sub("LINK", answer))))
+    prose = _URL.sub(" ", _without_code(_NOTICE.sub(" ", WIKILINK.sub("LINK", answer))))
     for own in (_HEADING, _BOLD_LINE, _LABEL, _LIST_MARKER):
         prose = own.sub("", prose)
     sentences = [WORDS.findall(sentence) for sentence in _sentences(prose)]
@@ -77,6 +76,15 @@ def ordinary_words() -> frozenset[str]:
     """Return the whole words of the bundled tokenizer's vocabulary, lower case: words no caution is about."""
     vocabulary = json.loads(_VOCABULARY.read_text(encoding="utf-8"))["model"]["vocab"]
     return frozenset(token for token in vocabulary if token.isalpha())
+
+
+def _without_code(text: str) -> str:
+    """Return `text` with its code blocks and spans (rag/answer/code_spans.py) blanked: code names no one."""
+    kept, end = [], 0
+    for start, stop in code_ranges(text):
+        kept += [text[end:start], " "]
+        end = stop
+    return "".join([*kept, text[end:]])
 
 
 def _capitalised_runs(words: Sequence[str]) -> list[list[str]]:
