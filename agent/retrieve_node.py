@@ -59,10 +59,14 @@ class RetrieveNode:
             return {"is_covered": True, "is_contract": True, "hit_paths": hit_paths}
         # Room the hits leave in the passages may go to the chunks around the best one (rag/answer/neighbours.py);
         # the hits' sections stay first in `allowed`, which "Notes searched:" lists from.
-        around = await _in_thread(
-            lambda: deps.retriever.with_neighbours(
-                hits, max_chars=deps.passage_chars, max_distance=deps.neighbour_chunks
+        around = (
+            await _in_thread(
+                lambda: deps.retriever.with_neighbours(
+                    hits, max_chars=deps.passage_chars, max_distance=deps.neighbour_chunks
+                )
             )
+            if deps.neighbour_chunks
+            else hits
         )
         anchors = list(dict.fromkeys(hit.chunk.anchor for hit in [*hits, *around]))
         scratch_of(config).checker.allowed.update(anchors)

@@ -124,7 +124,9 @@ class Retriever:
             traced.set_attribute("librarian.retrieval.hits", len(ranked))
             traced.set_attribute("librarian.retrieval.notes", len({hit.chunk.path for hit in ranked}))
             # The one way out of the index: every search (prompt, tools, retrieval-only replies, the API, the CLI).
-            return [_without_secrets(hit) for hit in ranked] if self._settings.redact_secrets else ranked
+            if not self._settings.redact_secrets:
+                return ranked
+            return [replace(hit, chunk=_without_secrets(hit.chunk)) for hit in ranked]
 
     def with_neighbours(
         self, hits: Sequence[SearchHit], *, max_chars: int, max_distance: int = MAX_DISTANCE
@@ -133,9 +135,7 @@ class Retriever:
 
         def read_chunks(places: Sequence[Place]) -> list[Chunk]:
             chunks = self._store.chunks_at(places)
-            if not self._settings.redact_secrets:
-                return chunks
-            return [replace(chunk, text=redact_secrets(chunk.text)) for chunk in chunks]
+            return [_without_secrets(chunk) for chunk in chunks] if self._settings.redact_secrets else chunks
 
         return with_neighbours(hits, read_chunks, max_chars=max_chars, max_distance=max_distance)
 
@@ -169,6 +169,6 @@ class Retriever:
         self._is_identity_checked = stored is not None
 
 
-def _without_secrets(hit: SearchHit) -> SearchHit:
-    text = redact_secrets(hit.chunk.text)
-    return hit if text == hit.chunk.text else replace(hit, chunk=replace(hit.chunk, text=text))
+def _without_secrets(chunk: Chunk) -> Chunk:
+    text = redact_secrets(chunk.text)
+    return chunk if text == chunk.text else replace(chunk, text=text)
