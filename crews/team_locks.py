@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from core.errors import AlreadyRunning
+from core.file_locks import is_locked
 
 
 class CrewBusy(AlreadyRunning):
@@ -67,14 +68,4 @@ class TeamLocks:
 
     def is_held(self, crew: str) -> bool:
         """Return True when some process holds the team's lock."""
-        try:
-            fd = os.open(self._lock_path(crew), os.O_RDONLY)
-        except FileNotFoundError:
-            return False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        finally:
-            os.close(fd)
-        return False
+        return is_locked(self._lock_path(crew))

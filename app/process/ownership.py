@@ -22,6 +22,7 @@ from pathlib import Path
 
 from app.process.data_dir_vault import claim_vault
 from core.errors import ResourceBusy
+from core.file_locks import is_locked
 from core.settings import ServerSettings
 
 OWNER_FILE = "owner.lock"
@@ -132,18 +133,7 @@ def read_owner(data_dir: Path) -> Owner | None:
 
 def is_held(data_dir: Path) -> bool:
     """Return True when some process holds DATA_DIR's lock (probed with a shared lock, released at once)."""
-    try:
-        fd = os.open(data_dir / OWNER_FILE, os.O_RDONLY)
-    except FileNotFoundError:
-        return False
-    try:
-        # A shared lock fails only while someone holds the exclusive one; it never blocks a holder's own work.
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    return is_locked(data_dir / OWNER_FILE)
 
 
 def _lock_exclusive(fd: int) -> bool:
