@@ -16,16 +16,14 @@ note-level figure shows. Each --passage-chars value is an ANSWER_PASSAGE_CHARS, 
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.eval.golden import GoldenItem, load_golden_set
 from app.eval.matching import found_facts, has_phrase, tokens
 from app.services.answering import indexed_text
-from app.wiring import Services, build_services
-from core.settings import Settings
+from app.wiring import Services
+from bench.indexed import indexed_vault
 from rag.answer.context import PASSAGE_CHARS, build_context
 from rag.answer.neighbours import MAX_DISTANCE
 from rag.answer.relevance_gate import RelevanceGate
@@ -106,23 +104,14 @@ def print_figures(label: str, results: list[ItemContext], *, verbose: bool) -> N
 def main() -> None:
     """Index the vault with the configured embedder and print the figures per ANSWER_PASSAGE_CHARS."""
     args = parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     items = [item for item in load_golden_set(args.golden).items if item.kind == "answer"]
-    with tempfile.TemporaryDirectory() as tmp:
-        data_dir = args.data_dir or Path(tmp) / "data"
-        settings = Settings(_env_file=None, vault_path=args.vault, data_dir=data_dir)
-        services = build_services(settings)
-        try:
-            services.reindexer.run_once()
-            print(f"vault {args.vault}  ({services.store.count()} chunks, {len(items)} answer items)")
-            gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
-            for chars in (int(value) for value in args.passage_chars.split(",")):
-                for distance in (int(value) for value in args.distances.split(",")):
-                    results = [item_context(services, gate, item, chars=chars, distance=distance) for item in items]
-                    label = f"{chars} chars, nb {distance}"
-                    print_figures(label, results, verbose=args.verbose)
-        finally:
-            services.close()
+    with indexed_vault(args.vault, args.data_dir) as (settings, services):
+        print(f"vault {args.vault}  ({services.store.count()} chunks, {len(items)} answer items)")
+        gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
+        for chars in (int(value) for value in args.passage_chars.split(",")):
+            for distance in (int(value) for value in args.distances.split(",")):
+                results = [item_context(services, gate, item, chars=chars, distance=distance) for item in items]
+                print_figures(f"{chars} chars, nb {distance}", results, verbose=args.verbose)
 
 
 if __name__ == "__main__":

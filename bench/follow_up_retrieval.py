@@ -17,17 +17,14 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from app.wiring import build_services
+from bench.indexed import indexed_vault
 from core.domain import SearchHit
-from core.settings import Settings
 from rag.answer.relevance_gate import RelevanceGate
 from rag.evaluation import load_question_set
 from rag.retrieve import Retriever
@@ -112,33 +109,26 @@ def measure(retriever: Retriever, gate: RelevanceGate, turns: list[Turn]) -> Fig
 def main() -> None:
     """Index the vault, then print recall@K alone and as served for each set given."""
     args = parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sets = [("follow-ups", follow_ups, args.follow_ups), ("topic switches", topic_switches, args.questions)]
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(_env_file=None, vault_path=args.vault, data_dir=args.data_dir or Path(tmp) / "data")
-        services = build_services(settings)
-        try:
-            services.reindexer.run_once()
-            gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
-            print(f"vault {args.vault}  ({services.store.count()} chunks)  recall@{K}: alone -> as served")
-            for label, load, path in sets:
-                if path is None:
-                    continue
-                turns = load(path)
-                got = measure(services.retriever, gate, turns)
-                print(
-                    f"  {label:15} {path.name:45} n={len(turns):3}  {got.alone:.3f} -> {got.served:.3f}  "
-                    f"({got.as_follow_up} searched as follow-ups, {got.covered} pass the relevance floor)"
-                )
-            if args.unanswerable is not None and args.questions is not None:
-                turns = unanswerable_switches(args.unanswerable, args.questions)
-                got = measure(services.retriever, gate, turns)
-                print(
-                    f"  {'unanswerable':15} {args.unanswerable.name:45} n={len(turns):3}  "
-                    f"({got.as_follow_up} searched as follow-ups, {got.covered} pass the relevance floor: should be 0)"
-                )
-        finally:
-            services.close()
+    with indexed_vault(args.vault, args.data_dir) as (settings, services):
+        gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
+        print(f"vault {args.vault}  ({services.store.count()} chunks)  recall@{K}: alone -> as served")
+        for label, load, path in sets:
+            if path is None:
+                continue
+            turns = load(path)
+            got = measure(services.retriever, gate, turns)
+            print(
+                f"  {label:15} {path.name:45} n={len(turns):3}  {got.alone:.3f} -> {got.served:.3f}  "
+                f"({got.as_follow_up} searched as follow-ups, {got.covered} pass the relevance floor)"
+            )
+        if args.unanswerable is not None and args.questions is not None:
+            turns = unanswerable_switches(args.unanswerable, args.questions)
+            got = measure(services.retriever, gate, turns)
+            print(
+                f"  {'unanswerable':15} {args.unanswerable.name:45} n={len(turns):3}  "
+                f"({got.as_follow_up} searched as follow-ups, {got.covered} pass the relevance floor: should be 0)"
+            )
 
 
 if __name__ == "__main__":

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from app.wiring import Services, build_services
+from app.wiring import Services
+from bench.indexed import indexed_vault
 from core.domain import DEFAULT_FUSION, Embedding, Fusion, SearchFilters, SearchHit
 from core.ports import Reranker, VectorStore
 from core.settings import RetrievalSettings, Settings
@@ -152,18 +151,10 @@ def run(settings: Settings, services: Services, questions: list[Question], args:
 def main() -> None:
     """Index the vault with the configured embedder and print the figures per combination and question kind."""
     args = parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     questions = load_question_set(args.questions)
-    with tempfile.TemporaryDirectory() as tmp:
-        data_dir = args.data_dir or Path(tmp) / "data"
-        settings = Settings(_env_file=None, vault_path=args.vault, data_dir=data_dir)
-        services = build_services(settings)
-        try:
-            services.reindexer.run_once()
-            print(f"vault {args.vault}  ({services.store.count()} chunks, model {settings.embed_model})")
-            run(settings, services, questions, args)
-        finally:
-            services.close()
+    with indexed_vault(args.vault, args.data_dir) as (settings, services):
+        print(f"vault {args.vault}  ({services.store.count()} chunks, model {settings.embed_model})")
+        run(settings, services, questions, args)
 
 
 if __name__ == "__main__":
