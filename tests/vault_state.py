@@ -1,4 +1,4 @@
-"""The state of a vault folder as tests compare it: every file's hash, so "nothing changed" can be asserted."""
+"""The state of a vault folder as tests lay it out and compare it: its notes, every file's hash, its folders."""
 
 from __future__ import annotations
 
@@ -24,3 +24,8 @@ def write_notes(root: Path, notes: dict[str, str]) -> Path:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
     return root
+
+
+def folders(root: Path) -> list[str]:
+    """Return every folder under `root` (vault-relative, hidden ones included), sorted."""
+    return sorted(path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_dir())

@@ -18,7 +18,7 @@ from edits.writers.files import FileVaultWriter
 from edits.writers.rest import LocalRestApiWriter
 from tests.edit_fakes import write_settings
 from tests.obsidian_standin import obsidian_standin
-from tests.vault_state import write_notes
+from tests.vault_state import folders, write_notes
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 KEY = "a" * 64
@@ -34,10 +34,6 @@ def vault(tmp_path: Path) -> Path:
     return write_notes(
         tmp_path / "vault", {"Projects/2025/Q1/Plan.md": "# Plan\n", "Projects/2025/Q1/Notes.md": "# Notes\n"}
     )
-
-
-def folders(vault: Path) -> list[str]:
-    return sorted(str(p.relative_to(vault)) for p in vault.rglob("*") if p.is_dir())
 
 
 def test_moving_a_note_out_of_the_trash_removes_the_trash_folders_it_emptied(vault: Path) -> None:

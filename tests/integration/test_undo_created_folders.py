@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
-from core.edits import ApplyReport, UndoPlan
+from core.edits import ApplyReport, ProposedEdit, UndoPlan
 from core.ports import NoteWriter
 from edits.apply import apply_edits
 from edits.changelog import MIGRATIONS, SqliteChangeLog
@@ -22,9 +22,9 @@ from edits.undo import undo_last
 from edits.writers import build_writer
 from edits.writers.rest import LocalRestApiWriter
 from rag.sqlite_migrations import apply_migrations
-from tests.edit_fakes import write_settings
+from tests.edit_fakes import open_change_log, write_settings
 from tests.obsidian_standin import obsidian_standin
-from tests.vault_state import write_notes
+from tests.vault_state import folders, write_notes
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 KEY = "a" * 64
@@ -42,14 +42,7 @@ def vault(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
-    return tmp_path / "data"
-
-
-@pytest.fixture
-def log(data_dir: Path) -> Iterator[SqliteChangeLog]:
-    log = SqliteChangeLog(data_dir / "changes.sqlite", data_dir / "snapshots")
-    yield log
-    log.close()
+    return tmp_path / "data"  # where the shared `log` fixture keeps the change log
 
 
 @pytest.fixture
@@ -60,15 +53,14 @@ def writer(vault: Path) -> NoteWriter:
     return writer
 
 
-def folders(vault: Path) -> list[str]:
-    return sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*") if p.is_dir())
+def creation(path: str, text: str = "idea\n") -> ProposedEdit:
+    return new_proposal(
+        conversation_id="conv", operation="create", path=path, before=None, after=text, now=NOW, ttl_minutes=30
+    )
 
 
 def create(writer: NoteWriter, log: SqliteChangeLog, path: str, text: str = "idea\n") -> ApplyReport:
-    proposal = new_proposal(
-        conversation_id="conv", operation="create", path=path, before=None, after=text, now=NOW, ttl_minutes=30
-    )
-    report = run(apply_edits([proposal], writer=writer, log=log, settings=write_settings(), now=NOW))
+    report = run(apply_edits([creation(path, text)], writer=writer, log=log, settings=write_settings(), now=NOW))
     assert [outcome.status for outcome in report.outcomes] == ["applied"]
     return report
 
@@ -162,12 +154,7 @@ def test_a_created_folder_holding_a_note_of_the_user_keeps_it_and_the_undo_still
 def test_two_notes_created_in_one_new_folder_leave_nothing_behind(
     vault: Path, writer: NoteWriter, log: SqliteChangeLog
 ) -> None:
-    proposals = [
-        new_proposal(
-            conversation_id="conv", operation="create", path=path, before=None, after="x\n", now=NOW, ttl_minutes=30
-        )
-        for path in ("Areas/New/One.md", "Areas/New/Two.md")
-    ]
+    proposals = [creation(path, "x\n") for path in ("Areas/New/One.md", "Areas/New/Two.md")]
     run(apply_edits(proposals, writer=writer, log=log, settings=write_settings(), now=NOW))
 
     plan = undo(writer, log)
@@ -228,7 +215,7 @@ def test_a_change_log_from_before_the_folders_column_stays_readable_and_undoable
             (NOW.isoformat(), content_hash("old\n")),
         )
     conn.close()
-    log = SqliteChangeLog(data_dir / "changes.sqlite", data_dir / "snapshots")
+    log = open_change_log(data_dir)
     try:
         [entry] = log.list()
         assert (entry.path, entry.status, log.created_folders(entry)) == ("Projects/Old/Idea.md", "applied", ())
