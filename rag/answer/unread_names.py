@@ -18,11 +18,11 @@ import json
 import re
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 
 from rag.answer.attribution import WIKILINK, Passage
 from rag.answer.code_spans import code_ranges
 from rag.answer.quote_words import SENTENCE_END, WORDS, normalised
+from rag.embedding.dense_models import bundled_tokenizer_dir
 
 _URL = re.compile(r"\b\w+://\S+")
 _NOTICE = re.compile(r"\*\([^\n]*?\)\*")  # the service's own notes in a reply: "*(Stopped here: ...)*"
@@ -33,9 +33,6 @@ _BOLD_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])?[ \t]*\*\*[^*\n]+\*\*[ \t]*:?
 _LABEL = re.compile(r"^[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?\**(?:[A-Z0-9][^\s:*]*[ \t]?){1,5}\**:(?=\s)", re.M)
 _AFTER_COLON = re.compile(r"(?<=:)\s+")
 _LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+", re.M)
-# The bundled MiniLM tokenizer's WordPiece vocabulary (uncased English, 30,522 pieces): its whole words are
-# ordinary words ("Configuration", "Navigate") and common names, never what a model invents ("Davio", "Lindqvist").
-_VOCABULARY = Path(__file__).resolve().parents[1] / "assets" / "minilm-tokenizer" / "tokenizer.json"
 # English prose capitalises some 5-15 % of the words after a sentence's first (names, titles); German some 30-40 %.
 NOUN_CAPITALS = 0.25
 MIN_INNER_WORDS = 12  # fewer inner words say nothing about the language
@@ -73,8 +70,13 @@ def unread_names(answer: str, passages: Sequence[Passage], *, question: str = ""
 
 @cache
 def ordinary_words() -> frozenset[str]:
-    """Return the whole words of the bundled tokenizer's vocabulary, lower case: words no caution is about."""
-    vocabulary = json.loads(_VOCABULARY.read_text(encoding="utf-8"))["model"]["vocab"]
+    """Return the whole words of the bundled tokenizer's vocabulary, lower case: words no caution is about.
+
+    The MiniLM tokenizer's WordPiece vocabulary (uncased English, 30,522 pieces): its whole words are ordinary
+    words ("Configuration", "Navigate") and common names, never what a model invents ("Davio", "Lindqvist").
+    """
+    tokenizer = bundled_tokenizer_dir() / "tokenizer.json"
+    vocabulary = json.loads(tokenizer.read_text(encoding="utf-8"))["model"]["vocab"]
     return frozenset(token for token in vocabulary if token.isalpha())
 
 
