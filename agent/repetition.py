@@ -14,16 +14,25 @@ number counts: rows or items that differ only in numbers elsewhere (a run log "|
 price list, "Lap 3: 93 seconds") are data, and a list numbered 1, 2, 3 whose items differ in anything is not cut.
 A list number is only the item's place, which Markdown renders whatever digits were written, so it says nothing
 about whether the text repeats; no other number is safe to ignore.
+
+A loop need not be one stretch again and again: the 0.5B, asked which RRF constants were tried, alternated two
+list items of 270 characters each ("k = 10: …", "k = 100: …", three times) and then repeated the first, so no
+stretch up to MAX_PERIOD repeated until its tenth item. So a long line (MIN_LINE_CHARS, list number aside) written
+REPEATS times anywhere in a reply is a loop too: a table row, a task or a heading that recurs is shorter, and a
+sentence that long is not written four times over in one answer. Lines in code blocks do not count: code (a Tasks
+query block copied from a note) repeats its long comment lines on purpose.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 MIN_PERIOD = 16
 MIN_DISTINCT_CHARS = 6  # a run of few characters ("-----", "| --- | --- |") is formatting, not a loop
 MAX_PERIOD = 400
 REPEATS = 4
+MIN_LINE_CHARS = 80  # a line this long written REPEATS times anywhere in one reply is a loop
 CHECK_EVERY = 32  # characters between checks: a check reads at most MAX_PERIOD * REPEATS characters
 NOTICE = "\n\n*(Stopped here: the model began repeating itself.)*"
 
@@ -38,6 +47,13 @@ def ends_in_a_loop(text: str) -> bool:
     """
     renumbered, numbers = _LIST_NUMBER.subn(r"\g<1>0", text)
     return _ends_in_repeats(text) or (numbers > 0 and _ends_in_repeats(renumbered))
+
+
+def counted_line(line: str) -> str | None:
+    """Return `line` as compared across a reply (list number and outer spaces aside), None when too short to count."""
+    compared = _LIST_NUMBER.sub(r"\g<1>0", line).strip()
+    is_long = len(compared) >= MIN_LINE_CHARS and len(set(compared)) >= MIN_DISTINCT_CHARS
+    return compared if is_long else None
 
 
 def _ends_in_repeats(text: str) -> bool:
@@ -57,12 +73,27 @@ class RepetitionWatch:
         self._tail = ""
         self._unchecked = 0
         self._is_looping = False
+        self._line = ""  # the line being written
+        self._lines: Counter[str] = Counter()  # the long lines written so far (`counted_line`)
+        self._is_in_code = False  # inside a fenced code block
 
     def feed(self, text: str) -> bool:
         """Add streamed text; return True once the reply has ended in a loop (and from then on)."""
         self._tail = (self._tail + text)[-MAX_PERIOD * REPEATS :]
+        self._is_looping = self._is_looping or self._repeats_a_line(text)
         self._unchecked += len(text)
         if not self._is_looping and self._unchecked >= CHECK_EVERY:
             self._unchecked = 0
             self._is_looping = ends_in_a_loop(self._tail)
         return self._is_looping
+
+    def _repeats_a_line(self, text: str) -> bool:
+        *ended, self._line = (self._line + text).split("\n")
+        for line in ended:
+            if line.lstrip().startswith(("```", "~~~")):
+                self._is_in_code = not self._is_in_code
+            elif not self._is_in_code and (counted := counted_line(line)) is not None:
+                self._lines[counted] += 1
+                if self._lines[counted] >= REPEATS:
+                    return True
+        return False

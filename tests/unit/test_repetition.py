@@ -68,9 +68,9 @@ def streamed_until_stopped(reply: str) -> str:
 def test_a_loop_whose_repeats_differ_only_in_their_list_numbers_is_stopped_after_a_few_repeats() -> None:
     shown = streamed_until_stopped(xor_loop_reply())
 
-    # The loop starts at item 2's sub-items (item 3's are the same): its REPEATS-th repeat ends in item REPEATS + 2.
-    assert f"\n{REPEATS + 2}. **Combining" in shown  # not before the loop has repeated REPEATS times
-    assert f"\n{REPEATS + 3}. " not in shown  # and at once after: not 22 items, to the token cap
+    # Every item has the same two long sub-items: the REPEATS-th item writes them the REPEATS-th time.
+    assert f"\n{REPEATS}. **Combining" in shown  # not before they have been written REPEATS times
+    assert f"\n{REPEATS + 1}. " not in shown  # and at once after: not 22 items, to the token cap
 
 
 def test_numbered_steps_with_different_text_are_not_a_loop() -> None:
@@ -94,3 +94,47 @@ def test_rows_of_numbers_are_data_not_a_loop() -> None:
     for data in (run_log, prices, counted, numbered_runs):
         assert streamed_until_stopped(data) == data
         assert not ends_in_a_loop(data)
+
+
+def rrf_loop_reply() -> str:
+    """Return Qwen2.5-Coder 0.5B's reply alternating two long list items, then repeating one (recorded, sample_vault).
+
+    Asked which RRF constants were tried: no stretch of MAX_PERIOD characters or less repeated until item 10.
+    """
+    k10 = (
+        "k = 10: The authors picked it in a pilot study, and found results were not sensitive to it. The constant "
+        "damps the advantage of the very top ranks, so a document that is 3rd in both lists beats one that is 1st "
+        "in one list and absent from the other."
+    )
+    k100 = (
+        "k = 100: The constant damps the advantage of the very top ranks, so a document that is 3rd in both lists "
+        "beats one that is 1st in one list and absent from the other."
+    )
+    items = [k10, k100, k10, k100, k10, k100, k10, k10, k10, k10, k100, k10]
+    intro = "The constant k used for reciprocal rank fusion is 60. The other values were tried as follows:\n\n"
+    return intro + "\n\n".join(f"{number}. {item}" for number, item in enumerate(items, 1)) + "\n"
+
+
+def test_a_long_line_written_over_and_over_is_a_loop_even_when_other_lines_come_between() -> None:
+    shown = streamed_until_stopped(rrf_loop_reply())
+
+    assert "\n7. k = 10:" in shown  # item 7 is the fourth "k = 10" item
+    assert "\n8. " not in shown  # stopped there, not at item 10 or the token cap
+
+
+def test_short_lines_that_recur_and_a_long_line_said_thrice_are_not_a_loop() -> None:
+    weeks = "".join(
+        f"## Week {week}\n- [ ] Water the tomatoes\n- [x] Turn the compost\n| Mon | easy | 5 km |\n"
+        for week in range(9)
+    )
+    summary = "The loaf rests for 14 hours in the fridge at 4 °C, covered, before it is baked in the Dutch oven."
+    recap = f"{summary}\n\nThen it bakes.\n\n{summary}\n\nIn short:\n\n{summary}\n"
+    for reply in (weeks, recap):
+        assert streamed_until_stopped(reply) == reply
+
+
+def test_long_lines_recurring_in_code_blocks_are_not_a_loop() -> None:
+    comment = "# For debug/explanatory purposes, show the source of the Include as a group name in the results"
+    queries = ("not done", "done today", "due before tomorrow", "has start date", "is recurring")
+    reply = "Each query of the note:\n\n" + "".join(f"```tasks\n{comment}\n{query}\n```\n\n" for query in queries)
+    assert streamed_until_stopped(reply) == reply
