@@ -18,7 +18,6 @@ shaped like a call whose JSON is broken is "unusable": neither a call to run nor
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Collection, Iterator
@@ -26,14 +25,11 @@ from dataclasses import dataclass
 from enum import Enum
 
 from core.chat import ToolCall
+from llm_client.text_call_json import FENCE_INFOS, decode_call_values, decode_leading_values
 
 OPENINGS = ("{", "```", "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>")
 MAX_MISSING_BRACES = 3  # a reply that ends this many closing braces short of a call is completed
 _EXPLICIT = ("<tool_call>", "[TOOL_CALLS]", "<|python_tag|>")  # the model's own call markers: never prose
-_FENCE = re.compile(r"```[ \t]*([^\n`]*)\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
-_FENCE_INFOS = {"", "json", "json5", "tool_call", "tool_code", "tool", "function", "javascript", "js"}
-_TAGGED = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
-_MISTRAL_ARGS = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*\[ARGS\]")
 _END_TOKENS = re.compile(r"<\|(?:eom_id|eot_id|im_end|end)\|>|</s>")
 _NAME_KEYS = ("name", "tool_name", "tool")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.-]*")
@@ -94,7 +90,7 @@ def read_text_calls(
     if not opens:
         return TextCalls(Reading.TEXT)
     body = _END_TOKENS.sub("", text).strip()
-    values = _call_values(body)
+    values = decode_call_values(body)
     if values is None and is_complete and body.startswith("{"):
         values = _completed(body, parameters)
     if values is not None:
@@ -114,105 +110,10 @@ def read_text_calls(
 def _completed(body: str, parameters: frozenset[str]) -> list[object] | None:
     """Decode a bare call whose reply ended before its last closing braces (recorded: Qwen2.5 0.5B stops short)."""
     for missing in range(1, MAX_MISSING_BRACES + 1):
-        values = _leading_values(body + "}" * missing)
+        values = decode_leading_values(body + "}" * missing)
         if values and all(_is_call_shaped(value, parameters) for value in values):
             return values
     return None
-
-
-def _call_values(body: str) -> list[object] | None:
-    """Return the JSON values the text is made of (after its wrappers), or None when it does not decode."""
-    if body.startswith("<|python_tag|>"):
-        return _call_values(body.removeprefix("<|python_tag|>").strip())
-    if body.startswith("[TOOL_CALLS]"):
-        rest = body.removeprefix("[TOOL_CALLS]")
-        return _mistral_values(rest) if _MISTRAL_ARGS.match(rest) else _call_values(rest.strip())
-    if body.startswith("<tool_call>"):
-        return _values_of_segments(match.group(1) for match in _TAGGED.finditer(body))
-    if body.startswith("```"):
-        return _fenced_values(body)
-    return _decode_sequence(body)
-
-
-def _fenced_values(body: str) -> list[object] | None:
-    segments: list[str] = []
-    for match in _FENCE.finditer(body):
-        if match.group(1).strip().casefold() not in _FENCE_INFOS:
-            return None
-        segments.append(match.group(2))
-    return _values_of_segments(segments) if segments else None
-
-
-def _values_of_segments(segments: Iterator[str] | list[str]) -> list[object] | None:
-    values: list[object] = []
-    for segment in segments:
-        inner = segment.strip()
-        decoded = _call_values(inner) if inner.startswith(("<tool_call>", "```")) else _decode_sequence(inner)
-        if decoded is None:
-            return None
-        values.extend(decoded)
-    return values or None
-
-
-def _mistral_values(rest: str) -> list[object] | None:
-    """Read `name[ARGS]{...}` calls, one after another (Mistral's newer tokenizers)."""
-    values: list[object] = []
-    decoder = json.JSONDecoder()
-    position = 0
-    while (match := _MISTRAL_ARGS.match(rest, position)) is not None:
-        try:
-            arguments, position = decoder.raw_decode(rest, match.end())
-        except json.JSONDecodeError:
-            return None
-        values.append({"name": match.group(1), "arguments": arguments})
-        if rest.startswith("[TOOL_CALLS]", position):
-            position += len("[TOOL_CALLS]")
-    return values or None
-
-
-def _decode_sequence(text: str) -> list[object] | None:
-    """Decode leading JSON values (whitespace between them, anything after the last one ignored)."""
-    for candidate in _brace_variants(text.strip()):
-        values = _leading_values(candidate)
-        if values:
-            return values
-    literal = _python_literal(text.strip())
-    return [literal] if literal is not None else None
-
-
-def _brace_variants(text: str) -> Iterator[str]:
-    yield text
-    if text.startswith("{{"):
-        closing = text.rfind("}}")
-        if closing != -1:
-            yield text[1 : closing + 1]  # `{{"name": .., "arguments": {..}}}`: only the outer pair doubled
-        yield text.replace("{{", "{").replace("}}", "}")  # every brace doubled, as in a format string
-
-
-def _leading_values(text: str) -> list[object]:
-    decoder = json.JSONDecoder()
-    values: list[object] = []
-    position = 0
-    while position < len(text) and text[position] in "{[":
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            break
-        values.append(value)
-        while position < len(text) and text[position] in " \t\r\n,;":
-            position += 1
-    return values
-
-
-def _python_literal(text: str) -> object | None:
-    """Return a dict written in Python's syntax (single quotes, True/None), which some small models produce."""
-    if not text.startswith("{") or not text.endswith("}") or len(text) > 100_000:
-        return None
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _calls_of(
@@ -301,7 +202,7 @@ def _cannot_become_call(text: str) -> bool:
         first_line, newline, rest = head[3:].partition("\n")
         if not newline:
             return False
-        if first_line.strip().casefold() not in _FENCE_INFOS:
+        if first_line.strip().casefold() not in FENCE_INFOS:
             return True  # ```python, ```dataview: code to show
         body = rest.lstrip()
         return bool(body) and body[0] not in "{[<"

@@ -162,7 +162,7 @@ async def detected_twice(base_url: str) -> list[int | None]:
 def test_ollama_at_its_small_default_is_warned_about_once_with_the_way_to_raise_it(
     routes: dict[str, Any], is_warned: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with ScriptedLLMServer(routes=routes) as llm, caplog.at_level(logging.WARNING, logger="llm_client.client"):
+    with ScriptedLLMServer(routes=routes) as llm, caplog.at_level(logging.WARNING, logger="llm_client.model_catalog"):
         windows = asyncio.run(detected_twice(llm.base_url))
 
     assert windows[0] == windows[1]
