@@ -5,38 +5,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timedelta
-from typing import Protocol
 
 from core.errors import AppError, EmptyVault, UpstreamUnavailable
 from core.ports import DocStore, VectorStore, WatermarkStore
 from sync.index_status import IndexStatus, read_stored_status
-from sync.reindex import ProgressCallback
+from sync.reindex_worker import IndexGuard, ReindexJob, ReindexWorker, RunStopped, log_outcome
 from sync.report import Progress, ReindexReport
 
 logger = logging.getLogger(__name__)
 
-IndexGuard = Callable[[], AbstractContextManager[object]]
 # Seconds before retrying a failed run (a Redis or Qdrant that went away), then every minute until it succeeds.
 RETRY_DELAYS = (2.0, 5.0, 10.0, 20.0, 40.0, 60.0)
 EARLY_RETRY_AFTER = 2.0  # a status call that finds the stores answering retries early, at most this often
-_WARNINGS_LOGGED = 5
-
-
-class ReindexJob(Protocol):
-    """What the runner drives: `Reindexer` or anything that indexes the vault the same way."""
-
-    def run_once(self, on_progress: ProgressCallback | None = None) -> ReindexReport:
-        """Bring the index in line with the vault and return what was done."""
-        ...
-
-
-class _Stopped(Exception):
-    """Raised from the progress callback at shutdown, so a run ends between two commits."""
 
 
 class RunFailed(AppError):
@@ -66,21 +49,18 @@ class IndexRunner:
         retry_delays: tuple[float, ...] = RETRY_DELAYS,
         early_retry_after: float = EARLY_RETRY_AFTER,
     ) -> None:
-        self._reindexer = reindexer
         self._watermarks = watermarks
         self._store = store
         self._docstore = docstore
         self._clock = clock
-        self._guard = guard
+        self._worker = ReindexWorker(reindexer, guard)
         self._retry_delays = retry_delays
         self._early_retry_after = early_retry_after
         self._failed_at = 0.0  # time.monotonic() of the latest failure
         # The active task is the lock: at most one exists, and every other request only sets `_again`.
         self._active: asyncio.Task[ReindexReport | None] | None = None
         self._again: str | None = None
-        self._stop = threading.Event()
         self._closed = False
-        self._progress: Progress | None = None
         self._reason: str | None = None
         self._started_at: datetime | None = None
         self._finished_at: datetime | None = None
@@ -104,7 +84,7 @@ class IndexRunner:
     @property
     def progress(self) -> Progress | None:
         """Return how far the current run is, None when no run is going."""
-        return self._progress if self.is_running else None
+        return self._worker.progress if self.is_running else None
 
     @property
     def last_report(self) -> ReindexReport | None:
@@ -148,7 +128,7 @@ class IndexRunner:
         """Refuse new runs, end the current one at its next commit, and wait for it (before closing stores)."""
         self._closed = True
         self._again = None
-        self._stop.set()
+        self._worker.stop()
         await self._cancel_retry()
         if self._active is not None:
             await asyncio.shield(self._active)
@@ -172,7 +152,7 @@ class IndexRunner:
         return IndexStatus(
             running=running,
             rerun_pending=running and self._again is not None,
-            progress=self._progress if running else None,
+            progress=self._worker.progress if running else None,
             stored=stored,
             runs_completed=self._completed,
             runs_failed=self._failed,
@@ -225,8 +205,8 @@ class IndexRunner:
         self._started_at = self._clock()
         self._finished_at = None
         try:
-            report = await asyncio.to_thread(self._run_in_thread)
-        except _Stopped:
+            report = await asyncio.to_thread(self._worker.run, is_first=self._last_report is None)
+        except RunStopped:
             logger.info("re-index stopped for shutdown; the next run finishes it")
             self._settle(number, RunFailed("the service is shutting down"))
             return None
@@ -242,11 +222,11 @@ class IndexRunner:
             return None
         finally:
             self._finished_at = self._clock()
-            self._progress = None
+            self._worker.progress = None
         self._error = None
         self._failures_in_a_row = 0
         self._completed += 1
-        self._log_outcome(report, is_first=self._last_report is None)
+        log_outcome(report, is_first=self._last_report is None)
         self._last_report = report
         self._settle(number, report)
         return report
@@ -285,43 +265,3 @@ class IndexRunner:
             retry.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await retry
-
-    def _log_outcome(self, report: ReindexReport, *, is_first: bool) -> None:
-        """Log one line per run that changed something (and always for the first), naming warned files."""
-        changed = report.added or report.modified or report.deleted or report.renamed or report.restored
-        if not (is_first or changed or report.errors):
-            return
-        shown = [*report.errors, *report.warnings][:_WARNINGS_LOGGED]
-        more = len(report.errors) + len(report.warnings) - len(shown)
-        issues = "; ".join(f"{path}: {reason}" for path, reason in shown) + (f"; and {more} more" if more else "")
-        logger.info(
-            "indexed %d notes (%d chunks written, %d embedded) in %.1f s: +%d ~%d -%d, %d errors, %d warnings%s",
-            report.notes_total,
-            report.chunks_indexed,
-            report.chunks_embedded,
-            report.seconds,
-            len(report.added),
-            len(report.modified),
-            len(report.deleted),
-            len(report.errors),
-            len(report.warnings),
-            f" ({issues}; `librarian status` lists them all)" if issues else "",
-        )
-
-    def _run_in_thread(self) -> ReindexReport:
-        with self._guard() if self._guard else nullcontext():
-            return self._reindexer.run_once(self._on_progress)
-
-    def _on_progress(self, progress: Progress) -> None:
-        # Called in the worker thread before the first batch and after each commit: points where stopping leaves a
-        # repairable index.
-        if self._stop.is_set() and progress.phase != "done":
-            raise _Stopped
-        starts_indexing = self._progress is None or self._progress.phase != "index"
-        if starts_indexing and progress.phase == "index" and self._last_report is None:
-            # The first run after start can take minutes (a new vault): say so once, and where to follow it.
-            logger.info(
-                "indexing %d new or changed notes in the background (GET /v1/index/status shows progress)",
-                progress.notes_total,
-            )
-        self._progress = progress

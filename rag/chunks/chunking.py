@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 _UNLINKABLE = re.compile(r"%%|[#|^:\[\]]")
 _SAYS_SOMETHING = re.compile(r"\w")
 # Raised when parsing or chunking changes what an unchanged note's chunks or warnings are; an index built by another
-# version redoes every note once (sync.reindex), reusing the vectors of chunks whose text did not change.
+# version redoes every note once (sync.reindex_plan), reusing the vectors of chunks whose text did not change.
 # 2: template placeholders in frontmatter are text; sections of empty list items make no chunk.
 # 3: a note without body text is chunked with its properties.
 CHUNKS_VERSION = "3"

@@ -188,7 +188,7 @@ def test_unreadable_note_is_an_error_and_the_rest_is_indexed(
             raise PermissionError(errno.EACCES, "Permission denied", str(root / rel_path))
         return real_read(root, rel_path)
 
-    with mock.patch("sync.reindex.read_note_text", side_effect=read_or_refuse):
+    with mock.patch("sync.reindex_plan.read_note_text", side_effect=read_or_refuse):
         report = services.reindexer.run_once()
 
     assert report.errors == [(SOURDOUGH, "cannot read: Permission denied")]

@@ -15,7 +15,7 @@ from core.domain import SearchFilters
 from core.settings import Settings
 from rag.chunks.chunking import CHUNKS_VERSION
 from rag.notes.links import LinkResolver
-from sync.reindex import CHUNKS_VERSION_META
+from sync.reindex_plan import CHUNKS_VERSION_META
 from sync.report import Progress
 from tests.fakes import HashingEmbedder
 

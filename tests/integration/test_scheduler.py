@@ -14,8 +14,9 @@ import pytest
 from app.wiring import Services
 from core.errors import ResourceBusy
 from core.settings import Settings
-from sync.index_runner import IndexGuard, IndexRunner
+from sync.index_runner import IndexRunner
 from sync.reindex import ProgressCallback, Reindexer
+from sync.reindex_worker import IndexGuard
 from sync.report import Progress, ReindexReport
 from sync.scheduler import JOB_ID, start_scheduler, stop_scheduler
 
