@@ -18,8 +18,9 @@ from urllib.parse import quote
 
 from rag.notes.frontmatter import read_frontmatter
 from rag.notes.inline import WIKILINK, LinkSpan, find_link_spans, wikilink_span
+from rag.notes.line_views import MASK
 from rag.notes.links import LinkResolver
-from rag.notes.scanner import MASK, ScannedLine, scan_lines, split_lines
+from rag.notes.scanner import ScannedLine, scan_lines, split_lines
 
 _COMMENT_OPEN = re.compile(r"(?<!\\)(?:%%|<!--)")
 _COMMENT_CLOSE = {"%%": "%%", "<!--": "-->"}

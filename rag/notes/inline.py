@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from core.domain import BlockId, Link, Task
-from rag.notes.scanner import MASK
+from rag.notes.line_views import MASK
 
 # Obsidian's tag lexer (as Dataview documents it): '#' after start or whitespace, then characters that are
 # not whitespace, general/supplemental punctuation blocks, or ASCII punctuation other than '_', '-', '/'.

@@ -12,19 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 from rag.notes.budget import NoteBudget
+from rag.notes.line_views import COMMENT, NORMAL, InlineSplitter
 
 BUDGET_CHECK_LINES = 512  # a clock read per line would cost more than most lines do
-MASK = "`"  # a character that can't be part of a tag, so masked spans never merge into one
 LineKind = Literal["text", "code"]
 
-_NORMAL, _COMMENT, _MATH = 0, 1, 2
-_SPECIAL = re.compile(r"[`$%<\\]")
-_COMMENT_CLOSE = {"%%": "%%", "<!--": "-->"}  # Obsidian's cache skips HTML comments like %% comments
-_INLINE_MATH = re.compile(r"\$(?=[^\s$])(?:\\.|[^$\\])*?(?<=[^\s\\])\$(?!\d)")
 _FENCE_OPEN = re.compile(r"^[ \t]*(?:>[ \t]?)*(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _FENCE_CLOSE = re.compile(r"^[ \t]*(?:>[ \t]?)*(`{3,}|~{3,})[ \t]*$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
@@ -74,103 +69,9 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-@lru_cache(maxsize=32)
-def _closing_run(length: int) -> re.Pattern[str]:
-    return re.compile(rf"(?<!`)`{{{length}}}(?!`)")
-
-
 def indent_width(line: str) -> int:
     """Return the width of a line's leading whitespace, tabs counting to the next multiple of four."""
     return len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs(4))
-
-
-class _InlineSplitter:
-    """Split one line into visible and masked text while tracking comment and math state across lines.
-
-    Comments are `%%...%%` and `<!--...-->`; either may span lines.
-    """
-
-    def __init__(self, *, include_comments: bool, last_math_line: int) -> None:
-        self.state = _NORMAL
-        self.comment_close = "%%"
-        self.include_comments = include_comments
-        self.last_math_line = last_math_line  # index of the last line holding "$$"; no block opens after it
-
-    def split(self, line: str, index: int) -> tuple[str, str]:
-        if self.state == _NORMAL and not _SPECIAL.search(line):
-            return line, line
-        visible: list[str] = []
-        masked: list[str] = []
-        pos, end = 0, len(line)
-        while pos < end:
-            if self.state == _COMMENT:
-                close = line.find(self.comment_close, pos)
-                if close < 0:
-                    break
-                pos, self.state = close + len(self.comment_close), _NORMAL
-                continue
-            if self.state == _MATH:
-                close = line.find("$$", pos)
-                stop = end if close < 0 else close + 2
-                visible.append(line[pos:stop])
-                masked.append(MASK * (stop - pos))
-                pos = stop
-                if close >= 0:
-                    self.state = _NORMAL
-                continue
-            pos = self._split_normal(line, pos, index, visible, masked)
-        return "".join(visible), "".join(masked)
-
-    def _split_normal(self, line: str, pos: int, index: int, visible: list[str], masked: list[str]) -> int:
-        found = _SPECIAL.search(line, pos)
-        if found is None:
-            visible.append(line[pos:])
-            masked.append(line[pos:])
-            return len(line)
-        start = found.start()
-        visible.append(line[pos:start])
-        masked.append(line[pos:start])
-        char = line[start]
-        stop = start + 1
-        is_masked = False
-        if char == "\\":
-            stop = min(start + 2, len(line))
-        elif char in "%<" and not self.include_comments:
-            opener = "%%" if char == "%" else "<!--"
-            if line.startswith(opener, start):
-                self.state, self.comment_close = _COMMENT, _COMMENT_CLOSE[opener]
-                return start + len(opener)
-        elif char == "`":
-            stop, is_masked = self._code_span(line, start)
-        elif char == "$":
-            stop, is_masked = self._math(line, start, index)
-        visible.append(line[start:stop])
-        masked.append(MASK * (stop - start) if is_masked else line[start:stop])
-        return stop
-
-    @staticmethod
-    def _code_span(line: str, start: int) -> tuple[int, bool]:
-        run_end = start
-        while run_end < len(line) and line[run_end] == "`":
-            run_end += 1
-        close = _closing_run(run_end - start).search(line, run_end)
-        if close is None:
-            return run_end, False
-        return close.end(), True
-
-    def _math(self, line: str, start: int, index: int) -> tuple[int, bool]:
-        if line.startswith("$$", start):
-            close = line.find("$$", start + 2)
-            if close >= 0:
-                return close + 2, True
-            if index < self.last_math_line:
-                self.state = _MATH
-                return len(line), True
-            return start + 2, False
-        inline = _INLINE_MATH.match(line, start)
-        if inline is None:
-            return start + 1, False
-        return inline.end(), True
 
 
 def _heading_text(raw: str | None) -> str:
@@ -187,7 +88,7 @@ class _BlockScanner:
         self.budget = budget
         self.first_line = first_line
         last_math = max((i for i, line in enumerate(lines) if "$$" in line), default=-1)
-        self.inline = _InlineSplitter(include_comments=include_comments, last_math_line=last_math)
+        self.inline = InlineSplitter(include_comments=include_comments, last_math_line=last_math)
         self.out: list[ScannedLine] = []
         self.headings: list[HeadingSpan] = []
         self.warnings: list[str] = []
@@ -206,7 +107,7 @@ class _BlockScanner:
             self._line(index, line)
         if self.fence is not None:
             self.warnings.append(f"code fence opened on line {self.fence[2]} is not closed")
-        if self.inline.state == _COMMENT:
+        if self.inline.state == COMMENT:
             self.warnings.append(f"comment opened on line {self.comment_line} is not closed")
         return Scan(tuple(self.out), tuple(self.headings), tuple(self.warnings))
 
@@ -226,7 +127,7 @@ class _BlockScanner:
                 self.may_start_code = True
             self._code(line)
             return
-        if self.inline.state != _NORMAL:
+        if self.inline.state != NORMAL:
             self._continued(index, line)
             return
         if not line.strip():
@@ -258,7 +159,7 @@ class _BlockScanner:
     def _split(self, index: int, line: str) -> tuple[str, str]:
         before = self.inline.state
         visible, masked = self.inline.split(line, index)
-        if self.inline.state == _COMMENT and before != _COMMENT:
+        if self.inline.state == COMMENT and before != COMMENT:
             self.comment_line = self.first_line + index
         return visible, masked
 

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Sequence
 
 from qdrant_client import QdrantClient, models
-from qdrant_client.common.client_exceptions import QdrantException
-from qdrant_client.http.exceptions import ApiException
 
 from core.domain import (
     DEFAULT_FUSION,
@@ -21,7 +18,6 @@ from core.domain import (
     RankedLists,
     SearchFilters,
     SearchHit,
-    SparseVector,
 )
 from core.errors import InvalidRequest, UpstreamUnavailable
 from rag.stores.payload import (
@@ -29,10 +25,8 @@ from rag.stores.payload import (
     DELETE_PATH_BATCH,
     DENSE_VECTOR,
     INDEXED_FIELDS,
-    SCROLL_PAGE,
     SPARSE_VECTOR,
     UPSERT_BATCH,
-    KeywordMatch,
     batched,
     check_dim,
     chunk_from_payload,
@@ -42,6 +36,17 @@ from rag.stores.payload import (
     payload_text,
     point_id,
     sort_hits,
+)
+from rag.stores.server_types import (
+    embedding_of,
+    identity_from,
+    path_filter,
+    qdrant_errors,
+    qdrant_filter,
+    qdrant_fusion,
+    qdrant_sparse,
+    qdrant_vectors,
+    scroll_records,
 )
 
 
@@ -60,7 +65,7 @@ class ServerVectorStore:
     def reset(self, identity: IndexIdentity) -> None:
         """Drop every point and recreate the collection for this model identity."""
         self._identity = None
-        with _qdrant_errors():
+        with qdrant_errors():
             if self._client.collection_exists(self._collection):
                 self._client.delete_collection(self._collection)
             self._client.create_collection(
@@ -81,12 +86,12 @@ class ServerVectorStore:
 
     def identity(self) -> IndexIdentity | None:
         """Return the identity the collection was created for, or None if there is none yet."""
-        with _qdrant_errors():
+        with qdrant_errors():
             if not self._client.collection_exists(self._collection):
                 self._identity = None
                 return None
             metadata = self._client.get_collection(self._collection).config.metadata or {}
-        self._identity = _identity_from(metadata)
+        self._identity = identity_from(metadata)
         return self._identity
 
     def upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
@@ -99,12 +104,12 @@ class ServerVectorStore:
             points = [
                 models.PointStruct(
                     id=point_id(item.chunk.path, item.chunk.index),
-                    vector={DENSE_VECTOR: list(item.embedding.dense), SPARSE_VECTOR: _sparse(item.embedding.sparse)},
+                    vector=qdrant_vectors(item.embedding),
                     payload=chunk_payload(item),
                 )
                 for item in batch
             ]
-            with _qdrant_errors():
+            with qdrant_errors():
                 self._client.upsert(self._collection, points=points, wait=True)
 
     def delete_paths(self, paths: Iterable[str]) -> None:
@@ -113,16 +118,16 @@ class ServerVectorStore:
         if not unique or self._known_identity() is None:
             return
         for batch in batched(unique, DELETE_PATH_BATCH):
-            selector = models.FilterSelector(filter=_path_filter(batch))
-            with _qdrant_errors():
+            selector = models.FilterSelector(filter=path_filter(batch))
+            with qdrant_errors():
                 self._client.delete(self._collection, points_selector=selector, wait=True)
 
     def embeddings_for_paths(self, paths: Iterable[str]) -> dict[str, Embedding]:
         """Return stored vectors of these notes keyed by `embed_key`, so unchanged chunks skip embedding."""
         found: dict[str, Embedding] = {}
         for batch in batched(sorted(set(paths)), DELETE_PATH_BATCH):
-            for record in self._scroll(_path_filter(batch), with_payload=["embed_key"], with_vectors=True):
-                embedding = _embedding(record.vector)
+            for record in self._scroll(path_filter(batch), with_payload=["embed_key"], with_vectors=True):
+                embedding = embedding_of(record.vector)
                 if embedding is not None:
                     found[payload_text(record.payload, "embed_key")] = embedding
         return found
@@ -142,18 +147,18 @@ class ServerVectorStore:
             return []
         check_dim(identity, [query])
         # The filter sits on each prefetch: local mode ignores an outer-only filter there (qdrant-client #1372).
-        condition = _filter(filter_conditions(filters))
+        condition = qdrant_filter(filter_conditions(filters))
         depth = max(prefetch_limit, limit)
         prefetch = [models.Prefetch(query=list(query.dense), using=DENSE_VECTOR, limit=depth, filter=condition)]
         if query.sparse.indices:  # an empty sparse query matches nothing: leave the dense branch alone
             prefetch.append(
-                models.Prefetch(query=_sparse(query.sparse), using=SPARSE_VECTOR, limit=depth, filter=condition)
+                models.Prefetch(query=qdrant_sparse(query.sparse), using=SPARSE_VECTOR, limit=depth, filter=condition)
             )
-        with _qdrant_errors():
+        with qdrant_errors():
             response = self._client.query_points(
                 self._collection,
                 prefetch=prefetch,
-                query=_fusion(fusion, branches=len(prefetch)),
+                query=qdrant_fusion(fusion, branches=len(prefetch)),
                 limit=limit,
                 with_payload=list(CHUNK_FIELDS),
             )
@@ -163,7 +168,7 @@ class ServerVectorStore:
         """Return the stored chunks at these (note path, chunk index) places, in that order; absent ones left out."""
         if not places or self._known_identity() is None:
             return []
-        with _qdrant_errors():
+        with qdrant_errors():
             records = self._client.retrieve(
                 self._collection,
                 [point_id(path, index) for path, index in places],
@@ -178,16 +183,16 @@ class ServerVectorStore:
         if identity is None:
             return RankedLists((), ())
         check_dim(identity, [query])
-        condition = _filter(filter_conditions(filters))
+        condition = qdrant_filter(filter_conditions(filters))
         dense = self._ranked(list(query.dense), DENSE_VECTOR, limit, condition)
         if not query.sparse.indices:  # as in `search`: no sparse branch for a query without terms
             return RankedLists(dense, ())
-        return RankedLists(dense, self._ranked(_sparse(query.sparse), SPARSE_VECTOR, limit, condition))
+        return RankedLists(dense, self._ranked(qdrant_sparse(query.sparse), SPARSE_VECTOR, limit, condition))
 
     def _ranked(
         self, query: list[float] | models.SparseVector, using: str, limit: int, condition: models.Filter | None
     ) -> tuple[SearchHit, ...]:
-        with _qdrant_errors():
+        with qdrant_errors():
             response = self._client.query_points(
                 self._collection,
                 query=query,
@@ -204,12 +209,12 @@ class ServerVectorStore:
         if identity is None:
             return None
         check_dim(identity, [query])
-        with _qdrant_errors():
+        with qdrant_errors():
             response = self._client.query_points(
                 self._collection,
                 query=list(query.dense),
                 using=DENSE_VECTOR,
-                query_filter=_filter(filter_conditions(filters)),
+                query_filter=qdrant_filter(filter_conditions(filters)),
                 limit=1,
                 with_payload=False,
             )
@@ -220,10 +225,10 @@ class ServerVectorStore:
         counts = dict.fromkeys(terms, 0)
         if self._known_identity() is None or cap < 1:
             return counts
-        condition = _filter(filter_conditions(filters))
+        condition = qdrant_filter(filter_conditions(filters))
         for term in counts:
             # A sparse search only returns points that share a term with the query: with one term, its holders.
-            with _qdrant_errors():
+            with qdrant_errors():
                 response = self._client.query_points(
                     self._collection,
                     query=models.SparseVector(indices=[term], values=[1.0]),
@@ -239,7 +244,7 @@ class ServerVectorStore:
         """Return the number of points."""
         if self._known_identity() is None:
             return 0
-        with _qdrant_errors():
+        with qdrant_errors():
             return self._client.count(self._collection, exact=True).count
 
     def indexed_paths(self) -> set[str]:
@@ -256,7 +261,7 @@ class ServerVectorStore:
 
     def close(self) -> None:
         """Close the client; safe to call twice."""
-        with _qdrant_errors():
+        with qdrant_errors():
             self._client.close()
 
     def _known_identity(self) -> IndexIdentity | None:
@@ -268,72 +273,6 @@ class ServerVectorStore:
     ) -> Iterator[models.Record]:
         if self._known_identity() is None:
             return
-        offset: models.ExtendedPointId | None = None
-        while True:
-            with _qdrant_errors():
-                records, offset = self._client.scroll(
-                    self._collection,
-                    scroll_filter=condition,
-                    limit=SCROLL_PAGE,
-                    offset=offset,
-                    with_payload=with_payload,
-                    with_vectors=with_vectors,
-                )
-            yield from records
-            if offset is None:
-                return
-
-
-@contextmanager
-def _qdrant_errors() -> Iterator[None]:
-    try:
-        yield
-    except (ApiException, QdrantException) as exc:  # HTTP errors, refused connections, timeouts, rate limits
-        raise UpstreamUnavailable("qdrant", str(exc)) from exc
-
-
-def _identity_from(metadata: Mapping[str, object]) -> IndexIdentity | None:
-    model_id, dim = metadata.get("model_id"), metadata.get("dim")
-    if not isinstance(model_id, str) or not isinstance(dim, int):
-        return None  # a collection this program did not create: the indexer resets it before use
-    return IndexIdentity(model_id=model_id, dim=dim)
-
-
-def _fusion(fusion: Fusion, *, branches: int) -> models.RrfQuery | models.FusionQuery:
-    if fusion.method == "dbsf":
-        return models.FusionQuery(fusion=models.Fusion.DBSF)
-    # Weights only when they change something: one weight per prefetch, so none for a dense-only search.
-    weighted = branches == 2 and fusion.dense_weight != 1.0
-    return models.RrfQuery(rrf=models.Rrf(k=fusion.rrf_k, weights=[fusion.dense_weight, 1.0] if weighted else None))
-
-
-def _sparse(vector: SparseVector) -> models.SparseVector:
-    return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
-
-
-def _embedding(vector: object) -> Embedding | None:
-    if not isinstance(vector, dict):
-        return None
-    dense, sparse = vector.get(DENSE_VECTOR), vector.get(SPARSE_VECTOR)
-    if not isinstance(dense, list) or not dense:
-        return None
-    stored = SparseVector((), ())
-    if isinstance(sparse, models.SparseVector):
-        stored = SparseVector(tuple(sparse.indices), tuple(sparse.values))
-    return Embedding(tuple(float(x) for x in dense), stored)
-
-
-def _filter(conditions: list[KeywordMatch]) -> models.Filter | None:
-    if not conditions:
-        return None
-    must: list[models.Condition] = [
-        models.FieldCondition(
-            key=c.key, match=models.MatchAny(any=list(c.values)) if c.is_any else models.MatchValue(value=c.values[0])
+        yield from scroll_records(
+            self._client, self._collection, condition=condition, with_payload=with_payload, with_vectors=with_vectors
         )
-        for c in conditions
-    ]
-    return models.Filter(must=must)
-
-
-def _path_filter(paths: Sequence[str]) -> models.Filter:
-    return models.Filter(must=[models.FieldCondition(key="path", match=models.MatchAny(any=list(paths)))])
