@@ -18,14 +18,8 @@ from datetime import date
 from pathlib import PurePosixPath
 
 from agent.change_contract.findings import Candidate, CandidateTask, Findings, TaskState, task_state
-from agent.change_contract.request_words import (
-    blanked,
-    given_names,
-    named_days,
-    new_folder,
-    quoted_values,
-    written_days,
-)
+from agent.change_contract.request_values import blanked, named_days, new_folder, quoted_values, written_days
+from agent.change_contract.request_words import given_names
 from agent.change_contract.template_choice import VaultTemplates, requested_template, template_named, vault_templates
 from agent.change_contract.vault_references import (
     MAX_HIT_CANDIDATES,

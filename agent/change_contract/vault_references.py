@@ -13,17 +13,8 @@ from datetime import date
 from pathlib import PurePosixPath
 
 from agent.change_contract.findings import Candidate
-from agent.change_contract.request_words import (
-    LINK,
-    MOVING,
-    PATH,
-    QUOTED,
-    blanked,
-    leading_words,
-    new_task_words,
-    note_phrases,
-    quoted_values,
-)
+from agent.change_contract.request_values import QUOTED, blanked, new_task_words, quoted_values
+from agent.change_contract.request_words import LINK, MOVING, PATH, leading_words, note_phrases
 from agent.tools.snapshot import VaultSnapshot
 from core.errors import AppError
 

@@ -9,13 +9,15 @@ that proposed changes, the gate shows their ids and diffs (composed by code, nev
 Whether the turn's user message asked for a change is decided here, by code: proposals nobody asked for open with a
 warning, and a delete or move nobody asked for needs "yes delete" / "yes move" (a plain yes applies nothing). The
 model's text above passes through an `ImitationGuard`, so it cannot fake the gate's warning or ask for a yes itself.
+
+What the user's word sets off (applying, discarding, undoing, re-indexing) is `VaultWrites` (vault_writes.py).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from datetime import datetime, timedelta
+from collections.abc import AsyncIterator, Callable, Sequence
+from datetime import datetime
 
 from agent.chat_app_tasks import is_chat_app_task, latest_user_text
 from agent.gate.approval import (
@@ -37,23 +39,20 @@ from agent.gate.replies import (
     proposals_block,
     words_refusal,
 )
+from agent.gate.vault_writes import AfterWrite, VaultWrites
 from agent.locks import ConversationLocks
 from core.chat import AnswerDone, AnswerEvent, AnswerText, TurnRequest, Usage
 from core.edits import ProposedEdit
 from core.errors import AppError
 from core.ports import Answerer, NoteWriter
 from core.settings import WriteSettings
-from edits.apply import apply_edits
 from edits.changelog import SqliteChangeLog
 from edits.lock import EditLock
 from edits.messages.entries import code
-from edits.messages.reports import READ_ONLY, apply_report_text, incomplete_selection, undo_plan_text
+from edits.messages.reports import incomplete_selection
 from edits.proposals import SqliteProposalStore
-from edits.undo import plan_undo, undo_last
 
 logger = logging.getLogger(__name__)
-
-AfterWrite = Callable[[], Awaitable[object]]
 
 
 def follows(request: TurnRequest, marker: str) -> bool:
@@ -95,11 +94,11 @@ class EditGate:
         self._inner = inner
         self._store = store
         self._log = log
-        self._writer = writer
         self._settings = settings
         self._clock = clock
-        self._after_write = after_write
-        self._lock = lock
+        self._writes = VaultWrites(
+            store=store, log=log, writer=writer, settings=settings, lock=lock, after_write=after_write
+        )
         self._locks = ConversationLocks()
 
     @property
@@ -175,7 +174,7 @@ class EditGate:
         notice = ""
         change_set = self._store.undo_request(conversation, now)
         if change_set is not None and follows(request, change_set):
-            decided = await self._answer_undo(conversation, message, now)
+            decided = await self._writes.answer_undo(conversation, message, now)
             if decided is not None:
                 return decided, "", None
             notice = "(The undo was cancelled; nothing was undone.)"
@@ -184,9 +183,9 @@ class EditGate:
             decided = await self._answer_proposals(message, pending, now)
             if decided is not None:
                 return decided, "", None
-            notice = discarded_notice(self._discard(pending))
+            notice = discarded_notice(self._writes.discard(pending))
             if is_undo_request(message):  # "undo" is a command for code: no model can undo, so it must not go there
-                return notice + SEPARATOR + await self._plan_undo(conversation, now), "", None
+                return notice + SEPARATOR + await self._writes.plan_undo(conversation, now), "", None
             return None, notice, corrected_turn(request, message)
         return await self._without_pending(request, message, now), notice, None
 
@@ -194,7 +193,7 @@ class EditGate:
         """Return the reply to an answer about shown proposals, or None when the message is about something else."""
         approval = parse_approval(message)
         if approval.kind == "decline":
-            return discarded_notice(self._discard(shown))
+            return discarded_notice(self._writes.discard(shown))
         if not approval.is_approval:
             return None
         chosen = select_approved(approval, shown)
@@ -209,80 +208,22 @@ class EditGate:
         required = missing_words(chosen, shown, needed, message)
         if required is not None:  # nothing is discarded: the user answers again with the words
             return words_refusal(chosen, needed, required, approval.ids)
-        reply, attempted = await self._apply(chosen, now)
+        reply, attempted = await self._writes.apply(chosen, now)
         left = [proposal for proposal in shown if proposal not in chosen]
         if attempted and left:
-            reply += SEPARATOR + discarded_notice(self._discard(left))
+            reply += SEPARATOR + discarded_notice(self._writes.discard(left))
         return reply
-
-    async def _apply(self, chosen: list[ProposedEdit], now: datetime) -> tuple[str, bool]:
-        """Apply the approved proposals; return the report and whether applying was attempted at all."""
-        if self._writer is None:
-            self._discard(chosen)
-            return READ_ONLY, False
-        try:
-            async with self._lock.hold():
-                report = await apply_edits(
-                    chosen, writer=self._writer, log=self._log, settings=self._settings, now=now, store=self._store
-                )
-        except AppError as exc:  # writer offline, too many at once: nothing was written, the proposals stay open
-            return f"Nothing was applied: {exc.message}. The proposed changes stay open until they expire.", False
-        if report.applied:
-            await self._reindex()
-        return apply_report_text(report), True
-
-    def _discard(self, proposals: Sequence[ProposedEdit]) -> list[ProposedEdit]:
-        """Mark these proposals discarded; return those that were still waiting."""
-        return self._store.discard([proposal.id for proposal in proposals])
 
     async def _without_pending(self, request: TurnRequest, message: str, now: datetime) -> str | None:
         """Answer "undo" and a stray "yes" in code; return None for anything else."""
         if is_undo_request(message):
-            return await self._plan_undo(request.conversation_id, now)
+            return await self._writes.plan_undo(request.conversation_id, now)
         if not parse_approval(message).is_approval:
             return None
         latest = self._store.latest(request.conversation_id)
         if latest is None or not follows(request, latest.id):  # a proposal this dialogue never showed is not its news
             return nothing_pending_text(None, now)
         return nothing_pending_text(latest, now, undone=self._log.is_undone(latest.id))
-
-    async def _plan_undo(self, conversation: str, now: datetime) -> str:
-        if self._writer is None:
-            return READ_ONLY
-        try:
-            plan = await plan_undo(writer=self._writer, log=self._log, now=now, lock=self._lock)
-        except AppError as exc:
-            return f"Cannot plan the undo: {exc.message}"
-        if plan.change_set_id is not None and plan.has_writes:  # nothing to confirm otherwise
-            ttl = timedelta(minutes=self._settings.proposal_ttl_minutes)
-            self._store.request_undo(conversation, plan.change_set_id, now + ttl)
-        return self._origin(plan.change_set_id, conversation, now) + undo_plan_text(plan)
-
-    def _origin(self, change_set_id: str | None, conversation: str, now: datetime) -> str:
-        """Say so when the change to undo was made elsewhere: undo reverts the vault's last change, not the chat's."""
-        entries = self._log.last_change_set()
-        if change_set_id is None or not entries or entries[0].change_set_id != change_set_id:
-            return ""
-        first = entries[0]
-        if first.conversation_id == conversation:
-            return ""
-        when = first.at.astimezone(now.tzinfo).strftime("%Y-%m-%d %H:%M")
-        return f"(The last change to the vault was made outside this chat, at {when}.)\n"
-
-    async def _answer_undo(self, conversation: str, message: str, now: datetime) -> str | None:
-        approval = parse_approval(message)
-        change_set = self._store.take_undo_request(conversation, now)
-        if approval.kind == "decline":
-            return "Kept the change; nothing was undone."
-        if not approval.is_approval or approval.ids or change_set is None or self._writer is None:
-            return None
-        try:
-            async with self._lock.hold():
-                plan = await undo_last(writer=self._writer, log=self._log, now=now, confirm=True, expected=change_set)
-        except AppError as exc:
-            return f"Nothing was undone: {exc.message}"
-        await self._reindex()
-        return undo_plan_text(plan)
 
     async def _after_turn(self, conversation: str, message: str, *, exclude: set[str]) -> str:
         """Show the proposals the turn made and end it; with WRITE_CONFIRM=false, apply them at once instead.
@@ -300,13 +241,5 @@ class EditGate:
             self._store.require_words(needed)
             return proposals_block(made, now=now, asked=asked, needed=needed)
         logger.warning("WRITE_CONFIRM=false: applying %d proposed change(s) without asking", len(made))
-        report, _ = await self._apply(made, now)
+        report, _ = await self._writes.apply(made, now)
         return auto_applied_block(made, report, asked=asked)
-
-    async def _reindex(self) -> None:
-        if self._after_write is None:
-            return
-        try:
-            await self._after_write()
-        except AppError as exc:  # the change is written; the scheduled re-index picks it up later
-            logger.warning("re-indexing after an edit failed: %s", exc.message)

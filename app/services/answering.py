@@ -17,7 +17,8 @@ from agent.answerer import AgentAnswerer
 from agent.chat_app_tasks import ChatAppTasks
 from agent.context_fit import ContextWindow
 from agent.fallback import FallbackAnswerer
-from agent.gate.edit_gate import AfterWrite, EditGate
+from agent.gate.edit_gate import EditGate
+from agent.gate.vault_writes import AfterWrite
 from agent.graph import build_graph
 from agent.graph_deps import AgentDeps
 from agent.prompt_cache import warm_up as warm_up_model

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.change_contract.candidates import gather, named_notes, requested_folder
-from agent.change_contract.request_words import given_names, named_days
+from agent.change_contract.request_values import named_days
+from agent.change_contract.request_words import given_names
 from agent.tools.reader import VaultReader
 from core.settings import Settings
 from tests.edit_fakes import NoSearch

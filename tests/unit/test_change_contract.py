@@ -10,14 +10,8 @@ import pytest
 from agent.change_contract.candidates import Candidate, CandidateTask, Findings
 from agent.change_contract.operations import GENERAL, asks_for_more, cued_operations, tool_call
 from agent.change_contract.proposer import contract_prompt
-from agent.change_contract.request_words import (
-    given_names,
-    gives_text,
-    new_folder,
-    quoted_values,
-    template_phrase,
-    values_after,
-)
+from agent.change_contract.request_values import new_folder, quoted_values, values_after
+from agent.change_contract.request_words import given_names, gives_text, template_phrase
 from agent.change_contract.schema import contract_schema, offered, response_format, validate
 from llm_client.reply_json import OutputInvalid
 
