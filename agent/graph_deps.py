@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -12,6 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from agent.context_fit import ContextWindow
 from agent.tool_use import ToolUse
 from agent.turn import ToolBox, TurnScratch
+from core.domain import SearchHit
 from core.ports import ChatModel
 from rag.answer.context import PASSAGE_CHARS
 from rag.answer.relevance_gate import RelevanceGate
@@ -45,6 +46,8 @@ class AgentDeps:
     passage_chars: int = PASSAGE_CHARS
     # Chunks around the best hit that may fill the room the passages leave (ANSWER_NEIGHBOUR_CHUNKS; 0: none).
     neighbour_chunks: int = 0
+    # The base views passages embed, written out as the embedding note shows them (agent/tools/bases/embeds.py).
+    base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None
 
     @property
     def max_tool_rounds(self) -> int:

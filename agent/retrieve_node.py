@@ -68,6 +68,8 @@ class RetrieveNode:
             if deps.neighbour_chunks
             else hits
         )
+        if deps.base_embeds is not None:  # `![[Trips.base#Location]]`: the rows the note shows, not the embed alone
+            around = await _in_thread(deps.base_embeds, around)
         anchors = list(dict.fromkeys(hit.chunk.anchor for hit in [*hits, *around]))
         scratch_of(config).checker.allowed.update(anchors)
         # A model answering from the passages alone (no tools this turn) cites `source` and needs no path or lines.

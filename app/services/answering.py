@@ -26,6 +26,7 @@ from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tool_use import ToolUse
 from agent.tools import ToolRegistry, VaultReader
+from agent.tools.bases.embeds import BaseEmbeds
 from app.process.tracing import TracedAnswerer
 from app.services.crew_chat import CrewChatAnswerer
 from app.wiring import EditServices, Services
@@ -180,6 +181,7 @@ async def _build_unguarded(
         show_evidence=settings.answer.show_evidence,
         passage_chars=settings.answer.passage_chars,
         neighbour_chunks=settings.answer.neighbour_chunks,
+        base_embeds=BaseEmbeds(reader).expand,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None

@@ -152,13 +152,26 @@ def _value(prop: str, row: Row, problems: set[str]) -> object:
         return None
 
 
-def _query(reader: VaultReader, snapshot: VaultSnapshot, base: BaseFile, view: BaseView, limit: int) -> Reply:
+@dataclass(frozen=True, slots=True)
+class ViewTable:
+    """The rows of one view as a Markdown table, with what could not be evaluated here."""
+
+    table: str  # header, divider, one row per matching file: its link, then the view's columns
+    anchors: tuple[str, ...]  # the rows' links, in order
+    problems: frozenset[str]  # expressions or columns not evaluated here
+    has_uncertain: bool  # rows marked (?) passed only the filters that could be evaluated
+
+
+def view_table(
+    reader: VaultReader, snapshot: VaultSnapshot, base: BaseFile, view: BaseView, limit: int, *, this_path: str
+) -> ViewTable:
+    """Compute the rows of `view` (at most `limit`) as Obsidian lists them where `this_path` shows the base."""
     problems: set[str] = set()
     today = reader.today()
     rows: list[Row] = []
     uncertain: set[str] = set()
     for path in sorted((*snapshot.notes, *snapshot.other_files), key=str.lower):
-        row = Row(snapshot, path, today, this_path=base.path)  # `this`: the base opened on its own
+        row = Row(snapshot, path, today, this_path=this_path)
         verdicts = [matches(base.filters, row, problems), matches(view.filters, row, problems)]
         if False not in verdicts:
             rows.append(row)
@@ -174,12 +187,17 @@ def _query(reader: VaultReader, snapshot: VaultSnapshot, base: BaseFile, view: B
         anchors.append(anchor)
         mark = " (?)" if row.path in uncertain else ""
         lines.append("| " + " | ".join([anchor + mark, *(_cell(p, row, problems) for p in columns)]) + " |")
-    header = f"Base {base.path}, view '{view.name}' ({view.type}): {len(rows)} row(s)."
-    table = data_part("base", "\n".join(lines), tuple(anchors), path=base.path, view=view.name)
+    return ViewTable("\n".join(lines), tuple(anchors), frozenset(problems), bool(uncertain))
+
+
+def _query(reader: VaultReader, snapshot: VaultSnapshot, base: BaseFile, view: BaseView, limit: int) -> Reply:
+    computed = view_table(reader, snapshot, base, view, limit, this_path=base.path)  # `this`: the base on its own
+    header = f"Base {base.path}, view '{view.name}' ({view.type}): {len(computed.anchors)} row(s)."
+    table = data_part("base", computed.table, computed.anchors, path=base.path, view=view.name)
     notes = []
-    if problems:
-        notes.append("Not evaluated here: " + "; ".join(sorted(problems)) + ".")
-    if uncertain:
+    if computed.problems:
+        notes.append("Not evaluated here: " + "; ".join(sorted(computed.problems)) + ".")
+    if computed.has_uncertain:
         notes.append("Rows marked (?) passed every filter that could be evaluated; check them in Obsidian.")
     if uses_this([base.filters, view.filters]):
         notes.append(

@@ -1,0 +1,69 @@
+"""Embedded base views in the passages a model reads: `![[Trips.base#Location]]` becomes the rows Obsidian shows.
+
+Vaults organised around Bases (kepano's, the one Obsidian's own CEO publishes, has 61 embeds) keep what a note
+"says" in the views it embeds: the Kyoto note's "Trips" section is only `![[Trips.base#Location]]`, which Obsidian
+renders as the trips whose `loc` lists Kyoto. A passage holding the embed as written tells a model nothing, so
+"When was I in Kyoto?" was refused with the answer one view away. The view is computed where the note shows it
+(`this` is the embedding note, as in Obsidian) when the passages are built, never at index time: its rows change
+with other notes, which re-indexing this one would not notice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
+
+from agent.tools.bases.tool import find_base, parse_base, pick_view, view_table
+from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot
+from core.domain import SearchHit
+from core.errors import AppError
+from rag.answer.secrets import redact_secrets
+
+MAX_EMBED_ROWS = 20  # rows of one embedded view in a passage; the passage budget trims further
+# `![[Trips.base]]`, `![[Bases/Trips.base#Location]]`, `![[Trips.base#Location|alias]]`: the file, then the view.
+BASE_EMBED = re.compile(r"!\[\[(?P<base>[^\[\]|#\n]+?\.base)(?:#(?P<view>[^\[\]|\n]*))?(?:\|[^\[\]\n]*)?\]\]")
+
+
+class BaseEmbeds:
+    """Write out the base views that hits embed, as the notes embedding them show them."""
+
+    def __init__(self, reader: VaultReader, *, max_rows: int = MAX_EMBED_ROWS) -> None:
+        self._reader = reader
+        self._max_rows = max_rows
+
+    def expand(self, hits: Sequence[SearchHit]) -> list[SearchHit]:
+        """Return `hits` with each base embed followed by its view's rows (hits without one are unchanged)."""
+        if not any(BASE_EMBED.search(hit.chunk.text) for hit in hits):
+            return list(hits)
+        snapshot = self._reader.snapshot()
+        expanded: list[SearchHit] = []
+        for hit in hits:
+            text = BASE_EMBED.sub(partial(self._view_text, snapshot, host=hit.chunk.path), hit.chunk.text)
+            if text != hit.chunk.text and self._reader.redacts_secrets:  # other notes' properties: mask as hits are
+                text = redact_secrets(text)
+            expanded.append(hit if text == hit.chunk.text else replace(hit, chunk=replace(hit.chunk, text=text)))
+        return expanded
+
+    def _view_text(self, snapshot: VaultSnapshot, embed: re.Match[str], *, host: str) -> str:
+        """Return the embed followed by its view's rows, or the embed alone when the base cannot be read."""
+        try:
+            path = find_base(snapshot, embed["base"].strip())
+            base = parse_base(path, self._reader.read_text(snapshot, path))
+            view = pick_view(base, embed["view"] or "")
+            table = view_table(self._reader, snapshot, base, view, self._max_rows + 1, this_path=host)
+        except AppError:  # a missing or broken base: Obsidian shows an error there; the passage keeps the embed
+            return embed[0]
+        shown = table.anchors[: self._max_rows]
+        lines = table.table.split("\n")[: 2 + len(shown)]
+        caption = f"{embed[0]} (base view '{view.name}', as this note shows it: "
+        if not shown:
+            return caption + "no rows)"
+        more = len(table.anchors) - len(shown)
+        caption += f"{len(shown)} row{'s' if len(shown) != 1 else ''}" + (" and more" if more > 0 else "") + ")"
+        caveat = (
+            ["(Rows marked (?) passed only the filters that could be checked here.)"] if table.has_uncertain else []
+        )
+        return "\n".join([caption, *lines, *caveat])
