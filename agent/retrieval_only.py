@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
 from agent.gate.intent import is_surely_change_request
 from agent.source_question import answer_before, asks_for_sources, earlier_context, sources_reply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
+from core.domain import SearchHit
 from core.errors import InvalidRequest
 from rag.answer.citations import note_of
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
@@ -52,8 +53,10 @@ class RetrievalOnlyAnswerer:
         *,
         top_k: int,
         note_paths: Callable[[], Iterable[str]] = tuple,
+        base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None,
     ) -> None:
         self._retriever = retriever
+        self._base_embeds = base_embeds  # the rows of the base views passages embed (agent/tools/bases/embeds.py)
         self._gate = gate
         self._top_k = top_k
         self._note_paths = note_paths  # the indexed notes: a link the client sends back must name one
@@ -95,4 +98,6 @@ class RetrievalOnlyAnswerer:
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
         covered = self._gate.covers(query)
         hits = self._retriever.search_for(query, k=self._top_k) if covered else []
+        if hits and self._base_embeds is not None:
+            hits = self._base_embeds(hits)
         return retrieval_only_reply(question, hits, covered=covered)

@@ -157,10 +157,13 @@ async def _build_unguarded(
     if warm_up:  # the probe questions of the relevance gate, embedded in a worker thread
         preparing = asyncio.create_task(asyncio.to_thread(gate.prepare), name="prepare-relevance-gate")
         stack.push_async_callback(_cancel, preparing)
-    passages = RetrievalOnlyAnswerer(services.retriever, gate, top_k=settings.top_k, note_paths=services.docstore.paths)
+    reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
+    base_embeds = BaseEmbeds(reader).expand
+    passages = RetrievalOnlyAnswerer(
+        services.retriever, gate, top_k=settings.top_k, note_paths=services.docstore.paths, base_embeds=base_embeds
+    )
     if chat_model is None:
         return passages  # said once, at start (app/http/main.py), and in the reply itself
-    reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
     checkpoints = str(settings.data_dir / CHECKPOINTS_FILE)
     saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(checkpoints))
     deps = AgentDeps(
@@ -181,7 +184,7 @@ async def _build_unguarded(
         show_evidence=settings.answer.show_evidence,
         passage_chars=settings.answer.passage_chars,
         neighbour_chunks=settings.answer.neighbour_chunks,
-        base_embeds=BaseEmbeds(reader).expand,
+        base_embeds=base_embeds,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None

@@ -158,3 +158,15 @@ def test_the_model_reads_the_rows_redacted_and_a_row_it_cites_is_a_link(
     assert TOKEN not in prompt  # another note's property is masked as a hit's text is
     reply = str(response.json()["choices"][0]["message"]["content"])
     assert reply.startswith("Two: Lisbon from 7 to 9 March 2025 [[2025 Lisbon Weekend]], and Japan.")
+
+
+def test_without_a_model_the_passages_shown_hold_the_rows_too(settings: Settings, indexed: Services) -> None:
+    configured = settings.model_copy(update={"relevance_floor": -1.0, "watch": False})
+    app = create_app(configured, indexed, chat_model=None)
+    body = {"model": "vault-librarian", "messages": [{"role": "user", "content": "Which trips are there, all trips?"}]}
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        response = client.post("/v1/chat/completions", json=body)
+    assert response.status_code == 200, response.text
+
+    reply = str(response.json()["choices"][0]["message"]["content"])
+    assert "[[2025 Lisbon Weekend]] | 2025-03-07 | 2025-03-09" in reply
