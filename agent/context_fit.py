@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.chat import ChatMessage, ToolSpec
-from llm_client.context import CountsTokens, context_window
-from llm_client.wire import tool_to_wire
+from llm_client.completions.wire import tool_to_wire
+from llm_client.endpoints.context import CountsTokens, context_window
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from agent.retrieval_only import RetrievalOnlyAnswerer
 from core.chat import AnswerEvent, AnswerText, TurnRequest
 from core.errors import UpstreamUnavailable
 from core.ports import Answerer
-from llm_client.redaction import redact
+from llm_client.secrets.redaction import redact
 from rag.answer.passages import NO_MODEL_CHANGES, NO_MODEL_NOTICE, NO_MODEL_REFUSAL_NOTICE
 
 logger = logging.getLogger(__name__)

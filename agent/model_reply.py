@@ -14,8 +14,8 @@ from agent.repetition import RepetitionWatch
 from agent.turn import TurnScratch
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.ports import ChatModel
-from llm_client.call_hold import CallHold
-from llm_client.text_tool_calls import Reading
+from llm_client.replies.call_hold import CallHold
+from llm_client.replies.text_tool_calls import Reading
 
 Write = Callable[[Any], None]
 

@@ -32,7 +32,7 @@ EDIT_LOCK_FILE = "edits.lock"
 CREW_RUNS_DIR = "crews/runs"
 CREW_COLLECT_ONLY_RUNS_DIR = "crews/collect-only-runs"  # dry runs without a model: they write nothing in the vault
 CREW_LOCKS_DIR = "crews/locks"
-CREW_APPROVALS_FILE = "crews/approvals.json"  # the schedules the user enabled (crews.approvals)
+CREW_APPROVALS_FILE = "crews/approvals.json"  # the schedules the user enabled (crews.teams.approvals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,14 +175,14 @@ def build_crew_service(
     after_write: Callable[[], Awaitable[object]] | None,
 ) -> CrewService:
     """Return the crew service; without `services` and `edits` it only reads crews and run logs (CLI listings)."""
-    from crews.approvals import ApprovalStore
     from crews.collectors import COLLECTORS
     from crews.install import base_text
-    from crews.run_deps import CrewDeps
-    from crews.runlog import RunStore, runs_folder
+    from crews.logs.runlog import RunStore, runs_folder
+    from crews.runs.run_deps import CrewDeps
     from crews.service import CrewService
+    from crews.teams.approvals import ApprovalStore
     from llm_client import OpenAICompatibleChatModel
-    from llm_client.wire import estimate_tokens
+    from llm_client.completions.wire import estimate_tokens
 
     writer = edits.writer if edits is not None else build_note_writer(settings)
     # A read-only vault keeps its crews' run logs under DATA_DIR instead of writing them into the vault.

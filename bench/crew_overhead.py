@@ -25,15 +25,15 @@ from datetime import datetime
 from pathlib import Path
 
 from core.settings import Settings
-from crews.actions import ActionContext, plan_writes
-from crews.apply_run import apply_planned
 from crews.collectors import CollectContext, collect
+from crews.contract.outputs import bind
 from crews.definitions import ActionsTask, OutputSpec, TeamSpec
-from crews.guard import check_writes
 from crews.install import base_text
-from crews.outputs import bind
-from crews.run_state import RunState
-from crews.runlog import RunStore
+from crews.logs.run_state import RunState
+from crews.logs.runlog import RunStore
+from crews.writes.actions import ActionContext, plan_writes
+from crews.writes.apply_run import apply_planned
+from crews.writes.guard import check_writes
 from edits.changelog import SqliteChangeLog, new_change_set_id
 from edits.lock import EditLock
 from edits.writers.files import FileVaultWriter, write_atomically

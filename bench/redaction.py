@@ -3,7 +3,7 @@
 Usage: python -m bench.redaction [--vault sample_vault] [--rounds 3] [--count-vaults DIR ...] [--show]
 
 Chunks are cut by the indexer's own chunker; each is masked as the Retriever masks hits. A conversation's history
-is masked before every model call (llm_client.masking): timed uncached, and through the LRU the service uses.
+is masked before every model call (llm_client.secrets.masking): timed uncached, and through the LRU the service uses.
 `--count-vaults` masks every note of the folders and prints how many lines changed (`--show` prints them).
 """
 

@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 
 from bench.recording_proxy import RecordingProxy
-from llm_client.text_tool_calls import Reading, TextCalls, read_text_calls
+from llm_client.replies.text_tool_calls import Reading, TextCalls, read_text_calls
 from tests.recorded_replies import RecordedReply, all_recorded, load_recording
 from tests.scripted_llm import free_port
 from tests.vault_state import vault_hashes

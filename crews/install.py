@@ -1,7 +1,7 @@
 """`librarian crew install-examples`: copy the example crews (and runs.base) into the crew root, never over a file.
 
 The user runs it: the files are written directly, not through the edit layer, whose fixed denylist refuses the
-crew root to every edit (`edits.scope`). Installed schedules run only once enabled (`crews.approvals`).
+crew root to every edit (`edits.scope`). Installed schedules run only once enabled (`crews.teams.approvals`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from crews.runlog import BASE_FILE, is_outdated_base
+from crews.logs.runlog import BASE_FILE, is_outdated_base
 from edits.writers.files import write_atomically
 
 EXAMPLES = Path(__file__).with_name("examples")
@@ -36,7 +36,7 @@ def base_text() -> str:
 def install_examples(vault_root: Path, crew_root: str) -> Installed:
     """Copy the examples under `vault_root/crew_root`; an existing file is never overwritten (edit them freely).
 
-    The one exception is a runs.base shipped by an earlier version and never edited (crews.runlog.OUTDATED_BASES).
+    The one exception is a runs.base shipped by an earlier version and never edited (crews.logs.runlog.OUTDATED_BASES).
     """
     written, kept = [], []
     for source in example_files():

@@ -1,7 +1,7 @@
 """Scheduled crews: a team's `schedule` (cron) becomes an APScheduler job in `librarian serve`.
 
 The crew notes are read again every minute, so a team added, edited or removed in Obsidian is scheduled (or no
-longer) without a restart. Only a schedule the user enabled is registered (`crews.approvals`: `librarian crew
+longer) without a restart. Only a schedule the user enabled is registered (`crews.teams.approvals`: `librarian crew
 enable NAME`), and only while the team's notes read as when it was enabled; otherwise it is logged once and left
 out. A scheduled run that finds the previous run of its team still going is skipped and logged, never queued
 behind it.
@@ -17,9 +17,9 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from core.errors import AppError
-from crews.approvals import ENABLED, NOT_ENABLED, ScheduleNotEnabled
+from crews.runs.team_locks import CrewBusy
 from crews.service import CrewService
-from crews.team_locks import CrewBusy
+from crews.teams.approvals import ENABLED, NOT_ENABLED, ScheduleNotEnabled
 
 logger = logging.getLogger(__name__)
 RELOAD_JOB = "crews:reload"

@@ -15,17 +15,17 @@ from pathlib import Path
 
 from core.edits import UndoPlan
 from core.errors import AppError, EditConflict, NotFound
-from crews.approvals import APPROVALS_FILE, Approval, ApprovalStore
-from crews.catalog import Catalog, load_catalog
-from crews.control import Event, RunControl
 from crews.definitions import Team
-from crews.progress import LATE_ABORT
-from crews.run_deps import CrewDeps
-from crews.run_retention import prune_after_run
-from crews.run_state import RunState, interrupted_error
-from crews.runlog import RunStore
-from crews.runner import run_team, start_state
-from crews.team_locks import TeamLocks
+from crews.logs.run_retention import prune_after_run
+from crews.logs.run_state import RunState, interrupted_error
+from crews.logs.runlog import RunStore
+from crews.runs.control import Event, RunControl
+from crews.runs.progress import LATE_ABORT
+from crews.runs.run_deps import CrewDeps
+from crews.runs.runner import run_team, start_state
+from crews.runs.team_locks import TeamLocks
+from crews.teams.approvals import APPROVALS_FILE, Approval, ApprovalStore
+from crews.teams.catalog import Catalog, load_catalog
 from edits.undo import undo_change_set
 
 logger = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ class CrewService:
         self._locks = TeamLocks(locks_dir)
         self._collectors = collectors
         self._active: dict[str, tuple[RunControl, asyncio.Task[RunState]]] = {}
-        # The enabled schedules (crews.approvals); by default beside the team locks, under DATA_DIR/crews/.
+        # The enabled schedules (crews.teams.approvals); by default beside the team locks, under DATA_DIR/crews/.
         self._approvals = approvals or ApprovalStore(locks_dir.parent / APPROVALS_FILE)
 
     @property

@@ -2,6 +2,6 @@
 
 from llm_client.client import OpenAICompatibleChatModel
 from llm_client.discovery import build_chat_model
-from llm_client.redaction import RedactingFilter, redact
+from llm_client.secrets.redaction import RedactingFilter, redact
 
 __all__ = ["OpenAICompatibleChatModel", "RedactingFilter", "build_chat_model", "redact"]

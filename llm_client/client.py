@@ -13,16 +13,16 @@ from core.errors import InvalidRequest, UpstreamUnavailable
 from core.llm_endpoints import key_values
 from core.settings import LlmSettings
 from llm_client.call_tracing import ModelCall, start_model_call
-from llm_client.completion_requests import CompletionRequests
-from llm_client.connections import LoopConnections
-from llm_client.endpoint_access import Disclosure, endpoint_auth
-from llm_client.endpoints import EndpointRotation
-from llm_client.failover import EndpointDown, EndpointHealth
-from llm_client.masking import Mask
-from llm_client.model_catalog import ModelCatalog
-from llm_client.reachability import probe_models
-from llm_client.redaction import MIN_SECRET_LENGTH, redact
-from llm_client.refusals import OptionalFields
+from llm_client.completions.completion_requests import CompletionRequests
+from llm_client.completions.refusals import OptionalFields
+from llm_client.endpoints.connections import LoopConnections
+from llm_client.endpoints.endpoint_access import Disclosure, endpoint_auth
+from llm_client.endpoints.failover import EndpointDown, EndpointHealth
+from llm_client.endpoints.model_catalog import ModelCatalog
+from llm_client.endpoints.reachability import probe_models
+from llm_client.endpoints.rotation import EndpointRotation
+from llm_client.secrets.masking import Mask
+from llm_client.secrets.redaction import MIN_SECRET_LENGTH, redact
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -50,7 +50,7 @@ class OpenAICompatibleChatModel:
             sleep: the backoff wait (tests inject one that records the delays).
             clock: monotonic seconds, for the cool-down.
             transport: an httpx transport to use instead of the network.
-            mask: applied to every text sent to the model (llm_client.masking); None sends them as they are.
+            mask: applied to every text sent to the model (llm_client.secrets.masking); None sends them as they are.
 
         """
         if not settings.base_urls:
@@ -206,7 +206,7 @@ class OpenAICompatibleChatModel:
     async def context_window(self) -> int | None:
         """Return the context window (tokens) of the model at the first endpoint that answers, None if it won't say.
 
-        Asked each time (a model can be reloaded with another context); see llm_client.context for what each
+        Asked each time (a model can be reloaded with another context); see llm_client.endpoints.context for what each
         server reports and how.
         """
         return await self._catalog.context_window()

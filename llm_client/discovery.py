@@ -10,8 +10,8 @@ import httpx
 
 from core.settings import LlmSettings
 from llm_client.client import OpenAICompatibleChatModel
-from llm_client.masking import Mask
-from llm_client.wire import is_chat_model_id, model_ids
+from llm_client.completions.wire import is_chat_model_id, model_ids
+from llm_client.secrets.masking import Mask
 
 logger = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from agent.turn import WriteToolBox
 from core.chat import ChatMessage, ChatResult, Usage
 from core.errors import AppError, OutOfScope
 from core.ports import ChatModel
-from llm_client.reply_json import extract_json
+from llm_client.replies.reply_json import extract_json
 
 CONTRACT_TOKENS = 300  # the longest contract (a create with 500 characters of text) fits; a loop stops early
 # Said when the request seems to ask for more than the one change proposed (the 0.5B dropped the rest silently).

@@ -22,7 +22,7 @@ from agent.change_contract.operations import OPERATIONS, TASK_STATES
 from agent.change_contract.request_values import values_after
 from agent.change_contract.request_words import NAME_PATTERN, gives_text
 from agent.change_contract.vault_references import named_headings
-from llm_client.reply_json import OutputInvalid, schema_response_format
+from llm_client.replies.reply_json import OutputInvalid, schema_response_format
 
 SCHEMA_NAME = "change-v1"
 MAX_TEXT_CHARS = 500

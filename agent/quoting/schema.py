@@ -1,7 +1,7 @@
 """The reply the quote call asks for, as a JSON schema the server constrains decoding to, and its validation.
 
 Servers with constrained decoding (llama.cpp's json_schema, vLLM, OpenAI) can only write a reply of this shape, the
-passage ids limited to those offered; elsewhere the format is dropped (llm_client.refusals) and the reply is
+passage ids limited to those offered; elsewhere the format is dropped (llm_client.completions.refusals) and the reply is
 validated here, so one repair round can name what was wrong.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llm_client.reply_json import OutputInvalid, extract_json, schema_response_format
+from llm_client.replies.reply_json import OutputInvalid, extract_json, schema_response_format
 from rag.answer.quotes import MAX_QUOTES, Quote
 
 MAX_QUOTE_CHARS = 400  # a sentence or a table row; more is the model copying a note out
@@ -81,7 +81,7 @@ def parse_reply(text: str, passage_ids: Sequence[str]) -> QuoteReply:
 
 
 def _json_object(text: str) -> dict[str, Any]:
-    """Return the JSON object in a reply (llm_client.reply_json.extract_json); raise InvalidQuoteReply if none.
+    """Return the JSON object in a reply (llm_client.replies.reply_json.extract_json); raise InvalidQuoteReply if none.
 
     A reply with no "{" is prose: it is told so, not that its "[[link]]" is broken JSON.
     """

@@ -15,9 +15,9 @@ from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnReq
 from core.edits import ProposedEdit
 from core.errors import AppError
 from core.ports import Answerer
-from crews.apply_run import to_proposals
-from crews.run_state import RunState, planned_write
+from crews.logs.run_state import RunState, planned_write
 from crews.service import CrewService
+from crews.writes.apply_run import to_proposals
 from edits.proposals import SqliteProposalStore
 
 # "run the Daily-Briefing crew", "please start crew Task-Triage", "führe die Crew Daily-Briefing aus"

@@ -135,7 +135,7 @@ class CrewSettings(BaseModel):
 
     root: str  # vault-relative folder of team and agent notes (and their run logs)
     max_writes: int  # caps every team's max_writes
-    run_logs_keep: int  # run logs kept per crew; 0: all (crews.run_retention)
+    run_logs_keep: int  # run logs kept per crew; 0: all (crews.logs.run_retention)
     context_tokens: int | None  # the model's context window when the endpoint does not say it
 
 

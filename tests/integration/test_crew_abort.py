@@ -27,7 +27,7 @@ from app.services.crew_access import RemoteCrews
 from app.services.service_client import ServiceClient
 from core.settings import Settings
 from crews.install import install_examples
-from crews.runlog import RUN_NOTE
+from crews.logs.runlog import RUN_NOTE
 from llm_client import OpenAICompatibleChatModel
 from tests.conftest import SETTINGS_ENV
 from tests.crew_support import crew_world

@@ -14,11 +14,11 @@ from core.edits import ApplyReport
 from core.errors import InvalidRequest
 from core.ports import NoteWriter
 from core.settings import Settings
-from crews.actions import ActionContext, count_actions, plan_writes, validate_action_params
-from crews.apply_run import apply_planned
 from crews.definitions import ActionsTask, TeamSpec
-from crews.guard import check_writes, is_over_half
 from crews.model import BoundOutput, FrontmatterChange, Material, MaterialItem, PlannedWrite, Rejection
+from crews.writes.actions import ActionContext, count_actions, plan_writes, validate_action_params
+from crews.writes.apply_run import apply_planned
+from crews.writes.guard import check_writes, is_over_half
 from edits.changelog import SqliteChangeLog, new_change_set_id
 from edits.diffs import content_hash
 from edits.lock import EditLock

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from app.cli.main import cli
 from core.settings import Settings
-from crews.catalog import load_catalog
 from crews.collectors import COLLECTORS
 from crews.install import install_examples
+from crews.teams.catalog import load_catalog
 from tests.conftest import SETTINGS_ENV
 
 runner = CliRunner()
@@ -165,7 +165,7 @@ def test_obsidian_and_other_unrelated_properties_of_a_team_note_are_no_error(
 
     assert listed_errors(settings) == {}
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="crews.catalog"):
+    with caplog.at_level(logging.WARNING, logger="crews.teams.catalog"):
         catalog = load_catalog(vault, "_crews", collectors=tuple(COLLECTORS))
 
     assert catalog.team("Fine") is not None

@@ -11,8 +11,10 @@ from datetime import date
 
 import pytest
 
+from crews.contract.material import render_material
 from crews.definitions import LlmTask
-from crews.llm_task import (
+from crews.model import FrontmatterChange, Material
+from crews.runs.llm_task import (
     BudgetExceeded,
     CallBudget,
     LlmResult,
@@ -21,8 +23,6 @@ from crews.llm_task import (
     TokenCount,
     run_llm_task,
 )
-from crews.material import render_material
-from crews.model import FrontmatterChange, Material
 from tests.crew_output_cases import (
     BOOK,
     BRIEFING_MATERIAL,
@@ -58,7 +58,7 @@ class Run:
 
 @dataclass(frozen=True)
 class Rendered:
-    """The material as crews.material renders it to fit the context: its text and the paths it shows."""
+    """The material as crews.contract.material renders it to fit the context: its text and the paths it shows."""
 
     text: str
     shown: tuple[str, ...]

@@ -25,9 +25,9 @@ import pytest
 
 from core.settings import Settings
 from crews.collectors import COLLECTORS
-from crews.run_state import RunState
-from crews.runlog import RUN_NOTE, STATE_FILE
-from crews.runner import start_state
+from crews.logs.run_state import RunState
+from crews.logs.runlog import RUN_NOTE, STATE_FILE
+from crews.runs.runner import start_state
 from crews.service import CrewService
 from edits.undo import undo_last
 from tests.crew_support import CrewWorld, crew_world, schema_answer

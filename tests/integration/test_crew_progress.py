@@ -19,9 +19,9 @@ from app.cli.main import cli
 from app.http.main import create_app
 from core.domain import SearchHit
 from core.settings import Settings
-from crews.catalog import load_catalog
 from crews.collectors import COLLECTORS
 from crews.install import base_text
+from crews.teams.catalog import load_catalog
 from tests.conftest import SETTINGS_ENV
 from tests.crew_support import crew_world, schema_answer
 from tests.integration.tool_calls import call

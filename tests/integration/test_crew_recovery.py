@@ -14,7 +14,7 @@ from pathlib import Path
 from app.wiring import build_crew_service
 from core.settings import Settings
 from crews.install import install_examples
-from crews.run_state import new_run
+from crews.logs.run_state import new_run
 from tests.conftest import SETTINGS_ENV
 from tests.crew_support import schema_answer
 from tests.scripted_llm import ScriptedLLMServer

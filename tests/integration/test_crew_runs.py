@@ -9,9 +9,9 @@ from pathlib import Path
 
 from core.settings import Settings
 from crews.collectors import COLLECTORS
-from crews.runlog import RUN_NOTE, STATE_FILE
+from crews.logs.runlog import RUN_NOTE, STATE_FILE
+from crews.runs.team_locks import CrewBusy
 from crews.service import CrewService
-from crews.team_locks import CrewBusy
 from tests.crew_support import BRIEFING, crew_world, daily_note_of, schema_answer, schema_of
 from tests.scripted_llm_turns import Turn
 from tests.vault_state import vault_hashes

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from core.settings import Settings
-from crews.runlog import RUN_NOTE
+from crews.logs.runlog import RUN_NOTE
 from tests.crew_support import crew_world, schema_of
 from tests.scripted_llm_turns import Turn
 from tests.vault_state import vault_hashes

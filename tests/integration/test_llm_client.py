@@ -9,7 +9,7 @@ import pytest
 
 from core.chat import ChatMessage, ToolCall, ToolSpec, Usage
 from llm_client import OpenAICompatibleChatModel, build_chat_model
-from llm_client.wire import is_chat_model_id
+from llm_client.completions.wire import is_chat_model_id
 from tests.integration.llm_client_support import QUESTION, chat_model, collect, llm_settings
 from tests.scripted_llm import ScriptedLLMServer, Turn, free_port
 

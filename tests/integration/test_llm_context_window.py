@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from llm_client.context import context_window
+from llm_client.endpoints.context import context_window
 from tests.integration.llm_client_support import chat_model, llm_settings
 from tests.scripted_llm import DEFAULT_MODEL, ScriptedLLMServer, free_port
 
@@ -162,7 +162,10 @@ async def detected_twice(base_url: str) -> list[int | None]:
 def test_ollama_at_its_small_default_is_warned_about_once_with_the_way_to_raise_it(
     routes: dict[str, Any], is_warned: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with ScriptedLLMServer(routes=routes) as llm, caplog.at_level(logging.WARNING, logger="llm_client.model_catalog"):
+    with (
+        ScriptedLLMServer(routes=routes) as llm,
+        caplog.at_level(logging.WARNING, logger="llm_client.endpoints.model_catalog"),
+    ):
         windows = asyncio.run(detected_twice(llm.base_url))
 
     assert windows[0] == windows[1]

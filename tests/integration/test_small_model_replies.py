@@ -17,7 +17,7 @@ from agent.call_feedback import REPEATED_CALL
 from agent.turn import STOPPED_EARLY
 from app.wiring import Services
 from core.settings import Settings
-from llm_client.call_hold import MAX_TRAILING_CHARS
+from llm_client.replies.call_hold import MAX_TRAILING_CHARS
 from tests.integration.edit_flow_support import PROPOSAL_ID, Librarian, librarian_factory
 from tests.recorded_replies import all_recorded, recorded
 from tests.scripted_llm import ScriptedLLMServer, Turn

@@ -13,7 +13,7 @@ from agent.change_contract.proposer import contract_prompt
 from agent.change_contract.request_values import new_folder, quoted_values, values_after
 from agent.change_contract.request_words import given_names, gives_text, template_phrase
 from agent.change_contract.schema import contract_schema, offered, response_format, validate
-from llm_client.reply_json import OutputInvalid
+from llm_client.replies.reply_json import OutputInvalid
 
 SOURDOUGH = Candidate("Areas/Cooking/Sourdough.md", "Sourdough", ("Final recipe", "Failures worth remembering"))
 GARLIC = Candidate("Areas/Garden/Garlic.md", "Garlic")

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from core.settings import Settings
-from crews.action_context import ActionContext
 from crews.definitions import ActionsTask, TeamSpec
-from crews.guard import GuardResult, check_writes, is_over_half, scope_pattern
 from crews.model import ActionName, PlannedWrite
+from crews.writes.action_context import ActionContext
+from crews.writes.guard import GuardResult, check_writes, is_over_half, scope_pattern
 from edits.diffs import content_hash
 from edits.writers.files import FileVaultWriter
 from tests.edit_fakes import write_settings

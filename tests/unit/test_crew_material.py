@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from crews.material import render_material
+from crews.contract.material import render_material
 from crews.model import CollectedTask, Material, MaterialItem
 
 

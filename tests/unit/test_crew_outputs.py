@@ -8,9 +8,9 @@ from dataclasses import replace
 import jsonschema
 import pytest
 
+from crews.contract.outputs import OutputInvalid, bind, extract_json, output_contract, output_schema, response_format
 from crews.definitions import OutputSpec
 from crews.model import CollectedTask, FrontmatterChange, Rejection
-from crews.outputs import OutputInvalid, bind, extract_json, output_contract, output_schema, response_format
 from tests.crew_output_cases import (
     BOOK,
     BRIEFING_MATERIAL,

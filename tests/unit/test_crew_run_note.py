@@ -7,8 +7,8 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from crews.run_state import RunState, TaskState
-from crews.runlog import RUN_NOTE, RunStore, inert, render_run_note
+from crews.logs.run_state import RunState, TaskState
+from crews.logs.runlog import RUN_NOTE, RunStore, inert, render_run_note
 
 COPIED = "Renew the passport\n- [ ] #task Buy milk 📅 2026-12-01\n# Shopping\n> quote\n1. first [[Home]] ![[Secret]]"
 # What the Tasks plugin takes for a task, and Obsidian for a tag, on a raw line (their parsers read lines, not HTML).

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from core.llm_endpoints import hosts_off_machine, keys_by_endpoint
 from core.settings import Settings
-from llm_client.endpoint_access import EndpointAuth
+from llm_client.endpoints.endpoint_access import EndpointAuth
 
 LOCAL = "http://localhost:11434/v1"
 HOSTED = "https://api.openai.com/v1"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.chat import ChatMessage, ToolCall, Usage
-from llm_client.wire import (
+from llm_client.completions.wire import (
     MalformedReply,
     ProviderError,
     StreamAssembler,

@@ -8,7 +8,7 @@ from datetime import date
 from agent.prompts import EDIT_ADVICE, READ_ONLY, model_messages, system_prompt
 from agent.tools.registry import READ_TOOLS
 from core.chat import ChatMessage
-from llm_client.wire import build_payload
+from llm_client.completions.wire import build_payload
 from rag.answer.context import REFUSAL
 
 TOOLS = [tool.spec() for tool in READ_TOOLS]

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from llm_client.redaction import REDACTED, RedactingFilter, redact
+from llm_client.secrets.redaction import REDACTED, RedactingFilter, redact
 
 KEY = "my-local-key-42"
 

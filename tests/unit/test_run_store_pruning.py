@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crews.run_retention import has_undoable_writes, prune_run_logs
-from crews.run_state import RunState
-from crews.runlog import RunStore
+from crews.logs.run_retention import has_undoable_writes, prune_run_logs
+from crews.logs.run_state import RunState
+from crews.logs.runlog import RunStore
 
 
 def run(number: int, status: str = "ok", *, crew: str = "Daily-Briefing", writes: int = 0) -> RunState:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from llm_client.call_hold import MAX_TRAILING_CHARS, CallHold
-from llm_client.text_tool_calls import Reading, read_text_calls, starts_like_call
+from llm_client.replies.call_hold import MAX_TRAILING_CHARS, CallHold
+from llm_client.replies.text_tool_calls import Reading, read_text_calls, starts_like_call
 from tests.scripted_llm_turns import split_tokens
 
 OFFERED = ("search_notes", "read_note", "edit_note")

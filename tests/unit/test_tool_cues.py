@@ -9,7 +9,7 @@ import pytest
 from agent.propose.toolbox import WRITE_TOOLS
 from agent.tools.cues import cued_specs, is_cued
 from agent.tools.registry import READ_TOOLS
-from llm_client.wire import tool_to_wire
+from llm_client.completions.wire import tool_to_wire
 
 READ_SPECS = [tool.spec() for tool in READ_TOOLS]
 WRITE_SPECS = [tool.spec() for tool in WRITE_TOOLS]

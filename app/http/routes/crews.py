@@ -18,9 +18,9 @@ from app.http.deps import runtime_of, server_settings_of
 from app.http.routes.changes import plan_json
 from core.edits import UndoPlan
 from core.errors import EditConflict, UpstreamUnavailable
-from crews.catalog import Catalog
-from crews.run_state import RunState
+from crews.logs.run_state import RunState
 from crews.service import CrewService
+from crews.teams.catalog import Catalog
 
 router = APIRouter()
 

@@ -1,0 +1,89 @@
+"""Binding a section.write reply: the model's Markdown checked before it can become a section of a note.
+
+The text must be the model's own (not the contract's shape example, not the material's delimiters copied back),
+Markdown rather than the HTML a small model writes (converted, text kept), within max_chars, and link only notes
+the material has: a [[link]] is a path, and one that names no collected note, nor stands in the material itself,
+was invented.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from crews.contract.placeholders import copied_example, section_example
+from crews.model import Material
+from llm_client.replies.reply_json import OutputInvalid
+
+# The material's own delimiters and the HTML block tags a small model writes instead of Markdown.
+_ECHO = re.compile(r"</?\s*(?:note|material)\b", re.IGNORECASE)
+_DELIMITER_TAG = re.compile(r"[ \t]*</?\s*(?:note|material)\b[^<>\n]*>[ \t]*\n?", re.IGNORECASE)
+_HTML_TAG = re.compile(r"<\s*(/?)\s*(a|p|div|span|br|ul|ol|li|h[1-6]|html|body|strong|em|b|i)\b[^>]*>", re.IGNORECASE)
+_LINK = re.compile(r"!?\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")  # the target of [[Note#Heading|alias]]
+
+
+def bind_section(text: str, *, limit: int, material: Material) -> str:
+    """Return the reply's Markdown checked and cleaned, or raise OutputInvalid saying what to write instead."""
+    markdown = text.strip()
+    if not markdown:
+        raise OutputInvalid("markdown is empty: write the section's text")
+    if len(markdown) > limit:
+        raise OutputInvalid(
+            f"markdown has {len(markdown)} characters, more than the {limit} allowed: write a shorter text"
+        )
+    if copied_example(markdown, (section_example(limit),)):  # it would land in the note as it is
+        raise OutputInvalid("markdown copies the example of the reply's shape: write the section's own text")
+    # Whole delimiter tags copied around the text carry nothing: drop them. Any part of one left is copied data.
+    markdown = _DELIMITER_TAG.sub("", markdown).strip()
+    echo = _ECHO.search(markdown)
+    if echo:  # the material's own delimiters: the model copied the data instead of writing the section
+        raise OutputInvalid(f"markdown holds {echo[0]!r}: write plain Markdown bullets, not the material's tags")
+    markdown = html_to_markdown(markdown)  # small models write <h1>, <p>, <li>: the same text, as Markdown
+    if not markdown:
+        raise OutputInvalid("markdown is empty once its HTML tags are taken out: write the section's text")
+    known = _linkable(material)
+    invented = sorted({link for link in _LINK.findall(markdown) if link.strip().casefold() not in known})
+    if invented:
+        shown = ", ".join(f"[[{link}]]" for link in invented[:5])
+        raise OutputInvalid(f"markdown links {shown}, which are not among the notes given: link only those")
+    return markdown
+
+
+def _linkable(material: Material) -> set[str]:
+    """Return the link targets a section may use (casefolded): the collected notes, and the material's own links.
+
+    A link the user wrote in a task line or a note is their own text, copied as the prompt asks, even when no note
+    of that name exists (yet): it was not invented.
+    """
+    names = ((item.title, item.path, item.path.removesuffix(".md")) for item in material.items)
+    known = {name.casefold() for group in names for name in group}  # Obsidian resolves all three spellings
+    for text in _material_texts(material):
+        known.update(link.strip().casefold() for link in _LINK.findall(text))
+    return known
+
+
+def _material_texts(material: Material) -> Iterator[str]:
+    for item in material.items:
+        yield item.text or ""
+        yield from (task.text for task in item.tasks)
+        for value in item.frontmatter.values():  # `project: "[[Home]]"`, `related: ["[[A]]", "[[B]]"]`
+            yield from (str(part) for part in (value if isinstance(value, list) else [value]))
+
+
+def html_to_markdown(text: str) -> str:
+    """Return `text` with the HTML block tags a small model writes turned into Markdown (text kept, tags gone)."""
+
+    def replace(match: re.Match[str]) -> str:
+        closing, tag = match[1], match[2].lower()
+        if tag == "li":
+            return "" if closing else "\n- "
+        if tag in ("strong", "b"):
+            return "**"
+        if tag in ("em", "i"):
+            return "*"
+        if tag == "br" or closing and tag in ("p", "div", "ul", "ol") or tag.startswith("h"):
+            return "\n"
+        return ""
+
+    lines = [line.rstrip() for line in _HTML_TAG.sub(replace, text).splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

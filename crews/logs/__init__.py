@@ -1,0 +1,1 @@
+"""Run logs: each run's state (`state.json`), its readable `run.md`, and their retention."""

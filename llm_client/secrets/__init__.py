@@ -1,0 +1,1 @@
+"""Keeping secrets out: redaction of messages and logs, keys scrubbed from replies, masking of what is sent."""
