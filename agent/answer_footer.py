@@ -5,8 +5,9 @@ what it says (rag/answer/attribution.py), or "Notes searched:" when none does; a
 number with anything it read is said not to come from the notes. An answer stating a number that nothing it read
 holds says which: the answer has already streamed, so the caution is what code can still add. Under it, "Your
 notes say:" quotes the sentences of the passages read that hold what the answer says, chosen by code, so the user
-can check a small model's answer against the note's own words (rag/answer/evidence.py). The model's own refusal
-is followed by the notes searched, as the quote-first refusal lists the closest notes.
+can check a small model's answer against the note's own words (rag/answer/evidence.py); an answer no sentence
+bears out, and copying none, gets the sentences closest to the question instead. The model's own refusal is
+followed by those sentences and the notes searched, as the quote-first refusal lists the closest notes.
 """
 
 from __future__ import annotations
@@ -85,6 +86,10 @@ def answer_footer(
         else []
     )
     shown = evidence_block(evidence)
+    if show_evidence and not shown and not read.is_unsupported and not copied_from(reply, passages):
+        # An answer no sentence of the notes bears out, nor copied from them ("Buy wisely advice"; the sourdough's
+        # ingredients for the plum cake whose recipe the notes say is "still to write down"): what they do say.
+        shown = _closest_block(state, question)
     parts = [caution, f"\n\n{shown}" if shown else ""]
     if show_sources:
         quoted = [item.source for item in evidence]
@@ -112,14 +117,22 @@ def refusal_footer(refusal: str, state: AgentState, *, show_sources: bool = True
     # The best hits, which "Notes searched:" lists: a sentence of a lower one sharing the question's words is
     # chance (asked when coffee was stopped, "'Stop drinking coffee' does not match 'caffeine cut-off'" of a BM25
     # note stood over the sleep note searched first).
-    searched = list(dict.fromkeys(state.get("allowed", [])))[:SEARCHED_NOTES]
-    closest = ""
-    if show_evidence:
-        question = latest_question(state["messages"])
-        read = [passage for passage in turn_passages(state) if passage.source in searched]
-        closest = evidence_block(closest_to(question, read), heading=CLOSEST_HEADING)
+    searched = _searched(state)
+    closest = _closest_block(state, latest_question(state["messages"])) if show_evidence else ""
     listed = sources_list((), fallback=searched, limit=SEARCHED_NOTES) if show_sources else ""
     return "".join(f"\n\n{part}" for part in (closest, listed) if part)
+
+
+def _searched(state: AgentState) -> list[str]:
+    """Return the best hits' sections, which "Notes searched:" lists and closest sentences are looked for in."""
+    return list(dict.fromkeys(state.get("allowed", [])))[:SEARCHED_NOTES]
+
+
+def _closest_block(state: AgentState, question: str) -> str:
+    """Return "Closest in your notes:" and the sentences of the best hits that say most about `question` ("")."""
+    searched = _searched(state)
+    read = [passage for passage in turn_passages(state) if passage.source in searched]
+    return evidence_block(closest_to(question, read), heading=CLOSEST_HEADING)
 
 
 def _unread_caution(reply: str, passages: list[Passage], question: str) -> str:

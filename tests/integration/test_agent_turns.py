@@ -27,7 +27,7 @@ from core.chat import AnswerDone, AnswerText, ChatMessage, TurnRequest
 from core.errors import UpstreamUnavailable
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel
-from rag.answer.evidence import EVIDENCE_HEADING
+from rag.answer.evidence import CLOSEST_HEADING, EVIDENCE_HEADING
 from rag.answer.relevance_gate import RelevanceGate
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
@@ -365,3 +365,24 @@ def test_an_answer_stating_a_number_no_passage_holds_is_followed_by_a_caution_na
     assert "\n\nSources:\n- [[Garlic]]" in wrong
     assert f'{EVIDENCE_HEADING}\n- "42 cloves of' in wrong  # the note's own sentence, under the misread
     assert "Not in the notes searched" not in right and right.startswith(f"{read_right}\n\n{EVIDENCE_HEADING}\n")
+
+
+def test_an_answer_no_sentence_of_the_notes_bears_out_is_followed_by_what_they_say_closest_to_the_question(
+    settings: Settings, indexed: Services, llm: ScriptedLLMServer
+) -> None:
+    # As the 0.5B answered the plum cake with the sourdough's ingredients; the kitchen map says the recipe is not
+    # written down yet. A reply copying a note's sentence needs no such block: it is what the note says.
+    invented = "The plum cake takes wheat flour, water, levain and salt."
+    copied = "Still to write down: [[Mom's Plum Cake]]"
+    llm.add(Turn.text(invented), Turn.text(copied))
+
+    async def run() -> tuple[str, str]:
+        async with agent(settings, indexed, llm) as answerer:
+            asked = [user("What are the ingredients of my mom's plum cake?")]
+            return await turn(answerer, asked), await turn(answerer, asked, conversation="c2")
+
+    reply, copying = asyncio.run(run())
+
+    assert reply.startswith(f'{invented}\n\n{CLOSEST_HEADING}\n- "Still to write down: [[Mom\'s Plum Cake]]" [[')
+    assert "\n\nNotes searched:\n- [[" in reply and "Sources:" not in reply  # the closest sentences are no sources
+    assert CLOSEST_HEADING not in copying
