@@ -35,7 +35,7 @@ class BaseEmbeds:
         self._max_rows = max_rows
 
     def expand(self, hits: Sequence[SearchHit]) -> list[SearchHit]:
-        """Return `hits` with each base embed followed by its view's rows (hits without one are unchanged)."""
+        """Return `hits` with each base embed replaced by its view's rows (hits without one are unchanged)."""
         if not any(BASE_EMBED.search(hit.chunk.text) for hit in hits):
             return list(hits)
         snapshot = self._reader.snapshot()
@@ -48,7 +48,7 @@ class BaseEmbeds:
         return expanded
 
     def _view_text(self, snapshot: VaultSnapshot, embed: re.Match[str], *, host: str) -> str:
-        """Return the embed followed by its view's rows, or the embed alone when the base cannot be read."""
+        """Return the view's rows as a table, or the embed as written when the base cannot be read."""
         try:
             path = find_base(snapshot, embed["base"].strip())
             base = parse_base(path, self._reader.read_text(snapshot, path))
@@ -57,13 +57,12 @@ class BaseEmbeds:
         except AppError:  # a missing or broken base: Obsidian shows an error there; the passage keeps the embed
             return embed[0]
         shown = table.anchors[: self._max_rows]
-        lines = table.table.split("\n")[: 2 + len(shown)]
-        caption = f"{embed[0]} (base view '{view.name}', as this note shows it: "
         if not shown:
-            return caption + "no rows)"
-        more = len(table.anchors) - len(shown)
-        caption += f"{len(shown)} row{'s' if len(shown) != 1 else ''}" + (" and more" if more > 0 else "") + ")"
-        caveat = (
+            return f"(The base view '{view.name}' shown here lists no notes.)"
+        lines = table.table.split("\n")[: 2 + len(shown)]
+        # No caption: a count in one ("2 rows") would be a number an answer's list numbers match as evidence.
+        notes = ["(More rows of this view are not shown.)"] if len(table.anchors) > len(shown) else []
+        notes += (
             ["(Rows marked (?) passed only the filters that could be checked here.)"] if table.has_uncertain else []
         )
-        return "\n".join([caption, *lines, *caveat])
+        return "\n".join([*lines, *notes])
