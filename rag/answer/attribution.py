@@ -157,8 +157,11 @@ def is_unsupported(answer: str, passages: Sequence[Passage], *, question: str = 
 
 
 def said_beyond(answer: str, question: str) -> set[str]:
-    """Return what `answer` says beyond `question`: its numbers and word stems less the question's, links left out."""
-    return terms_of(WIKILINK.sub(" ", answer)) - terms_of(question)
+    """Return what `answer` says beyond `question`: its numbers and word stems less the question's.
+
+    Links are left out, and list numbers ("2. [[The Machine Stops]]" says no 2), as `unread_numbers` leaves them.
+    """
+    return terms_of(_LIST_MARKER.sub(" ", WIKILINK.sub(" ", answer))) - terms_of(question)
 
 
 def weight_of(terms: AbstractSet[str]) -> int:

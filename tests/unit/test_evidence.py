@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rag.answer.attribution import Passage
+from rag.answer.attribution import Passage, said_beyond
 from rag.answer.evidence import (
     CLOSEST_HEADING,
     EVIDENCE_BLOCK,
@@ -284,3 +284,14 @@ def test_a_sentence_holding_quote_marks_is_set_in_curly_ones_and_still_read_as_a
     block = f"{EVIDENCE_HEADING}\n{quoted_line('Plain.', '[[A]]')}\n{line}"
     assert re.fullmatch(EVIDENCE_BLOCK, block)
     assert [m["link"] for m in re.finditer(QUOTED_LINE, block)] == ["[[A]]", "[[Käsespätzle#Omas Tipps]]"]
+
+
+def test_an_answers_list_numbers_are_not_what_it_says() -> None:
+    # Recorded from Qwen2.5-Coder 0.5B on kepano's vault: "1. [[Out of Control]]\n2. [[The Machine Stops]]" had as
+    # its evidence a line reading "… 2 rows" and one reading "… 1 row", which shared only its list numbers.
+    said = said_beyond(
+        "1. [[Out of Control]]\n2. The Machine Stops, from 1909\n 3) 4 stars", "Which books have I read?"
+    )
+
+    assert {"1", "2", "3"}.isdisjoint(said)
+    assert {"1909", "4"} <= said  # numbers inside an item are still what it says
