@@ -4,7 +4,8 @@ Usage: python -m bench.context_recall [--vault sample_vault] [--golden bench/gol
        [--passage-chars 2800,1400] [--data-dir DIR] [--verbose]
 
 No model is involved: each question goes through the relevance floor and the search as a chat turn does, and the
-passages are built as for a model answering without tools (`rag.answer.context.build_context`). Then:
+passages are built as for a model answering without tools (`rag.answer.context.build_context`, the base views they
+embed written out; `--without-base-views` leaves them as embeds). Then:
   covered    the relevance floor let the question through (else the turn is refused before any model);
   notes      every expected note has a passage (note-level recall, as bench.retrieval_quality counts it);
   evidence   the share of evidence quotes whose words stand in a row in the passages (markup and case ignored);
@@ -19,6 +20,8 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.tools.bases.embeds import BaseEmbeds
+from agent.tools.reader import VaultReader
 from app.eval.golden import GoldenItem, load_golden_set
 from app.eval.matching import found_facts, has_phrase, tokens
 from app.services.answering import indexed_text
@@ -51,19 +54,33 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--passage-chars", default=str(PASSAGE_CHARS), help="comma-separated ANSWER_PASSAGE_CHARS")
     parser.add_argument("--distances", default=f"0,{MAX_DISTANCE}", help="comma-separated neighbour distances")
     parser.add_argument("--data-dir", type=Path, help="keep the index here between runs (default: a temp dir)")
+    parser.add_argument(
+        "--without-base-views", action="store_true", help="leave embedded base views as embeds (as before stop 31)"
+    )
     parser.add_argument("--verbose", action="store_true", help="print the evidence each item's passages miss")
     return parser.parse_args()
 
 
 def item_context(
-    services: Services, gate: RelevanceGate, item: GoldenItem, *, chars: int, distance: int
+    services: Services,
+    gate: RelevanceGate,
+    item: GoldenItem,
+    *,
+    chars: int,
+    distance: int,
+    base_embeds: BaseEmbeds | None = None,
 ) -> ItemContext:
-    """Run `item`'s question through the floor and the search, and score the passages a model would read."""
+    """Run `item`'s question through the floor and the search, and score the passages a model would read.
+
+    `base_embeds`: the base views the hits embed are written out, as a chat turn writes them (None: left as embeds).
+    """
     query = services.retriever.prepare(item.question)
     covered = gate.covers(query)
     hits = services.retriever.search_for(query, k=services.settings.top_k) if covered else []
     if distance:
         hits = services.retriever.with_neighbours(hits, max_chars=chars, max_distance=distance)
+    if base_embeds is not None:
+        hits = base_embeds.expand(hits)
     context = build_context(
         hits, item.question, max_chars=chars, note_text=indexed_text(services.docstore), with_location=False
     )
@@ -108,9 +125,13 @@ def main() -> None:
     with indexed_vault(args.vault, args.data_dir) as (settings, services):
         print(f"vault {args.vault}  ({services.store.count()} chunks, {len(items)} answer items)")
         gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
+        views = None if args.without_base_views else BaseEmbeds(VaultReader(settings.vault, services.retriever))
         for chars in (int(value) for value in args.passage_chars.split(",")):
             for distance in (int(value) for value in args.distances.split(",")):
-                results = [item_context(services, gate, item, chars=chars, distance=distance) for item in items]
+                results = [
+                    item_context(services, gate, item, chars=chars, distance=distance, base_embeds=views)
+                    for item in items
+                ]
                 print_figures(f"{chars} chars, nb {distance}", results, verbose=args.verbose)
 
 

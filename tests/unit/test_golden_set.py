@@ -188,3 +188,12 @@ def test_the_bench_refuses_a_stale_golden_set_before_starting_anything(
         answer_quality.main()
     assert exited.value.code == 2
     assert "stale: evidence in no expected note: 'plant tulips'" in capsys.readouterr().err
+
+
+def test_every_golden_set_in_bench_is_valid() -> None:
+    # The shared vaults' sets are checked against their vaults when a run starts; their shape is checked here.
+    paths = sorted((ROOT / "bench" / "golden").glob("*.yaml"))
+    assert len(paths) >= 4
+    for path in paths:
+        items = load_golden_set(path).items
+        assert items and len({item.id for item in items}) == len(items), path.name
