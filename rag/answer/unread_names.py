@@ -46,7 +46,7 @@ def unread_names(answer: str, passages: Sequence[Passage], *, question: str = ""
     """
     cited = " ".join(WIKILINK.findall(answer))
     # A link stands as a word, so "… [[Note]]. Set it up" still ends its sentence before "Set".
-    prose = _URL.sub(" ", _without_code(_NOTICE.sub(" ", WIKILINK.sub("LINK", answer))))
+    prose = _URL.sub(" ", _without_code(_NOTICE.sub(" ", WIKILINK.sub(" LINK ", answer))))
     for own in (_HEADING, _BOLD_LINE, _LABEL, _LIST_MARKER):
         prose = own.sub("", prose)
     sentences = [WORDS.findall(sentence) for sentence in _sentences(prose)]

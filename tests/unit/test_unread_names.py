@@ -77,3 +77,12 @@ def test_ordinary_words_are_the_whole_words_of_the_bundled_vocabulary() -> None:
 
     assert {"configuration", "navigate", "android", "john"} <= words
     assert not {"davio", "lindqvist", "github", "##ing"} & words
+
+
+def test_a_link_written_against_a_word_is_not_glued_to_it() -> None:
+    # Recorded from Qwen2.5-Coder 1.5B on kepano's vault: the caution named "RunnerLINKLINKLINK", the placeholder a
+    # link stands as joined to the word before it.
+    genre = Passage("[[Sci-fi]]", "| [[Blade Runner]] | 7 | [[Movies]] |\n| [[Futurama]] | 7 | [[Shows]] |")
+    reply = "Blade Runner[[Blade Runner]][[Futurama]][[The Machine Stops]]"
+
+    assert unread_names(reply, [genre], question="Which sci-fi movies and shows are in my notes?") == []
