@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from agent.tools.bases.embeds import BaseEmbeds
 from agent.tools.definition import Tool, ToolArgs
 from agent.tools.outcome import Part, Reply, note_part, reply
 from agent.tools.reader import VaultReader
@@ -51,7 +52,7 @@ def run_read_note(reader: VaultReader, args: ReadNoteArgs) -> Reply:
     snapshot = reader.snapshot()
     path, linked_subpath = snapshot.resolve_note_ref(args.note)
     subpath = args.heading.strip().lstrip("#").strip() or linked_subpath
-    text = reader.read_text(snapshot, path)
+    text = BaseEmbeds(reader).written_out(reader.read_text(snapshot, path), path, snapshot)
     if subpath:
         return reply(_section(snapshot, path, text, subpath))
     hint = f"Read one section with the heading parameter. {_outline(snapshot, path)}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
+from agent.tools.bases.embeds import BaseEmbeds
 from agent.tools.definition import Tool, ToolArgs
 from agent.tools.outcome import Reply, note_part, reply
 from agent.tools.reader import VaultReader
@@ -32,6 +33,7 @@ def run_search(reader: VaultReader, args: SearchArgs) -> Reply:
     folder = reader.snapshot().require_folder(args.folder) if args.folder.strip() else ""
     tags = tuple(tag.strip().lstrip("#") for tag in args.tags if tag.strip().lstrip("#"))
     hits = reader.search(args.query, k=args.k, filters=SearchFilters(folder=folder or None, tags=tags))
+    hits = BaseEmbeds(reader).expand(hits)  # `![[Trips.base#Location]]`: the rows the note shows
     if not hits:
         scope = f" in '{folder}'" if folder else ""
         scope += f" tagged {', '.join('#' + tag for tag in tags)}" if tags else ""

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from agent.tools import ToolRegistry
 from agent.tools.bases.embeds import BaseEmbeds
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
@@ -17,6 +18,7 @@ from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel
 from tests.edit_fakes import NoSearch
 from tests.fakes import HashingEmbedder
+from tests.integration.tool_calls import call
 from tests.scripted_llm import ScriptedLLMServer, Turn
 from tests.vault_state import write_notes
 
@@ -171,3 +173,17 @@ def test_without_a_model_the_passages_shown_hold_the_rows_too(settings: Settings
 
     reply = str(response.json()["choices"][0]["message"]["content"])
     assert "[[2025 Lisbon Weekend]] | 2025-03-07 | 2025-03-09" in reply
+
+
+def test_the_read_tools_show_the_rows_where_the_note_embeds_the_view(settings: Settings, indexed: Services) -> None:
+    # A model that reads or searches with tools (a structured caller in chat, an MCP client) sees what Obsidian shows.
+    tools = ToolRegistry(VaultReader(settings.vault, indexed.retriever))
+
+    read = call(tools, "read_note", note="Kyoto").text
+    section = call(tools, "read_note", note="Lisbon", heading="Trips").text
+    found = call(tools, "search_notes", query="Trips", k=10).text
+
+    assert "| [[2023 Japan Trip]] | 2023-09-12 | 2023-09-30 |" in read and "Trips.base" not in read
+    assert "| [[2025 Lisbon Weekend]] | 2025-03-07 | 2025-03-09 |" in section and "Japan" not in section
+    assert "| [[2025 Lisbon Weekend]] | 2025-03-07 | 2025-03-09 | API_TOKEN=[redacted secret] |" in found
+    assert TOKEN not in read + section + found

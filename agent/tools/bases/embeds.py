@@ -41,11 +41,18 @@ class BaseEmbeds:
         snapshot = self._reader.snapshot()
         expanded: list[SearchHit] = []
         for hit in hits:
-            text = BASE_EMBED.sub(partial(self._view_text, snapshot, host=hit.chunk.path), hit.chunk.text)
-            if text != hit.chunk.text and self._reader.redacts_secrets:  # other notes' properties: mask as hits are
-                text = redact_secrets(text)
+            text = self.written_out(hit.chunk.text, hit.chunk.path, snapshot)
             expanded.append(hit if text == hit.chunk.text else replace(hit, chunk=replace(hit.chunk, text=text)))
         return expanded
+
+    def written_out(self, text: str, host: str, snapshot: VaultSnapshot) -> str:
+        """Return `text` of the note at `host` with each base embed replaced by its view's rows."""
+        if not BASE_EMBED.search(text):
+            return text
+        written = BASE_EMBED.sub(partial(self._view_text, snapshot, host=host), text)
+        if written != text and self._reader.redacts_secrets:  # other notes' properties: masked as note text is
+            written = redact_secrets(written)
+        return written
 
     def _view_text(self, snapshot: VaultSnapshot, embed: re.Match[str], *, host: str) -> str:
         """Return the view's rows as a table, or the embed as written when the base cannot be read."""
