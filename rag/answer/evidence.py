@@ -196,6 +196,9 @@ def _candidates(
         if not passage.source:  # a tool result without a note: nothing to link to
             continue
         where = _stems(passage.source) & wanted
+        # A line that is only the note's title (a properties passage opens with it) quotes nothing the link
+        # under it does not already say: "2023 Japan Trip" [[2023 Japan Trip]].
+        title = _plain(note_of(passage.source).rsplit("/", 1)[-1])
         rows = passage.text.split("\n")
         sentences = [
             sentence
@@ -205,6 +208,8 @@ def _candidates(
         ]
         for place, sentence in enumerate(sentences):
             text = _display(sentence)
+            if _plain(text) == title:
+                continue
             holds = frozenset(said & terms_of(text, bare_numbers=True)) if text else frozenset()
             if holds:
                 on_topic = len((_stems(text) & wanted) | where)

@@ -295,3 +295,16 @@ def test_an_answers_list_numbers_are_not_what_it_says() -> None:
 
     assert {"1", "2", "3"}.isdisjoint(said)
     assert {"1909", "4"} <= said  # numbers inside an item are still what it says
+
+
+def test_a_line_that_is_only_the_notes_title_is_no_sentence_to_quote() -> None:
+    # Recorded on kepano's vault: under the 0.5B's refusal stood "2023 Japan Trip" [[2023 Japan Trip]], the first
+    # line of the note's properties passage, which says no more than its link.
+    trip = Passage(
+        "[[2023 Japan Trip]]",
+        "2023 Japan Trip\ncategories: [[Trips]]\nstart: 2023-09-12\nend: 2023-09-30\nloc: [[Kyoto]]",
+    )
+
+    assert closest_to("When was I on my Japan trip?", [trip]) == []  # no other line holds the question's words
+    said = evidence_for("From 12 September 2023, 2023-09-12.", [trip], question="When was I on my Japan trip?")
+    assert [item.text for item in said] == ["start: 2023-09-12"]
