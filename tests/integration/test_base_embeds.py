@@ -187,3 +187,14 @@ def test_the_read_tools_show_the_rows_where_the_note_embeds_the_view(settings: S
     assert "| [[2025 Lisbon Weekend]] | 2025-03-07 | 2025-03-09 |" in section and "Japan" not in section
     assert "| [[2025 Lisbon Weekend]] | 2025-03-07 | 2025-03-09 | API_TOKEN=[redacted secret] |" in found
     assert TOKEN not in read + section + found
+
+
+def test_the_bases_tool_computes_a_view_as_the_note_named_shows_it(settings: Settings, indexed: Services) -> None:
+    tools = ToolRegistry(VaultReader(settings.vault, indexed.retriever))
+
+    alone = call(tools, "bases", command="query", base="Trips", view="Location").text
+    in_kyoto = call(tools, "bases", command="query", base="Trips", view="Location", note="Kyoto").text
+
+    assert "0 row(s)" in alone and "pass it as `note`" in alone  # `this` is the base file: no trip lists it
+    assert in_kyoto.startswith("Base Bases/Trips.base, view 'Location' (table), as [[Kyoto]] shows it: 1 row(s).")
+    assert "| [[2023 Japan Trip]] | 2023-09-12 | 2023-09-30 |" in in_kyoto and "pass it as" not in in_kyoto

@@ -190,18 +190,24 @@ def view_table(
     return ViewTable("\n".join(lines), tuple(anchors), frozenset(problems), bool(uncertain))
 
 
-def _query(reader: VaultReader, snapshot: VaultSnapshot, base: BaseFile, view: BaseView, limit: int) -> Reply:
-    computed = view_table(reader, snapshot, base, view, limit, this_path=base.path)  # `this`: the base on its own
-    header = f"Base {base.path}, view '{view.name}' ({view.type}): {len(computed.anchors)} row(s)."
+def _query(
+    reader: VaultReader, snapshot: VaultSnapshot, base: BaseFile, view: BaseView, limit: int, *, shown_in: str
+) -> Reply:
+    """Return the rows of `view` as the note `shown_in` shows them ("": the base opened on its own)."""
+    this_path = shown_in or base.path
+    computed = view_table(reader, snapshot, base, view, limit, this_path=this_path)
+    where = f", as [[{snapshot.resolver.link_text_for(shown_in)}]] shows it" if shown_in else ""
+    header = f"Base {base.path}, view '{view.name}' ({view.type}){where}: {len(computed.anchors)} row(s)."
     table = data_part("base", computed.table, computed.anchors, path=base.path, view=view.name)
     notes = []
     if computed.problems:
         notes.append("Not evaluated here: " + "; ".join(sorted(computed.problems)) + ".")
     if computed.has_uncertain:
         notes.append("Rows marked (?) passed every filter that could be evaluated; check them in Obsidian.")
-    if uses_this([base.filters, view.filters]):
+    if uses_this([base.filters, view.filters]) and not shown_in:
         notes.append(
-            "`this` was taken as the base file itself; where the base is embedded in a note, Obsidian uses that note."
+            "`this` was taken as the base file itself; where the base is embedded in a note, Obsidian uses that "
+            "note: pass it as `note`."
         )
     return reply(header, table, *notes)
 
@@ -219,6 +225,7 @@ class BasesArgs(ToolArgs):
     base: str = Field("", description="The base's name or path.")
     view: str = Field("", description="The view, e.g. 'Active'; empty: the first.")
     limit: int = Field(50, ge=1, le=200, description="At most this many rows.")
+    note: str = Field("", description="query: the note the base is embedded in (what `this` means); empty: none.")
 
 
 def run_bases(reader: VaultReader, args: BasesArgs) -> Reply:
@@ -235,7 +242,8 @@ def run_bases(reader: VaultReader, args: BasesArgs) -> Reply:
         shared = json.dumps(base.filters, ensure_ascii=False) if base.filters else "none"
         views = [_describe_view(base, view) for view in base.views]
         return reply(f"{path} has {len(views)} view(s). Filters shared by every view: {shared}", *views)
-    return _query(reader, snapshot, base, pick_view(base, args.view), args.limit)
+    shown_in = snapshot.resolve_note_ref(args.note)[0] if args.note.strip() else ""
+    return _query(reader, snapshot, base, pick_view(base, args.view), args.limit, shown_in=shown_in)
 
 
 BASES = Tool(
