@@ -121,6 +121,11 @@ def test_an_embed_of_a_missing_base_or_view_stays_as_written(settings: Settings,
         assert expanded_text(settings, "Categories/Broken.md", written) == written
 
 
+def test_an_embed_in_code_is_shown_as_written(settings: Settings, trips_vault: Path) -> None:
+    written = "Embed it with `![[Trips.base#Location]]`, or:\n\n```markdown\n![[Trips.base]]\n```\n"
+    assert expanded_text(settings, "Places/Kyoto.md", written) == written
+
+
 def test_a_view_with_no_rows_says_so_without_a_number(settings: Settings, trips_vault: Path) -> None:
     text = expanded_text(settings, "Places/Porto.md", "![[Trips.base#Location]]")
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import partial
 
 from agent.tools.bases.tool import find_base, parse_base, pick_view, view_table
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from core.domain import SearchHit
 from core.errors import AppError
+from rag.answer.code_spans import code_ranges, is_inside
 from rag.answer.secrets import redact_secrets
 
 MAX_EMBED_ROWS = 20  # rows of one embedded view in a passage; the passage budget trims further
@@ -49,7 +49,14 @@ class BaseEmbeds:
         """Return `text` of the note at `host` with each base embed replaced by its view's rows."""
         if not BASE_EMBED.search(text):
             return text
-        written = BASE_EMBED.sub(partial(self._view_text, snapshot, host=host), text)
+        code = code_ranges(text)  # `![[Trips.base]]` in a note about Bases' syntax is shown as written
+
+        def view_or_code(embed: re.Match[str]) -> str:
+            return (
+                embed[0] if is_inside(code, embed.start(), embed.end()) else self._view_text(snapshot, embed, host=host)
+            )
+
+        written = BASE_EMBED.sub(view_or_code, text)
         if written != text and self._reader.redacts_secrets:  # other notes' properties: masked as note text is
             written = redact_secrets(written)
         return written
