@@ -56,10 +56,7 @@ class BaseEmbeds:
                 embed[0] if is_inside(code, embed.start(), embed.end()) else self._view_text(snapshot, embed, host=host)
             )
 
-        written = BASE_EMBED.sub(view_or_code, text)
-        if written != text and self._reader.redacts_secrets:  # other notes' properties: masked as note text is
-            written = redact_secrets(written)
-        return written
+        return BASE_EMBED.sub(view_or_code, text)
 
     def _view_text(self, snapshot: VaultSnapshot, embed: re.Match[str], *, host: str) -> str:
         """Return the view's rows as a table, or the embed as written when the base cannot be read."""
@@ -79,4 +76,6 @@ class BaseEmbeds:
         notes += (
             ["(Rows marked (?) passed only the filters that could be checked here.)"] if table.has_uncertain else []
         )
-        return "\n".join([*lines, *notes])
+        shown_rows = "\n".join([*lines, *notes])
+        # Other notes' property values: masked as their text is where it reaches a model.
+        return redact_secrets(shown_rows) if self._reader.redacts_secrets else shown_rows
