@@ -106,7 +106,7 @@ def unread_numbers(answer: str, passages: Sequence[Passage], *, question: str = 
     one claim code can check in any answer. Numbers are compared by value ("08" is "8"; "two" in a passage is "2");
     list numbers and ISO dates (worked out from today's date) are not checked.
     """
-    text = _ISO_DATE.sub(" ", _LIST_MARKER.sub(" ", WIKILINK.sub(" ", answer)))
+    text = _ISO_DATE.sub(" ", _statement(answer))
     sources = (*(passage.text for passage in passages), question)
     # "1,500" in a note is read both as a thousands separator and as a decimal comma: an answer may write either.
     read = {value for source in sources for number in _numbers_in(source) for value in _readings(number)}
@@ -161,7 +161,12 @@ def said_beyond(answer: str, question: str) -> set[str]:
 
     Links are left out, and list numbers ("2. [[The Machine Stops]]" says no 2), as `unread_numbers` leaves them.
     """
-    return terms_of(_LIST_MARKER.sub(" ", WIKILINK.sub(" ", answer))) - terms_of(question)
+    return terms_of(_statement(answer)) - terms_of(question)
+
+
+def _statement(answer: str) -> str:
+    """Return what `answer` states: its text without its links and list numbers."""
+    return _LIST_MARKER.sub(" ", WIKILINK.sub(" ", answer))
 
 
 def weight_of(terms: AbstractSet[str]) -> int:
