@@ -89,7 +89,7 @@ def answer_footer(
     if show_evidence and not shown and not read.is_unsupported and not copied_from(reply, passages):
         # An answer no sentence of the notes bears out, nor copied from them ("Buy wisely advice"; the sourdough's
         # ingredients for the plum cake whose recipe the notes say is "still to write down"): what they do say.
-        shown = _closest_block(state, question)
+        shown = _closest_block(state, question, passages)
     parts = [caution, f"\n\n{shown}" if shown else ""]
     if show_sources:
         quoted = [item.source for item in evidence]
@@ -118,7 +118,9 @@ def refusal_footer(refusal: str, state: AgentState, *, show_sources: bool = True
     # chance (asked when coffee was stopped, "'Stop drinking coffee' does not match 'caffeine cut-off'" of a BM25
     # note stood over the sleep note searched first).
     searched = _searched(state)
-    closest = _closest_block(state, latest_question(state["messages"])) if show_evidence else ""
+    closest = ""
+    if show_evidence:
+        closest = _closest_block(state, latest_question(state["messages"]), turn_passages(state))
     listed = sources_list((), fallback=searched, limit=SEARCHED_NOTES) if show_sources else ""
     return "".join(f"\n\n{part}" for part in (closest, listed) if part)
 
@@ -128,10 +130,10 @@ def _searched(state: AgentState) -> list[str]:
     return list(dict.fromkeys(state.get("allowed", [])))[:SEARCHED_NOTES]
 
 
-def _closest_block(state: AgentState, question: str) -> str:
+def _closest_block(state: AgentState, question: str, passages: list[Passage]) -> str:
     """Return "Closest in your notes:" and the sentences of the best hits that say most about `question` ("")."""
     searched = _searched(state)
-    read = [passage for passage in turn_passages(state) if passage.source in searched]
+    read = [passage for passage in passages if passage.source in searched]
     return evidence_block(closest_to(question, read), heading=CLOSEST_HEADING)
 
 
