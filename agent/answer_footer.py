@@ -89,6 +89,8 @@ def answer_footer(
     if show_evidence and not shown and not read.is_unsupported and not copied_from(reply, passages):
         # An answer no sentence of the notes bears out, nor copied from them ("Buy wisely advice"; the sourdough's
         # ingredients for the plum cake whose recipe the notes say is "still to write down"): what they do say.
+        # With ANSWER_CHECK such an opening is withheld before it shows (agent/opening_check.py); this is for
+        # answers not checked (tools offered, the check off) or whose opening alone the notes bear out.
         shown = _closest_block(state, question, passages)
     parts = [caution, f"\n\n{shown}" if shown else ""]
     if show_sources:

@@ -12,7 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
-from agent.answer_footer import answer_footer, earlier_question, latest_question, refusal_footer
+from agent.answer_footer import answer_footer, earlier_question, latest_question, refusal_footer, turn_passages
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
 from agent.context_fit import fit_messages
 from agent.contract_node import ContractNode
@@ -20,18 +20,23 @@ from agent.gate.intent import asked_change
 from agent.graph_deps import AgentDeps, scratch_of, write_text
 from agent.history import client_instructions, model_history, reconcile
 from agent.model_reply import ModelReply, stream_reply
+from agent.opening_check import OpeningCheck
 from agent.prompts import model_messages
 from agent.quoting.turn import QuoteInputs, quoted_reply
 from agent.retrieve_node import RetrieveNode
-from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record
+from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record, turn_start
 from agent.tool_offer import asks_change, offers_tools
 from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
+from rag.answer.attribution import Passage, says_enough
 from rag.answer.context import REFUSAL, is_refusal
+from rag.answer.evidence import is_borne_out
 from rag.follow_up import is_continuation
 
 EMPTY_ANSWER = "the model returned an empty answer; try again or rephrase"
+CHECKED_QUESTION_CHARS = 400  # a longer message carries text of its own to work on: its answer is not checked
+EARLIER_IN_CONVERSATION = "(earlier in this conversation)"  # what an earlier message is read as, for the check
 
 
 class AgentNodes:
@@ -82,7 +87,11 @@ class AgentNodes:
                 return {"answer": quoted, "is_stopped_early": False}
         tools = known if rounds < self._deps.max_tool_rounds else []
         scratch.offered = tuple(tools)
-        reply = await self._reply(state, scratch, tools, known=known or held)
+        # Only an answer written without tools, to the question, is held for its check: with tools the reply may be
+        # a call, and after a tool round the model answers from results as well as passages.
+        is_checked = is_question and rounds == 0
+        opening = self._opening_check(state) if is_checked and not tools else None
+        reply = await self._reply(state, scratch, tools, known=known or held, opening=opening)
         if tools:
             has_called = any(call.name in {tool.name for tool in tools} for call in reply.calls)
             # Named after the call: a model discovered at the endpoint is known only once it has been asked.
@@ -93,7 +102,8 @@ class AgentNodes:
         if reply.is_unusable:
             # Nothing of it was shown: answer in one completion without tools, from the passages retrieved and the
             # tool results so far. A call it still writes as text is held back like one made when the rounds ran out.
-            reply = await self._reply(state, scratch, [], known=known or held)
+            opening = self._opening_check(state) if is_checked else None
+            reply = await self._reply(state, scratch, [], known=known or held, opening=opening)
         if reply.calls and reply.has_tools:
             record = to_record(ChatMessage(role="assistant", content=reply.text, tool_calls=reply.calls))
             return {"messages": [*state["messages"], record], "tool_rounds": rounds + 1}
@@ -114,10 +124,38 @@ class AgentNodes:
             fit=lambda messages: fit_messages(messages, [], self._deps.context),
         )
 
+    def _opening_check(self, state: AgentState) -> OpeningCheck | None:
+        """Return the check a plain answer's opening must pass before it is shown (None: shown as written).
+
+        Read against the passages sent and the conversation so far (an answer may repeat an earlier reply, or what
+        the user said). A long message brings its own text to work on (a paragraph to summarise or translate),
+        which is no note: its answer is shown as written.
+        """
+        asked = latest_question(state["messages"])
+        passages = turn_passages(state)
+        if not self._deps.check_answers or not passages or len(asked) > CHECKED_QUESTION_CHARS:
+            return None
+        earlier = [
+            Passage(EARLIER_IN_CONVERSATION, str(record.get("content", "")))
+            for record in state["messages"][: turn_start(state["messages"])]
+            if record["role"] in ("user", "assistant") and record.get("content")
+        ]
+        question = self._continued(state) or asked  # "Tell me more" asks about the questions before it
+        return OpeningCheck(
+            lambda text: is_borne_out(text, [*passages, *earlier], question=question),
+            says_enough=lambda text: says_enough(text, question),
+        )
+
     async def _reply(
-        self, state: AgentState, scratch: TurnScratch, tools: list[ToolSpec], *, known: list[ToolSpec] | None = None
+        self,
+        state: AgentState,
+        scratch: TurnScratch,
+        tools: list[ToolSpec],
+        *,
+        known: list[ToolSpec] | None = None,
+        opening: OpeningCheck | None = None,
     ) -> ModelReply:
-        """Ask the model once, with `tools` (maybe none), and stream its reply (`known`: as for stream_reply)."""
+        """Ask the model once, with `tools` (maybe none); stream its reply (`known`, `opening`: see stream_reply)."""
         messages = model_messages(
             list(map(from_record, model_history(state["messages"]))),
             today=self._deps.clock().date(),
@@ -141,6 +179,7 @@ class AgentNodes:
             known=known or [],
             max_tokens=max_tokens,
             asked=latest_question(state["messages"]),
+            opening=opening,
         )
 
     @staticmethod

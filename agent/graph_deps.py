@@ -40,6 +40,8 @@ class AgentDeps:
     # Questions answered without tools quote the passages first and are answered from verified quotes only
     # (ANSWER_QUOTES; off by default there too).
     quote_first: bool = False
+    # A plain answer's opening is shown only when the notes bear it out, else the service refuses (ANSWER_CHECK).
+    check_answers: bool = False
     # Under an answer, the sentences of the notes it read that hold what it says (SHOW_EVIDENCE).
     show_evidence: bool = True
     # Characters of note text sent with each question (ANSWER_PASSAGE_CHARS).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -9,6 +10,7 @@ from typing import Any
 
 from agent.call_feedback import as_offered_call, command_values, without_schema_words
 from agent.echo_trim import EchoTrim
+from agent.opening_check import OpeningCheck
 from agent.repetition import NOTICE as LOOP_NOTICE
 from agent.repetition import RepetitionWatch
 from agent.turn import TurnScratch
@@ -16,8 +18,10 @@ from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.ports import ChatModel
 from llm_client.replies.call_hold import CallHold
 from llm_client.replies.text_tool_calls import Reading
+from rag.answer.context import REFUSAL
 
 Write = Callable[[Any], None]
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,12 +46,15 @@ async def stream_reply(
     known: Sequence[ToolSpec] = (),
     max_tokens: int | None = None,
     asked: str = "",
+    opening: OpeningCheck | None = None,
 ) -> ModelReply:
     """Stream one reply to the user; a reply that opens like a tool call is shown only once it reads as text.
 
     `known`: tools offered earlier in the turn but not now (the rounds ran out). A call of them written as text is
     returned like a structured one would be (the model wanted more steps), never shown. `asked`: the user's latest
-    message, which a small model may echo before its answer (agent/echo_trim.py).
+    message, which a small model may echo before its answer (agent/echo_trim.py). `opening`: hold the answer's
+    opening until code has checked the notes bear it out; when they do not, the model is stopped and the reply is
+    the service's refusal (agent/opening_check.py).
     """
     every = (*tools, *known)
     held_names = {tool.name for tool in every}
@@ -63,17 +70,18 @@ async def stream_reply(
     async for delta in deltas:
         if delta.text:
             text.append(delta.text)
-            await _show(scratch, write, hold.feed(echo.feed(delta.text)))
+            await _show(scratch, write, _checked(opening, hold.feed(echo.feed(delta.text))))
             is_looping = watch.feed(delta.text)
         calls = calls or delta.tool_calls
         finish_reason = delta.finish_reason or finish_reason
         scratch.add_usage(delta.usage)
-        if hold.has_said_enough or is_looping:
+        is_withheld = opening is not None and opening.is_withheld
+        if hold.has_said_enough or is_looping or is_withheld:
             if isinstance(deltas, AsyncGenerator):
                 await deltas.aclose()  # closes the HTTP stream now, so the server stops generating
             finish_reason = "length" if is_looping else finish_reason  # cut short, as by the token cap
             break
-    await _show(scratch, write, hold.feed(echo.finish()))
+    await _show(scratch, write, _checked(opening, hold.feed(echo.finish())))
     held = hold.finish()
     is_structured = bool(calls)
     is_unusable = False
@@ -83,12 +91,18 @@ async def stream_reply(
             calls = tuple(replace(call, id=f"call_{uuid.uuid4().hex[:16]}") for call in held.calls)
             text = []  # the calls go back to the model as calls; their JSON as text too would say them twice
         elif held.reading is Reading.TEXT:
-            await _show(scratch, write, hold.held_text)
+            await _show(scratch, write, _checked(opening, hold.held_text))
+        if opening is not None and not calls:
+            await _show(scratch, write, opening.finish())
+            if opening.is_withheld:
+                logger.info("withheld an answer no sentence of the notes bears out: %r", opening.opening)
+                finish_reason = "stop"  # the refusal is whole, whatever cut the model short
+                await _show(scratch, write, REFUSAL)
         is_empty = not calls and not "".join(text).strip()
         is_unusable = bool(held_names) and (held.reading is Reading.UNUSABLE or is_empty)
     calls = tuple(without_schema_words(as_offered_call(call, tools), tools) for call in calls)
     _write(write, scratch.show_reply(scratch.stream.flush()))
-    if is_looping and not calls:
+    if is_looping and not calls and not (opening is not None and opening.is_withheld):
         _write(write, scratch.show(LOOP_NOTICE))
     return ModelReply(
         "".join(text),
@@ -98,6 +112,11 @@ async def stream_reply(
         is_unusable=is_unusable,
         is_structured=is_structured,
     )
+
+
+def _checked(opening: OpeningCheck | None, text: str) -> str:
+    """Return what of `text` may be shown now: all of it without an opening check."""
+    return text if opening is None or not text else opening.feed(text)
 
 
 def _parameter_names(tools: Sequence[ToolSpec]) -> set[str]:

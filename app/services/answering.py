@@ -181,6 +181,7 @@ async def _build_unguarded(
         ),
         note_text=indexed_text(services.docstore),
         quote_first=settings.answer.quote_first,
+        check_answers=settings.answer.check_answers,
         show_evidence=settings.answer.show_evidence,
         passage_chars=settings.answer.passage_chars,
         neighbour_chunks=settings.answer.neighbour_chunks,

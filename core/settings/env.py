@@ -228,6 +228,7 @@ class Settings(BaseSettings, EditFields, ServiceFields, LlmFields, SearchFields,
             passage_chars=self.answer_passage_chars,
             neighbour_chunks=self.answer_neighbour_chunks,
             quote_first=self.answer_quotes,
+            check_answers=self.answer_check,
             recursion_limit=self.agent_recursion_limit,
         )
 

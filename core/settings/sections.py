@@ -108,6 +108,7 @@ class AnswerSettings(BaseModel):
     passage_chars: int  # note text sent with each question (rag/answer/context.build_context)
     neighbour_chunks: int  # chunks around the best hit that may fill the room left (rag/answer/neighbours.py)
     quote_first: bool  # questions answered without tools quote the passages first (agent/quoting)
+    check_answers: bool  # a plain answer's opening is shown only when the notes bear it out (agent/opening_check)
     recursion_limit: int
 
 

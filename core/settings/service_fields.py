@@ -74,6 +74,15 @@ class ServiceFields(BaseModel):
         "6 near misses (plain: 2) but also 3-4 of 20 answerable questions (plain: 1), as it offers its own sentences "
         "as quotes; the 1.5B copies exactly and refused fewer near misses quoting than plain, so it is opt-in.",
     )
+    answer_check: bool = Field(
+        True,
+        description="The opening of an answer written without tools (its first sentence past 80 characters, or all "
+        "of a shorter one) is held until code has read it against the passages: when no sentence of them holds what "
+        "it says and it repeats none, the model is stopped and the service says your notes don't say it, with the "
+        "sentences closest to the question and the notes searched. Small models answer near misses with what they "
+        "read nearby (a sourdough recipe for a plum cake the notes never give) or know (a Kubernetes manifest); this "
+        "refuses those before they show, for under a second more to the first text.",
+    )
     agent_recursion_limit: int = Field(
         12, gt=0, description="LangGraph steps per chat turn (tool rounds fit under it)."
     )

@@ -14,7 +14,9 @@ REFUSAL = "I couldn't find this in your notes."
 # How small models say the notes do not answer, besides the service's own sentence (REFUSAL).
 _NOT = r"(?:not|n't|nt)"
 _REFUSAL_OPENING = re.compile(
-    r"^(?:sorry,?\s*)?(?:"
+    r"^(?:sorry,?\s*)?"
+    # "Based on the information provided in the notes, I couldn't find this in your notes." (the 0.5B)
+    r"(?:(?:based on|according to) [^,.\n]{0,60}, ?)?(?:"
     rf"i (?:could ?{_NOT}|cannot|can not|can't|cant|was unable to|am unable to|did ?{_NOT}) find"
     rf"|i (?:do ?{_NOT}) (?:know|have (?:any )?information)"
     rf"|(?:your|the) notes (?:do ?{_NOT}|does ?{_NOT}) (?:cover|mention|say|contain|include|answer)"

@@ -158,6 +158,20 @@ def copied_from(answer: str, passages: Sequence[Passage]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = "") -> bool:
+    """Return True when a sentence of `passages` holds what `answer` says, or `answer` repeats one word for word.
+
+    The test an answer must pass before it is shown (agent/opening_check.py). A refusal passes (it claims nothing),
+    and so does an answer saying nothing beyond the question ("Yes."), when the passages say something about what
+    was asked: `evidence_for` then picks those sentences. What fails is an answer whose words and numbers no sentence
+    holds: the sourdough's ingredients given for "my mom's plum cake", a Kubernetes manifest the model wrote from
+    its own knowledge, "Kyoto" asked which hotel was booked there.
+    """
+    if opens_like_refusal(answer):
+        return True
+    return bool(copied_from(answer, passages)) or bool(evidence_for(answer, passages, question=question))
+
+
 def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str]) -> bool:
     """Return whether a sentence holding `new` weight of the answer's terms not yet shown is worth showing.
 

@@ -76,6 +76,7 @@ def test_tokens_keep_numbers_whole_and_unit_signs_apart() -> None:
         "Sorry, I can't find that.",
         "Not in the notes.",
         "“Not mentioned in your notes.”",
+        "Based on the information provided in the notes, I couldn't find this in your notes.",
     ],
 )
 def test_refusals_are_recognised_in_the_service_wording_and_common_paraphrases(reply: str) -> None:
@@ -89,6 +90,7 @@ def test_refusals_are_recognised_in_the_service_wording_and_common_paraphrases(r
         "I found it: the notes say 14 hours.",
         "No. 5 is the bake step.",
         "Not mentioning salt, the recipe uses 10 g of it.",
+        "Based on the notes, the loaf rests 14 hours; I couldn't find the bake time.",
     ],
 )
 def test_answers_are_not_refusals(reply: str) -> None:

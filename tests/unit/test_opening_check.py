@@ -1,0 +1,157 @@
+"""The opening check: a plain answer is held until its opening can be read against the passages."""
+
+from __future__ import annotations
+
+from agent.opening_check import HOLD_CHARS, MAX_HOLD_CHARS, OpeningCheck
+from rag.answer.attribution import Passage, says_enough
+from rag.answer.evidence import is_borne_out
+
+KITCHEN = Passage(
+    "[[Kitchen MOC#Recipes]]",
+    "- [[Sourdough]]: the loaf I bake every week.\n- Still to write down: [[Mom's Plum Cake]]",
+)
+SOURDOUGH = Passage(
+    "[[Sourdough#Final recipe]]",
+    "- 400 g bread flour, 100 g whole wheat flour, 375 g water, 100 g levain, 10 g salt.\n"
+    "- Cold retard: 14 hours in the fridge at 4 °C, covered.",
+)
+BIKE = Passage(
+    "[[Bike Repair Notes#For next time]]", "Measure the chain every 1,000 km. A €10 chain checker saves a €40 cassette."
+)
+PLUM = "What are the ingredients of my mom's plum cake?"
+RETARD = "How long does the shaped sourdough loaf rest in the fridge, and at what temperature?"
+
+
+class Judge:
+    """Records what the check was asked to judge; answers as told."""
+
+    def __init__(self, verdict: bool) -> None:
+        self.verdict = verdict
+        self.judged: list[str] = []
+
+    def __call__(self, text: str) -> bool:
+        self.judged.append(text)
+        return self.verdict
+
+
+def test_an_answer_holding_what_a_sentence_of_the_passages_says_is_borne_out() -> None:
+    assert is_borne_out("It rests 14 hours in the fridge at 4 °C.", [KITCHEN, SOURDOUGH], question=RETARD)
+
+
+def test_an_answer_repeating_a_sentence_of_the_passages_is_borne_out() -> None:
+    assert is_borne_out("Cold retard: 14 hours in the fridge at 4 °C, covered.", [SOURDOUGH], question=PLUM)
+
+
+def test_a_refusal_is_borne_out_it_claims_nothing() -> None:
+    assert is_borne_out("The notes don't mention a plum cake recipe.", [SOURDOUGH], question=PLUM)
+
+
+def test_a_near_miss_answered_with_a_neighbouring_notes_content_is_not_borne_out() -> None:
+    # Recorded from the 0.5B: the sourdough's ingredients for the plum cake the kitchen map says is not written down.
+    invented = "The ingredients of my mom's plum cake are wheat flour, whole wheat flour, water, levain, salt."
+    assert not is_borne_out(invented, [KITCHEN, SOURDOUGH], question=PLUM)
+
+
+def test_an_answer_from_the_models_own_knowledge_is_not_borne_out() -> None:
+    manifest = "To configure a Kubernetes ingress controller, you can use the following YAML snippet:\n\n```yaml\n"
+    assert not is_borne_out(manifest, [BIKE, SOURDOUGH], question="How do I configure a Kubernetes ingress controller?")
+
+
+def test_a_short_reply_is_held_to_its_end_then_released_whole() -> None:
+    judge = Judge(verdict=True)
+    check = OpeningCheck(judge)
+
+    shown = [check.feed(piece) for piece in ("It rests ", "14 hours.")]
+
+    assert shown == ["", ""]
+    assert check.finish() == "It rests 14 hours."
+    assert judge.judged == ["It rests 14 hours."] and not check.is_withheld
+
+
+def test_the_opening_is_its_first_sentence_past_the_hold_then_the_rest_streams_unheld() -> None:
+    judge = Judge(verdict=True)
+    check = OpeningCheck(judge)
+    first = "a" * (HOLD_CHARS - 10) + " and then some more words."
+
+    released = check.feed(first[:40]) + check.feed(first[40:] + " Next")
+    later = check.feed(" sentence.")
+
+    assert released == first + " Next" and later == " sentence."
+    assert judge.judged == [first + " Next"]
+    assert check.finish() == ""
+
+
+def test_a_sentence_end_inside_a_number_does_not_end_the_opening() -> None:
+    judge = Judge(verdict=True)
+    check = OpeningCheck(judge)
+
+    assert check.feed("x" * HOLD_CHARS + " harvested 5.0") == ""
+    assert check.feed(" kg per plant. More") != ""
+
+
+def test_a_long_run_without_a_sentence_end_is_judged_as_it_stands() -> None:
+    judge = Judge(verdict=True)
+    check = OpeningCheck(judge)
+    table = "| cell " * (MAX_HOLD_CHARS // 7 + 1)  # a row of a table, no sentence end in it
+
+    assert check.feed(table) == table
+    assert judge.judged == [table]
+
+
+def test_an_opening_the_notes_do_not_bear_out_is_withheld_with_all_that_follows() -> None:
+    check = OpeningCheck(Judge(verdict=False))
+    opening = "The plum cake takes wheat flour, water, levain and salt, as the recipe in the notes says, mixed well."
+
+    assert check.feed(opening + " Then") == ""
+    assert check.is_withheld and check.opening == opening + " Then"
+    assert check.feed(" bake it.") == "" and check.finish() == ""
+
+
+def test_an_empty_reply_is_not_withheld() -> None:
+    judge = Judge(verdict=False)
+    check = OpeningCheck(judge)
+
+    assert check.finish() == "" and not check.is_withheld
+    assert judge.judged == []
+
+
+def test_a_line_announcing_what_follows_runs_on_to_the_next_line() -> None:
+    # Recorded from the 0.5B on vaultofknowledge: the formula after the colon is what the notes bear out.
+    judge = Judge(verdict=True)
+    check = OpeningCheck(judge)
+    announced = "To turn an antenna's power figure against a dipole into one against a point source, use this formula:"
+
+    assert check.feed(announced + "\n\n") == ""
+    assert check.feed("EIRP = ERP + 2.15") == ""
+    assert check.feed("\n") == announced + "\n\nEIRP = ERP + 2.15\n"
+    assert judge.judged == [announced + "\n\nEIRP = ERP + 2.15\n"]
+
+
+def test_an_opening_the_notes_bear_out_early_is_released_before_its_sentence_ends() -> None:
+    def borne_out(text: str) -> bool:
+        return is_borne_out(text, [SOURDOUGH], question=RETARD)
+
+    check = OpeningCheck(borne_out, says_enough=lambda text: says_enough(text, RETARD))
+
+    assert check.feed("It rests ") == ""  # says nothing yet beyond the question
+    assert check.feed("14 hours in") == ""  # a part of a word, or too little new since the last look
+    released = check.feed(" the cold, ")
+
+    assert released == "It rests 14 hours in the cold, " and not check.is_withheld
+    assert check.feed("covered.") == "covered."
+
+
+def test_an_opening_not_borne_out_so_far_is_held_to_its_end_and_judged_whole() -> None:
+    said: list[str] = []
+
+    def borne_out(text: str) -> bool:
+        said.append(text)
+        return is_borne_out(text, [KITCHEN, SOURDOUGH], question=PLUM)
+
+    check = OpeningCheck(borne_out, says_enough=lambda text: says_enough(text, PLUM))
+    opening = "The ingredients of my mom's plum cake are wheat flour, whole wheat flour, water, levain and salt."
+
+    shown = "".join(check.feed(word + " ") for word in opening.split())
+
+    assert shown == "" and check.finish() == "" and check.is_withheld
+    assert len(said) > 1  # looked at early, more than once, and never released
