@@ -1,12 +1,11 @@
-"""Ports: the small Protocols that adapters implement and the rest of the code depends on."""
+"""Index ports: the embedder, the vector store, the reranker, the docstore and the watermarks."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from core.chat import AnswerEvent, ChatDelta, ChatMessage, ChatResult, ToolSpec, TurnRequest
 from core.domain import (
     DEFAULT_FUSION,
     Chunk,
@@ -239,89 +238,4 @@ class WatermarkStore(Protocol):
 
     def close(self) -> None:
         """Release the connection."""
-        ...
-
-
-class ChatModel(Protocol):
-    """An OpenAI-compatible chat endpoint (Ollama, LM Studio, llama.cpp, vLLM, OpenAI ...)."""
-
-    @property
-    def model_name(self) -> str:
-        """Return the model the endpoint answers with (for logs and the `model` field)."""
-        ...
-
-    async def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[ToolSpec] = (),
-        response_format: Mapping[str, object] | None = None,
-        max_tokens: int | None = None,
-    ) -> ChatResult:
-        """Return the whole reply to `messages` (at most `max_tokens` long, when given: finish_reason "length").
-
-        `response_format` is OpenAI's (`{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}`):
-        asked for where the endpoint supports it, never guaranteed, so the caller validates the reply.
-        """
-        ...
-
-    def stream(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[ToolSpec] = (),
-        response_format: Mapping[str, object] | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncIterator[ChatDelta]:
-        """Yield the reply as it is produced: text deltas, then one delta with tool calls, usage and finish reason."""
-        ...
-
-    async def is_available(self) -> bool:
-        """Return True when an endpoint answers now (probed, never cached for the life of the process)."""
-        ...
-
-
-class Answerer(Protocol):
-    """Answers one chat turn from the vault (the agent, or retrieval-only mode without an LLM)."""
-
-    @property
-    def mode(self) -> str:
-        """Return "agent" or "retrieval-only" (shown by /ready and the CLI)."""
-        ...
-
-    def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
-        """Yield the answer as it is produced, ending with one AnswerDone."""
-        ...
-
-
-class NoteWriter(Protocol):
-    """Changes notes in the vault (the Obsidian Local REST API plugin, or files); paths are vault-relative."""
-
-    @property
-    def name(self) -> str:
-        """Return "rest" or "files" (shown to the user with each applied change)."""
-        ...
-
-    async def is_available(self) -> bool:
-        """Return True when writes can go through now (probed each time, never cached for the process)."""
-        ...
-
-    async def read(self, path: str) -> str | None:
-        """Return the note's text, or None when it does not exist."""
-        ...
-
-    async def write(self, path: str, content: str) -> None:
-        """Create the note, or replace its whole text (parent folders are created)."""
-        ...
-
-    async def delete(self, path: str) -> str:
-        """Move the note to the vault's `.trash/` folder (never a hard delete); return its vault path there.
-
-        The returned `.trash/...` path is the one path outside the notes that `read` and `move` (as the source)
-        accept, so an undo can check the trashed copy and bring the note back.
-        """
-        ...
-
-    async def move(self, path: str, new_path: str) -> None:
-        """Move or rename the note (the caller rewrites links that pointed at it)."""
         ...
