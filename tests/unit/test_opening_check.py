@@ -155,3 +155,19 @@ def test_an_opening_not_borne_out_so_far_is_held_to_its_end_and_judged_whole() -
 
     assert shown == "" and check.finish() == "" and check.is_withheld
     assert len(said) > 1  # looked at early, more than once, and never released
+
+
+def test_one_term_of_the_answer_in_a_sentence_of_the_notes_on_the_question_bears_it_out() -> None:
+    # Recorded from the 1.5B: the cheese is named in a tip of the Käsespätzle note that shares no word with the
+    # question itself; the note's title does.
+    tips = Passage("[[Käsespätzle#Omas Tipps]]", "- Kein Gouda! Der Bergkäse ist das ganze Rezept.")
+    question = "Welchen Käse nimmt Oma für die Käsespätzle?"
+
+    assert is_borne_out("Oma verwendet Bergkäse für die Käsespätzle.", [tips], question=question)
+    assert not is_borne_out("Oma verwendet Tilsiter und Butterkäse.", [tips], question=question)
+
+
+def test_an_answer_only_repeating_the_question_is_not_borne_out_by_a_sentence_sharing_one_of_its_words() -> None:
+    # Recorded from the 0.5B on kepano-obsidian, asked which hotel was booked in Kyoto.
+    trip = Passage("[[2023 Japan Trip]]", "- Kyoto: temples in the morning, the Philosopher's Path in the rain.")
+    assert not is_borne_out("Kyoto", [trip], question="Which hotel did I book in Kyoto?")
