@@ -1,0 +1,145 @@
+"""Which recorded model replies the answer check would withhold, by golden item kind (agent/opening_check.py).
+
+Usage: python -m bench.opening_check --recorded DIR --golden bench/golden/sample_vault.yaml [--verbose]
+
+DIR holds the model calls of an eval run recorded by `bench.recording_proxy` (a plain answer's request carries
+its passages and its question). Each reply is replayed through the check as it streamed, piece by piece, against
+the passages it was written from; no model and no index are needed, so the same replies can be read again after
+a change to the check. Printed per kind of item (answer, refuse): the replies shown, the model's own refusals,
+and those withheld, with the opening each was judged on and, for an answer item, the expected facts it held
+(a withheld answer holding one is a refusal the check caused). Also how many characters were held before the
+first was shown, against the whole reply's length: what the check adds to the first text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.opening_check import OpeningCheck
+from app.eval.golden import GoldenItem, load_golden_set
+from app.eval.matching import found_facts
+from rag.answer.attribution import Passage, passages_in, says_enough
+from rag.answer.context import opens_like_refusal
+from rag.answer.evidence import is_borne_out
+
+_QUESTION = re.compile(r"\n(?:Question|Request): (?P<question>.*)\Z", re.S)
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """One recorded reply, read through the check."""
+
+    item: GoldenItem
+    reply: str
+    outcome: str  # "shown", "model refusal" or "withheld"
+    opening: str  # what the check judged (what was held)
+    facts: int  # expected facts the reply states (answer items)
+
+
+def parse_args() -> argparse.Namespace:
+    """Parse command-line arguments."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--recorded", type=Path, required=True, help="a bench.recording_proxy --out folder")
+    parser.add_argument("--golden", type=Path, required=True, help="the golden set the run asked")
+    parser.add_argument("--verbose", action="store_true", help="print every withheld reply and its opening")
+    return parser.parse_args()
+
+
+def streamed_pieces(recording: dict[str, Any]) -> list[str]:
+    """Return the text deltas of a recorded reply, in order (a whole body as one piece)."""
+    pieces: list[str] = []
+    for payload in recording.get("sse") or ():
+        try:
+            chunk = json.loads(payload)
+        except json.JSONDecodeError:  # "[DONE]"
+            continue
+        for choice in chunk.get("choices") or ():
+            text = (choice.get("delta") or {}).get("content") or ""
+            if text:
+                pieces.append(text)
+    body = recording.get("body")
+    if not pieces and isinstance(body, dict) and body.get("choices"):
+        pieces.append(body["choices"][0]["message"].get("content") or "")
+    return pieces
+
+
+def plain_answer_call(recording: dict[str, Any]) -> tuple[str, list[Passage]] | None:
+    """Return the question and passages of a plain answer's call (None for a quote, contract or tool call)."""
+    request = recording["request"]
+    if request.get("response_format") or request.get("tools"):
+        return None
+    content = request["messages"][-1].get("content")
+    match = _QUESTION.search(content) if isinstance(content, str) else None
+    passages = passages_in(content) if isinstance(content, str) else []
+    return (match["question"].strip(), passages) if match and passages else None
+
+
+def replay(pieces: list[str], question: str, passages: list[Passage]) -> OpeningCheck:
+    """Feed `pieces` to the check as the service does, stopping where it stops the model."""
+    check = OpeningCheck(
+        lambda text: is_borne_out(text, passages, question=question),
+        says_enough=lambda text: says_enough(text, question),
+    )
+    for piece in pieces:
+        check.feed(piece)
+        if check.is_withheld:
+            return check
+    check.finish()
+    return check
+
+
+def replayed(folder: Path, items: dict[str, GoldenItem]) -> list[Replayed]:
+    """Return the recorded plain answers to the golden set's questions, each read through the check."""
+    found: list[Replayed] = []
+    for path in sorted(folder.glob("*.json")):
+        recording = json.loads(path.read_text(encoding="utf-8"))
+        call = plain_answer_call(recording)
+        item = items.get(call[0]) if call else None
+        if call is None or item is None or item.kind == "edit":
+            continue
+        pieces = streamed_pieces(recording)
+        reply = "".join(pieces)
+        check = replay(pieces, *call)
+        outcome = "withheld" if check.is_withheld else "model refusal" if opens_like_refusal(reply) else "shown"
+        facts = sum(found_facts(reply, item.facts)) if item.facts else 0
+        found.append(Replayed(item, reply, outcome, check.opening, facts))
+    return found
+
+
+def main() -> None:
+    """Replay the recorded replies and print what the check does with them."""
+    args = parse_args()
+    golden = load_golden_set(args.golden)
+    items = {" ".join(item.question.split()): item for item in golden.items}
+    results = replayed(args.recorded, items)
+    if not results:
+        raise SystemExit(f"no recorded plain answer in {args.recorded} asks a question of {args.golden}")
+    counts = Counter((result.item.kind, result.outcome) for result in results)
+    for kind in ("answer", "refuse"):
+        of_kind = [result for result in results if result.item.kind == kind]
+        shown = ", ".join(f"{counts[kind, outcome]} {outcome}" for outcome in ("shown", "model refusal", "withheld"))
+        print(f"{kind:<7} {len(of_kind):>3} replies: {shown}")
+    costly = [r for r in results if r.item.kind == "answer" and r.outcome == "withheld" and r.facts]
+    print(f"withheld answers stating an expected fact: {len(costly)}")
+    held = [len(result.opening) for result in results if result.outcome != "withheld"]
+    whole = [len(result.reply) for result in results if result.outcome != "withheld"]
+    if held:
+        print(
+            f"characters held before the first shown (median): {statistics.median(held):.0f} of a reply's "
+            f"{statistics.median(whole):.0f}"
+        )
+    if args.verbose:
+        for result in results:
+            if result.outcome == "withheld":
+                print(f"- {result.item.id} ({result.item.kind}, {result.facts} facts): {result.opening!r}")
+
+
+if __name__ == "__main__":
+    main()

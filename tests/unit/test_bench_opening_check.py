@@ -1,0 +1,51 @@
+"""bench.opening_check: recorded replies replayed through the answer check, counted by golden item kind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.eval.golden import load_golden_set
+from bench.opening_check import replayed
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = load_golden_set(ROOT / "bench" / "golden" / "sample_vault.yaml")
+RECIPE = (
+    '<note source="[[Sourdough#Final recipe]]">\n- 400 g bread flour, 100 g whole wheat flour, 375 g water.\n'
+    "- Cold retard: 14 hours in the fridge at 4 °C, covered.\n</note>\n"
+    '<note source="[[Kitchen MOC#Recipes]]">\n- Still to write down: [[Mom\'s Plum Cake]]\n</note>'
+)
+
+
+def recording(question: str, pieces: list[str], **request: object) -> dict[str, object]:
+    """Return a model call as bench.recording_proxy saves it: the request, and the reply's `data:` payloads."""
+    content = f"Today is 2026-12-04 (Friday).\n\nNotes for this message:\n{RECIPE}\n\nQuestion: {question}"
+    chunks = [{"choices": [{"index": 0, "delta": {"content": piece}}]} for piece in pieces]
+    return {
+        "request": {"messages": [{"role": "system", "content": "rules"}, {"role": "user", "content": content}]}
+        | request,
+        "status": 200,
+        "sse": [*map(json.dumps, chunks), "[DONE]"],
+    }
+
+
+def test_recorded_replies_are_read_through_the_check_by_their_golden_item(tmp_path: Path) -> None:
+    items = {item.id: item for item in GOLDEN.items}
+    retard, plum = items["sourdough-cold-retard"], items["plum-cake"]
+    calls = [
+        recording(retard.question, ["It rests 14 hours ", "in the fridge at 4 °C."]),
+        recording(plum.question, ["The plum cake takes wheat flour, ", "water and salt."]),
+        recording(plum.question, ['{"quotes": []}'], response_format={"type": "json_object"}),  # a quote call
+        recording(plum.question, ["I couldn't find this in your notes."]),
+    ]
+    for number, call in enumerate(calls, 1):
+        (tmp_path / f"{number:03}.json").write_text(json.dumps(call), encoding="utf-8")
+
+    results = replayed(tmp_path, {" ".join(item.question.split()): item for item in GOLDEN.items})
+
+    assert [(r.item.id, r.outcome, r.facts) for r in results] == [
+        ("sourdough-cold-retard", "shown", 2),
+        ("plum-cake", "withheld", 0),
+        ("plum-cake", "model refusal", 0),
+    ]
+    assert results[1].opening == "The plum cake takes wheat flour, water and salt."
