@@ -12,7 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
-from agent.answer_footer import answer_footer, earlier_question, latest_question, refusal_footer, turn_passages
+from agent.answer_footer import answer_footer, earlier_question, latest_question, refusal_footer
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
 from agent.context_fit import fit_messages
 from agent.contract_node import ContractNode
@@ -20,23 +20,19 @@ from agent.gate.intent import asked_change
 from agent.graph_deps import AgentDeps, scratch_of, write_text
 from agent.history import client_instructions, model_history, reconcile
 from agent.model_reply import ModelReply, stream_reply
-from agent.opening_check import OpeningCheck
+from agent.opening_check import OpeningCheck, opening_check_for
 from agent.prompts import model_messages
 from agent.quoting.turn import QuoteInputs, quoted_reply
 from agent.retrieve_node import RetrieveNode
-from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record, turn_start
+from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, from_record, to_record
 from agent.tool_offer import asks_change, offers_tools
 from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
-from rag.answer.attribution import Passage, says_enough
 from rag.answer.context import REFUSAL, is_refusal
-from rag.answer.evidence import is_borne_out
 from rag.follow_up import is_continuation
 
 EMPTY_ANSWER = "the model returned an empty answer; try again or rephrase"
-CHECKED_QUESTION_CHARS = 400  # a longer message carries text of its own to work on: its answer is not checked
-EARLIER_IN_CONVERSATION = "(earlier in this conversation)"  # what an earlier message is read as, for the check
 
 
 class AgentNodes:
@@ -125,26 +121,11 @@ class AgentNodes:
         )
 
     def _opening_check(self, state: AgentState) -> OpeningCheck | None:
-        """Return the check a plain answer's opening must pass before it is shown (None: shown as written).
-
-        Read against the passages sent and the conversation so far (an answer may repeat an earlier reply, or what
-        the user said). A long message brings its own text to work on (a paragraph to summarise or translate),
-        which is no note: its answer is shown as written.
-        """
-        asked = latest_question(state["messages"])
-        passages = turn_passages(state)
-        if not self._deps.check_answers or not passages or len(asked) > CHECKED_QUESTION_CHARS:
+        """Return the check a plain answer's opening must pass before it is shown (None: shown as written)."""
+        if not self._deps.check_answers:
             return None
-        earlier = [
-            Passage(EARLIER_IN_CONVERSATION, str(record.get("content", "")))
-            for record in state["messages"][: turn_start(state["messages"])]
-            if record["role"] in ("user", "assistant") and record.get("content")
-        ]
-        question = self._continued(state) or asked  # "Tell me more" asks about the questions before it
-        return OpeningCheck(
-            lambda text: is_borne_out(text, [*passages, *earlier], question=question),
-            says_enough=lambda text: says_enough(text, question),
-        )
+        # "Tell me more" asks about the questions before it.
+        return opening_check_for(state, question=self._continued(state) or latest_question(state["messages"]))
 
     async def _reply(
         self,

@@ -21,12 +21,43 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agent.answer_footer import latest_question, turn_passages
+from agent.state import AgentState, turn_start
+from rag.answer.attribution import Passage, says_enough
+from rag.answer.evidence import is_borne_out
+
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
 MAX_HOLD_CHARS = 400  # a longer run without a sentence end (a table, a code block) is judged as it stands
 # A sentence ends at ".", "!" or "?" followed by a space or line end ("5.0 kg" goes on), or at a line break.
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 EARLY_STEP_CHARS = 12  # an opening is judged early at most once per this many new characters (7 ms a time)
 _WORD_END = re.compile(r"[\s,;.!?)]$")  # a partial word ("wheat fl") is not judged
+
+
+CHECKED_QUESTION_CHARS = 400  # a longer message carries text of its own to work on: its answer is not checked
+EARLIER_IN_CONVERSATION = "(earlier in this conversation)"  # what an earlier message is read as, for the check
+
+
+def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | None:
+    """Return the check for this turn's plain answer to `question` (None: nothing to check against, or no need).
+
+    Read against the passages sent and the conversation so far (an answer may repeat an earlier reply, or what the
+    user said). A long message brings its own text to work on (a paragraph to summarise or translate), which is no
+    note: its answer is shown as written.
+    """
+    passages = turn_passages(state)
+    if not passages or len(latest_question(state["messages"])) > CHECKED_QUESTION_CHARS:
+        return None
+    messages = state["messages"]
+    earlier = [
+        Passage(EARLIER_IN_CONVERSATION, str(record.get("content", "")))
+        for record in messages[: turn_start(messages)]
+        if record["role"] in ("user", "assistant") and record.get("content")
+    ]
+    return OpeningCheck(
+        lambda text: is_borne_out(text, [*passages, *earlier], question=question),
+        says_enough=lambda text: says_enough(text, question),
+    )
 
 
 class OpeningCheck:
