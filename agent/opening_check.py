@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from agent.answer_footer import latest_question, turn_passages
 from agent.state import AgentState, turn_start
-from rag.answer.attribution import Passage, says_enough
+from rag.answer.attribution import Passage
 from rag.answer.evidence import is_borne_out
 
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
@@ -54,9 +54,10 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
         for record in messages[: turn_start(messages)]
         if record["role"] in ("user", "assistant") and record.get("content")
     ]
+    read = [*passages, *earlier]
     return OpeningCheck(
-        lambda text: is_borne_out(text, [*passages, *earlier], question=question),
-        says_enough=lambda text: says_enough(text, question),
+        lambda text: is_borne_out(text, read, question=question),
+        is_borne_out_so_far=lambda text: is_borne_out(text, read, question=question, is_whole=False),
     )
 
 
@@ -67,12 +68,12 @@ class OpeningCheck:
         self,
         is_borne_out: Callable[[str], bool],
         *,
-        says_enough: Callable[[str], bool] | None = None,
+        is_borne_out_so_far: Callable[[str], bool] | None = None,
         hold_chars: int = HOLD_CHARS,
     ) -> None:
         self._is_borne_out = is_borne_out
-        # Whether a part of the opening says enough to be judged early: borne out, it is released at once.
-        self._says_enough = says_enough
+        # Whether a part of the opening, judged early, is borne out already: then it is released at once.
+        self._is_borne_out_so_far = is_borne_out_so_far
         self._hold_chars = hold_chars
         self._checked_at = 0  # the held length last judged early
         self._held: list[str] = []
@@ -96,11 +97,15 @@ class OpeningCheck:
         return ""
 
     def _is_borne_out_early(self, held: str) -> bool:
-        """Return True when the opening so far, up to a word's end, says enough and the notes bear it out."""
-        if self._says_enough is None or len(held) - self._checked_at < EARLY_STEP_CHARS or not _WORD_END.search(held):
+        """Return True when the opening so far, up to a word's end, is borne out by the notes already."""
+        if (
+            self._is_borne_out_so_far is None
+            or len(held) - self._checked_at < EARLY_STEP_CHARS
+            or not _WORD_END.search(held)
+        ):
             return False
         self._checked_at = len(held)
-        return self._says_enough(held) and self._is_borne_out(held)
+        return self._is_borne_out_so_far(held)
 
     def finish(self) -> str:
         """Return the rest held when the reply has ended: all of a short reply, once judged ("" when withheld)."""

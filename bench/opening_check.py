@@ -25,7 +25,7 @@ from typing import Any
 from agent.opening_check import OpeningCheck
 from app.eval.golden import GoldenItem, load_golden_set
 from app.eval.matching import found_facts
-from rag.answer.attribution import Passage, passages_in, says_enough
+from rag.answer.attribution import Passage, passages_in
 from rag.answer.context import opens_like_refusal
 from rag.answer.evidence import is_borne_out
 
@@ -85,7 +85,7 @@ def replay(pieces: list[str], question: str, passages: list[Passage]) -> Opening
     """Feed `pieces` to the check as the service does, stopping where it stops the model."""
     check = OpeningCheck(
         lambda text: is_borne_out(text, passages, question=question),
-        says_enough=lambda text: says_enough(text, question),
+        is_borne_out_so_far=lambda text: is_borne_out(text, passages, question=question, is_whole=False),
     )
     for piece in pieces:
         check.feed(piece)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
+from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, says_enough, terms_of, weight_of
 from rag.answer.citations import note_of
 from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import ELLIPSIS, LINKS, cut_at_space, question_stems, sentences_of, stem
@@ -44,6 +44,8 @@ MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds m
 EVIDENCE_CHARS = 280  # a longer sentence is cut at a space, as a snippet is
 MIN_COPIED_CHARS = 40  # a sentence an answer repeats that makes its note a source (`copied_from`)
 ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
+RESTATED_SHARE = 2 / 3  # of an answer's terms in one sentence: the answer restates it (`is_borne_out`)
+RESTATED_MIN_WEIGHT = 3  # a number and a word, or three words: less is chance
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 # A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
 _CELL_BORDER = re.compile(r"(?<!\\)\|(?![^\[\]]*\]\])")
@@ -161,7 +163,7 @@ def copied_from(answer: str, passages: Sequence[Passage]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = "") -> bool:
+def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = "", is_whole: bool = True) -> bool:
     """Return True when a sentence of `passages` holds what `answer` says, or `answer` repeats one word for word.
 
     The test an answer must pass before it is shown (agent/opening_check.py). A refusal passes (it claims nothing),
@@ -174,13 +176,42 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     sentence sharing one word with the question, itself or by its note and heading, is enough here: the 1.5B's
     "Oma verwendet Bergkäse für die Käsespätzle." rests on "Der Bergkäse ist das ganze Rezept." in the Käsespätzle
     note. An answer saying nothing beyond the question keeps the stricter rule ("Kyoto" is no answer).
+
+    `is_whole` False: `answer` is the start of a reply still being written, judged early to show it sooner. It must
+    say enough to judge (`says_enough`), and restating one sentence does not count: a start restates a sentence
+    trivially ("wheat flour, whole wheat flour," of a recipe's "Whole wheat flour" row), whatever follows.
     """
+    if not is_whole and not says_enough(answer, question):
+        return False
     if opens_like_refusal(answer):
         return True
     if copied_from(answer, passages):
         return True
-    on_topic_words = 1 if said_beyond(answer, question) else ON_TOPIC_WORDS
+    said = said_beyond(answer, question)
+    if said and is_whole and _restated(frozenset(said), passages):
+        return True
+    on_topic_words = 1 if said else ON_TOPIC_WORDS
     return bool(evidence_for(answer, passages, question=question, on_topic_words=on_topic_words))
+
+
+def _restated(said: frozenset[str], passages: Sequence[Passage]) -> bool:
+    """Return True when one sentence of `passages` holds most of what an answer says (RESTATED_SHARE of it, or more).
+
+    Such an answer restates that sentence, whether or not the sentence shares a word with the question: the 1.5B
+    answered "What therapy did I get for my neck?" with "I got Transcutaneous Electrical Nerve Stimulation (TENS) /
+    Electropathy from my cervical spine.", the note's "What I got for my cervical spine: Transcutaneous Electrical
+    Nerve Stimulation (TENS) / Electropathy" in other order. The sourdough's ingredients given for a plum cake are
+    spread over the recipe's rows, each holding less.
+    """
+    whole = weight_of(said)
+    if whole < RESTATED_MIN_WEIGHT:
+        return False
+    for passage in passages:
+        for sentence in sentences_of(passage.text):
+            held = weight_of(said & terms_of(sentence, bare_numbers=True))
+            if held >= RESTATED_MIN_WEIGHT and held >= RESTATED_SHARE * whole:
+                return True
+    return False
 
 
 def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str], on_topic_words: int) -> bool:
