@@ -14,7 +14,8 @@ SOURDOUGH = Passage(
     "[[Sourdough#Final recipe]]",
     "| Ingredient | Amount | Baker's % |\n| --- | --- | --- |\n| Wheat flour, type 550 | 400 g | 80 % |\n"
     "| Whole wheat flour | 100 g | 20 % |\n| Water | 375 g | 75 % |\n"
-    "| Levain (ripe, 100 % hydration) | 100 g | 20 % |\n| Salt | 10 g | 2 % |\n\n- Cold retard: 14 hours in the fridge at 4 °C, covered.",
+    "| Levain (ripe, 100 % hydration) | 100 g | 20 % |\n| Salt | 10 g | 2 % |\n\n"
+    "- Cold retard: 14 hours in the fridge at 4 °C, covered.",
 )
 BIKE = Passage(
     "[[Bike Repair Notes#For next time]]", "Measure the chain every 1,000 km. A €10 chain checker saves a €40 cassette."
