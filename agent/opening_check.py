@@ -31,6 +31,7 @@ MAX_HOLD_CHARS = 400  # a longer run without a sentence end (a table, a code blo
 # A sentence ends at ".", "!" or "?" followed by a space or line end ("5.0 kg" goes on), or at a line break.
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 EARLY_STEP_CHARS = 12  # an opening is judged early at most once per this many new characters (7 ms a time)
+_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")  # "- Salt", "2. Mix", "  * nested"
 _WORD_END = re.compile(r"[\s,;.!?)]$")  # a partial word ("wheat fl") is not judged
 
 
@@ -125,10 +126,25 @@ def _has_opening(held: str, hold_chars: int) -> bool:
     """Return True when `held` has a sentence end past `hold_chars`.
 
     A line ending in a colon announces what follows ("you can use the following formula:"), which says nothing
-    yet: the opening runs on to the end of the next line, the formula or the code fence's first line.
+    yet: the opening runs on to the end of the next line, the formula or the code fence's first line; or, when a
+    list follows, to the end of the list (up to MAX_HOLD_CHARS). One item says little of a list: the 0.5B listed the
+    sourdough's ingredients for the plum cake, and its first item, "Wheat flour, type 550", is a row of the recipe.
     """
     for end in _SENTENCE_END.finditer(held, hold_chars - 1):
         if end.group() == "\n" and held[: end.start()].rstrip().endswith(":"):
             continue
+        if _is_in_announced_list(held, end.start()):
+            continue
         return True
     return False
+
+
+def _is_in_announced_list(held: str, at: int) -> bool:
+    """Return True when position `at` is in a list item of a list that a line ending in a colon announced."""
+    line_start = held.rfind("\n", 0, at) + 1
+    if not _LIST_ITEM.match(held[line_start:at]):
+        return False
+    lines = held[:line_start].rstrip().split("\n")
+    while lines and (_LIST_ITEM.match(lines[-1]) or not lines[-1].strip()):
+        lines.pop()
+    return bool(lines) and lines[-1].rstrip().endswith(":")

@@ -189,3 +189,16 @@ def test_an_answer_restating_one_sentence_in_other_words_is_borne_out_without_th
 
     assert is_borne_out(answer, [topics], question=question)
     assert not is_borne_out(answer[:40], [topics], question=question, is_whole=False)  # a start restates trivially
+
+
+def test_a_list_a_line_announces_is_judged_whole_not_by_its_first_item() -> None:
+    # Recorded from the 0.5B: the first item alone is a row of the sourdough recipe; the list is not the plum cake.
+    judge = Judge(verdict=False)
+    check = OpeningCheck(judge)
+    items = "- Wheat flour, type 550\n- Whole wheat flour\n- Water\n- Levain (ripe, 100 % hydration)\n- Salt\n"
+
+    held = [check.feed(part) for part in ("The ingredients of my mom's plum cake are:\n\n", *items.splitlines(True))]
+    ending = check.feed("\nEnjoy baking. More")
+
+    assert held == [""] * 6 and ending == ""
+    assert judge.judged == ["The ingredients of my mom's plum cake are:\n\n" + items + "\nEnjoy baking. More"]
