@@ -10,10 +10,10 @@ and the service refuses in its own words, with the sentences closest to the ques
 (agent/answer_footer.refusal_footer). Otherwise the opening is released and the rest streams as written.
 
 Only the opening is judged: a later sentence the notes do not hold still gets the footer's cautions. On the 0.5B's
-recorded replies to three vaults' golden sets, the check withheld 6 of its 12 answers to near misses and 4 of its
-45 answers to answerable questions, none of those four holding an expected fact (docs/benchmarks.md, stop 32). The
-cost is the time the opening takes to write, some 20-30 tokens: under a second at the 0.5B's 33 tokens per second
-on 2 cores.
+and 1.5B's recorded replies to three vaults' golden sets (bench/opening_check.py), the check withheld 14 of 40
+answers to near misses and 4 of 162 answers to answerable questions, none of those four holding an expected fact
+(docs/benchmarks.md, stop 32). The cost is the time the opening takes to write: the 0.5B's first text came 0.5 s
+later on sample_vault.
 """
 
 from __future__ import annotations

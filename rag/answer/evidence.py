@@ -190,8 +190,20 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     said = said_beyond(answer, question)
     if said and is_whole and _restated(frozenset(said), passages):
         return True
+    if not said and _links_passages_read(answer, passages):
+        return True
     on_topic_words = 1 if said else ON_TOPIC_WORDS
     return bool(evidence_for(answer, passages, question=question, on_topic_words=on_topic_words))
+
+
+def _links_passages_read(answer: str, passages: Sequence[Passage]) -> bool:
+    """Return True when `answer` links a note it read (a passage's): an answer saying nothing more points at it.
+
+    The 1.5B answered "Which sci-fi movies and shows are in my notes?" with "[[Blade Runner]] [[Futurama]]", two
+    notes among its passages; the links themselves are checked as every citation is.
+    """
+    read = {note_of(passage.source).casefold() for passage in passages if passage.source}
+    return any(note_of(match[2]).casefold() in read for match in WIKILINK.finditer(answer))
 
 
 def _restated(said: frozenset[str], passages: Sequence[Passage]) -> bool:

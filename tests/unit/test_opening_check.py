@@ -202,3 +202,12 @@ def test_a_list_a_line_announces_is_judged_whole_not_by_its_first_item() -> None
 
     assert held == [""] * 6 and ending == ""
     assert judge.judged == ["The ingredients of my mom's plum cake are:\n\n" + items + "\nEnjoy baking. More"]
+
+
+def test_an_answer_of_links_to_notes_it_read_is_borne_out_by_them() -> None:
+    # Recorded from the 1.5B on kepano-obsidian, asked which sci-fi movies and shows are in the notes.
+    read = [Passage("[[Blade Runner]]", "![[Movies.base#Genre]]"), Passage("[[Futurama]]", "![[Shows.base#Genre]]")]
+    question = "Which sci-fi movies and shows are in my notes?"
+
+    assert is_borne_out("[[Blade Runner]] [[Futurama]]", read, question=question)
+    assert not is_borne_out("[[Star Trek]]", read, question=question)
