@@ -71,8 +71,9 @@ class ServiceFields(BaseModel):
         "that answer them, the service checks each quote is in a passage offered, and the answer is shown from "
         "verified quotes with their notes cited; none verified, the service says your notes don't say it and lists "
         "the closest notes. Off (the default): one plain completion. With Qwen2.5-Coder 0.5B quoting refused 4-5 of "
-        "6 near misses (plain: 2) but also 3-4 of 20 answerable questions (plain: 1), as it offers its own sentences "
-        "as quotes; the 1.5B copies exactly and refused fewer near misses quoting than plain, so it is opt-in.",
+        "6 near misses (plain: 2, or 4 with ANSWER_CHECK) but also 3-4 of 20 answerable questions (plain: 1), as it "
+        "offers its own sentences as quotes; the 1.5B copies exactly and refused fewer near misses quoting than "
+        "plain, so it is opt-in.",
     )
     answer_check: bool = Field(
         True,
