@@ -10,10 +10,10 @@ and the service refuses in its own words, with the sentences closest to the ques
 (agent/answer_footer.refusal_footer). Otherwise the opening is released and the rest streams as written.
 
 Only the opening is judged: a later sentence the notes do not hold still gets the footer's cautions. On the 0.5B's
-and 1.5B's recorded replies to three vaults' golden sets (bench/opening_check.py), the check withheld 14 of 40
-answers to near misses and 4 of 162 answers to answerable questions, none of those four holding an expected fact
-(docs/benchmarks.md, stop 32). The cost is the time the opening takes to write: the 0.5B's first text came 0.5 s
-later on sample_vault.
+and 1.5B's recorded replies to three vaults' golden sets (bench/opening_check.py), the check withheld 17 of 48
+answers to near misses and 4 of 202 answers to answerable questions, none of those four holding an expected fact
+(docs/benchmarks.md, stop 32). The cost is the time the opening takes to write: the 0.5B's first text came 0 to
+0.5 s later on sample_vault (p50).
 """
 
 from __future__ import annotations
