@@ -14,7 +14,6 @@ first was shown, against the whole reply's length: what the check adds to the fi
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import statistics
 from collections import Counter
@@ -28,6 +27,7 @@ from app.eval.matching import found_facts
 from rag.answer.attribution import Passage, passages_in
 from rag.answer.context import opens_like_refusal
 from rag.answer.evidence import is_borne_out
+from tests.recorded_replies import load_recording
 
 _QUESTION = re.compile(r"\n(?:Question|Request): (?P<question>.*)\Z", re.S)
 
@@ -52,27 +52,8 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def streamed_pieces(recording: dict[str, Any]) -> list[str]:
-    """Return the text deltas of a recorded reply, in order (a whole body as one piece)."""
-    pieces: list[str] = []
-    for payload in recording.get("sse") or ():
-        try:
-            chunk = json.loads(payload)
-        except json.JSONDecodeError:  # "[DONE]"
-            continue
-        for choice in chunk.get("choices") or ():
-            text = (choice.get("delta") or {}).get("content") or ""
-            if text:
-                pieces.append(text)
-    body = recording.get("body")
-    if not pieces and isinstance(body, dict) and body.get("choices"):
-        pieces.append(body["choices"][0]["message"].get("content") or "")
-    return pieces
-
-
-def plain_answer_call(recording: dict[str, Any]) -> tuple[str, list[Passage]] | None:
+def plain_answer_call(request: dict[str, Any]) -> tuple[str, list[Passage]] | None:
     """Return the question and passages of a plain answer's call (None for a quote, contract or tool call)."""
-    request = recording["request"]
     if request.get("response_format") or request.get("tools"):
         return None
     content = request["messages"][-1].get("content")
@@ -99,13 +80,13 @@ def replayed(folder: Path, items: dict[str, GoldenItem]) -> list[Replayed]:
     """Return the recorded plain answers to the golden set's questions, each read through the check."""
     found: list[Replayed] = []
     for path in sorted(folder.glob("*.json")):
-        recording = json.loads(path.read_text(encoding="utf-8"))
-        call = plain_answer_call(recording)
+        recording = load_recording(path)
+        call = plain_answer_call(recording.request)
         item = items.get(call[0]) if call else None
         if call is None or item is None or item.kind == "edit":
             continue
-        pieces = streamed_pieces(recording)
-        reply = "".join(pieces)
+        pieces = list(recording.pieces)
+        reply = recording.text
         check = replay(pieces, *call)
         outcome = "withheld" if check.is_withheld else "model refusal" if opens_like_refusal(reply) else "shown"
         facts = sum(found_facts(reply, item.facts)) if item.facts else 0
