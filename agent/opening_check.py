@@ -77,7 +77,7 @@ class OpeningCheck:
         self._is_borne_out_so_far = is_borne_out_so_far
         self._hold_chars = hold_chars
         self._checked_at = 0  # the held length last judged early
-        self._held: list[str] = []
+        self._held = ""  # the reply so far, until the opening is decided
         self._is_decided = False
         self.is_withheld = False  # the opening was judged and the notes do not bear it out
         self.opening = ""  # what was judged, for the log
@@ -86,15 +86,12 @@ class OpeningCheck:
         """Return what may be shown of the reply so far ("" while the opening is held or after it was withheld)."""
         if self._is_decided:
             return "" if self.is_withheld else text
-        self._held.append(text)
-        held = "".join(self._held)
+        self._held += text
+        held = self._held
         if len(held) >= MAX_HOLD_CHARS or (len(held) >= self._hold_chars and _has_opening(held, self._hold_chars)):
             return self._judge(held)
         if self._is_borne_out_early(held):
-            self._is_decided = True
-            self._held = []
-            self.opening = held
-            return held
+            return self._decide(held, is_withheld=False)
         return ""
 
     def _is_borne_out_early(self, held: str) -> bool:
@@ -112,14 +109,18 @@ class OpeningCheck:
         """Return the rest held when the reply has ended: all of a short reply, once judged ("" when withheld)."""
         if self._is_decided:
             return ""
-        return self._judge("".join(self._held))
+        return self._judge(self._held)
 
     def _judge(self, held: str) -> str:
+        return self._decide(held, is_withheld=bool(held.strip()) and not self._is_borne_out(held))
+
+    def _decide(self, held: str, *, is_withheld: bool) -> str:
+        """Settle the opening once: return it to show, or "" when withheld (all that follows is then withheld)."""
         self._is_decided = True
-        self._held = []
+        self._held = ""
         self.opening = held
-        self.is_withheld = bool(held.strip()) and not self._is_borne_out(held)
-        return "" if self.is_withheld else held
+        self.is_withheld = is_withheld
+        return "" if is_withheld else held
 
 
 def _has_opening(held: str, hold_chars: int) -> bool:
