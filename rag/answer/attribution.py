@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from rag.answer.dates import dates_in
 from rag.answer.excerpts import FILLER, stem
 
 MIN_EVIDENCE = 2  # one shared word is chance; a number, or two words, is evidence
@@ -180,11 +181,17 @@ def weight_of(terms: AbstractSet[str]) -> int:
 
 
 def terms_of(text: str, *, bare_numbers: bool = False) -> set[str]:
-    """Return the numbers ("25 cm", or "25" with no unit after it) and word stems of `text`.
+    """Return the dates, numbers and word stems of `text`.
 
-    `bare_numbers`: every number also on its own, so that an answer's "25" meets a passage's "25 g".
+    A date is one term however written ("2023-09-12", see rag.answer.dates); a number has its unit ("25 cm"), if one
+    follows, or is on its own ("25").
+    `bare_numbers`: every number also on its own, so that an answer's "25" meets a passage's "25 g", and every date
+    also as its year, month and day of the year, so that an answer's "in 2023" meets a passage's "2023-09-12".
     """
-    numbers: set[str] = set()
+    dates, text = dates_in(text)
+    numbers = {date.term for date in dates}
+    if bare_numbers:
+        numbers.update(*(date.parts() for date in dates))
     for value, unit in _NUMBER.findall(text):
         value, unit = value.replace(",", "."), unit.replace(" ", "").casefold()
         numbers.add(f"{value} {unit}" if unit and unit not in _NOT_UNITS else value)

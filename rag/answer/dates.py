@@ -1,0 +1,97 @@
+"""Dates in an answer or a note, read as one term each, however they are written.
+
+Read as numbers, "2026-12-04" is 2026, 12 and 4: the 0.5B answered "Steph Ango's phone number is 2026-12-04" (today's
+date, from its prompt) and the answer check took it as borne out by a row dated "2023-09-12", on its "12". A date is
+one term, the same whether a note writes "2023-09-12", "12 September 2023" or "September 12, 2023" (or the German
+"12. März 2023"), so an answer in either form meets a note in the other, and only on the whole date.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MONTHS = {
+    **dict.fromkeys(("january", "jan", "januar", "jänner"), 1),
+    **dict.fromkeys(("february", "feb", "februar"), 2),
+    **dict.fromkeys(("march", "mar", "märz", "maerz"), 3),
+    **dict.fromkeys(("april", "apr"), 4),
+    **dict.fromkeys(("may", "mai"), 5),
+    **dict.fromkeys(("june", "jun", "juni"), 6),
+    **dict.fromkeys(("july", "jul", "juli"), 7),
+    **dict.fromkeys(("august", "aug"), 8),
+    **dict.fromkeys(("september", "sep", "sept"), 9),
+    **dict.fromkeys(("october", "oct", "oktober", "okt"), 10),
+    **dict.fromkeys(("november", "nov"), 11),
+    **dict.fromkeys(("december", "dec", "dezember", "dez"), 12),
+}
+# "may" and "mar" are words too ("you may 3 times"): only capitalised are they months.
+_AMBIGUOUS = ("may", "mar", "mai")
+_MONTH = (
+    "(?:(?i:"
+    + "|".join(sorted((name for name in _MONTHS if name not in _AMBIGUOUS), key=len, reverse=True))
+    + ")|May|Mar|Mai)"
+)
+_YEAR = r"[12]\d{3}"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_DATE = re.compile(
+    rf"(?<![\w.-])(?P<iso_year>{_YEAR})-(?P<iso_month>\d{{2}})(?:-(?P<iso_day>\d{{2}}))?(?![\w-])"  # 2023-09-12
+    rf"|(?<![\w.:,])(?P<day>{_DAY})\.?\s+(?:of\s+)?(?P<month>{_MONTH})\b\.?(?:,?\s+(?P<year>{_YEAR})(?!\d))?"  # 12 Sep
+    rf"|\b(?P<month_first>{_MONTH})\b\.?\s+(?:(?P<day_after>{_DAY})(?![\d.:])(?:,?\s+(?P<year_after>{_YEAR}))?"
+    rf"|(?P<month_year>{_YEAR}))(?!\d)"  # September 12, 2023; September 2023
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Date:
+    """A date as a text gives it: a year and a month, with a day or not; or a month and a day without a year."""
+
+    year: int | None
+    month: int
+    day: int | None
+
+    @property
+    def term(self) -> str:
+        """Return the date as one term: "2023-09-12", "2023-09", or "09-12" for a day without a year."""
+        if self.year is None:
+            return f"{self.month:02}-{self.day:02}"
+        return f"{self.year}-{self.month:02}" + (f"-{self.day:02}" if self.day else "")
+
+    def parts(self) -> set[str]:
+        """Return what the date also says: its year, its month, its day of the year.
+
+        For a note's date, more precise than an answer may be: "in 2023" or "12 September" meets "2023-09-12".
+        """
+        found = {str(self.year)} if self.year else set()
+        if self.year and self.day:
+            found |= {f"{self.year}-{self.month:02}", f"{self.month:02}-{self.day:02}"}
+        return found
+
+
+def dates_in(text: str) -> tuple[list[Date], str]:
+    """Return the dates `text` gives, and `text` with each replaced by a space (no longer read as its numbers)."""
+    found: list[Date] = []
+
+    def taken(match: re.Match[str]) -> str:
+        date = _date_of(match)
+        if date is None:
+            return match[0]
+        found.append(date)
+        return " "
+
+    return found, _DATE.sub(taken, text)
+
+
+def _date_of(match: re.Match[str]) -> Date | None:
+    """Return the date `match` gives, or None for numbers that are no date ("2023-45", "40 May")."""
+    if match["iso_year"]:
+        year, month, day = match["iso_year"], int(match["iso_month"]), match["iso_day"]
+    elif match["day"]:
+        year, month, day = match["year"], _MONTHS[match["month"].casefold()], match["day"]
+    else:
+        year = match["year_after"] or match["month_year"]
+        month, day = _MONTHS[match["month_first"].casefold()], match["day_after"]
+    day_number = int(day.rstrip("stndrh")) if day else None
+    if not 1 <= month <= 12 or (day_number is not None and not 1 <= day_number <= 31):
+        return None
+    return Date(int(year) if year else None, month, day_number)
