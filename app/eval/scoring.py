@@ -129,11 +129,31 @@ def score_item(item: GoldenItem, seen: Observation, links: LinkCheck) -> ItemSco
         cited_notes=cited,
         citation_recall=_share(item.expected, cited) if is_answer else None,
         is_refused=bool(reply) and is_refusal_reply(body),
-        facts_found=tuple(found_facts(without_links(body), item.facts)) if is_answer else (),
-        facts_in_answer=tuple(found_facts(without_links(before_evidence(body)), item.facts)) if is_answer else (),
+        facts_found=tuple(_facts_said(body, item, links)) if is_answer else (),
+        facts_in_answer=tuple(_facts_said(before_evidence(body), item, links)) if is_answer else (),
         proposals=proposals,
         edit_matches=_edit_matches(item, proposals) if item.kind == "edit" and not seen.skipped else None,
     )
+
+
+def _facts_said(text: str, item: GoldenItem, links: LinkCheck) -> list[bool]:
+    """Return, per fact of `item`, whether `text` says it: in its words, or by a link to the note the fact names.
+
+    A link's name is no fact ("14 hours" is not said by citing [[Sourdough#Cold retard 14 hours]]), except when the
+    fact is the title of the note linked: asked which book by Kevin Kelly is noted, "[[Out of Control]]" names it.
+    """
+    wordings = {" ".join(tokens(wording)) for fact in item.facts for wording in fact}
+    titles = [
+        title
+        for link in cited_links(before_evidence(text))  # a quoted sentence's link is where it is from, not an answer
+        if (path := links.note_of(link)) and " ".join(tokens(title := _note_title(path))) in wordings
+    ]
+    return found_facts("\n".join([without_links(text), *titles]), item.facts)
+
+
+def _note_title(path: str) -> str:
+    """Return the title of the note at vault `path`: its file name without the extension."""
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _share(expected: Sequence[str], found: Sequence[str]) -> float:

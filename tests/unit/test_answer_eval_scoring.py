@@ -211,3 +211,30 @@ def test_links_inside_quoted_note_text_are_the_notes_own_and_no_citations(links:
     assert (score.links_shown, score.links_valid) == (1, 1)
     assert score.cited_notes == (SOURDOUGH,)
     assert score.facts_found == (True, True)  # the quoted passage is the answer in retrieval-only mode
+
+
+GARLIC_NOTE = GoldenItem(
+    id="garlic-note",
+    kind="answer",
+    question="Which note of my garden area is about a bulb I plant in autumn?",
+    expected=("Areas/Garden/Garlic.md",),
+    evidence=("Planted",),
+    facts=(("Garlic",),),
+)
+
+
+def test_a_link_names_a_fact_only_when_the_fact_is_the_title_of_the_note_linked(links: VaultLinks) -> None:
+    # On a vault whose answers are notes (kepano's "Which book by Kevin Kelly have I noted?"), the link is the answer.
+    answered = score_item(GARLIC_NOTE, Observation(ranked_notes=RANKED, reply="It is [[Garlic]]."), links)
+    assert answered.facts_found == (True,) and answered.facts_in_answer == (True,)
+
+    # A citation is no statement of the words in its heading ("14 hours" is no fact of a link to a heading so named).
+    reply = "It rests overnight [[Sourdough#14 hours]]."
+    cited = score_item(RETARD, Observation(ranked_notes=RANKED, reply=reply), links)
+    assert cited.facts_found == (False, False)
+
+
+def test_a_link_under_a_quoted_sentence_names_no_fact(links: VaultLinks) -> None:
+    reply = 'I don\'t know.\n\nYour notes say:\n- "Planted 42 cloves." [[Garlic]]'
+    score = score_item(GARLIC_NOTE, Observation(ranked_notes=RANKED, reply=reply), links)
+    assert score.facts_found == (False,)
