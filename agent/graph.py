@@ -83,10 +83,11 @@ class AgentNodes:
                 return {"answer": quoted, "is_stopped_early": False}
         tools = known if rounds < self._deps.max_tool_rounds else []
         scratch.offered = tuple(tools)
-        # Only an answer written without tools, to the question, is held for its check: with tools the reply may be
-        # a call, and after a tool round the model answers from results as well as passages.
+        # Only the first reply to a question is held for its check: it answers from the passages sent, or calls a
+        # tool (then what it wrote before the call is no answer, and is dropped unjudged). After a tool round the
+        # model answers from results too (task lists, tag counts), which the check was not calibrated on.
         is_checked = is_question and rounds == 0
-        opening = self._opening_check(state) if is_checked and not tools else None
+        opening = self._opening_check(state) if is_checked else None
         reply = await self._reply(state, scratch, tools, known=known or held, opening=opening)
         if tools:
             has_called = any(call.name in {tool.name for tool in tools} for call in reply.calls)

@@ -54,7 +54,8 @@ async def stream_reply(
     returned like a structured one would be (the model wanted more steps), never shown. `asked`: the user's latest
     message, which a small model may echo before its answer (agent/echo_trim.py). `opening`: hold the answer's
     opening until code has checked the notes bear it out; when they do not, the model is stopped and the reply is
-    the service's refusal (agent/opening_check.py).
+    the service's refusal (agent/opening_check.py); with `tools` offered the model is read to its end first, and a
+    call it makes then is made (what it wrote before the call was no answer).
     """
     every = (*tools, *known)
     held_names = {tool.name for tool in every}
@@ -75,7 +76,8 @@ async def stream_reply(
         calls = calls or delta.tool_calls
         finish_reason = delta.finish_reason or finish_reason
         scratch.add_usage(delta.usage)
-        is_withheld = opening is not None and opening.is_withheld
+        # With tools offered, a withheld opening may be what the model writes before a call: read on, showing nothing.
+        is_withheld = opening is not None and opening.is_withheld and not tools
         if hold.has_said_enough or is_looping or is_withheld:
             if isinstance(deltas, AsyncGenerator):
                 await deltas.aclose()  # closes the HTTP stream now, so the server stops generating

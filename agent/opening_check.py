@@ -3,11 +3,12 @@
 A small model answers a near miss with what it read nearby or with what it knows: Qwen2.5-Coder 0.5B gave the
 sourdough's ingredients for "my mom's plum cake" (a recipe the notes say is still to be written down), a Kubernetes
 manifest over a vault that mentions Kubernetes once, and "Kyoto" asked which hotel was booked there. Once streamed,
-such an answer can only be followed by a caution. So the opening of an answer written without tools (its first
-sentence past HOLD_CHARS, or all of it when shorter) is held until it can be read against the passages: when no
-sentence of them holds what it says and it repeats none (`rag.answer.evidence.is_borne_out`), the model is stopped
-and the service refuses in its own words, with the sentences closest to the question and the notes searched
-(agent/answer_footer.refusal_footer). Otherwise the opening is released and the rest streams as written.
+such an answer can only be followed by a caution. So the opening of the first reply to a question (its first
+sentence past HOLD_CHARS, or all of it when shorter; with tools offered, unless the reply turns out a call) is held
+until it can be read against the passages: when no sentence of them holds what it says and it repeats none
+(`rag.answer.evidence.is_borne_out`), the model is stopped and the service refuses in its own words, with the
+sentences closest to the question and the notes searched (agent/answer_footer.refusal_footer). Otherwise the
+opening is released and the rest streams as written.
 
 Only the opening is judged: a later sentence the notes do not hold still gets the footer's cautions. On the 0.5B's
 and 1.5B's recorded replies to three vaults' golden sets (bench/opening_check.py), the check withheld 17 of 48

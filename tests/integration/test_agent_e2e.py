@@ -427,7 +427,7 @@ def test_which_note_says_that_after_a_refusal_says_it_came_from_no_note(
 def test_which_note_says_what_the_rest_is_is_a_question_for_the_notes(
     librarian: openai.OpenAI, llm: ScriptedLLMServer
 ) -> None:
-    llm.add(Turn.text("The autolyse rests 45 minutes [[Sourdough#Final recipe]]."), Turn.text("Nothing on that."))
+    llm.add(Turn.text("The autolyse rests 45 minutes [[Sourdough#Final recipe]]."), Turn.text("The notes don't say."))
     messages = [{"role": "user", "content": QUESTION}]
     first = ask(librarian, messages, stream=True)
     question = "Which note says how long the loaf rests?"
@@ -435,7 +435,7 @@ def test_which_note_says_what_the_rest_is_is_a_question_for_the_notes(
 
     second = ask(librarian, messages, stream=True)
 
-    assert len(llm.chat_requests) == 2 and second.startswith("Nothing on that.")
+    assert len(llm.chat_requests) == 2 and second.startswith("The notes don't say.")
     assert llm.chat_requests[-1].messages[-1]["content"].endswith(f"Question: {question}")
 
 

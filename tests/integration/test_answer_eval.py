@@ -98,7 +98,10 @@ def indexed(services: Services) -> Services:
 
 def serve(settings: Settings, services: Services, llm: ScriptedLLMServer | None, **overrides: Any) -> Any:
     """Serve the librarian (agent with `llm`, else retrieval-only) with writes waiting for a yes."""
-    update: dict[str, Any] = {"relevance_floor": -1.0, "watch": False, "write_backend": "files", **overrides}
+    # The eval scores replies as shown; these are scripted to be scored (an invented link, a misread number), not
+    # refused by the answer check (tests/integration/test_opening_check.py).
+    base = {"relevance_floor": -1.0, "watch": False, "write_backend": "files", "answer_check": False}
+    update: dict[str, Any] = base | overrides
     if llm is not None:
         update["llm_base_url"] = (llm.base_url,)
     configured = Settings.model_validate({**settings.model_dump(), **update})

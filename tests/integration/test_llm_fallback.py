@@ -99,9 +99,9 @@ def test_a_failure_after_the_answer_started_is_an_error_not_passages(settings: S
     services.reindexer.run_once()
     with ScriptedLLMServer([Turn.disconnect(after_tokens=3, content="Feed the starter twice daily")]) as llm:
         llm_port = str(llm.port)
-        configured = settings.model_copy(
-            update={"llm_base_url": (llm.base_url,), "llm_retries": 0, "relevance_floor": -1.0, "watch": False}
-        )
+        # Without the answer check, which would hold these first words back (the next test).
+        update = {"llm_base_url": (llm.base_url,), "llm_retries": 0, "relevance_floor": -1.0, "watch": False}
+        configured = settings.model_copy(update=update | {"answer_check": False})
         with serve_in_thread(create_app(configured, services)) as base_url:
             pieces = client_for(base_url).chat.completions.create(
                 model="vault-librarian", messages=[{"role": "user", "content": QUESTION}], stream=True
@@ -114,6 +114,20 @@ def test_a_failure_after_the_answer_started_is_an_error_not_passages(settings: S
 
     assert "".join(received) == "Feed the starter"  # what was shown stays; no passages are glued onto it
     assert "127.0.0.1" not in str(failed.value) and llm_port not in str(failed.value)
+
+
+def test_a_failure_while_the_answers_opening_is_held_is_answered_with_passages(
+    settings: Settings, services: Services
+) -> None:
+    services.reindexer.run_once()
+    with ScriptedLLMServer([Turn.disconnect(after_tokens=3, content="Feed the starter twice daily")]) as llm:
+        update = {"llm_base_url": (llm.base_url,), "llm_retries": 0, "relevance_floor": -1.0, "watch": False}
+        with serve_in_thread(create_app(settings.model_copy(update=update), services)) as base_url:
+            reply = ask(client_for(base_url), QUESTION, stream=True)  # raises on an error chunk
+
+    # Nothing was shown when the model broke off: the user gets the passages, not half a sentence and an error.
+    assert reply.splitlines()[0] == UNREACHABLE_NOTICE and "[[Sourdough#" in reply
+    assert not reply.startswith("Feed the starter")
 
 
 class FailingAnswerer:

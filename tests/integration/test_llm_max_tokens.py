@@ -72,7 +72,7 @@ def test_a_reply_running_on_to_the_cap_ends_with_finish_reason_length(
 ) -> None:
     runaway = ["Proof it 14 hours [[Sourdough#Final recipe]]."] + [f" Step {n}." for n in range(300)]
     llm.add(Turn.text(runaway))
-    librarian = factory.start(llm_max_tokens=64)
+    librarian = factory.start(llm_max_tokens=64, answer_check=False)  # its steps are no note's: it would be refused
 
     reply = librarian.client.chat.completions.create(
         model="vault-librarian", messages=[{"role": "user", "content": "How long does the sourdough proof?"}]
@@ -88,7 +88,7 @@ def test_a_reply_that_loops_is_stopped_after_a_few_repeats_and_says_so(
 ) -> None:
     loop = " The loaf proofs 14 hours in the fridge."
     llm.add(Turn.text(["It rests [[Sourdough#Final recipe]]."] + [loop] * 3000, delay_per_token=0.002))
-    librarian = factory.start()
+    librarian = factory.start(answer_check=False)  # the loop, not the check, is what stops this reply
 
     reply = librarian.client.chat.completions.create(
         model="vault-librarian", messages=[{"role": "user", "content": "How long does the sourdough proof?"}]

@@ -52,8 +52,8 @@ def serve(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Ite
     with ExitStack() as stack:
 
         def start(**update: Any) -> Ask:
-            # As a model answering questions without tools (Qwen2.5-Coder 0.5B and 1.5B): the check's case.
-            app = agent_app(settings, services, llm.base_url, llm_tools="off", **update)
+            # As a model answering questions without tools (Qwen2.5-Coder 0.5B and 1.5B), unless told otherwise.
+            app = agent_app(settings, services, llm.base_url, **({"llm_tools": "off"} | update))
             base = stack.enter_context(serve_in_thread(app))
             client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0, timeout=60)
 
@@ -148,3 +148,33 @@ def test_a_message_bringing_its_own_text_is_answered_as_written(
     reply = serve()([user(pasted)])
 
     assert reply.startswith("A yeast dough sheet cake, Zwetschgenkuchen")
+
+
+def test_with_tools_offered_a_direct_answer_the_notes_do_not_bear_out_is_refused(
+    serve: Callable[..., Ask], llm: ScriptedLLMServer
+) -> None:
+    # A model making structured tool calls is offered them on questions; answering at once, it is checked as any.
+    llm.add(Turn.text(PLUM_REPLY))
+
+    reply = serve(llm_tools="on")([user(PLUM)])
+
+    assert llm.chat_requests[0].json.get("tools")  # tools were offered to that reply
+    assert reply.startswith(REFUSAL) and "levain" not in reply
+
+
+def test_with_tools_offered_what_the_model_writes_before_a_call_is_no_answer_and_the_call_is_made(
+    serve: Callable[..., Ask], llm: ScriptedLLMServer
+) -> None:
+    # Past the opening's length, and borne out by nothing: judged as an answer, it would have been withheld and
+    # the model stopped before its call.
+    preamble = "To answer that properly I need to open the map of content where family dishes would be filed by you. "
+    llm.add(
+        Turn.tool_call("read_note", {"note": "Kitchen MOC"}, content=preamble),
+        Turn.text("Your kitchen map lists the plum cake as still to write down [[Kitchen MOC#Recipes]]."),
+    )
+
+    reply = serve(llm_tools="on")([user(PLUM)])
+
+    assert len(llm.chat_requests) == 2 and llm.chat_requests[1].messages[-1]["role"] == "tool"
+    assert reply.startswith("Your kitchen map lists the plum cake as still to write down")
+    assert preamble.strip() not in reply and REFUSAL not in reply
