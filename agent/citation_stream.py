@@ -81,9 +81,17 @@ class CitationStream:
             return await asyncio.to_thread(self._render, segments)
         return "".join(part for _, part in segments)
 
-    def flush(self) -> str:
-        """Return whatever is pending at the end of a reply (an unclosed `[[` is shown as typed); reset for the next."""
-        rest = neutralise_prose(self._pending, self._allowed_hosts)
+    def flush(self, *, is_cut: bool = False) -> str:
+        """Return whatever is pending at the end of a reply (an unclosed `[[` is shown as typed); reset for the next.
+
+        `is_cut`: the reply was cut short (a loop stopped, the token cap): an unclosed `[[Bl` pending is where the cut
+        fell, not what the model wrote, and is dropped (shown, it read as a name "Bl" no note holds).
+        """
+        pending = self._pending
+        opened = pending.rfind("[[")
+        if is_cut and opened >= 0 and "]]" not in pending[opened:]:
+            pending = pending[:opened].removesuffix("!")
+        rest = neutralise_prose(pending, self._allowed_hosts)
         self._start_reply()
         return rest
 

@@ -103,7 +103,8 @@ async def stream_reply(
         is_empty = not calls and not "".join(text).strip()
         is_unusable = bool(held_names) and (held.reading is Reading.UNUSABLE or is_empty)
     calls = tuple(without_schema_words(as_offered_call(call, tools), tools) for call in calls)
-    _write(write, scratch.show_reply(scratch.stream.flush()))
+    is_cut = is_looping or finish_reason == "length"
+    _write(write, scratch.show_reply(scratch.stream.flush(is_cut=is_cut)))
     if is_looping and not calls and not (opening is not None and opening.is_withheld):
         _write(write, scratch.show(LOOP_NOTICE))
     return ModelReply(

@@ -83,6 +83,25 @@ def test_a_reply_running_on_to_the_cap_ends_with_finish_reason_length(
     assert reply.choices[0].message.content.count(" Step ") == 63 and " Step 62." in reply.choices[0].message.content
 
 
+def test_a_link_the_token_cap_cut_in_two_is_not_shown_or_read_as_a_name(
+    factory: LibrarianFactory, llm: ScriptedLLMServer
+) -> None:
+    steps = [f" Step {n}." for n in range(62)]  # the 64th token is the link's first half
+    answer = "Proof it 14 hours [[Sourdough#Final recipe]]."
+    llm.add(Turn.text([answer, *steps, " See [[Sour", "dough#Final recipe]]."]))
+    librarian = factory.start(llm_max_tokens=64, answer_check=False)
+
+    reply = librarian.client.chat.completions.create(
+        model="vault-librarian", messages=[{"role": "user", "content": "How long does the sourdough proof?"}]
+    )
+
+    text = reply.choices[0].message.content or ""
+    assert reply.choices[0].finish_reason == "length"
+    assert text.startswith("Proof it 14 hours [[Sourdough#Final recipe]]. Step 0.") and " Step 61. See" in text
+    after = text.split(" Step 61. See", 1)[1]
+    assert not after.startswith(" [[") and "Sour." not in after  # neither shown nor named in a caution as "Sour"
+
+
 def test_a_reply_that_loops_is_stopped_after_a_few_repeats_and_says_so(
     factory: LibrarianFactory, llm: ScriptedLLMServer
 ) -> None:

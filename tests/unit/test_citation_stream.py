@@ -79,6 +79,17 @@ def test_an_unclosed_link_is_shown_as_typed_at_the_end() -> None:
     assert "".join(shown) == "Odd [[never closed"
 
 
+@pytest.mark.parametrize("opened", ["[[", "![["])
+def test_an_unclosed_link_where_a_reply_was_cut_short_is_dropped(opened: str) -> None:
+    # The 1.5B looped on "[[Blade Runner]]" and was stopped inside its next copy: "[[Bl" is the cut, not a link.
+    stream = CitationStream(checker())
+
+    async def run() -> str:
+        return await stream.feed(f"Rest 45 min [[Sourdough#Final recipe]]{opened}Sour") + stream.flush(is_cut=True)
+
+    assert asyncio.run(run()) == "Rest 45 min [[Sourdough#Final recipe]]"
+
+
 def test_a_link_cut_by_a_line_break_is_not_held_back() -> None:
     shown, _ = stream_all(["Odd [[not a link\n", "Next line"])
 
