@@ -13,6 +13,7 @@ followed by those sentences and the notes searched, as the quote-first refusal l
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from agent.source_question import earlier_context
 from agent.state import AgentState, MessageRecord, turn_start
@@ -57,6 +58,7 @@ def answer_footer(
     has_proposed: bool,
     show_sources: bool = True,
     show_evidence: bool = True,
+    today: date | None = None,
 ) -> str:
     """Return the text to show after the answer: the caution, if due, its evidence, then the sources list.
 
@@ -75,7 +77,11 @@ def answer_footer(
         return f"\n\n{sources}" if sources else ""
     passages, question, reply = turn_passages(state), latest_question(state["messages"]), scratch.reply_text
     read = attribute(reply, passages, question=question)
-    caution = UNSUPPORTED_NOTICE if read.is_unsupported and not cited else _unread_caution(reply, passages, question)
+    caution = (
+        UNSUPPORTED_NOTICE
+        if read.is_unsupported and not cited
+        else _unread_caution(reply, passages, question, today=today)
+    )
     if passages and not read.is_unsupported and writes_unread_code(reply, passages):
         caution += CODE_NOTICE
     if cited and _OWN_SOURCES.search(reply):  # the model ended with its own list of (checked) links: nothing after
@@ -139,11 +145,11 @@ def _closest_block(state: AgentState, question: str, passages: list[Passage]) ->
     return evidence_block(closest_to(question, read), heading=CLOSEST_HEADING)
 
 
-def _unread_caution(reply: str, passages: list[Passage], question: str) -> str:
+def _unread_caution(reply: str, passages: list[Passage], question: str, *, today: date | None) -> str:
     """Return the caution naming the numbers and names `reply` states that no passage read holds ("" for none)."""
     if not passages or is_refusal(reply):
         return ""
-    numbers = unread_numbers(reply, passages, question=question)
+    numbers = unread_numbers(reply, passages, question=question, today=today)
     names = unread_names(reply, passages, question=question)
     if not numbers and not names:
         return ""

@@ -214,6 +214,7 @@ class AgentNodes:
                 has_proposed=proposed,
                 show_sources=self._deps.show_sources,
                 show_evidence=self._deps.show_evidence,
+                today=self._deps.clock().date(),
             )
             write_text(write, scratch.show(footer))
         elif not proposed:

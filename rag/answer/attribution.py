@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from datetime import date as Day
 
 from rag.answer.dates import dates_in
 from rag.answer.excerpts import FILLER, stem
@@ -83,7 +84,7 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
 
 
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
-_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")  # often worked out from today's date, which no passage holds
+NEAR_TODAY_DAYS = 366  # a date this close to today may be worked out from it ("next Friday"), which no passage holds
 # Numbers small enough to be written out, to their digits ("two" in a note is the answer's "2").
 _DIGIT_WORDS = {
     word: str(value)
@@ -100,19 +101,35 @@ CODE_LINE_CHARS = 3  # a code line this short ("}", "---") says nothing about wh
 _FENCED = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[^\n]*\n(?P<code>.*?)(?:^[ \t]*(?P=fence)[ \t]*$|\Z)", re.M | re.S)
 
 
-def unread_numbers(answer: str, passages: Sequence[Passage], *, question: str = "") -> list[str]:
-    """Return the numbers `answer` states that neither a passage the model read nor the question holds, in order.
+def unread_numbers(
+    answer: str, passages: Sequence[Passage], *, question: str = "", today: Day | None = None
+) -> list[str]:
+    """Return the numbers and dates `answer` states that neither a passage the model read nor the question holds.
 
     A small model misreads ("24 °C" for "4 °C") and makes numbers up; a number nobody could have read it from is the
     one claim code can check in any answer. Numbers are compared by value ("08" is "8"; "two" in a passage is "2");
-    list numbers and ISO dates (worked out from today's date) are not checked.
+    list numbers are not checked. A date is compared whole, however written (rag.answer.dates), with the passages'
+    sources too (a daily note's date is its title); one within NEAR_TODAY_DAYS of `today` may be worked out from it
+    ("tomorrow"), and is not checked, nor is any date without `today` or a year: the 0.5B gave Kevin Kelly's book,
+    published in 1992 by its note, as "Published: 2014-12-04".
     """
-    text = _ISO_DATE.sub(" ", _statement(answer))
+    dates, text = dates_in(_statement(answer))
     sources = (*(passage.text for passage in passages), question)
     # "1,500" in a note is read both as a thousands separator and as a decimal comma: an answer may write either.
     read = {value for source in sources for number in _numbers_in(source) for value in _readings(number)}
     unread = [number for number in _numbers_in(text) if _value(number) not in read]
+    if today is not None:
+        read_dates = set().union(*(terms_of(source, bare_numbers=True) for source in (*sources, *_sources(passages))))
+        unread += [
+            date.text
+            for date in dates
+            if date.year is not None and date.term not in read_dates and not date.is_near(today, days=NEAR_TODAY_DAYS)
+        ]
     return list(dict.fromkeys(unread))
+
+
+def _sources(passages: Sequence[Passage]) -> list[str]:
+    return [passage.source for passage in passages if passage.source]
 
 
 def writes_unread_code(answer: str, passages: Sequence[Passage]) -> bool:

@@ -9,7 +9,8 @@ one term, the same whether a note writes "2023-09-12", "12 September 2023" or "S
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date as Day
 
 _MONTHS = {
     **dict.fromkeys(("january", "jan", "januar", "jänner"), 1),
@@ -49,6 +50,18 @@ class Date:
     year: int | None
     month: int
     day: int | None
+    text: str = field(default="", compare=False)  # as written
+
+    def is_near(self, today: Day, *, days: int) -> bool:
+        """Return True when the date is within `days` of `today` (a month: any day of it; no year: never)."""
+        if self.year is None:
+            return False
+        try:
+            start = Day(self.year, self.month, self.day or 1)
+        except ValueError:  # "31 February"
+            return False
+        end = start if self.day else Day(self.year + self.month // 12, self.month % 12 + 1, 1)
+        return (start - today).days <= days and (today - end).days <= days
 
     @property
     def term(self) -> str:
@@ -94,4 +107,4 @@ def _date_of(match: re.Match[str]) -> Date | None:
     day_number = int(day.rstrip("stndrh")) if day else None
     if not 1 <= month <= 12 or (day_number is not None and not 1 <= day_number <= 31):
         return None
-    return Date(int(year) if year else None, month, day_number)
+    return Date(int(year) if year else None, month, day_number, match[0])

@@ -367,6 +367,29 @@ def test_an_answer_stating_a_number_no_passage_holds_is_followed_by_a_caution_na
     assert "Not in the notes searched" not in right and right.startswith(f"{read_right}\n\n{EVIDENCE_HEADING}\n")
 
 
+def test_an_answer_stating_a_date_no_passage_holds_far_from_today_is_followed_by_a_caution_naming_it(
+    settings: Settings, indexed: Services, llm: ScriptedLLMServer
+) -> None:
+    # As the 0.5B dated a book "Published: 2014-12-04" its note says is from 1992. The note gives the planting as
+    # "8 November 2026": the same date written otherwise is read, another one is not.
+    misdated = "You planted 42 cloves of Germidour on 2019-11-08 [[Garlic]]."
+    dated_right = "You planted 42 cloves of Germidour on 2026-11-08 [[Garlic]]."
+    llm.add(Turn.text(misdated), Turn.text(dated_right))
+    today = Clock(datetime(2026, 12, 4, 9, 0, tzinfo=UTC))
+
+    async def run() -> tuple[str, str]:
+        async with agent(settings, indexed, llm, clock=today) as answerer:
+            wrong = await turn(answerer, [user("How many garlic cloves did I plant, and when?")])
+            right = await turn(answerer, [user("How many garlic cloves did I plant, and when?")], conversation="c2")
+            return wrong, right
+
+    wrong, right = asyncio.run(run())
+
+    expected = "\n\n*(Not in the notes searched: 2019-11-08. Check this number against the sources.)*"
+    assert wrong.startswith(misdated + expected)
+    assert "Not in the notes searched" not in right
+
+
 def test_an_answer_no_sentence_of_the_notes_bears_out_is_followed_by_what_they_say_closest_to_the_question(
     settings: Settings, indexed: Services, llm: ScriptedLLMServer
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from rag.answer.attribution import Passage, drawn_from, is_unsupported, passages_in, unread_numbers, writes_unread_code
 from rag.answer.context import format_note
 
@@ -89,6 +91,22 @@ def test_numbers_no_passage_or_question_holds_are_the_unread_ones() -> None:
 
     assert unread_numbers(answer, notes, question="What did I do in the last 3 weeks?") == ["24"]
     assert unread_numbers("Stays 14 hours at 4 °C.", notes) == []
+
+
+def test_a_date_no_passage_holds_far_from_today_is_unread_however_written() -> None:
+    # The 0.5B on kepano's vault: Kevin Kelly's book, 1992 by its note, "Published: 2014-12-04".
+    books = Passage("[[Kevin Kelly#Books]]", "[[Out of Control]] | 1992 | [[Futurism]]")
+    daily = Passage("[[2026-12-03]]", "- Baked the weekly loaf")  # a daily note's date is its title
+    today = date(2026, 12, 4)
+
+    assert unread_numbers("Out of Control, published: 2014-12-04.", [books], today=today) == ["2014-12-04"]
+    assert unread_numbers("Published on 12 September 2014.", [books], today=today) == ["12 September 2014"]
+    assert unread_numbers("Out of Control, published in 1992.", [books], today=today) == []
+    assert unread_numbers("On 3 December 2026 you baked the weekly loaf.", [daily], today=today) == []
+    # Worked out from today ("due next Friday"), or with no year to place it: not checked.
+    assert unread_numbers("It is due on 2026-12-11.", [daily], today=today) == []
+    assert unread_numbers("It is due on 14 March.", [daily], today=today) == []
+    assert unread_numbers("Published: 2014-12-04.", [books]) == []  # without today, no date is judged
 
 
 INGRESS = """To configure it, use:
