@@ -29,6 +29,7 @@ from agent.change_contract.vault_references import (
     named_headings,
     named_notes,
     named_targets,
+    new_task_text,
     requested_folder,
     resolve_note,
     vault_folders,
@@ -112,6 +113,7 @@ def gather(
         template=requested_template(templates, request),
         missing=tuple(missing) if not named else (),
         closest=closest_titles(snapshot, missing) if not named else (),
+        task=new_task_text(snapshot, request) if is_new_task else "",
     )
 
 

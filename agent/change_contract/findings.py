@@ -59,6 +59,7 @@ class Findings:
     template: str = ""  # the template a new note starts from, as the Templates folder names it ("" for none)
     missing: tuple[str, ...] = ()  # names the request gives notes that no note has ("the Dune note")
     closest: tuple[str, ...] = ()  # titles close to the missing names, to suggest
+    task: str = ""  # a new task's words as the request writes them unquoted ("call the plumber"), see `task_words`
 
     @property
     def paths(self) -> tuple[str, ...]:

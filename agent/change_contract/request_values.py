@@ -68,6 +68,26 @@ def new_task_words(request: str) -> tuple[int, int] | None:
     return (found.end(), len(request)) if found is not None else None
 
 
+# Where a new task goes, written after its words: "… to today's daily note", "… in my journal", "… to [[Groceries]]",
+# "… to the Groceries note", "… to 2026-12-05".
+_TASK_PLACE = re.compile(
+    r"\s+(?:to|in|into|on|onto)\s+(?:(?:the|my|this|that|today|tomorrow|yesterday)(?:['’]s)?\s+)*"
+    r"(?:\[\[[^\]\n]+\]\]|\d{4}-\d{2}-\d{2}|(?:today|tomorrow|yesterday)\b"
+    r"|[^\n,;:!?]*?\b(?:note|notes|journal|daily|page|list|file|log)\b)\s*[.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def task_words(request: str, span: tuple[int, int]) -> str:
+    """Return a new task's own words at `span` of `request` (see `new_task_words`), less where they go.
+
+    Asked to "add a task to call the plumber to today's daily note", the 0.5B wrote the task "call plumber today's
+    daily note"; the words are the request's, up to the place it names.
+    """
+    words = request[span[0] : span[1]].strip()
+    return _TASK_PLACE.sub("", words).strip().rstrip(".!").strip()
+
+
 _NEW_FOLDER = re.compile(
     r"\b(?:in|into|to)\s+(?:a\s+)?new\s+(?:folder|ordner)\s+(?:called\s+|named\s+|namens\s+)?"
     r"[\"“'„«]?(?P<name>[^\"”'“»,.;:!?\n/\\]{1,60}?)[\"”'“»]?\s*[.!]?\s*$"

@@ -56,6 +56,8 @@ def value_schema(field: str, findings: Findings, request: str, targets: Sequence
     if field == "text" and findings.quoted:
         texts = [value for value in findings.quoted if value not in findings.names]  # 'called "X"' names, not text
         return {"type": "string", "enum": texts or list(findings.quoted)}
+    if field == "text" and findings.task:  # a new task's words, unquoted: copied by code, never reworded
+        return {"type": "string", "enum": [findings.task]}
     if field == "name" and findings.names:
         return {"type": "string", "enum": list(findings.names)}
     if field == "tag" and (tags := list(dict.fromkeys(_HASHTAG.findall(request)))):

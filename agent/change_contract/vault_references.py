@@ -13,7 +13,7 @@ from datetime import date
 from pathlib import PurePosixPath
 
 from agent.change_contract.findings import Candidate
-from agent.change_contract.request_values import QUOTED, blanked, new_task_words, quoted_values
+from agent.change_contract.request_values import QUOTED, blanked, new_task_words, quoted_values, task_words
 from agent.change_contract.request_words import LINK, MOVING, PATH, leading_words, note_phrases
 from agent.tools.snapshot import VaultSnapshot
 from core.errors import AppError
@@ -166,6 +166,13 @@ def named_targets(
     if is_new_task:  # 'Add a task "Water the garlic"' names no note: today's note, or the hits, are meant
         return [], []
     return named_notes(snapshot, text), []  # 'Append "Water the garlic"': the note in the text is all there is
+
+
+def new_task_text(snapshot: VaultSnapshot, request: str) -> str:
+    """Return a new task's words as `request` writes them unquoted ("call the plumber"), or "" (quoted, or none)."""
+    if quoted_values(request) or (span := _task_words(snapshot, request)) is None:
+        return ""
+    return task_words(request, span)
 
 
 def _task_words(snapshot: VaultSnapshot, text: str) -> tuple[int, int] | None:

@@ -293,3 +293,22 @@ def test_other_changes_naming_no_note_keep_the_hits_first(shopping_reader: Vault
 def test_a_new_task_in_a_vault_without_daily_notes_keeps_the_hits_first(kepano_reader: VaultReader) -> None:
     found = gather(kepano_reader, "Add a task to buy milk", hits=[SEPT_12], is_new_task=True)
     assert found.paths == (SEPT_12, "2026-12-04.md")
+
+
+@pytest.mark.parametrize(
+    ("request_text", "task"),
+    [
+        ("Add a task to call the plumber to today's daily note", "call the plumber"),
+        ("Add a task to buy milk", "buy milk"),
+        ("Add a task to my Groceries note: buy oat milk", "buy oat milk"),
+        ("add a reminder to renew the passport to 2026-12-05.", "renew the passport"),
+        ("Add a task to email the notes to Priya", "email the notes to Priya"),  # Priya is no place a task goes
+        ('Add a task "Water the garlic"', ""),  # quoted: the quote is the text
+        ("add a task to groceries", ""),  # a note's name, not the task's words
+    ],
+)
+def test_a_new_tasks_own_words_are_found_by_code_up_to_the_place_it_goes(
+    shopping_reader: VaultReader, request_text: str, task: str
+) -> None:
+    # The 0.5B wrote "call plumber today's daily note" for the first: the words are the request's, copied by code.
+    assert gather(shopping_reader, request_text, hits=[], is_new_task=True).task == task

@@ -21,9 +21,13 @@ TODAY = Candidate("Daily/2026-12-03.md", "daily note 2026-12-03", day=date(2026,
 
 
 def findings(
-    *candidates: Candidate, quoted: tuple[str, ...] = (), folders: tuple[str, ...] = (), names: tuple[str, ...] = ()
+    *candidates: Candidate,
+    quoted: tuple[str, ...] = (),
+    folders: tuple[str, ...] = (),
+    names: tuple[str, ...] = (),
+    task: str = "",
 ) -> Findings:
-    return Findings(candidates=candidates, quoted=quoted, folders=folders, is_named=True, names=names)
+    return Findings(candidates=candidates, quoted=quoted, folders=folders, is_named=True, names=names, task=task)
 
 
 @pytest.mark.parametrize(
@@ -335,3 +339,17 @@ def test_the_prompt_lists_only_the_operations_and_candidates_offered() -> None:
     assert "- add_task:" in prompt and "add_tag" not in prompt
     assert "- Daily/2026-12-03.md: daily note 2026-12-03 (does not exist yet" in prompt
     assert "- Areas/Garden/Garlic.md: Garlic" in prompt
+
+
+def test_a_new_tasks_words_found_by_code_are_the_only_text_the_model_may_give() -> None:
+    request = "Add a task to call the plumber to today's daily note"
+    found = findings(TODAY, task="call the plumber")
+    schema = contract_schema(["add_task"], found, request)
+
+    assert schema["properties"]["text"] == {"type": "string", "enum": ["call the plumber"]}
+    with pytest.raises(OutputInvalid, match="text"):
+        validate({"operation": "add_task", "target": TODAY.path, "text": "call plumber today's daily note"},
+                 ["add_task"], found, request)  # fmt: skip
+    contract = validate({"operation": "add_task", "target": TODAY.path, "text": "call the plumber"}, ["add_task"],
+                        found, request)  # fmt: skip
+    assert contract.values["text"] == "call the plumber"
