@@ -81,7 +81,10 @@ def gather(
     A request referring back ("tag that note", "add it to this one") and naming no note has the notes the previous
     answer cited (`cited`, link targets) as its candidates: the hits for "add the tag favorite" found a note with a
     "Favorites" heading, and the 1.5B picked it. A request naming a note that no note matches gets no hits either.
-    `is_new_task`: the request adds a task; naming no note, it goes to today's daily note first (see `_today_first`).
+    `is_new_task`: the request adds a task; naming no note, it goes to today's daily note first when the vault
+    keeps daily notes (today's exists, or settings say where they go): users expect "add a task to buy milk" in
+    today's note, not in a note retrieval found for "milk". Otherwise the note would be a new file at the vault's
+    root (Obsidian's default), which the hits come before.
     """
     snapshot = reader.snapshot()
     destinations = move_destinations(snapshot, request)
@@ -100,7 +103,8 @@ def gather(
     if not (named or days or missing):  # "add the tag x" may still mean today's note
         daily = _daily_candidate(reader, snapshot, reader.today(), is_written=False)
         others = [c for c in candidates if c.path != daily.path]
-        candidates = [daily, *others] if is_new_task and _today_first(snapshot, daily) else [*others, daily]
+        keeps_daily_notes = daily.exists or reader.daily_notes_config(snapshot).is_set
+        candidates = [daily, *others] if is_new_task and keeps_daily_notes else [*others, daily]
     templates = VaultTemplates(reader, snapshot)  # listed only for a request naming a template, or a name
     names = given_names(request, is_template=templates.is_template)
     return Findings(
@@ -115,16 +119,6 @@ def gather(
         closest=closest_titles(snapshot, missing) if not named else (),
         task=new_task_text(snapshot, request) if is_new_task else "",
     )
-
-
-def _today_first(snapshot: VaultSnapshot, today: Candidate) -> bool:
-    """Return True when a new task naming no note goes to today's daily note first: the vault keeps daily notes.
-
-    Users expect "add a task to buy milk" in today's note, not in a note retrieval found for "milk". A vault keeps
-    daily notes when the Daily notes plugin has settings, or today's note exists; otherwise the note would be a new
-    file at the vault's root (Obsidian's default), which the hits come before.
-    """
-    return today.exists or (snapshot.root / ".obsidian" / "daily-notes.json").is_file()
 
 
 def _daily_candidate(reader: VaultReader, snapshot: VaultSnapshot, day: date, *, is_written: bool) -> Candidate:

@@ -21,16 +21,21 @@ FALLBACK_TEMPLATES_FOLDER = "Templates"
 TASKS_PLUGIN_CONFIG = "plugins/obsidian-tasks-plugin/data"  # the Tasks plugin's settings: .obsidian/<this>.json
 
 
+PERIODIC_NOTES = "periodic-notes"  # the Periodic Notes plugin's id; its settings: .obsidian/plugins/<id>/data.json
+
+
 @dataclass(frozen=True, slots=True)
 class DailyNotesConfig:
     """Daily notes as `.obsidian/daily-notes.json` sets them: folder, Moment.js file-name format, template.
 
     `template` is the template note as the setting names it ("Templates/Daily", usually without `.md`); "" for none.
+    `is_set`: settings say where daily notes go (False: Obsidian's defaults, nothing says the vault keeps them).
     """
 
     folder: str = ""
     format: str = DEFAULT_DAILY_FORMAT
     template: str = ""
+    is_set: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,14 +68,32 @@ def flag_setting(config: dict[str, object], key: str, default: bool) -> bool:
 
 
 def daily_notes_config(root: Path) -> DailyNotesConfig:
-    """Return the Daily notes plugin's folder, format and template (root, YYYY-MM-DD and none by default)."""
-    config = plugin_config(root, "daily-notes")
+    """Return where Obsidian puts daily notes: folder, format and template (root, YYYY-MM-DD and none by default).
+
+    The Periodic Notes plugin, enabled with its daily notes on, opens and creates them in its own settings' place
+    (many vaults use it instead of the core plugin); otherwise the Daily notes plugin's settings say.
+    """
+    periodic = plugin_config(root, f"plugins/{PERIODIC_NOTES}/data").get("daily")
+    if isinstance(periodic, dict) and flag_setting(periodic, "enabled", False) and _is_enabled(root, PERIODIC_NOTES):
+        config, is_set = periodic, True
+    else:  # an empty settings file still says the vault uses the plugin
+        config, is_set = plugin_config(root, "daily-notes"), (root / ".obsidian" / "daily-notes.json").is_file()
     folder = text_setting(config, "folder").strip("/")  # Obsidian normalises "/Journal/" and "/" (the root)
     return DailyNotesConfig(
         folder=clean_relative_path(folder, what="daily notes folder"),
         format=text_setting(config, "format") or DEFAULT_DAILY_FORMAT,
         template=text_setting(config, "template"),
+        is_set=is_set,
     )
+
+
+def _is_enabled(root: Path, plugin: str) -> bool:
+    """Return True when community plugin `plugin` is turned on (listed in `.obsidian/community-plugins.json`)."""
+    try:
+        enabled = json.loads((root / ".obsidian" / "community-plugins.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(enabled, list) and plugin in enabled
 
 
 def daily_note_path(config: DailyNotesConfig, day: date) -> str:

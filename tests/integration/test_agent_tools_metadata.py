@@ -123,6 +123,25 @@ def test_daily_note_paths_use_the_configured_moment_format(tools: ToolRegistry, 
     assert "would be 2026-11-05.md" in call(tools, "daily_note", command="path").text
 
 
+def test_daily_notes_the_periodic_notes_plugin_handles_go_where_its_settings_say(
+    tools: ToolRegistry, services: Services
+) -> None:
+    obsidian = services.settings.vault_path / ".obsidian"
+    plugin = obsidian / "plugins" / "periodic-notes"
+    plugin.mkdir(parents=True)
+    daily = {"enabled": True, "folder": "Journal/Daily", "format": "YYYY-MM-DD dddd", "template": ""}
+    (plugin / "data.json").write_text(json.dumps({"daily": daily, "weekly": {"enabled": False}}))
+    path = "would be Daily/2026-11-14.md"  # the core plugin's settings (Daily/) while Periodic Notes is off
+    assert path in call(tools, "daily_note", command="path", date="2026-11-14").text
+
+    (obsidian / "community-plugins.json").write_text(json.dumps(["obsidian-tasks-plugin", "periodic-notes"]))
+    found = call(tools, "daily_note", command="path", date="2026-11-14")
+    assert "would be Journal/Daily/2026-11-14 Saturday.md" in found.text
+
+    (plugin / "data.json").write_text(json.dumps({"daily": {**daily, "enabled": False}}))  # its daily notes off
+    assert path in call(tools, "daily_note", command="path", date="2026-11-14").text
+
+
 def test_templates_are_listed_and_read_verbatim(tools: ToolRegistry, services: Services) -> None:
     listed = call(tools, "templates", command="list")
     assert listed.text.splitlines() == [
