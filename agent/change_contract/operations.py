@@ -63,7 +63,7 @@ _CUES: tuple[tuple[frozenset[str], str, str | None], ...] = (
     (frozenset({"alias", "aliases"}), "add_alias", None),
     (frozenset({"property", "properties", "frontmatter", "field", "metadata", "eigenschaft", "propriété"}),
      "set_property", "remove_property"),
-    (frozenset({"task", "tasks", "todo", "to-do", "checkbox", "aufgabe", "tâche"}), "add_task", None),
+    (frozenset({"task", "tasks", "todo", "to-do", "checkbox", "remind", "aufgabe", "tâche"}), "add_task", None),
     (frozenset({"section", "heading", "abschnitt", "überschrift"}), "append_to_section", None),
     (frozenset({"move", "archive", "relocate", "verschiebe", "verschieben", "archiviere", "déplace"}),
      "move_note", None),

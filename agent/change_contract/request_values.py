@@ -52,7 +52,8 @@ def written_days(request: str) -> list[date]:
 
 # "add a task to buy milk": the task's own words follow, unless a note does ("a task to the Groceries note").
 _TASK_TO = re.compile(
-    r"\b(?:task|todo|to-do|reminder)\s+to\s+(?!(?:the|my|your|this|that|a|an|today|tomorrow|yesterday)\b)(?=\w)",
+    r"\b(?:(?:task|todo|to-do|reminder)\s+to|remind\s+(?:me|us)\s+to)\s+"
+    r"(?!(?:the|my|your|this|that|a|an|today|tomorrow|yesterday)\b)(?=\w)",
     re.IGNORECASE,
 )
 
@@ -69,11 +70,12 @@ def new_task_words(request: str) -> tuple[int, int] | None:
 
 
 # Where a new task goes, written after its words: "… to today's daily note", "… in my journal", "… to [[Groceries]]",
-# "… to the Groceries note", "… to 2026-12-05".
+# "… to the Groceries note", "… to 2026-12-05", "… tomorrow" (that day's note is the target).
 _TASK_PLACE = re.compile(
-    r"\s+(?:to|in|into|on|onto)\s+(?:(?:the|my|this|that|today|tomorrow|yesterday)(?:['’]s)?\s+)*"
+    r"\s+(?:(?:to|in|into|on|onto)\s+(?:(?:the|my|this|that|today|tomorrow|yesterday)(?:['’]s)?\s+)*"
     r"(?:\[\[[^\]\n]+\]\]|\d{4}-\d{2}-\d{2}|(?:today|tomorrow|yesterday)\b"
-    r"|[^\n,;:!?]*?\b(?:note|notes|journal|daily|page|list|file|log)\b)\s*[.!]*\s*$",
+    r"|[^\n,;:!?]*?\b(?:note|notes|journal|daily|page|list|file|log)\b)|(?:for\s+)?(?:today|tomorrow|tonight))"
+    r"\s*[.!]*\s*$",
     re.IGNORECASE,
 )
 

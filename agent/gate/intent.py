@@ -87,8 +87,14 @@ def _request_verb(message: str) -> str | None:
     words = _WORD.findall(text)
     if words and words[-1] in GERMAN_INFINITIVES and text.startswith(GERMAN_OPENERS):
         return str(words[-1])
-    first = _WORD.match(_without_openers(text))
+    rest = _without_openers(text)
+    if _REMIND_TO.match(rest):  # "remind me to renew the passport": a task to add ("remind me what ..." asks)
+        return "remind"
+    first = _WORD.match(rest)
     return first.group(0) if first is not None and first.group(0) in EDIT_VERBS else None
+
+
+_REMIND_TO = re.compile(r"remind\s+(?:me|us)\s+to\b")
 
 
 def _without_openers(text: str) -> str:

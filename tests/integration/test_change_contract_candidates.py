@@ -303,6 +303,8 @@ def test_a_new_task_in_a_vault_without_daily_notes_keeps_the_hits_first(kepano_r
         ("Add a task to my Groceries note: buy oat milk", "buy oat milk"),
         ("add a reminder to renew the passport to 2026-12-05.", "renew the passport"),
         ("Add a task to email the notes to Priya", "email the notes to Priya"),  # Priya is no place a task goes
+        ("Remind me to water the plants tomorrow", "water the plants"),  # tomorrow's note is where it goes
+        ("add a task to buy milk for today.", "buy milk"),
         ('Add a task "Water the garlic"', ""),  # quoted: the quote is the text
         ("add a task to groceries", ""),  # a note's name, not the task's words
     ],

@@ -43,6 +43,7 @@ def findings(
         ("Move the Garlic note to Archive", ["move_note"]),
         ("Delete the Podcast to try note", ["delete_note"]),
         ("Add a line about watering to my Garlic note", list(GENERAL)),
+        ("Remind me to water the garlic tomorrow", ["add_task"]),
     ],
 )
 def test_the_request_words_narrow_the_operations_offered(request_text: str, operations: list[str]) -> None:

@@ -224,3 +224,17 @@ def test_a_follow_request_in_any_sentence_marks_the_message() -> None:
     asked = asked_change("What is in my Inbox? Then follow the checklist in Planted. Also add milk to Shopping.")
 
     assert asked.follows_note and asked.is_change
+
+
+@pytest.mark.parametrize(
+    ("message", "is_change"),
+    [
+        ("Remind me to water the plants tomorrow", True),
+        ("Please remind us to renew the passport", True),
+        ("Remind me what the garlic variety is", False),  # a question: what the notes say
+        ("Remind me how long the loaf rests", False),
+    ],
+)
+def test_remind_me_to_asks_for_a_task_remind_me_what_asks_a_question(message: str, is_change: bool) -> None:
+    assert looks_like_edit_request(message) is is_change
+    assert asked_change(message).is_change is is_change
