@@ -3,7 +3,8 @@
 The text must be the model's own (not the contract's shape example, not the material's delimiters copied back),
 Markdown rather than the HTML a small model writes (converted, text kept), within max_chars, and link only notes
 the material has: a [[link]] is a path, and one that names no collected note, nor stands in the material itself,
-was invented.
+was invented. Likewise a #tag: one no collected note has would tag the note written (the 0.5B wrote "#feed the
+baby" for the task "Feed the baby" in a briefing).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ _ECHO = re.compile(r"</?\s*(?:note|material)\b", re.IGNORECASE)
 _DELIMITER_TAG = re.compile(r"[ \t]*</?\s*(?:note|material)\b[^<>\n]*>[ \t]*\n?", re.IGNORECASE)
 _HTML_TAG = re.compile(r"<\s*(/?)\s*(a|p|div|span|br|ul|ol|li|h[1-6]|html|body|strong|em|b|i)\b[^>]*>", re.IGNORECASE)
 _LINK = re.compile(r"!?\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")  # the target of [[Note#Heading|alias]]
+# An Obsidian tag: "#" after a space or a line start, letters, digits, "_", "-" and "/", not digits alone.
+_TAG = re.compile(r"(?<![^\s(])#([\w/-]*[^\W\d][\w/-]*)")
+_COMMENT_OR_LINK = re.compile(r"<(?:!--|https?://|mailto:)", re.IGNORECASE)  # a comment, an autolink: kept
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)  # a "#" in code is no tag
 
 
 def bind_section(text: str, *, limit: int, material: Material) -> str:
@@ -38,6 +43,7 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
     echo = _ECHO.search(markdown)
     if echo:  # the material's own delimiters: the model copied the data instead of writing the section
         raise OutputInvalid(f"markdown holds {echo[0]!r}: write plain Markdown bullets, not the material's tags")
+    markdown = _unwrapped(markdown)
     markdown = html_to_markdown(markdown)  # small models write <h1>, <p>, <li>: the same text, as Markdown
     if not markdown:
         raise OutputInvalid("markdown is empty once its HTML tags are taken out: write the section's text")
@@ -46,7 +52,41 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
     if invented:
         shown = ", ".join(f"[[{link}]]" for link in invented[:5])
         raise OutputInvalid(f"markdown links {shown}, which are not among the notes given: link only those")
+    tagged = _tags_in(markdown)
+    new_tags = sorted(tagged - _tags_in(*_material_texts(material)) - _property_tags(material))
+    if new_tags:  # written into a note, "#feed the baby" tags it "feed": a tag the user never made
+        shown = ", ".join(f"#{tag}" for tag in new_tags[:5])
+        raise OutputInvalid(f"markdown tags {shown}, which no note given has: write no '#' before words")
     return markdown
+
+
+def _unwrapped(markdown: str) -> str:
+    """Return `markdown` without the angle brackets a small model wraps it in ("<task A 1 … >"), if it has them.
+
+    Rendered, "<task A 1 Some task …>" is an unknown HTML element whose words are its attributes: the whole briefing
+    shows as nothing (the 0.5B on obsidian-tasks-demo). An HTML tag it opens with is left to `html_to_markdown`.
+    """
+    if not markdown.startswith("<") or _HTML_TAG.match(markdown) or _COMMENT_OR_LINK.match(markdown):
+        return markdown
+    inner = markdown[1:]
+    if inner.endswith(">") and "<" not in inner:
+        inner = inner[:-1]
+    return inner.strip()
+
+
+def _tags_in(*texts: str) -> set[str]:
+    """Return the tags `texts` write (casefolded, as Obsidian compares them), outside code."""
+    return {tag.casefold() for text in texts for tag in _TAG.findall(_CODE.sub(" ", text))}
+
+
+def _property_tags(material: Material) -> set[str]:
+    """Return the tags the collected notes have in their properties (`tags: [project]`), casefolded."""
+    found: set[str] = set()
+    for item in material.items:
+        value = item.frontmatter.get("tags")
+        for tag in value if isinstance(value, list) else [value] if value else []:
+            found.add(str(tag).strip().lstrip("#").casefold())
+    return found
 
 
 def _linkable(material: Material) -> set[str]:

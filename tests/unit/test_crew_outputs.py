@@ -372,6 +372,33 @@ def test_bind_keeps_a_link_copied_word_for_word_from_the_material() -> None:
         bind({"markdown": markdown + "\n- [[other]]"}, BRIEFING, material)
 
 
+def test_bind_refuses_a_tag_no_collected_note_has_and_keeps_the_materials_own() -> None:
+    # The 0.5B on obsidian-tasks-demo wrote "#feed the baby" for the task "Feed the baby": written into the daily
+    # note, that tags it "feed".
+    task = CollectedTask(path=SERVER, line=3, text="Feed the baby #home", status=" ", due="2026-12-02")
+    item = replace(BRIEFING_MATERIAL.items[3], tasks=(task,))
+    material = replace(BRIEFING_MATERIAL, items=(*BRIEFING_MATERIAL.items[:3], item))
+    kept = "- Feed the baby #home ([[Home Server Migration]], due 2026-12-02)\n- `#not-a-tag` in code, C# too"
+    assert bind({"markdown": kept}, BRIEFING, material).markdown == kept
+    with pytest.raises(OutputInvalid, match=r"markdown tags #feed, which no note given has"):
+        bind({"markdown": "#feed the baby ([[Home Server Migration]]; due 2026-12-02)"}, BRIEFING, material)
+
+
+@pytest.mark.parametrize(
+    ("markdown", "bound"),
+    [
+        # The 0.5B on obsidian-tasks-demo: rendered, an unknown element whose words are attributes shows nothing.
+        ("<task A 1 Some task ([[Home Server Migration]]); task A 2 ([[Home Server Migration]])>",
+         "task A 1 Some task ([[Home Server Migration]]); task A 2 ([[Home Server Migration]])"),
+        ("<task A 1 ([[Home Server Migration]])\n\ntask B 1", "task A 1 ([[Home Server Migration]])\n\ntask B 1"),
+        ("<https://example.org> is the tracker", "<https://example.org> is the tracker"),
+        ("<p>Due today</p>", "Due today"),
+    ],
+)  # fmt: skip
+def test_bind_unwraps_the_angle_brackets_a_small_model_puts_around_its_text(markdown: str, bound: str) -> None:
+    assert bind({"markdown": markdown}, BRIEFING, BRIEFING_MATERIAL).markdown == bound
+
+
 # The model copied the agent prompt's "[[link]]" placeholder: a link to no collected note, so the reply is refused
 # (and repaired once by run_llm_task).
 @pytest.mark.parametrize("name", ["briefing-rf-1.txt", "briefing-rf-echo.txt"])
