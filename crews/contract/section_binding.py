@@ -61,17 +61,26 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
 
 
 def _unwrapped(markdown: str) -> str:
-    """Return `markdown` without the angle brackets a small model wraps it in ("<task A 1 … >"), if it has them.
+    """Return `markdown` without the angle brackets a small model wraps it, or its lines, in ("<task A 1 … >").
 
     Rendered, "<task A 1 Some task …>" is an unknown HTML element whose words are its attributes: the whole briefing
-    shows as nothing (the 0.5B on obsidian-tasks-demo). An HTML tag it opens with is left to `html_to_markdown`.
+    shows as nothing (the 0.5B on obsidian-tasks-demo; another reply opened every line with "<"). A line opening
+    with an HTML tag is left to `html_to_markdown`, a comment or an autolink ("<https://…>") as it is.
     """
-    if not markdown.startswith("<") or _HTML_TAG.match(markdown) or _COMMENT_OR_LINK.match(markdown):
-        return markdown
-    inner = markdown[1:]
-    if inner.endswith(">") and "<" not in inner:
-        inner = inner[:-1]
-    return inner.strip()
+    if "\n" not in markdown:
+        return _unwrapped_line(markdown)
+    lines = markdown.split("\n")
+    whole = _unwrapped_line(" ".join(lines))  # one pair of brackets around all the lines
+    if whole != " ".join(lines):
+        lines[0], lines[-1] = lines[0].removeprefix("<"), lines[-1].removesuffix(">")
+    return "\n".join(_unwrapped_line(line) for line in lines).strip()
+
+
+def _unwrapped_line(line: str) -> str:
+    if not line.startswith("<") or _HTML_TAG.match(line) or _COMMENT_OR_LINK.match(line) or _DELIMITER_TAG.match(line):
+        return line
+    inner = line[1:].removesuffix(">")
+    return line if "<" in inner or ">" in inner else inner  # "<bullet>Due today": a tag of its own, kept as text
 
 
 def _tags_in(*texts: str) -> set[str]:

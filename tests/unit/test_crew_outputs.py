@@ -391,6 +391,8 @@ def test_bind_refuses_a_tag_no_collected_note_has_and_keeps_the_materials_own() 
         ("<task A 1 Some task ([[Home Server Migration]]); task A 2 ([[Home Server Migration]])>",
          "task A 1 Some task ([[Home Server Migration]]); task A 2 ([[Home Server Migration]])"),
         ("<task A 1 ([[Home Server Migration]])\n\ntask B 1", "task A 1 ([[Home Server Migration]])\n\ntask B 1"),
+        ("task A 1\n<task A 2\n<task B 1>", "task A 1\ntask A 2\ntask B 1"),
+        ("<task A 1\ntask B 1>", "task A 1\ntask B 1"),
         ("<https://example.org> is the tracker", "<https://example.org> is the tracker"),
         ("<p>Due today</p>", "Due today"),
     ],
