@@ -29,6 +29,7 @@ from rag.answer.evidence import (
     copied_from,
     evidence_block,
     evidence_for,
+    repeats_sentences,
 )
 from rag.answer.unread_names import unread_names
 
@@ -92,7 +93,13 @@ def answer_footer(
         else []
     )
     shown = evidence_block(evidence)
-    if show_evidence and not shown and not read.is_unsupported and not copied_from(reply, passages):
+    if (
+        show_evidence
+        and not shown
+        and not read.is_unsupported
+        and not copied_from(reply, passages)
+        and not repeats_sentences(reply, passages, question=question)
+    ):
         # An answer no sentence of the notes bears out, nor copied from them ("Buy wisely advice"; the sourdough's
         # ingredients for the plum cake whose recipe the notes say is "still to write down"): what they do say.
         # With ANSWER_CHECK such an opening is withheld before it shows (agent/opening_check.py); this is for

@@ -163,6 +163,20 @@ def copied_from(answer: str, passages: Sequence[Passage]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def repeats_sentences(answer: str, passages: Sequence[Passage], *, question: str = "") -> bool:
+    """Return True when `answer` repeats, word for word, a sentence of `passages` about the question.
+
+    Such a sentence is not quoted again under the answer ("Your notes say:" leaves it out), but it is no sign that
+    the notes do not bear the answer out: the 0.5B answered "What does the Important Project note say?" with the
+    note's two task lines and a sentence of its own, and was shown "Closest in your notes:" for it.
+    """
+    beyond = frozenset(said_beyond(answer, question))
+    wanted = question_stems(question)
+    return bool(beyond) and any(  # about the question, as evidence must be: an aside copied proves nothing asked
+        c.is_repeated and (c.on_topic or not wanted) for c in _candidates(beyond, passages, wanted, _plain(answer))
+    )
+
+
 def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = "", is_whole: bool = True) -> bool:
     """Return True when a sentence of `passages` holds what `answer` says, or `answer` repeats one word for word.
 

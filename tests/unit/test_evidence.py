@@ -16,6 +16,7 @@ from rag.answer.evidence import (
     evidence_block,
     evidence_for,
     quoted_line,
+    repeats_sentences,
 )
 
 RECIPE = Passage(
@@ -308,3 +309,20 @@ def test_a_line_that_is_only_the_notes_title_is_no_sentence_to_quote() -> None:
     assert closest_to("When was I on my Japan trip?", [trip]) == []  # no other line holds the question's words
     said = evidence_for("From 12 September 2023, 2023-09-12.", [trip], question="When was I on my Japan trip?")
     assert [item.text for item in said] == ["start: 2023-09-12"]
+
+
+def test_an_answer_repeating_a_short_sentence_about_the_question_repeats_the_notes() -> None:
+    # The 0.5B answered with the note's two task lines (too short to count as copied) and a sentence of its own;
+    # "Closest in your notes:" under it said the notes did not bear it out.
+    project = Passage(
+        "[[Important Project#Trash is important]]",
+        "- [ ] #task Also: take out the trash!\n    - [ ] #task Throw the trash away",
+    )
+    aside = Passage("[[Teaming with Microbes#Plot 47]]", "Stopped digging the beds in autumn. A broadfork loosens.")
+    answer = "The note says:\n\n- [ ] #task Also: take out the trash!\n\nIt is also in the previous note."
+
+    assert repeats_sentences(answer, [project], question="What does the Important Project note say?")
+    # A sentence repeated that is about nothing asked is an aside: no sign the answer is borne out.
+    assert not repeats_sentences(
+        "Stopped digging the beds in autumn. It helps.", [aside], question="What is in my mom's plum cake?"
+    )
