@@ -107,9 +107,10 @@ def gather(
         candidates = [daily, *others] if is_new_task and keeps_daily_notes else [*others, daily]
     templates = VaultTemplates(reader, snapshot)  # listed only for a request naming a template, or a name
     names = given_names(request, is_template=templates.is_template)
+    quoted = quoted_values(request)
     return Findings(
         candidates=tuple(candidates),
-        quoted=quoted_values(request),
+        quoted=quoted,
         folders=named_folders(snapshot, request) or tuple(filter(None, [new_folder(request)])),
         is_named=bool(named),
         names=names,
@@ -117,7 +118,7 @@ def gather(
         template=requested_template(templates, request),
         missing=tuple(missing) if not named else (),
         closest=closest_titles(snapshot, missing) if not named else (),
-        task=new_task_text(snapshot, request) if is_new_task else "",
+        task=new_task_text(snapshot, request) if is_new_task and not quoted else "",
     )
 
 

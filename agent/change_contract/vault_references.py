@@ -169,10 +169,12 @@ def named_targets(
 
 
 def new_task_text(snapshot: VaultSnapshot, request: str) -> str:
-    """Return a new task's words as `request` writes them unquoted ("call the plumber"), or "" (quoted, or none)."""
-    if quoted_values(request) or (span := _task_words(snapshot, request)) is None:
-        return ""
-    return task_words(request, span)
+    """Return a new task's words as `request` writes them unquoted ("call the plumber"), or "" for none.
+
+    For a request quoting no text: a quote is the text to add.
+    """
+    span = _task_words(snapshot, request)
+    return "" if span is None else task_words(request, span)
 
 
 def _task_words(snapshot: VaultSnapshot, text: str) -> tuple[int, int] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Protocol
 
 from app.eval.golden import GoldenItem
@@ -146,14 +147,9 @@ def _facts_said(text: str, item: GoldenItem, links: LinkCheck) -> list[bool]:
     titles = [
         title
         for link in cited_links(before_evidence(text))  # a quoted sentence's link is where it is from, not an answer
-        if (path := links.note_of(link)) and " ".join(tokens(title := _note_title(path))) in wordings
+        if (path := links.note_of(link)) and " ".join(tokens(title := PurePosixPath(path).stem)) in wordings
     ]
     return found_facts("\n".join([without_links(text), *titles]), item.facts)
-
-
-def _note_title(path: str) -> str:
-    """Return the title of the note at vault `path`: its file name without the extension."""
-    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _share(expected: Sequence[str], found: Sequence[str]) -> float:

@@ -15,16 +15,15 @@ from collections.abc import Iterator
 from crews.contract.placeholders import copied_example, section_example
 from crews.model import Material
 from llm_client.replies.reply_json import OutputInvalid
+from rag.notes.frontmatter import frontmatter_tags
+from rag.notes.markdown import parse_note
 
 # The material's own delimiters and the HTML block tags a small model writes instead of Markdown.
 _ECHO = re.compile(r"</?\s*(?:note|material)\b", re.IGNORECASE)
 _DELIMITER_TAG = re.compile(r"[ \t]*</?\s*(?:note|material)\b[^<>\n]*>[ \t]*\n?", re.IGNORECASE)
 _HTML_TAG = re.compile(r"<\s*(/?)\s*(a|p|div|span|br|ul|ol|li|h[1-6]|html|body|strong|em|b|i)\b[^>]*>", re.IGNORECASE)
 _LINK = re.compile(r"!?\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")  # the target of [[Note#Heading|alias]]
-# An Obsidian tag: "#" after a space or a line start, letters, digits, "_", "-" and "/", not digits alone.
-_TAG = re.compile(r"(?<![^\s(])#([\w/-]*[^\W\d][\w/-]*)")
 _COMMENT_OR_LINK = re.compile(r"<(?:!--|https?://|mailto:)", re.IGNORECASE)  # a comment, an autolink: kept
-_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)  # a "#" in code is no tag
 
 
 def bind_section(text: str, *, limit: int, material: Material) -> str:
@@ -52,8 +51,10 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
     if invented:
         shown = ", ".join(f"[[{link}]]" for link in invented[:5])
         raise OutputInvalid(f"markdown links {shown}, which are not among the notes given: link only those")
-    tagged = _tags_in(markdown)
-    new_tags = sorted(tagged - _tags_in(*_material_texts(material)) - _property_tags(material))
+    known_tags = _tags_in(*_material_texts(material)) | {
+        tag.casefold() for item in material.items for tag in frontmatter_tags(item.frontmatter)
+    }
+    new_tags = sorted(_tags_in(markdown) - known_tags)
     if new_tags:  # written into a note, "#feed the baby" tags it "feed": a tag the user never made
         shown = ", ".join(f"#{tag}" for tag in new_tags[:5])
         raise OutputInvalid(f"markdown tags {shown}, which no note given has: write no '#' before words")
@@ -84,18 +85,9 @@ def _unwrapped_line(line: str) -> str:
 
 
 def _tags_in(*texts: str) -> set[str]:
-    """Return the tags `texts` write (casefolded, as Obsidian compares them), outside code."""
-    return {tag.casefold() for text in texts for tag in _TAG.findall(_CODE.sub(" ", text))}
-
-
-def _property_tags(material: Material) -> set[str]:
-    """Return the tags the collected notes have in their properties (`tags: [project]`), casefolded."""
-    found: set[str] = set()
-    for item in material.items:
-        value = item.frontmatter.get("tags")
-        for tag in value if isinstance(value, list) else [value] if value else []:
-            found.add(str(tag).strip().lstrip("#").casefold())
-    return found
+    """Return the tags `texts` write as Obsidian reads them (not in code or links), casefolded as it compares them."""
+    # A leading blank line: a text opening with "---" is body text here, not properties.
+    return {tag.casefold() for text in texts for tag in parse_note("section.md", f"\n{text}").tags}
 
 
 def _linkable(material: Material) -> set[str]:

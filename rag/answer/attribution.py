@@ -119,7 +119,12 @@ def unread_numbers(
     read = {value for source in sources for number in _numbers_in(source) for value in _readings(number)}
     unread = [number for number in _numbers_in(text) if _value(number) not in read]
     if today is not None:
-        read_dates = set().union(*(terms_of(source, bare_numbers=True) for source in (*sources, *_sources(passages))))
+        read_dates = {
+            term
+            for source in (*sources, *_sources(passages))
+            for date in dates_in(source)[0]
+            for term in (date.term, *date.parts())
+        }
         unread += [
             date.text
             for date in dates

@@ -10,7 +10,7 @@ import pytest
 
 from crews.contract.outputs import OutputInvalid, bind, extract_json, output_contract, output_schema, response_format
 from crews.definitions import OutputSpec
-from crews.model import CollectedTask, FrontmatterChange, Rejection
+from crews.model import CollectedTask, FrontmatterChange, Material, Rejection
 from tests.crew_output_cases import (
     BOOK,
     BRIEFING_MATERIAL,
@@ -360,12 +360,17 @@ def test_real_briefing_replies_bind(name: str, start: str, length: int) -> None:
     assert len(output.markdown) == length
 
 
+def with_server_task(text: str) -> Material:
+    """Return the briefing material with the server note's one open task (due 2026-12-02) written as `text`."""
+    task = CollectedTask(path=SERVER, line=3, text=text, status=" ", due="2026-12-02")
+    item = replace(BRIEFING_MATERIAL.items[3], tasks=(task,))
+    return replace(BRIEFING_MATERIAL, items=(*BRIEFING_MATERIAL.items[:3], item))
+
+
 def test_bind_keeps_a_link_copied_word_for_word_from_the_material() -> None:
     # obsidian-tasks-demo: a task line links [[wikilink]], a note the vault does not have; the prompt says to copy
     # links exactly, so the copy is the user's own text, not an invented link.
-    task = CollectedTask(path=SERVER, line=3, text="Read about [[wikilink]] syntax", status=" ", due="2026-12-02")
-    item = replace(BRIEFING_MATERIAL.items[3], tasks=(task,))
-    material = replace(BRIEFING_MATERIAL, items=(*BRIEFING_MATERIAL.items[:3], item))
+    material = with_server_task("Read about [[wikilink]] syntax")
     markdown = "- Read about [[wikilink]] syntax ([[Home Server Migration]], due 2026-12-02)"
     assert bind({"markdown": markdown}, BRIEFING, material).markdown == markdown
     with pytest.raises(OutputInvalid, match=r"markdown links \[\[other\]\], which are not among the notes given"):
@@ -375,9 +380,7 @@ def test_bind_keeps_a_link_copied_word_for_word_from_the_material() -> None:
 def test_bind_refuses_a_tag_no_collected_note_has_and_keeps_the_materials_own() -> None:
     # The 0.5B on obsidian-tasks-demo wrote "#feed the baby" for the task "Feed the baby": written into the daily
     # note, that tags it "feed".
-    task = CollectedTask(path=SERVER, line=3, text="Feed the baby #home", status=" ", due="2026-12-02")
-    item = replace(BRIEFING_MATERIAL.items[3], tasks=(task,))
-    material = replace(BRIEFING_MATERIAL, items=(*BRIEFING_MATERIAL.items[:3], item))
+    material = with_server_task("Feed the baby #home")
     kept = "- Feed the baby #home ([[Home Server Migration]], due 2026-12-02)\n- `#not-a-tag` in code, C# too"
     assert bind({"markdown": kept}, BRIEFING, material).markdown == kept
     with pytest.raises(OutputInvalid, match=r"markdown tags #feed, which no note given has"):
