@@ -20,6 +20,14 @@ logger = logging.getLogger(__name__)
 UNREACHABLE_NOTICE = "The language model is unreachable, so here are the most relevant passages from your notes:"
 UNREACHABLE_REFUSAL_NOTICE = "(The language model is unreachable, so replies are passages from your notes.)"
 UNREACHABLE_CHANGES = "Changes need a language model, and the language model is unreachable; try again later."
+# When the endpoint was reached but failed (an error status, a reply broken off while its opening was held, an empty
+# or malformed reply): "unreachable" would send the user to check a server that is up.
+FAILED_NOTICE = "The language model failed to answer, so here are the most relevant passages from your notes:"
+FAILED_REFUSAL_NOTICE = "(The language model failed to answer, so replies are passages from your notes.)"
+FAILED_CHANGES = "Changes need a language model, and the language model failed to answer; try again later."
+FALLBACK_NOTICES = (UNREACHABLE_NOTICE, FAILED_NOTICE)
+FALLBACK_REFUSAL_NOTICES = (UNREACHABLE_REFUSAL_NOTICE, FAILED_REFUSAL_NOTICE)
+FALLBACK_CHANGES = (UNREACHABLE_CHANGES, FAILED_CHANGES)
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 _ADDRESS = re.compile(r"\s*\('[^']*', \d+\)|\b[\w.-]+:\d{2,5}\b")  # ('127.0.0.1', 11434), localhost:1234
 DEGRADED_MODE = "agent (retrieval-only while the LLM is unreachable)"
@@ -54,9 +62,16 @@ class FallbackAnswerer:
         self._endpoints = ", ".join(redact(url, secrets) for url in endpoints) or "(none configured)"
         self._hosts = tuple(host for url in endpoints if (host := urlsplit(url).hostname))
         self._notices = {
-            NO_MODEL_NOTICE: UNREACHABLE_NOTICE,
-            NO_MODEL_REFUSAL_NOTICE: UNREACHABLE_REFUSAL_NOTICE,
-            NO_MODEL_CHANGES: UNREACHABLE_CHANGES,
+            False: {
+                NO_MODEL_NOTICE: UNREACHABLE_NOTICE,
+                NO_MODEL_REFUSAL_NOTICE: UNREACHABLE_REFUSAL_NOTICE,
+                NO_MODEL_CHANGES: UNREACHABLE_CHANGES,
+            },
+            True: {
+                NO_MODEL_NOTICE: FAILED_NOTICE,
+                NO_MODEL_REFUSAL_NOTICE: FAILED_REFUSAL_NOTICE,
+                NO_MODEL_CHANGES: FAILED_CHANGES,
+            },
         }
         self._is_degraded = False
 
@@ -69,6 +84,7 @@ class FallbackAnswerer:
         """Yield the primary's answer, or the passages reply when the LLM failed before the first text."""
         events = self._primary.answer(request)
         has_text = False
+        was_reached = False
         try:
             async for event in events:
                 if isinstance(event, AnswerText) and event.text:
@@ -84,6 +100,7 @@ class FallbackAnswerer:
                 if shown is exc:
                     raise
                 raise shown from exc
+            was_reached = exc.was_reached
             logger.warning(
                 "the LLM at %s failed before answering; replying with passages: %s", self._endpoints, exc.message
             )
@@ -93,7 +110,7 @@ class FallbackAnswerer:
                 await events.aclose()
         self._is_degraded = True
         async for event in self._fallback.answer(request):
-            yield self._with_notice(event)
+            yield self._with_notice(event, was_reached=was_reached)
 
     def _for_client(self, exc: UpstreamUnavailable) -> UpstreamUnavailable:
         """Return the error an API client sees: the failure without the endpoint's address (logged instead)."""
@@ -103,12 +120,12 @@ class FallbackAnswerer:
         if shown == exc.message:
             return exc  # e.g. "the model returned an empty answer": nothing to hide
         logger.warning("the LLM at %s failed while answering: %s", self._endpoints, exc.message)
-        return UpstreamUnavailable("llm", shown.removeprefix("llm is unavailable: "))
+        return UpstreamUnavailable("llm", shown.removeprefix("llm is unavailable: "), was_reached=exc.was_reached)
 
-    def _with_notice(self, event: AnswerEvent) -> AnswerEvent:
+    def _with_notice(self, event: AnswerEvent, *, was_reached: bool) -> AnswerEvent:
         """Replace the fallback's "no model is configured" line: a model is configured, it just did not answer."""
         if not isinstance(event, AnswerText):
             return event
         line = event.text.rstrip("\n")
-        notice = self._notices.get(line)
+        notice = self._notices[was_reached].get(line)
         return event if notice is None else AnswerText(notice + event.text[len(line) :])

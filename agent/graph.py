@@ -197,7 +197,7 @@ class AgentNodes:
         answer = state.get("answer", "")
         is_stopped_early = state.get("is_stopped_early", False)
         if not answer.strip() and not is_stopped_early:
-            raise UpstreamUnavailable("llm", EMPTY_ANSWER)
+            raise UpstreamUnavailable("llm", EMPTY_ANSWER, was_reached=True)
         write = get_stream_writer()
         if is_stopped_early:
             write_text(write, scratch.show(stopped_notice(after_text=bool(scratch.shown))))

@@ -30,12 +30,17 @@ class EditConflict(AppError):
 
 
 class UpstreamUnavailable(AppError):
-    """A backing service (Qdrant, Redis, an LLM endpoint) cannot be reached."""
+    """A backing service (Qdrant, Redis, an LLM endpoint) cannot be reached, or failed while it answered.
 
-    def __init__(self, service: str, detail: str = "") -> None:
+    `was_reached` tells the two apart where a user is told which it was: an endpoint that answered with an error,
+    broke off mid-reply or sent nothing usable is not "unreachable", and saying so sends users to the wrong fix.
+    """
+
+    def __init__(self, service: str, detail: str = "", *, was_reached: bool = False) -> None:
         message = f"{service} is unavailable" + (f": {detail}" if detail else "")
         super().__init__(message)
         self.service = service
+        self.was_reached = was_reached
 
 
 class AlreadyRunning(AppError):

@@ -184,7 +184,7 @@ class OpenAICompatibleChatModel:
             except EndpointDown as exc:
                 if has_text:
                     detail = f"the reply from {base} broke off after it started: {exc.reason}"
-                    raise UpstreamUnavailable("llm", self._redact(detail)) from exc
+                    raise UpstreamUnavailable("llm", self._redact(detail), was_reached=True) from exc
                 self._health.record_failure(base, exc, failures, given_up)
         raise self._health.all_failed(failures)
 

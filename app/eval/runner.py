@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
-from agent.fallback import UNREACHABLE_CHANGES, UNREACHABLE_NOTICE, UNREACHABLE_REFUSAL_NOTICE
+from agent.fallback import FALLBACK_CHANGES, FALLBACK_NOTICES, FALLBACK_REFUSAL_NOTICES
 from app.eval.api import LibrarianApi, ServiceMode
 from app.eval.golden import GoldenItem
 from app.eval.scoring import ItemScore, LinkCheck, Observation, score_item
@@ -130,4 +130,4 @@ async def observe(
 
 def is_fallback_reply(text: str) -> bool:
     """Return True for the passages the service shows when its LLM failed before answering."""
-    return text.startswith((UNREACHABLE_NOTICE, UNREACHABLE_CHANGES)) or UNREACHABLE_REFUSAL_NOTICE in text
+    return text.startswith((*FALLBACK_NOTICES, *FALLBACK_CHANGES)) or any(n in text for n in FALLBACK_REFUSAL_NOTICES)

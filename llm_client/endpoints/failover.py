@@ -86,7 +86,7 @@ class EndpointHealth:
             )
         else:
             message = f"HTTP {status} from {base}: {detail}"
-        raise UpstreamUnavailable("llm", self._redact(message))
+        raise UpstreamUnavailable("llm", self._redact(message), was_reached=True)
 
     @asynccontextmanager
     async def translated(self, base: str) -> AsyncIterator[None]:
@@ -102,10 +102,11 @@ class EndpointHealth:
         except httpx.HTTPError as exc:
             raise UpstreamUnavailable("llm", self._redact(f"{base}: {type(exc).__name__}: {exc}")) from exc
         except ProviderError as exc:
-            raise UpstreamUnavailable("llm", self._redact(f"{base} reported an error: {exc}")) from exc
+            detail = f"{base} reported an error: {exc}"
+            raise UpstreamUnavailable("llm", self._redact(detail), was_reached=True) from exc
         except (MalformedReply, json.JSONDecodeError) as exc:
             detail = f"{base} did not answer in the OpenAI format: {exc}"
-            raise UpstreamUnavailable("llm", self._redact(detail)) from exc
+            raise UpstreamUnavailable("llm", self._redact(detail), was_reached=True) from exc
 
     def mark_down(self, base: str, reason: str) -> str:
         """Put the endpoint in cool-down, log why, and return the reason (redacted) for the caller's report."""

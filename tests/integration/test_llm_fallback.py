@@ -11,7 +11,7 @@ import openai
 import pytest
 from pydantic import SecretStr
 
-from agent.fallback import DEGRADED_MODE, UNREACHABLE_NOTICE, FallbackAnswerer
+from agent.fallback import DEGRADED_MODE, FAILED_NOTICE, UNREACHABLE_NOTICE, FallbackAnswerer
 from agent.retrieval_only import RetrievalOnlyAnswerer
 from app.http.main import create_app
 from app.wiring import Services
@@ -125,9 +125,23 @@ def test_a_failure_while_the_answers_opening_is_held_is_answered_with_passages(
         with serve_in_thread(create_app(settings.model_copy(update=update), services)) as base_url:
             reply = ask(client_for(base_url), QUESTION, stream=True)  # raises on an error chunk
 
-    # Nothing was shown when the model broke off: the user gets the passages, not half a sentence and an error.
-    assert reply.splitlines()[0] == UNREACHABLE_NOTICE and "[[Sourdough#" in reply
+    # Nothing was shown when the model broke off: the user gets the passages, not half a sentence and an error, and
+    # is told the model failed (it was reached: "unreachable" would send them to check a server that is up).
+    assert reply.splitlines()[0] == FAILED_NOTICE and "[[Sourdough#" in reply
     assert not reply.startswith("Feed the starter")
+
+
+def test_an_llm_answering_an_error_is_said_to_have_failed_not_to_be_unreachable(
+    settings: Settings, services: Services
+) -> None:
+    services.reindexer.run_once()
+    refused = Turn.error(422, {"error": {"message": "the server could not process the request"}})
+    with ScriptedLLMServer([refused, refused]) as llm:  # the client asks again without its optional fields
+        update = {"llm_base_url": (llm.base_url,), "llm_retries": 0, "relevance_floor": -1.0, "watch": False}
+        with serve_in_thread(create_app(settings.model_copy(update=update), services)) as base_url:
+            reply = ask(client_for(base_url), QUESTION, stream=False)
+
+    assert reply.splitlines()[0] == FAILED_NOTICE and "[[Sourdough#" in reply
 
 
 class FailingAnswerer:
