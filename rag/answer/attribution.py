@@ -179,11 +179,6 @@ def is_unsupported(answer: str, passages: Sequence[Passage], *, question: str = 
     return attribute(answer, passages, question=question).is_unsupported
 
 
-def says_enough(answer: str, question: str) -> bool:
-    """Return True when `answer` states MIN_EVIDENCE beyond `question` (a number, or two longer words) to check."""
-    return weight_of(said_beyond(answer, question)) >= MIN_EVIDENCE
-
-
 def said_beyond(answer: str, question: str) -> set[str]:
     """Return what `answer` says beyond `question`: its numbers and word stems less the question's.
 

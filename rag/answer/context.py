@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from core.domain import Chunk, SearchHit
 from rag.answer.adjacent_chunks import join_adjacent
 from rag.answer.excerpts import ELLIPSIS, best_excerpt
+from rag.answer.repeated_lines import without_repeated_lines
 from rag.answer.row_lines import part_lines
 
 REFUSAL = "I couldn't find this in your notes."
@@ -89,7 +90,8 @@ def build_context(
 ) -> str:
     """Return the passages of `hits`, best first, each once, as `<note>` elements separated by blank lines.
 
-    Neighbouring chunks of one section are one passage (rag/answer/adjacent_chunks.py).
+    Neighbouring chunks of one section are one passage (rag/answer/adjacent_chunks.py), and a long line an embed
+    repeats is sent once, in the note that holds it (rag/answer/repeated_lines.py).
 
     The passages share `max_chars` of text: one shorter than its share is kept whole and leaves the rest to the
     others; a longer one is cut to its part that shares most words with `question`, marked with "…" where text
@@ -106,6 +108,7 @@ def build_context(
 
     """
     chunks = join_adjacent(list({(hit.chunk.path, hit.chunk.index): hit.chunk for hit in hits}.values()))
+    chunks = without_repeated_lines(chunks)  # what an embed repeats is sent once, from the note that holds it
     shares = fair_shares([len(chunk.text) for chunk in chunks], max_chars)
     return "\n\n".join(
         _passage(chunk, question, share, note_text, with_location=with_location)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, says_enough, terms_of, weight_of
+from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.citations import note_of
 from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import ELLIPSIS, LINKS, cut_at_space, question_stems, sentences_of, stem
@@ -84,6 +85,7 @@ def evidence_for(
     limit: int = MAX_EVIDENCE,
     max_chars: int = EVIDENCE_CHARS,
     on_topic_words: int = ON_TOPIC_WORDS,
+    beyond: AbstractSet[str] | None = None,
 ) -> list[Evidence]:
     """Return the sentences of `passages` that hold most of what `answer` says, best first ([] for none).
 
@@ -99,10 +101,11 @@ def evidence_for(
     terms, by the same rules, among those that say something beyond it (a map-of-content line "[[Embedding Model
     Choice]]: which model and why" does not): what the notes say about what was asked, where the answer gives
     nothing to check; from the notes it links to, when it is only a link and they hold such a sentence.
+    `beyond`: `said_beyond(answer, question)` when the caller has it already.
     """
     if not answer.strip():  # no answer (a turn stopped before the model wrote one): nothing to check
         return []
-    beyond = frozenset(said_beyond(answer, question))
+    beyond = frozenset(said_beyond(answer, question) if beyond is None else beyond)
     if not beyond and opens_like_refusal(answer):  # "Not in the notes.": no sentence is what it says
         return []
     said = beyond or frozenset(terms_of(question))
@@ -192,22 +195,23 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     note. An answer saying nothing beyond the question keeps the stricter rule ("Kyoto" is no answer).
 
     `is_whole` False: `answer` is the start of a reply still being written, judged early to show it sooner. It must
-    say enough to judge (`says_enough`), and restating one sentence does not count: a start restates a sentence
-    trivially ("wheat flour, whole wheat flour," of a recipe's "Whole wheat flour" row), whatever follows.
+    say enough to judge (MIN_EVIDENCE beyond the question: a number, or two longer words), and restating one
+    sentence does not count: a start restates a sentence trivially ("wheat flour, whole wheat flour," of a recipe's
+    "Whole wheat flour" row), whatever follows.
     """
-    if not is_whole and not says_enough(answer, question):
+    said = frozenset(said_beyond(answer, question))
+    if not is_whole and weight_of(said) < MIN_EVIDENCE:  # too little said yet to judge
         return False
     if opens_like_refusal(answer):
         return True
     if copied_from(answer, passages):
         return True
-    said = said_beyond(answer, question)
-    if said and is_whole and _restated(frozenset(said), passages):
+    if said and is_whole and _restated(said, passages):
         return True
     if not said and _links_passages_read(answer, passages):
         return True
     on_topic_words = 1 if said else ON_TOPIC_WORDS
-    return bool(evidence_for(answer, passages, question=question, on_topic_words=on_topic_words))
+    return bool(evidence_for(answer, passages, question=question, on_topic_words=on_topic_words, beyond=said))
 
 
 def _links_passages_read(answer: str, passages: Sequence[Passage]) -> bool:
