@@ -14,6 +14,7 @@ from llm_client.completions.refusals import REFUSAL_STATUS, FieldRefusals, Optio
 from llm_client.completions.wire import StreamAssembler, build_payload, error_text_from_bytes, result_from_wire
 from llm_client.endpoints.connections import LoopConnections
 from llm_client.endpoints.failover import EndpointDown, EndpointHealth
+from llm_client.replies.thinking import ThinkingFilter, without_thinking
 from llm_client.secrets.masking import Mask, masked_messages
 from llm_client.secrets.redaction import REDACTED
 from llm_client.secrets.secret_scrubber import SecretScrubber
@@ -60,7 +61,7 @@ class CompletionRequests:
         """Return the endpoint's whole reply, keys scrubbed from its text."""
         response = await self._post_completion(base, model, messages, tools, wanted)
         result = result_from_wire(response.json(), messages, tools)
-        return replace(result, content=self._scrubber().scrub(result.content))
+        return replace(result, content=self._scrubber().scrub(without_thinking(result.content)))
 
     async def stream_at(
         self,
@@ -82,14 +83,15 @@ class CompletionRequests:
                 await self._health.check_status(base, response, model)
                 self._refusals.went_through(base, fields, stream=True)
                 assembler = StreamAssembler()
+                thinking = ThinkingFilter()
                 scrubber = self._scrubber()
                 # Read to the end even after [DONE], so the connection goes back to the pool.
                 async for line in response.aiter_lines():
-                    if (text := assembler.feed_line(line)) and (shown := scrubber.feed(text)):
+                    if (text := thinking.feed(assembler.feed_line(line))) and (shown := scrubber.feed(text)):
                         yield ChatDelta(text=shown)
                 if not assembler.is_complete:
                     raise EndpointDown("the stream ended before the reply was complete")
-                if rest := scrubber.flush():
+                if rest := scrubber.feed(thinking.flush()) + scrubber.flush():
                     yield ChatDelta(text=rest)
                 yield assembler.final_delta(messages, tools)
                 return

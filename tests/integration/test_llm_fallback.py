@@ -144,6 +144,22 @@ def test_an_llm_answering_an_error_is_said_to_have_failed_not_to_be_unreachable(
     assert reply.splitlines()[0] == FAILED_NOTICE and "[[Sourdough#" in reply
 
 
+def test_a_reasoning_model_that_only_thought_is_said_to_have_failed_to_answer(
+    settings: Settings, services: Services
+) -> None:
+    services.reindexer.run_once()
+    # Its <think> block never closed before the token cap, twice (an unusable reply is asked for once more): no
+    # answer, and no thinking shown as one.
+    thought = Turn.text("<think>\nThe user asks about feeding. Let me think about this for a while")
+    with ScriptedLLMServer([thought, thought]) as llm:
+        update = {"llm_base_url": (llm.base_url,), "llm_retries": 0, "relevance_floor": -1.0, "watch": False}
+        with serve_in_thread(create_app(settings.model_copy(update=update), services)) as base_url:
+            reply = ask(client_for(base_url), QUESTION, stream=True)
+
+    assert reply.splitlines()[0] == FAILED_NOTICE and "[[Sourdough#" in reply and "think" not in reply
+    assert len(llm.chat_requests) == 2
+
+
 class FailingAnswerer:
     """Fail like the agent does when a backing service other than the LLM is down."""
 

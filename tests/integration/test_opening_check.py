@@ -107,6 +107,23 @@ def test_an_answer_the_notes_bear_out_streams_as_written_with_its_evidence(
     assert '14 hours in the fridge at 4 °C**, covered." [[Sourdough#Final recipe]]' in reply
 
 
+def test_a_reasoning_models_thinking_is_neither_shown_nor_judged_as_its_answer(
+    serve: Callable[..., Ask], llm: ScriptedLLMServer
+) -> None:
+    # As Qwen3 or DeepSeek-R1 reply from a server that does not split their thinking into `reasoning_content`;
+    # the scripted server streams it a few characters a chunk, so the tags are split across deltas.
+    thinking = (
+        "<think>\nOkay, the user asks about the loaf in the fridge. Let me recall what I know about proofing "
+        "bread in general, maybe 8 to 12 hours at 3 °C.\n</think>\n\n"
+    )
+    llm.add(Turn.text(thinking + RETARD_REPLY))
+
+    reply = serve()([user(RETARD)])
+
+    assert reply.startswith(f"{RETARD_REPLY}\n\n{EVIDENCE_HEADING}\n")
+    assert "think" not in reply and "Okay" not in reply
+
+
 def test_the_models_own_refusal_is_shown_as_it_wrote_it(serve: Callable[..., Ask], llm: ScriptedLLMServer) -> None:
     llm.add(Turn.text("The notes don't mention a plum cake recipe."))
 
