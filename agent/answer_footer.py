@@ -24,13 +24,16 @@ from rag.answer.context import is_refusal
 from rag.answer.evidence import (
     CLOSEST_HEADING,
     EVIDENCE_HEADING,
+    MAX_EVIDENCE,
     QUOTES_BLOCK,
     closest_to,
     copied_from,
     evidence_block,
     evidence_for,
     repeats_sentences,
+    sentences_of_rivals,
 )
+from rag.answer.rival_figures import RIVAL_CAUTION, rival_figures
 from rag.answer.unread_names import unread_names
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
@@ -47,6 +50,8 @@ _OWN_SOURCES = re.compile(
 _FOOTER = re.compile(
     r"(?:\n\n\*\((?:Nothing in this answer was found|The code in this answer is not|"
     + re.escape(UNREAD_CAUTION)
+    + "|"
+    + re.escape(RIVAL_CAUTION)
     + r")[^\n]*\)\*)*"
     rf"(?:\n\n{QUOTES_BLOCK})?(?:\n\n{SOURCES_BLOCK})?\s*$"
 )
@@ -118,14 +123,18 @@ def answer_footer(
     return "".join(parts)
 
 
-def refusal_footer(refusal: str, state: AgentState, *, show_sources: bool = True, show_evidence: bool = True) -> str:
+def refusal_footer(
+    refusal: str, state: AgentState, *, show_sources: bool = True, show_evidence: bool = True, withheld: str = ""
+) -> str:
     """Return what follows the model's bare refusal: the closest sentences, then "Notes searched:" ("" for none).
 
     Small models refuse questions their passages answer when the question is worded unlike the note (the 1.5B
     refused 3 of 20 such on vaultofknowledge with the answer in its first passage): "Closest in your notes:" quotes
     the sentences of the passages read that say most about what was asked (rag.answer.evidence.closest_to), and
     the list lets the user look further. Neither is a source (the eval counts neither as citations), and a
-    refusal that names its notes itself (the quote-first path's "closest notes") gets nothing.
+    refusal that names its notes itself (the quote-first path's "closest notes") gets nothing. `withheld`: the
+    answer the check withheld; the sentences giving the figures it should have read (rag/answer/rival_figures.py:
+    "14 hours in the fridge at 4 °C" where it said "5 hours at 24 °C") come first.
     """
     if "[[" in refusal:
         return ""
@@ -135,7 +144,7 @@ def refusal_footer(refusal: str, state: AgentState, *, show_sources: bool = True
     searched = _searched(state)
     closest = ""
     if show_evidence:
-        closest = _closest_block(state, latest_question(state["messages"]), turn_passages(state))
+        closest = _closest_block(state, latest_question(state["messages"]), turn_passages(state), withheld=withheld)
     listed = sources_list((), fallback=searched, limit=SEARCHED_NOTES) if show_sources else ""
     return "".join(f"\n\n{part}" for part in (closest, listed) if part)
 
@@ -145,28 +154,42 @@ def _searched(state: AgentState) -> list[str]:
     return list(dict.fromkeys(state.get("allowed", [])))[:SEARCHED_NOTES]
 
 
-def _closest_block(state: AgentState, question: str, passages: list[Passage]) -> str:
-    """Return "Closest in your notes:" and the sentences of the best hits that say most about `question` ("")."""
+def _closest_block(state: AgentState, question: str, passages: list[Passage], *, withheld: str = "") -> str:
+    """Return "Closest in your notes:" and the sentences of the best hits that say most about `question` ("").
+
+    After a `withheld` answer, the sentences giving the figures it should have read come first.
+    """
     searched = _searched(state)
     read = [passage for passage in passages if passage.source in searched]
-    return evidence_block(closest_to(question, read), heading=CLOSEST_HEADING)
+    rivals = rival_figures(withheld, passages, question=question) if withheld else []
+    first = sentences_of_rivals(rivals)[:MAX_EVIDENCE]
+    rest = [item for item in closest_to(question, read) if item not in first]
+    return evidence_block([*first, *rest][: max(MAX_EVIDENCE, len(first))], heading=CLOSEST_HEADING)
 
 
 def _unread_caution(reply: str, passages: list[Passage], question: str, *, today: date | None) -> str:
-    """Return the caution naming the numbers and names `reply` states that no passage read holds ("" for none)."""
+    """Return the cautions on what `reply` states ("" for none).
+
+    The numbers and names no passage read holds; then the figures the notes give for what the reply ties its own
+    figures to (rag/answer/rival_figures.py): an answer whose opening the check judged may misread a figure after.
+    """
     if not passages or is_refusal(reply):
         return ""
+    rivals = rival_figures(reply, passages, question=question)
+    figures = ", ".join(rival.figure for rival in rivals)
+    rival_caution = f"\n\n*({RIVAL_CAUTION} {figures}. Check the figures against the sources.)*" if rivals else ""
     numbers = unread_numbers(reply, passages, question=question, today=today)
     names = unread_names(reply, passages, question=question)
     if not numbers and not names:
-        return ""
+        return rival_caution
     if numbers and names:
         which = "these"
     elif numbers:
         which = "this number" if len(numbers) == 1 else "these numbers"
     else:
         which = "this name" if len(names) == 1 else "these names"
-    return f"\n\n*({UNREAD_CAUTION} {', '.join([*numbers, *names])}. Check {which} against the sources.)*"
+    unread = f"\n\n*({UNREAD_CAUTION} {', '.join([*numbers, *names])}. Check {which} against the sources.)*"
+    return unread + rival_caution
 
 
 def without_footer(reply: str) -> str:

@@ -219,7 +219,11 @@ class AgentNodes:
             write_text(write, scratch.show(footer))
         elif not proposed:
             footer = refusal_footer(
-                answer, state, show_sources=self._deps.show_sources, show_evidence=self._deps.show_evidence
+                answer,
+                state,
+                show_sources=self._deps.show_sources,
+                show_evidence=self._deps.show_evidence,
+                withheld=scratch.withheld,
             )
             write_text(write, scratch.show(footer))
         shown = scratch.shown_text

@@ -98,6 +98,7 @@ async def stream_reply(
             await _show(scratch, write, opening.finish())
             if opening.is_withheld:
                 logger.info("withheld an answer no sentence of the notes bears out: %r", opening.opening)
+                scratch.withheld = opening.opening
                 finish_reason = "stop"  # the refusal is whole, whatever cut the model short
                 await _show(scratch, write, REFUSAL)
         is_empty = not calls and not "".join(text).strip()

@@ -86,6 +86,7 @@ class TurnScratch:
     finish_reason: str = "stop"  # of the model's final reply ("length" when it ran out of tokens)
     writes: WriteToolBox | None = None  # this turn's write tools; None when the vault is read-only
     offered: tuple[ToolSpec, ...] = ()  # the tools offered to the latest model call; only these run
+    withheld: str = ""  # the opening the answer check withheld, for what the refusal quotes under it
 
     @property
     def shown_text(self) -> str:

@@ -22,6 +22,7 @@ from rag.answer.excerpts import ELLIPSIS, LINKS, cut_at_space, question_stems, s
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.quote_words import normalised
+from rag.answer.rival_figures import Rival, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER
 from rag.notes.inline import WIKILINK
 
@@ -148,6 +149,16 @@ def closest_to(question: str, passages: Sequence[Passage], *, limit: int = MAX_E
     return evidence_for(question, passages, question=question, limit=limit)
 
 
+def sentences_of_rivals(rivals: Sequence[Rival]) -> list[Evidence]:
+    """Return the sentences the rival figures stand in, as shown, each once (see rag/answer/rival_figures.py)."""
+    shown = (
+        Evidence(_shown(neutralise_links(text, ()), EVIDENCE_CHARS), rival.source)
+        for rival in rivals
+        if (text := _display(rival.sentence))
+    )
+    return list(dict.fromkeys(shown))
+
+
 def copied_from(answer: str, passages: Sequence[Passage]) -> list[str]:
     """Return the links of the passages a sentence of which `answer` repeats word for word, in passage order.
 
@@ -206,6 +217,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return True
     if copied_from(answer, passages):
         return True
+    if rival_figures(answer, passages, question=question):  # "5 hours" in the fridge, where the notes say 14
+        return False
     if said and is_whole and _restated(said, passages):
         return True
     if not said and _links_passages_read(answer, passages):

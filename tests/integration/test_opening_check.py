@@ -124,6 +124,28 @@ def test_a_reasoning_models_thinking_is_neither_shown_nor_judged_as_its_answer(
     assert "think" not in reply and "Okay" not in reply
 
 
+MISREAD = "The shaped sourdough loaf rests in the fridge for 5 hours at 24 °C."  # the 0.5B's: the bulk row's figures
+
+
+def test_a_figure_misread_from_the_row_beside_is_withheld(serve: Callable[..., Ask], llm: ScriptedLLMServer) -> None:
+    llm.add(Turn.text(MISREAD))
+
+    reply = serve()([user(RETARD)])
+
+    assert reply.startswith(f"{REFUSAL}\n\n{CLOSEST_HEADING}\n") and "5 hours at 24" not in reply.split("\n")[0]
+    assert "14 hours in the fridge at 4 °C" in reply  # what the notes say about the fridge, under the refusal
+
+
+def test_with_the_check_off_a_figure_misread_from_the_row_beside_is_cautioned(
+    serve: Callable[..., Ask], llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text(MISREAD))
+
+    reply = serve(answer_check=False)([user(RETARD)])
+
+    assert reply.startswith(f"{MISREAD}\n\n*(The notes give another figure for this: 14 hours, 4 °C. Check the")
+
+
 def test_the_models_own_refusal_is_shown_as_it_wrote_it(serve: Callable[..., Ask], llm: ScriptedLLMServer) -> None:
     llm.add(Turn.text("The notes don't mention a plum cake recipe."))
 

@@ -1,0 +1,144 @@
+"""A figure an answer takes from beside what was asked, where the notes give another figure of its kind for it.
+
+A small model asked about one thing often answers with the figure the notes give for the thing next to it: asked
+how long the shaped loaf rests in the fridge, Qwen2.5-Coder 0.5B answered "5 hours at 24 °C" (the bulk
+fermentation, a row above "Cold retard: 14 hours in the fridge at 4 °C"); asked what the new cassette cost, "€10"
+(from "A €10 chain checker saves a €40 cassette."). A sentence holds the figure, so the answer check's word test
+passes it. What gives it away is where the figure stands: the notes give another figure of the same unit closer to
+what the answer ties its figure to (in a sentence holding more of the answer's words around the figure, or in
+the same sentence nearer to them).
+
+The test is narrow on purpose, as withholding a right answer costs more than showing a wrong one with the notes'
+sentences under it: only figures with a unit ("14 hours", "4 °C", "€40", "3.1 kg"), only rivals in the passage the
+answer's figure comes from, never a figure the answer states itself ("120 °C, and at 150 °C they burned"), and the
+rival must be nearer by a word or by RIVAL_MIN_CLOSER tokens in one sentence. Words are the answer's own, not the
+question's: "The flakes burned at 150 °C", half an answer to "At what temperature do I pour the oil over the
+flakes, and what went wrong when it was hotter?", ties 150 °C to the flakes burning, as the note does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.answer.attribution import Passage
+from rag.answer.excerpts import question_stems, sentences_of, stem
+
+# A currency before its number, or a unit after it (a percent, degrees, or a short word: h, kg, hours, km).
+_FIGURE = re.compile(
+    r"(?P<currency>[€$£¥])\s?(?P<amount>\d+(?:[.,]\d+)?)"
+    r"|(?<![\w.:])(?P<value>\d+(?:[.,]\d+)?)(?![\w:])\s?(?P<unit>%|°\s?[CF]|[^\W\d_]{1,7})(?!\w)"
+)
+# Words after a number that are no unit of it ("4 of them", "2 and 3", "12 weeks" stays a unit).
+_NOT_UNITS = frozenset(
+    ("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it", "with", "per", "x")
+)
+_TOKEN = re.compile(r"[€$£¥]?\d+(?:[.,]\d+)?|[^\W\d_]+")
+RIVAL_MIN_CLOSER = 3  # tokens nearer a question word, in one sentence, for a rival to count
+
+
+RIVAL_CAUTION = "The notes give another figure for this:"
+
+
+@dataclass(frozen=True)
+class Rival:
+    """A figure of the notes standing nearer what an answer ties its own figure to, and where it stands."""
+
+    figure: str  # as written: "14 hours", "€40"
+    sentence: str
+    source: str  # the passage's citation
+
+
+@dataclass(frozen=True)
+class _Figure:
+    value: str
+    unit: str
+    position: int  # token index in its sentence
+    written: str  # as the text writes it: "14 hours", "€40"
+
+
+def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the notes' figures that stand nearer what the answer ties its own figures to, first found first.
+
+    A figure with a unit the answer states beyond the question is tied to the longer words of its sentence ("rests
+    in the fridge for 5 hours": rests, fridge; units are no such words). It stands where a sentence of a passage
+    holds it; a rival is another figure of its unit in that passage, not stated by the answer. Returned: the
+    rivals of each figure that no passage holds at least as near those words (more of them in its sentence, or as
+    many and RIVAL_MIN_CLOSER tokens nearer), where some passage holds it near a rival that is nearer still.
+    """
+    asked = {(f.value, f.unit) for f in _figures(question)}
+    stated = {(f.value, f.unit) for f in _figures(answer)}
+    rivals: list[Rival] = []
+    for sentence in sentences_of(answer):
+        figures = _figures(sentence)
+        units = {stem(word.casefold()) for figure in figures for word in _TOKEN.findall(figure.written)}
+        tied_to = question_stems(sentence) - units
+        for figure in figures:
+            if (figure.value, figure.unit) in asked:
+                continue
+            found = [_rivals_in(passage, figure, stated, tied_to) for passage in passages]
+            if not any(rivals_here is None for rivals_here in found):  # no passage bears it out where it stands
+                rivals.extend(rival for rivals_here in found if rivals_here for rival in rivals_here)
+    return list({rival.figure: rival for rival in reversed(rivals)}.values())[::-1]
+
+
+def _rivals_in(
+    passage: Passage, stated_figure: _Figure, stated: set[tuple[str, str]], tied_to: frozenset[str]
+) -> list[Rival] | None:
+    """Return the rival in `passage` of a figure the answer states, or None when the passage bears the figure out.
+
+    [] when the passage does not hold the figure, or holds it and its rivals by none of the words it is tied to.
+    """
+    best_own: tuple[int, int] | None = None
+    best_rival: tuple[int, int] | None = None
+    rival: list[Rival] = []
+    for sentence in sentences_of(passage.text):
+        tokens = [token.casefold() for token in _TOKEN.findall(sentence)]
+        places = [place for place, token in enumerate(tokens) if stem(token) in tied_to]
+        for figure in _figures(sentence):
+            if figure.unit != stated_figure.unit:
+                continue
+            nearness = (len({stem(tokens[p]) for p in places}), -_distance(figure.position, places))
+            if figure.value == stated_figure.value:
+                best_own = nearness if best_own is None else max(best_own, nearness)
+            elif (figure.value, figure.unit) not in stated and (best_rival is None or nearness > best_rival):
+                best_rival, rival = nearness, [Rival(figure.written, sentence.strip(), passage.source)]
+    if best_own is None:
+        return []
+    if best_rival is not None and _is_nearer(best_rival, best_own):
+        return rival
+    return None if best_own[0] > 0 else []
+
+
+def _is_nearer(rival: tuple[int, int], own: tuple[int, int]) -> bool:
+    """Return True when the rival holds more question words, or as many and is RIVAL_MIN_CLOSER tokens nearer."""
+    if rival[0] != own[0]:
+        return rival[0] > own[0]
+    return rival[0] > 0 and rival[1] - own[1] >= RIVAL_MIN_CLOSER
+
+
+def _distance(position: int, places: Sequence[int]) -> int:
+    return min((abs(position - place) for place in places), default=1_000)
+
+
+def _figures(text: str) -> list[_Figure]:
+    """Return the figures with a unit in `text`, with their token positions."""
+    starts = [match.start() for match in _TOKEN.finditer(text)]
+    found: list[_Figure] = []
+    for match in _FIGURE.finditer(text):
+        if match["currency"]:
+            value, unit = match["amount"], match["currency"]
+        else:
+            value, unit = match["value"], _unit(match["unit"])
+            if unit in _NOT_UNITS:
+                continue
+        position = sum(1 for start in starts if start < match.start())
+        found.append(_Figure(value.replace(",", "."), unit, position, " ".join(match[0].split())))
+    return found
+
+
+def _unit(unit: str) -> str:
+    """Return a unit as compared: case and spaces dropped, a plural's "s" too ("hours" is "hour")."""
+    unit = unit.replace(" ", "").casefold()
+    return unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit

@@ -1,0 +1,72 @@
+"""A figure taken from beside what the answer ties it to, where the notes give another of its kind for that thing.
+
+The wrong answers are Qwen2.5-Coder 0.5B's (recorded on sample_vault's golden set); the right ones are the notes'.
+"""
+
+from __future__ import annotations
+
+from rag.answer.attribution import Passage
+from rag.answer.evidence import is_borne_out
+from rag.answer.rival_figures import rival_figures
+
+RECIPE = Passage(
+    "[[Sourdough#Final recipe]]",
+    "3. **Bulk fermentation:** about **5 hours at 24 °C** (the oven with only the light on). Four sets of "
+    "stretch-and-folds, 30 minutes apart, in the first two hours.\n"
+    "5. **Cold retard:** **14 hours in the fridge at 4 °C**, covered.\n"
+    "6. **Bake** straight from the fridge in a Dutch oven preheated to 250 °C: **20 minutes with the lid on, then "
+    "25 minutes at 230 °C with the lid off**.",
+)
+RETARD = "How long does the shaped sourdough loaf rest in the fridge, and at what temperature?"
+BIKE = Passage(
+    "[[Bike Repair Notes#For next time]]",
+    "- Measure the chain every 1,000 km. A €10 chain checker saves a €40 cassette.\n"
+    "- Cassette replacement is probably due next spring anyway (Shimano HG400, 11–34).",
+)
+CASSETTE = "How much did the new cassette for my commuter bike cost?"
+CHILI = Passage(
+    "[[Chili Oil#Recipe]]",
+    "Let the oil settle at 120 °C (use the thermometer) and pour it over the flakes in two goes.\n"
+    "At 150 °C the flakes burned and the whole jar was bitter (tried once, October 2026).",
+)
+POUR = "At what temperature do I pour the oil over the chili flakes, and what went wrong when it was hotter?"
+
+
+def test_a_figure_from_the_row_beside_is_named_against_the_figures_the_notes_give_for_it() -> None:
+    misread = "The shaped sourdough loaf rests in the fridge for 5 hours at 24 °C."
+
+    assert [r.figure for r in rival_figures(misread, [RECIPE], question=RETARD)] == ["14 hours", "4 °C"]
+    assert not is_borne_out(misread, [RECIPE], question=RETARD)  # a sentence holds both figures: the words passed
+
+
+def test_in_one_sentence_the_figure_nearer_the_answers_words_is_the_notes_figure_for_them() -> None:
+    misread = "The new cassette for my commuter bike cost €10."
+
+    assert [r.figure for r in rival_figures(misread, [BIKE], question=CASSETTE)] == ["€40"]
+    assert not is_borne_out(misread, [BIKE], question=CASSETTE)
+    assert rival_figures("A chain checker costs €10.", [BIKE], question="What does a chain checker cost?") == []
+
+
+def test_right_figures_stand_where_the_notes_put_them() -> None:
+    assert rival_figures("The shaped loaf rests in the fridge for 14 hours at 4 °C.", [RECIPE], question=RETARD) == []
+    assert (
+        rival_figures("Bulk fermentation takes about 5 hours at 24 °C.", [RECIPE], question="How long is bulk?") == []
+    )
+    assert rival_figures("The cassette would cost €40.", [BIKE], question=CASSETTE) == []
+
+
+def test_a_figure_the_answer_states_is_no_rival_and_a_half_answer_keeps_its_own_words() -> None:
+    both = "Pour the oil at 120 °C; at 150 °C the flakes burned and the jar was bitter."
+    half = "The flakes burned at 150 °C."  # answers the second question only, tied to what the note ties it to
+
+    assert rival_figures(both, [CHILI], question=POUR) == []
+    assert rival_figures(half, [CHILI], question=POUR) == []
+    assert is_borne_out(half, [CHILI], question=POUR)
+
+
+def test_figures_without_units_words_alone_and_other_passages_are_not_judged() -> None:
+    assert rival_figures("It has 110 links.", [BIKE], question="How many links?") == []
+    assert rival_figures("For 14 hours.", [RECIPE], question=RETARD) == []  # no word to tie the figure to
+    # The rival must stand in a passage that holds the answer's figure: another note's figure is another thing.
+    fridge_elsewhere = Passage("[[Kitchen#Fridge]]", "The fridge holds 4 °C, the freezer -18 °C.")
+    assert rival_figures("The loaf proofs at 24 °C for 5 hours.", [RECIPE, fridge_elsewhere], question=RETARD) == []
