@@ -80,7 +80,10 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
             found = [_rivals_in(passage, figure, stated, tied_to) for passage in passages]
             if not any(rivals_here is None for rivals_here in found):  # no passage bears it out where it stands
                 rivals.extend(rival for rivals_here in found if rivals_here for rival in rivals_here)
-    return list({rival.figure: rival for rival in reversed(rivals)}.values())[::-1]
+    first: dict[str, Rival] = {}
+    for rival in rivals:
+        first.setdefault(rival.figure, rival)
+    return list(first.values())
 
 
 def _rivals_in(
