@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.answer.attribution import Passage
+from rag.answer.attribution import WIKILINK, Passage
 from rag.answer.excerpts import question_stems, sentences_of, stem
 
 # A currency before its number, or a unit after it (a percent, degrees, or a short word: h, kg, hours, km).
@@ -68,9 +68,9 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     many and RIVAL_MIN_CLOSER tokens nearer), where some passage holds it near a rival that is nearer still.
     """
     asked = {(f.value, f.unit) for f in _figures(question)}
-    stated = {(f.value, f.unit) for f in _figures(answer)}
+    stated = {(f.value, f.unit) for f in _figures(_unlinked(answer))}
     rivals: list[Rival] = []
-    for sentence in sentences_of(answer):
+    for sentence in map(_unlinked, sentences_of(answer)):
         figures = _figures(sentence)
         units = {stem(word.casefold()) for figure in figures for word in _TOKEN.findall(figure.written)}
         tied_to = question_stems(sentence) - units
@@ -97,9 +97,10 @@ def _rivals_in(
     best_rival: tuple[int, int] | None = None
     rival: list[Rival] = []
     for sentence in sentences_of(passage.text):
-        tokens = [token.casefold() for token in _TOKEN.findall(sentence)]
+        text = _unlinked(sentence)
+        tokens = [token.casefold() for token in _TOKEN.findall(text)]
         places = [place for place, token in enumerate(tokens) if stem(token) in tied_to]
-        for figure in _figures(sentence):
+        for figure in _figures(text):
             if figure.unit != stated_figure.unit:
                 continue
             nearness = (len({stem(tokens[p]) for p in places}), -_distance(figure.position, places))
@@ -123,6 +124,11 @@ def _is_nearer(rival: tuple[int, int], own: tuple[int, int]) -> bool:
 
 def _distance(position: int, places: Sequence[int]) -> int:
     return min((abs(position - place) for place in places), default=1_000)
+
+
+def _unlinked(text: str) -> str:
+    """Return `text` without its links: "[[Tomato Varieties#2026 results]]" states no figure."""
+    return WIKILINK.sub(" ", text)
 
 
 def _figures(text: str) -> list[_Figure]:

@@ -66,6 +66,9 @@ def test_a_figure_the_answer_states_is_no_rival_and_a_half_answer_keeps_its_own_
 
 def test_figures_without_units_words_alone_and_other_passages_are_not_judged() -> None:
     assert rival_figures("It has 110 links.", [BIKE], question="How many links?") == []
+    # A link states no figure: "[[Sourdough#5 hours at 24 °C]]" would have stood against the fridge's 4 °C.
+    linked = "The loaf rests in the fridge, see [[Sourdough#5 hours at 24 °C]]."
+    assert rival_figures(linked, [RECIPE], question=RETARD) == []
     assert rival_figures("For 14 hours.", [RECIPE], question=RETARD) == []  # no word to tie the figure to
     # The rival must stand in a passage that holds the answer's figure: another note's figure is another thing.
     fridge_elsewhere = Passage("[[Kitchen#Fridge]]", "The fridge holds 4 °C, the freezer -18 °C.")
