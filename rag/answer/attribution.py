@@ -30,7 +30,9 @@ _WORD = re.compile(r"[^\W\d_]{4,}")
 _ELEMENT = re.compile(r'<note source="([^"]*)"[^>]*>\n(.*?)\n</note>', re.DOTALL)
 WIKILINK = re.compile(r"!?\[\[[^\]\n]*\]\]")  # a wikilink or embed as an answer writes it
 # Words an answer uses for itself, not for the note's content.
-_ANSWER_WORDS = frozenset(("notes", "note", "according", "mentioned", "mentions", "says", "states", "based"))
+_ANSWER_WORDS = frozenset(
+    ("notes", "note", "according", "mentioned", "mentions", "says", "states", "based", "following")
+)  # "the following books:" frames a list
 
 
 @dataclass(frozen=True, slots=True)

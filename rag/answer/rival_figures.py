@@ -35,7 +35,7 @@ _NOT_UNITS = frozenset(
     ("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it", "with", "per", "x")
 )
 _TOKEN = re.compile(r"[€$£¥]?\d+(?:[.,]\d+)?|[^\W\d_]+")
-RIVAL_MIN_CLOSER = 3  # tokens nearer a question word, in one sentence, for a rival to count
+RIVAL_MIN_CLOSER = 3  # tokens nearer the words a figure is tied to, in one sentence, for a rival to count
 
 
 RIVAL_CAUTION = "The notes give another figure for this:"

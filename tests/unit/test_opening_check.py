@@ -211,3 +211,14 @@ def test_an_answer_of_links_to_notes_it_read_is_borne_out_by_them() -> None:
 
     assert is_borne_out("[[Blade Runner]] [[Futurama]]", read, question=question)
     assert not is_borne_out("[[Star Trek]]", read, question=question)
+
+
+def test_a_list_of_links_announced_as_the_following_is_borne_out_by_the_notes_it_links() -> None:
+    # The 0.5B's answer on kepano-obsidian: "following" frames the list, it is nothing the notes must hold.
+    read = [
+        Passage("[[Kevin Kelly#Clippings]]", "![[Clippings.base#Author]]"),
+        Passage("[[Out of Control]]", "author: [[Kevin Kelly]]\npublished: 1992"),
+    ]
+    answer = "Kevin Kelly has noted the following books:\n\n1. [[Out of Control]]\n2. [[Kevin Kelly#Clippings]]"
+
+    assert is_borne_out(answer, read, question="Which book by Kevin Kelly have I noted, and when was it published?")
