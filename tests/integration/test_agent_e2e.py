@@ -145,16 +145,23 @@ MISREAD = "The shaped sourdough loaf rests in the fridge for 14 hours at 24 °C.
 FRIDGE_QUESTION = "How long does the shaped sourdough loaf rest in the fridge, and at what temperature?"
 
 
+RIVAL_CAUTION_LINE = "*(The notes give another figure for this: 4 °C. Check the figures against the sources.)*"
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])
 def test_an_answer_is_followed_by_the_sentences_of_the_notes_that_hold_what_it_says(
-    librarian: openai.OpenAI, llm: ScriptedLLMServer, stream: bool
+    settings: Settings, services: Services, llm: ScriptedLLMServer, stream: bool
 ) -> None:
-    # The 0.5B read the bulk fermentation's 24 °C as the fridge's: the note's own sentences under it show both.
+    # The 0.5B read the bulk fermentation's 24 °C as the fridge's: the note's own sentences under it show both. With
+    # the answer check on, such an opening is withheld (tests/integration/test_opening_check.py); without it, the
+    # answer shows with a caution naming the notes' figure, and the sentences under it.
+    services.reindexer.run_once()
     llm.add(Turn.text(MISREAD))
+    with serve_in_thread(agent_app(settings, services, llm.base_url, answer_check=False)) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        answer = ask(client, [{"role": "user", "content": FRIDGE_QUESTION}], stream=stream)
 
-    answer = ask(librarian, [{"role": "user", "content": FRIDGE_QUESTION}], stream=stream)
-
-    assert answer.startswith(f"{MISREAD}\n\n{EVIDENCE_HEADING}\n")
+    assert answer.startswith(f"{MISREAD}\n\n{RIVAL_CAUTION_LINE}\n\n{EVIDENCE_HEADING}\n")
     evidence = answer.split(f"{EVIDENCE_HEADING}\n")[1].split("\n\n")[0].splitlines()
     assert evidence[0] == '- "**Cold retard:** **14 hours in the fridge at 4 °C**, covered." [[Sourdough#Final recipe]]'
     assert len(evidence) <= 2 and all(line.endswith("]]") for line in evidence)
@@ -186,11 +193,12 @@ def test_a_note_the_answer_copies_a_sentence_of_is_among_its_sources(
 def test_the_notes_sentences_can_be_turned_off(settings: Settings, services: Services, llm: ScriptedLLMServer) -> None:
     services.reindexer.run_once()
     llm.add(Turn.text(MISREAD))
-    with serve_in_thread(agent_app(settings, services, llm.base_url, show_evidence=False)) as base_url:
+    app = agent_app(settings, services, llm.base_url, show_evidence=False, answer_check=False)
+    with serve_in_thread(app) as base_url:
         client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
         answer = ask(client, [{"role": "user", "content": FRIDGE_QUESTION}], stream=True)
 
-    assert answer.startswith(f"{MISREAD}\n\nSources:\n") and EVIDENCE_HEADING not in answer
+    assert answer.startswith(f"{MISREAD}\n\n{RIVAL_CAUTION_LINE}\n\nSources:\n") and EVIDENCE_HEADING not in answer
 
 
 def test_a_follow_up_is_searched_after_the_question_before_it(

@@ -95,15 +95,20 @@ def test_an_answer_is_shown_from_verified_quotes_with_checked_citations(ask: Ask
 def test_a_quote_the_passages_do_not_hold_is_rejected_and_the_question_refused(
     ask: Ask, llm: ScriptedLLMServer
 ) -> None:
-    # The 0.5B restated the question as its quote ("The sourdough loaf was baked with the lid on and off."): the
-    # passages hold the recipe up to the cold retard, not the bake.
+    # The 0.5B restated the question as its quote ("The sourdough loaf was baked with the lid on and off."): its
+    # passages held the recipe up to the cold retard, not the bake. Since embedded text is sent once (the weekly
+    # review's copy of the recipe no longer takes its room) they hold the bake step too, so this recorded reply is
+    # replayed against passages it was not written from; what is tested holds either way: no passage holds the quote.
     reply = quoted("fabricated-bake")
     llm.add(reply.turn())
 
     answer = ask("How is the sourdough loaf baked, with the lid on and off?")
 
-    assert_same_passages(llm.chat_requests[0], reply)
+    sent = llm.chat_requests[0]
+    assert sent.messages[0] == reply.request["messages"][0]  # the same system message
+    assert "**Bake** straight from the fridge" in notes_read(sent.messages)
     assert "was baked with the lid on and off" in reply.text
+    assert "was baked with the lid on and off" not in notes_read(sent.messages)
     assert answer.startswith(f"{REFUSAL} The closest notes I read don't say it:")
     assert "was baked" not in answer and "Sources:" not in answer
 
