@@ -164,7 +164,7 @@ def _closest_block(state: AgentState, question: str, passages: list[Passage], *,
     rivals = rival_figures(withheld, passages, question=question) if withheld else []
     first = sentences_of_rivals(rivals)[:MAX_EVIDENCE]
     rest = [item for item in closest_to(question, read) if item not in first]
-    return evidence_block([*first, *rest][: max(MAX_EVIDENCE, len(first))], heading=CLOSEST_HEADING)
+    return evidence_block([*first, *rest][:MAX_EVIDENCE], heading=CLOSEST_HEADING)
 
 
 def _unread_caution(reply: str, passages: list[Passage], question: str, *, today: date | None) -> str:

@@ -80,7 +80,8 @@ class ServiceFields(BaseModel):
         description="The opening of the first reply to a question (its first sentence past 80 characters, or all "
         "of a shorter one; not what a model writes before a tool call, nor an answer after tool results) is held "
         "until code has read it against the passages: when no sentence of them holds what it says and it repeats "
-        "none, the model is stopped and the service says your notes don't say it, with the "
+        "none, or a figure it states is one the notes give for something else (the bulk fermentation's 24 °C for "
+        "the fridge), the model is stopped and the service says your notes don't say it, with the "
         "sentences closest to the question and the notes searched. Small models answer near misses with what they "
         "read nearby (a sourdough recipe for a plum cake the notes never give) or know (a Kubernetes manifest); this "
         "refuses those before they show, for under a second more to the first text.",
