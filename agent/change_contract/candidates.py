@@ -34,9 +34,9 @@ from agent.change_contract.vault_references import (
     resolve_note,
     vault_folders,
 )
-from agent.tools.daily import daily_note_path
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
+from rag.notes.obsidian_config import DailyNotesConfig, daily_note_path
 
 # What findings.py, vault_references.py and template_choice.py hold now stays importable from here.
 __all__ = [
@@ -97,13 +97,14 @@ def gather(
     offered = [] if days or missing else _offered_hits(snapshot, hits, destinations)
     candidates = [_note_candidate(snapshot, path) for path in named or offered]
     written = written_days(text)
+    daily_config = reader.daily_notes_config(snapshot)  # read once: each day's path and whether the vault keeps them
     for day in reversed(days):  # each goes first: the first named ends first
-        daily = _daily_candidate(reader, snapshot, day, is_written=day in written)
+        daily = _daily_candidate(daily_config, snapshot, day, is_written=day in written)
         candidates = [daily, *(c for c in candidates if c.path != daily.path)]
     if not (named or days or missing):  # "add the tag x" may still mean today's note
-        daily = _daily_candidate(reader, snapshot, reader.today(), is_written=False)
+        daily = _daily_candidate(daily_config, snapshot, reader.today(), is_written=False)
         others = [c for c in candidates if c.path != daily.path]
-        keeps_daily_notes = daily.exists or reader.daily_notes_config(snapshot).is_set
+        keeps_daily_notes = daily.exists or daily_config.is_set
         candidates = [daily, *others] if is_new_task and keeps_daily_notes else [*others, daily]
     templates = VaultTemplates(reader, snapshot)  # listed only for a request naming a template, or a name
     names = given_names(request, is_template=templates.is_template)
@@ -122,8 +123,8 @@ def gather(
     )
 
 
-def _daily_candidate(reader: VaultReader, snapshot: VaultSnapshot, day: date, *, is_written: bool) -> Candidate:
-    path = daily_note_path(reader, snapshot, day)
+def _daily_candidate(config: DailyNotesConfig, snapshot: VaultSnapshot, day: date, *, is_written: bool) -> Candidate:
+    path = daily_note_path(config, day)
     if is_written and path not in snapshot.notes:
         # The date written ("[[2023-09-12]]") names a note as Obsidian resolves a link, by name anywhere: kepano-
         # obsidian keeps Daily/2023-09-12.md without a daily-notes setting, and a second one was proposed at the root.
