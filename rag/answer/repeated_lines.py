@@ -30,10 +30,12 @@ def without_repeated_lines(chunks: Sequence[Chunk]) -> list[Chunk]:
     first chunk that has it; other copies are removed. A chunk left with no line of its own but embeds, headings
     and blank lines is left out.
     """
+    long_lines = [_long_lines(chunk.text) for chunk in chunks]
+    embedded_first = [dict(reversed(lines)) for lines in long_lines]  # a line's first copy in a chunk decides
     keeper: dict[str, int] = {}
-    for rank, chunk in enumerate(chunks):
-        for key, is_embedded in _long_lines(chunk.text):
-            if key not in keeper or (not is_embedded and _is_embedded_in(chunks[keeper[key]].text, key)):
+    for rank, lines in enumerate(long_lines):
+        for key, is_embedded in lines:
+            if key not in keeper or (not is_embedded and embedded_first[keeper[key]][key]):
                 keeper[key] = rank
     kept: list[Chunk] = []
     for rank, chunk in enumerate(chunks):
@@ -56,10 +58,6 @@ def _long_lines(text: str) -> list[tuple[str, bool]]:
             found.append((key, is_after_embed))
         is_after_embed = is_after_embed or _EMBED in row
     return found
-
-
-def _is_embedded_in(text: str, key: str) -> bool:
-    return next(is_embedded for line, is_embedded in _long_lines(text) if line == key)
 
 
 def _says_something(rows: Sequence[str]) -> bool:
