@@ -58,6 +58,15 @@ class _Figure:
     written: str  # as the text writes it: "14 hours", "€40"
 
 
+@dataclass(frozen=True)
+class _Sentence:
+    """A sentence of a passage as the test reads it: its token stems and figures, worked out once per call."""
+
+    text: str  # as written, for the refusal to quote
+    stems: tuple[str, ...]  # of its tokens, links left out, in order
+    figures: tuple[_Figure, ...]
+
+
 def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
     """Return the notes' figures that stand nearer what the answer ties its own figures to, first found first.
 
@@ -69,6 +78,9 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     """
     asked = {(f.value, f.unit) for f in _figures(question)}
     stated = {(f.value, f.unit) for f in _figures(_unlinked(answer))}
+    if not stated - asked:
+        return []
+    read = [(passage, [_read(sentence) for sentence in sentences_of(passage.text)]) for passage in passages]
     rivals: list[Rival] = []
     for sentence in map(_unlinked, sentences_of(answer)):
         figures = _figures(sentence)
@@ -77,7 +89,7 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
         for figure in figures:
             if (figure.value, figure.unit) in asked:
                 continue
-            found = [_rivals_in(passage, figure, stated, tied_to) for passage in passages]
+            found = [_rivals_in(source, sentences, figure, stated, tied_to) for source, sentences in read]
             if not any(rivals_here is None for rivals_here in found):  # no passage bears it out where it stands
                 rivals.extend(rival for rivals_here in found if rivals_here for rival in rivals_here)
     first: dict[str, Rival] = {}
@@ -86,8 +98,18 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     return list(first.values())
 
 
+def _read(sentence: str) -> _Sentence:
+    text = _unlinked(sentence)
+    stems = tuple(stem(token.casefold()) for token in _TOKEN.findall(text))
+    return _Sentence(sentence.strip(), stems, tuple(_figures(text)))
+
+
 def _rivals_in(
-    passage: Passage, stated_figure: _Figure, stated: set[tuple[str, str]], tied_to: frozenset[str]
+    passage: Passage,
+    sentences: Sequence[_Sentence],
+    stated_figure: _Figure,
+    stated: set[tuple[str, str]],
+    tied_to: frozenset[str],
 ) -> list[Rival] | None:
     """Return the rival in `passage` of a figure the answer states, or None when the passage bears the figure out.
 
@@ -96,18 +118,16 @@ def _rivals_in(
     best_own: tuple[int, int] | None = None
     best_rival: tuple[int, int] | None = None
     rival: list[Rival] = []
-    for sentence in sentences_of(passage.text):
-        text = _unlinked(sentence)
-        tokens = [token.casefold() for token in _TOKEN.findall(text)]
-        places = [place for place, token in enumerate(tokens) if stem(token) in tied_to]
-        for figure in _figures(text):
+    for sentence in sentences:
+        places = [place for place, token_stem in enumerate(sentence.stems) if token_stem in tied_to]
+        for figure in sentence.figures:
             if figure.unit != stated_figure.unit:
                 continue
-            nearness = (len({stem(tokens[p]) for p in places}), -_distance(figure.position, places))
+            nearness = (len({sentence.stems[p] for p in places}), -_distance(figure.position, places))
             if figure.value == stated_figure.value:
                 best_own = nearness if best_own is None else max(best_own, nearness)
             elif (figure.value, figure.unit) not in stated and (best_rival is None or nearness > best_rival):
-                best_rival, rival = nearness, [Rival(figure.written, sentence.strip(), passage.source)]
+                best_rival, rival = nearness, [Rival(figure.written, sentence.text, passage.source)]
     if best_own is None:
         return []
     if best_rival is not None and _is_nearer(best_rival, best_own):
