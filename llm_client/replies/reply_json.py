@@ -14,10 +14,9 @@ import re
 from typing import Any
 
 from core.errors import AppError
+from llm_client.replies.thinking import THINKING_BLOCK
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\n?(.*?)```", re.DOTALL)
-# Reasoning models (Qwen3, DeepSeek-R1) write their thinking into the content when the server does not split it.
-_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL)
 _START = re.compile(r"[\[{]")
 # What follows a value that is only a piece of a larger (broken) JSON text: `["a", "b"]},` inside a change.
 _INSIDE_JSON = re.compile(r"\s*[,}\]:\"]")
@@ -43,7 +42,8 @@ def extract_json(raw: str) -> object:
     Template-doubled braces (`{{"a": 1}}`, copied from a prompt written for str.format) are read as single ones.
     Raises OutputInvalid with a short reason the repair prompt can quote.
     """
-    text = _THINKING.sub("", raw.lstrip("\ufeff")).strip()
+    # Reasoning models write their thinking into the content when the server does not split it: wherever it stands.
+    text = THINKING_BLOCK.sub("", raw.lstrip("\ufeff")).strip()
     if not text:
         raise OutputInvalid("the reply is empty")
     failure: json.JSONDecodeError | None = None

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 _OPENERS = {"<think>": "</think>", "<thinking>": "</thinking>"}
-_LEADING_BLOCK = re.compile(r"\s*<(think|thinking)>.*?(?:</\1>|\Z)\s*", re.DOTALL)
+THINKING_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)  # anywhere in a reply, closed
+_LEADING_BLOCK = re.compile(r"\s*<(think|thinking)>.*?(?:</\1>|\Z)\s*", re.DOTALL)  # opening it, closed or not
 
 
 def without_thinking(text: str) -> str:
