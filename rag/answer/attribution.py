@@ -25,7 +25,8 @@ MIN_SHARE = 0.25  # of what a longer answer says: two everyday words in common w
 NUMBER_WEIGHT = 2
 # A number with its unit, if a short one follows: "25 cm" is no evidence for a passage that says "25 g".
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?!\w)(?:\s?(%|°\s?[CF]?|[^\W\d_]{1,3})(?!\w))?")
-_NOT_UNITS = frozenset(("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it"))
+# Words after a number that are no unit of it ("4 of them", "2 and 3").
+NOT_UNITS = frozenset(("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it"))
 _WORD = re.compile(r"[^\W\d_]{4,}")
 _ELEMENT = re.compile(r'<note source="([^"]*)"[^>]*>\n(.*?)\n</note>', re.DOTALL)
 WIKILINK = re.compile(r"!?\[\[[^\]\n]*\]\]")  # a wikilink or embed as an answer writes it
@@ -213,7 +214,7 @@ def terms_of(text: str, *, bare_numbers: bool = False) -> set[str]:
         numbers.update(*(date.parts() for date in dates))
     for value, unit in _NUMBER.findall(text):
         value, unit = value.replace(",", "."), unit.replace(" ", "").casefold()
-        numbers.add(f"{value} {unit}" if unit and unit not in _NOT_UNITS else value)
+        numbers.add(f"{value} {unit}" if unit and unit not in NOT_UNITS else value)
         if bare_numbers:
             numbers.add(value)
     words = {

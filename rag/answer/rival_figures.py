@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.answer.attribution import WIKILINK, Passage
+from rag.answer.attribution import NOT_UNITS, WIKILINK, Passage
 from rag.answer.excerpts import question_stems, sentences_of, stem
 
 # A currency before its number, or a unit after it (a percent, degrees, or a short word: h, kg, hours, km).
@@ -30,10 +30,7 @@ _FIGURE = re.compile(
     r"(?P<currency>[€$£¥])\s?(?P<amount>\d+(?:[.,]\d+)?)"
     r"|(?<![\w.:])(?P<value>\d+(?:[.,]\d+)?)(?![\w:])\s?(?P<unit>%|°\s?[CF]|[^\W\d_]{1,7})(?!\w)"
 )
-# Words after a number that are no unit of it ("4 of them", "2 and 3", "12 weeks" stays a unit).
-_NOT_UNITS = frozenset(
-    ("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it", "with", "per", "x")
-)
+_NOT_UNITS = NOT_UNITS | {"with", "per", "x"}  # words after a number that are no unit of it; "12 weeks" is one
 _TOKEN = re.compile(r"[€$£¥]?\d+(?:[.,]\d+)?|[^\W\d_]+")
 RIVAL_MIN_CLOSER = 3  # tokens nearer the words a figure is tied to, in one sentence, for a rival to count
 
