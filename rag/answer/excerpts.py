@@ -94,9 +94,93 @@ def best_excerpt(text: str, question: str, *, max_chars: int) -> Excerpt:
     if not units:
         return Excerpt("", 0, 0, is_cut_before=False, is_cut_after=False)
     first, last = _best_run(units, max_chars)
+    if (pair := _run_and_sentence(units, first, last, max_chars)) is not None:
+        return pair.render(rows, units)
     while first > 0 and _run_chars(units, first - 1, last) <= max_chars:
         first -= 1
     return _render(rows, units, first, last, max_chars)
+
+
+LEFT_OUT = f"\n{ELLIPSIS}\n"  # between the two parts of an excerpt that are not next to each other
+
+
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    """A run of sentences and one sentence apart from it (each first..last, inclusive), in text order."""
+
+    runs: tuple[tuple[int, int], tuple[int, int]]
+
+    def render(self, rows: Sequence[str], units: Sequence[_Unit]) -> Excerpt:
+        (first, last), (other_first, other_last) = self.runs
+        parts = [_rows_text(rows, units, first, last), _rows_text(rows, units, other_first, other_last)]
+        return Excerpt(
+            LEFT_OUT.join(parts),
+            units[first].row,
+            units[other_last].row,
+            is_cut_before=first > 0,
+            is_cut_after=other_last < len(units) - 1,
+        )
+
+
+def _run_and_sentence(units: Sequence[_Unit], first: int, last: int, max_chars: int) -> _Pair | None:
+    """Return a shorter run and a sentence apart from it that hold more question words than the best run (None).
+
+    A table's header row shares the question's words ("Variety | Plants | Harvest 2026"), and its rows fill the
+    room, so the best run stopped short of the sentence under the table that answers "which variety gave the most
+    per plant?" ("Sungold yielded most per plant (3.1 kg each)"). The sentence that holds most of the words the run
+    lacks goes with the best run that still fits beside it, when the two hold more distinct words than the run.
+    """
+    covered = frozenset().union(*(unit.stems for unit in units[first : last + 1]))
+    lacking = [i for i, unit in enumerate(units) if unit.stems - covered and _run_chars(units, i, i) < max_chars]
+    if not lacking:
+        return None
+    extra = min(lacking, key=lambda i: (-len(units[i].stems - covered), -len(units[i].stems), i))
+    room = max_chars - _run_chars(units, extra, extra) - len(LEFT_OUT)
+    run = _best_run_within(units, room, apart_from=extra)
+    if run is None:
+        return None
+    run_first, run_last = run
+    both = frozenset().union(*(unit.stems for unit in units[run_first : run_last + 1]), units[extra].stems)
+    if len(both) <= len(covered):
+        return None
+    # The room left goes to the sentences after the one apart, never up to the run (the gap stays a gap).
+    limit = run_first - 2 if run_first > extra else len(units) - 1
+    extra_last = extra
+    while extra_last < limit and _pair_chars(units, (run_first, run_last), (extra, extra_last + 1)) <= max_chars:
+        extra_last += 1
+    runs = sorted([(run_first, run_last), (extra, extra_last)])
+    return _Pair((runs[0], runs[1]))
+
+
+def _pair_chars(units: Sequence[_Unit], run: tuple[int, int], other: tuple[int, int]) -> int:
+    return _run_chars(units, *run) + len(LEFT_OUT) + _run_chars(units, *other)
+
+
+def _best_run_within(units: Sequence[_Unit], max_chars: int, *, apart_from: int) -> tuple[int, int] | None:
+    """Return the best run of `units` within `max_chars` that neither holds nor touches unit `apart_from`."""
+    if max_chars <= 0:
+        return None
+    before, after = list(units[: max(apart_from - 1, 0)]), list(units[apart_from + 2 :])
+    best: tuple[tuple[int, int], tuple[int, int]] | None = None  # (score, run)
+    for offset, part in ((0, before), (apart_from + 2, after)):
+        if not part or not any(unit.stems for unit in part):
+            continue
+        first, last = _best_run(part, max_chars)
+        if _run_chars(part, first, last) > max_chars:
+            continue
+        score = (len(frozenset().union(*(unit.stems for unit in part[first : last + 1]))), -(first + offset))
+        if best is None or score > best[0]:
+            best = (score, (first + offset, last + offset))
+    return None if best is None else best[1]
+
+
+def _rows_text(rows: Sequence[str], units: Sequence[_Unit], first: int, last: int) -> str:
+    """Return units first..last as written: whole rows' parts, line breaks kept."""
+    kept: list[str] = []
+    for row in range(units[first].row, units[last].row + 1):
+        in_row = [unit for unit in units[first : last + 1] if unit.row == row]
+        kept.append(rows[row][in_row[0].start : in_row[-1].end] if in_row else "")
+    return "\n".join(kept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,11 +296,7 @@ def _run_chars(units: Sequence[_Unit], first: int, last: int) -> int:
 
 
 def _render(rows: Sequence[str], units: Sequence[_Unit], first: int, last: int, max_chars: int) -> Excerpt:
-    kept: list[str] = []
-    for row in range(units[first].row, units[last].row + 1):
-        in_row = [unit for unit in units[first : last + 1] if unit.row == row]
-        kept.append(rows[row][in_row[0].start : in_row[-1].end] if in_row else "")
-    excerpt = "\n".join(kept)
+    excerpt = _rows_text(rows, units, first, last)
     is_cut_after = last < len(units) - 1
     if len(excerpt) > max_chars:  # one sentence over the budget: cut it at a space outside links and code
         excerpt = cut_at_space(excerpt, max_chars)

@@ -63,6 +63,40 @@ def test_key_sentences_show_each_question_word_once_best_first() -> None:
     assert found.is_cut_after
 
 
+# sample_vault's Tomato Varieties "2026 results": the table's header shares the question's words; the answer is below.
+TOMATO_RESULTS = (
+    "| Variety | Type | Plants | Harvest 2026 | Verdict |\n"
+    "| --- | --- | --- | --- | --- |\n"
+    "| Sungold | Orange cherry, F1 | 2 | 6.2 kg | Best of the season, keeps |\n"
+    "| Black Krim | Dark beefsteak | 2 | 4.1 kg | Best flavour, splits after rain, keeps |\n"
+    "| Ochsenherz | Oxheart | 2 | 5.0 kg | Great for sauce, keeps |\n"
+    "| Matina | Early red salad | 2 | 3.3 kg | First ripe on 9 July, keeps |\n"
+    "| Green Zebra | Green striped | 0 | — | Dropped after the 2025 blight |\n"
+    "\n"
+    "**Sungold** yielded most per plant (3.1 kg each) and was still ripening in early October. Being an F1 hybrid, "
+    "its seed does not come true, so I buy it every year (€4.50 for 10 seeds)."
+)
+
+
+def test_a_sentence_apart_from_the_best_run_joins_it_when_it_holds_words_the_run_lacks() -> None:
+    # The run from the header row filled the room with rows; the sentence saying which gave most per plant was cut.
+    question = "Which tomato variety gave the most per plant in 2026, and how much?"
+
+    part = best_excerpt(TOMATO_RESULTS, question, max_chars=452)
+
+    assert "**Sungold** yielded most per plant (3.1 kg each)" in part.text and len(part.text) <= 452
+    assert part.text.startswith("| Variety | Type | Plants | Harvest 2026 | Verdict |")  # the rows keep their header
+    head, gap, tail = part.text.partition("\n…\n")
+    assert gap and "| Matina |" not in head and tail.startswith("**Sungold** yielded")  # what was left out is marked
+    assert (part.first_row, part.last_row) == (0, 8) and not part.is_cut_before and part.is_cut_after
+
+
+def test_a_run_holding_every_word_the_passage_has_stays_one_run() -> None:
+    part = best_excerpt(TOMATO_RESULTS, "Which variety had the best flavour?", max_chars=300)
+
+    assert "\n…\n" not in part.text and "Best flavour" in part.text
+
+
 @pytest.mark.parametrize(
     "span",
     [
