@@ -21,6 +21,7 @@ from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import ELLIPSIS, LINKS, cut_at_space, question_stems, sentences_of, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
+from rag.answer.question_kind import asks_for_something
 from rag.answer.quote_words import normalised
 from rag.answer.rival_figures import Rival, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER
@@ -223,6 +224,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return True
     if not said and _links_passages_read(answer, passages):
         return True
+    if not said and asks_for_something(question):  # "nomic", asked which model was chosen "and why not nomic?"
+        return False
     on_topic_words = 1 if said else ON_TOPIC_WORDS
     return bool(evidence_for(answer, passages, question=question, on_topic_words=on_topic_words, beyond=said))
 

@@ -177,6 +177,20 @@ def test_an_answer_only_repeating_the_question_is_not_borne_out_by_a_sentence_sh
     assert not is_borne_out("Kyoto", [trip], question="Which hotel did I book in Kyoto?")
 
 
+def test_an_answer_naming_nothing_beyond_a_question_that_asks_for_something_is_not_borne_out() -> None:
+    # The 0.5B's whole reply; the notes name bge-small-en-v1.5, and nomic only as what was not chosen.
+    choice = Passage(
+        "[[Embedding Model Choice#Decision]]",
+        "BAAI/bge-small-en-v1.5. Nomic is two points better on Recall@5, but takes 3.6 times as long to index.",
+    )
+    question = "Which embedding model did I choose for the librarian, and why not nomic?"
+
+    assert not is_borne_out("nomic", [choice], question=question)
+    assert is_borne_out("bge-small-en-v1.5: nomic takes 3.6 times as long to index.", [choice], question=question)
+    assert is_borne_out("Yes.", [choice], question="Is nomic better on Recall@5?")  # a yes or a no names nothing
+    assert is_borne_out("Nomic.", [choice], question="Which is better on Recall@5, bge or nomic?")  # a choice offered
+
+
 def test_an_answer_restating_one_sentence_in_other_words_is_borne_out_without_the_questions_words() -> None:
     # Recorded from the 1.5B on vaultofknowledge: the note says "cervical spine" where the question says "neck".
     topics = Passage(

@@ -1,0 +1,28 @@
+"""Whether a question asks for something an answer must name, or only for a yes or a no."""
+
+from __future__ import annotations
+
+import re
+
+# A question asking for a thing, a time, a place, a reason or a way opens on one of these (English and German, the
+# languages the notes here are written in), at its start or after a comma or "and": "…, and why not nomic?". Not
+# German "was", which opens English yes-or-no questions too ("Was it worth it?").
+_ASKS_FOR = re.compile(
+    r"(?:^|[,;:]\s*|\band\s+|\bund\s+)"
+    r"(?:which|what|who|whom|whose|when|where|why|how"
+    r"|welche[rsnm]?|wer|wen|wem|wessen|wann|wo|wohin|woher|warum|weshalb|wieso|wie)\b",
+    re.IGNORECASE,
+)
+# "… bge or nomic?": the question names what may answer it, so an answer naming nothing more still answers it.
+_OFFERS_CHOICE = re.compile(r"\b(?:or|oder)\b", re.IGNORECASE)
+
+
+def asks_for_something(question: str) -> bool:
+    """Return True when `question` asks for something to be named ("Which model did I choose?"), not a yes or no.
+
+    An answer to it that says nothing beyond the question's own words answers nothing: the 0.5B replied "nomic" to
+    "Which embedding model did I choose for the librarian, and why not nomic?". A question offering a choice ("Did I
+    pick bge or nomic?", "Which did I choose, bge or nomic?") is answered by one of its own words.
+    """
+    text = question.strip()
+    return bool(_ASKS_FOR.search(text)) and not _OFFERS_CHOICE.search(text)

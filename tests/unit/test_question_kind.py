@@ -1,0 +1,36 @@
+"""Whether a question asks for something to be named, or for a yes or a no."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.question_kind import asks_for_something
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which embedding model did I choose for the librarian, and why not nomic?",
+        "When did I stop having coffee in the day to sleep better, and did it help?",
+        "How is the sourdough loaf baked?",
+        "Did it help, and what changed?",
+        "Welchen Käse nimmt Oma für die Käsespätzle?",
+        "  what port does the API listen on",
+    ],
+)
+def test_a_question_asking_for_a_thing_a_time_a_place_or_a_way(question: str) -> None:
+    assert asks_for_something(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is nomic better on Recall@5?",
+        "Was it worth it?",  # English "was", not German
+        "Did I pick bge or nomic?",
+        "Which did I choose, bge or nomic?",  # it names what may answer it
+        "Tell me about the garlic.",
+    ],
+)
+def test_a_yes_or_no_question_a_choice_offered_or_no_question(question: str) -> None:
+    assert not asks_for_something(question)
