@@ -2,7 +2,8 @@
 
 A passage is split into rows (its lines) and each row into sentences. For the model, `best_excerpt` keeps the one
 run of sentences, within a character budget, that holds the most distinct question words (compared by a crude
-stem, so "proofing" meets "proof"), so its lines can be named; for a one-line snippet, `key_sentences` keeps
+stem, so "proofing" meets "proof"), so its lines can be named, or a shorter run and one sentence apart from it
+when the two hold more of them (a gap marked by a line of "…"); for a one-line snippet, `key_sentences` keeps
 each sentence that adds a question word, with what follows it. Cuts fall only between sentences or at spaces,
 never inside a `[[wikilink]]`, `![[embed]]`, `[text](url)` or inline code: a link cut in half swallows what
 follows it.
@@ -22,9 +23,11 @@ _WORD = re.compile(r"\w+")
 _SENTENCE_GAP = re.compile(r"(?<=[.!?…])\s+")
 _SPACE = re.compile(r"\s+")
 _LIST_NUMBER = re.compile(r"\s*\d{1,9}[.)]")  # "1. Mix ...": the number's period ends no sentence
-# A period that ends no sentence: a common abbreviation ("Nov. 8", "Dr. Vogt", "z.B.", "A. Smith").
+# A period that ends no sentence: a common abbreviation ("Nov. 8", "Dr. Vogt", "z.B.", "A. Smith"); a degree's "C"
+# or "F" is none ("at 4 °C. Before that").
 _NO_SENTENCE_END = re.compile(
-    r"\b(?:[A-Z]|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Mr|Mrs|Ms|Dr|Prof|St|vs|etc|approx|ca|cf|vol|Nr|"
+    r"(?<!°)(?<!° )\b(?:[A-Z]|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Mr|Mrs|Ms|Dr|Prof|St|vs|etc|approx|"
+    r"ca|cf|vol|Nr|"
     r"bzw|ggf|usw|z\.B|d\.h|u\.a|e\.g|i\.e)\.$"
 )
 # Nor does a day's, in a date written the German way ("Am 8. November"); "in bed 3. Watered." ends one.
@@ -83,7 +86,9 @@ def protected_spans(row: str) -> list[tuple[int, int]]:
 def best_excerpt(text: str, question: str, *, max_chars: int) -> Excerpt:
     """Return the part of `text` (at most about `max_chars`) that shares most words with `question`.
 
-    Budget left once the run reaches the passage's end goes to the sentences before it. Line breaks are kept.
+    Budget left once the run reaches the passage's end goes to the sentences before it. Line breaks are kept. When a
+    sentence apart from the run holds question words it lacks, a shorter run and that sentence may be kept instead
+    (`_run_and_sentence`).
     One sentence longer than the budget is cut at a space (never inside a link or code).
     """
     rows = text.split("\n")

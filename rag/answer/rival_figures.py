@@ -33,6 +33,9 @@ _FIGURE = re.compile(
 _NOT_UNITS = NOT_UNITS | {"with", "per", "x"}  # words after a number that are no unit of it; "12 weeks" is one
 _TOKEN = re.compile(r"[€$£¥]?\d+(?:[.,]\d+)?|[^\W\d_]+")
 RIVAL_MIN_CLOSER = 3  # tokens nearer the words a figure is tied to, in one sentence, for a rival to count
+# The answer's words within this many tokens of its figure that are the question's too say what the figure is for:
+# "rests in the fridge for 5 hours", "3.3 kg per plant".
+ASKED_SPAN = 5
 
 
 RIVAL_CAUTION = "The notes give another figure for this:"
@@ -78,14 +81,18 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     if not stated - asked:
         return []
     read = [(passage, [_read(sentence) for sentence in sentences_of(passage.text)]) for passage in passages]
+    question_words = question_stems(question)
     rivals: list[Rival] = []
     for sentence in map(_unlinked, sentences_of(answer)):
         figures = _figures(sentence)
         units = {stem(word.casefold()) for figure in figures for word in _TOKEN.findall(figure.written)}
-        tied_to = question_stems(sentence) - units
+        words = question_stems(sentence) - units
+        stems = _read(sentence).stems
         for figure in figures:
             if (figure.value, figure.unit) in asked:
                 continue
+            beside = stems[max(figure.position - ASKED_SPAN, 0) : figure.position + ASKED_SPAN + 1]
+            tied_to = _Ties(words, asked=words.intersection(beside) & question_words)
             found = [_rivals_in(source, sentences, figure, stated, tied_to) for source, sentences in read]
             if not any(rivals_here is None for rivals_here in found):  # no passage bears it out where it stands
                 rivals.extend(rival for rivals_here in found if rivals_here for rival in rivals_here)
@@ -101,34 +108,58 @@ def _read(sentence: str) -> _Sentence:
     return _Sentence(sentence.strip(), stems, tuple(_figures(text)))
 
 
+@dataclass(frozen=True)
+class _Ties:
+    """The words an answer's sentence ties its figures to, and those of them the question asks about."""
+
+    words: frozenset[str]
+    asked: frozenset[str]  # the question's words beside the figure in the answer: what the figure is said to be for
+
+
 def _rivals_in(
     passage: Passage,
     sentences: Sequence[_Sentence],
     stated_figure: _Figure,
     stated: set[tuple[str, str]],
-    tied_to: frozenset[str],
+    tied_to: _Ties,
 ) -> list[Rival] | None:
     """Return the rival in `passage` of a figure the answer states, or None when the passage bears the figure out.
 
     [] when the passage does not hold the figure, or holds it and its rivals by none of the words it is tied to.
+    A rival also counts when no sentence holding the figure has any of the question's words the answer puts beside
+    it (ASKED_SPAN) and the rival's sentence has: the 0.5B's "The shaped sourdough loaf rests in the fridge for
+    5 hours at 24 °C (the oven with only the light on)" ties 5 hours to the fridge, as asked, and to the oven's
+    light by words it copied from the bulk fermentation's row, which holds nothing asked; the cold retard's row
+    holds "fridge".
     """
     best_own: tuple[int, int] | None = None
     best_rival: tuple[int, int] | None = None
     rival: list[Rival] = []
+    own_asked = 0  # the most asked words a sentence holding the figure has
+    asked_rival: tuple[int, int] | None = None
+    by_asked: list[Rival] = []
     for sentence in sentences:
-        places = [place for place, token_stem in enumerate(sentence.stems) if token_stem in tied_to]
+        places = [place for place, token_stem in enumerate(sentence.stems) if token_stem in tied_to.words]
+        asked = len(tied_to.asked.intersection(sentence.stems))
         for figure in sentence.figures:
             if figure.unit != stated_figure.unit:
                 continue
             nearness = (len({sentence.stems[p] for p in places}), -_distance(figure.position, places))
             if figure.value == stated_figure.value:
                 best_own = nearness if best_own is None else max(best_own, nearness)
-            elif (figure.value, figure.unit) not in stated and (best_rival is None or nearness > best_rival):
-                best_rival, rival = nearness, [Rival(figure.written, sentence.text, passage.source)]
+                own_asked = max(own_asked, asked)
+            elif (figure.value, figure.unit) not in stated:
+                found = Rival(figure.written, sentence.text, passage.source)
+                if best_rival is None or nearness > best_rival:
+                    best_rival, rival = nearness, [found]
+                if asked and (asked_rival is None or (asked, nearness[1]) > asked_rival):
+                    asked_rival, by_asked = (asked, nearness[1]), [found]
     if best_own is None:
         return []
     if best_rival is not None and _is_nearer(best_rival, best_own):
         return rival
+    if own_asked == 0 and by_asked:
+        return by_asked
     return None if best_own[0] > 0 else []
 
 

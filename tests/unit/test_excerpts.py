@@ -139,3 +139,4 @@ def test_abbreviations_and_a_german_dates_day_end_no_sentence() -> None:
     assert sentences_of("Planted on Nov. 8 in bed 3. Watered.") == ["Planted on Nov. 8 in bed 3.", "Watered."]
     assert sentences_of("Am 8. November gesetzt. Gut.") == ["Am 8. November gesetzt.", "Gut."]
     assert sentences_of("Use e.g. the oven. Dr. Vogt agreed.") == ["Use e.g. the oven.", "Dr. Vogt agreed."]
+    assert sentences_of("Rest it at 4 °C. Before that, fold.") == ["Rest it at 4 °C.", "Before that, fold."]

@@ -39,6 +39,22 @@ def test_a_figure_from_the_row_beside_is_named_against_the_figures_the_notes_giv
     assert not is_borne_out(misread, [RECIPE], question=RETARD)  # a sentence holds both figures: the words passed
 
 
+def test_a_figure_whose_row_holds_nothing_asked_is_named_against_one_whose_row_holds_what_was_asked() -> None:
+    # The words copied from the bulk fermentation's row outnumber "fridge", but that row holds nothing asked.
+    misread = (
+        "The shaped sourdough loaf rests in the fridge for **5 hours at 24 °C** (the oven with only the light on)."
+    )
+
+    assert [r.figure for r in rival_figures(misread, [RECIPE], question=RETARD)] == ["14 hours", "4 °C"]
+    assert not is_borne_out(misread, [RECIPE], question=RETARD)
+    right = (
+        "The loaf rests in the fridge for 14 hours at 4 °C. Before that, the bulk fermentation takes 5 hours at 24 °C."
+    )
+    assert rival_figures(right, [RECIPE], question=RETARD) == []
+    one_sentence = "The loaf rests in the fridge for 14 hours at 4 °C, after a bulk fermentation of 5 hours at 24 °C."
+    assert rival_figures(one_sentence, [RECIPE], question=RETARD) == []  # "fridge" is not beside 24 °C
+
+
 def test_in_one_sentence_the_figure_nearer_the_answers_words_is_the_notes_figure_for_them() -> None:
     misread = "The new cassette for my commuter bike cost €10."
 
