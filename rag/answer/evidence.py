@@ -27,6 +27,9 @@ from rag.answer.rival_figures import Rival, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER
 from rag.notes.inline import WIKILINK
 
+# A question asking for notes themselves, which a link to one answers: "Which notes mention garlic?"
+_NOTES = re.compile(r"\b(?:notes?|notiz(?:en)?)\b", re.IGNORECASE)
+
 EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
 # One quoted line as `quoted_line` writes it, and the block under the heading, as they read in a reply a client
 # sends back (regular-expression sources, for the patterns that cut them from history and read them in the eval).
@@ -222,7 +225,7 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     if said and is_whole and _restated(said, passages):
         return True
-    if not said and _links_passages_read(answer, passages):
+    if not said and _links_passages_read(answer, passages, question=question):
         return True
     if not said and asks_for_something(question):  # "nomic", asked which model was chosen "and why not nomic?"
         return False
@@ -230,14 +233,22 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     return bool(evidence_for(answer, passages, question=question, on_topic_words=on_topic_words, beyond=said))
 
 
-def _links_passages_read(answer: str, passages: Sequence[Passage]) -> bool:
+def _links_passages_read(answer: str, passages: Sequence[Passage], *, question: str) -> bool:
     """Return True when `answer` links a note it read (a passage's): an answer saying nothing more points at it.
 
     The 1.5B answered "Which sci-fi movies and shows are in my notes?" with "[[Blade Runner]] [[Futurama]]", two
-    notes among its passages; the links themselves are checked as every citation is.
+    notes among its passages; the links themselves are checked as every citation is. A link whose note's name is
+    only the question's words names nothing, unless notes are what was asked for ("Where are my notes on
+    garlic?" "[[Garlic]]"): the 0.5B answered "What is Steph Ango's phone number?", which no note gives, with
+    "[[Steph Ango]]".
     """
     read = {note_of(passage.source).casefold() for passage in passages if passage.source}
-    return any(note_of(match[2]).casefold() in read for match in WIKILINK.finditer(answer))
+    asked = terms_of(question)
+    asks_for_notes = bool(_NOTES.search(question))
+    return any(
+        note.casefold() in read and (asks_for_notes or bool(terms_of(note.rsplit("/", 1)[-1]) - asked))
+        for note in (note_of(match[2]) for match in WIKILINK.finditer(answer))
+    )
 
 
 def _restated(said: frozenset[str], passages: Sequence[Passage]) -> bool:

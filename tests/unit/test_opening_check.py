@@ -227,6 +227,14 @@ def test_an_answer_of_links_to_notes_it_read_is_borne_out_by_them() -> None:
     assert not is_borne_out("[[Star Trek]]", read, question=question)
 
 
+def test_a_link_naming_only_what_was_asked_is_no_answer_unless_notes_were_asked_for() -> None:
+    # The 0.5B on kepano-obsidian, asked a near miss: no note gives his phone number.
+    steph = Passage("[[Steph Ango#Meetings]]", "| [[2023-09-12 Meeting with Steph]] | 2023-09-12 | [[Steph Ango]] |")
+
+    assert not is_borne_out("[[Steph Ango]]", [steph], question="What is Steph Ango's phone number?")
+    assert is_borne_out("[[Steph Ango]]", [steph], question="Which note is about Steph Ango?")
+
+
 def test_a_list_of_links_announced_as_the_following_is_borne_out_by_the_notes_it_links() -> None:
     # The 0.5B's answer on kepano-obsidian: "following" frames the list, it is nothing the notes must hold.
     read = [
