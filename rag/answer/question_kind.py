@@ -15,6 +15,12 @@ _ASKS_FOR = re.compile(
 )
 # "… bge or nomic?": the question names what may answer it, so an answer naming nothing more still answers it.
 _OFFERS_CHOICE = re.compile(r"\b(?:or|oder)\b", re.IGNORECASE)
+# A question opening on a yes-or-no part ("Is Wine an emulator, and which …?") is answered in part by "No.".
+_YES_OR_NO_OPENING = re.compile(
+    r"^(?:is|are|was|were|am|do|does|did|can|could|will|would|should|shall|has|have|had|may|might|must"
+    r"|ist|sind|war|waren|hat|habe|hast|haben|kann|kannst|gibt|wird|muss|soll)\b",
+    re.IGNORECASE,
+)
 
 
 def asks_for_something(question: str) -> bool:
@@ -22,7 +28,8 @@ def asks_for_something(question: str) -> bool:
 
     An answer to it that says nothing beyond the question's own words answers nothing: the 0.5B replied "nomic" to
     "Which embedding model did I choose for the librarian, and why not nomic?". A question offering a choice ("Did I
-    pick bge or nomic?", "Which did I choose, bge or nomic?") is answered by one of its own words.
+    pick bge or nomic?", "Which did I choose, bge or nomic?") is answered by one of its own words, and one opening
+    on a yes-or-no part by "No." ("Is Wine an emulator, and which …?": the 0.5B's "No, Wine is not an emulator.").
     """
     text = question.strip()
-    return bool(_ASKS_FOR.search(text)) and not _OFFERS_CHOICE.search(text)
+    return bool(_ASKS_FOR.search(text)) and not _OFFERS_CHOICE.search(text) and not _YES_OR_NO_OPENING.match(text)
