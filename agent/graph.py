@@ -6,7 +6,6 @@ constrained model reply, bound to what code found, becomes the proposal (agent/c
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
@@ -33,7 +32,6 @@ from core.errors import AppError, UpstreamUnavailable
 from rag.answer.context import REFUSAL, is_refusal
 from rag.follow_up import is_continuation
 
-logger = logging.getLogger(__name__)
 EMPTY_ANSWER = "the model returned an empty answer; try again or rephrase"
 
 
@@ -89,15 +87,8 @@ class AgentNodes:
         # tool (then what it wrote before the call is no answer, and is dropped unjudged). After a tool round the
         # model answers from results too (task lists, tag counts), which the check was not calibrated on.
         is_checked = is_question and rounds == 0
-        # A model refusing a question its passages cover often refused on a coin flip of its first word (the 0.5B:
-        # "4" 0.21 against "I" 0.20, asked how many garlic cloves were planted): its refusal is held, and it is asked
-        # once more below. Not at temperature 0 (the same reply again), nor with tools offered.
-        asks_again = is_checked and not tools and self._deps.asks_again_on_refusal
-        opening = self._opening_check(state, holds_refusal=asks_again) if is_checked else None
+        opening = self._opening_check(state) if is_checked else None
         reply = await self._reply(state, scratch, tools, known=known or held, opening=opening)
-        if reply.is_refusal_held:
-            logger.info("asking the model once more after its refusal: %r", reply.text[:80])
-            reply = await self._reply(state, scratch, tools, known=known or held, opening=self._opening_check(state))
         if tools:
             has_called = any(call.name in {tool.name for tool in tools} for call in reply.calls)
             # Named after the call: a model discovered at the endpoint is known only once it has been asked.
@@ -130,13 +121,12 @@ class AgentNodes:
             fit=lambda messages: fit_messages(messages, [], self._deps.context),
         )
 
-    def _opening_check(self, state: AgentState, *, holds_refusal: bool = False) -> OpeningCheck | None:
+    def _opening_check(self, state: AgentState) -> OpeningCheck | None:
         """Return the check a plain answer's opening must pass before it is shown (None: shown as written)."""
         if not self._deps.check_answers:
             return None
         # "Tell me more" asks about the questions before it.
-        question = self._continued(state) or latest_question(state["messages"])
-        return opening_check_for(state, question=question, holds_refusal=holds_refusal)
+        return opening_check_for(state, question=self._continued(state) or latest_question(state["messages"]))
 
     async def _reply(
         self,

@@ -42,9 +42,6 @@ class AgentDeps:
     quote_first: bool = False
     # A plain answer's opening is shown only when the notes bear it out, else the service refuses (ANSWER_CHECK).
     check_answers: bool = False
-    # With the check, a model's own refusal is held and the model asked once more (off when sampling at temperature
-    # 0, which gives the same reply again).
-    asks_again_on_refusal: bool = False
     # Under an answer, the sentences of the notes it read that hold what it says (SHOW_EVIDENCE).
     show_evidence: bool = True
     # Characters of note text sent with each question (ANSWER_PASSAGE_CHARS).

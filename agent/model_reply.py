@@ -34,7 +34,6 @@ class ModelReply:
     has_tools: bool  # tools were offered to this call
     is_unusable: bool  # the model knew of tools and the reply is neither a call nor an answer (none of it was shown)
     is_structured: bool = False  # its calls came as `tool_calls`, not written as text
-    is_refusal_held: bool = False  # the model refused and the opening check held it back (none of it was shown)
 
 
 async def stream_reply(
@@ -78,7 +77,7 @@ async def stream_reply(
         finish_reason = delta.finish_reason or finish_reason
         scratch.add_usage(delta.usage)
         # With tools offered, a withheld opening may be what the model writes before a call: read on, showing nothing.
-        is_withheld = opening is not None and (opening.is_withheld or opening.is_refusal_held) and not tools
+        is_withheld = opening is not None and opening.is_withheld and not tools
         if hold.has_said_enough or is_looping or is_withheld:
             if isinstance(deltas, AsyncGenerator):
                 await deltas.aclose()  # closes the HTTP stream now, so the server stops generating
@@ -107,7 +106,7 @@ async def stream_reply(
     calls = tuple(without_schema_words(as_offered_call(call, tools), tools) for call in calls)
     is_cut = is_looping or finish_reason == "length"
     _write(write, scratch.show_reply(scratch.stream.flush(is_cut=is_cut)))
-    if is_looping and not calls and not (opening is not None and (opening.is_withheld or opening.is_refusal_held)):
+    if is_looping and not calls and not (opening is not None and opening.is_withheld):
         _write(write, scratch.show(LOOP_NOTICE))
     return ModelReply(
         "".join(text),
@@ -116,7 +115,6 @@ async def stream_reply(
         has_tools=bool(tools),
         is_unusable=is_unusable,
         is_structured=is_structured,
-        is_refusal_held=opening is not None and opening.is_refusal_held and not calls,
     )
 
 

@@ -8,9 +8,7 @@ sentence past HOLD_CHARS, or all of it when shorter; with tools offered, unless 
 until it can be read against the passages: when no sentence of them holds what it says and it repeats none
 (`rag.answer.evidence.is_borne_out`), the model is stopped and the service refuses in its own words, with the
 sentences closest to the question and the notes searched (agent/answer_footer.refusal_footer). Otherwise the
-opening is released and the rest streams as written. The model's own refusal may be held too (`holds_refusal`):
-the agent then asks the model once more (agent/graph.py), as its first words are often a coin flip between the
-refusal and the answer.
+opening is released and the rest streams as written.
 
 Only the opening is judged: a later sentence the notes do not hold still gets the footer's cautions. On the 0.5B's
 and 1.5B's recorded replies to three vaults' golden sets (bench/opening_check.py), the check withheld 17 of 48
@@ -27,7 +25,6 @@ from collections.abc import Callable
 from agent.answer_footer import latest_question, turn_passages
 from agent.state import AgentState, turn_start
 from rag.answer.attribution import Passage
-from rag.answer.context import opens_like_refusal
 from rag.answer.evidence import is_borne_out
 
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
@@ -43,10 +40,8 @@ CHECKED_QUESTION_CHARS = 400  # a longer message carries text of its own to work
 EARLIER_IN_CONVERSATION = "(earlier in this conversation)"  # what an earlier message is read as, for the check
 
 
-def opening_check_for(state: AgentState, *, question: str, holds_refusal: bool = False) -> OpeningCheck | None:
+def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | None:
     """Return the check for this turn's plain answer to `question` (None: nothing to check against, or no need).
-
-    `holds_refusal`: the model's own refusal is held too, not shown, so that the model can be asked again.
 
     Read against the passages sent and the conversation so far (an answer may repeat an earlier reply, or what the
     user said). A long message brings its own text to work on (a paragraph to summarise or translate), which is no
@@ -65,7 +60,6 @@ def opening_check_for(state: AgentState, *, question: str, holds_refusal: bool =
     return OpeningCheck(
         lambda text: is_borne_out(text, read, question=question),
         is_borne_out_so_far=lambda text: is_borne_out(text, read, question=question, is_whole=False),
-        holds_refusal=holds_refusal,
     )
 
 
@@ -78,10 +72,8 @@ class OpeningCheck:
         *,
         is_borne_out_so_far: Callable[[str], bool] | None = None,
         hold_chars: int = HOLD_CHARS,
-        holds_refusal: bool = False,
     ) -> None:
         self._is_borne_out = is_borne_out
-        self._holds_refusal = holds_refusal
         # Whether a part of the opening, judged early, is borne out already: then it is released at once.
         self._is_borne_out_so_far = is_borne_out_so_far
         self._hold_chars = hold_chars
@@ -89,13 +81,12 @@ class OpeningCheck:
         self._held = ""  # the reply so far, until the opening is decided
         self._is_decided = False
         self.is_withheld = False  # the opening was judged and the notes do not bear it out
-        self.is_refusal_held = False  # the opening is the model's own refusal, held (`holds_refusal`)
         self.opening = ""  # what was judged, for the log
 
     def feed(self, text: str) -> str:
         """Return what may be shown of the reply so far ("" while the opening is held or after it was withheld)."""
         if self._is_decided:
-            return "" if self.is_withheld or self.is_refusal_held else text
+            return "" if self.is_withheld else text
         self._held += text
         held = self._held
         if len(held) >= MAX_HOLD_CHARS or (len(held) >= self._hold_chars and _has_opening(held, self._hold_chars)):
@@ -110,7 +101,6 @@ class OpeningCheck:
             self._is_borne_out_so_far is None
             or len(held) - self._checked_at < EARLY_STEP_CHARS
             or not _WORD_END.search(held)
-            or (self._holds_refusal and opens_like_refusal(held))
         ):
             return False
         self._checked_at = len(held)
@@ -123,10 +113,6 @@ class OpeningCheck:
         return self._judge(self._held)
 
     def _judge(self, held: str) -> str:
-        if self._holds_refusal and opens_like_refusal(held):
-            self._decide(held, is_withheld=False)
-            self.is_refusal_held = True
-            return ""
         return self._decide(held, is_withheld=bool(held.strip()) and not self._is_borne_out(held))
 
     def _decide(self, held: str, *, is_withheld: bool) -> str:

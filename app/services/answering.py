@@ -182,7 +182,6 @@ async def _build_unguarded(
         note_text=indexed_text(services.docstore),
         quote_first=settings.answer.quote_first,
         check_answers=settings.answer.check_answers,
-        asks_again_on_refusal=settings.answer.check_answers and settings.llm.temperature != 0,
         show_evidence=settings.answer.show_evidence,
         passage_chars=settings.answer.passage_chars,
         neighbour_chunks=settings.answer.neighbour_chunks,

@@ -87,8 +87,7 @@ class ServiceFields(BaseModel):
         "read nearby (a sourdough recipe for a plum cake the notes never give) or know (a Kubernetes manifest); this "
         "refuses those before they show, for under a second more to the first text. A reply naming nothing beyond "
         'a question that asks for something ("nomic", asked which model was chosen "and why not nomic?") is '
-        "withheld too. The model's own refusal is held and the model asked once more (not at `LLM_TEMPERATURE=0`): "
-        "a small model's first word is often a coin flip between refusing and answering.",
+        "withheld too.",
     )
     agent_recursion_limit: int = Field(
         12, gt=0, description="LangGraph steps per chat turn (tool rounds fit under it)."

@@ -21,7 +21,7 @@ from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import ELLIPSIS, LINKS, cut_at_space, question_stems, sentences_of, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
-from rag.answer.question_kind import asks_for_something
+from rag.answer.question_kind import asks_for_amount, asks_for_something
 from rag.answer.quote_words import normalised
 from rag.answer.rival_figures import Rival, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER
@@ -240,8 +240,10 @@ def _links_passages_read(answer: str, passages: Sequence[Passage], *, question: 
     notes among its passages; the links themselves are checked as every citation is. A link whose note's name is
     only the question's words names nothing, unless notes are what was asked for ("Where are my notes on
     garlic?" "[[Garlic]]"): the 0.5B answered "What is Steph Ango's phone number?", which no note gives, with
-    "[[Steph Ango]]".
+    "[[Steph Ango]]". No link answers a question asking for an amount or a time (`asks_for_amount`).
     """
+    if asks_for_amount(question):
+        return False
     read = {note_of(passage.source).casefold() for passage in passages if passage.source}
     asked = terms_of(question)
     asks_for_notes = bool(_NOTES.search(question))

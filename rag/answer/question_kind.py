@@ -33,3 +33,28 @@ def asks_for_something(question: str) -> bool:
     """
     text = question.strip()
     return bool(_ASKS_FOR.search(text)) and not _OFFERS_CHOICE.search(text) and not _YES_OR_NO_OPENING.match(text)
+
+
+# A question asking for an amount or a time, which no note's name gives ("How much did the cassette cost?").
+_ASKS_FOR_AMOUNT = re.compile(
+    r"\b(?:how (?:much|many|long|often|far|old|big|fast)|when|what (?:time|date|year|day)|which (?:date|year|day)"
+    r"|wie (?:viel|viele|lange|oft|weit|alt)|wann)\b",
+    re.IGNORECASE,
+)
+
+
+# A question asking for a thing, a person or a place, which a note's name may give ("Which book …?").
+_ASKS_FOR_NAME = re.compile(
+    r"\b(?:which|who|whom|whose|where|what(?!\s+(?:time|date|year|day)\b)|welche[rsnm]?|wer|wen|wem|wo)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_amount(question: str) -> bool:
+    """Return True when `question` asks only for an amount or a time, which a link to a note does not give.
+
+    The 1.5B, asked the near miss "How much did the new cassette for my commuter bike cost?", answered
+    "[[Bike Repair Notes#For next time]] [[Bike Repair Notes]]". A question that also asks which thing ("Which
+    book by Kevin Kelly have I noted, and when was it published?") may be answered in part by a link.
+    """
+    return bool(_ASKS_FOR_AMOUNT.search(question)) and not _ASKS_FOR_NAME.search(question)

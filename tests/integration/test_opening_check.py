@@ -146,42 +146,12 @@ def test_with_the_check_off_a_figure_misread_from_the_row_beside_is_cautioned(
     assert reply.startswith(f"{MISREAD}\n\n*(The notes give another figure for this: 14 hours, 4 °C. Check the")
 
 
-def asked(llm: ScriptedLLMServer, question: str) -> int:
-    """Return how many chat requests asked `question` (the warm-up asks none)."""
-    return sum(1 for r in llm.chat_requests if question in str(r.messages[-1].get("content", "")))
-
-
-def test_the_models_own_refusal_is_asked_again_and_a_second_refusal_shown_as_it_wrote_it(
-    serve: Callable[..., Ask], llm: ScriptedLLMServer
-) -> None:
-    llm.add(Turn.text("I couldn't find this in your notes."), Turn.text("The notes don't mention a plum cake recipe."))
+def test_the_models_own_refusal_is_shown_as_it_wrote_it(serve: Callable[..., Ask], llm: ScriptedLLMServer) -> None:
+    llm.add(Turn.text("The notes don't mention a plum cake recipe."))
 
     reply = serve()([user(PLUM)])
 
     assert reply.startswith("The notes don't mention a plum cake recipe.")
-    assert "I couldn't find" not in reply and asked(llm, PLUM) == 2
-
-
-def test_a_refusal_the_model_takes_back_when_asked_again_is_never_shown(
-    serve: Callable[..., Ask], llm: ScriptedLLMServer
-) -> None:
-    # The 0.5B refused sample_vault's garlic question in one run of three, with the answer in its first passage.
-    llm.add(Turn.text("I couldn't find this in your notes."), Turn.text(RETARD_REPLY))
-
-    reply = serve()([user(RETARD)])
-
-    assert reply.startswith(RETARD_REPLY) and REFUSAL not in reply and asked(llm, RETARD) == 2
-
-
-@pytest.mark.parametrize("update", [{"llm_temperature": 0}, {"answer_check": False}])
-def test_at_temperature_0_or_without_the_check_a_refusal_is_shown_at_once(
-    serve: Callable[..., Ask], llm: ScriptedLLMServer, update: dict[str, Any]
-) -> None:
-    llm.add(Turn.text("I couldn't find this in your notes."))
-
-    reply = serve(**update)([user(PLUM)])
-
-    assert reply.startswith(REFUSAL) and asked(llm, PLUM) == 1
 
 
 def test_with_the_check_off_the_answer_shows_and_what_the_notes_say_follows_it(

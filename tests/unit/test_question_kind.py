@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.question_kind import asks_for_something
+from rag.answer.question_kind import asks_for_amount, asks_for_something
 
 
 @pytest.mark.parametrize(
@@ -35,3 +35,12 @@ def test_a_question_asking_for_a_thing_a_time_a_place_or_a_way(question: str) ->
 )
 def test_a_yes_or_no_question_a_choice_offered_or_no_question(question: str) -> None:
     assert not asks_for_something(question)
+
+
+def test_a_question_asking_for_an_amount_or_a_time() -> None:
+    assert asks_for_amount("How much did the new cassette cost?")
+    assert asks_for_amount("When was I in Kyoto?") and asks_for_amount("Wie viele Eier kommen in den Teig?")
+    assert not asks_for_amount("Which book by Kevin Kelly have I noted?")
+    assert not asks_for_amount("Which book by Kevin Kelly have I noted, and when was it published?")  # which, too
+    assert asks_for_amount("What time does the pump run?")
+    assert not asks_for_amount("How does the remote send its commands?")
