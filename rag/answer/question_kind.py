@@ -1,4 +1,4 @@
-"""Whether a question asks for something an answer must name, or only for a yes or a no."""
+"""Whether a question asks for something an answer must name, or only for a yes or a no, or for an amount."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ _ASKS_FOR_AMOUNT = re.compile(
 
 # A question asking for a thing, a person or a place, which a note's name may give ("Which book …?").
 _ASKS_FOR_NAME = re.compile(
-    r"\b(?:which|who|whom|whose|where|what(?!\s+(?:time|date|year|day)\b)|welche[rsnm]?|wer|wen|wem|wo)\b",
+    r"\b(?:(?:which|what)(?!\s+(?:time|date|year|day)\b)|who|whom|whose|where|welche[rsnm]?|wer|wen|wem|wo)\b",
     re.IGNORECASE,
 )
 

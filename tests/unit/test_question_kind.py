@@ -42,5 +42,5 @@ def test_a_question_asking_for_an_amount_or_a_time() -> None:
     assert asks_for_amount("When was I in Kyoto?") and asks_for_amount("Wie viele Eier kommen in den Teig?")
     assert not asks_for_amount("Which book by Kevin Kelly have I noted?")
     assert not asks_for_amount("Which book by Kevin Kelly have I noted, and when was it published?")  # which, too
-    assert asks_for_amount("What time does the pump run?")
+    assert asks_for_amount("What time does the pump run?") and asks_for_amount("Which year did I plant it?")
     assert not asks_for_amount("How does the remote send its commands?")
