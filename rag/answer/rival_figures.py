@@ -13,7 +13,9 @@ sentences under it: only figures with a unit ("14 hours", "4 °C", "€40", "3.1
 answer's figure comes from, never a figure the answer states itself ("120 °C, and at 150 °C they burned"), and the
 rival must be nearer by a word or by RIVAL_MIN_CLOSER tokens in one sentence. Words are the answer's own, not the
 question's: "The flakes burned at 150 °C", half an answer to "At what temperature do I pour the oil over the
-flakes, and what went wrong when it was hotter?", ties 150 °C to the flakes burning, as the note does.
+flakes, and what went wrong when it was hotter?", ties 150 °C to the flakes burning, as the note does. The
+question's words count where the answer puts them beside its figure ("rests in the fridge for 5 hours"): a figure
+whose sentences hold none of them loses to a rival whose sentence holds one.
 """
 
 from __future__ import annotations
