@@ -15,7 +15,8 @@ rival must be nearer by a word or by RIVAL_MIN_CLOSER tokens in one sentence. Wo
 question's: "The flakes burned at 150 °C", half an answer to "At what temperature do I pour the oil over the
 flakes, and what went wrong when it was hotter?", ties 150 °C to the flakes burning, as the note does. The
 question's words count where the answer puts them beside its figure ("rests in the fridge for 5 hours"): a figure
-whose sentences hold none of them loses to a rival whose sentence holds one.
+whose sentences hold none of them loses to a rival whose sentence holds one. A figure the answer gives alone ("1.
+€10", asked what the cassette cost) is tied to the question's words.
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     for sentence in map(_unlinked, sentences_of(answer)):
         figures = _figures(sentence)
         units = {stem(word.casefold()) for figure in figures for word in _TOKEN.findall(figure.written)}
-        words = question_stems(sentence) - units
+        # A figure standing alone ("1. €10") answers what was asked: the question's words are what it is tied to.
+        words = question_stems(sentence) - units or question_words
         stems = _read(sentence).stems
         for figure in figures:
             if (figure.value, figure.unit) in asked:

@@ -55,6 +55,12 @@ def test_a_figure_whose_row_holds_nothing_asked_is_named_against_one_whose_row_h
     assert rival_figures(one_sentence, [RECIPE], question=RETARD) == []  # "fridge" is not beside 24 °C
 
 
+def test_a_figure_given_alone_is_tied_to_what_the_question_asks() -> None:
+    assert [r.figure for r in rival_figures("1. €10", [BIKE], question=CASSETTE)] == ["€40"]
+    assert not is_borne_out("1. €10", [BIKE], question=CASSETTE)
+    assert rival_figures("€10", [BIKE], question="What does a chain checker cost?") == []
+
+
 def test_in_one_sentence_the_figure_nearer_the_answers_words_is_the_notes_figure_for_them() -> None:
     misread = "The new cassette for my commuter bike cost €10."
 
