@@ -104,7 +104,7 @@ class OpeningCheck:
         ):
             return False
         self._checked_at = len(held)
-        return self._is_borne_out_so_far(held)
+        return self._is_borne_out_so_far(_without_open_link(held))
 
     def finish(self) -> str:
         """Return the rest held when the reply has ended: all of a short reply, once judged ("" when withheld)."""
@@ -113,7 +113,8 @@ class OpeningCheck:
         return self._judge(self._held)
 
     def _judge(self, held: str) -> str:
-        return self._decide(held, is_withheld=bool(held.strip()) and not self._is_borne_out(held))
+        judged = _without_open_link(held) or held
+        return self._decide(held, is_withheld=bool(held.strip()) and not self._is_borne_out(judged))
 
     def _decide(self, held: str, *, is_withheld: bool) -> str:
         """Settle the opening once: return it to show, or "" when withheld (all that follows is then withheld)."""
@@ -122,6 +123,16 @@ class OpeningCheck:
         self.opening = held
         self.is_withheld = is_withheld
         return "" if is_withheld else held
+
+
+def _without_open_link(held: str) -> str:
+    """Return `held` without a `[[link` it ends in that has not closed yet: its words are no answer's.
+
+    The 1.5B answered a near miss with "[[Bike Repair Notes#For next time]]" again and again; judged at
+    MAX_HOLD_CHARS inside the next copy, "[[Bike Repair" read as the answer's own words.
+    """
+    start = held.rfind("[[")
+    return held[:start] if start >= 0 and "]]" not in held[start:] else held
 
 
 def _has_opening(held: str, hold_chars: int) -> bool:

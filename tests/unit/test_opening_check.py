@@ -161,6 +161,30 @@ def test_an_opening_not_borne_out_so_far_is_held_to_its_end_and_judged_whole() -
     assert len(said) > 1  # looked at early, more than once, and never released
 
 
+def test_a_link_still_open_when_the_opening_is_judged_says_nothing() -> None:
+    # The 1.5B's reply to a near miss, streamed in pieces: judged at MAX_HOLD_CHARS inside a link, "[[Bike Repair"
+    # had read as words of its own.
+    read = [
+        Passage("[[Bike Repair Notes#For next time]]", "A €10 chain checker saves a €40 cassette."),
+        Passage(
+            "[[2026-W46 Weekly Review#What didn't go well]]",
+            "- The bike still skips on the smallest cog after the new chain. Needs the indexing adjusted properly, "
+            "see [[Bike Repair Notes]].",
+        ),
+    ]
+    question = "How much did the new cassette for my commuter bike cost?"
+    check = OpeningCheck(
+        lambda text: is_borne_out(text, read, question=question),
+        is_borne_out_so_far=lambda text: is_borne_out(text, read, question=question, is_whole=False),
+    )
+    link = "[[Bike Repair Notes#For next time]] "
+    pieces = [link * 11, "[[Bike Repair", " Notes#For next time]] ", link * 2]  # past MAX_HOLD_CHARS in a link
+
+    shown = "".join(map(check.feed, pieces)) + check.finish()
+
+    assert shown == "" and check.is_withheld and "]]" not in check.opening[check.opening.rfind("[[") :]
+
+
 def test_one_term_of_the_answer_in_a_sentence_of_the_notes_on_the_question_bears_it_out() -> None:
     # Recorded from the 1.5B: the cheese is named in a tip of the Käsespätzle note that shares no word with the
     # question itself; the note's title does.
