@@ -27,8 +27,7 @@ _LIST_NUMBER = re.compile(r"\s*\d{1,9}[.)]")  # "1. Mix ...": the number's perio
 # or "F" is none ("at 4 °C. Before that").
 _NO_SENTENCE_END = re.compile(
     r"(?<!°)(?<!° )\b(?:[A-Z]|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Mr|Mrs|Ms|Dr|Prof|St|vs|etc|approx|"
-    r"ca|cf|vol|Nr|"
-    r"bzw|ggf|usw|z\.B|d\.h|u\.a|e\.g|i\.e)\.$"
+    r"ca|cf|vol|Nr|bzw|ggf|usw|z\.B|d\.h|u\.a|e\.g|i\.e)\.$"
 )
 # Nor does a day's, in a date written the German way ("Am 8. November"); "in bed 3. Watered." ends one.
 _DAY_OF_MONTH = re.compile(r"(?<![\w.])\d{1,2}\.$")
