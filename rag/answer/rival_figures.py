@@ -87,15 +87,14 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     question_words = question_stems(question)
     rivals: list[Rival] = []
     for sentence in map(_unlinked, sentences_of(answer)):
-        figures = _figures(sentence)
-        units = {stem(word.casefold()) for figure in figures for word in _TOKEN.findall(figure.written)}
+        said = _read(sentence)
+        units = {stem(word.casefold()) for figure in said.figures for word in _TOKEN.findall(figure.written)}
         # A figure standing alone ("1. €10") answers what was asked: the question's words are what it is tied to.
         words = question_stems(sentence) - units or question_words
-        stems = _read(sentence).stems
-        for figure in figures:
+        for figure in said.figures:
             if (figure.value, figure.unit) in asked:
                 continue
-            beside = stems[max(figure.position - ASKED_SPAN, 0) : figure.position + ASKED_SPAN + 1]
+            beside = said.stems[max(figure.position - ASKED_SPAN, 0) : figure.position + ASKED_SPAN + 1]
             tied_to = _Ties(words, asked=words.intersection(beside) & question_words)
             found = [_rivals_in(source, sentences, figure, stated, tied_to) for source, sentences in read]
             if not any(rivals_here is None for rivals_here in found):  # no passage bears it out where it stands
