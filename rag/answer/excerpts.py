@@ -98,8 +98,8 @@ def best_excerpt(text: str, question: str, *, max_chars: int) -> Excerpt:
     if not units:
         return Excerpt("", 0, 0, is_cut_before=False, is_cut_after=False)
     first, last = _best_run(units, max_chars)
-    if (pair := _run_and_sentence(units, first, last, max_chars)) is not None:
-        return pair.render(rows, units)
+    if (pair := _run_and_sentence(rows, units, first, last, max_chars)) is not None:
+        return pair
     while first > 0 and _run_chars(units, first - 1, last) <= max_chars:
         first -= 1
     return _render(rows, units, first, last, max_chars)
@@ -108,25 +108,9 @@ def best_excerpt(text: str, question: str, *, max_chars: int) -> Excerpt:
 LEFT_OUT = f"\n{ELLIPSIS}\n"  # between the two parts of an excerpt that are not next to each other
 
 
-@dataclass(frozen=True, slots=True)
-class _Pair:
-    """A run of sentences and one sentence apart from it (each first..last, inclusive), in text order."""
-
-    runs: tuple[tuple[int, int], tuple[int, int]]
-
-    def render(self, rows: Sequence[str], units: Sequence[_Unit]) -> Excerpt:
-        (first, last), (other_first, other_last) = self.runs
-        parts = [_rows_text(rows, units, first, last), _rows_text(rows, units, other_first, other_last)]
-        return Excerpt(
-            LEFT_OUT.join(parts),
-            units[first].row,
-            units[other_last].row,
-            is_cut_before=first > 0,
-            is_cut_after=other_last < len(units) - 1,
-        )
-
-
-def _run_and_sentence(units: Sequence[_Unit], first: int, last: int, max_chars: int) -> _Pair | None:
+def _run_and_sentence(
+    rows: Sequence[str], units: Sequence[_Unit], first: int, last: int, max_chars: int
+) -> Excerpt | None:
     """Return a shorter run and a sentence apart from it that hold more question words than the best run (None).
 
     A table's header row shares the question's words ("Variety | Plants | Harvest 2026"), and its rows fill the
@@ -134,7 +118,7 @@ def _run_and_sentence(units: Sequence[_Unit], first: int, last: int, max_chars: 
     per plant?" ("Sungold yielded most per plant (3.1 kg each)"). The sentence that holds most of the words the run
     lacks goes with the best run that still fits beside it, when the two hold more distinct words than the run.
     """
-    covered = frozenset().union(*(unit.stems for unit in units[first : last + 1]))
+    covered = _stems_of(units, first, last)
     lacking = [i for i, unit in enumerate(units) if unit.stems - covered and _run_chars(units, i, i) < max_chars]
     if not lacking:
         return None
@@ -144,7 +128,7 @@ def _run_and_sentence(units: Sequence[_Unit], first: int, last: int, max_chars: 
     if run is None:
         return None
     run_first, run_last = run
-    both = frozenset().union(*(unit.stems for unit in units[run_first : run_last + 1]), units[extra].stems)
+    both = _stems_of(units, run_first, run_last) | units[extra].stems
     if len(both) <= len(covered):
         return None
     # The room left goes to the sentences after the one apart, never up to the run (the gap stays a gap).
@@ -152,8 +136,14 @@ def _run_and_sentence(units: Sequence[_Unit], first: int, last: int, max_chars: 
     extra_last = extra
     while extra_last < limit and _pair_chars(units, (run_first, run_last), (extra, extra_last + 1)) <= max_chars:
         extra_last += 1
-    runs = sorted([(run_first, run_last), (extra, extra_last)])
-    return _Pair((runs[0], runs[1]))
+    (first, last), (other_first, other_last) = sorted([(run_first, run_last), (extra, extra_last)])
+    return Excerpt(
+        LEFT_OUT.join([_rows_text(rows, units, first, last), _rows_text(rows, units, other_first, other_last)]),
+        units[first].row,
+        units[other_last].row,
+        is_cut_before=first > 0,
+        is_cut_after=other_last < len(units) - 1,
+    )
 
 
 def _pair_chars(units: Sequence[_Unit], run: tuple[int, int], other: tuple[int, int]) -> int:
@@ -172,7 +162,7 @@ def _best_run_within(units: Sequence[_Unit], max_chars: int, *, apart_from: int)
         first, last = _best_run(part, max_chars)
         if _run_chars(part, first, last) > max_chars:
             continue
-        score = (len(frozenset().union(*(unit.stems for unit in part[first : last + 1]))), -(first + offset))
+        score = (len(_stems_of(part, first, last)), -(first + offset))
         if best is None or score > best[0]:
             best = (score, (first + offset, last + offset))
     return None if best is None else best[1]
@@ -284,7 +274,7 @@ def _best_run(units: Sequence[_Unit], max_chars: int) -> tuple[int, int]:
         end = start
         while end + 1 < len(units) and _run_chars(units, start, end + 1) <= max_chars:
             end += 1
-        covered = frozenset().union(*(unit.stems for unit in units[start : end + 1]))
+        covered = _stems_of(units, start, end)
         hits = sum(len(unit.stems) for unit in units[start : end + 1])
         score = (len(covered), len(units[start].stems), hits, -start, end)
         if best is None or score[:4] > best[:4]:
@@ -292,6 +282,11 @@ def _best_run(units: Sequence[_Unit], max_chars: int) -> tuple[int, int]:
     if best is None:
         raise ValueError("a passage with text has at least one sentence")
     return -best[3], best[4]
+
+
+def _stems_of(units: Sequence[_Unit], first: int, last: int) -> frozenset[str]:
+    """Return the distinct question stems units first..last hold."""
+    return frozenset().union(*(unit.stems for unit in units[first : last + 1]))
 
 
 def _run_chars(units: Sequence[_Unit], first: int, last: int) -> int:
