@@ -47,15 +47,14 @@ class ServiceFields(BaseModel):
         "model's misread number or one-word answer can be checked against the note itself.",
     )
     answer_passage_chars: int = Field(
-        2_800,
+        2_000,
         ge=300,
         le=40_000,
-        description="Characters of note text sent with each question (the retrieved passages share them; a longer "
-        "passage is cut to its part that best matches the question). The model reads them before its first word: "
-        "about 800-1,300 tokens at the default; on two CPU cores the first text came after 5.6 s (median) with "
-        "Qwen2.5-Coder 0.5B and 11.2 s with the 1.5B, 7.2 s at 1800. Lower it where the first word comes too late "
-        "on slow hardware, at a cost in facts that reach the model (at 1800 on a vault of long notes, a quarter of "
-        "the answers' evidence fell out); raise it for a fast model with a large context.",
+        description="Characters of note text sent with each question (the retrieved passages share them, the best "
+        "ones more; a longer passage is cut to its part that best matches the question). The model reads them before "
+        "its first word: about 600-1,000 tokens at the default. Lower it where the first word comes too late on slow "
+        "hardware, at a cost in facts that reach the model (at 1,600 on two vaults of three measured, a tenth to a "
+        "sixth of the answers' evidence fell out); raise it for a fast model with a large context.",
     )
     answer_neighbour_chunks: int = Field(
         0,

@@ -31,7 +31,11 @@ _REFUSAL_OPENING = re.compile(
 # Passage text per turn, in characters: with the elements' tags some 800-1,100 tokens in Qwen2.5's tokenizer
 # (markdown with tables and code gives about 3 characters a token), so one plain question stays under 1,300 tokens
 # new to the model's prompt cache (issue 10; `python -m bench.prompt_tokens` measures it).
-PASSAGE_CHARS = 2_800
+PASSAGE_CHARS = 2_000
+# The passages' shares of the budget by rank: the best three, the second two, each other one. The best hit holds
+# the answer most often, and an even split cut it first: bench.context_recall on sample_vault, kepano-obsidian and
+# vaultofknowledge found as much evidence and as many facts in 2,000 characters shared so as in 2,800 shared evenly.
+RANK_WEIGHTS = (3, 2)
 
 # Short on purpose: small local models read every word of it each turn (issue 10), so each rule is one line.
 GROUNDING_RULES = f"""\
@@ -93,8 +97,8 @@ def build_context(
     Neighbouring chunks of one section are one passage (rag/answer/adjacent_chunks.py), and a long line an embed
     repeats is sent once, in the note that holds it (rag/answer/repeated_lines.py).
 
-    The passages share `max_chars` of text: one shorter than its share is kept whole and leaves the rest to the
-    others; a longer one is cut to its part that shares most words with `question`, marked with "…" where text
+    The passages share `max_chars` of text, the best ones more (RANK_WEIGHTS): one shorter than its share is kept
+    whole and leaves the rest to the others; a longer one is cut to its part that shares most words with `question`, marked with "…" where text
     was left out, its `lines` those of the part kept.
 
     Args:
@@ -109,27 +113,31 @@ def build_context(
     """
     chunks = join_adjacent(list({(hit.chunk.path, hit.chunk.index): hit.chunk for hit in hits}.values()))
     chunks = without_repeated_lines(chunks)  # what an embed repeats is sent once, from the note that holds it
-    shares = fair_shares([len(chunk.text) for chunk in chunks], max_chars)
+    shares = ranked_shares([len(chunk.text) for chunk in chunks], max_chars)
     return "\n\n".join(
         _passage(chunk, question, share, note_text, with_location=with_location)
         for chunk, share in zip(chunks, shares, strict=True)
     )
 
 
-def fair_shares(sizes: Sequence[int], budget: int) -> list[int]:
-    """Return each size's share of `budget`: equal shares, where a size under its share gives the rest to others."""
-    shares = [0] * len(sizes)
-    left, open_items = budget, sorted(range(len(sizes)), key=lambda index: sizes[index])
+def ranked_shares(sizes: Sequence[int], budget: int) -> list[int]:
+    """Return each size's share of `budget`, by rank: the best gets RANK_WEIGHTS[0] shares, the second [1], ...
+
+    A size under its share is kept whole and gives the rest to the others, in the same proportions.
+    """
+    weights = [RANK_WEIGHTS[rank] if rank < len(RANK_WEIGHTS) else 1 for rank in range(len(sizes))]
+    shares, left, open_items = [0] * len(sizes), budget, list(range(len(sizes)))
     while open_items:
-        share = left // len(open_items)
-        index = open_items[0]
-        if sizes[index] > share:  # every one left is larger than an equal share: they all get one
-            for rest in open_items:
-                shares[rest] = share
+        total = sum(weights[index] for index in open_items)
+        kept_whole = [index for index in open_items if sizes[index] * total <= left * weights[index]]
+        if not kept_whole:  # every one left is larger than its share: each gets its share
+            for index in open_items:
+                shares[index] = left * weights[index] // total
             break
-        shares[index] = sizes[index]
-        left -= sizes[index]
-        open_items.pop(0)
+        for index in kept_whole:
+            shares[index] = sizes[index]
+            left -= sizes[index]
+            open_items.remove(index)
     return shares
 
 

@@ -11,10 +11,10 @@ from rag.answer.context import (
     GROUNDING_RULES,
     REFUSAL,
     build_context,
-    fair_shares,
     format_chunk,
     format_note,
     is_refusal,
+    ranked_shares,
 )
 from rag.answer.passages import NO_MODEL_NOTICE, retrieval_only_reply, snippet
 
@@ -165,10 +165,12 @@ def test_snippet_is_short_and_cut_at_a_word() -> None:
     assert "  " not in shown and "wor …" not in shown
 
 
-def test_passages_share_the_budget_and_a_short_one_leaves_its_rest_to_the_others() -> None:
-    assert fair_shares([100, 5_000, 5_000], 3_000) == [100, 1_450, 1_450]
-    assert fair_shares([10, 20], 3_000) == [10, 20]
-    assert fair_shares([], 3_000) == []
+def test_passages_share_the_budget_by_rank_and_a_short_one_leaves_its_rest_to_the_others() -> None:
+    assert ranked_shares([5_000, 5_000, 5_000, 5_000], 3_500) == [1_500, 1_000, 500, 500]  # shares 3, 2, 1, 1
+    assert ranked_shares([100, 5_000, 5_000], 3_100) == [100, 2_000, 1_000]  # the rest shared 2 to 1
+    assert ranked_shares([5_000, 100, 5_000], 3_100) == [2_250, 100, 750]  # the rest shared 3 to 1
+    assert ranked_shares([10, 20], 3_000) == [10, 20]
+    assert ranked_shares([], 3_000) == []
 
 
 def test_a_long_passage_is_cut_to_its_best_part_with_the_lines_of_that_part() -> None:
