@@ -98,8 +98,8 @@ def build_context(
     repeats is sent once, in the note that holds it (rag/answer/repeated_lines.py).
 
     The passages share `max_chars` of text, the best ones more (RANK_WEIGHTS): one shorter than its share is kept
-    whole and leaves the rest to the others; a longer one is cut to its part that shares most words with `question`, marked with "…" where text
-    was left out, its `lines` those of the part kept.
+    whole and leaves the rest to the others; a longer one is cut to its part that shares most words with
+    `question`, marked with "…" where text was left out, its `lines` those of the part kept.
 
     Args:
         hits: the retrieved hits, best first.
