@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from py_rust_stemmers import SnowballStemmer
+
 from agent.change_contract.request_words import CHANGE_VERBS, LINK
 from agent.change_contract.vault_references import requested_folder, vault_folders
 from agent.turn import WriteToolBox
@@ -72,6 +74,7 @@ _NAMED = re.compile(
 _TOPIC_EDGES = re.compile(
     r"^(?:all\s+)?(?:of\s+)?(?:my|meine[nr]?|mes|the)\s+|\s+(?:notes?|notizen)$|^(?:notes?|notizen)$", re.IGNORECASE
 )
+_ENGLISH = SnowballStemmer("english")  # Porter2, as search engines stem English
 _FORBIDDEN_IN_NAMES = re.compile(r"[*\"\\/<>:|?#^\[\]]")
 _MOC_FOLDERS = ("mocs", "moc", "maps", "maps of content", "maps of contents")
 
@@ -142,24 +145,35 @@ class MocMembers:
     by_name: bool  # True: named by their title, folder, tags or properties; False: judged by the relevance gate
 
 
-def topic_stems(topic: str) -> frozenset[str]:
-    """Return the stems of the words that carry a topic ("my notes on gardening" -> {"garden"})."""
+def topic_stems(topic: str) -> tuple[frozenset[str], ...]:
+    """Return the forms of each word that carries a topic ("my notes on gardening" -> ({"garden"},))."""
     words = _WORD.findall(topic)
     kept = (w.casefold() for w in words if len(w) > 3 or (len(w) > 1 and w.isupper()))  # "AI", "ML"
-    return frozenset(stem(word) for word in kept if word not in FILLER and word not in _NOT_TOPIC)
+    return tuple(word_forms(word) for word in kept if word not in FILLER and word not in _NOT_TOPIC)
 
 
-def names_topic(note: Note, stems: frozenset[str]) -> bool:
-    """Return True when the note's title, folders, tags, aliases or property values hold every stem of the topic.
+def word_forms(word: str) -> frozenset[str]:
+    """Return the stems a lower-case word is known by: the answer check's crude one and Snowball's English one.
+
+    The crude stem drops an ending only ("travelling" -> "travell", "running" -> "runn"), so a topic asked as
+    "travelling" missed the notes filed under Travel/; Snowball's stem is "travel" for both. Either one shared is a
+    match, so nothing the crude stem matched is lost.
+    """
+    return frozenset({stem(word), _ENGLISH.stem_word(word)})
+
+
+def names_topic(note: Note, stems: Sequence[frozenset[str]]) -> bool:
+    """Return True when the note's title, folders, tags, aliases or property values hold every word of the topic.
 
     How a user files a note says what it is about: Areas/Garden/Garlic.md, `tags: [garden]`, `genre: "[[Sci-fi]]"`.
     Its text may mention a word in passing (a server migration note says "garden" five times); its headings too.
+    `stems`: each topic word's forms (`topic_stems`).
     """
     if not stems:
         return False
     words = [note.path.removesuffix(".md"), *note.tags, *note.aliases, *_values(note.frontmatter)]
-    held = {stem(word.casefold()) for text in words for word in _WORD.findall(text)}
-    return stems <= held
+    held = {form for text in words for word in _WORD.findall(text) for form in word_forms(word.casefold())}
+    return all(forms & held for forms in stems)
 
 
 @dataclass(frozen=True, slots=True)
