@@ -5,7 +5,10 @@ to the quote call, recorded with `python -m bench.recording_proxy --upstream htt
 --out DIR` in front of llama.cpp while a service built as these tests build it (a copy of sample_vault, the
 HashingEmbedder, RELEVANCE_FLOOR=-1, LLM_TOOLS=auto, no warm-up) answered the question over /v1/chat/completions;
 Each test checks the service still sends the passages the model was recorded reading, so a replayed quote is
-checked against the same text. (Asked without `response_format`, the 0.5B still wrote valid JSON for the bake
+checked against the same text. The chili oil and race result replies were recorded again when the passages' shares
+changed (stop 36): the race result's reply is its first, as before a quote of its own; the chili oil's is its third
+at temperature 0.2 (its first two quoted the right sentences but answered "At 120 °C the flakes burned …" and "At
+150 °C the flakes burned …"). (Asked without `response_format`, the 0.5B still wrote valid JSON for the bake
 question, so the repair round replays its recorded prose answer to the plain prompt as the unreadable reply.)
 """
 
