@@ -223,7 +223,7 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return True
     if rival_figures(answer, passages, question=question):  # "5 hours" in the fridge, where the notes say 14
         return False
-    if said and is_whole and _restated(said, passages):
+    if said and is_whole and (_restated(said, passages) or _repeats_all(said, answer, passages, question=question)):
         return True
     if not said and _links_passages_read(answer, passages, question=question):
         return True
@@ -251,6 +251,18 @@ def _links_passages_read(answer: str, passages: Sequence[Passage], *, question: 
         note.casefold() in read and (asks_for_notes or bool(terms_of(note.rsplit("/", 1)[-1]) - asked))
         for note in (note_of(match[2]) for match in WIKILINK.finditer(answer))
     )
+
+
+def _repeats_all(said: frozenset[str], answer: str, passages: Sequence[Passage], *, question: str) -> bool:
+    """Return True when sentences of `passages` about the question, each repeated word for word, hold all `said`.
+
+    Lines too short to count as copied ("- [ ] #task ==Profit== 📅 2021-11-22") are what a list of tasks is made
+    of: asked which tasks were due on a day, the 0.5B listed the two lines its passages gave, and was withheld, as
+    the sentences it repeated are not shown again under an answer and so were no evidence for it.
+    """
+    wanted = question_stems(question)
+    repeated = [c for c in _candidates(said, passages, wanted, _plain(answer)) if c.is_repeated and c.on_topic]
+    return said <= frozenset().union(*(c.holds for c in repeated))
 
 
 def _restated(said: frozenset[str], passages: Sequence[Passage]) -> bool:

@@ -44,6 +44,19 @@ def test_an_answer_repeating_a_sentence_of_the_passages_is_borne_out() -> None:
     assert is_borne_out("Cold retard: 14 hours in the fridge at 4 °C, covered.", [SOURDOUGH], question=PLUM)
 
 
+def test_an_answer_listing_short_task_lines_of_the_passages_word_for_word_is_borne_out() -> None:
+    # The 0.5B's reply on obsidian-tasks-demo, given the tasks due that day (agent/due_tasks.py): each line too short
+    # to count as copied, and not shown again under the answer, so nothing bore it out and it was withheld.
+    acme = Passage(
+        "[[ACME#Steps to world domination]]", "- [ ] #task **?** 📅 2021-11-22\n- [ ] #task ==Profit== 📅 2021-11-22"
+    )
+    question = "Which tasks are due on 2021-11-22?"
+    listed = "The tasks due on 2021-11-22 are:\n\n- [ ] #task **?** 📅 2021-11-22\n- [ ] #task ==Profit== 📅 2021-11-22"
+
+    assert is_borne_out(listed, [acme], question=question)
+    assert not is_borne_out(listed.replace("Profit", "Lunch"), [acme], question=question)  # a line no note holds
+
+
 def test_a_refusal_is_borne_out_it_claims_nothing() -> None:
     assert is_borne_out("The notes don't mention a plum cake recipe.", [SOURDOUGH], question=PLUM)
 
