@@ -10,6 +10,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from agent.context_fit import ContextWindow
+from agent.due_tasks import DueReply
 from agent.tool_use import ToolUse
 from agent.turn import ToolBox, TurnScratch
 from core.domain import SearchHit
@@ -50,6 +51,8 @@ class AgentDeps:
     neighbour_chunks: int = 0
     # The base views passages embed, written out as the embedding note shows them (agent/tools/bases/embeds.py).
     base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None
+    # The reply listing the open tasks a question asks for by date (agent/due_tasks.py; None: not looked for).
+    due_tasks: Callable[[str], DueReply | None] | None = None
 
     @property
     def max_tool_rounds(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
+from agent.due_tasks import DueReply
 from agent.gate.intent import is_surely_change_request
 from agent.source_question import answer_before, asks_for_sources, earlier_context, sources_reply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
@@ -54,8 +55,10 @@ class RetrievalOnlyAnswerer:
         top_k: int,
         note_paths: Callable[[], Iterable[str]] = tuple,
         base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None,
+        due_tasks: Callable[[str], DueReply | None] | None = None,
     ) -> None:
         self._retriever = retriever
+        self._due_tasks = due_tasks  # the open tasks a question asks for by date, listed (agent/due_tasks.py)
         self._base_embeds = base_embeds  # the rows of the base views passages embed (agent/tools/bases/embeds.py)
         self._gate = gate
         self._top_k = top_k
@@ -95,6 +98,8 @@ class RetrievalOnlyAnswerer:
         unready = self._retriever.unready_reason()  # an empty vault, or the first index still running
         if unready is not None:
             return unready
+        if self._due_tasks is not None and (due := self._due_tasks(question)) is not None:
+            return due.text  # "Which tasks are due today?" needs no model: code lists them by their dates
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
         covered = self._gate.covers(query)
         hits = self._retriever.search_for(query, k=self._top_k) if covered else []

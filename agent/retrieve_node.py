@@ -46,10 +46,16 @@ class RetrieveNode:
         unready = await _in_thread(deps.retriever.unready_reason)  # an empty vault, or the first index running
         if unready is not None:
             return {"is_covered": False, "answer": unready}
-        # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
-        query = await _in_thread(deps.retriever.prepare, question, earlier_question(state["messages"]))
         # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
         is_edit = scratch_of(config).writes is not None and looks_like_edit_request(question)
+        # "Which tasks are due today?": listed by code from the tasks' dates, no model asked (agent/due_tasks.py).
+        # Not for a request to add one ("Add a task for tomorrow: …"), in a vault that can be changed or not.
+        due_tasks = None if looks_like_edit_request(question) else deps.due_tasks
+        if due_tasks is not None and (due := await _in_thread(due_tasks, question)):
+            scratch_of(config).checker.allowed.update(due.anchors)
+            return {"is_covered": False, "answer": due.text}
+        # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
+        query = await _in_thread(deps.retriever.prepare, question, earlier_question(state["messages"]))
         if not is_edit and not await _in_thread(lambda: deps.gate.covers(query)):
             return {"is_covered": False}
         hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k))

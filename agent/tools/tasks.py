@@ -51,7 +51,8 @@ def _note_tasks(snapshot: VaultSnapshot, path: str, keep: Callable[[Task], bool]
     return parts
 
 
-def _templates_folder(reader: VaultReader, snapshot: VaultSnapshot) -> str | None:
+def templates_folder_or_none(reader: VaultReader, snapshot: VaultSnapshot) -> str | None:
+    """Return the vault's templates folder, or None when it has none (its tasks are placeholders, left out)."""
     try:
         return reader.templates_folder(snapshot)
     except NotFound:
@@ -59,7 +60,7 @@ def _templates_folder(reader: VaultReader, snapshot: VaultSnapshot) -> str | Non
 
 
 def _across_vault(reader: VaultReader, snapshot: VaultSnapshot, folder: str, *, done: bool) -> Reply:
-    templates = _templates_folder(reader, snapshot)  # a template's empty "- [ ]" is a placeholder, not a task
+    templates = templates_folder_or_none(reader, snapshot)  # a template's empty "- [ ]" is a placeholder, not a task
     keep: Callable[[Task], bool] = (lambda task: task.is_done) if done else is_open
     parts = []
     for path in sorted(snapshot.notes, key=str.lower):

@@ -16,6 +16,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from agent.answerer import AgentAnswerer
 from agent.chat_app_tasks import ChatAppTasks
 from agent.context_fit import ContextWindow
+from agent.due_tasks import DueTasks
 from agent.fallback import FallbackAnswerer
 from agent.gate.edit_gate import EditGate
 from agent.gate.vault_writes import AfterWrite
@@ -158,9 +159,14 @@ async def _build_unguarded(
         preparing = asyncio.create_task(asyncio.to_thread(gate.prepare), name="prepare-relevance-gate")
         stack.push_async_callback(_cancel, preparing)
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
-    base_embeds = BaseEmbeds(reader).expand
+    base_embeds, due_tasks = BaseEmbeds(reader).expand, DueTasks(reader).reply_for
     passages = RetrievalOnlyAnswerer(
-        services.retriever, gate, top_k=settings.top_k, note_paths=services.docstore.paths, base_embeds=base_embeds
+        services.retriever,
+        gate,
+        top_k=settings.top_k,
+        note_paths=services.docstore.paths,
+        base_embeds=base_embeds,
+        due_tasks=due_tasks,
     )
     if chat_model is None:
         return passages  # said once, at start (app/http/main.py), and in the reply itself
@@ -186,6 +192,7 @@ async def _build_unguarded(
         passage_chars=settings.answer.passage_chars,
         neighbour_chunks=settings.answer.neighbour_chunks,
         base_embeds=base_embeds,
+        due_tasks=due_tasks,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None

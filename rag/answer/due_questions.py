@@ -1,0 +1,109 @@
+"""Questions about tasks by date ("Which tasks are due on 2021-11-22?", "What's overdue?", "Was ist heute fällig?").
+
+A search finds notes by their words, not by the dates in their tasks: asked what was due on a day, the 0.5B read
+the passages the search found and listed a task done the day before. Such a question is answered from the tasks
+code picks by their dates (agent/due_tasks.py); this module only reads what the question asks for: which days, and
+whether by due date alone or by due date else scheduled date.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from rag.answer.dates import dates_in
+
+# A question about tasks: it names them, or asks what is due.
+_TASKS = re.compile(
+    r"\b(?:tasks?|to-?dos?|to\s+do|due|overdue|deadlines?|aufgaben?|fällig|überfällig|erledigen)\b", re.IGNORECASE
+)
+_DUE = re.compile(r"\b(?:due|overdue|deadlines?|fällig|überfällig)\b", re.IGNORECASE)
+_OVERDUE = re.compile(r"\b(?:overdue|past\s+due|überfällig)\b", re.IGNORECASE)
+_SCHEDULED = re.compile(r"\b(?:scheduled|geplant)\b", re.IGNORECASE)
+# Days named relative to today, with how many days from today they are.
+_RELATIVE_DAYS = {
+    r"today|tonight|heute": 0,
+    r"tomorrow|morgen": 1,
+    r"yesterday|gestern": -1,
+}
+# A request to add or change a task ("Schedule a task for today: …"), not a question about those there are.
+_REQUEST = re.compile(
+    r"^\W*(?:please\s+|bitte\s+)?(?:add|create|schedule|put|make|set|move|mark|tick|check|complete|remind\s+me\s+to"
+    r"|erstelle|füge|plane|trage)\b",
+    re.IGNORECASE,
+)
+# Tasks done, not to do: "Which tasks did I complete this week?" (the open ones would be the wrong list).
+_DONE = re.compile(r"\b(?:done|complete[ds]?|finished|closed|ticked|erledigt|abgeschlossen)\b", re.IGNORECASE)
+_THIS_WEEK = re.compile(r"\b(?:this|current)\s+week\b|\bdiese[rn]?\s+woche\b", re.IGNORECASE)
+_NEXT_WEEK = re.compile(r"\bnext\s+week\b|\bnächste[rn]?\s+woche\b", re.IGNORECASE)
+_THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class DueAsk:
+    """The days a question asks for tasks of (`first` to `last`, inclusive), and by which of their dates.
+
+    `by_due_only`: the question asks what is due (a task's due date); otherwise its due date, else its scheduled
+    date, says when it is to be done ("What do I have to do tomorrow?"). `scheduled`: by scheduled date only.
+    """
+
+    first: date
+    last: date
+    by_due_only: bool = False
+    by_scheduled: bool = False
+
+    def holds(self, day: date) -> bool:
+        """Return True when `day` is one of the days asked for."""
+        return self.first <= day <= self.last
+
+    def describe(self) -> str:
+        """Return the days asked for as a reply says them: "on 2021-11-22", "from … to …", "before … (overdue)"."""
+        if self.first == date.min:
+            return f"before {(self.last + timedelta(days=1)).isoformat()} (overdue)"
+        if self.first == self.last:
+            return f"on {self.first.isoformat()}"
+        return f"from {self.first.isoformat()} to {self.last.isoformat()}"
+
+
+def due_ask(question: str, today: date) -> DueAsk | None:
+    """Return the days and dates `question` asks tasks for, or None when it does not ask for tasks by date."""
+    if not _TASKS.search(question) or _REQUEST.match(question) or _DONE.search(question):
+        return None
+    days = _days_asked(question, today)
+    if days is None:
+        return None
+    first, last = days
+    by_scheduled = bool(_SCHEDULED.search(question)) and not _DUE.search(question)
+    return DueAsk(first, last, by_due_only=bool(_DUE.search(question)), by_scheduled=by_scheduled)
+
+
+def _days_asked(question: str, today: date) -> tuple[date, date] | None:
+    if _OVERDUE.search(question):
+        return date.min, today - timedelta(days=1)
+    found, _ = dates_in(question)
+    if found:
+        return _days_of(found[0].year or today.year, found[0].month, found[0].day)
+    for words, offset in _RELATIVE_DAYS.items():
+        if re.search(rf"\b(?:{words})\b", question, re.IGNORECASE):
+            day = today + timedelta(days=offset)
+            return day, day
+    monday = today - timedelta(days=today.weekday())
+    if _THIS_WEEK.search(question):
+        return monday, monday + timedelta(days=6)
+    if _NEXT_WEEK.search(question):
+        return monday + timedelta(days=7), monday + timedelta(days=13)
+    if _THIS_MONTH.search(question):
+        return _days_of(today.year, today.month, None)
+    return None
+
+
+def _days_of(year: int, month: int, day: int | None) -> tuple[date, date] | None:
+    """Return the one day, or the whole month when no day is given (None: no such day, "31 February")."""
+    try:
+        if day is not None:
+            return date(year, month, day), date(year, month, day)
+        return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
+    except ValueError:
+        return None

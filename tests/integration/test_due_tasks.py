@@ -1,0 +1,116 @@
+"""The open tasks a question asks for by date, found by code in every note and sent first among the passages."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import openai
+import pytest
+from fastapi.testclient import TestClient
+
+from agent.due_tasks import DueTasks
+from agent.tools.reader import VaultReader
+from app.http.main import create_app
+from app.wiring import Services
+from core.settings import Settings
+from tests.edit_fakes import NoSearch
+from tests.live_server import agent_app, serve_in_thread
+from tests.scripted_llm import ScriptedLLMServer
+from tests.vault_state import write_notes
+
+NOTES = {
+    "ACME.md": (
+        "# ACME\n\n## Steps to world domination\n\n"
+        "- [ ] Take out the trash 📅 2024-03-04\n"
+        "- [ ] ==Profit== 📅 2021-11-22\n"
+        "- [x] Something done ✅ 2021-11-21 📅 2021-11-22\n"
+        "- [ ] Cook dinner ⏳ 2021-11-22\n"
+        "- [-] Dropped 📅 2021-11-22\n"
+    ),
+    "Projects/Plan.md": "# Plan\n\nIntro.\n\n## Later\n\n- [ ] Book the venue [due:: 2021-11-22]\n",
+    "Templates/Daily.md": "# {{date}}\n\n- [ ] Placeholder 📅 2021-11-22\n",
+}
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Return settings for a vault of NOTES alone (its templates folder set), with a private DATA_DIR."""
+    vault = write_notes(tmp_path / "vault", NOTES)
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}', encoding="utf-8")
+    return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
+
+
+def due_tasks(settings: Settings) -> DueTasks:
+    return DueTasks(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0)))
+
+
+def test_open_tasks_due_on_the_day_are_listed_each_with_a_link_to_its_section(settings: Settings) -> None:
+    reply = due_tasks(settings).reply_for("Which tasks are due on 2021-11-22?")
+
+    assert reply is not None
+    assert reply.text.splitlines() == [
+        "2 open tasks due on 2021-11-22:",
+        "- [ ] ==Profit== 📅 2021-11-22 [[ACME#Steps to world domination]]",  # not the done or the dropped one
+        "- [ ] Book the venue [due:: 2021-11-22] [[Plan#Later]]",  # Dataview's field too
+    ]  # the template's placeholder and the task only scheduled that day are not due
+    assert reply.anchors == ("[[ACME#Steps to world domination]]", "[[Plan#Later]]")
+
+
+def test_what_to_do_on_a_day_counts_a_scheduled_task_and_other_questions_get_none(settings: Settings) -> None:
+    tasks = due_tasks(settings)
+
+    todo = tasks.reply_for("What do I have to do today?")  # the clock says 2021-11-22
+    assert todo is not None and todo.text.startswith("3 open tasks due or scheduled on 2021-11-22:")
+    assert "- [ ] Cook dinner ⏳ 2021-11-22 [[ACME#Steps to world domination]]" in todo.text.splitlines()
+    assert tasks.reply_for("What did I cook on 2021-11-22?") is None  # no question about tasks
+    assert tasks.reply_for("What's overdue?") is None  # nothing open is due before 2021-11-22: the usual way
+
+
+def test_overdue_tasks_come_earliest_first_and_a_long_list_says_how_many_more(settings: Settings) -> None:
+    reader = VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2024, 3, 10, 9, 0))
+
+    reply = DueTasks(reader, max_listed=2).reply_for("Which tasks are overdue?")
+
+    assert reply is not None and reply.text.splitlines() == [
+        "3 open tasks due before 2024-03-10 (overdue):",
+        "- [ ] ==Profit== 📅 2021-11-22 [[ACME#Steps to world domination]]",
+        "- [ ] Book the venue [due:: 2021-11-22] [[Plan#Later]]",
+        "… and 1 more.",
+    ]
+
+
+def test_over_chat_the_due_tasks_are_listed_without_asking_the_model(
+    settings: Settings, services: Services, llm: ScriptedLLMServer
+) -> None:
+    services.reindexer.run_once()
+    app = agent_app(settings, services, llm.base_url)
+    with serve_in_thread(app) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        question = "Which tasks are due on 2021-11-22?"
+        pieces = client.chat.completions.create(
+            model="vault-librarian", messages=[{"role": "user", "content": question}], stream=True
+        )
+        reply = "".join(chunk.choices[0].delta.content or "" for chunk in pieces if chunk.choices)
+
+    assert llm.chat_requests == []  # the warm-up is off in tests: no call at all
+    assert reply.splitlines()[:3] == [
+        "2 open tasks due on 2021-11-22:",
+        "- [ ] ==Profit== 📅 2021-11-22 [[ACME#Steps to world domination]]",  # the links stand as written
+        "- [ ] Book the venue [due:: 2021-11-22] [[Plan#Later]]",
+    ]
+
+
+def test_without_a_model_the_due_tasks_are_listed_too(settings: Settings, services: Services) -> None:
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"watch": False}), services)  # the relevance floor as configured
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        question = {"role": "user", "content": "Which tasks are due on 2021-11-22?"}
+        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": [question]})
+
+    reply = response.json()["choices"][0]["message"]["content"]
+    assert reply.splitlines()[:2] == [
+        "2 open tasks due on 2021-11-22:",
+        "- [ ] ==Profit== 📅 2021-11-22 [[ACME#Steps to world domination]]",
+    ]

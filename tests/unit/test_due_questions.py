@@ -1,0 +1,61 @@
+"""Reading what a question about tasks by date asks for: which days, and by which of a task's dates."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from rag.answer.due_questions import DueAsk, due_ask
+
+TODAY = date(2026, 12, 5)  # a Saturday
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("Which tasks are due on 2021-11-22?", date(2021, 11, 22), date(2021, 11, 22)),
+        ("What is due on 22 November?", date(2026, 11, 22), date(2026, 11, 22)),  # no year: this year's
+        ("Which of my tasks are due in January 2027?", date(2027, 1, 1), date(2027, 1, 31)),
+        ("What do I have to do today?", TODAY, TODAY),
+        ("Any tasks for tomorrow?", date(2026, 12, 6), date(2026, 12, 6)),
+        ("Was ist heute fällig?", TODAY, TODAY),
+        ("Which tasks are due this week?", date(2026, 11, 30), date(2026, 12, 6)),  # Monday to Sunday
+        ("What tasks are due next week?", date(2026, 12, 7), date(2026, 12, 13)),
+        ("Which deadlines fall this month?", date(2026, 12, 1), date(2026, 12, 31)),
+    ],
+)
+def test_the_days_asked_for_are_read_from_the_question(question: str, first: date, last: date) -> None:
+    ask = due_ask(question, TODAY)
+
+    assert ask is not None and (ask.first, ask.last) == (first, last)
+
+
+def test_overdue_is_every_day_before_today() -> None:
+    ask = due_ask("What's overdue?", TODAY)
+
+    assert ask is not None and ask.holds(date(2020, 3, 1)) and ask.holds(date(2026, 12, 4))
+    assert not ask.holds(TODAY)
+    assert ask.describe() == "before 2026-12-05 (overdue)"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When is the allotment fee due?",  # asks for a date, names none
+        "What did I bake today?",  # a date, but no tasks
+        "How many tomatoes did I harvest on 2026-09-01?",
+        "Which tasks are open?",  # tasks, but no date
+        "Schedule a task for today: call the vet",  # a request to add one
+        "Add a task due tomorrow: buy milk",
+        "Which tasks did I complete this week?",  # done ones: the open ones would be the wrong list
+    ],
+)
+def test_a_question_not_about_tasks_by_date_asks_for_none(question: str) -> None:
+    assert due_ask(question, TODAY) is None
+
+
+def test_what_is_due_is_asked_by_due_date_and_what_to_do_by_due_else_scheduled_date() -> None:
+    assert due_ask("Which tasks are due today?", TODAY) == DueAsk(TODAY, TODAY, by_due_only=True)
+    assert due_ask("What do I have to do today?", TODAY) == DueAsk(TODAY, TODAY)
+    assert due_ask("Which tasks are scheduled for today?", TODAY) == DueAsk(TODAY, TODAY, by_scheduled=True)
