@@ -5,8 +5,9 @@ the 0.5B listed a task done the day before among those due, and given only the t
 three ("[ ] #task Profit== 📅 2021-11-22") or refused the overdue ones. Which tasks are due is no judgment: for a
 question about tasks by date (rag/answer/due_questions.py), the open tasks whose due date (or, unless the question
 asks what is due, scheduled date) falls on the days asked are found in every note, as the Tasks plugin's query
-would find them, and the reply lists them, each with a link to its section; no model is asked. When none is found,
-the question goes the usual way (the notes may still say something about it).
+would find them, and the reply lists them, each with a link to its section; no model is asked. Asked what to do on
+one day, that day's daily note's undated open tasks are listed too. When none is found, the question goes the usual
+way (the notes may still say something about it).
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from agent.tools.daily import existing_daily_note
 from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot
 from agent.tools.tasks import is_open, templates_folder_or_none
 from core.domain import Task
+from core.errors import NotFound
 from rag.answer.due_questions import DueAsk, due_ask
 from rag.answer.secrets import redact_secrets
 from rag.notes.task_fields import parse_task_fields
@@ -26,11 +30,12 @@ MAX_LISTED = 50  # tasks listed at most, earliest first; the reply says how many
 
 @dataclass(frozen=True, slots=True)
 class DueTask:
-    """One open task of the days asked: its day, its line as the note has it, and the link to its section."""
+    """One open task of the days asked: its day, its line as the note has it, the link to its section, its note."""
 
     day: date
     line: str
     anchor: str
+    path: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,34 +58,41 @@ class DueTasks:
         ask = due_ask(question, self._reader.today())
         if ask is None:
             return None
-        found = self.tasks_for(ask)
+        snapshot = self._reader.snapshot()
+        daily = _daily_note_of(self._reader, snapshot, ask)
+        found = self._tasks_for(ask, snapshot, daily)
         if not found:
             return None
         listed = found[: self._max_listed]
-        lines = [f"{len(found)} open task{'s' if len(found) != 1 else ''} {_what(ask)}:"]
+        has_daily = any(task.path == daily for task in found)
+        lines = [f"{len(found)} open task{'s' if len(found) != 1 else ''} {_what(ask, has_daily=has_daily)}:"]
         lines += [f"- {task.line} {task.anchor}" for task in listed]
         if len(found) > len(listed):
             lines.append(f"… and {len(found) - len(listed)} more.")
         return DueReply("\n".join(lines), tuple(dict.fromkeys(task.anchor for task in listed)))
 
-    def tasks_for(self, ask: DueAsk) -> list[DueTask]:
+    def _tasks_for(self, ask: DueAsk, snapshot: VaultSnapshot, daily: str | None) -> list[DueTask]:
         """Return the open tasks of the days `ask` gives, earliest first, then by note and line."""
-        snapshot = self._reader.snapshot()
         templates = templates_folder_or_none(self._reader, snapshot)  # a template's tasks are placeholders
         found: list[tuple[date, str, int, DueTask]] = []
         for path, note in snapshot.notes.items():
             if templates and snapshot.in_folder(path, templates):
                 continue
             for task in note.tasks:
-                if (day := _day_of(task, ask)) is not None:
+                if (day := _day_of(task, ask, daily_day=ask.first if path == daily else None)) is not None:
                     text = redact_secrets(task.text) if self._reader.redacts_secrets else task.text
                     anchor = snapshot.anchor(path, snapshot.heading_path_at(path, task.line))
-                    found.append((day, path.casefold(), task.line, DueTask(day, f"[{task.status}] {text}", anchor)))
+                    found.append(
+                        (day, path.casefold(), task.line, DueTask(day, f"[{task.status}] {text}", anchor, path))
+                    )
         return [task for *_, task in sorted(found, key=lambda item: item[:3])]
 
 
-def _day_of(task: Task, ask: DueAsk) -> date | None:
-    """Return the task's day that the question asks about, or None when it is not one of the days or is closed."""
+def _day_of(task: Task, ask: DueAsk, *, daily_day: date | None = None) -> date | None:
+    """Return the task's day that the question asks about, or None when it is not one of the days or is closed.
+
+    `daily_day`: the task stands in the daily note of that day, where an undated task is one to do that day.
+    """
     if not is_open(task):
         return None
     fields = parse_task_fields(task.text)
@@ -89,11 +101,25 @@ def _day_of(task: Task, ask: DueAsk) -> date | None:
     elif ask.by_due_only:
         day = fields.due
     else:
-        day = fields.due or fields.scheduled
+        day = fields.due or fields.scheduled or daily_day
     return day if day is not None and ask.holds(day) else None
 
 
-def _what(ask: DueAsk) -> str:
-    """Return what the tasks listed are: "due on 2021-11-22", "scheduled from … to …", "due before … (overdue)"."""
-    dated = "scheduled" if ask.by_scheduled else "due" if ask.by_due_only else "due or scheduled"
-    return f"{dated} {ask.describe()}"
+def _daily_note_of(reader: VaultReader, snapshot: VaultSnapshot, ask: DueAsk) -> str | None:
+    """Return the daily note whose undated tasks are to do on the one day asked ("What do I have to do today?").
+
+    None when the question asks what is due or scheduled (an undated task is neither), or for more than one day.
+    """
+    if ask.by_due_only or ask.by_scheduled or ask.first != ask.last:
+        return None
+    try:
+        return existing_daily_note(reader, snapshot, ask.first)
+    except NotFound:
+        return None
+
+
+def _what(ask: DueAsk, *, has_daily: bool) -> str:
+    """Return what the tasks listed are: "due on 2021-11-22", "to do on … (due or scheduled then)" ..."""
+    if ask.by_scheduled or ask.by_due_only:
+        return f"{'scheduled' if ask.by_scheduled else 'due'} {ask.describe()}"
+    return f"to do {ask.describe()} (due or scheduled then{', or in its daily note' if has_daily else ''})"

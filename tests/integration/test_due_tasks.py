@@ -30,6 +30,7 @@ NOTES = {
     ),
     "Projects/Plan.md": "# Plan\n\nIntro.\n\n## Later\n\n- [ ] Book the venue [due:: 2021-11-22]\n",
     "Templates/Daily.md": "# {{date}}\n\n- [ ] Placeholder 📅 2021-11-22\n",
+    "Journal/2021-11-22.md": "# Monday\n\n## Do today\n\n- [ ] Call the vet\n- [x] Water the plants\n",
 }
 
 
@@ -39,6 +40,7 @@ def settings(tmp_path: Path) -> Settings:
     vault = write_notes(tmp_path / "vault", NOTES)
     (vault / ".obsidian").mkdir()
     (vault / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}', encoding="utf-8")
+    (vault / ".obsidian" / "daily-notes.json").write_text('{"folder": "Journal"}', encoding="utf-8")
     return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
 
 
@@ -62,8 +64,13 @@ def test_what_to_do_on_a_day_counts_a_scheduled_task_and_other_questions_get_non
     tasks = due_tasks(settings)
 
     todo = tasks.reply_for("What do I have to do today?")  # the clock says 2021-11-22
-    assert todo is not None and todo.text.startswith("3 open tasks due or scheduled on 2021-11-22:")
+    assert todo is not None and todo.text.startswith(
+        "4 open tasks to do on 2021-11-22 (due or scheduled then, or in its daily note):"
+    )
     assert "- [ ] Cook dinner ⏳ 2021-11-22 [[ACME#Steps to world domination]]" in todo.text.splitlines()
+    assert "- [ ] Call the vet [[2021-11-22#Do today]]" in todo.text.splitlines()  # undated, in the day's daily note
+    due = tasks.reply_for("What is due today?")
+    assert due is not None and "Call the vet" not in due.text  # an undated task is due on no day
     assert tasks.reply_for("What did I cook on 2021-11-22?") is None  # no question about tasks
     assert tasks.reply_for("What's overdue?") is None  # nothing open is due before 2021-11-22: the usual way
 
