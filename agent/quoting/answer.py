@@ -10,20 +10,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL, is_refusal
 from rag.answer.evidence import EVIDENCE_HEADING, quoted_line
 from rag.answer.near_copy import names_in, unquoted_names
 from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, unquoted_numbers
+from rag.answer.rival_figures import rival_figures
 
 QUOTES_HEADING = EVIDENCE_HEADING
 NOT_SAID = "The closest notes I read don't say it:"
 
 
-def quoted_answer(answer: str, quotes: Sequence[VerifiedQuote], passages: Sequence[OfferedPassage] = ()) -> str:
+def quoted_answer(
+    answer: str, quotes: Sequence[VerifiedQuote], passages: Sequence[OfferedPassage] = (), *, question: str = ""
+) -> str:
     """Return the answer shown: the model's answer when the quotes hold its numbers, then the quotes with links.
 
     Each quote's line cites its note as [[Note#Heading]] (checked like any citation as it streams). The passages
-    offered tell which words are names (`rag.answer.near_copy.names_in`).
+    offered tell which words are names (`rag.answer.near_copy.names_in`). A number of one quoted sentence put into
+    another's words is no answer either (`rag.answer.rival_figures`): quoting both chili oil sentences, the 0.5B
+    answered "At 120 °C the flakes burned …", where the note says 150 °C burned them and 120 °C is right.
     """
     lines = [quoted_line(quote.text, quote.source) for quote in quotes]
     names = names_in([passage.text for passage in passages])
@@ -33,6 +39,7 @@ def quoted_answer(answer: str, quotes: Sequence[VerifiedQuote], passages: Sequen
         or is_refusal(answer)
         or unquoted_numbers(answer, quotes)
         or unquoted_names(answer, [quote.text for quote in quotes], names)
+        or rival_figures(answer, [Passage(quote.source, quote.text) for quote in quotes], question=question)
     ):
         return quoted
     return f"{answer}\n\n{quoted}"

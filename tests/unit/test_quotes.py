@@ -135,6 +135,24 @@ def test_an_answer_stating_a_number_no_quote_holds_is_replaced_by_the_quotes() -
     assert '- "14 hours in the fridge at 4 °C" [[Sourdough#Final recipe]]' in misread
 
 
+def test_an_answer_putting_one_quoted_sentences_number_into_anothers_words_is_replaced_by_the_quotes() -> None:
+    # Recorded from the 0.5B (stop 36), quoting both chili oil sentences.
+    quotes = [
+        VerifiedQuote(
+            "At 150 °C the flakes burned and the whole jar was bitter (tried once, October 2026). "
+            "At 120 °C they sizzle and turn deep red.",
+            "[[Chili Oil#Recipe]]",
+        )
+    ]
+    question = "At what temperature do I pour the oil over the chili flakes?"
+
+    mixed = quoted_answer("At 120 °C the flakes burned and the whole jar was bitter.", quotes, question=question)
+    right = quoted_answer("At 120 °C they sizzle and turn deep red.", quotes, question=question)
+
+    assert mixed.startswith(QUOTES_HEADING)
+    assert right.startswith("At 120 °C they sizzle and turn deep red.\n\n" + QUOTES_HEADING)
+
+
 def test_an_answer_naming_what_no_quote_names_is_replaced_by_the_quotes() -> None:
     quotes = [VerifiedQuote("Three plants gave 11 fruits in 2026", "[[Garden Plan 2027#Bed 4]]")]
     passages = [
