@@ -75,6 +75,20 @@ def test_what_to_do_on_a_day_counts_a_scheduled_task_and_other_questions_get_non
     assert tasks.reply_for("What's overdue?") is None  # nothing open is due before 2021-11-22: the usual way
 
 
+def test_with_the_tasks_plugins_global_filter_a_checkbox_without_it_is_no_task(settings: Settings) -> None:
+    plugin = settings.vault.path / ".obsidian" / "plugins" / "obsidian-tasks-plugin"
+    plugin.mkdir(parents=True)
+    (plugin / "data.json").write_text('{"globalFilter": "#task"}', encoding="utf-8")
+    write_notes(settings.vault.path, {"Work.md": "# Work\n\n- [ ] #task Send the report 📅 2021-11-22\n"})
+
+    reply = due_tasks(settings).reply_for("Which tasks are due on 2021-11-22?")
+
+    assert reply is not None and reply.text.splitlines() == [
+        "1 open task due on 2021-11-22:",
+        "- [ ] #task Send the report 📅 2021-11-22 [[Work#Work]]",
+    ]
+
+
 def test_overdue_tasks_come_earliest_first_and_a_long_list_says_how_many_more(settings: Settings) -> None:
     reader = VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2024, 3, 10, 9, 0))
 
