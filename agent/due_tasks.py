@@ -12,7 +12,6 @@ way (the notes may still say something about it).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -24,7 +23,7 @@ from core.domain import Task
 from core.errors import NotFound
 from rag.answer.due_questions import DueAsk, due_ask
 from rag.answer.secrets import redact_secrets
-from rag.notes.obsidian_config import tasks_global_filter
+from rag.notes.obsidian_config import counts_as_task
 from rag.notes.task_fields import parse_task_fields
 
 MAX_LISTED = 50  # tasks listed at most, earliest first; the reply says how many more there are
@@ -76,15 +75,13 @@ class DueTasks:
     def _tasks_for(self, ask: DueAsk, snapshot: VaultSnapshot, daily: str | None) -> list[DueTask]:
         """Return the open tasks of the days `ask` gives, earliest first, then by note and line."""
         templates = templates_folder_or_none(self._reader, snapshot)  # a template's tasks are placeholders
-        # With the Tasks plugin's global filter set ("#task"), a checkbox without it is no task to the plugin.
-        wanted = tasks_global_filter(snapshot.root)
-        holds_filter = re.compile(rf"(?<!\S){re.escape(wanted)}(?!\S)") if wanted else None
+        is_task = counts_as_task(snapshot.root)  # with the Tasks plugin's global filter, only checkboxes holding it
         found: list[tuple[date, str, int, DueTask]] = []
         for path, note in snapshot.notes.items():
             if templates and snapshot.in_folder(path, templates):
                 continue
             for task in note.tasks:
-                if holds_filter is not None and not holds_filter.search(task.text):
+                if not is_task(task.text):
                     continue
                 if (day := _day_of(task, ask, daily_day=ask.first if path == daily else None)) is not None:
                     text = redact_secrets(task.text) if self._reader.redacts_secrets else task.text

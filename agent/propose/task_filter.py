@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from rag.notes.obsidian_config import tasks_global_filter
+from rag.notes.obsidian_config import counts_as_task, tasks_global_filter
 
 
 def with_global_filter(task: str, root: Path) -> str:
@@ -14,6 +13,6 @@ def with_global_filter(task: str, root: Path) -> str:
     Unchanged when the vault sets no global filter or the task holds it already.
     """
     wanted = tasks_global_filter(root)
-    if not wanted or re.search(rf"(?<!\S){re.escape(wanted)}(?!\S)", task):
+    if not wanted or counts_as_task(root)(task):
         return task
     return f"{wanted} {task.strip()}"

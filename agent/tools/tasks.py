@@ -15,6 +15,7 @@ from agent.tools.snapshot import VaultSnapshot
 from core.domain import Task
 from core.errors import NotFound
 from rag.notes.moment import parse_day
+from rag.notes.obsidian_config import counts_as_task
 
 _CLOSED = frozenset("xX-")  # done or cancelled: not "open" ("/" in progress and other marks still are)
 _LEGEND = "Marks: [ ] to do, [/] in progress, [x] done, [-] cancelled."
@@ -61,7 +62,12 @@ def templates_folder_or_none(reader: VaultReader, snapshot: VaultSnapshot) -> st
 
 def _across_vault(reader: VaultReader, snapshot: VaultSnapshot, folder: str, *, done: bool) -> Reply:
     templates = templates_folder_or_none(reader, snapshot)  # a template's empty "- [ ]" is a placeholder, not a task
-    keep: Callable[[Task], bool] = (lambda task: task.is_done) if done else is_open
+    is_task = counts_as_task(snapshot.root)  # with the Tasks plugin's global filter, only checkboxes holding it
+    in_state: Callable[[Task], bool] = (lambda task: task.is_done) if done else is_open
+
+    def keep(task: Task) -> bool:
+        return in_state(task) and is_task(task.text)
+
     parts = []
     for path in sorted(snapshot.notes, key=str.lower):
         if snapshot.in_folder(path, folder) and not (templates and snapshot.in_folder(path, templates)):

@@ -1,6 +1,7 @@
 """`tasks.open`: the open `- [ ]` / `- [/]` tasks across the vault, with the dates the Tasks plugin or Dataview give.
 
-A task counts as open unless it is done (`x`) or cancelled (`-`). Templates and the crew root are left out (a
+A task counts as open unless it is done (`x`) or cancelled (`-`); with the Tasks plugin's global filter set ("#task"),
+a checkbox without it is no task, as to the plugin. Templates and the crew root are left out (a
 template's tasks are placeholders). With `due_within_days: N` only tasks due (or, without a due date, scheduled)
 up to today + N are kept, overdue ones included; `include_undated` adds the tasks with neither date. The earliest
 tasks are kept first when `limit` cuts; the items are the notes, each with its tasks.
@@ -9,6 +10,7 @@ tasks are kept first when `limit` cuts; the items are the notes, each with its t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from pathlib import PurePosixPath
@@ -20,6 +22,7 @@ from crews.collectors.notes import VaultNotes
 from crews.model import CollectedTask, Material, MaterialItem
 from edits.diffs import content_hash
 from rag.answer.secrets import redact_secrets
+from rag.notes.obsidian_config import counts_as_task
 from rag.notes.task_fields import find_tasks, parse_task_fields
 
 DEFAULT_LIMIT = 100
@@ -49,7 +52,7 @@ class _Found:
     content_hash: str
 
 
-def _tasks_of(vault: VaultNotes, path: str) -> list[_Found]:
+def _tasks_of(vault: VaultNotes, path: str, is_task: Callable[[str], bool]) -> list[_Found]:
     text = vault.read_text(path)
     if text is None or not _MAYBE_OPEN.search(text):
         return []
@@ -57,7 +60,7 @@ def _tasks_of(vault: VaultNotes, path: str) -> list[_Found]:
     digest = content_hash(text)
     found = []
     for task in find_tasks(text):
-        if task.status in _CLOSED:
+        if task.status in _CLOSED or not is_task(task.text):  # the Tasks plugin's global filter, when set
             continue
         fields = parse_task_fields(task.text)
         if not fields.description:
@@ -127,7 +130,8 @@ def gather_open_tasks(params: OpenTasksParams, context: CollectContext) -> Mater
     vault = VaultNotes.open(context)
     folder = vault.folder(params.folder)
     horizon = context.today + timedelta(days=params.due_within_days) if params.due_within_days is not None else None
-    found = [task for path in vault.paths(folder) for task in _tasks_of(vault, path)]
+    is_task = counts_as_task(vault.scan.root)
+    found = [task for path in vault.paths(folder) for task in _tasks_of(vault, path, is_task)]
     kept = sorted((task for task in found if _is_kept(task, params, horizon)), key=_order)
     shown = kept[: params.limit]
     summary = _summary(shown, len(kept), context.today, horizon)

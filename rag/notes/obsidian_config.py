@@ -7,6 +7,8 @@ broken file means Obsidian's defaults, as in the app.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -125,6 +127,18 @@ def tasks_global_filter(root: Path) -> str:
     With one set, a checkbox line without it is no task to the plugin: no query lists it, no done date is set.
     """
     return text_setting(plugin_config(root, TASKS_PLUGIN_CONFIG), "globalFilter")
+
+
+def counts_as_task(root: Path) -> Callable[[str], bool]:
+    """Return whether a checkbox's text is a task to the Tasks plugin: it holds the global filter, when one is set.
+
+    With "#task" set, "- [ ] Buy milk 📅 2026-12-05" is a checklist item to the plugin: no query lists it.
+    """
+    wanted = tasks_global_filter(root)
+    if not wanted:
+        return lambda _text: True
+    holds = re.compile(rf"(?<!\S){re.escape(wanted)}(?!\S)")
+    return lambda text: holds.search(text) is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -167,6 +167,18 @@ def test_long_notes_are_cut_with_a_hint_naming_their_headings(services: Services
     assert "</note>" in read.text  # the delimiter survives the cut
 
 
+def test_open_tasks_with_the_tasks_plugins_global_filter_are_the_checkboxes_holding_it(services: Services) -> None:
+    vault = services.settings.vault_path
+    (vault / ".obsidian" / "plugins" / "obsidian-tasks-plugin").mkdir(parents=True)
+    (vault / ".obsidian" / "plugins" / "obsidian-tasks-plugin" / "data.json").write_text('{"globalFilter": "#task"}')
+    (vault / "Inbox" / "Errands.md").write_text("# Errands\n\n- [ ] #task Post the letter\n- [ ] Packing: socks\n")
+
+    listed = call(indexed_registry(services), "tasks", command="open")
+
+    assert "#task Post the letter" in listed.text and "Packing: socks" not in listed.text
+    assert listed.text.startswith("1 open task(s)")  # sample_vault's other checkboxes hold no "#task"
+
+
 def test_capped_lists_keep_only_the_anchors_still_shown(services: Services) -> None:
     tools = indexed_registry(services, max_chars=1_200)
     capped = call(tools, "tasks", command="open")

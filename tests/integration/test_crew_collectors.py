@@ -152,6 +152,17 @@ def test_templates_the_crew_root_and_private_folders_are_never_collected(tmp_pat
     ]
 
 
+def test_with_the_tasks_plugins_global_filter_only_checkboxes_holding_it_are_tasks(tmp_path: Path) -> None:
+    root = write(
+        tmp_path / "v",
+        {
+            ".obsidian/plugins/obsidian-tasks-plugin/data.json": '{"globalFilter": "#task"}',
+            "Inbox/Note.md": "- [ ] #task Real task 📅 2026-11-20\n- [ ] Packing list item\n",
+        },
+    )
+    assert task_texts(collect("tasks.open", {}, context_for(root, tmp_path))) == ["#task Real task"]
+
+
 def test_the_crew_root_is_left_out_even_when_the_ignore_globs_do_not_name_it(tmp_path: Path) -> None:
     root = write(tmp_path / "v", {"_ops/Team.md": "- [ ] Crew task\n", "Inbox/Note.md": "- [ ] Real task\n"})
     bare = context_for(root, tmp_path, crews_root="_elsewhere")
