@@ -6,8 +6,9 @@ three ("[ ] #task Profit== 📅 2021-11-22") or refused the overdue ones. Which 
 question about tasks by date (rag/answer/due_questions.py), the open tasks whose due date (or, unless the question
 asks what is due, scheduled date) falls on the days asked are found in every note, as the Tasks plugin's query
 would find them, and the reply lists them, each with a link to its section; no model is asked. Asked what to do on
-one day, that day's daily note's undated open tasks are listed too. When none is found, the question goes the usual
-way (the notes may still say something about it).
+one day, that day's daily note's undated open tasks are listed too. When none is found, the reply says so and names
+the next one after those days; a vault none of whose open tasks has a date is asked the usual way (its text may
+say what is to do).
 """
 
 from __future__ import annotations
@@ -55,15 +56,20 @@ class DueTasks:
         self._max_listed = max_listed
 
     def reply_for(self, question: str) -> DueReply | None:
-        """Return the list of the open tasks `question` asks for by date (None: it asks for none, or none is found)."""
+        """Return the list of the open tasks `question` asks for by date (None: it asks for none).
+
+        None too when no task is found and no open task of the vault has a date: a vault that does not date its
+        tasks may keep what is to do in its text. One that does is told none is found, and the next one after.
+        """
         ask = due_ask(question, self._reader.today())
         if ask is None:
             return None
         snapshot = self._reader.snapshot()
         daily = _daily_note_of(self._reader, snapshot, ask)
-        found = self._tasks_for(ask, snapshot, daily)
+        dated = self._dated_tasks(ask, snapshot, daily)
+        found = [task for task in dated if ask.holds(task.day)]
         if not found:
-            return None
+            return _none_found(ask, [task for task in dated if task.day > ask.last])
         listed = found[: self._max_listed]
         has_daily = any(task.path == daily for task in found)
         lines = [f"{len(found)} open task{'s' if len(found) != 1 else ''} {_what(ask, has_daily=has_daily)}:"]
@@ -72,8 +78,8 @@ class DueTasks:
             lines.append(f"… and {len(found) - len(listed)} more.")
         return DueReply("\n".join(lines), tuple(dict.fromkeys(task.anchor for task in listed)))
 
-    def _tasks_for(self, ask: DueAsk, snapshot: VaultSnapshot, daily: str | None) -> list[DueTask]:
-        """Return the open tasks of the days `ask` gives, earliest first, then by note and line."""
+    def _dated_tasks(self, ask: DueAsk, snapshot: VaultSnapshot, daily: str | None) -> list[DueTask]:
+        """Return the open tasks with the date `ask` goes by, earliest first, then by note and line."""
         templates = templates_folder_or_none(self._reader, snapshot)  # a template's tasks are placeholders
         is_task = counts_as_task(snapshot.root)  # with the Tasks plugin's global filter, only checkboxes holding it
         found: list[tuple[date, str, int, DueTask]] = []
@@ -92,8 +98,18 @@ class DueTasks:
         return [task for *_, task in sorted(found, key=lambda item: item[:3])]
 
 
+def _none_found(ask: DueAsk, later: list[DueTask]) -> DueReply | None:
+    """Return the reply saying no open task is of the days asked, with the next one after them if any."""
+    if not later:
+        return None
+    first = later[0]
+    none = "No open task is overdue." if ask.first == date.min else f"No open task is {_what(ask, has_daily=False)}."
+    text = f"{none} The next one:\n- {first.line} {first.anchor}"
+    return DueReply(text, (first.anchor,))
+
+
 def _day_of(task: Task, ask: DueAsk, *, daily_day: date | None = None) -> date | None:
-    """Return the task's day that the question asks about, or None when it is not one of the days or is closed.
+    """Return the task's date that the question goes by (due, scheduled or either), or None: none, or it is closed.
 
     `daily_day`: the task stands in the daily note of that day, where an undated task is one to do that day.
     """
@@ -106,7 +122,7 @@ def _day_of(task: Task, ask: DueAsk, *, daily_day: date | None = None) -> date |
         day = fields.due
     else:
         day = fields.due or fields.scheduled or daily_day
-    return day if day is not None and ask.holds(day) else None
+    return day
 
 
 def _daily_note_of(reader: VaultReader, snapshot: VaultSnapshot, ask: DueAsk) -> str | None:

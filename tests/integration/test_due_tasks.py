@@ -72,7 +72,19 @@ def test_what_to_do_on_a_day_counts_a_scheduled_task_and_other_questions_get_non
     due = tasks.reply_for("What is due today?")
     assert due is not None and "Call the vet" not in due.text  # an undated task is due on no day
     assert tasks.reply_for("What did I cook on 2021-11-22?") is None  # no question about tasks
-    assert tasks.reply_for("What's overdue?") is None  # nothing open is due before 2021-11-22: the usual way
+    overdue = tasks.reply_for("What's overdue?")  # nothing open is due before 2021-11-22: the next one is named
+    assert overdue is not None and overdue.text.splitlines() == [
+        "No open task is overdue. The next one:",
+        "- [ ] ==Profit== 📅 2021-11-22 [[ACME#Steps to world domination]]",
+    ]
+
+
+def test_a_vault_whose_tasks_have_no_dates_is_asked_the_usual_way(tmp_path: Path) -> None:
+    vault = write_notes(tmp_path / "plain", {"Inbox.md": "# Inbox\n\n- [ ] Call the vet\n- [x] Post 📅 2021-11-20\n"})
+    settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
+    tasks = DueTasks(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0)))
+
+    assert tasks.reply_for("Which tasks are due today?") is None  # no open task has a date: the text may say
 
 
 def test_with_the_tasks_plugins_global_filter_a_checkbox_without_it_is_no_task(settings: Settings) -> None:
