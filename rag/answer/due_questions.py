@@ -36,6 +36,23 @@ _REQUEST = re.compile(
 )
 # Tasks done, not to do: "Which tasks did I complete this week?" (the open ones would be the wrong list).
 _DONE = re.compile(r"\b(?:done|complete[ds]?|finished|closed|ticked|erledigt|abgeschlossen)\b", re.IGNORECASE)
+# Week days, Monday first (English and German), and how a question places one: the coming one by default.
+_WEEKDAYS = (
+    ("monday", "montag"),
+    ("tuesday", "dienstag"),
+    ("wednesday", "mittwoch"),
+    ("thursday", "donnerstag"),
+    ("friday", "freitag"),
+    ("saturday", "samstag", "sonnabend"),
+    ("sunday", "sonntag"),
+)
+_WEEKDAY = re.compile(
+    r"\b(?:(?P<which>next|last|nächsten?|letzten?)\s+)?(?P<day>"
+    + "|".join(name for names in _WEEKDAYS for name in names)
+    + r")s?\b",
+    re.IGNORECASE,
+)
+_WEEKEND = re.compile(r"\b(?:this\s+|the\s+)?weekend\b|\bwochenende\b", re.IGNORECASE)
 _THIS_WEEK = re.compile(r"\b(?:this|current)\s+week\b|\bdiese[rn]?\s+woche\b", re.IGNORECASE)
 _NEXT_WEEK = re.compile(r"\bnext\s+week\b|\bnächste[rn]?\s+woche\b", re.IGNORECASE)
 _THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
@@ -90,6 +107,11 @@ def _days_asked(question: str, today: date) -> tuple[date, date] | None:
             day = today + timedelta(days=offset)
             return day, day
     monday = today - timedelta(days=today.weekday())
+    if (weekday := _WEEKDAY.search(question)) is not None:
+        day = _weekday(weekday, today)
+        return day, day
+    if _WEEKEND.search(question):  # this week's Saturday and Sunday (on a Sunday, the one left)
+        return max(today, monday + timedelta(days=5)), monday + timedelta(days=6)
     if _THIS_WEEK.search(question):
         return monday, monday + timedelta(days=6)
     if _NEXT_WEEK.search(question):
@@ -97,6 +119,20 @@ def _days_asked(question: str, today: date) -> tuple[date, date] | None:
     if _THIS_MONTH.search(question):
         return _days_of(today.year, today.month, None)
     return None
+
+
+def _weekday(match: re.Match[str], today: date) -> date:
+    """Return the day a week day names: the coming one (today on that day).
+
+    "next Tuesday" is the Tuesday of next week, "last Friday" the one before today.
+    """
+    number = next(index for index, names in enumerate(_WEEKDAYS) if match["day"].casefold() in names)
+    which = (match["which"] or "").casefold()
+    if which.startswith(("last", "letzt")):
+        return today - timedelta(days=(today.weekday() - number - 1) % 7 + 1)
+    if which.startswith(("next", "nächst")):
+        return today - timedelta(days=today.weekday()) + timedelta(days=7 + number)
+    return today + timedelta(days=(number - today.weekday()) % 7)
 
 
 def _days_of(year: int, month: int, day: int | None) -> tuple[date, date] | None:

@@ -23,6 +23,12 @@ TODAY = date(2026, 12, 5)  # a Saturday
         ("Which tasks are due this week?", date(2026, 11, 30), date(2026, 12, 6)),  # Monday to Sunday
         ("What tasks are due next week?", date(2026, 12, 7), date(2026, 12, 13)),
         ("Which deadlines fall this month?", date(2026, 12, 1), date(2026, 12, 31)),
+        ("What's due on Monday?", date(2026, 12, 7), date(2026, 12, 7)),  # the coming Monday
+        ("Which tasks are due Saturday?", TODAY, TODAY),  # today is one
+        ("Any tasks for next Tuesday?", date(2026, 12, 8), date(2026, 12, 8)),  # in next week
+        ("Which tasks were due last Friday?", date(2026, 12, 4), date(2026, 12, 4)),
+        ("Was ist am Freitag fällig?", date(2026, 12, 11), date(2026, 12, 11)),
+        ("What do I have to do this weekend?", TODAY, date(2026, 12, 6)),
     ],
 )
 def test_the_days_asked_for_are_read_from_the_question(question: str, first: date, last: date) -> None:
