@@ -17,7 +17,8 @@ from rag.answer.dates import dates_in
 
 # A question about tasks: it names them, or asks what is due.
 _TASKS = re.compile(
-    r"\b(?:tasks?|to-?dos?|to\s+do|due|overdue|deadlines?|aufgaben?|fällig|überfällig|erledigen)\b", re.IGNORECASE
+    r"\b(?:tasks?|to-?dos?|to\s+do|due|overdue|deadlines?|aufgaben?|fällig|überfällig|erledigen|erledigt\s+werden)\b",
+    re.IGNORECASE,
 )
 _DUE = re.compile(r"\b(?:due|overdue|deadlines?|fällig|überfällig)\b", re.IGNORECASE)
 _OVERDUE = re.compile(r"\b(?:overdue|past\s+due|überfällig)\b", re.IGNORECASE)
@@ -34,8 +35,13 @@ _REQUEST = re.compile(
     r"|erstelle|füge|plane|trage)\b",
     re.IGNORECASE,
 )
-# Tasks done, not to do: "Which tasks did I complete this week?" (the open ones would be the wrong list).
-_DONE = re.compile(r"\b(?:done|complete[ds]?|finished|closed|ticked|erledigt|abgeschlossen)\b", re.IGNORECASE)
+# Tasks done, not to do: "Which tasks did I finish this week?" (the open ones would be the wrong list); "What needs
+# to be done today?" and "Was muss heute erledigt werden?" ask what is to do.
+_DONE = re.compile(
+    r"\b(?:(?<!be\s)(?<!get\s)done|completed|finished|closed|ticked|checked\s+off|did\s+(?:i|we)"
+    r"|erledigt(?!\s+werden)|abgeschlossen)\b",
+    re.IGNORECASE,
+)
 # Week days, Monday first (English and German), and how a question places one: the coming one by default.
 _WEEKDAYS = (
     ("monday", "montag"),
@@ -63,7 +69,7 @@ class DueAsk:
     """The days a question asks for tasks of (`first` to `last`, inclusive), and by which of their dates.
 
     `by_due_only`: the question asks what is due (a task's due date); otherwise its due date, else its scheduled
-    date, says when it is to be done ("What do I have to do tomorrow?"). `scheduled`: by scheduled date only.
+    date, says when it is to be done ("What do I have to do tomorrow?"). `by_scheduled`: by scheduled date only.
     """
 
     first: date

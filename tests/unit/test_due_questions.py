@@ -29,6 +29,8 @@ TODAY = date(2026, 12, 5)  # a Saturday
         ("Which tasks were due last Friday?", date(2026, 12, 4), date(2026, 12, 4)),
         ("Was ist am Freitag fällig?", date(2026, 12, 11), date(2026, 12, 11)),
         ("What do I have to do this weekend?", TODAY, date(2026, 12, 6)),
+        ("Which tasks need to be done today?", TODAY, TODAY),  # to be done: still to do
+        ("Was muss heute erledigt werden?", TODAY, TODAY),
     ],
 )
 def test_the_days_asked_for_are_read_from_the_question(question: str, first: date, last: date) -> None:
@@ -54,7 +56,8 @@ def test_overdue_is_every_day_before_today() -> None:
         "Which tasks are open?",  # tasks, but no date
         "Schedule a task for today: call the vet",  # a request to add one
         "Add a task due tomorrow: buy milk",
-        "Which tasks did I complete this week?",  # done ones: the open ones would be the wrong list
+        "Which tasks did I finish this week?",  # done ones: the open ones would be the wrong list
+        "Which tasks got done yesterday?",
     ],
 )
 def test_a_question_not_about_tasks_by_date_asks_for_none(question: str) -> None:
