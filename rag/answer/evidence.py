@@ -189,10 +189,20 @@ def repeats_sentences(answer: str, passages: Sequence[Passage], *, question: str
     note's two task lines and a sentence of its own, and was shown "Closest in your notes:" for it.
     """
     beyond = frozenset(said_beyond(answer, question))
-    wanted = question_stems(question)
-    return bool(beyond) and any(  # about the question, as evidence must be: an aside copied proves nothing asked
-        c.is_repeated and (c.on_topic or not wanted) for c in _candidates(beyond, passages, wanted, _plain(answer))
-    )
+    return bool(beyond) and bool(_repeated_about(beyond, answer, passages, question_stems(question)))
+
+
+def _repeated_about(
+    said: frozenset[str], answer: str, passages: Sequence[Passage], wanted: frozenset[str]
+) -> list[_Candidate]:
+    """Return the sentences of `passages` holding some of `said` that `answer` repeats word for word.
+
+    Only those about the question (sharing a word with it, as evidence must: an aside copied proves nothing asked),
+    unless the question has no such word (`wanted` empty).
+    """
+    return [
+        c for c in _candidates(said, passages, wanted, _plain(answer)) if c.is_repeated and (c.on_topic or not wanted)
+    ]
 
 
 def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = "", is_whole: bool = True) -> bool:
@@ -260,9 +270,10 @@ def _repeats_all(said: frozenset[str], answer: str, passages: Sequence[Passage],
     of: asked which tasks were due on a day, the 0.5B listed the two lines its passages gave, and was withheld, as
     the sentences it repeated are not shown again under an answer and so were no evidence for it.
     """
-    wanted = question_stems(question)
-    repeated = [c for c in _candidates(said, passages, wanted, _plain(answer)) if c.is_repeated and c.on_topic]
-    return said <= frozenset().union(*(c.holds for c in repeated))
+    wanted = question_stems(question)  # a question with no word to be about bears out no repeated line here
+    return bool(wanted) and said <= frozenset().union(
+        *(c.holds for c in _repeated_about(said, answer, passages, wanted))
+    )
 
 
 def _restated(said: frozenset[str], passages: Sequence[Passage]) -> bool:
