@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag.notes.obsidian_config import counts_as_task, tasks_global_filter
+from rag.notes.obsidian_config import holds_global_filter, tasks_global_filter
 
 
 def with_global_filter(task: str, root: Path) -> str:
@@ -13,6 +13,6 @@ def with_global_filter(task: str, root: Path) -> str:
     Unchanged when the vault sets no global filter or the task holds it already.
     """
     wanted = tasks_global_filter(root)
-    if not wanted or counts_as_task(root)(task):
+    if not wanted or holds_global_filter(task, wanted):
         return task
     return f"{wanted} {task.strip()}"

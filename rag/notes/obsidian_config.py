@@ -135,10 +135,12 @@ def counts_as_task(root: Path) -> Callable[[str], bool]:
     With "#task" set, "- [ ] Buy milk 📅 2026-12-05" is a checklist item to the plugin: no query lists it.
     """
     wanted = tasks_global_filter(root)
-    if not wanted:
-        return lambda _text: True
-    holds = re.compile(rf"(?<!\S){re.escape(wanted)}(?!\S)")
-    return lambda text: holds.search(text) is not None
+    return (lambda text: holds_global_filter(text, wanted)) if wanted else (lambda _text: True)
+
+
+def holds_global_filter(text: str, wanted: str) -> bool:
+    """Return True when a task's `text` holds the global filter `wanted` as a word ("#task", not "#tasks")."""
+    return re.search(rf"(?<!\S){re.escape(wanted)}(?!\S)", text) is not None
 
 
 @dataclass(frozen=True, slots=True)
