@@ -47,10 +47,11 @@ class RetrieveNode:
         if unready is not None:
             return {"is_covered": False, "answer": unready}
         # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
-        is_edit = scratch_of(config).writes is not None and looks_like_edit_request(question)
+        edit_like = looks_like_edit_request(question)
+        is_edit = scratch_of(config).writes is not None and edit_like
         # "Which tasks are due today?": listed by code from the tasks' dates, no model asked (agent/due_tasks.py).
         # Not for a request to add one ("Add a task for tomorrow: …"), in a vault that can be changed or not.
-        due_tasks = None if looks_like_edit_request(question) else deps.due_tasks
+        due_tasks = None if edit_like else deps.due_tasks
         if due_tasks is not None and (due := await _in_thread(due_tasks, question)):
             scratch_of(config).checker.allowed.update(due.anchors)
             return {"is_covered": False, "answer": due.text}

@@ -62,8 +62,8 @@ async def quoted_reply(inputs: QuoteInputs, scratch: TurnScratch, write: Write) 
     if not verified or is_refusal(call.reply.answer):
         text = not_said_refusal(passages)
     else:
-        question = inputs.history[-1].content if inputs.history else ""
-        text = quoted_answer(call.reply.answer, verified, passages, question=question or "")
+        question = (inputs.history[-1].content or "") if inputs.history else ""
+        text = quoted_answer(call.reply.answer, verified, passages, question=question)
     scratch.start_reply()
     shown = scratch.show_reply(await scratch.stream.feed(text)) + scratch.show_reply(scratch.stream.flush())
     if shown:

@@ -24,11 +24,11 @@ _DUE = re.compile(r"\b(?:due|overdue|deadlines?|fällig|überfällig)\b", re.IGN
 _OVERDUE = re.compile(r"\b(?:overdue|past\s+due|überfällig)\b", re.IGNORECASE)
 _SCHEDULED = re.compile(r"\b(?:scheduled|geplant)\b", re.IGNORECASE)
 # Days named relative to today, with how many days from today they are.
-_RELATIVE_DAYS = {
-    r"today|tonight|heute": 0,
-    r"tomorrow|morgen": 1,
-    r"yesterday|gestern": -1,
-}
+_RELATIVE_DAYS = (
+    (re.compile(r"\b(?:today|tonight|heute)\b", re.IGNORECASE), 0),
+    (re.compile(r"\b(?:tomorrow|morgen)\b", re.IGNORECASE), 1),
+    (re.compile(r"\b(?:yesterday|gestern)\b", re.IGNORECASE), -1),
+)
 # A request to add or change a task ("Schedule a task for today: …"), not a question about those there are.
 _REQUEST = re.compile(
     r"^\W*(?:please\s+|bitte\s+)?(?:add|create|schedule|put|make|set|move|mark|tick|check|complete|remind\s+me\s+to"
@@ -98,8 +98,8 @@ def due_ask(question: str, today: date) -> DueAsk | None:
     if days is None:
         return None
     first, last = days
-    by_scheduled = bool(_SCHEDULED.search(question)) and not _DUE.search(question)
-    return DueAsk(first, last, by_due_only=bool(_DUE.search(question)), by_scheduled=by_scheduled)
+    asks_due = bool(_DUE.search(question))
+    return DueAsk(first, last, by_due_only=asks_due, by_scheduled=bool(_SCHEDULED.search(question)) and not asks_due)
 
 
 def _days_asked(question: str, today: date) -> tuple[date, date] | None:
@@ -108,8 +108,8 @@ def _days_asked(question: str, today: date) -> tuple[date, date] | None:
     found, _ = dates_in(question)
     if found:
         return _days_of(found[0].year or today.year, found[0].month, found[0].day)
-    for words, offset in _RELATIVE_DAYS.items():
-        if re.search(rf"\b(?:{words})\b", question, re.IGNORECASE):
+    for words, offset in _RELATIVE_DAYS:
+        if words.search(question):
             day = today + timedelta(days=offset)
             return day, day
     monday = today - timedelta(days=today.weekday())
