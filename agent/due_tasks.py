@@ -19,12 +19,11 @@ from datetime import date
 from agent.tools.daily import existing_daily_note
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
-from agent.tools.tasks import is_open, templates_folder_or_none
+from agent.tools.tasks import is_open, vault_tasks
 from core.domain import Task
 from core.errors import NotFound
 from rag.answer.due_questions import DueAsk, due_ask
 from rag.answer.secrets import redact_secrets
-from rag.notes.obsidian_config import counts_as_task
 from rag.notes.task_fields import parse_task_fields
 
 MAX_LISTED = 50  # tasks listed at most, earliest first; the reply says how many more there are
@@ -80,15 +79,9 @@ class DueTasks:
 
     def _dated_tasks(self, ask: DueAsk, snapshot: VaultSnapshot, daily: str | None) -> list[DueTask]:
         """Return the open tasks with the date `ask` goes by, earliest first, then by note and line."""
-        templates = templates_folder_or_none(self._reader, snapshot)  # a template's tasks are placeholders
-        is_task = counts_as_task(snapshot.root)  # with the Tasks plugin's global filter, only checkboxes holding it
         found: list[tuple[date, str, int, DueTask]] = []
-        for path, note in snapshot.notes.items():
-            if templates and snapshot.in_folder(path, templates):
-                continue
-            for task in note.tasks:
-                if not is_task(task.text):
-                    continue
+        for path, tasks in vault_tasks(self._reader, snapshot):
+            for task in tasks:
                 if (day := _day_of(task, ask, daily_day=ask.first if path == daily else None)) is not None:
                     text = redact_secrets(task.text) if self._reader.redacts_secrets else task.text
                     anchor = snapshot.anchor(path, snapshot.heading_path_at(path, task.line))

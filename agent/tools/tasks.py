@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
 from pydantic import Field
@@ -38,13 +38,12 @@ def is_open(task: Task) -> bool:
     return task.status not in _CLOSED
 
 
-def _note_tasks(snapshot: VaultSnapshot, path: str, keep: Callable[[Task], bool]) -> list[Part]:
-    """Return one delimited block per section of the note that holds kept tasks, cited at that heading."""
+def _note_tasks(snapshot: VaultSnapshot, path: str, tasks: Iterable[Task]) -> list[Part]:
+    """Return one delimited block per section of the note at `path` that holds `tasks`, cited at that heading."""
     groups: dict[tuple[str, ...], list[str]] = {}
-    for task in snapshot.notes[path].tasks:
-        if keep(task):
-            where = snapshot.heading_path_at(path, task.line)
-            groups.setdefault(where, []).append(f"- [{task.status}] {task.text} (line {task.line})")
+    for task in tasks:
+        where = snapshot.heading_path_at(path, task.line)
+        groups.setdefault(where, []).append(f"- [{task.status}] {task.text} (line {task.line})")
     parts = []
     for where, lines in groups.items():
         anchor = snapshot.anchor(path, where)
@@ -60,18 +59,26 @@ def templates_folder_or_none(reader: VaultReader, snapshot: VaultSnapshot) -> st
         return None
 
 
-def _across_vault(reader: VaultReader, snapshot: VaultSnapshot, folder: str, *, done: bool) -> Reply:
-    templates = templates_folder_or_none(reader, snapshot)  # a template's empty "- [ ]" is a placeholder, not a task
-    is_task = counts_as_task(snapshot.root)  # with the Tasks plugin's global filter, only checkboxes holding it
-    in_state: Callable[[Task], bool] = (lambda task: task.is_done) if done else is_open
+def vault_tasks(reader: VaultReader, snapshot: VaultSnapshot, folder: str = "") -> Iterator[tuple[str, list[Task]]]:
+    """Yield each note under `folder` ("": the vault) with the tasks the Tasks plugin counts in it, by path.
 
-    def keep(task: Task) -> bool:
-        return in_state(task) and is_task(task.text)
-
-    parts = []
+    None in the templates folder (a template's empty "- [ ]" is a placeholder, not a task); with the plugin's global
+    filter set, only checkboxes holding it. A note without such a task is not yielded.
+    """
+    templates = templates_folder_or_none(reader, snapshot)
+    is_task = counts_as_task(snapshot.root)
     for path in sorted(snapshot.notes, key=str.lower):
-        if snapshot.in_folder(path, folder) and not (templates and snapshot.in_folder(path, templates)):
-            parts.extend(_note_tasks(snapshot, path, keep))
+        if not snapshot.in_folder(path, folder) or (templates and snapshot.in_folder(path, templates)):
+            continue
+        if tasks := [task for task in snapshot.notes[path].tasks if is_task(task.text)]:
+            yield path, tasks
+
+
+def _across_vault(reader: VaultReader, snapshot: VaultSnapshot, folder: str, *, done: bool) -> Reply:
+    in_state: Callable[[Task], bool] = (lambda task: task.is_done) if done else is_open
+    parts = []
+    for path, tasks in vault_tasks(reader, snapshot, folder):
+        parts.extend(_note_tasks(snapshot, path, filter(in_state, tasks)))
     count = sum(part.body.count("\n") + 1 for part in parts)
     state = "done" if done else "open"
     scope = f" under '{folder}'" if folder else ""
@@ -90,7 +97,7 @@ def run_tasks(reader: VaultReader, args: TasksArgs) -> Reply:
         path = snapshot.find_note(require(args.note, "note", "tasks in_note"))
     else:
         path = existing_daily_note(reader, snapshot, parse_day(args.date, reader.today()))
-    parts = _note_tasks(snapshot, path, lambda _: True)
+    parts = _note_tasks(snapshot, path, snapshot.notes[path].tasks)
     anchor = snapshot.anchor(path)
     if not parts:
         return reply(Part(f"{anchor} ({path}) has no tasks.", (anchor,)))
