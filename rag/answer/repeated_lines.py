@@ -7,6 +7,8 @@ repeat, and up to 29 % of one question's (three notes embedding the sourdough re
 repeated token before its first word, and a repeat pushes other text out of ANSWER_PASSAGE_CHARS. The copy kept is
 the one in the note that holds the line itself, which is the note to cite: the embedding note's copy is dropped
 whichever ranks first, and a passage left with nothing of its own (only its embed lines and headings) is dropped.
+A table whose header row went that way loses its delimiter row too: on kepano-obsidian the category notes embedding
+a base view sent "| --- | --- | --- | --- | --- |" alone, their header and rows being in a better-ranked passage.
 """
 
 from __future__ import annotations
@@ -21,14 +23,16 @@ from core.domain import Chunk
 MIN_REPEATED_CHARS = 40
 _EMBED = "![["
 _OWN_LINE_ONLY = re.compile(r"#{1,6}\s.*|!\[\[[^\]]*\]\]")  # a heading, or an embed alone on its line
+_TABLE_DELIMITER = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")  # "| --- | :-: |" under a header
 
 
 def without_repeated_lines(chunks: Sequence[Chunk]) -> list[Chunk]:
     """Return `chunks` (best first) with each line of MIN_REPEATED_CHARS or more in one of them only.
 
     A line is kept in the first chunk that has it outside an embed (after no `![[` of that chunk), else in the
-    first chunk that has it; other copies are removed. A chunk left with no line of its own but embeds, headings
-    and blank lines is left out.
+    first chunk that has it; other copies are removed, and a table's header and delimiter rows with them when
+    none of its rows is left. A chunk left with no line of its own but embeds, headings and blank lines is left
+    out.
     """
     long_lines = [_long_lines(chunk.text) for chunk in chunks]
     embedded_first = [dict(reversed(lines)) for lines in long_lines]  # a line's first copy in a chunk decides
@@ -43,7 +47,7 @@ def without_repeated_lines(chunks: Sequence[Chunk]) -> list[Chunk]:
         remaining = [row for row in rows if keeper.get(row.strip(), rank) == rank]
         if len(remaining) == len(rows):
             kept.append(chunk)
-        elif _says_something(remaining):
+        elif _says_something(remaining := _whole_tables(remaining)):
             kept.append(replace(chunk, text=_tidied("\n".join(remaining))))
     return kept
 
@@ -60,9 +64,35 @@ def _long_lines(text: str) -> list[tuple[str, bool]]:
     return found
 
 
+def _whole_tables(rows: list[str]) -> list[str]:
+    """Return `rows` without what removed lines left of a table.
+
+    That is a delimiter row with no header row above it, or a header and delimiter row with no row under them.
+    """
+    dropped: set[int] = set()
+    for index, row in enumerate(rows):
+        if not _is_delimiter(row):
+            continue
+        has_header = index > 0 and _is_table_row(rows[index - 1])
+        if not has_header:
+            dropped.add(index)
+        elif index + 1 == len(rows) or not _is_table_row(rows[index + 1]):
+            dropped.update((index - 1, index))
+    return [row for index, row in enumerate(rows) if index not in dropped]
+
+
+def _is_table_row(row: str) -> bool:
+    return row.lstrip().startswith("|")
+
+
+def _is_delimiter(row: str) -> bool:
+    """Return True for a table's delimiter row (a pipe in it: "---" alone is a rule or a frontmatter fence)."""
+    return "|" in row and bool(_TABLE_DELIMITER.fullmatch(row.strip()))
+
+
 def _says_something(rows: Sequence[str]) -> bool:
-    """Return True when `rows` hold a line besides embeds, headings and blanks."""
-    return any((key := row.strip()) and not _OWN_LINE_ONLY.fullmatch(key) for row in rows)
+    """Return True when `rows` hold a line besides embeds, headings, table delimiter rows and blanks."""
+    return any((key := row.strip()) and not _OWN_LINE_ONLY.fullmatch(key) and not _is_delimiter(key) for row in rows)
 
 
 def _tidied(text: str) -> str:

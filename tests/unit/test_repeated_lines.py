@@ -66,3 +66,45 @@ def test_a_line_repeated_with_no_embed_is_kept_in_the_first_passage_and_short_li
     assert kept[0] == first
     assert kept[1].text == f"{task}\nThe second note's own line."
     assert without_repeated_lines([garlic_note()]) == [garlic_note()]
+
+
+HEADER = "| Album | Artist | Rating | Year | Genre |"  # 41 characters: long enough to count as a repeat
+DELIMITER = "| --- | --- | --- | --- | --- |"
+ROW = "| [[Bass on Top]] | [[Paul Chambers]] | 7 | 1957 | [[Jazz]] |"
+
+
+def note_with(title: str, body: str) -> Chunk:
+    return chunk(lay_out([((title,), body)], title=title).note)[0]
+
+
+def test_a_table_whose_rows_another_passage_holds_leaves_no_delimiter_row_behind() -> None:
+    # kepano-obsidian: the artist's note and the category notes show one base view's rows (written out at
+    # answer time); the category notes sent "| --- | --- | --- | --- | --- |" alone.
+    artist = note_with("Paul Chambers", f"{HEADER}\n{DELIMITER}\n{ROW}")
+    category = note_with("Albums", f"{HEADER}\n{DELIMITER}\n{ROW}")
+    with_text = note_with("Jazz", f"Jazz records I keep coming back to.\n{HEADER}\n{DELIMITER}\n{ROW}")
+
+    kept = without_repeated_lines([artist, category, with_text])
+
+    assert [c.title for c in kept] == ["Paul Chambers", "Jazz"]
+    assert kept[0] == artist
+    assert kept[1].text.endswith("Jazz records I keep coming back to.")
+    assert DELIMITER not in kept[1].text
+
+
+def test_a_short_header_without_its_rows_goes_with_its_delimiter_row() -> None:
+    header = "| Album | Year |"  # short: not a repeat itself
+    rows = "| [[Bass on Top]] by Paul Chambers on Blue Note | 1957 |"
+    first = note_with("Paul Chambers", f"{header}\n| --- | --- |\n{rows}")
+    second = note_with("Albums", f"Bought on vinyl in Lyon.\n{header}\n| --- | --- |\n{rows}\nPlayed weekly.")
+
+    kept = without_repeated_lines([first, second])
+
+    assert "|" not in kept[1].text
+    assert "Bought on vinyl in Lyon." in kept[1].text and "Played weekly." in kept[1].text
+
+
+def test_an_untouched_passage_keeps_its_rules_and_tables_as_written() -> None:
+    own = note_with("Log", "---\nA rule above.\n| Album | Year |\n| --- | --- |\n\nAn empty table above.")
+
+    assert without_repeated_lines([own]) == [own]
