@@ -94,10 +94,25 @@ def test_an_embedded_view_is_replaced_by_the_rows_the_embedding_note_shows(
 
     assert text.splitlines() == [
         "Trips:",
+        "",  # each view a block of its own, as Obsidian shows it
         "| Trip | start | end |",
         "| --- | --- | --- |",
         "| [[2023 Japan Trip]] | 2023-09-12 | 2023-09-30 |",  # `this` is Kyoto: not the Lisbon weekend
     ]
+
+
+def test_views_embedded_on_consecutive_lines_stay_two_tables(settings: Settings, trips_vault: Path) -> None:
+    # kepano's Kyoto note: `![[Map.base#Location]]` right above `![[Places.base#Location]]`; written out with no
+    # blank line between, the second view's header and rows read as rows of the first.
+    text = expanded_text(settings, "Places/Kyoto.md", "![[Trips.base#Location]]\n![[Trips.base]]\nSee you there.")
+
+    tables = text.split("\n\n")
+    assert [table.splitlines()[0] for table in tables] == [
+        "| Trip | start | end |",
+        "| Trip | start | end | booking |",
+        "See you there.",
+    ]
+    assert text.count("\n\n") == 2  # no more blank lines than that
 
 
 def test_an_embed_without_a_view_shows_the_first_one_sorted_and_the_templates_left_out(

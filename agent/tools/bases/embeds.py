@@ -52,9 +52,10 @@ class BaseEmbeds:
         code = code_ranges(text)  # `![[Trips.base]]` in a note about Bases' syntax is shown as written
 
         def view_or_code(embed: re.Match[str]) -> str:
-            return (
-                embed[0] if is_inside(code, embed.start(), embed.end()) else self._view_text(snapshot, embed, host=host)
-            )
+            if is_inside(code, embed.start(), embed.end()):
+                return embed[0]
+            view = self._view_text(snapshot, embed, host=host)
+            return view if view == embed[0] else _set_apart(view, text, embed.start(), embed.end())
 
         return BASE_EMBED.sub(view_or_code, text)
 
@@ -79,3 +80,17 @@ class BaseEmbeds:
         shown_rows = "\n".join([*lines, *notes])
         # Other notes' property values: masked as their text is where it reaches a model.
         return redact_secrets(shown_rows) if self._reader.redacts_secrets else shown_rows
+
+
+def _set_apart(view: str, text: str, start: int, end: int) -> str:
+    """Return `view` with a blank line between it and a line of `text` right before or after the embed it replaces.
+
+    Obsidian shows each embed as a block of its own; written out, two views on consecutive lines (kepano's Kyoto
+    note: `![[Map.base#Location]]` then `![[Places.base#Location]]`) read as one table, and so would a line of text
+    right under a view's rows.
+    """
+    line_before = text[: max(start - 1, 0)].rpartition("\n")[2] if text[start - 1 : start] == "\n" else ""
+    # A view on the line before is set apart by its own blank line after it.
+    before = "\n" if line_before.strip() and not BASE_EMBED.fullmatch(line_before.strip()) else ""
+    after = "\n" if text[end : end + 1] == "\n" and text[end + 1 : end + 2] not in ("", "\n") else ""
+    return f"{before}{view}{after}"
