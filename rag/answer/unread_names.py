@@ -14,15 +14,13 @@ capitalise more than NOUN_CAPITALS of their inner words is read as such, and lef
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
-from functools import cache
 
 from rag.answer.attribution import WIKILINK, Passage
 from rag.answer.code_spans import code_ranges
 from rag.answer.quote_words import SENTENCE_END, WORDS, normalised
-from rag.embedding.dense_models import bundled_tokenizer_dir
+from rag.answer.vocabulary import ordinary_words
 
 _URL = re.compile(r"\b\w+://\S+")
 _NOTICE = re.compile(r"\*\([^\n]*?\)\*")  # the service's own notes in a reply: "*(Stopped here: ...)*"
@@ -66,18 +64,6 @@ def unread_names(answer: str, passages: Sequence[Passage], *, question: str = ""
         if any(word.casefold() not in read and word.casefold() not in ordinary for word in run)
     ]
     return list(dict.fromkeys(unread))
-
-
-@cache
-def ordinary_words() -> frozenset[str]:
-    """Return the whole words of the bundled tokenizer's vocabulary, lower case: words no caution is about.
-
-    The MiniLM tokenizer's WordPiece vocabulary (uncased English, 30,522 pieces): its whole words are ordinary
-    words ("Configuration", "Navigate") and common names, never what a model invents ("Davio", "Lindqvist").
-    """
-    tokenizer = bundled_tokenizer_dir() / "tokenizer.json"
-    vocabulary = json.loads(tokenizer.read_text(encoding="utf-8"))["model"]["vocab"]
-    return frozenset(token for token in vocabulary if token.isalpha())
 
 
 def _without_code(text: str) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rag.answer.attribution import Passage
-from rag.answer.unread_names import ordinary_words, unread_names
+from rag.answer.unread_names import unread_names
+from rag.answer.vocabulary import ordinary_words
 
 TASKS = Passage(
     "[[Recurring Tasks#Library]]",
