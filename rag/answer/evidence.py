@@ -268,12 +268,27 @@ def _repeats_all(said: frozenset[str], answer: str, passages: Sequence[Passage],
 
     Lines too short to count as copied ("- [ ] #task ==Profit== 📅 2021-11-22") are what a list of tasks is made
     of: asked which tasks were due on a day, the 0.5B listed the two lines its passages gave, and was withheld, as
-    the sentences it repeated are not shown again under an answer and so were no evidence for it.
+    the sentences it repeated are not shown again under an answer and so were no evidence for it. Words saying what
+    the notes do (_REPORTING) claim nothing: "The notes mention QOwnNotes, Iotas and Plume." repeats three lines.
     """
     wanted = question_stems(question)  # a question with no word to be about bears out no repeated line here
-    return bool(wanted) and said <= frozenset().union(
-        *(c.holds for c in _repeated_about(said, answer, passages, wanted))
+    claimed = said - _REPORTING
+    return (
+        bool(wanted)
+        and bool(claimed)
+        and claimed <= frozenset().union(*(c.holds for c in _repeated_about(said, answer, passages, wanted)))
     )
+
+
+# Words an answer uses to say what the notes do with what it repeats of them, not to claim anything of its own.
+_REPORTING = frozenset(
+    stem(word)
+    for word in (
+        "mention", "mentions", "mentioned", "list", "lists", "listed", "include", "includes", "including",
+        "contain", "contains", "describe", "describes", "discuss", "discusses", "cover", "covers", "following",
+        "several", "various", "items", "also",
+    )
+)  # fmt: skip
 
 
 def _restated(said: frozenset[str], passages: Sequence[Passage]) -> bool:

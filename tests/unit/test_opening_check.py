@@ -57,6 +57,17 @@ def test_an_answer_listing_short_task_lines_of_the_passages_word_for_word_is_bor
     assert not is_borne_out(listed.replace("Profit", "Lunch"), [acme], question=question)  # a line no note holds
 
 
+def test_words_saying_what_the_notes_do_with_the_lines_repeated_claim_nothing() -> None:
+    # The 1.5B summarising a list note: "mention" stands in none of its lines.
+    alternatives = Passage("[[Obsidian Alternatives]]", "- QOwnNotes\n- Iotas\n\t- Stores data in SQLite DB")
+    question = "Summarize my notes on Obsidian alternatives."
+
+    assert is_borne_out("The notes mention QOwnNotes and Iotas.", [alternatives], question=question)
+    listed = "Your notes list QOwnNotes and Iotas, which stores data in SQLite DB."
+    assert is_borne_out(listed, [alternatives], question=question)
+    assert not is_borne_out("The notes mention QOwnNotes and Iotas, both free.", [alternatives], question=question)
+
+
 def test_a_refusal_is_borne_out_it_claims_nothing() -> None:
     assert is_borne_out("The notes don't mention a plum cake recipe.", [SOURDOUGH], question=PLUM)
 
