@@ -30,6 +30,7 @@ from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
 from rag.answer.context import REFUSAL, is_refusal
+from rag.answer.question_kind import asks_about_topic
 from rag.follow_up import is_continuation
 
 EMPTY_ANSWER = "the model returned an empty answer; try again or rephrase"
@@ -138,15 +139,18 @@ class AgentNodes:
         opening: OpeningCheck | None = None,
     ) -> ModelReply:
         """Ask the model once, with `tools` (maybe none); stream its reply (`known`, `opening`: see stream_reply)."""
+        asked = latest_question(state["messages"])
+        can_propose = scratch.writes is not None and any(scratch.writes.has_tool(tool.name) for tool in tools)
         messages = model_messages(
             list(map(from_record, model_history(state["messages"]))),
             today=self._deps.clock().date(),
             context=state.get("context", ""),
             client_instructions=client_instructions(state.get("incoming", [])),
             has_tools=bool(tools),
-            can_propose=scratch.writes is not None and any(scratch.writes.has_tool(tool.name) for tool in tools),
-            follows_note=asked_change(latest_question(state["messages"])).follows_note,
+            can_propose=can_propose,
+            follows_note=asked_change(asked).follows_note,
             continues=self._continued(state),
+            about_topic=not can_propose and asks_about_topic(asked),
         )
         messages = await fit_messages(messages, tools, self._deps.context)
         # A cap, so that a small model repeating itself stops (finish_reason "length") before its context is full.
@@ -160,7 +164,7 @@ class AgentNodes:
             write,
             known=known or [],
             max_tokens=max_tokens,
-            asked=latest_question(state["messages"]),
+            asked=asked,
             opening=opening,
         )
 

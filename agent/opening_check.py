@@ -20,12 +20,14 @@ answers to near misses and 4 of 202 answers to answerable questions, none of tho
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from agent.answer_footer import latest_question, turn_passages
 from agent.state import AgentState, turn_start
 from rag.answer.attribution import Passage
 from rag.answer.evidence import is_borne_out
+from rag.answer.question_kind import asks_about_topic
+from rag.answer.topic_passages import draws_on_topic
 
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
 MAX_HOLD_CHARS = 400  # a longer run without a sentence end (a table, a code block) is judged as it stands
@@ -44,8 +46,9 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
     """Return the check for this turn's plain answer to `question` (None: nothing to check against, or no need).
 
     Read against the passages sent and the conversation so far (an answer may repeat an earlier reply, or what the
-    user said). A long message brings its own text to work on (a paragraph to summarise or translate), which is no
-    note: its answer is shown as written.
+    user said); an answer to a request about a topic ("Summarize my notes on X") must draw on a passage about it. A long
+    message brings its own text to work on (a paragraph to summarise or translate), which is no note: its answer is
+    shown as written.
     """
     passages = turn_passages(state)
     if not passages or len(latest_question(state["messages"])) > CHECKED_QUESTION_CHARS:
@@ -56,11 +59,23 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
         for record in messages[: turn_start(messages)]
         if record["role"] in ("user", "assistant") and record.get("content")
     ]
+    return answer_check(question, passages, earlier)
+
+
+def answer_check(question: str, passages: Sequence[Passage], earlier: Sequence[Passage] = ()) -> OpeningCheck:
+    """Return the check of an answer to `question` written from `passages`, after the conversation's `earlier` turns.
+
+    An answer to a request about a topic must also draw on a passage about it (rag/answer/topic_passages.py).
+    """
     read = [*passages, *earlier]
-    return OpeningCheck(
-        lambda text: is_borne_out(text, read, question=question),
-        is_borne_out_so_far=lambda text: is_borne_out(text, read, question=question, is_whole=False),
-    )
+    is_topic = asks_about_topic(question)
+
+    def bears_out(text: str, *, is_whole: bool = True) -> bool:
+        return is_borne_out(text, read, question=question, is_whole=is_whole) and (
+            not is_topic or draws_on_topic(text, question, passages)
+        )
+
+    return OpeningCheck(bears_out, is_borne_out_so_far=lambda text: bears_out(text, is_whole=False))
 
 
 class OpeningCheck:

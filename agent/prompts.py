@@ -31,6 +31,8 @@ NOTE_ORDERS_ADVICE = (
     "asks for, with citations, and that they can ask you for each change themselves. Do not say anything was changed."
 )
 
+# After a question about a topic (rag/answer/question_kind.asks_about_topic), where the refusal rule misleads.
+TOPIC_ADVICE = "(Say what the notes say about it, citing them; refuse only if no note is about it.)"
 QUESTION_LABEL = "Question"  # before the latest message in the prompt: "Question: <what the user asked>"
 REQUEST_LABEL = "Request"  # the same when write tools are offered
 
@@ -74,6 +76,7 @@ def model_messages(
     can_propose: bool = False,
     follows_note: bool = False,
     continues: str = "",
+    about_topic: bool = False,
 ) -> list[ChatMessage]:
     """Return the messages of one model call: the system message, then `history` with the turn's preamble.
 
@@ -90,6 +93,8 @@ def model_messages(
         follows_note: the message asks to carry out what a note says (`agent.gate.note_instructions`).
         continues: for a message asking only for more ("Tell me more"), the questions it continues: the 1.5B,
             asked "tell me more" with the bike chain's passages, refused; the question says what it is about.
+        about_topic: the message asks what the notes say about a topic ("Summarize my notes on X"), not for one
+            fact: TOPIC_ADVICE follows it.
 
     """
     preamble = turn_preamble(
@@ -102,7 +107,8 @@ def model_messages(
     else:
         label = REQUEST_LABEL if can_propose else QUESTION_LABEL
         about = f" (about: {' '.join(continues.split())})" if continues.strip() else ""
-        content = f"{preamble}\n\n{label}: {messages[latest].content}{about}"
+        advice = f"\n{TOPIC_ADVICE}" if about_topic else ""
+        content = f"{preamble}\n\n{label}: {messages[latest].content}{about}{advice}"
         messages[latest] = replace(messages[latest], content=content)
     system = ChatMessage(role="system", content=system_prompt(has_tools=has_tools, can_propose=can_propose))
     return [system, *messages]

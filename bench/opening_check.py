@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.opening_check import OpeningCheck
+from agent.opening_check import OpeningCheck, answer_check
 from app.eval.golden import GoldenItem, load_golden_set
 from app.eval.matching import found_facts
 from rag.answer.attribution import Passage, passages_in
 from rag.answer.context import opens_like_refusal
-from rag.answer.evidence import is_borne_out
 from tests.recorded_replies import load_recording
 
 _QUESTION = re.compile(r"\n(?:Question|Request): (?P<question>.*)\Z", re.S)
@@ -64,10 +63,7 @@ def plain_answer_call(request: dict[str, Any]) -> tuple[str, list[Passage]] | No
 
 def replay(pieces: list[str], question: str, passages: list[Passage]) -> OpeningCheck:
     """Feed `pieces` to the check as the service does, stopping where it stops the model."""
-    check = OpeningCheck(
-        lambda text: is_borne_out(text, passages, question=question),
-        is_borne_out_so_far=lambda text: is_borne_out(text, passages, question=question, is_whole=False),
-    )
+    check = answer_check(question, passages)
     for piece in pieces:
         check.feed(piece)
         if check.is_withheld:

@@ -1,4 +1,4 @@
-"""Whether a question asks for something an answer must name, or only for a yes or a no, or for an amount."""
+"""Whether a question asks for something to name, only for a yes or a no, for an amount, or about a topic."""
 
 from __future__ import annotations
 
@@ -58,3 +58,40 @@ def asks_for_amount(question: str) -> bool:
     book by Kevin Kelly have I noted, and when was it published?") may be answered in part by a link.
     """
     return bool(_ASKS_FOR_AMOUNT.search(question)) and not _ASKS_FOR_NAME.search(question)
+
+
+# A request for what the notes say about a topic, not for one fact: "Summarize my notes on X", "What do I think about
+# X?", "Tell me about X", "Was steht in meinen Notizen über X?". Only at the message's start ("please", "can you" may
+# come first): "How do I explain X to my team?" asks for a way.
+_ABOUT_TOPIC = re.compile(
+    r"^(?:(?:please|pls|hey|ok|okay)[,!]?\s+)?(?:(?:can|could|would|will) you(?: please)?\s+)?(?:"
+    r"summari[sz]e|sum up|recap|give me (?:an? )?(?:overview|summary|rundown|recap)"
+    r"|tell me (?:about|everything|what (?:i|my notes|the notes) (?:say|know|think|wrote|have))"
+    r"|what (?:do|did) (?:i|my notes|the notes) (?:say|think|know|write|note|have|learn)(?: down)? (?:about|on|of)"
+    r"|what (?:have|had) i (?:written|noted|said|learned|learnt|found out|got) (?:down )?(?:about|on)"
+    r"|what(?:'s| is| do i have) in my notes (?:about|on)|what are my (?:notes|thoughts|ideas) (?:on|about)"
+    r"|fass(?:e)? .{1,80} zusammen|zusammenfassung|erzähl(?:e)? mir (?:etwas |alles )?(?:über|von)"
+    r"|was (?:steht|sagen|habe ich) (?:in )?meine[n]? notizen(?: (?:über|zu[mr]?|von|zu))?"
+    r"|was (?:weiß|denke|halte) ich (?:über|von|zu)"
+    r")",
+    re.IGNORECASE,
+)
+
+
+def asks_about_topic(question: str) -> bool:
+    """Return True when `question` asks what the notes say about a topic rather than for one fact.
+
+    There is no single fact whose absence makes it a near miss: a note about the topic answers it. The grounding
+    rule "if the notes do not answer the question, refuse" made the 1.5B refuse "Summarize my notes on Obsidian
+    alternatives." with the note of that name among the passages (three of four seeds), and "What do I think about
+    push up boards?" with the note reviewing them first (three of four); told to say what the notes say and to
+    refuse only when no note is about it, it answered both in four of four (docs/answers.md).
+    """
+    return bool(_ABOUT_TOPIC.match(question.strip()))
+
+
+def topic_of(question: str) -> str:
+    """Return what a question about a topic is about: its words after the request ("" for any other question)."""
+    text = question.strip()
+    match = _ABOUT_TOPIC.match(text)
+    return text[match.end() :] if match else ""

@@ -12,6 +12,7 @@ import openai
 import pytest
 
 from agent.answer_footer import CODE_NOTICE
+from agent.prompts import TOPIC_ADVICE
 from agent.source_question import CAME_FROM, NO_ANSWER_BEFORE, REFUSED_BEFORE
 from app.wiring import Services
 from core.settings import Settings
@@ -234,7 +235,7 @@ def test_tell_me_more_reaches_the_model_with_what_it_asks_more_about(
     ask(librarian, messages, stream=True)
 
     assert llm.chat_requests[-1].messages[-1]["content"].endswith(f"Question: Tell me more (about: {first})")
-    assert llm.chat_requests[0].messages[-1]["content"].endswith(f"Question: {first}")
+    assert llm.chat_requests[0].messages[-1]["content"].endswith(f"Question: {first}\n{TOPIC_ADVICE}")
 
 
 def test_code_no_note_holds_is_said_to_be_the_models(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from agent.prompts import EDIT_ADVICE, READ_ONLY, model_messages, system_prompt
+from agent.prompts import EDIT_ADVICE, READ_ONLY, TOPIC_ADVICE, model_messages, system_prompt
 from agent.tools.registry import READ_TOOLS
 from core.chat import ChatMessage
 from llm_client.completions.wire import build_payload
@@ -75,3 +75,14 @@ def test_edits_are_a_second_stable_variant_and_the_rules_keep_their_meaning() ->
     assert (
         request[-1].content.endswith("Request: Add a tag") and "Notes for this message:\n(none)" in request[-1].content
     )
+
+
+def test_a_request_about_a_topic_is_told_to_refuse_only_when_no_note_is_about_it() -> None:
+    question = [ChatMessage("user", "Summarize my notes on garlic.")]
+
+    plain = model_messages(question, today=date(2026, 11, 6), context=GARLIC)
+    about = model_messages(question, today=date(2026, 11, 6), context=GARLIC, about_topic=True)
+
+    assert plain[-1].content.endswith("Question: Summarize my notes on garlic.")
+    assert about[-1].content == f"{plain[-1].content}\n{TOPIC_ADVICE}"
+    assert about[0] == plain[0]  # the system message stays the same bytes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.question_kind import asks_for_amount, asks_for_something
+from rag.answer.question_kind import asks_about_topic, asks_for_amount, asks_for_something, topic_of
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,36 @@ def test_a_question_asking_for_an_amount_or_a_time() -> None:
     assert not asks_for_amount("Which book by Kevin Kelly have I noted, and when was it published?")  # which, too
     assert asks_for_amount("What time does the pump run?") and asks_for_amount("Which year did I plant it?")
     assert not asks_for_amount("How does the remote send its commands?")
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Summarize my notes on Obsidian alternatives.", " my notes on Obsidian alternatives."),
+        ("What do I think about push up boards?", " push up boards?"),
+        ("Can you give me an overview of the home server migration", " of the home server migration"),
+        ("Tell me about my kitchen inventory app.", " my kitchen inventory app."),
+        ("What have I written about my knee?", " my knee?"),
+        ("what do my notes say about RRF", " RRF"),
+        ("Was steht in meinen Notizen über Ansible?", " Ansible?"),
+        ("Erzähl mir etwas über Omas Käsespätzle", " Omas Käsespätzle"),
+    ],
+)
+def test_a_request_for_what_the_notes_say_about_a_topic(question: str, topic: str) -> None:
+    assert asks_about_topic(question)
+    assert topic_of(question) == topic
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What ratio of browns to greens do I aim for?",
+        "How do I explain RRF to my team?",  # a way, not a topic
+        "Which embedding model did I choose?",
+        "Tell me more",
+        "I think about my knee a lot. What did the physio say?",  # not at the start
+    ],
+)
+def test_a_question_for_one_fact_is_no_request_about_a_topic(question: str) -> None:
+    assert not asks_about_topic(question)
+    assert topic_of(question) == ""

@@ -1,0 +1,68 @@
+"""Whether an answer to a request about a topic ("Summarize my notes on X") draws on a passage about that topic.
+
+A question about a topic has no single fact whose absence makes it a near miss, so the model is told to refuse
+only when no note is about it (agent/prompts.TOPIC_ADVICE). Told so, the 1.5B summarised a FreeCAD note's
+"cMake includes local modules" as "the notes on writing Terraform modules": every word of it copied, and so borne
+out by a check of its sentences alone. An answer to such a request must also say something that a passage about
+the topic holds: one whose text or link holds most of the topic's words (two thirds of them, by stem; both of two)
+and its rarest word (rag/answer/vocabulary.py): "terraform", not "writing" and "modules", which the FreeCAD note
+has. It may draw on other passages too: "Summarize my notes on Obsidian alternatives" was answered from the note
+of that name and a list of "other apps" in another.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from rag.answer.attribution import Passage, said_beyond, terms_of
+from rag.answer.context import opens_like_refusal
+from rag.answer.excerpts import question_stems, stem
+from rag.answer.question_kind import topic_of
+from rag.answer.quote_words import WORDS, normalised
+from rag.answer.vocabulary import rarity
+
+# Words of a request that say where to look, not what about: "my notes on X", "what I have on X".
+_NOT_TOPIC = frozenset(stem(word) for word in ("note", "notes", "have", "written", "wrote", "what", "vault"))
+
+
+def topic_words(topic: str) -> dict[str, str]:
+    """Return the words of `topic` ("my notes on Obsidian alternatives") that say what it is, each with its stem."""
+    words = (word.casefold() for word in WORDS.findall(topic))
+    return {word: stem(word) for word in words if stem(word) in question_stems(word) - _NOT_TOPIC}
+
+
+def passages_about(question: str, passages: Sequence[Passage]) -> list[Passage]:
+    """Return the passages about the topic `question` asks about (all of them for any other question)."""
+    return passages_on(topic_of(question), passages)
+
+
+def passages_on(topic: str, passages: Sequence[Passage]) -> list[Passage]:
+    """Return the passages on `topic`: their text and link hold its rarest word and most of its words.
+
+    A topic of no such words keeps every passage.
+    """
+    words = topic_words(topic)
+    if not words:
+        return list(passages)
+    wanted = frozenset(words.values())
+    rarest = words[max(words, key=rarity)]
+    needed = math.ceil(len(wanted) * 2 / 3)
+    return [passage for passage in passages if rarest in (held := _stems(passage)) and len(wanted & held) >= needed]
+
+
+def draws_on_topic(answer: str, question: str, passages: Sequence[Passage]) -> bool:
+    """Return True when `answer` says something beyond `question` that a passage about its topic holds.
+
+    A refusal does, and so does an answer saying nothing beyond the question (others judge whether it answers).
+    """
+    if opens_like_refusal(answer):
+        return True
+    said = said_beyond(answer, question)
+    about = passages_about(question, passages)
+    return bool(about) and (not said or any(said & terms_of(f"{p.source} {p.text}") for p in about))
+
+
+def _stems(passage: Passage) -> frozenset[str]:
+    text = normalised(f"{passage.source} {passage.text}").casefold()
+    return frozenset(stem(word) for word in WORDS.findall(text))

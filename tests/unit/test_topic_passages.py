@@ -1,0 +1,77 @@
+"""An answer to a request about a topic must draw on a passage about that topic, not only copy another note."""
+
+from __future__ import annotations
+
+from agent.opening_check import answer_check
+from rag.answer.attribution import Passage
+from rag.answer.question_kind import topic_of
+from rag.answer.topic_passages import draws_on_topic, passages_about, topic_words
+
+FREECAD = Passage(
+    "[[Studying FreeCAD Source Code#The structure of FreeCAD Source]]",
+    "- cMake - cMake includes local modules and cMake/FreeCAD_Helpers includes macros\n"
+    "- Writing new workbenches starts from the Template module.",
+)
+JOKE = Passage(
+    "[[Questions to LLMs 4#DevOps and Tooling Explosion]]",
+    '"This YAML file deploys another YAML file that generates Terraform that deploys Kubernetes."',
+)
+ALTERNATIVES = Passage(
+    "[[Obsidian Alternatives]]", "- QOwnNotes\n- Iotas\n\t- Stores data in SQLite DB\n- [NONFREE] Plume"
+)
+OTHER_APPS = Passage(
+    "[[Personal Website Inspirations#Knowledgebase]]",
+    "Other apps: Trilium, Wikilinks + Git.Dev, Obsidian + MyST converter + Sphinx\nNOTE: Nimbus Notes is paid",
+)
+TERRAFORM = "Summarize my notes on writing Terraform modules."
+
+
+def test_the_topic_is_the_requests_words_after_what_it_asks_for() -> None:
+    assert topic_words(topic_of(TERRAFORM)) == {"writing": "writ", "terraform": "terraform", "modules": "modul"}
+    assert topic_words(topic_of("What do I think about push up boards?")) == {"push": "push", "boards": "board"}
+    assert topic_of("How many cloves of garlic did I plant?") == ""  # no request about a topic
+
+
+def test_a_passage_about_the_topic_holds_its_rarest_word_and_most_of_the_others() -> None:
+    # The FreeCAD note holds "modules" and "writing", two thirds of the words, but not "terraform"; the joke
+    # holds "terraform" alone.
+    assert passages_about(TERRAFORM, [FREECAD, JOKE]) == []
+    # Its link counts: "Obsidian Alternatives" is the note's name, not its text.
+    question = "Summarize my notes on Obsidian alternatives."
+    assert passages_about(question, [ALTERNATIVES, OTHER_APPS]) == [ALTERNATIVES]
+    # Two words: both.
+    knee = Passage("[[Knee Rehab]]", "Diagnosis: patellofemoral pain syndrome. No surgery planned.")
+    assert passages_about("Summarize my notes on my knee surgery.", [knee]) == [knee]
+    assert passages_about("Summarize my notes on my knee surgery.", [Passage("[[Knee Rehab]]", "Clamshells.")]) == []
+
+
+def test_an_answer_copying_a_note_off_the_topic_does_not_draw_on_it() -> None:
+    # The 1.5B, told to refuse only when no note is about the topic.
+    answer = "The notes on writing Terraform modules state that they include local modules and cMake/FreeCAD_Helpers."
+
+    assert not draws_on_topic(answer, TERRAFORM, [FREECAD, JOKE])
+    assert draws_on_topic("I couldn't find this in your notes.", TERRAFORM, [FREECAD, JOKE])
+
+
+def test_an_answer_drawing_on_the_topics_note_may_add_what_other_passages_say() -> None:
+    answer = "The notes list QOwnNotes, Iotas and Plume, and also Nimbus Notes, which is paid."
+    question = "Summarize my notes on Obsidian alternatives."
+
+    assert draws_on_topic(answer, question, [ALTERNATIVES, OTHER_APPS])
+    assert not draws_on_topic("Nimbus Notes is paid.", question, [OTHER_APPS])  # no passage about the topic
+
+
+def test_the_opening_check_withholds_a_summary_of_another_note_and_shows_one_of_the_topics() -> None:
+    off_topic = answer_check(TERRAFORM, [FREECAD, JOKE])
+    shown = off_topic.feed("cMake includes local modules and cMake/FreeCAD_Helpers includes macros.") + (
+        off_topic.finish()
+    )
+    assert shown == "" and off_topic.is_withheld
+
+    same_words = answer_check("What is in the FreeCAD source?", [FREECAD, JOKE])  # no request about a topic
+    text = "cMake includes local modules and cMake/FreeCAD_Helpers includes macros."
+    assert same_words.feed(text) + same_words.finish() == text
+
+    on_topic = answer_check("Summarize my notes on Obsidian alternatives.", [ALTERNATIVES, OTHER_APPS])
+    text = "Your notes list QOwnNotes and Iotas, which stores data in SQLite DB."
+    assert on_topic.feed(text) + on_topic.finish() == text
