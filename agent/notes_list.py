@@ -1,0 +1,73 @@
+"""The notes a request asks for by topic, listed by code from the search ("List the notes I have about Hyprland.").
+
+Which notes are about something is what the search finds, not a judgment for a model: asked "List the notes I have
+about Hyprland." over vaultofknowledge, the 1.5B wrote out a `<note source=…>` element of its prompt, which the
+answer check withheld. For such a request (rag/answer/notes_questions.py) the notes among the search's hits whose
+passages are about the topic (rag/answer/topic_passages.passages_on: its rarest word and most of its words, in the
+text or the link) are listed, best match first, each with the sections found; no model is asked. When no hit is
+about the topic, the request goes on as any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.domain import SearchHit
+from rag.answer.attribution import Passage
+from rag.answer.citations import note_of
+from rag.answer.excerpts import cut_at_space
+from rag.answer.notes_questions import notes_topic
+from rag.answer.quote_words import normalised
+from rag.answer.topic_passages import passages_on
+
+LIST_HITS = 30  # hits searched for such a request: more than a question's passages, as a list is asked for
+MAX_LISTED = 20  # notes listed at most
+MAX_SECTIONS = 3  # of one note, named after it
+MAX_HEADING_CHARS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class NotesReply:
+    """The reply listing the notes about a topic, and the links it holds."""
+
+    text: str
+    anchors: tuple[str, ...]
+
+
+def notes_reply(question: str, hits: Sequence[SearchHit]) -> NotesReply | None:
+    """Return the list of the notes among `hits` about the topic `question` asks notes for.
+
+    None when `question` asks for no notes by topic, or no hit is about it.
+    """
+    topic = notes_topic(question)
+    if not topic:
+        return None
+    about = {passage.source for passage in passages_on(topic, [_passage(hit) for hit in hits])}
+    sections: dict[str, list[str]] = {}  # note link -> the headings of its sections found, best hit first
+    for hit in hits:
+        if hit.chunk.anchor in about:
+            note = note_of(hit.chunk.anchor)
+            heading = _shown(hit.chunk.anchor.removesuffix("]]").partition("#")[2])
+            found = sections.setdefault(note, [])
+            if heading and heading not in found and len(found) < MAX_SECTIONS:
+                found.append(heading)
+    if not sections:
+        return None
+    listed = list(sections.items())[:MAX_LISTED]
+    count = len(sections)
+    lines = [f"{count} note{'s' if count != 1 else ''} about {topic}, the best match first:"]
+    lines += [f"- [[{note}]]" + (f" ({', '.join(headings)})" if headings else "") for note, headings in listed]
+    if count > len(listed):
+        lines.append(f"… and {count - len(listed)} more.")
+    return NotesReply("\n".join(lines), tuple(f"[[{note}]]" for note, _ in listed))
+
+
+def _shown(heading: str) -> str:
+    """Return a heading as listed: its markup dropped, a long one cut ("runC, container-d, CRI-O, Kubernetes …")."""
+    plain = normalised(heading)
+    return plain if len(plain) <= MAX_HEADING_CHARS else f"{cut_at_space(plain, MAX_HEADING_CHARS)} …"
+
+
+def _passage(hit: SearchHit) -> Passage:
+    return Passage(hit.chunk.anchor, hit.chunk.text)

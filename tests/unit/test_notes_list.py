@@ -1,0 +1,92 @@
+"""A request for the notes about a topic is answered with the notes the search found about it, listed by code."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.notes_list import MAX_LISTED, notes_reply
+from core.domain import Chunk, SearchHit
+from rag.answer.notes_questions import notes_topic
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("List the notes I have about Hyprland.", "Hyprland"),
+        ("Which notes are about garlic?", "garlic"),
+        ("Which notes mention Kevin Kelly?", "Kevin Kelly"),
+        ("Can you show me my notes on composting", "composting"),
+        ("Do I have any notes about Ansible?", "Ansible"),
+        ("Where are my notes on garlic?", "garlic"),
+        ("What notes do I have on sourdough?", "sourdough"),
+        ("Welche Notizen habe ich über Käsespätzle?", "Käsespätzle"),
+        ("Zeig mir alle Notizen zu Kyoto", "Kyoto"),
+    ],
+)
+def test_a_request_for_the_notes_about_a_topic(question: str, topic: str) -> None:
+    assert notes_topic(question) == topic
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What do my notes say about RRF?",  # their content: the model answers it
+        "Which note says the bike was serviced?",  # a fact
+        "Summarize my notes on composting.",
+        "Which notes are tagged garden?",  # the tags tool's
+        "Which notes did I write yesterday?",
+        "List my tasks",
+    ],
+)
+def test_other_questions_ask_for_no_notes_by_topic(question: str) -> None:
+    assert notes_topic(question) == ""
+
+
+def hit(anchor: str, text: str, rank: int) -> SearchHit:
+    note = anchor.strip("[]").partition("#")[0]
+    chunk = Chunk(path=f"{note}.md", title=note.rsplit("/", 1)[-1], heading_path=(), anchor=anchor, text=text)
+    return SearchHit(chunk, score=1.0 - rank / 100)
+
+
+HITS = [
+    hit("[[My custom Hyprland config#Default Hyprland config]]", "exec-once = waybar", 0),
+    hit("[[Productivity Tips#From Reddit]]", "Google Keep for lists, todo, small notes.", 1),
+    hit(
+        "[[Fractional Scaling#**How to** scale text and the whole screen in Sway, Hyprland and GNOME on Wayland]]",
+        "For Text Scaling: nwg-look in Sway or Hyprland",
+        2,
+    ),
+    hit("[[My custom Hyprland config#My additions]]", "Scale the monitor to 1.25.", 3),
+    hit("[[My custom Hyprland config#Keys]]", "bind = SUPER, Q, exec, kitty", 4),
+    hit("[[My custom Hyprland config#Rules]]", "windowrule = float, pavucontrol", 5),
+    hit("[[My custom Hyprland config#Autostart]]", "exec-once = hyprpaper", 6),
+]
+
+
+def test_the_notes_about_the_topic_are_listed_best_first_with_the_sections_found() -> None:
+    reply = notes_reply("List the notes I have about Hyprland.", HITS)
+
+    assert reply is not None
+    assert reply.text.splitlines() == [
+        "2 notes about Hyprland, the best match first:",
+        "- [[My custom Hyprland config]] (Default Hyprland config, My additions, Keys)",  # three sections at most
+        "- [[Fractional Scaling]] (How to scale text and the whole screen in Sway, Hyprland and …)",  # cut, plain
+    ]
+    assert reply.anchors == ("[[My custom Hyprland config]]", "[[Fractional Scaling]]")
+
+
+def test_no_note_about_the_topic_or_no_such_request_gives_no_list() -> None:
+    assert notes_reply("Which notes mention Kubernetes?", HITS) is None
+    assert notes_reply("What does my Hyprland config bind SUPER Q to?", HITS) is None
+
+
+def test_a_long_list_says_how_many_more() -> None:
+    many = [hit(f"[[Garlic {index}]]", "Garlic planted.", index) for index in range(MAX_LISTED + 3)]
+
+    reply = notes_reply("Which notes are about garlic?", many)
+
+    assert reply is not None
+    lines = reply.text.splitlines()
+    assert lines[0] == f"{MAX_LISTED + 3} notes about garlic, the best match first:"
+    assert lines[1] == "- [[Garlic 0]]" and lines[-1] == "… and 3 more."
+    assert len(reply.anchors) == MAX_LISTED
