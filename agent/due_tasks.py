@@ -19,7 +19,7 @@ from datetime import date
 from agent.tools.daily import existing_daily_note
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
-from agent.tools.tasks import is_open, vault_tasks
+from agent.tools.vault_tasks import is_open, vault_tasks
 from core.domain import Task
 from core.errors import NotFound
 from rag.answer.due_questions import DueAsk, due_ask
@@ -45,6 +45,7 @@ class DueReply:
 
     text: str
     anchors: tuple[str, ...]
+    is_empty: bool = False  # no open task is of the days asked, nor after them
 
 
 class DueTasks:
@@ -61,8 +62,14 @@ class DueTasks:
         tasks may keep what is to do in its text. One that does is told none is found, and the next one after.
         """
         ask = due_ask(question, self._reader.today())
-        if ask is None:
-            return None
+        found = None if ask is None else self.days_reply(ask)
+        return None if found is None or found.is_empty else found
+
+    def days_reply(self, ask: DueAsk) -> DueReply:
+        """Return the reply listing the open tasks of the days `ask` names (also the `tasks` tool's due, overdue).
+
+        When none is found it says so, and names the next open task after those days if any (else `is_empty`).
+        """
         snapshot = self._reader.snapshot()
         daily = _daily_note_of(self._reader, snapshot, ask)
         dated = self._dated_tasks(ask, snapshot, daily)
@@ -91,14 +98,18 @@ class DueTasks:
         return [task for *_, task in sorted(found, key=lambda item: item[:3])]
 
 
-def _none_found(ask: DueAsk, later: list[DueTask]) -> DueReply | None:
+def _none_found(ask: DueAsk, later: list[DueTask]) -> DueReply:
     """Return the reply saying no open task is of the days asked, with the next one after them if any."""
     if not later:
-        return None
+        return DueReply(f"{_no_open_task(ask)}.", (), is_empty=True)
     first = later[0]
-    none = "No open task is overdue." if ask.first == date.min else f"No open task is {_what(ask, has_daily=False)}."
-    text = f"{none} The next one:\n- {first.line} {first.anchor}"
+    text = f"{_no_open_task(ask)}. The next one:\n- {first.line} {first.anchor}"
     return DueReply(text, (first.anchor,))
+
+
+def _no_open_task(ask: DueAsk) -> str:
+    """Return "No open task is overdue", "No open task is due on 2021-11-22" ... (no full stop)."""
+    return "No open task is overdue" if ask.first == date.min else f"No open task is {_what(ask, has_daily=False)}"
 
 
 def _day_of(task: Task, ask: DueAsk, *, daily_day: date | None = None) -> date | None:

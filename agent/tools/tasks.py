@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
+from datetime import date, timedelta
 from typing import Literal
 
 from pydantic import Field
 
+from agent.due_tasks import DueTasks
 from agent.tools.daily import DATE_DESCRIPTION, existing_daily_note
 from agent.tools.definition import Tool, ToolArgs, require
 from agent.tools.outcome import Part, Reply, data_part, reply
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
+from agent.tools.vault_tasks import is_open, vault_tasks
 from core.domain import Task
-from core.errors import NotFound
+from core.errors import InvalidRequest
+from rag.answer.due_questions import DueAsk
 from rag.notes.moment import parse_day
-from rag.notes.obsidian_config import counts_as_task
 
-_CLOSED = frozenset("xX-")  # done or cancelled: not "open" ("/" in progress and other marks still are)
 _LEGEND = "Marks: [ ] to do, [/] in progress, [x] done, [-] cancelled."
 _NARROW = "Narrow with folder, or ask for one note with in_note."
 
@@ -25,17 +27,13 @@ _NARROW = "Narrow with folder, or ask for one note with in_note."
 class TasksArgs(ToolArgs):
     """Arguments of tasks."""
 
-    command: Literal["open", "done", "in_note", "in_daily"] = Field(
-        description="open, done: in the vault or under folder; in_note: of note; in_daily: of the daily note of date."
+    command: Literal["open", "done", "in_note", "in_daily", "due", "overdue"] = Field(
+        description="open/done: vault or folder; in_note: note's; in_daily: date's daily note; due: date..until"
     )
     note: str = Field("", description="The note's name, path or [[link]].")
     date: str = Field("", description=DATE_DESCRIPTION)
-    folder: str = Field("", description="Only notes under this folder.")
-
-
-def is_open(task: Task) -> bool:
-    """Return True for a task that is neither done nor cancelled."""
-    return task.status not in _CLOSED
+    until: str = Field("", description="due: last day")
+    folder: str = Field("", description="Only under this folder.")
 
 
 def _note_tasks(snapshot: VaultSnapshot, path: str, tasks: Iterable[Task]) -> list[Part]:
@@ -49,29 +47,6 @@ def _note_tasks(snapshot: VaultSnapshot, path: str, tasks: Iterable[Task]) -> li
         anchor = snapshot.anchor(path, where)
         parts.append(data_part("tasks", "\n".join(lines), (anchor,), path=path, source=anchor))
     return parts
-
-
-def templates_folder_or_none(reader: VaultReader, snapshot: VaultSnapshot) -> str | None:
-    """Return the vault's templates folder, or None when it has none (its tasks are placeholders, left out)."""
-    try:
-        return reader.templates_folder(snapshot)
-    except NotFound:
-        return None
-
-
-def vault_tasks(reader: VaultReader, snapshot: VaultSnapshot, folder: str = "") -> Iterator[tuple[str, list[Task]]]:
-    """Yield each note under `folder` ("": the vault) with the tasks the Tasks plugin counts in it, by path.
-
-    None in the templates folder (a template's empty "- [ ]" is a placeholder, not a task); with the plugin's global
-    filter set, only checkboxes holding it. A note without such a task is not yielded.
-    """
-    templates = templates_folder_or_none(reader, snapshot)
-    is_task = counts_as_task(snapshot.root)
-    for path in sorted(snapshot.notes, key=str.lower):
-        if not snapshot.in_folder(path, folder) or (templates and snapshot.in_folder(path, templates)):
-            continue
-        if tasks := [task for task in snapshot.notes[path].tasks if is_task(task.text)]:
-            yield path, tasks
 
 
 def _across_vault(reader: VaultReader, snapshot: VaultSnapshot, folder: str, *, done: bool) -> Reply:
@@ -88,7 +63,9 @@ def _across_vault(reader: VaultReader, snapshot: VaultSnapshot, folder: str, *, 
 
 
 def run_tasks(reader: VaultReader, args: TasksArgs) -> Reply:
-    """List tasks: open or done across the vault, or all tasks of one note or daily note."""
+    """List tasks: open or done across the vault, all of one note or daily note, or the open ones by date."""
+    if args.command in ("due", "overdue"):
+        return _by_date(reader, args)
     snapshot = reader.snapshot()
     if args.command in ("open", "done"):
         folder = snapshot.require_folder(args.folder)
@@ -106,16 +83,31 @@ def run_tasks(reader: VaultReader, args: TasksArgs) -> Reply:
     return reply(f"{path}: {total} task(s), {open_count} open. {_LEGEND}", *parts)
 
 
+def _by_date(reader: VaultReader, args: TasksArgs) -> Reply:
+    """List the open tasks of the days asked by their due or scheduled dates, as a chat question gets them."""
+    today = reader.today()
+    if args.command == "overdue":
+        ask = DueAsk(date.min, today - timedelta(days=1), by_due_only=True)
+    else:
+        first = parse_day(args.date, today)
+        last = parse_day(args.until, today) if args.until.strip() else first
+        if last < first:
+            raise InvalidRequest(f"tasks due: until ({last.isoformat()}) is before date ({first.isoformat()})")
+        ask = DueAsk(first, last)
+    found = DueTasks(reader).days_reply(ask)
+    return reply(data_part("tasks", found.text, found.anchors))
+
+
 # Words of a message that call for tasks (agent.tools.cues).
 TASKS_CUES = (
     "task", "tasks", "todo", "todos", "to-do", "to-dos", "to do", "checklist", "checkbox", "unfinished", "finished",
-    "done", "open", "aufgabe", "aufgaben", "erledigt", "offen",
+    "done", "open", "due", "overdue", "aufgabe", "aufgaben", "erledigt", "offen", "fällig",
 )  # fmt: skip
 
 
 TASKS = Tool(
     name="tasks",
-    description="List markdown tasks (- [ ] to do, - [x] done) of the vault, a folder, a note or a day.",
+    description="List tasks (- [ ] to do, - [x] done) of the vault, a folder, a note or a day.",
     args=TasksArgs,
     handler=run_tasks,
     cues=TASKS_CUES,

@@ -10,11 +10,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.due_tasks import DueTasks
+from agent.tools import ToolRegistry
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services
+from core.errors import InvalidRequest
 from core.settings import Settings
 from tests.edit_fakes import NoSearch
+from tests.integration.tool_calls import call
 from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer
 from tests.vault_state import write_notes
@@ -147,3 +150,20 @@ def test_without_a_model_the_due_tasks_are_listed_too(settings: Settings, servic
         "2 open tasks due on 2021-11-22:",
         "- [ ] ==Profit== 📅 2021-11-22 [[ACME#Steps to world domination]]",
     ]
+
+
+def test_the_tasks_tool_lists_them_by_date_for_a_model_calling_tools(settings: Settings) -> None:
+    # What an MCP client or a model making structured tool calls asks: the same lists as a chat question gets.
+    reader = VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 23, 9, 0))
+    tools = ToolRegistry(reader)
+
+    on_the_day = call(tools, "tasks", command="due", date="2021-11-22")
+    assert "4 open tasks to do on 2021-11-22 (due or scheduled then, or in its daily note):" in on_the_day.text
+    assert "- [ ] Cook dinner ⏳ 2021-11-22 [[ACME#Steps to world domination]]" in on_the_day.text
+    assert "[[ACME#Steps to world domination]]" in on_the_day.anchors
+    overdue = call(tools, "tasks", command="overdue")
+    assert "open tasks due before 2021-11-23 (overdue):" in overdue.text and "Cook dinner" not in overdue.text
+    none = call(tools, "tasks", command="due", date="2030-01-01", until="2030-01-31")
+    assert "No open task is to do from 2030-01-01 to 2030-01-31 (due or scheduled then)." in none.text
+    with pytest.raises(InvalidRequest, match=r"until \(2021-11-01\) is before date \(2021-11-22\)"):
+        call(tools, "tasks", command="due", date="2021-11-22", until="2021-11-01")

@@ -1,0 +1,41 @@
+"""The tasks of a vault as the Tasks plugin counts them: outside the templates folder, with its global filter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot
+from core.domain import Task
+from core.errors import NotFound
+from rag.notes.obsidian_config import counts_as_task
+
+_CLOSED = frozenset("xX-")  # done or cancelled: not "open" ("/" in progress and other marks still are)
+
+
+def is_open(task: Task) -> bool:
+    """Return True for a task that is neither done nor cancelled."""
+    return task.status not in _CLOSED
+
+
+def templates_folder_or_none(reader: VaultReader, snapshot: VaultSnapshot) -> str | None:
+    """Return the vault's templates folder, or None when it has none (its tasks are placeholders, left out)."""
+    try:
+        return reader.templates_folder(snapshot)
+    except NotFound:
+        return None
+
+
+def vault_tasks(reader: VaultReader, snapshot: VaultSnapshot, folder: str = "") -> Iterator[tuple[str, list[Task]]]:
+    """Yield each note under `folder` ("": the vault) with the tasks the Tasks plugin counts in it, by path.
+
+    None in the templates folder (a template's empty "- [ ]" is a placeholder, not a task); with the plugin's global
+    filter set, only checkboxes holding it. A note without such a task is not yielded.
+    """
+    templates = templates_folder_or_none(reader, snapshot)
+    is_task = counts_as_task(snapshot.root)
+    for path in sorted(snapshot.notes, key=str.lower):
+        if not snapshot.in_folder(path, folder) or (templates and snapshot.in_folder(path, templates)):
+            continue
+        if tasks := [task for task in snapshot.notes[path].tasks if is_task(task.text)]:
+            yield path, tasks
