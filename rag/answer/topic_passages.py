@@ -46,7 +46,7 @@ def passages_on(topic: str, passages: Sequence[Passage]) -> list[Passage]:
     if not words:
         return list(passages)
     wanted = frozenset(words.values())
-    rarest = words[max(words, key=rarity)]
+    rarest = _rarest(words)
     needed = math.ceil(len(wanted) * 2 / 3)
     return [passage for passage in passages if rarest in (held := _stems(passage)) and len(wanted & held) >= needed]
 
@@ -54,13 +54,23 @@ def passages_on(topic: str, passages: Sequence[Passage]) -> list[Passage]:
 def draws_on_topic(answer: str, question: str, passages: Sequence[Passage]) -> bool:
     """Return True when `answer` says something beyond `question` that a passage about its topic holds.
 
-    A refusal does, and so does an answer saying nothing beyond the question (others judge whether it answers).
+    A refusal does, and so does an answer saying nothing beyond the question (others judge whether it answers), or
+    any answer when no passage holds the topic's rarest word: the notes found say it in other words ("trainers"
+    for "running shoes"), and which of them are about it is no longer a matter of words.
     """
     if opens_like_refusal(answer):
         return True
+    words = topic_words(topic_of(question))
+    if words and not any(_rarest(words) in _stems(passage) for passage in passages):
+        return True  # the notes found put the topic in other words: no passage can be told to be about it
     said = said_beyond(answer, question)
     about = passages_about(question, passages)
     return bool(about) and (not said or any(said & terms_of(f"{p.source} {p.text}") for p in about))
+
+
+def _rarest(words: dict[str, str]) -> str:
+    """Return the stem of the rarest of the topic's `words` (rag/answer/vocabulary.rarity)."""
+    return words[max(words, key=rarity)]
 
 
 def _stems(passage: Passage) -> frozenset[str]:

@@ -75,3 +75,12 @@ def test_the_opening_check_withholds_a_summary_of_another_note_and_shows_one_of_
     on_topic = answer_check("Summarize my notes on Obsidian alternatives.", [ALTERNATIVES, OTHER_APPS])
     text = "Your notes list QOwnNotes and Iotas, which stores data in SQLite DB."
     assert on_topic.feed(text) + on_topic.finish() == text
+
+
+def test_when_no_passage_holds_the_topics_rarest_word_the_topic_is_not_judged() -> None:
+    # The notes found say it in other words: which of them are about it is no matter of words any more.
+    trainers = Passage("[[Running Log#Kit]]", "New trainers from the shop on Karl-Liebknecht-Strasse, 120 km so far.")
+    question = "What do I think about my running shoes?"
+
+    assert draws_on_topic("New trainers, 120 km so far.", question, [trainers])
+    assert not draws_on_topic("New trainers, 120 km so far.", TERRAFORM, [FREECAD, JOKE, trainers])
