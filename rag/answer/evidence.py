@@ -21,7 +21,7 @@ from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import ELLIPSIS, LINKS, cut_at_space, question_stems, sentences_of, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
-from rag.answer.question_kind import asks_for_amount, asks_for_something
+from rag.answer.question_kind import asks_for_amount, asks_for_something, kind_asked
 from rag.answer.quote_words import normalised
 from rag.answer.rival_figures import Rival, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER
@@ -250,15 +250,25 @@ def _links_passages_read(answer: str, passages: Sequence[Passage], *, question: 
     notes among its passages; the links themselves are checked as every citation is. A link whose note's name is
     only the question's words names nothing, unless notes are what was asked for ("Where are my notes on
     garlic?" "[[Garlic]]"): the 0.5B answered "What is Steph Ango's phone number?", which no note gives, with
-    "[[Steph Ango]]". No link answers a question asking for an amount or a time (`asks_for_amount`).
+    "[[Steph Ango]]". No link answers a question asking for an amount or a time (`asks_for_amount`), nor one
+    asking which kind of thing (`kind_asked`: "Which hotel did I stay at in Kyoto?") with a note whose passages do
+    not name that kind: the 1.5B's "I stayed at [[Kyoto#Trips]] on [[2023 Japan Trip]]", a trip note with dates and
+    places; "[[Out of Control]]" answers "Which book by Kevin Kelly …?", its properties saying "[[Books]]".
     """
     if asks_for_amount(question):
         return False
-    read = {note_of(passage.source).casefold() for passage in passages if passage.source}
+    read: dict[str, str] = {}  # a note read -> its passages' text and links, lower case
+    for passage in passages:
+        if passage.source:
+            note = note_of(passage.source).casefold()
+            read[note] = f"{read.get(note, '')} {passage.source} {passage.text}".casefold()
     asked = terms_of(question)
     asks_for_notes = bool(_NOTES.search(question))
+    kind = kind_asked(question)
     return any(
-        note.casefold() in read and (asks_for_notes or bool(terms_of(note.rsplit("/", 1)[-1]) - asked))
+        note.casefold() in read
+        and (asks_for_notes or bool(terms_of(note.rsplit("/", 1)[-1]) - asked))
+        and (asks_for_notes or not kind or kind in read[note.casefold()] or stem(kind) in read[note.casefold()])
         for note in (note_of(match[2]) for match in WIKILINK.finditer(answer))
     )
 

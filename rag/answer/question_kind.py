@@ -95,3 +95,24 @@ def topic_of(question: str) -> str:
     text = question.strip()
     match = _ABOUT_TOPIC.match(text)
     return text[match.end() :] if match else ""
+
+
+# "Which hotel did I stay at?": the kind of thing asked for, named right after "which" or "what" (not a verb).
+_KIND_ASKED = re.compile(r"\b(?:which|what|welche[rsnm]?)\s+(?:kind of\s+|sort of\s+)?(?P<kind>[^\W\d_][\w-]*)", re.I)
+_NO_KIND = frozenset((
+    "is", "are", "was", "were", "am", "be", "do", "does", "did", "have", "has", "had", "can", "could", "will",
+    "would", "should", "shall", "may", "might", "must", "i", "you", "we", "they", "he", "she", "it", "my", "your",
+    "the", "a", "an", "this", "that", "these", "those", "of", "in", "on", "to", "for", "about", "else", "time",
+    "date", "year", "day", "days", "month", "week", "note", "notes", "one", "ones", "ist", "sind", "war", "hat",
+    "habe", "kann",
+))  # fmt: skip
+
+
+def kind_asked(question: str) -> str:
+    """Return the kind of thing `question` asks for ("hotel" of "Which hotel did I stay at in Kyoto?"), or "".
+
+    "" for "What did I discuss?", "Which is better?", "What time …?" (an amount), "Which notes …?".
+    """
+    match = _KIND_ASKED.search(question)
+    kind = match["kind"].casefold() if match else ""
+    return "" if kind in _NO_KIND else kind

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent.opening_check import HOLD_CHARS, MAX_HOLD_CHARS, OpeningCheck
 from rag.answer.attribution import Passage
 from rag.answer.evidence import is_borne_out
+from rag.answer.question_kind import kind_asked
 
 KITCHEN = Passage(
     "[[Kitchen MOC#Recipes]]",
@@ -268,11 +269,31 @@ def test_a_list_a_line_announces_is_judged_whole_not_by_its_first_item() -> None
 
 def test_an_answer_of_links_to_notes_it_read_is_borne_out_by_them() -> None:
     # Recorded from the 1.5B on kepano-obsidian, asked which sci-fi movies and shows are in the notes.
-    read = [Passage("[[Blade Runner]]", "![[Movies.base#Genre]]"), Passage("[[Futurama]]", "![[Shows.base#Genre]]")]
+    read = [
+        Passage("[[Blade Runner]]", "Blade Runner\ncategories: [[Movies]]\ngenre: [[Sci-fi]]"),
+        Passage("[[Futurama]]", "Futurama\ncategories: [[Shows]]\ngenre: [[Sci-fi]]"),
+    ]
     question = "Which sci-fi movies and shows are in my notes?"
 
     assert is_borne_out("[[Blade Runner]] [[Futurama]]", read, question=question)
     assert not is_borne_out("[[Star Trek]]", read, question=question)
+
+
+def test_a_link_to_a_note_not_of_the_kind_asked_for_is_no_answer() -> None:
+    # The 1.5B on kepano-obsidian, asked a near miss: no note names the hotel.
+    read = [
+        Passage(
+            "[[Kyoto#Trips]]",
+            "| Trip | Start | End |\n| --- | --- | --- |\n| [[2023 Japan Trip]] | 2023-09-12 | 2023-09-30 |",
+        ),
+        Passage("[[2023 Japan Trip]]", "2023 Japan Trip\ncategories: [[Trips]]\nloc: [[Kyoto]], [[Japan]]"),
+    ]
+    answer = "I stayed at [[Kyoto#Trips]] on [[2023 Japan Trip]]."
+
+    assert not is_borne_out(answer, read, question="Which hotel did I stay at in Kyoto?")
+    assert is_borne_out("[[2023 Japan Trip]]", read, question="Which trip took me to Kyoto?")
+    assert kind_asked("Which hotel did I stay at in Kyoto?") == "hotel"
+    assert kind_asked("What did I discuss with Steph?") == kind_asked("Which notes are about garlic?") == ""
 
 
 def test_a_link_naming_only_what_was_asked_is_no_answer_unless_notes_were_asked_for() -> None:
@@ -296,7 +317,7 @@ def test_a_list_of_links_announced_as_the_following_is_borne_out_by_the_notes_it
     # The 0.5B's answer on kepano-obsidian: "following" frames the list, it is nothing the notes must hold.
     read = [
         Passage("[[Kevin Kelly#Clippings]]", "![[Clippings.base#Author]]"),
-        Passage("[[Out of Control]]", "author: [[Kevin Kelly]]\npublished: 1992"),
+        Passage("[[Out of Control]]", "categories: [[Books]]\nauthor: [[Kevin Kelly]]\npublished: 1992"),
     ]
     answer = "Kevin Kelly has noted the following books:\n\n1. [[Out of Control]]\n2. [[Kevin Kelly#Clippings]]"
 
