@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.opening_check import OpeningCheck, answer_check
+from agent.prompts import TOPIC_ADVICE
 from app.eval.golden import GoldenItem, load_golden_set
 from app.eval.matching import found_facts
 from rag.answer.attribution import Passage, passages_in
@@ -58,7 +59,8 @@ def plain_answer_call(request: dict[str, Any]) -> tuple[str, list[Passage]] | No
     content = request["messages"][-1].get("content")
     match = _QUESTION.search(content) if isinstance(content, str) else None
     passages = passages_in(content) if isinstance(content, str) else []
-    return (match["question"].strip(), passages) if match and passages else None
+    question = match["question"].removesuffix(f"\n{TOPIC_ADVICE}").strip() if match else ""
+    return (question, passages) if question and passages else None
 
 
 def replay(pieces: list[str], question: str, passages: list[Passage]) -> OpeningCheck:
