@@ -142,9 +142,18 @@ def test_an_embed_in_code_is_shown_as_written(settings: Settings, trips_vault: P
 
 
 def test_a_view_with_no_rows_says_so_without_a_number(settings: Settings, trips_vault: Path) -> None:
-    text = expanded_text(settings, "Places/Porto.md", "![[Trips.base#Location]]")
+    text = expanded_text(settings, "Places/Porto.md", "Never been.\n![[Trips.base#Location]]")
 
-    assert text == "(The base view 'Location' shown here lists no notes.)"
+    assert text == "Never been.\n\n(The base view 'Location' shown here lists no notes.)"
+
+
+def test_a_passage_of_views_listing_no_notes_is_left_out(settings: Settings, trips_vault: Path) -> None:
+    # It holds nothing of the notes: asked "What's overdue?" over kepano's vault, the 0.5B answered with one.
+    embeds = BaseEmbeds(VaultReader(settings.vault, NoSearch()))
+    empty = hit("Places/Porto.md", "## Trips\n![[Trips.base#Location]]\n![[Trips.base#Location]]")
+    kyoto = hit("Places/Kyoto.md", "![[Trips.base#Location]]")
+
+    assert [h.chunk.path for h in embeds.expand([empty, kyoto])] == ["Places/Kyoto.md"]
 
 
 def test_hits_without_an_embed_are_returned_as_they_are(settings: Settings, trips_vault: Path) -> None:

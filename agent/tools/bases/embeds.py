@@ -22,6 +22,9 @@ from core.errors import AppError
 from rag.answer.code_spans import code_ranges, is_inside
 from rag.answer.secrets import redact_secrets
 
+EMPTY_VIEW = "(The base view '{view}' shown here lists no notes.)"
+_EMPTY_VIEW = re.compile(re.escape(EMPTY_VIEW).replace(re.escape("{view}"), r"[^\n]*?"))
+_HEADING_LINE = re.compile(r"^#{1,6}\s.*$", re.M)
 MAX_EMBED_ROWS = 20  # rows of one embedded view in a passage; the passage budget trims further
 # `![[Trips.base]]`, `![[Bases/Trips.base#Location]]`, `![[Trips.base#Location|alias]]`: the file, then the view.
 BASE_EMBED = re.compile(r"!\[\[(?P<base>[^\[\]|#\n]+?\.base)(?:#(?P<view>[^\[\]|\n]*))?(?:\|[^\[\]\n]*)?\]\]")
@@ -35,14 +38,22 @@ class BaseEmbeds:
         self._max_rows = max_rows
 
     def expand(self, hits: Sequence[SearchHit]) -> list[SearchHit]:
-        """Return `hits` with each base embed replaced by its view's rows (hits without one are unchanged)."""
+        """Return `hits` with each base embed replaced by its view's rows (hits without one are unchanged).
+
+        A hit that is only views listing no notes is left out: it holds nothing of the notes, and the 0.5B, asked
+        "What's overdue?" over kepano's vault, answered with a daily note's "(The base view 'Daily notes' shown
+        here lists no notes.)".
+        """
         if not any(BASE_EMBED.search(hit.chunk.text) for hit in hits):
             return list(hits)
         snapshot = self._reader.snapshot()
         expanded: list[SearchHit] = []
         for hit in hits:
             text = self.written_out(hit.chunk.text, hit.chunk.path, snapshot)
-            expanded.append(hit if text == hit.chunk.text else replace(hit, chunk=replace(hit.chunk, text=text)))
+            if text == hit.chunk.text:
+                expanded.append(hit)
+            elif _EMPTY_VIEW.sub("", _HEADING_LINE.sub("", text)).strip():
+                expanded.append(replace(hit, chunk=replace(hit.chunk, text=text)))
         return expanded
 
     def written_out(self, text: str, host: str, snapshot: VaultSnapshot) -> str:
@@ -70,7 +81,7 @@ class BaseEmbeds:
             return embed[0]
         shown = table.anchors[: self._max_rows]
         if not shown:
-            return f"(The base view '{view.name}' shown here lists no notes.)"
+            return EMPTY_VIEW.format(view=view.name)
         lines = table.table.split("\n")[: 2 + len(shown)]
         # No caption: a count in one ("2 rows") would be a number an answer's list numbers match as evidence.
         notes = ["(More rows of this view are not shown.)"] if len(table.anchors) > len(shown) else []
