@@ -10,8 +10,8 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from agent.context_fit import ContextWindow
-from agent.due_tasks import DueReply
 from agent.tool_use import ToolUse
+from agent.tools.due_tasks import DueReply
 from agent.turn import ToolBox, TurnScratch
 from core.domain import SearchHit
 from core.ports import ChatModel
@@ -51,7 +51,7 @@ class AgentDeps:
     neighbour_chunks: int = 0
     # The base views passages embed, written out as the embedding note shows them (agent/tools/bases/embeds.py).
     base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None
-    # The reply listing the open tasks a question asks for by date (agent/due_tasks.py; None: not looked for).
+    # The reply listing the open tasks a question asks for by date (agent/tools/due_tasks.py; None: not looked for).
     due_tasks: Callable[[str], DueReply | None] | None = None
 
     @property

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
-from agent.due_tasks import DueReply
 from agent.gate.intent import is_surely_change_request
 from agent.notes_list import LIST_HITS, notes_reply
 from agent.source_question import answer_before, asks_for_sources, earlier_context, sources_reply
+from agent.tools.due_tasks import DueReply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.domain import SearchHit
 from core.errors import InvalidRequest
@@ -60,7 +60,7 @@ class RetrievalOnlyAnswerer:
         due_tasks: Callable[[str], DueReply | None] | None = None,
     ) -> None:
         self._retriever = retriever
-        self._due_tasks = due_tasks  # the open tasks a question asks for by date, listed (agent/due_tasks.py)
+        self._due_tasks = due_tasks  # the open tasks a question asks for by date, listed (agent/tools/due_tasks.py)
         self._base_embeds = base_embeds  # the rows of the base views passages embed (agent/tools/bases/embeds.py)
         self._gate = gate
         self._top_k = top_k

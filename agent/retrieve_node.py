@@ -51,7 +51,7 @@ class RetrieveNode:
         # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
         edit_like = looks_like_edit_request(question)
         is_edit = scratch_of(config).writes is not None and edit_like
-        # "Which tasks are due today?": listed by code from the tasks' dates, no model asked (agent/due_tasks.py).
+        # "Which tasks are due today?": listed by code from the tasks' dates, no model asked (agent/tools/due_tasks.py).
         # Not for a request to add one ("Add a task for tomorrow: …"), in a vault that can be changed or not.
         due_tasks = None if edit_like else deps.due_tasks
         if due_tasks is not None and (due := await _in_thread(due_tasks, question)):

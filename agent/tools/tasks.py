@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent.due_tasks import DueTasks
 from agent.tools.daily import DATE_DESCRIPTION, existing_daily_note
 from agent.tools.definition import Tool, ToolArgs, require
+from agent.tools.due_tasks import DueTasks
 from agent.tools.outcome import Part, Reply, data_part, reply
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot

@@ -16,7 +16,6 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from agent.answerer import AgentAnswerer
 from agent.chat_app_tasks import ChatAppTasks
 from agent.context_fit import ContextWindow
-from agent.due_tasks import DueTasks
 from agent.fallback import FallbackAnswerer
 from agent.gate.edit_gate import EditGate
 from agent.gate.vault_writes import AfterWrite
@@ -28,6 +27,7 @@ from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tool_use import ToolUse
 from agent.tools import ToolRegistry, VaultReader
 from agent.tools.bases.embeds import BaseEmbeds
+from agent.tools.due_tasks import DueTasks
 from app.process.tracing import TracedAnswerer
 from app.services.crew_chat import CrewChatAnswerer
 from app.wiring import EditServices, Services

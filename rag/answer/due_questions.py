@@ -2,7 +2,7 @@
 
 A search finds notes by their words, not by the dates in their tasks: asked what was due on a day, the 0.5B read
 the passages the search found and listed a task done the day before. Such a question is answered from the tasks
-code picks by their dates (agent/due_tasks.py); this module only reads what the question asks for: which days, and
+code picks by their dates (agent/tools/due_tasks.py); this module only reads what the question asks for: which days, and
 whether by due date alone or by due date else scheduled date.
 """
 

@@ -9,8 +9,8 @@ import openai
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.due_tasks import DueTasks
 from agent.tools import ToolRegistry
+from agent.tools.due_tasks import DueTasks
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services

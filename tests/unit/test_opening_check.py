@@ -46,8 +46,8 @@ def test_an_answer_repeating_a_sentence_of_the_passages_is_borne_out() -> None:
 
 
 def test_an_answer_listing_short_task_lines_of_the_passages_word_for_word_is_borne_out() -> None:
-    # The 0.5B's reply on obsidian-tasks-demo, given the tasks due that day (agent/due_tasks.py): each line too short
-    # to count as copied, and not shown again under the answer, so nothing bore it out and it was withheld.
+    # The 0.5B's reply on obsidian-tasks-demo, given the tasks due that day (agent/tools/due_tasks.py): each line too
+    # short to count as copied, and not shown again under the answer, so nothing bore it out and it was withheld.
     acme = Passage(
         "[[ACME#Steps to world domination]]", "- [ ] #task **?** 📅 2021-11-22\n- [ ] #task ==Profit== 📅 2021-11-22"
     )
