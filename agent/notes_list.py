@@ -50,7 +50,8 @@ def notes_reply(question: str, hits: Sequence[SearchHit]) -> NotesReply | None:
             note = note_of(hit.chunk.anchor)
             heading = _shown(hit.chunk.anchor.removesuffix("]]").partition("#")[2])
             found = sections.setdefault(note, [])
-            if heading and heading not in found and len(found) < MAX_SECTIONS:
+            is_title = heading.casefold() == note.rsplit("/", 1)[-1].casefold()  # "[[Garlic]] (Garlic)" says it twice
+            if heading and not is_title and heading not in found and len(found) < MAX_SECTIONS:
                 found.append(heading)
     if not sections:
         return None

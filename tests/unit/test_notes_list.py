@@ -60,6 +60,7 @@ HITS = [
     hit("[[My custom Hyprland config#Keys]]", "bind = SUPER, Q, exec, kitty", 4),
     hit("[[My custom Hyprland config#Rules]]", "windowrule = float, pavucontrol", 5),
     hit("[[My custom Hyprland config#Autostart]]", "exec-once = hyprpaper", 6),
+    hit("[[Hyprland#Hyprland]]", "A dynamic tiling Wayland compositor.", 7),  # the title's heading: not named again
 ]
 
 
@@ -68,11 +69,12 @@ def test_the_notes_about_the_topic_are_listed_best_first_with_the_sections_found
 
     assert reply is not None
     assert reply.text.splitlines() == [
-        "2 notes about Hyprland, the best match first:",
+        "3 notes about Hyprland, the best match first:",
         "- [[My custom Hyprland config]] (Default Hyprland config, My additions, Keys)",  # three sections at most
         "- [[Fractional Scaling]] (How to scale text and the whole screen in Sway, Hyprland and …)",  # cut, plain
+        "- [[Hyprland]]",
     ]
-    assert reply.anchors == ("[[My custom Hyprland config]]", "[[Fractional Scaling]]")
+    assert reply.anchors == ("[[My custom Hyprland config]]", "[[Fractional Scaling]]", "[[Hyprland]]")
 
 
 def test_no_note_about_the_topic_or_no_such_request_gives_no_list() -> None:
