@@ -42,13 +42,7 @@ def passages_on(topic: str, passages: Sequence[Passage]) -> list[Passage]:
 
     A topic of no such words keeps every passage.
     """
-    words = topic_words(topic)
-    if not words:
-        return list(passages)
-    wanted = frozenset(words.values())
-    rarest = _rarest(words)
-    needed = math.ceil(len(wanted) * 2 / 3)
-    return [passage for passage in passages if rarest in (held := _stems(passage)) and len(wanted & held) >= needed]
+    return _on(topic_words(topic), passages)
 
 
 def draws_on_topic(answer: str, question: str, passages: Sequence[Passage]) -> bool:
@@ -64,8 +58,18 @@ def draws_on_topic(answer: str, question: str, passages: Sequence[Passage]) -> b
     if words and not any(_rarest(words) in _stems(passage) for passage in passages):
         return True  # the notes found put the topic in other words: no passage can be told to be about it
     said = said_beyond(answer, question)
-    about = passages_about(question, passages)
+    about = _on(words, passages)
     return bool(about) and (not said or any(said & terms_of(f"{p.source} {p.text}") for p in about))
+
+
+def _on(words: dict[str, str], passages: Sequence[Passage]) -> list[Passage]:
+    """Return the passages holding the rarest of the topic's `words` and two thirds of them (all, for no words)."""
+    if not words:
+        return list(passages)
+    wanted = frozenset(words.values())
+    rarest = _rarest(words)
+    needed = math.ceil(len(wanted) * 2 / 3)
+    return [passage for passage in passages if rarest in (held := _stems(passage)) and len(wanted & held) >= needed]
 
 
 def _rarest(words: dict[str, str]) -> str:
