@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from rag.answer.question_kind import POLITE_OPENING
+
 _NOTES = r"(?:notes?|pages?|notizen?)"
 _ABOUT = (
     r"(?:about|on|for|regarding|related to|mentioning|that (?:mention|talk about|cover|discuss)|"
@@ -18,7 +20,7 @@ _ABOUT = (
 # their content, rag/answer/question_kind.asks_about_topic), "Which note says the bike was serviced?" (a fact), nor
 # "Which notes are tagged garden?" (the `tags` tool's, for a model offered tools).
 _LIST_NOTES = re.compile(
-    r"^(?:(?:please|pls|hey|ok|okay)[,!]?\s+)?(?:(?:can|could|would|will) you(?: please)?\s+)?(?:"
+    POLITE_OPENING + r"(?:"
     rf"(?:list|show|find|give|get|search)(?: me)?(?: all| every)?(?: (?:the|my|of my))? {_NOTES}"
     rf"(?: (?:i|that i) (?:have|wrote|made|took|keep))?(?: in my vault)? {_ABOUT}"
     rf"|(?:which|what) {_NOTES}(?: do i have| have i (?:written|got))?(?: in my vault)? (?:are |is )?{_ABOUT}"

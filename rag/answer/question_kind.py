@@ -60,11 +60,13 @@ def asks_for_amount(question: str) -> bool:
     return bool(_ASKS_FOR_AMOUNT.search(question)) and not _ASKS_FOR_NAME.search(question)
 
 
+# What a request may open with before what it asks: "please", "ok,", "can you" (at the message's start).
+POLITE_OPENING = r"^(?:(?:please|pls|hey|ok|okay)[,!]?\s+)?(?:(?:can|could|would|will) you(?: please)?\s+)?"
 # A request for what the notes say about a topic, not for one fact: "Summarize my notes on X", "What do I think about
 # X?", "Tell me about X", "Was steht in meinen Notizen über X?". Only at the message's start ("please", "can you" may
 # come first): "How do I explain X to my team?" asks for a way.
 _ABOUT_TOPIC = re.compile(
-    r"^(?:(?:please|pls|hey|ok|okay)[,!]?\s+)?(?:(?:can|could|would|will) you(?: please)?\s+)?(?:"
+    POLITE_OPENING + r"(?:"
     r"summari[sz]e|sum up|recap|give me (?:an? )?(?:overview|summary|rundown|recap)"
     r"|tell me (?:about|everything|what (?:i|my notes|the notes) (?:say|know|think|wrote|have))"
     r"|what (?:do|did) (?:i|my notes|the notes) (?:say|think|know|write|note|have|learn)(?: down)? (?:about|on|of)"
