@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from core.domain import SearchHit
 from rag.answer.attribution import Passage
 from rag.answer.citations import note_of
-from rag.answer.excerpts import cut_at_space
+from rag.answer.excerpts import shortened
 from rag.answer.notes_questions import notes_topic
 from rag.answer.quote_words import normalised
 from rag.answer.topic_passages import passages_on
@@ -66,8 +66,7 @@ def notes_reply(question: str, hits: Sequence[SearchHit]) -> NotesReply | None:
 
 def _shown(heading: str) -> str:
     """Return a heading as listed: its markup dropped, a long one cut ("runC, container-d, CRI-O, Kubernetes …")."""
-    plain = normalised(heading)
-    return plain if len(plain) <= MAX_HEADING_CHARS else f"{cut_at_space(plain, MAX_HEADING_CHARS)} …"
+    return shortened(normalised(heading), MAX_HEADING_CHARS)
 
 
 def _passage(hit: SearchHit) -> Passage:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.citations import note_of
 from rag.answer.context import opens_like_refusal
-from rag.answer.excerpts import ELLIPSIS, LINKS, cut_at_space, question_stems, sentences_of, stem
+from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.question_kind import asks_for_amount, asks_for_something, kind_asked
@@ -138,7 +138,7 @@ def evidence_for(
         covered |= best.holds
         candidates = [c for c in candidates if c.text != best.text]
     hosts = named_hosts(question)  # a quoted image is still rendered: one from a host not named is shown as text
-    return [Evidence(_shown(neutralise_links(c.text, hosts), max_chars), c.source) for c in chosen]
+    return [Evidence(shortened(neutralise_links(c.text, hosts), max_chars), c.source) for c in chosen]
 
 
 def closest_to(question: str, passages: Sequence[Passage], *, limit: int = MAX_EVIDENCE) -> list[Evidence]:
@@ -156,7 +156,7 @@ def closest_to(question: str, passages: Sequence[Passage], *, limit: int = MAX_E
 def sentences_of_rivals(rivals: Sequence[Rival]) -> list[Evidence]:
     """Return the sentences the rival figures stand in, as shown, each once (see rag/answer/rival_figures.py)."""
     shown = (
-        Evidence(_shown(neutralise_links(text, ()), EVIDENCE_CHARS), rival.source)
+        Evidence(shortened(neutralise_links(text, ()), EVIDENCE_CHARS), rival.source)
         for rival in rivals
         if (text := _display(rival.sentence))
     )
@@ -402,10 +402,6 @@ def _display(sentence: str) -> str:
     # rendering Obsidian Markdown would embed it; one that is only an address ("publish.obsidian.md", a script's
     # path in a code block) says nothing either.
     return text if _WORD.search(_ADDRESS.sub("", LINKS.sub("", text))) else ""
-
-
-def _shown(text: str, max_chars: int) -> str:
-    return text if len(text) <= max_chars else f"{cut_at_space(text, max_chars)} {ELLIPSIS}"
 
 
 def _plain(text: str) -> str:

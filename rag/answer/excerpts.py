@@ -303,6 +303,11 @@ def _render(rows: Sequence[str], units: Sequence[_Unit], first: int, last: int, 
     return Excerpt(excerpt, units[first].row, units[last].row, is_cut_before=first > 0, is_cut_after=is_cut_after)
 
 
+def shortened(text: str, max_chars: int) -> str:
+    """Return `text`, or when longer than `max_chars` its start cut at a space (`cut_at_space`) and " …"."""
+    return text if len(text) <= max_chars else f"{cut_at_space(text, max_chars)} {ELLIPSIS}"
+
+
 def cut_at_space(text: str, max_chars: int) -> str:
     """Return `text` cut at the last space before `max_chars` that is outside every link and code span."""
     spans = protected_spans(text)
