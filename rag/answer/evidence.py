@@ -291,6 +291,8 @@ def _repeats_all(said: frozenset[str], answer: str, passages: Sequence[Passage],
 
 
 # Words an answer uses to say what the notes do with what it repeats of them, not to claim anything of its own.
+# Beside attribution's _ANSWER_WORDS ("according", "says", "mentioned"), which no text's terms ever hold: a note's
+# "list" or "include" is its content, so these are set aside only here, where every other word is a repeated line's.
 _REPORTING = frozenset(
     stem(word)
     for word in (
