@@ -20,6 +20,8 @@ from rag.answer.excerpts import shortened
 from rag.answer.notes_questions import notes_topic
 from rag.answer.quote_words import normalised
 from rag.answer.topic_passages import passages_on
+from rag.follow_up import Query
+from rag.retrieve import Retriever
 
 LIST_HITS = 30  # hits searched for such a request: more than a question's passages, as a list is asked for
 MAX_LISTED = 20  # notes listed at most
@@ -33,6 +35,16 @@ class NotesReply:
 
     text: str
     anchors: tuple[str, ...]
+
+
+def listed_notes(question: str, retriever: Retriever, query: Query, top_k: int) -> NotesReply | None:
+    """Return the list of the notes about the topic `question` asks notes for, searched for with `query`.
+
+    None, without a search, for any other question; None too when no hit is about the topic.
+    """
+    if not notes_topic(question):
+        return None
+    return notes_reply(question, retriever.search_for(query, k=max(top_k, LIST_HITS)))
 
 
 def notes_reply(question: str, hits: Sequence[SearchHit]) -> NotesReply | None:

@@ -6,14 +6,13 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
 from agent.gate.intent import is_surely_change_request
-from agent.notes_list import LIST_HITS, notes_reply
+from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, earlier_context, sources_reply
 from agent.tools.due_tasks import DueReply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.domain import SearchHit
 from core.errors import InvalidRequest
 from rag.answer.citations import note_of
-from rag.answer.notes_questions import notes_topic
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.relevance_gate import RelevanceGate
 from rag.notes.links import LinkResolver
@@ -104,10 +103,9 @@ class RetrievalOnlyAnswerer:
             return due.text  # "Which tasks are due today?" needs no model: code lists them by their dates
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
         covered = self._gate.covers(query)
-        if covered and notes_topic(question):  # "List my notes about X": the notes found about it (agent/notes_list.py)
-            found = self._retriever.search_for(query, k=max(self._top_k, LIST_HITS))
-            if (listed := notes_reply(question, found)) is not None:
-                return listed.text
+        # "List my notes about X": the notes found about it (agent/notes_list.py).
+        if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):
+            return listed.text
         hits = self._retriever.search_for(query, k=self._top_k) if covered else []
         if hits and self._base_embeds is not None:
             hits = self._base_embeds(hits)

@@ -16,12 +16,11 @@ from langgraph.config import get_stream_writer
 from agent.answer_footer import earlier_question, latest_question
 from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
-from agent.notes_list import LIST_HITS, notes_reply
+from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, sources_reply
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.tool_offer import is_contract_request, offers_tools
 from rag.answer.context import build_context
-from rag.answer.notes_questions import notes_topic
 
 T = TypeVar("T")
 
@@ -62,11 +61,9 @@ class RetrieveNode:
         if not is_edit and not await _in_thread(lambda: deps.gate.covers(query)):
             return {"is_covered": False}
         # "List my notes about Hyprland": the notes the search finds about it, listed by code (agent/notes_list.py).
-        if not edit_like and notes_topic(question):
-            found = await _in_thread(lambda: deps.retriever.search_for(query, k=max(deps.top_k, LIST_HITS)))
-            if listed := notes_reply(question, found):
-                scratch_of(config).checker.allowed.update(listed.anchors)
-                return {"is_covered": False, "answer": listed.text}
+        if not edit_like and (listed := await _in_thread(listed_notes, question, deps.retriever, query, deps.top_k)):
+            scratch_of(config).checker.allowed.update(listed.anchors)
+            return {"is_covered": False, "answer": listed.text}
         hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k))
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if is_contract_request(deps, question, scratch_of(config)):
