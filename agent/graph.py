@@ -54,6 +54,7 @@ class AgentNodes:
             "is_stopped_early": False,
             "is_contract": False,
             "hit_paths": [],
+            "follows": "",
         }
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:

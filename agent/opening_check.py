@@ -23,11 +23,13 @@ import re
 from collections.abc import Callable, Sequence
 
 from agent.answer_footer import latest_question, turn_passages
-from agent.state import AgentState, turn_start
+from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.attribution import Passage
+from rag.answer.echoed_answers import EarlierTurn, echoes_unborne, may_echo
 from rag.answer.evidence import is_borne_out
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.topic_passages import draws_on_topic
+from rag.follow_up import with_earlier
 
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
 MAX_HOLD_CHARS = 400  # a longer run without a sentence end (a table, a code block) is judged as it stands
@@ -53,29 +55,61 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
     passages = turn_passages(state)
     if not passages or len(latest_question(state["messages"])) > CHECKED_QUESTION_CHARS:
         return None
-    messages = state["messages"]
+    messages = state["messages"][: turn_start(state["messages"])]
     earlier = [
         Passage(EARLIER_IN_CONVERSATION, str(record.get("content", "")))
-        for record in messages[: turn_start(messages)]
+        for record in messages
         if record["role"] in ("user", "assistant") and record.get("content")
     ]
-    return answer_check(question, passages, earlier)
+    return answer_check(question, passages, earlier, turns=earlier_turns(messages), follows=state.get("follows", ""))
 
 
-def answer_check(question: str, passages: Sequence[Passage], earlier: Sequence[Passage] = ()) -> OpeningCheck:
+def earlier_turns(messages: Sequence[MessageRecord]) -> list[EarlierTurn]:
+    """Return the questions of `messages` each with the reply shown for it (the last assistant message after it)."""
+    turns: list[EarlierTurn] = []
+    question = None
+    for record in messages:
+        content = str(record.get("content") or "")
+        if record["role"] == "user":
+            question = content
+        elif record["role"] == "assistant" and question is not None and content:
+            if turns and turns[-1].question is question:
+                turns.pop()  # the reply after a tool round replaces what was written before the call
+            turns.append(EarlierTurn(question, content))
+    return turns
+
+
+def answer_check(
+    question: str,
+    passages: Sequence[Passage],
+    earlier: Sequence[Passage] = (),
+    *,
+    turns: Sequence[EarlierTurn] = (),
+    follows: str = "",
+) -> OpeningCheck:
     """Return the check of an answer to `question` written from `passages`, after the conversation's `earlier` turns.
 
-    An answer to a request about a topic must also draw on a passage about it (rag/answer/topic_passages.py).
+    An answer to a request about a topic must also draw on a passage about it (rag/answer/topic_passages.py); one
+    repeating an earlier reply (of `turns`) while the question names something new must be borne out by the
+    passages about that (rag/answer/echoed_answers.py). `follows`: the questions a follow-up leans on, whose words
+    the answer is read with: "The race is on 11 April 2027." shares none with "When is the race?", but "Half
+    Marathon" with the goal asked of before it.
     """
     read = [*passages, *earlier]
     is_topic = asks_about_topic(question)
+    in_context = with_earlier(question, follows) if follows.strip() else question
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
-        return is_borne_out(text, read, question=question, is_whole=is_whole) and (
-            not is_topic or draws_on_topic(text, question, passages)
+        return (
+            is_borne_out(text, read, question=in_context, is_whole=is_whole)
+            and (not is_topic or draws_on_topic(text, question, passages))
+            and not echoes_unborne(text, question, passages, turns)
         )
 
-    return OpeningCheck(bears_out, is_borne_out_so_far=lambda text: bears_out(text, is_whole=False))
+    def bears_out_so_far(text: str) -> bool:
+        return not may_echo(text, question, turns) and bears_out(text, is_whole=False)
+
+    return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far)
 
 
 class OpeningCheck:

@@ -57,9 +57,12 @@ class RetrieveNode:
             scratch_of(config).checker.allowed.update(due.anchors)
             return {"is_covered": False, "answer": due.text}
         # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
-        query = await _in_thread(deps.retriever.prepare, question, earlier_question(state["messages"]))
+        earlier = earlier_question(state["messages"])
+        query = await _in_thread(deps.retriever.prepare, question, earlier)
         if not is_edit and not await _in_thread(lambda: deps.gate.covers(query)):
             return {"is_covered": False}
+        # "When is the race?" is answered about the half marathon asked of before: its answer is checked so too.
+        follows = earlier if query.in_context is not None and not query.is_topic_switch else ""
         # "List my notes about Hyprland": the notes the search finds about it, listed by code (agent/notes_list.py).
         if not edit_like and (listed := await _in_thread(listed_notes, question, deps.retriever, query, deps.top_k)):
             scratch_of(config).checker.allowed.update(listed.anchors)
@@ -91,7 +94,13 @@ class RetrieveNode:
                 around, question, max_chars=deps.passage_chars, note_text=deps.note_text, with_location=with_location
             )
         )
-        return {"is_covered": True, "context": context, "allowed": anchors, "hit_paths": hit_paths}
+        return {
+            "is_covered": True,
+            "context": context,
+            "allowed": anchors,
+            "hit_paths": hit_paths,
+            "follows": follows,
+        }
 
 
 def previous_reply(records: list[MessageRecord]) -> str:

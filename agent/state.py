@@ -23,6 +23,7 @@ class AgentState(TypedDict, total=False):
     is_stopped_early: bool  # the model still asked for tools when none were left: the answer says it stopped
     is_contract: bool  # a change request proposed through a change contract (agent/change_contract/), no tools
     hit_paths: list[str]  # the notes retrieved for this turn, in rank order (the contract's fallback targets)
+    follows: str  # the questions a follow-up leans on, as the search read it ("" for a question on its own)
 
 
 # Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that

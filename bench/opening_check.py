@@ -1,6 +1,7 @@
 """Which recorded model replies the answer check would withhold, by golden item kind (agent/opening_check.py).
 
 Usage: python -m bench.opening_check --recorded DIR --golden bench/golden/sample_vault.yaml [--verbose]
+       python -m bench.opening_check --recorded DIR --follow-ups
 
 DIR holds the model calls of an eval run recorded by `bench.recording_proxy` (a plain answer's request carries
 its passages and its question). Each reply is replayed through the check as it streamed, piece by piece, against
@@ -9,6 +10,10 @@ a change to the check. Printed per kind of item (answer, refuse): the replies sh
 and those withheld, with the opening each was judged on and, for an answer item, the expected facts it held
 (a withheld answer holding one is a refusal the check caused). Also how many characters were held before the
 first was shown, against the whole reply's length: what the check adds to the first text.
+
+`--follow-ups`: every recorded plain answer to a message after earlier turns (a run of conversations, such as
+bench/questions/sample_vault.follow_ups.yaml asked two turns each), printed with its verdict and with the verdict
+it gets when the earlier turns are not read for echoes (rag/answer/echoed_answers.py): what that rule decides.
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.opening_check import OpeningCheck, answer_check
+from agent.opening_check import EARLIER_IN_CONVERSATION, OpeningCheck, answer_check
 from agent.prompts import TOPIC_ADVICE
 from app.eval.golden import GoldenItem, load_golden_set
 from app.eval.matching import found_facts
 from rag.answer.attribution import Passage, passages_in
 from rag.answer.context import opens_like_refusal
+from rag.answer.echoed_answers import EarlierTurn
 from tests.recorded_replies import load_recording
 
 _QUESTION = re.compile(r"\n(?:Question|Request): (?P<question>.*)\Z", re.S)
@@ -47,7 +53,8 @@ def parse_args() -> argparse.Namespace:
     """Parse command-line arguments."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--recorded", type=Path, required=True, help="a bench.recording_proxy --out folder")
-    parser.add_argument("--golden", type=Path, required=True, help="the golden set the run asked")
+    parser.add_argument("--golden", type=Path, help="the golden set the run asked")
+    parser.add_argument("--follow-ups", action="store_true", help="replay the answers to follow-ups instead")
     parser.add_argument("--verbose", action="store_true", help="print every withheld reply and its opening")
     return parser.parse_args()
 
@@ -63,9 +70,32 @@ def plain_answer_call(request: dict[str, Any]) -> tuple[str, list[Passage]] | No
     return (question, passages) if question and passages else None
 
 
-def replay(pieces: list[str], question: str, passages: list[Passage]) -> OpeningCheck:
-    """Feed `pieces` to the check as the service does, stopping where it stops the model."""
-    check = answer_check(question, passages)
+def earlier_turns_of(request: dict[str, Any]) -> list[EarlierTurn]:
+    """Return the earlier questions of a recorded call, each with the reply the model read for it."""
+    turns: list[EarlierTurn] = []
+    messages = request["messages"][1:-1]  # after the system message, before this turn's question
+    for asked, replied in zip(messages, messages[1:], strict=False):
+        if asked["role"] == "user" and replied["role"] == "assistant" and replied.get("content"):
+            turns.append(EarlierTurn(str(asked["content"]), str(replied["content"])))
+    return turns
+
+
+def replay(
+    pieces: list[str],
+    question: str,
+    passages: list[Passage],
+    turns: list[EarlierTurn] | None = None,
+    *,
+    reads_echoes: bool = True,
+) -> OpeningCheck:
+    """Feed `pieces` to the check as the service does, stopping where it stops the model.
+
+    `turns`: the conversation before the question, whose last question it is read as following (the service does so
+    only for a question the search read as a follow-up); `reads_echoes` False: not read for echoed replies.
+    """
+    earlier = [Passage(EARLIER_IN_CONVERSATION, text) for turn in turns or [] for text in (turn.question, turn.reply)]
+    follows = turns[-1].question if turns else ""
+    check = answer_check(question, passages, earlier, turns=(turns or []) if reads_echoes else [], follows=follows)
     for piece in pieces:
         check.feed(piece)
         if check.is_withheld:
@@ -92,9 +122,33 @@ def replayed(folder: Path, items: dict[str, GoldenItem]) -> list[Replayed]:
     return found
 
 
+def replay_follow_ups(folder: Path) -> None:
+    """Print each recorded answer to a follow-up with its verdict, marking those the echo rule decides."""
+    changed = 0
+    for path in sorted(folder.glob("*.json")):
+        recording = load_recording(path)
+        call = plain_answer_call(recording.request)
+        turns = earlier_turns_of(recording.request)
+        if call is None or not turns:
+            continue
+        pieces = list(recording.pieces)
+        check = replay(pieces, *call, turns)
+        is_decided_by_echo = check.is_withheld != replay(pieces, *call, turns, reads_echoes=False).is_withheld
+        changed += is_decided_by_echo
+        verdict = "withheld" if check.is_withheld else "refusal" if opens_like_refusal(recording.text) else "shown"
+        mark = "  <- the echo rule" if is_decided_by_echo else ""
+        print(f"- {turns[-1].question!r} -> {call[0]!r}: {verdict}{mark}\n    {recording.text[:240]!r}")
+    print(f"verdicts the echo rule changes: {changed}")
+
+
 def main() -> None:
     """Replay the recorded replies and print what the check does with them."""
     args = parse_args()
+    if args.follow_ups:
+        replay_follow_ups(args.recorded)
+        return
+    if args.golden is None:
+        raise SystemExit("--golden is needed (or --follow-ups)")
     golden = load_golden_set(args.golden)
     items = {" ".join(item.question.split()): item for item in golden.items}
     results = replayed(args.recorded, items)

@@ -55,7 +55,7 @@ def draws_on_topic(answer: str, question: str, passages: Sequence[Passage]) -> b
     if opens_like_refusal(answer):
         return True
     words = topic_words(topic_of(question))
-    if words and not any(_rarest(words) in _stems(passage) for passage in passages):
+    if words and not any(rarest_of(words) in _stems(passage) for passage in passages):
         return True  # the notes found put the topic in other words: no passage can be told to be about it
     said = said_beyond(answer, question)
     about = _on(words, passages)
@@ -67,14 +67,19 @@ def _on(words: dict[str, str], passages: Sequence[Passage]) -> list[Passage]:
     if not words:
         return list(passages)
     wanted = frozenset(words.values())
-    rarest = _rarest(words)
+    rarest = rarest_of(words)
     needed = math.ceil(len(wanted) * 2 / 3)
     return [passage for passage in passages if rarest in (held := _stems(passage)) and len(wanted & held) >= needed]
 
 
-def _rarest(words: dict[str, str]) -> str:
-    """Return the stem of the rarest of the topic's `words` (rag/answer/vocabulary.rarity)."""
+def rarest_of(words: dict[str, str]) -> str:
+    """Return the stem of the rarest of `words` (each word with its stem; rag/answer/vocabulary.rarity)."""
     return words[max(words, key=rarity)]
+
+
+def passages_holding(word_stem: str, passages: Sequence[Passage]) -> list[Passage]:
+    """Return the passages whose text or link holds a word of stem `word_stem`."""
+    return [passage for passage in passages if word_stem in _stems(passage)]
 
 
 def _stems(passage: Passage) -> frozenset[str]:

@@ -217,3 +217,45 @@ def test_with_tools_offered_what_the_model_writes_before_a_call_is_no_answer_and
     assert len(llm.chat_requests) == 2 and llm.chat_requests[1].messages[-1]["role"] == "tool"
     assert reply.startswith("Your kitchen map lists the plum cake as still to write down")
     assert preamble.strip() not in reply and REFUSAL not in reply
+
+
+OVERSTORY = "What stayed with me from The Overstory?"
+OVERSTORY_REPLY = (
+    "Patricia Westerford, the botanist who discovers that trees signal to each other through the air and through "
+    "fungal networks, and the scale of time [[The Overstory#What stayed with me]]."
+)
+
+
+def test_a_follow_up_about_another_book_answered_with_the_first_books_reply_again_is_refused(
+    serve: Callable[..., Ask], llm: ScriptedLLMServer
+) -> None:
+    # The 1.5B answered "And what about Shortcut?" with what it had said of Linear, over vaultofknowledge.
+    llm.add(Turn.text("From Teaming with Microbes: " + OVERSTORY_REPLY.removesuffix(".")))
+    messages = [
+        user(OVERSTORY),
+        {"role": "assistant", "content": OVERSTORY_REPLY},
+        user("And what stayed with me from Teaming with Microbes?"),
+    ]
+
+    reply = serve()(messages)
+
+    assert "Teaming with Microbes" in llm.chat_requests[0].messages[-1]["content"]  # its own note was read
+    assert reply.startswith(REFUSAL) and "Westerford" not in reply.split(CLOSEST_HEADING)[0]
+
+
+def test_a_follow_up_answered_from_its_own_note_is_shown(serve: Callable[..., Ask], llm: ScriptedLLMServer) -> None:
+    answer = (
+        "I stopped digging the beds in autumn and mulched them instead, with wood chips around the currants "
+        "[[Teaming with Microbes#What I changed on Plot 47]]."
+    )
+    llm.add(Turn.text(answer))
+    messages = [
+        user(OVERSTORY),
+        {"role": "assistant", "content": OVERSTORY_REPLY},
+        user("And what did I change after reading Teaming with Microbes?"),
+    ]
+
+    reply = serve()(messages)
+
+    assert reply.startswith(answer.split(" [[")[0])
+

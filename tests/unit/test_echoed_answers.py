@@ -1,0 +1,119 @@
+"""Echoed answers: a follow-up naming something new, answered with what an earlier reply said of something else.
+
+The conversation is one the 1.5B had over vaultofknowledge (llama.cpp, Qwen2.5-Coder 1.5B): asked about Shortcut
+after Linear, it gave Linear's features again.
+"""
+
+from __future__ import annotations
+
+from agent.opening_check import answer_check, earlier_turns
+from agent.state import MessageRecord
+from rag.answer.attribution import Passage
+from rag.answer.echoed_answers import EarlierTurn, echoes_unborne, may_echo
+
+LINEAR = Passage(
+    "[[Linear.app#Features]]",
+    "- Issues\n- Import from Jira/Trello\n- Sprints - known as Cycles\n- Labels\n- Unique methodology\n- Roadmap\n"
+    "- Scope vs Velocity graph\n- Projects\n- Teams\n- Workspaces\n- Integrations: Github, Figma, Slack, Zapier\n"
+    "- Has a GraphQL API",
+)
+SHORTCUT = Passage(
+    "[[Shortcut.com#Features]]",
+    "- Stories\n- Import from Jira/Trello\n- Sprints\n- Epics\n- Teams\n- Projects ~Epics\n- Labels\n"
+    "- Roadmaps (paid only - Team)\n- Milestones (paid only - Business)\n- Reports (paid only - Team)\n"
+    "- Workflows (paid only - Business)",
+)
+LINEAR_QUESTION = "What features does Linear have?"
+LINEAR_REPLY = (
+    "Linear has Import from Jira/Trello, Sprints - known as Cycles, Labels, Unique methodology, Roadmap, Scope vs "
+    "Velocity graph, Projects, Teams, Workspaces, Integrations: Github, Figma, Slack, Zapier, Has a GraphQL API.\n\n"
+    "Sources:\n- [[Linear.app#Features]]"
+)
+ECHO = (
+    "Shortcut has Import from Jira/Trello, Sprints - known as Cycles, Labels, Unique methodology, Roadmap, Scope vs "
+    "Velocity graph, Projects, Teams, Workspaces, Integrations: Github, Figma, Slack, Zapier, Has a GraphQL API."
+)
+SHORTCUTS_OWN = (
+    "Shortcut has Stories, Import from Jira/Trello, Sprints, Epics, Teams, Projects, Labels, and, on paid plans, "
+    "Roadmaps, Milestones, Reports and Workflows [[Shortcut.com#Features]]."
+)
+FOLLOW_UP = "And what about Shortcut?"
+TURNS = [EarlierTurn(LINEAR_QUESTION, LINEAR_REPLY)]
+
+
+def shown(question: str, answer: str, passages: list[Passage], turns: list[EarlierTurn]) -> str:
+    """Return what the check shows of `answer`, streamed in pieces of five characters as a model writes it."""
+    earlier = [Passage("(earlier in this conversation)", text) for turn in turns for text in (turn.question, turn.reply)]
+    check = answer_check(question, passages, earlier, turns=turns)
+    text = "".join(check.feed(answer[start : start + 5]) for start in range(0, len(answer), 5))
+    return text + check.finish()
+
+
+def test_an_earlier_answer_given_again_for_what_the_follow_up_newly_names_is_withheld() -> None:
+    # Every word of it is in Linear's passage and in the conversation: only what it is about tells it apart.
+    assert echoes_unborne(ECHO, FOLLOW_UP, [SHORTCUT, LINEAR], TURNS)
+    assert shown(FOLLOW_UP, ECHO, [SHORTCUT, LINEAR], TURNS) == ""
+    assert shown("Which features does Shortcut have?", ECHO, [SHORTCUT, LINEAR], TURNS) == ""
+
+
+def test_the_follow_ups_answer_from_the_passages_on_what_it_names_is_shown() -> None:
+    assert not echoes_unborne(SHORTCUTS_OWN, FOLLOW_UP, [SHORTCUT, LINEAR], TURNS)
+    assert shown(FOLLOW_UP, SHORTCUTS_OWN, [SHORTCUT, LINEAR], TURNS) == SHORTCUTS_OWN
+
+
+def test_the_same_answer_to_the_same_question_asked_again_is_shown() -> None:
+    again = ECHO.replace("Shortcut", "Linear")
+    assert shown(LINEAR_QUESTION, again, [SHORTCUT, LINEAR], TURNS) == again
+
+
+def test_an_echo_is_judged_only_by_passages_holding_what_the_follow_up_newly_names() -> None:
+    # No passage found holds "race": the notes say it in other words, and the answer is read as any other.
+    goal = Passage(
+        "[[Half Marathon Plan#Goal]]",
+        "Run the Leipzig Half Marathon on 11 April 2027 in under 1:49:00, an even 5:10 per kilometre.",
+    )
+    turns = [EarlierTurn("What is my goal for the half marathon?", "Under 1:49:00 at the Leipzig Half Marathon.")]
+    answer = "The Leipzig Half Marathon, run in under 1:49:00 on 11 April 2027."
+
+    assert not echoes_unborne(answer, "When is the race?", [goal], turns)
+    assert shown("When is the race?", answer, [goal], turns) == answer
+
+
+def test_a_short_answer_sharing_a_few_words_with_an_earlier_reply_is_no_echo() -> None:
+    assert not echoes_unborne("Shortcut has Labels and Teams.", FOLLOW_UP, [SHORTCUT, LINEAR], TURNS)
+
+
+def test_the_start_of_an_answer_saying_only_what_an_earlier_reply_said_is_not_shown_early() -> None:
+    assert may_echo("Shortcut has Import from Jira/Trello, Sprints", FOLLOW_UP, TURNS)
+    assert not may_echo("Shortcut has Stories, Epics", FOLLOW_UP, TURNS)
+    assert not may_echo("Linear has Import from Jira/Trello, Sprints", LINEAR_QUESTION, TURNS)  # nothing new asked
+
+
+def test_each_question_is_paired_with_the_reply_shown_after_its_tool_rounds() -> None:
+    messages: list[MessageRecord] = [
+        {"role": "user", "content": LINEAR_QUESTION},
+        {"role": "assistant", "content": "Let me look.", "tool_calls": []},
+        {"role": "tool", "content": "…", "tool_call_id": "1"},
+        {"role": "assistant", "content": LINEAR_REPLY},
+        {"role": "user", "content": "Thanks."},
+        {"role": "user", "content": FOLLOW_UP},
+    ]
+
+    assert earlier_turns(messages) == [EarlierTurn(LINEAR_QUESTION, LINEAR_REPLY)]
+
+
+def test_a_follow_ups_answer_is_read_with_the_question_it_follows() -> None:
+    # Recorded from the 1.5B: "The race is on 11 April 2027." shares no word with "When is the race?", and none of
+    # the goal's sentences does; "Half Marathon" ties the goal's sentence to the question it follows.
+    goal = Passage(
+        "[[Half Marathon Plan#Goal]]",
+        "Run the Leipzig Half Marathon on **11 April 2027** in **under 1:49:00**, an even 5:10 per kilometre.",
+    )
+    answer = "The race is on **11 April 2027**."
+
+    def shown_for(follows: str) -> str:
+        check = answer_check("When is the race?", [goal], follows=follows)
+        return check.feed(answer) + check.finish()
+
+    assert shown_for("") == ""
+    assert shown_for("What is my goal for the half marathon?") == answer
