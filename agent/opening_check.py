@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from agent.answer_footer import latest_question, turn_passages
 from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.attribution import Passage
-from rag.answer.echoed_answers import EarlierTurn, echoes_unborne, may_echo
 from rag.answer.evidence import is_borne_out
+from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.topic_passages import draws_on_topic
 from rag.follow_up import with_earlier
@@ -91,7 +91,7 @@ def answer_check(
 
     An answer to a request about a topic must also draw on a passage about it (rag/answer/topic_passages.py); one
     repeating an earlier reply (of `turns`) while the question names something new must be borne out by the
-    passages about that (rag/answer/echoed_answers.py). `follows`: the questions a follow-up leans on, whose words
+    passages about that (rag/answer/follow_up_subjects.py). `follows`: the questions a follow-up leans on, whose words
     the answer is read with: "The race is on 11 April 2027." shares none with "When is the race?", but "Half
     Marathon" with the goal asked of before it.
     """
@@ -103,11 +103,11 @@ def answer_check(
         return (
             is_borne_out(text, read, question=in_context, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
-            and not echoes_unborne(text, question, passages, turns)
+            and not answers_elsewhere(text, question, passages, turns)
         )
 
     def bears_out_so_far(text: str) -> bool:
-        return not may_echo(text, question, turns) and bears_out(text, is_whole=False)
+        return not may_answer_elsewhere(text, question, turns) and bears_out(text, is_whole=False)
 
     return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far)
 

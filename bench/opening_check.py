@@ -13,7 +13,7 @@ first was shown, against the whole reply's length: what the check adds to the fi
 
 `--follow-ups`: every recorded plain answer to a message after earlier turns (a run of conversations, such as
 bench/questions/sample_vault.follow_ups.yaml asked two turns each), printed with its verdict and with the verdict
-it gets when the earlier turns are not read for echoes (rag/answer/echoed_answers.py): what that rule decides.
+it gets when the earlier turns are not read for what the follow-up newly names (rag/answer/follow_up_subjects.py).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from app.eval.golden import GoldenItem, load_golden_set
 from app.eval.matching import found_facts
 from rag.answer.attribution import Passage, passages_in
 from rag.answer.context import opens_like_refusal
-from rag.answer.echoed_answers import EarlierTurn
+from rag.answer.follow_up_subjects import EarlierTurn
 from tests.recorded_replies import load_recording
 
 _QUESTION = re.compile(r"\n(?:Question|Request): (?P<question>.*)\Z", re.S)
@@ -86,16 +86,19 @@ def replay(
     passages: list[Passage],
     turns: list[EarlierTurn] | None = None,
     *,
-    reads_echoes: bool = True,
+    checks_new_subjects: bool = True,
 ) -> OpeningCheck:
     """Feed `pieces` to the check as the service does, stopping where it stops the model.
 
     `turns`: the conversation before the question, whose last question it is read as following (the service does so
-    only for a question the search read as a follow-up); `reads_echoes` False: not read for echoed replies.
+    only for a question the search read as a follow-up); `checks_new_subjects` False: without
+    rag/answer/follow_up_subjects.py's rule.
     """
     earlier = [Passage(EARLIER_IN_CONVERSATION, text) for turn in turns or [] for text in (turn.question, turn.reply)]
     follows = turns[-1].question if turns else ""
-    check = answer_check(question, passages, earlier, turns=(turns or []) if reads_echoes else [], follows=follows)
+    check = answer_check(
+        question, passages, earlier, turns=(turns or []) if checks_new_subjects else [], follows=follows
+    )
     for piece in pieces:
         check.feed(piece)
         if check.is_withheld:
@@ -123,7 +126,7 @@ def replayed(folder: Path, items: dict[str, GoldenItem]) -> list[Replayed]:
 
 
 def replay_follow_ups(folder: Path) -> None:
-    """Print each recorded answer to a follow-up with its verdict, marking those the echo rule decides."""
+    """Print each recorded answer to a follow-up with its verdict, marking those follow_up_subjects decides."""
     changed = 0
     for path in sorted(folder.glob("*.json")):
         recording = load_recording(path)
@@ -133,12 +136,12 @@ def replay_follow_ups(folder: Path) -> None:
             continue
         pieces = list(recording.pieces)
         check = replay(pieces, *call, turns)
-        is_decided_by_echo = check.is_withheld != replay(pieces, *call, turns, reads_echoes=False).is_withheld
-        changed += is_decided_by_echo
+        is_decided_by_subject = check.is_withheld != replay(pieces, *call, turns, checks_new_subjects=False).is_withheld
+        changed += is_decided_by_subject
         verdict = "withheld" if check.is_withheld else "refusal" if opens_like_refusal(recording.text) else "shown"
-        mark = "  <- the echo rule" if is_decided_by_echo else ""
+        mark = "  <- new subject" if is_decided_by_subject else ""
         print(f"- {turns[-1].question!r} -> {call[0]!r}: {verdict}{mark}\n    {recording.text[:240]!r}")
-    print(f"verdicts the echo rule changes: {changed}")
+    print(f"verdicts the new-subject rule changes: {changed}")
 
 
 def main() -> None:

@@ -258,4 +258,3 @@ def test_a_follow_up_answered_from_its_own_note_is_shown(serve: Callable[..., As
     reply = serve()(messages)
 
     assert reply.startswith(answer.split(" [[")[0])
-

@@ -9,7 +9,7 @@ from __future__ import annotations
 from agent.opening_check import answer_check, earlier_turns
 from agent.state import MessageRecord
 from rag.answer.attribution import Passage
-from rag.answer.echoed_answers import EarlierTurn, echoes_unborne, may_echo
+from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
 
 LINEAR = Passage(
     "[[Linear.app#Features]]",
@@ -43,7 +43,9 @@ TURNS = [EarlierTurn(LINEAR_QUESTION, LINEAR_REPLY)]
 
 def shown(question: str, answer: str, passages: list[Passage], turns: list[EarlierTurn]) -> str:
     """Return what the check shows of `answer`, streamed in pieces of five characters as a model writes it."""
-    earlier = [Passage("(earlier in this conversation)", text) for turn in turns for text in (turn.question, turn.reply)]
+    earlier = [
+        Passage("(earlier in this conversation)", text) for turn in turns for text in (turn.question, turn.reply)
+    ]
     check = answer_check(question, passages, earlier, turns=turns)
     text = "".join(check.feed(answer[start : start + 5]) for start in range(0, len(answer), 5))
     return text + check.finish()
@@ -51,13 +53,13 @@ def shown(question: str, answer: str, passages: list[Passage], turns: list[Earli
 
 def test_an_earlier_answer_given_again_for_what_the_follow_up_newly_names_is_withheld() -> None:
     # Every word of it is in Linear's passage and in the conversation: only what it is about tells it apart.
-    assert echoes_unborne(ECHO, FOLLOW_UP, [SHORTCUT, LINEAR], TURNS)
+    assert answers_elsewhere(ECHO, FOLLOW_UP, [SHORTCUT, LINEAR], TURNS)
     assert shown(FOLLOW_UP, ECHO, [SHORTCUT, LINEAR], TURNS) == ""
     assert shown("Which features does Shortcut have?", ECHO, [SHORTCUT, LINEAR], TURNS) == ""
 
 
 def test_the_follow_ups_answer_from_the_passages_on_what_it_names_is_shown() -> None:
-    assert not echoes_unborne(SHORTCUTS_OWN, FOLLOW_UP, [SHORTCUT, LINEAR], TURNS)
+    assert not answers_elsewhere(SHORTCUTS_OWN, FOLLOW_UP, [SHORTCUT, LINEAR], TURNS)
     assert shown(FOLLOW_UP, SHORTCUTS_OWN, [SHORTCUT, LINEAR], TURNS) == SHORTCUTS_OWN
 
 
@@ -75,18 +77,41 @@ def test_an_echo_is_judged_only_by_passages_holding_what_the_follow_up_newly_nam
     turns = [EarlierTurn("What is my goal for the half marathon?", "Under 1:49:00 at the Leipzig Half Marathon.")]
     answer = "The Leipzig Half Marathon, run in under 1:49:00 on 11 April 2027."
 
-    assert not echoes_unborne(answer, "When is the race?", [goal], turns)
+    assert not answers_elsewhere(answer, "When is the race?", [goal], turns)
     assert shown("When is the race?", answer, [goal], turns) == answer
 
 
 def test_a_short_answer_sharing_a_few_words_with_an_earlier_reply_is_no_echo() -> None:
-    assert not echoes_unborne("Shortcut has Labels and Teams.", FOLLOW_UP, [SHORTCUT, LINEAR], TURNS)
+    assert not answers_elsewhere("Shortcut has Labels and Teams.", FOLLOW_UP, [SHORTCUT, LINEAR], TURNS)
 
 
 def test_the_start_of_an_answer_saying_only_what_an_earlier_reply_said_is_not_shown_early() -> None:
-    assert may_echo("Shortcut has Import from Jira/Trello, Sprints", FOLLOW_UP, TURNS)
-    assert not may_echo("Shortcut has Stories, Epics", FOLLOW_UP, TURNS)
-    assert not may_echo("Linear has Import from Jira/Trello, Sprints", LINEAR_QUESTION, TURNS)  # nothing new asked
+    chili = [EarlierTurn("What is in my chili oil?", "40 g Sichuan chili flakes, 1 tsp salt and 250 ml rapeseed oil.")]
+    dal = "And in the red lentil dal?"
+
+    assert may_answer_elsewhere("It has 40 g Sichuan chili flakes", dal, chili)
+    assert not may_answer_elsewhere("It has 250 g red lentils", dal, chili)
+    assert not may_answer_elsewhere("It has 40 g Sichuan chili flakes", "What is in my chili oil?", chili)  # again
+
+
+def test_the_start_of_an_answer_to_a_follow_up_naming_a_new_name_is_not_shown_early() -> None:
+    assert may_answer_elsewhere("Shortcut has Stories, Epics", FOLLOW_UP, TURNS)
+    assert not may_answer_elsewhere("Linear has Import from Jira/Trello", LINEAR_QUESTION, TURNS)  # nothing new asked
+
+
+def test_a_follow_up_naming_a_new_name_answered_from_another_notes_passages_is_withheld() -> None:
+    # Asked without the conversation, the 1.5B gave the sourdough's steps for Käsespätzle: no echo, but not about it.
+    sourdough = Passage(
+        "[[Sourdough#Method]]",
+        "1. Autolyse: mix the flours and 350 g of the water, rest 45 minutes.\n"
+        "2. Mix: add the levain, the salt and the remaining 25 g water.",
+    )
+    spaetzle = Passage("[[Käsespätzle#Zubereitung]]", "Mehl, Eier, Salz und Wasser zu einem zähen Teig schlagen.")
+    turns = [EarlierTurn("How do I bake my sourdough?", "Follow the final recipe [[Sourdough#Final recipe]].")]
+    steps = "To make it: autolyse the flours with 350 g of the water for 45 minutes, then add the levain and salt."
+
+    assert answers_elsewhere(steps, "And how do I make Käsespätzle?", [sourdough, spaetzle], turns)
+    assert not answers_elsewhere(steps, "And how do I make the sourdough's levain?", [sourdough, spaetzle], turns)
 
 
 def test_each_question_is_paired_with_the_reply_shown_after_its_tool_rounds() -> None:
