@@ -35,6 +35,7 @@ from rag.answer.evidence import (
 )
 from rag.answer.rival_figures import RIVAL_CAUTION, rival_figures
 from rag.answer.unread_names import unread_names
+from rag.follow_up import with_earlier
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 UNREAD_CAUTION = "Not in the notes searched:"
@@ -81,7 +82,7 @@ def answer_footer(
     if has_proposed:
         sources = sources_list(cited) if show_sources else ""
         return f"\n\n{sources}" if sources else ""
-    passages, question, reply = turn_passages(state), latest_question(state["messages"]), scratch.reply_text
+    passages, question, reply = turn_passages(state), checked_question(state), scratch.reply_text
     read = attribute(reply, passages, question=question)
     caution = (
         UNSUPPORTED_NOTICE
@@ -210,6 +211,17 @@ def turn_passages(state: AgentState) -> list[Passage]:
             text = str(record.get("content", ""))
             passages += passages_in(text) or [Passage("", text)]  # a result without <note> elements: no source
     return passages
+
+
+def checked_question(state: AgentState) -> str:
+    """Return the latest question as an answer to it is read: after the questions a follow-up leans on, if any.
+
+    "The race is on 11 April 2027." shares no word with "When is the race?"; the goal's sentence that says it shares
+    "Half Marathon" with the question before.
+    """
+    question = latest_question(state["messages"])
+    follows = state.get("follows", "")
+    return with_earlier(question, follows) if follows.strip() else question
 
 
 def latest_question(messages: list[MessageRecord]) -> str:

@@ -66,17 +66,16 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
 
 def earlier_turns(messages: Sequence[MessageRecord]) -> list[EarlierTurn]:
     """Return the questions of `messages` each with the reply shown for it (the last assistant message after it)."""
-    turns: list[EarlierTurn] = []
-    question = None
-    for record in messages:
+    replies: dict[int, EarlierTurn] = {}  # by the index of the question they answer
+    asked_at = -1
+    for index, record in enumerate(messages):
         content = str(record.get("content") or "")
         if record["role"] == "user":
-            question = content
-        elif record["role"] == "assistant" and question is not None and content:
-            if turns and turns[-1].question is question:
-                turns.pop()  # the reply after a tool round replaces what was written before the call
-            turns.append(EarlierTurn(question, content))
-    return turns
+            asked_at = index
+        elif record["role"] == "assistant" and asked_at >= 0 and content:
+            # The reply after a tool round replaces what was written before the call.
+            replies[asked_at] = EarlierTurn(str(messages[asked_at].get("content") or ""), content)
+    return list(replies.values())
 
 
 def answer_check(

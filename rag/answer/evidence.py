@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from os.path import commonprefix
 
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.citations import note_of
@@ -52,6 +53,7 @@ MIN_COPIED_CHARS = 40  # a sentence an answer repeats that makes its note a sour
 ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
 RESTATED_SHARE = 2 / 3  # of an answer's terms in one sentence: the answer restates it (`is_borne_out`)
 RESTATED_MIN_WEIGHT = 3  # a number and a word, or three words: less is chance
+FORM_PREFIX = 5  # letters two forms of a word share at least ("flexib"): "form" of "formula" and "format" is chance
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 # A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
 _CELL_BORDER = re.compile(r"(?<!\\)\|(?![^\[\]]*\]\])")
@@ -283,11 +285,24 @@ def _repeats_all(said: frozenset[str], answer: str, passages: Sequence[Passage],
     """
     wanted = question_stems(question)  # a question with no word to be about bears out no repeated line here
     claimed = said - _REPORTING
-    return (
-        bool(wanted)
-        and bool(claimed)
-        and claimed <= frozenset().union(*(c.holds for c in _repeated_about(said, answer, passages, wanted)))
-    )
+    if not wanted or not claimed:
+        return False
+    repeated = _repeated_about(said, answer, passages, wanted)
+    held = frozenset().union(*(c.holds for c in repeated))
+    # A word the answer puts in another form than a line beside those it repeats ("flexibility" of "- Flexible", after
+    # "- Spreadsheet" and "- Formulas" word for word) is held too.
+    sources = {c.source for c in repeated}
+    forms = frozenset().union(*(_stems(passage.text) for passage in passages if passage.source in sources))
+    return all(term in held or any(_is_form_of(term, word) for word in forms) for term in claimed)
+
+
+def _is_form_of(term: str, word: str) -> bool:
+    """Return True when `term` and `word` are forms of one word ("flexibility" and "flexible").
+
+    They share FORM_PREFIX letters or more, and all but the last three of the shorter: not "formula" and "format".
+    """
+    common = len(commonprefix([term, word]))
+    return not term[0].isdigit() and common >= FORM_PREFIX and common >= min(len(term), len(word)) - 3
 
 
 # Words an answer uses to say what the notes do with what it repeats of them, not to claim anything of its own.
@@ -298,7 +313,7 @@ _REPORTING = frozenset(
     for word in (
         "mention", "mentions", "mentioned", "list", "lists", "listed", "include", "includes", "including",
         "contain", "contains", "describe", "describes", "discuss", "discusses", "cover", "covers", "following",
-        "several", "various", "items", "also",
+        "several", "various", "items", "also", "note", "noted", "notes", "wrote", "written",
     )
 )  # fmt: skip
 

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 
 from rag.answer.attribution import Passage, said_beyond, terms_of
+from rag.answer.citations import note_of
 from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import question_stems, stem
 from rag.answer.question_kind import topic_of
@@ -78,8 +79,21 @@ def rarest_of(words: dict[str, str]) -> str:
 
 
 def passages_holding(word_stem: str, passages: Sequence[Passage]) -> list[Passage]:
-    """Return the passages whose text or link holds a word of stem `word_stem`."""
-    return [passage for passage in passages if word_stem in _stems(passage)]
+    """Return the passages whose text or link holds a word of stem `word_stem`, or whose note's opening does.
+
+    "Kleppmann" stands in his book note's first lines, not in its section on storage engines; a note naming the word
+    further down ("Read a few weeks after [[Teaming with Microbes]]") is not about it for that.
+    """
+    holding = [passage for passage in passages if word_stem in _stems(passage)]
+    opened = {note_of(passage.source) for passage in holding if _opens_note(passage.source)}
+    return [passage for passage in passages if passage in holding or note_of(passage.source) in opened]
+
+
+def _opens_note(source: str) -> bool:
+    """Return True for the link of a note's opening passage: the note itself, or its title's heading."""
+    link = source.strip().removeprefix("[[").removesuffix("]]").split("|")[0]
+    note, _, heading = link.partition("#")
+    return not heading or heading.casefold() == note.rsplit("/", 1)[-1].casefold()
 
 
 def _stems(passage: Passage) -> frozenset[str]:

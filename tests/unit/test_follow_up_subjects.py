@@ -6,6 +6,7 @@ after Linear, it gave Linear's features again.
 
 from __future__ import annotations
 
+from agent.answer_footer import checked_question
 from agent.opening_check import answer_check, earlier_turns
 from agent.state import MessageRecord
 from rag.answer.attribution import Passage
@@ -142,3 +143,32 @@ def test_a_follow_ups_answer_is_read_with_the_question_it_follows() -> None:
 
     assert shown_for("") == ""
     assert shown_for("What is my goal for the half marathon?") == answer
+
+
+def test_a_name_in_one_passage_of_a_note_stands_for_all_of_its_passages() -> None:
+    # "Kleppmann" is in his book note's first lines, not in the section on storage engines that answers.
+    intro = Passage(
+        "[[Designing Data-Intensive Applications#Designing Data-Intensive Applications]]",
+        "Martin Kleppmann, O'Reilly 2017. Second read, this time with the librarian's storage layer in mind.",
+    )
+    storage = Passage(
+        "[[Designing Data-Intensive Applications#Storage engines (chapter 3)]]",
+        "Rule of thumb from the chapter: LSM trees are typically faster for writes, B-trees for reads.",
+    )
+    turns = [EarlierTurn("What is The Overstory about?", "Nine people whose lives are shaped by trees.")]
+    answer = "He says LSM trees are typically faster for writes, and B-trees for reads."
+
+    assert not answers_elsewhere(answer, "And what does Kleppmann say about LSM trees?", [intro, storage], turns)
+    assert answers_elsewhere(answer, "And what does Kleppmann say about LSM trees?", [intro], turns)
+
+
+def test_the_answer_to_a_follow_up_is_quoted_and_attributed_as_read_after_the_question_it_follows() -> None:
+    goal = "What is my goal for the half marathon?"
+    messages: list[MessageRecord] = [
+        {"role": "user", "content": goal},
+        {"role": "assistant", "content": "Under 1:49:00."},
+        {"role": "user", "content": "When is the race?"},
+    ]
+
+    assert checked_question({"messages": messages, "follows": goal}) == f"{goal}\nWhen is the race?"
+    assert checked_question({"messages": messages, "follows": ""}) == "When is the race?"  # a topic switch

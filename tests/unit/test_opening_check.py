@@ -69,6 +69,17 @@ def test_words_saying_what_the_notes_do_with_the_lines_repeated_claim_nothing() 
     assert not is_borne_out("The notes mention QOwnNotes and Iotas, both free.", [alternatives], question=question)
 
 
+def test_a_line_beside_those_repeated_said_in_another_form_of_its_word_is_held() -> None:
+    # The 1.5B over vaultofknowledge: "flexibility" for the list's "Flexible", the three lines above it word for word.
+    sheets = Passage("[[Google Sheets#Features]]", "- Spreadsheet\n- Formulas\n- Color Functions\n- Flexible")
+    question = "Which features of Google Sheets did I note for project management?"
+    answer = "I noted that Google Sheets has spreadsheet features, formulas, color functions, and flexibility."
+
+    assert is_borne_out(answer, [sheets], question=question)
+    assert not is_borne_out(answer.replace("flexibility", "pivot tables"), [sheets], question=question)
+    assert not is_borne_out(answer.replace("flexibility", "formatting"), [sheets], question=question)  # not "Formulas"
+
+
 def test_a_refusal_is_borne_out_it_claims_nothing() -> None:
     assert is_borne_out("The notes don't mention a plum cake recipe.", [SOURDOUGH], question=PLUM)
 
