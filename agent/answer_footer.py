@@ -35,7 +35,7 @@ from rag.answer.evidence import (
 )
 from rag.answer.rival_figures import RIVAL_CAUTION, rival_figures
 from rag.answer.unread_names import unread_names
-from rag.follow_up import with_earlier
+from rag.follow_up import MAX_CHAIN, with_earlier
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 UNREAD_CAUTION = "Not in the notes searched:"
@@ -228,6 +228,11 @@ def latest_question(messages: list[MessageRecord]) -> str:
     """Return the latest user message with text ("" when there is none)."""
     texts = _user_texts(messages)
     return texts[-1] if texts else ""
+
+
+def questions_before(messages: list[MessageRecord]) -> list[str]:
+    """Return the user's messages before the latest, oldest first (at most MAX_CHAIN)."""
+    return _user_texts(messages)[-MAX_CHAIN - 1 : -1]
 
 
 def earlier_question(messages: list[MessageRecord]) -> str:

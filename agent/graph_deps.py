@@ -52,7 +52,8 @@ class AgentDeps:
     # The base views passages embed, written out as the embedding note shows them (agent/tools/bases/embeds.py).
     base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None
     # The reply listing the open tasks a question asks for by date (agent/tools/due_tasks.py; None: not looked for).
-    due_tasks: Callable[[str], DueReply | None] | None = None
+    # Called with the question and the user's questions before it ("And tomorrow?" asks again of other days).
+    due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None
 
     @property
     def max_tool_rounds(self) -> int:

@@ -15,6 +15,7 @@ from core.errors import InvalidRequest
 from rag.answer.citations import note_of
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.relevance_gate import RelevanceGate
+from rag.follow_up import MAX_CHAIN
 from rag.notes.links import LinkResolver
 from rag.retrieve import Retriever
 
@@ -56,7 +57,7 @@ class RetrievalOnlyAnswerer:
         top_k: int,
         note_paths: Callable[[], Iterable[str]] = tuple,
         base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None,
-        due_tasks: Callable[[str], DueReply | None] | None = None,
+        due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None,
     ) -> None:
         self._retriever = retriever
         self._due_tasks = due_tasks  # the open tasks a question asks for by date, listed (agent/tools/due_tasks.py)
@@ -73,13 +74,14 @@ class RetrievalOnlyAnswerer:
     async def answer(self, request: TurnRequest) -> AsyncIterator[AnswerEvent]:
         """Yield the passages reply line by line (so streaming clients see it arrive), then AnswerDone."""
         question = latest_question(request)
-        earlier = earlier_context(user_texts(request))
+        asked = user_texts(request)
+        earlier = earlier_context(asked)
         last_reply = previous_reply(request)
         if asks_for_sources(question):  # "which note says that?": the reply before it, not a search
             reply = await asyncio.to_thread(self._sources_reply, last_reply)
         else:
             yield AnswerStatus("searching your notes…")
-            reply = await asyncio.to_thread(self._reply, question, earlier)
+            reply = await asyncio.to_thread(self._reply, question, earlier, asked[-MAX_CHAIN - 1 : -1])
         for line in reply.splitlines(keepends=True):
             yield AnswerText(line)
         prompt = sum(estimate_tokens(m.content) for m in request.messages)
@@ -93,13 +95,13 @@ class RetrievalOnlyAnswerer:
 
         return sources_reply(last_reply, checked=checked)
 
-    def _reply(self, question: str, earlier: str) -> str:
+    def _reply(self, question: str, earlier: str, asked_before: Sequence[str]) -> str:
         if is_surely_change_request(question):  # a question starting with an edit verb still gets passages
             return NO_MODEL_CHANGES
         unready = self._retriever.unready_reason()  # an empty vault, or the first index still running
         if unready is not None:
             return unready
-        if self._due_tasks is not None and (due := self._due_tasks(question)) is not None:
+        if self._due_tasks is not None and (due := self._due_tasks(question, asked_before)) is not None:
             return due.text  # "Which tasks are due today?" needs no model: code lists them by their dates
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
         covered = self._gate.covers(query)

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
-from agent.answer_footer import earlier_question, latest_question
+from agent.answer_footer import earlier_question, latest_question, questions_before
 from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
 from agent.notes_list import listed_notes
@@ -53,7 +53,9 @@ class RetrieveNode:
         # "Which tasks are due today?": listed by code from the tasks' dates, no model asked (agent/tools/due_tasks.py).
         # Not for a request to add one ("Add a task for tomorrow: …"), in a vault that can be changed or not.
         due_tasks = None if edit_like else deps.due_tasks
-        if due_tasks is not None and (due := await _in_thread(due_tasks, question)):
+        if due_tasks is not None and (
+            due := await _in_thread(due_tasks, question, questions_before(state["messages"]))
+        ):
             scratch_of(config).checker.allowed.update(due.anchors)
             return {"is_covered": False, "answer": due.text}
         # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.

@@ -13,6 +13,7 @@ say what is to do).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -55,13 +56,15 @@ class DueTasks:
         self._reader = reader
         self._max_listed = max_listed
 
-    def reply_for(self, question: str) -> DueReply | None:
+    def reply_for(self, question: str, earlier: Sequence[str] = ()) -> DueReply | None:
         """Return the list of the open tasks `question` asks for by date (None: it asks for none).
 
         None too when no task is found and no open task of the vault has a date: a vault that does not date its
         tasks may keep what is to do in its text. One that does is told none is found, and the next one after.
+        `earlier`: the user's questions before it, oldest first: a follow-up naming only other days ("And tomorrow?")
+        asks the same as the one before.
         """
-        ask = due_ask(question, self._reader.today())
+        ask = due_ask(question, self._reader.today(), earlier=earlier)
         found = None if ask is None else self.days_reply(ask)
         return None if found is None or found.is_empty else found
 
@@ -75,7 +78,7 @@ class DueTasks:
         dated = self._dated_tasks(ask, snapshot, daily)
         found = [task for task in dated if ask.holds(task.day)]
         if not found:
-            return _none_found(ask, [task for task in dated if task.day > ask.last])
+            return _none_found(ask, [task for task in dated if task.day > ask.last], earlier=len(dated))
         listed = found[: self._max_listed]
         has_daily = any(task.path == daily for task in found)
         lines = [f"{len(found)} open task{'s' if len(found) != 1 else ''} {_what(ask, has_daily=has_daily)}:"]
@@ -98,8 +101,15 @@ class DueTasks:
         return [task for *_, task in sorted(found, key=lambda item: item[:3])]
 
 
-def _none_found(ask: DueAsk, later: list[DueTask]) -> DueReply:
-    """Return the reply saying no open task is of the days asked, with the next one after them if any."""
+def _none_found(ask: DueAsk, later: list[DueTask], *, earlier: int) -> DueReply:
+    """Return the reply saying no open task is of the days asked, with the next one after them if any.
+
+    With none after them either, but `earlier` ones (tasks-demo's dates are all in 2021-2024, asked about next
+    week), it says so; with none dated at all, the reply `is_empty`.
+    """
+    if not later and earlier:
+        dated = "open task is" if earlier == 1 else "open tasks are"
+        return DueReply(f"{_no_open_task(ask)}, nor later; {earlier} {dated} dated before.", ())
     if not later:
         return DueReply(f"{_no_open_task(ask)}.", (), is_empty=True)
     first = later[0]

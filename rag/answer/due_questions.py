@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -61,6 +62,8 @@ _WEEKDAY = re.compile(
 _WEEKEND = re.compile(r"\b(?:this\s+|the\s+)?weekend\b|\bwochenende\b", re.IGNORECASE)
 _THIS_WEEK = re.compile(r"\b(?:this|current)\s+week\b|\bdiese[rn]?\s+woche\b", re.IGNORECASE)
 _NEXT_WEEK = re.compile(r"\bnext\s+week\b|\bnächste[rn]?\s+woche\b", re.IGNORECASE)
+# How a follow-up asking about other days opens: "And on 2021-11-23?", "What about tomorrow?", "Und morgen?".
+_FOLLOW_UP = re.compile(r"^\W*(?:and|what\s+about|how\s+about|und|und\s+was\s+ist\s+mit)\b", re.IGNORECASE)
 _THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
 
 
@@ -90,8 +93,18 @@ class DueAsk:
         return f"from {self.first.isoformat()} to {self.last.isoformat()}"
 
 
-def due_ask(question: str, today: date) -> DueAsk | None:
-    """Return the days and dates `question` asks tasks for, or None when it does not ask for tasks by date."""
+def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAsk | None:
+    """Return the days and dates `question` asks tasks for, or None when it does not ask for tasks by date.
+
+    `earlier`: the user's questions before it, oldest first. A follow-up asking only about other days ("And on
+    2021-11-23?", "What about tomorrow?", "Und morgen?") after one about tasks by date (itself such a follow-up, or
+    not) asks the same of those days.
+    """
+    before = due_ask(earlier[-1], today, earlier=earlier[:-1]) if earlier and _FOLLOW_UP.match(question) else None
+    if before is not None:
+        days = None if _TASKS.search(question) or _DONE.search(question) else _days_asked(question, today)
+        if days is not None:
+            return DueAsk(*days, by_due_only=before.by_due_only, by_scheduled=before.by_scheduled)
     if not _TASKS.search(question) or _REQUEST.match(question) or _DONE.search(question):
         return None
     days = _days_asked(question, today)

@@ -82,6 +82,28 @@ def test_what_to_do_on_a_day_counts_a_scheduled_task_and_other_questions_get_non
     ]
 
 
+def test_a_follow_up_naming_other_days_asks_the_same_of_them(settings: Settings) -> None:
+    # Asked of the 0.5B over obsidian-tasks-demo, "And on 2021-11-23?" got a list of its own making.
+    tasks = due_tasks(settings)
+
+    following = tasks.reply_for("And on 2021-11-23?", ["Which tasks are due today?"])
+    assert (
+        following is not None and following.text.splitlines()[0] == "No open task is due on 2021-11-23. The next one:"
+    )
+    yesterday = tasks.reply_for("What about yesterday?", ["What do I have to do today?"])
+    assert yesterday is not None and yesterday.text.startswith("No open task is to do on 2021-11-21")
+    assert tasks.reply_for("And on 2021-11-23?") is None  # asked first, it asks nothing of tasks
+    assert tasks.reply_for("And what did I cook on 2021-11-23?", ["Which tasks are due today?"]) is None
+
+
+def test_days_after_every_dated_task_are_told_none_is_due_then_nor_later(settings: Settings) -> None:
+    # obsidian-tasks-demo's dates are all in 2021-2024: asked about next week, the 0.5B wrote a Tasks query out.
+    reply = due_tasks(settings).reply_for("Which tasks are due in 2025-03?")
+
+    assert reply is not None
+    assert reply.text == "No open task is due from 2025-03-01 to 2025-03-31, nor later; 3 open tasks are dated before."
+
+
 def test_a_vault_whose_tasks_have_no_dates_is_asked_the_usual_way(tmp_path: Path) -> None:
     vault = write_notes(tmp_path / "plain", {"Inbox.md": "# Inbox\n\n- [ ] Call the vet\n- [x] Post 📅 2021-11-20\n"})
     settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
@@ -138,6 +160,28 @@ def test_over_chat_the_due_tasks_are_listed_without_asking_the_model(
     ]
 
 
+def test_over_chat_and_without_a_model_a_follow_up_naming_other_days_is_listed_too(
+    settings: Settings, services: Services, llm: ScriptedLLMServer
+) -> None:
+    services.reindexer.run_once()
+    messages = [
+        {"role": "user", "content": "Which tasks are due on 2021-11-22?"},
+        {"role": "assistant", "content": "2 open tasks due on 2021-11-22: …"},
+        {"role": "user", "content": "And on 2021-11-23?"},
+    ]
+    with serve_in_thread(agent_app(settings, services, llm.base_url)) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        reply = client.chat.completions.create(model="vault-librarian", messages=messages)  # type: ignore[arg-type]
+    app = create_app(settings.model_copy(update={"watch": False}), services)
+    with TestClient(app, base_url="http://127.0.0.1") as plain:
+        response = plain.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+
+    expected = "No open task is due on 2021-11-23. The next one:"
+    assert llm.chat_requests == []
+    assert str(reply.choices[0].message.content).startswith(expected)
+    assert response.json()["choices"][0]["message"]["content"].startswith(expected)
+
+
 def test_without_a_model_the_due_tasks_are_listed_too(settings: Settings, services: Services) -> None:
     services.reindexer.run_once()
     app = create_app(settings.model_copy(update={"watch": False}), services)  # the relevance floor as configured
@@ -164,6 +208,6 @@ def test_the_tasks_tool_lists_them_by_date_for_a_model_calling_tools(settings: S
     overdue = call(tools, "tasks", command="overdue")
     assert "open tasks due before 2021-11-23 (overdue):" in overdue.text and "Cook dinner" not in overdue.text
     none = call(tools, "tasks", command="due", date="2030-01-01", until="2030-01-31")
-    assert "No open task is to do from 2030-01-01 to 2030-01-31 (due or scheduled then)." in none.text
+    assert "No open task is to do from 2030-01-01 to 2030-01-31 (due or scheduled then), nor later" in none.text
     with pytest.raises(InvalidRequest, match=r"until \(2021-11-01\) is before date \(2021-11-22\)"):
         call(tools, "tasks", command="due", date="2021-11-22", until="2021-11-01")

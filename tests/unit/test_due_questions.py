@@ -68,3 +68,42 @@ def test_what_is_due_is_asked_by_due_date_and_what_to_do_by_due_else_scheduled_d
     assert due_ask("Which tasks are due today?", TODAY) == DueAsk(TODAY, TODAY, by_due_only=True)
     assert due_ask("What do I have to do today?", TODAY) == DueAsk(TODAY, TODAY)
     assert due_ask("Which tasks are scheduled for today?", TODAY) == DueAsk(TODAY, TODAY, by_scheduled=True)
+
+
+@pytest.mark.parametrize(
+    ("question", "earlier", "expected"),
+    [
+        ("And on 2021-11-23?", "What is due on 2021-11-22?", DueAsk(date(2021, 11, 23), date(2021, 11, 23), True)),
+        ("What about tomorrow?", "What do I have to do today?", DueAsk(date(2026, 12, 6), date(2026, 12, 6))),
+        ("Und morgen?", "Was ist heute fällig?", DueAsk(date(2026, 12, 6), date(2026, 12, 6), True)),
+        (
+            "And next week?",
+            "Which tasks are scheduled for today?",
+            DueAsk(date(2026, 12, 7), date(2026, 12, 13), by_scheduled=True),
+        ),
+    ],
+)
+def test_a_follow_up_naming_only_other_days_asks_what_the_question_before_did(
+    question: str, earlier: str, expected: DueAsk
+) -> None:
+    assert due_ask(question, TODAY, earlier=[earlier]) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "earlier"),
+    [
+        ("And on 2021-11-23?", "What did I cook on 2021-11-22?"),  # the question before asked nothing of tasks
+        ("What did I write on 2021-11-23?", "What is due on 2021-11-22?"),  # a question of its own
+        ("And what did I finish tomorrow?", "What is due today?"),  # done tasks, not open ones
+    ],
+)
+def test_other_follow_ups_ask_nothing_of_tasks_by_date(question: str, earlier: str) -> None:
+    assert due_ask(question, TODAY, earlier=[earlier]) is None
+
+
+def test_a_follow_up_after_a_follow_up_asks_what_the_first_question_did() -> None:
+    earlier = ["What is due on 2021-11-22?", "And on 2021-11-23?"]
+
+    assert due_ask("What about 2021-11-25?", TODAY, earlier=earlier) == DueAsk(
+        date(2021, 11, 25), date(2021, 11, 25), by_due_only=True
+    )
