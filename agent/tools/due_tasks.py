@@ -7,8 +7,8 @@ question about tasks by date (rag/answer/due_questions.py), the open tasks whose
 asks what is due, scheduled date) falls on the days asked are found in every note, as the Tasks plugin's query
 would find them, and the reply lists them, each with a link to its section; no model is asked. Asked what to do on
 one day, that day's daily note's undated open tasks are listed too. When none is found, the reply says so and names
-the next one after those days; a vault none of whose open tasks has a date is asked the usual way (its text may
-say what is to do).
+the next one after those days, or how many are dated before; a vault none of whose open tasks has a date is asked
+the usual way (its text may say what is to do).
 """
 
 from __future__ import annotations
