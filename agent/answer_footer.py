@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from agent.source_question import earlier_context
+from agent.source_question import earlier_context, questions_before
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers, writes_unread_code
@@ -35,7 +35,7 @@ from rag.answer.evidence import (
 )
 from rag.answer.rival_figures import RIVAL_CAUTION, rival_figures
 from rag.answer.unread_names import unread_names
-from rag.follow_up import MAX_CHAIN, with_earlier
+from rag.follow_up import in_context
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
 UNREAD_CAUTION = "Not in the notes searched:"
@@ -219,9 +219,7 @@ def checked_question(state: AgentState) -> str:
     "The race is on 11 April 2027." shares no word with "When is the race?"; the goal's sentence that says it shares
     "Half Marathon" with the question before.
     """
-    question = latest_question(state["messages"])
-    follows = state.get("follows", "")
-    return with_earlier(question, follows) if follows.strip() else question
+    return in_context(latest_question(state["messages"]), state.get("follows", ""))
 
 
 def latest_question(messages: list[MessageRecord]) -> str:
@@ -230,9 +228,9 @@ def latest_question(messages: list[MessageRecord]) -> str:
     return texts[-1] if texts else ""
 
 
-def questions_before(messages: list[MessageRecord]) -> list[str]:
-    """Return the user's messages before the latest, oldest first (at most MAX_CHAIN)."""
-    return _user_texts(messages)[-MAX_CHAIN - 1 : -1]
+def user_questions_before(messages: list[MessageRecord]) -> list[str]:
+    """Return the user's messages before the latest, oldest first (`source_question.questions_before`)."""
+    return questions_before(_user_texts(messages))
 
 
 def earlier_question(messages: list[MessageRecord]) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from core.domain import SearchHit
 from rag.answer.attribution import Passage
-from rag.answer.citations import note_of
+from rag.answer.citations import heading_in, is_note_title, note_of
 from rag.answer.excerpts import shortened
 from rag.answer.notes_questions import notes_topic
 from rag.answer.quote_words import normalised
@@ -60,9 +60,9 @@ def notes_reply(question: str, hits: Sequence[SearchHit]) -> NotesReply | None:
     for hit in hits:
         if hit.chunk.anchor in about:
             note = note_of(hit.chunk.anchor)
-            heading = _shown(hit.chunk.anchor.removesuffix("]]").partition("#")[2])
+            heading = _shown(heading_in(hit.chunk.anchor))
             found = sections.setdefault(note, [])
-            is_title = heading.casefold() == note.rsplit("/", 1)[-1].casefold()  # "[[Garlic]] (Garlic)" says it twice
+            is_title = is_note_title(heading, note)  # "[[Garlic]] (Garlic)" says it twice
             if heading and not is_title and heading not in found and len(found) < MAX_SECTIONS:
                 found.append(heading)
     if not sections:

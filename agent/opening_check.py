@@ -29,7 +29,7 @@ from rag.answer.evidence import is_borne_out
 from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.topic_passages import draws_on_topic
-from rag.follow_up import with_earlier
+from rag.follow_up import in_context
 
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
 MAX_HOLD_CHARS = 400  # a longer run without a sentence end (a table, a code block) is judged as it stands
@@ -96,11 +96,11 @@ def answer_check(
     """
     read = [*passages, *earlier]
     is_topic = asks_about_topic(question)
-    in_context = with_earlier(question, follows) if follows.strip() else question
+    read_as = in_context(question, follows)
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
         return (
-            is_borne_out(text, read, question=in_context, is_whole=is_whole)
+            is_borne_out(text, read, question=read_as, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
             and not answers_elsewhere(text, question, passages, turns)
         )

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
 from agent.gate.intent import is_surely_change_request
 from agent.notes_list import listed_notes
-from agent.source_question import answer_before, asks_for_sources, earlier_context, sources_reply
+from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
 from agent.tools.due_tasks import DueReply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.domain import SearchHit
@@ -15,7 +15,6 @@ from core.errors import InvalidRequest
 from rag.answer.citations import note_of
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.relevance_gate import RelevanceGate
-from rag.follow_up import MAX_CHAIN
 from rag.notes.links import LinkResolver
 from rag.retrieve import Retriever
 
@@ -81,7 +80,7 @@ class RetrievalOnlyAnswerer:
             reply = await asyncio.to_thread(self._sources_reply, last_reply)
         else:
             yield AnswerStatus("searching your notes…")
-            reply = await asyncio.to_thread(self._reply, question, earlier, asked[-MAX_CHAIN - 1 : -1])
+            reply = await asyncio.to_thread(self._reply, question, earlier, questions_before(asked))
         for line in reply.splitlines(keepends=True):
             yield AnswerText(line)
         prompt = sum(estimate_tokens(m.content) for m in request.messages)

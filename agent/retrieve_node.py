@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
-from agent.answer_footer import earlier_question, latest_question, questions_before
+from agent.answer_footer import earlier_question, latest_question, user_questions_before
 from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
 from agent.notes_list import listed_notes
@@ -54,7 +54,7 @@ class RetrieveNode:
         # Not for a request to add one ("Add a task for tomorrow: …"), in a vault that can be changed or not.
         due_tasks = None if edit_like else deps.due_tasks
         if due_tasks is not None and (
-            due := await _in_thread(due_tasks, question, questions_before(state["messages"]))
+            due := await _in_thread(due_tasks, question, user_questions_before(state["messages"]))
         ):
             scratch_of(config).checker.allowed.update(due.anchors)
             return {"is_covered": False, "answer": due.text}

@@ -15,7 +15,7 @@ from rag.answer.citations import SEARCHED_HEADING, SOURCES_BLOCK, SOURCES_HEADIN
 from rag.answer.context import opens_like_refusal
 from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
 from rag.answer.passages import PASSAGE_HEAD
-from rag.follow_up import context_before
+from rag.follow_up import MAX_CHAIN, context_before
 from rag.notes.inline import WIKILINK
 
 # A question about where the reply before came from, and about nothing else: "Which note says that?" is one,
@@ -78,6 +78,11 @@ def earlier_context(texts: Sequence[str]) -> str:
     it follows (`rag.follow_up.context_before`).
     """
     return context_before([text for text in texts[:-1] if not asks_for_sources(text)])
+
+
+def questions_before(texts: Sequence[str]) -> list[str]:
+    """Return the user's messages `texts` before the latest, oldest first (at most MAX_CHAIN of them)."""
+    return list(texts[-MAX_CHAIN - 1 : -1])
 
 
 def sources_reply(earlier: str, *, checked: Callable[[str], str | None] = lambda link: link) -> str:

@@ -137,6 +137,11 @@ def with_earlier(question: str, earlier: str) -> str:
     return f"{earlier.strip()}\n{question.strip()}"
 
 
+def in_context(question: str, earlier: str) -> str:
+    """Return `question` as read after the questions it follows (`with_earlier`), or alone when there are none."""
+    return with_earlier(question, earlier) if earlier.strip() else question
+
+
 def fuse_by_rank(lists: Sequence[Sequence[SearchHit]], *, rrf_k: int) -> list[SearchHit]:
     """Return the hits of `lists` fused by rank as the store fuses them, each chunk once (the first list wins ties)."""
     scores: dict[tuple[str, int], float] = {}

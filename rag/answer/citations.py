@@ -153,6 +153,16 @@ def note_of(anchor: str) -> str:
     return _parse(inner).target
 
 
+def heading_in(anchor: str) -> str:
+    """Return what follows the note in a link, without alias: "[[Garlic#Planting|when]]" -> "Planting" ("" for none)."""
+    return _parse(anchor.strip().removeprefix("[[").removesuffix("]]")).link.partition("#")[2]
+
+
+def is_note_title(heading: str, note: str) -> bool:
+    """Return True when `heading` is the title of `note` (a path or name): the heading a note's opening goes under."""
+    return heading.casefold() == note.rsplit("/", 1)[-1].casefold()
+
+
 def without_alias(anchor: str) -> str:
     """Return a link without its alias: "[[Garlic#Planting|when]]" -> "[[Garlic#Planting]]" (an escaped pipe too)."""
     inner = anchor.strip().removeprefix("[[").removesuffix("]]")

@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 
 from rag.answer.attribution import Passage, said_beyond, terms_of
-from rag.answer.citations import note_of
+from rag.answer.citations import heading_in, is_note_title, note_of
 from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import question_stems, stem
 from rag.answer.question_kind import topic_of
@@ -91,9 +91,8 @@ def passages_holding(word_stem: str, passages: Sequence[Passage]) -> list[Passag
 
 def _opens_note(source: str) -> bool:
     """Return True for the link of a note's opening passage: the note itself, or its title's heading."""
-    link = source.strip().removeprefix("[[").removesuffix("]]").split("|")[0]
-    note, _, heading = link.partition("#")
-    return not heading or heading.casefold() == note.rsplit("/", 1)[-1].casefold()
+    heading = heading_in(source)
+    return not heading or is_note_title(heading, note_of(source))
 
 
 def _stems(passage: Passage) -> frozenset[str]:
