@@ -107,7 +107,7 @@ class RetrievalOnlyAnswerer:
         # "List my notes about X": the notes found about it (agent/notes_list.py).
         if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):
             return listed.text
-        hits = self._retriever.search_for(query, k=self._top_k) if covered else []
+        hits = self._retriever.search_for(query, k=self._top_k, passages=True) if covered else []
         if hits and self._base_embeds is not None:
             hits = self._base_embeds(hits)
         return retrieval_only_reply(question, hits, covered=covered)

@@ -69,7 +69,7 @@ class RetrieveNode:
         if not edit_like and (listed := await _in_thread(listed_notes, question, deps.retriever, query, deps.top_k)):
             scratch_of(config).checker.allowed.update(listed.anchors)
             return {"is_covered": False, "answer": listed.text}
-        hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k))
+        hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k, passages=True))
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if is_contract_request(deps, question, scratch_of(config)):
             scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)

@@ -76,7 +76,7 @@ def item_context(
     """
     query = services.retriever.prepare(item.question)
     covered = gate.covers(query)
-    hits = services.retriever.search_for(query, k=services.settings.top_k) if covered else []
+    hits = services.retriever.search_for(query, k=services.settings.top_k, passages=True) if covered else []
     if distance:
         hits = services.retriever.with_neighbours(hits, max_chars=chars, max_distance=distance)
     if base_embeds is not None:

@@ -12,7 +12,7 @@ from core.settings import RetrievalSettings
 from core.tracing import OPERATION, span
 from rag.answer.neighbours import MAX_DISTANCE, Place, with_neighbours
 from rag.answer.secrets import redact_secrets
-from rag.diversity import diversify_by_note
+from rag.diversity import FAR_STRONGER, diversify_by_note
 from rag.follow_up import Query, fuse_by_rank, is_follow_up, is_topic_switch, leans_on_context, with_earlier
 from rag.search_trace import SearchTrace, trace_hits
 
@@ -74,13 +74,16 @@ class Retriever:
         switched = is_topic_switch(question, embedding, earlier=self.embed_query(earlier))
         return Query(question.strip(), embedding, in_context, is_topic_switch=switched)
 
-    def search_for(self, query: Query, *, k: int | None = None) -> list[SearchHit]:
-        """Return the best `k` chunks for a prepared query; a follow-up's two searches are fused by rank."""
+    def search_for(self, query: Query, *, k: int | None = None, passages: bool = False) -> list[SearchHit]:
+        """Return the best `k` chunks for a prepared query; a follow-up's two searches are fused by rank.
+
+        `passages`: the hits are what a model reads to answer, not a list of notes (see `search`).
+        """
         if query.in_context is None:
-            return self.search(query.text, k=k, embedding=query.embedding)
+            return self.search(query.text, k=k, embedding=query.embedding, passages=passages)
         text, embedding = query.in_context
         if query.only_in_context:
-            return self.search(text, k=k, embedding=embedding)
+            return self.search(text, k=k, embedding=embedding, passages=passages)
         limit = k or self._settings.top_k
         depth = max(limit, self._settings.rerank_candidates)
         lists = [
@@ -88,7 +91,8 @@ class Retriever:
             self.search(text, k=depth, embedding=embedding),
         ]
         fused = fuse_by_rank(lists, rrf_k=self._settings.rrf_k)
-        return diversify_by_note(fused, limit=limit, per_note=self._settings.max_chunks_per_note)
+        outweigh = FAR_STRONGER if passages else 0.0  # fused by rank: one scale, whatever ranked the two lists
+        return diversify_by_note(fused, limit=limit, per_note=self._settings.max_chunks_per_note, outweigh=outweigh)
 
     def search(
         self,
@@ -97,8 +101,14 @@ class Retriever:
         k: int | None = None,
         filters: SearchFilters | None = None,
         embedding: Embedding | None = None,
+        passages: bool = False,
     ) -> list[SearchHit]:
-        """Return the best `k` chunks for `query` (default TOP_K), best first (pass `embedding` if already made)."""
+        """Return the best `k` chunks for `query` (default TOP_K), best first (pass `embedding` if already made).
+
+        `passages`: the hits are what a model reads to answer, so a note's chunk over its share (MAX_CHUNKS_PER_NOTE)
+        far stronger than the weakest hit takes its slot (rag/diversity.py); a list of notes keeps its breadth.
+        Not after a cross-encoder, whose scores are logits, not one positive scale.
+        """
         text = query.strip()
         if not text:
             raise InvalidRequest("the search query is empty")
@@ -119,7 +129,10 @@ class Retriever:
             # A cross-encoder reads at most its window too: a pasted megabyte costs no more than a page.
             # Every candidate is ranked, so the diversity step has the next notes to fill slots with.
             reranked = self._reranker.rerank(text[:RERANK_QUERY_CHARS], hits, top_k=len(hits))
-            ranked = diversify_by_note(reranked, limit=limit, per_note=self._settings.max_chunks_per_note)
+            outweigh = FAR_STRONGER if passages and self._settings.reranker is None else 0.0
+            ranked = diversify_by_note(
+                reranked, limit=limit, per_note=self._settings.max_chunks_per_note, outweigh=outweigh
+            )
             traced.set_attribute("librarian.retrieval.candidates", len(hits))
             traced.set_attribute("librarian.retrieval.hits", len(ranked))
             traced.set_attribute("librarian.retrieval.notes", len({hit.chunk.path for hit in ranked}))

@@ -72,3 +72,22 @@ def test_a_search_filtered_to_one_note_still_gets_k_of_its_chunks(with_limit: Se
     hits = with_limit.retriever.search(QUESTION, k=5, filters=SearchFilters(paths=("Starter Log.md",)))
 
     assert [hit.chunk.path for hit in hits] == ["Starter Log.md"] * 5
+
+
+def test_passages_take_a_far_stronger_chunk_of_the_best_note_over_a_weak_hit(with_limit: Services) -> None:
+    # Three chunks of the log hold every word of the question; the garden note only shares "I" at best.
+    retriever = with_limit.retriever
+    query = retriever.prepare(QUESTION)
+
+    as_list = retriever.search_for(query, k=4)
+    as_passages = retriever.search_for(query, k=4, passages=True)
+
+    assert [hit.chunk.path for hit in as_list].count("Starter Log.md") == 2
+    listed = {(hit.chunk.path, hit.chunk.index) for hit in as_list}
+    added = [hit for hit in as_passages if (hit.chunk.path, hit.chunk.index) not in listed]
+    kept = {(hit.chunk.path, hit.chunk.index) for hit in as_passages}
+    dropped = [hit for hit in as_list if (hit.chunk.path, hit.chunk.index) not in kept]
+    assert added and all(hit.chunk.path == "Starter Log.md" for hit in added)
+    assert len(dropped) == len(added) and all(hit.chunk.path != "Starter Log.md" for hit in dropped)
+    assert min(hit.score for hit in added) >= 2 * max(hit.score for hit in dropped)
+    assert len(as_passages) == 4
