@@ -81,7 +81,8 @@ class DueTasks:
             return _none_found(ask, [task for task in dated if task.day > ask.last], earlier=len(dated))
         listed = found[: self._max_listed]
         has_daily = any(task.path == daily for task in found)
-        lines = [f"{len(found)} open task{'s' if len(found) != 1 else ''} {_what(ask, has_daily=has_daily)}:"]
+        tasks = " ".join(filter(None, (f"open task{'s' if len(found) != 1 else ''}", ask.describe_priorities())))
+        lines = [f"{len(found)} {tasks} {_what(ask, has_daily=has_daily)}:"]
         lines += [f"- {task.line} {task.anchor}" for task in listed]
         if len(found) > len(listed):
             lines.append(f"… and {len(found) - len(listed)} more.")
@@ -105,31 +106,35 @@ def _none_found(ask: DueAsk, later: list[DueTask], *, earlier: int) -> DueReply:
     """Return the reply saying no open task is of the days asked, with the next one after them if any.
 
     With none after them either, but `earlier` ones (tasks-demo's dates are all in 2021-2024, asked about next
-    week), it says so; with none dated at all, the reply `is_empty`.
+    week), it says so; with none dated at all, the reply `is_empty` (unless a priority narrows it).
     """
     if not later and earlier:
-        dated = "open task is" if earlier == 1 else "open tasks are"
-        return DueReply(f"{_no_open_task(ask)}, nor later; {earlier} {dated} dated before.", ())
-    if not later:
-        return DueReply(f"{_no_open_task(ask)}.", (), is_empty=True)
+        tasks = " ".join(filter(None, ("open task" if earlier == 1 else "open tasks", ask.describe_priorities())))
+        dated = f"{tasks} {'is' if earlier == 1 else 'are'} dated before"
+        return DueReply(f"{_no_open_task(ask)}, nor later; {earlier} {dated}.", ())
+    if not later:  # a list narrowed to a priority is the answer: the vault's text says nothing of priorities
+        return DueReply(f"{_no_open_task(ask)}.", (), is_empty=not ask.priorities)
     first = later[0]
     text = f"{_no_open_task(ask)}. The next one:\n- {first.line} {first.anchor}"
     return DueReply(text, (first.anchor,))
 
 
 def _no_open_task(ask: DueAsk) -> str:
-    """Return "No open task is overdue", "No open task is due on 2021-11-22" ... (no full stop)."""
-    return "No open task is overdue" if ask.first == date.min else f"No open task is {_what(ask, has_daily=False)}"
+    """Return "No open task is overdue", "No open task of high or highest priority is due on 2021-11-22" ..."""
+    task = " ".join(filter(None, ("No open task", ask.describe_priorities())))
+    return f"{task} is overdue" if ask.first == date.min else f"{task} is {_what(ask, has_daily=False)}"
 
 
 def _day_of(task: Task, ask: DueAsk, *, daily_day: date | None = None) -> date | None:
-    """Return the task's date that the question goes by (due, scheduled or either), or None: none, or it is closed.
+    """Return the task's date the question goes by (due, scheduled or either); None: none, closed, or another priority.
 
     `daily_day`: the task stands in the daily note of that day, where an undated task is one to do that day.
     """
     if not is_open(task):
         return None
     fields = parse_task_fields(task.text)
+    if not ask.takes(fields.priority):
+        return None
     if ask.by_scheduled:
         day = fields.scheduled
     elif ask.by_due_only:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 from rag.answer.dates import dates_in
@@ -64,6 +64,38 @@ _THIS_WEEK = re.compile(r"\b(?:this|current)\s+week\b|\bdiese[rn]?\s+woche\b", r
 _NEXT_WEEK = re.compile(r"\bnext\s+week\b|\bnächste[rn]?\s+woche\b", re.IGNORECASE)
 # How a follow-up asking about other days opens: "And on 2021-11-23?", "What about tomorrow?", "Und morgen?".
 _FOLLOW_UP = re.compile(r"^\W*(?:and|what\s+about|how\s+about|und|und\s+was\s+ist\s+mit)\b", re.IGNORECASE)
+# A follow-up narrowing the list before it: "Which of them are high priority?", "Welche davon haben hohe Priorität?".
+_OF_THOSE = re.compile(
+    r"\b(?:(?:any|which|all|each)\s+of\s+(?:them|those|these)|which\s+ones|th(?:ose|ese)\s+ones|davon)\b",
+    re.IGNORECASE,
+)
+# A priority the Tasks plugin gives (🔺 ⏫ 🔼 🔽 ⏬; none is "normal"), as a question names it, in either order
+# ("high priority", "high-priority", "priority high", "hohe Priorität"). "High" takes the highest in too, as
+# "low" the lowest: asked for what is important, a task marked more so belongs in the list.
+_LEVELS = {
+    "highest": ("highest",),
+    "höchste": ("highest",),
+    "höchster": ("highest",),
+    "high": ("highest", "high"),
+    "hohe": ("highest", "high"),
+    "hoher": ("highest", "high"),
+    "medium": ("medium",),
+    "mittlere": ("medium",),
+    "mittlerer": ("medium",),
+    "normal": ("normal",),
+    "normaler": ("normal",),
+    "low": ("low", "lowest"),
+    "niedrige": ("low", "lowest"),
+    "niedriger": ("low", "lowest"),
+    "lowest": ("lowest",),
+    "niedrigste": ("lowest",),
+    "niedrigster": ("lowest",),
+}
+_LEVEL = "|".join(sorted(_LEVELS, key=len, reverse=True))
+_PRIORITY_ASKED = re.compile(
+    rf"\b(?:(?P<before>{_LEVEL})[-\s]+(?:priority|prio|priorität)|(?:priority|priorität)\s+(?:is\s+|of\s+)?(?P<after>{_LEVEL}))\b",
+    re.IGNORECASE,
+)
 _THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
 
 
@@ -79,10 +111,21 @@ class DueAsk:
     last: date
     by_due_only: bool = False
     by_scheduled: bool = False
+    priorities: tuple[str, ...] = ()  # the priorities asked for, highest first ("normal": none given); (): any
 
     def holds(self, day: date) -> bool:
         """Return True when `day` is one of the days asked for."""
         return self.first <= day <= self.last
+
+    def takes(self, priority: str | None) -> bool:
+        """Return True when a task of `priority` (None: none given, "normal") is of those asked for."""
+        return not self.priorities or (priority or "normal") in self.priorities
+
+    def describe_priorities(self) -> str:
+        """Return the priorities asked for as a reply says them: "of high or highest priority" ("": any)."""
+        if not self.priorities:
+            return ""
+        return f"of {' or '.join(reversed(self.priorities))} priority"
 
     def describe(self) -> str:
         """Return the days asked for as a reply says them: "on 2021-11-22", "from … to …", "before … (overdue)"."""
@@ -98,13 +141,16 @@ def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAs
 
     `earlier`: the user's questions before it, oldest first. A follow-up asking only about other days ("And on
     2021-11-23?", "What about tomorrow?", "Und morgen?") after one about tasks by date (itself such a follow-up, or
-    not) asks the same of those days.
+    not) asks the same of those days; one naming a priority ("Which of them are high priority?", "And the
+    low-priority ones tomorrow?") asks the same of the tasks of that priority.
     """
-    before = due_ask(earlier[-1], today, earlier=earlier[:-1]) if earlier and _FOLLOW_UP.match(question) else None
-    if before is not None:
-        days = None if _TASKS.search(question) or _DONE.search(question) else _days_asked(question, today)
-        if days is not None:
-            return DueAsk(*days, by_due_only=before.by_due_only, by_scheduled=before.by_scheduled)
+    follows = earlier and (_FOLLOW_UP.match(question) or _OF_THOSE.search(question))
+    before = due_ask(earlier[-1], today, earlier=earlier[:-1]) if follows else None
+    if before is not None and not _DONE.search(question):
+        days, priorities = _days_asked(question, today), _priorities_asked(question)
+        if priorities or (days is not None and not _TASKS.search(question)):
+            first, last = days or (before.first, before.last)
+            return replace(before, first=first, last=last, priorities=priorities or before.priorities)
     if not _TASKS.search(question) or _REQUEST.match(question) or _DONE.search(question):
         return None
     days = _days_asked(question, today)
@@ -112,7 +158,17 @@ def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAs
         return None
     first, last = days
     asks_due = bool(_DUE.search(question))
-    return DueAsk(first, last, by_due_only=asks_due, by_scheduled=bool(_SCHEDULED.search(question)) and not asks_due)
+    scheduled = bool(_SCHEDULED.search(question)) and not asks_due
+    return DueAsk(first, last, by_due_only=asks_due, by_scheduled=scheduled, priorities=_priorities_asked(question))
+
+
+def _priorities_asked(question: str) -> tuple[str, ...]:
+    """Return the priorities `question` asks tasks of, highest first (() when it names none)."""
+    found: set[str] = set()
+    for match in _PRIORITY_ASKED.finditer(question):
+        found.update(_LEVELS[(match["before"] or match["after"]).casefold()])
+    order = ("highest", "high", "medium", "normal", "low", "lowest")
+    return tuple(level for level in order if level in found)
 
 
 def _days_asked(question: str, today: date) -> tuple[date, date] | None:

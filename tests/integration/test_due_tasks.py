@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.tools import ToolRegistry
-from agent.tools.due_tasks import DueTasks
+from agent.tools.due_tasks import DueReply, DueTasks
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services
@@ -94,6 +94,41 @@ def test_a_follow_up_naming_other_days_asks_the_same_of_them(settings: Settings)
     assert yesterday is not None and yesterday.text.startswith("No open task is to do on 2021-11-21")
     assert tasks.reply_for("And on 2021-11-23?") is None  # asked first, it asks nothing of tasks
     assert tasks.reply_for("And what did I cook on 2021-11-23?", ["Which tasks are due today?"]) is None
+
+
+def test_a_follow_up_naming_a_priority_lists_those_of_the_list_before(tmp_path: Path) -> None:
+    # Asked of the 0.5B over obsidian-tasks-demo after the overdue list, "Which of them are high priority?" got
+    # example tasks of other notes.
+    vault = write_notes(
+        tmp_path / "vault",
+        {
+            "Work.md": "# Work\n\n- [ ] Send the report ⏫ 📅 2021-11-20\n- [ ] File the receipts 📅 2021-11-19\n"
+            "- [ ] Renew the domain 🔺 📅 2021-11-21\n- [ ] Tidy the desk 🔽 📅 2021-11-18\n"
+            "- [ ] Pay the invoice ⏫ 📅 2021-11-30\n",
+        },
+    )
+    settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
+    tasks = DueTasks(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0)))
+
+    high = tasks.reply_for("Which of them are high priority?", ["What's overdue?"])
+    low = tasks.reply_for("And the low priority ones?", ["What's overdue?", "Which of them are high priority?"])
+    medium = tasks.reply_for("Which of those are medium priority?", ["What's overdue?"])
+
+    assert high is not None and high.text.splitlines() == [
+        "2 open tasks of high or highest priority due before 2021-11-22 (overdue):",
+        "- [ ] Send the report ⏫ 📅 2021-11-20 [[Work#Work]]",  # the one due later is not overdue
+        "- [ ] Renew the domain 🔺 📅 2021-11-21 [[Work#Work]]",
+    ]
+    assert (
+        low is not None
+        and low.text.splitlines()[0] == "1 open task of lowest or low priority due before 2021-11-22 (overdue):"
+    )
+    assert medium is not None and medium.text == "No open task of medium priority is overdue."
+    assert tasks.reply_for("Which high priority tasks are due in January 2022?") == DueReply(
+        "No open task of high or highest priority is due from 2022-01-01 to 2022-01-31, nor later; "
+        "3 open tasks of high or highest priority are dated before.",
+        (),
+    )
 
 
 def test_days_after_every_dated_task_are_told_none_is_due_then_nor_later(settings: Settings) -> None:

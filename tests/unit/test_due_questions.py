@@ -107,3 +107,60 @@ def test_a_follow_up_after_a_follow_up_asks_what_the_first_question_did() -> Non
     assert due_ask("What about 2021-11-25?", TODAY, earlier=earlier) == DueAsk(
         date(2021, 11, 25), date(2021, 11, 25), by_due_only=True
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "priorities"),
+    [
+        ("Which high priority tasks are due today?", ("highest", "high")),  # "high" takes the highest in too
+        ("Which tasks with the highest priority are due this week?", ("highest",)),
+        ("What low-priority tasks are due today?", ("low", "lowest")),
+        ("Which tasks due today have priority medium?", ("medium",)),
+        ("Welche Aufgaben mit hoher Priorität sind heute fällig?", ("highest", "high")),
+        ("Which tasks are due today?", ()),  # none named: any
+    ],
+)
+def test_the_priorities_asked_for_are_read_from_the_question(question: str, priorities: tuple[str, ...]) -> None:
+    ask = due_ask(question, TODAY)
+
+    assert ask is not None and ask.priorities == priorities
+
+
+@pytest.mark.parametrize(
+    ("question", "earlier", "expected"),
+    [
+        (
+            "Which of them are high priority?",
+            "What's overdue?",
+            DueAsk(date.min, date(2026, 12, 4), by_due_only=True, priorities=("highest", "high")),
+        ),
+        (
+            "And the low priority ones tomorrow?",
+            "What do I have to do today?",
+            DueAsk(date(2026, 12, 6), date(2026, 12, 6), priorities=("low", "lowest")),
+        ),
+        (
+            "Welche davon haben hohe Priorität?",
+            "Was ist heute fällig?",
+            DueAsk(TODAY, TODAY, True, False, ("highest", "high")),
+        ),
+    ],
+)
+def test_a_follow_up_naming_a_priority_narrows_what_the_question_before_asked(
+    question: str, earlier: str, expected: DueAsk
+) -> None:
+    assert due_ask(question, TODAY, earlier=[earlier]) == expected
+
+
+def test_a_priority_named_once_holds_for_the_follow_ups_naming_other_days() -> None:
+    earlier = ["Which high priority tasks are due today?"]
+
+    assert due_ask("And tomorrow?", TODAY, earlier=earlier) == DueAsk(
+        date(2026, 12, 6), date(2026, 12, 6), by_due_only=True, priorities=("highest", "high")
+    )
+
+
+def test_a_priority_after_a_question_not_about_tasks_by_date_asks_nothing_of_them() -> None:
+    # "Which of them" points at whatever the reply before listed: code knows that list only for tasks by date.
+    assert due_ask("Which of them are high priority?", TODAY, earlier=["What is in my garden plan?"]) is None
+    assert due_ask("Which of them are high priority?", TODAY) is None
