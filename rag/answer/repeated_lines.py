@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from core.domain import Chunk
+from rag.chunks.pieces import TABLE_DIVIDER
 
 # Shorter lines repeat by chance across notes ("- [ ] Water the plants", a table rule, "## Notes").
 MIN_REPEATED_CHARS = 40
 _EMBED = "![["
 _OWN_LINE_ONLY = re.compile(r"#{1,6}\s.*|!\[\[[^\]]*\]\]")  # a heading, or an embed alone on its line
-_TABLE_DELIMITER = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")  # "| --- | :-: |" under a header
 
 
 def without_repeated_lines(chunks: Sequence[Chunk]) -> list[Chunk]:
@@ -87,7 +87,7 @@ def _is_table_row(row: str) -> bool:
 
 def _is_delimiter(row: str) -> bool:
     """Return True for a table's delimiter row (a pipe in it: "---" alone is a rule or a frontmatter fence)."""
-    return "|" in row and bool(_TABLE_DELIMITER.fullmatch(row.strip()))
+    return "|" in row and bool(TABLE_DIVIDER.match(row))  # "| --- | :-: |" under a header, as chunking reads it
 
 
 def _says_something(rows: Sequence[str]) -> bool:
