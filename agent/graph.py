@@ -55,6 +55,7 @@ class AgentNodes:
             "is_contract": False,
             "hit_paths": [],
             "follows": "",
+            "day_notes": [],
         }
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:

@@ -54,6 +54,8 @@ class AgentDeps:
     # The reply listing the open tasks a question asks for by date (agent/tools/due_tasks.py; None: not looked for).
     # Called with the question and the user's questions before it ("And tomorrow?" asks again of other days).
     due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None
+    # The notes of the days a question names, searched beside its words (agent/day_notes.py; None: not looked for).
+    day_notes: Callable[[str], tuple[str, ...]] | None = None
 
     @property
     def max_tool_rounds(self) -> int:

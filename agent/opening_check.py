@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from pathlib import PurePosixPath
 
 from agent.answer_footer import latest_question, turn_passages
 from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.attribution import Passage
+from rag.answer.citations import note_of
 from rag.answer.evidence import is_borne_out
 from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
 from rag.answer.question_kind import asks_about_topic
-from rag.answer.topic_passages import draws_on_topic
+from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
 from rag.follow_up import in_context
 
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
@@ -61,7 +63,14 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
         for record in messages
         if record["role"] in ("user", "assistant") and record.get("content")
     ]
-    return answer_check(question, passages, earlier, turns=earlier_turns(messages), follows=state.get("follows", ""))
+    return answer_check(
+        question,
+        passages,
+        earlier,
+        turns=earlier_turns(messages),
+        follows=state.get("follows", ""),
+        day_notes=state.get("day_notes", ()),
+    )
 
 
 def earlier_turns(messages: Sequence[MessageRecord]) -> list[EarlierTurn]:
@@ -85,6 +94,7 @@ def answer_check(
     *,
     turns: Sequence[EarlierTurn] = (),
     follows: str = "",
+    day_notes: Sequence[str] = (),
 ) -> OpeningCheck:
     """Return the check of an answer to `question` written from `passages`, after the conversation's `earlier` turns.
 
@@ -92,16 +102,22 @@ def answer_check(
     repeating an earlier reply (of `turns`) while the question names something new must be borne out by the
     passages about that (rag/answer/follow_up_subjects.py). `follows`: the questions a follow-up leans on, whose words
     the answer is read with: "The race is on 11 April 2027." shares none with "When is the race?", but "Half
-    Marathon" with the goal asked of before it.
+    Marathon" with the goal asked of before it. `day_notes`: the notes of the days the question names
+    (agent/day_notes.py); an answer to a request about those days alone ("What happened on 2026-11-10?", "Summarize
+    last week") must draw on their passages: the 0.5B answered that one with "The notes say that a good Friday." from
+    2026-11-13's note. Not one naming a topic too ("What should I plant today?" may be answered from the garden plan).
     """
     read = [*passages, *earlier]
     is_topic = asks_about_topic(question)
+    day_names = {PurePosixPath(path).stem for path in day_notes} if asks_about_days_alone(question) else set()
+    of_the_days = [passage for passage in passages if note_of(passage.source) in day_names]
     read_as = in_context(question, follows)
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
         return (
             is_borne_out(text, read, question=read_as, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
+            and (not day_names or draws_on(text, question, of_the_days))
             and not answers_elsewhere(text, question, passages, turns)
         )
 

@@ -15,6 +15,7 @@ from core.errors import InvalidRequest
 from rag.answer.citations import note_of
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.relevance_gate import RelevanceGate
+from rag.answer.topic_passages import asks_about_days_alone
 from rag.notes.links import LinkResolver
 from rag.retrieve import Retriever
 
@@ -57,8 +58,10 @@ class RetrievalOnlyAnswerer:
         note_paths: Callable[[], Iterable[str]] = tuple,
         base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None,
         due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None,
+        day_notes: Callable[[str], tuple[str, ...]] | None = None,
     ) -> None:
         self._retriever = retriever
+        self._day_notes = day_notes  # the notes of the days a question names, found by name (agent/day_notes.py)
         self._due_tasks = due_tasks  # the open tasks a question asks for by date, listed (agent/tools/due_tasks.py)
         self._base_embeds = base_embeds  # the rows of the base views passages embed (agent/tools/bases/embeds.py)
         self._gate = gate
@@ -103,11 +106,17 @@ class RetrievalOnlyAnswerer:
         if self._due_tasks is not None and (due := self._due_tasks(question, asked_before)) is not None:
             return due.text  # "Which tasks are due today?" needs no model: code lists them by their dates
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
-        covered = self._gate.covers(query)
+        day_notes = self._day_notes(question) if self._day_notes is not None else ()
+        covered = bool(day_notes) or self._gate.covers(query)  # "What did I do yesterday?": its day's notes cover it
         # "List my notes about X": the notes found about it (agent/notes_list.py).
         if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):
             return listed.text
-        hits = self._retriever.search_for(query, k=self._top_k, passages=True) if covered else []
+        only_days = asks_about_days_alone(question)  # "What did I do on Monday?": the day's notes alone
+        hits = (
+            self._retriever.search_for(query, k=self._top_k, passages=True, among=day_notes, only_among=only_days)
+            if covered
+            else []
+        )
         if hits and self._base_embeds is not None:
             hits = self._base_embeds(hits)
         return retrieval_only_reply(question, hits, covered=covered)

@@ -21,6 +21,7 @@ from agent.source_question import answer_before, asks_for_sources, sources_reply
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.tool_offer import is_contract_request, offers_tools
 from rag.answer.context import build_context
+from rag.answer.topic_passages import asks_about_days_alone
 
 T = TypeVar("T")
 
@@ -61,7 +62,9 @@ class RetrieveNode:
         # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
         earlier = earlier_question(state["messages"])
         query = await _in_thread(deps.retriever.prepare, question, earlier)
-        if not is_edit and not await _in_thread(lambda: deps.gate.covers(query)):
+        # "What did I do yesterday?": the day's notes, found by name (agent/day_notes.py), cover it whatever its words.
+        day_notes = () if edit_like or deps.day_notes is None else await _in_thread(deps.day_notes, question)
+        if not is_edit and not day_notes and not await _in_thread(lambda: deps.gate.covers(query)):
             return {"is_covered": False}
         # "When is the race?" is answered about the half marathon asked of before: its answer is checked so too.
         follows = earlier if query.in_context is not None and not query.is_topic_switch else ""
@@ -69,7 +72,10 @@ class RetrieveNode:
         if not edit_like and (listed := await _in_thread(listed_notes, question, deps.retriever, query, deps.top_k)):
             scratch_of(config).checker.allowed.update(listed.anchors)
             return {"is_covered": False, "answer": listed.text}
-        hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k, passages=True))
+        only_days = asks_about_days_alone(question)  # "What did I do on Monday?": the day's notes alone
+        hits = await _in_thread(
+            lambda: deps.retriever.search_for(query, k=deps.top_k, passages=True, among=day_notes, only_among=only_days)
+        )
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if is_contract_request(deps, question, scratch_of(config)):
             scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)
@@ -102,6 +108,7 @@ class RetrieveNode:
             "allowed": anchors,
             "hit_paths": hit_paths,
             "follows": follows,
+            "day_notes": list(day_notes),
         }
 
 

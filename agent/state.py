@@ -24,6 +24,7 @@ class AgentState(TypedDict, total=False):
     is_contract: bool  # a change request proposed through a change contract (agent/change_contract/), no tools
     hit_paths: list[str]  # the notes retrieved for this turn, in rank order (the contract's fallback targets)
     follows: str  # the questions a follow-up leans on, as the search read it ("" for a question on its own)
+    day_notes: list[str]  # the notes of the days the question names, found by name (agent/day_notes.py)
 
 
 # Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that

@@ -142,14 +142,19 @@ def in_context(question: str, earlier: str) -> str:
     return with_earlier(question, earlier) if earlier.strip() else question
 
 
-def fuse_by_rank(lists: Sequence[Sequence[SearchHit]], *, rrf_k: int) -> list[SearchHit]:
-    """Return the hits of `lists` fused by rank as the store fuses them, each chunk once (the first list wins ties)."""
+def fuse_by_rank(lists: Sequence[Sequence[SearchHit]], *, rrf_k: int, weights: Sequence[float] = ()) -> list[SearchHit]:
+    """Return the hits of `lists` fused by rank as the store fuses them, each chunk once (the first list wins ties).
+
+    `weights`: one per list (missing ones 1), as Qdrant weighs its prefetches: a list weighted 2 places its
+    second hit beside another's first.
+    """
     scores: dict[tuple[str, int], float] = {}
     first: dict[tuple[str, int], SearchHit] = {}
-    for hits in lists:
+    for number, hits in enumerate(lists):
+        weight = weights[number] if number < len(weights) else 1.0
         for rank, hit in enumerate(hits, start=1):
             key = (hit.chunk.path, hit.chunk.index)
-            scores[key] = scores.get(key, 0.0) + reciprocal_rank(rank, k=rrf_k)
+            scores[key] = scores.get(key, 0.0) + reciprocal_rank(rank, k=rrf_k, weight=weight)
             first.setdefault(key, hit)
     order = sorted(scores, key=lambda key: -scores[key])  # stable: ties keep the order they were first seen in
     return [replace(first[key], score=scores[key]) for key in order]

@@ -17,6 +17,10 @@ from rag.follow_up import Query, fuse_by_rank, is_follow_up, is_topic_switch, le
 from rag.search_trace import SearchTrace, trace_hits
 
 RERANK_QUERY_CHARS = 4_096
+# The notes a question names otherwise than by words (`search_for`'s `among`: a day's notes) weigh double in the
+# fusion: their second best chunk stands beside the search's best. Asked "What did I write yesterday?", the words
+# find nothing of that day, and at weight 1 the day's Plan lost its slot to other days' notes.
+NAMED_NOTES_WEIGHT = 2.0
 EMPTY_VAULT_META = "vault_empty"  # watermarks meta: the vault path when the last scan found no notes, else ""
 INDEX_BUILDING = (
     "Your vault is still being indexed, so I can't search it yet. Ask again in a minute "
@@ -74,24 +78,44 @@ class Retriever:
         switched = is_topic_switch(question, embedding, earlier=self.embed_query(earlier))
         return Query(question.strip(), embedding, in_context, is_topic_switch=switched)
 
-    def search_for(self, query: Query, *, k: int | None = None, passages: bool = False) -> list[SearchHit]:
+    def search_for(
+        self,
+        query: Query,
+        *,
+        k: int | None = None,
+        passages: bool = False,
+        among: Sequence[str] = (),
+        only_among: bool = False,
+    ) -> list[SearchHit]:
         """Return the best `k` chunks for a prepared query; a follow-up's two searches are fused by rank.
 
         `passages`: the hits are what a model reads to answer, not a list of notes (see `search`).
+        `among`: notes the question names otherwise than by words (agent/day_notes.py: the notes of a day), searched
+        apart and fused by rank with the rest, so their best chunks stand beside the search's best. `only_among`:
+        those notes alone are searched ("What did I do on Monday?" is about the day's notes, and other days' passages
+        only gave the 0.5B another day's line to answer with).
         """
-        if query.in_context is None:
+        if among and only_among:
+            text, embedding = query.in_context or (query.text, query.embedding)
+            paths = SearchFilters(paths=tuple(among))
+            return self.search(text, k=k, embedding=embedding, filters=paths, passages=passages)
+        if query.in_context is None and not among:
             return self.search(query.text, k=k, embedding=query.embedding, passages=passages)
-        text, embedding = query.in_context
-        if query.only_in_context:
+        if query.in_context is not None and query.only_in_context and not among:
+            text, embedding = query.in_context
             return self.search(text, k=k, embedding=embedding, passages=passages)
         limit = k or self._settings.top_k
         depth = max(limit, self._settings.rerank_candidates)
-        lists = [
-            self.search(query.text, k=depth, embedding=query.embedding),
-            self.search(text, k=depth, embedding=embedding),
-        ]
-        fused = fuse_by_rank(lists, rrf_k=self._settings.rrf_k)
-        outweigh = FAR_STRONGER if passages else 0.0  # fused by rank: one scale, whatever ranked the two lists
+        text, embedding = query.in_context or (query.text, query.embedding)
+        lists = [] if query.only_in_context else [self.search(query.text, k=depth, embedding=query.embedding)]
+        if query.in_context is not None:
+            lists.append(self.search(text, k=depth, embedding=embedding))
+        weights = [1.0] * len(lists)
+        if among:
+            lists.append(self.search(text, k=depth, embedding=embedding, filters=SearchFilters(paths=tuple(among))))
+            weights.append(NAMED_NOTES_WEIGHT)
+        fused = fuse_by_rank(lists, rrf_k=self._settings.rrf_k, weights=weights)
+        outweigh = FAR_STRONGER if passages else 0.0  # fused by rank: one scale, whatever ranked the lists
         return diversify_by_note(fused, limit=limit, per_note=self._settings.max_chunks_per_note, outweigh=outweigh)
 
     def search(

@@ -16,6 +16,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from agent.answerer import AgentAnswerer
 from agent.chat_app_tasks import ChatAppTasks
 from agent.context_fit import ContextWindow
+from agent.day_notes import DayNotes
 from agent.fallback import FallbackAnswerer
 from agent.gate.edit_gate import EditGate
 from agent.gate.vault_writes import AfterWrite
@@ -160,6 +161,7 @@ async def _build_unguarded(
         stack.push_async_callback(_cancel, preparing)
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
     base_embeds, due_tasks = BaseEmbeds(reader).expand, DueTasks(reader).reply_for
+    day_notes = DayNotes(reader).paths_for
     passages = RetrievalOnlyAnswerer(
         services.retriever,
         gate,
@@ -167,6 +169,7 @@ async def _build_unguarded(
         note_paths=services.docstore.paths,
         base_embeds=base_embeds,
         due_tasks=due_tasks,
+        day_notes=day_notes,
     )
     if chat_model is None:
         return passages  # said once, at start (app/http/main.py), and in the reply itself
@@ -193,6 +196,7 @@ async def _build_unguarded(
         neighbour_chunks=settings.answer.neighbour_chunks,
         base_embeds=base_embeds,
         due_tasks=due_tasks,
+        day_notes=day_notes,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None

@@ -8,13 +8,12 @@ whether by due date alone or by due date else scheduled date.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
-from rag.answer.dates import dates_in
+from rag.answer.days_named import days_named
 
 # A question about tasks: it names them, or asks what is due.
 _TASKS = re.compile(
@@ -24,12 +23,6 @@ _TASKS = re.compile(
 _DUE = re.compile(r"\b(?:due|overdue|deadlines?|fällig|überfällig)\b", re.IGNORECASE)
 _OVERDUE = re.compile(r"\b(?:overdue|past\s+due|überfällig)\b", re.IGNORECASE)
 _SCHEDULED = re.compile(r"\b(?:scheduled|geplant)\b", re.IGNORECASE)
-# Days named relative to today, with how many days from today they are.
-_RELATIVE_DAYS = (
-    (re.compile(r"\b(?:today|tonight|heute)\b", re.IGNORECASE), 0),
-    (re.compile(r"\b(?:tomorrow|morgen)\b", re.IGNORECASE), 1),
-    (re.compile(r"\b(?:yesterday|gestern)\b", re.IGNORECASE), -1),
-)
 # A request to add or change a task ("Schedule a task for today: …"), not a question about those there are.
 _REQUEST = re.compile(
     r"^\W*(?:please\s+|bitte\s+)?(?:add|create|schedule|put|make|set|move|mark|tick|check|complete|remind\s+me\s+to"
@@ -43,25 +36,6 @@ _DONE = re.compile(
     r"|erledigt(?!\s+werden)|abgeschlossen)\b",
     re.IGNORECASE,
 )
-# Week days, Monday first (English and German), and how a question places one: the coming one by default.
-_WEEKDAYS = (
-    ("monday", "montag"),
-    ("tuesday", "dienstag"),
-    ("wednesday", "mittwoch"),
-    ("thursday", "donnerstag"),
-    ("friday", "freitag"),
-    ("saturday", "samstag", "sonnabend"),
-    ("sunday", "sonntag"),
-)
-_WEEKDAY = re.compile(
-    r"\b(?:(?P<which>next|last|nächsten?|letzten?)\s+)?(?P<day>"
-    + "|".join(name for names in _WEEKDAYS for name in names)
-    + r")s?\b",
-    re.IGNORECASE,
-)
-_WEEKEND = re.compile(r"\b(?:this\s+|the\s+)?weekend\b|\bwochenende\b", re.IGNORECASE)
-_THIS_WEEK = re.compile(r"\b(?:this|current)\s+week\b|\bdiese[rn]?\s+woche\b", re.IGNORECASE)
-_NEXT_WEEK = re.compile(r"\bnext\s+week\b|\bnächste[rn]?\s+woche\b", re.IGNORECASE)
 # How a follow-up asking about other days opens: "And on 2021-11-23?", "What about tomorrow?", "Und morgen?".
 _FOLLOW_UP = re.compile(r"^\W*(?:and|what\s+about|how\s+about|und|und\s+was\s+ist\s+mit)\b", re.IGNORECASE)
 # A follow-up narrowing the list before it: "Which of them are high priority?", "Welche davon haben hohe Priorität?".
@@ -96,7 +70,6 @@ _PRIORITY_ASKED = re.compile(
     rf"\b(?:(?P<before>{_LEVEL})[-\s]+(?:priority|prio|priorität)|(?:priority|priorität)\s+(?:is\s+|of\s+)?(?P<after>{_LEVEL}))\b",
     re.IGNORECASE,
 )
-_THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,49 +145,7 @@ def _priorities_asked(question: str) -> tuple[str, ...]:
 
 
 def _days_asked(question: str, today: date) -> tuple[date, date] | None:
+    """Return the days `question` asks tasks of: before today for what is overdue, else the days it names."""
     if _OVERDUE.search(question):
         return date.min, today - timedelta(days=1)
-    found, _ = dates_in(question)
-    if found:
-        return _days_of(found[0].year or today.year, found[0].month, found[0].day)
-    for words, offset in _RELATIVE_DAYS:
-        if words.search(question):
-            day = today + timedelta(days=offset)
-            return day, day
-    monday = today - timedelta(days=today.weekday())
-    if (weekday := _WEEKDAY.search(question)) is not None:
-        day = _weekday(weekday, today)
-        return day, day
-    if _WEEKEND.search(question):  # this week's Saturday and Sunday (on a Sunday, the one left)
-        return max(today, monday + timedelta(days=5)), monday + timedelta(days=6)
-    if _THIS_WEEK.search(question):
-        return monday, monday + timedelta(days=6)
-    if _NEXT_WEEK.search(question):
-        return monday + timedelta(days=7), monday + timedelta(days=13)
-    if _THIS_MONTH.search(question):
-        return _days_of(today.year, today.month, None)
-    return None
-
-
-def _weekday(match: re.Match[str], today: date) -> date:
-    """Return the day a week day names: the coming one (today on that day).
-
-    "next Tuesday" is the Tuesday of next week, "last Friday" the one before today.
-    """
-    number = next(index for index, names in enumerate(_WEEKDAYS) if match["day"].casefold() in names)
-    which = (match["which"] or "").casefold()
-    if which.startswith(("last", "letzt")):
-        return today - timedelta(days=(today.weekday() - number - 1) % 7 + 1)
-    if which.startswith(("next", "nächst")):
-        return today - timedelta(days=today.weekday()) + timedelta(days=7 + number)
-    return today + timedelta(days=(number - today.weekday()) % 7)
-
-
-def _days_of(year: int, month: int, day: int | None) -> tuple[date, date] | None:
-    """Return the one day, or the whole month when no day is given (None: no such day, "31 February")."""
-    try:
-        if day is not None:
-            return date(year, month, day), date(year, month, day)
-        return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
-    except ValueError:
-        return None
+    return days_named(question, today)

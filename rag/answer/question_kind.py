@@ -63,8 +63,8 @@ def asks_for_amount(question: str) -> bool:
 # What a request may open with before what it asks: "please", "ok,", "can you" (at the message's start).
 POLITE_OPENING = r"^(?:(?:please|pls|hey|ok|okay)[,!]?\s+)?(?:(?:can|could|would|will) you(?: please)?\s+)?"
 # A request for what the notes say about a topic, not for one fact: "Summarize my notes on X", "What do I think about
-# X?", "Tell me about X", "Was steht in meinen Notizen über X?". Only at the message's start ("please", "can you" may
-# come first): "How do I explain X to my team?" asks for a way.
+# X?", "Tell me about X", "What did I do on Monday?", "Was steht in meinen Notizen über X?". Only at the message's
+# start ("please", "can you" may come first): "How do I explain X to my team?" asks for a way.
 _ABOUT_TOPIC = re.compile(
     POLITE_OPENING + r"(?:"
     r"summari[sz]e|sum up|recap|give me (?:an? )?(?:overview|summary|rundown|recap)"
@@ -72,6 +72,8 @@ _ABOUT_TOPIC = re.compile(
     r"|what (?:do|did) (?:i|my notes|the notes) (?:say|think|know|write|note|have|learn)(?: down)? (?:about|on|of)"
     r"|what (?:have|had) i (?:written|noted|said|learned|learnt|found out|got) (?:down )?(?:about|on)"
     r"|what(?:'s| is| do i have) in my notes (?:about|on)|what are my (?:notes|thoughts|ideas) (?:on|about)"
+    # "What did I do on 2026-11-16?", "What happened yesterday?": what the notes of a day say (agent/day_notes.py)
+    r"|what (?:did i do|have i done|happened|went on)\b"
     r"|fass(?:e)? .{1,80} zusammen|zusammenfassung|erzähl(?:e)? mir (?:etwas |alles )?(?:über|von)"
     r"|was (?:steht|sagen|habe ich) (?:in )?meine[n]? notizen(?: (?:über|zu[mr]?|von|zu))?"
     r"|was (?:weiß|denke|halte) ich (?:über|von|zu)"

@@ -18,8 +18,10 @@ from collections.abc import Sequence
 from rag.answer.attribution import Passage, said_beyond, terms_of
 from rag.answer.citations import heading_in, is_note_title, note_of
 from rag.answer.context import opens_like_refusal
+from rag.answer.dates import dates_in
+from rag.answer.days_named import DAY_WORDS
 from rag.answer.excerpts import question_stems, stem
-from rag.answer.question_kind import topic_of
+from rag.answer.question_kind import asks_about_topic, topic_of
 from rag.answer.quote_words import WORDS, normalised
 from rag.answer.vocabulary import rarity
 
@@ -28,9 +30,26 @@ _NOT_TOPIC = frozenset(stem(word) for word in ("note", "notes", "have", "written
 
 
 def topic_words(topic: str) -> dict[str, str]:
-    """Return the words of `topic` ("my notes on Obsidian alternatives") that say what it is, each with its stem."""
-    words = (word.casefold() for word in WORDS.findall(topic))
-    return {word: stem(word) for word in words if stem(word) in question_stems(word) - _NOT_TOPIC}
+    """Return the words of `topic` ("my notes on Obsidian alternatives") that say what it is, each with its stem.
+
+    Words naming days are none of them: "What did I write on 13 November?" asks of a day's notes (agent/day_notes.py),
+    whose passages hold the day in their link ("[[2026-11-13#Log]]"), and another day's heading "5 November" is
+    not about it.
+    """
+    _, undated = dates_in(topic)  # "on 2026-11-10" names a day, not a topic "2026"
+    words = (word.casefold() for word in WORDS.findall(undated))
+    return {
+        word: stem(word) for word in words if word not in DAY_WORDS and stem(word) in question_stems(word) - _NOT_TOPIC
+    }
+
+
+def asks_about_days_alone(question: str) -> bool:
+    """Return True for a request about what the notes of some days say, naming no topic besides them.
+
+    "What did I do on 2026-11-16?", "What happened yesterday?", "Summarize last week.": the days' notes are the
+    answer's whole ground (agent/day_notes.py); "Tell me about planting garlic today." names a topic too.
+    """
+    return asks_about_topic(question) and not topic_words(topic_of(question))
 
 
 def passages_about(question: str, passages: Sequence[Passage]) -> list[Passage]:
@@ -58,9 +77,18 @@ def draws_on_topic(answer: str, question: str, passages: Sequence[Passage]) -> b
     words = topic_words(topic_of(question))
     if words and not any(rarest_of(words) in _stems(passage) for passage in passages):
         return True  # the notes found put the topic in other words: no passage can be told to be about it
+    return draws_on(answer, question, _on(words, passages))
+
+
+def draws_on(answer: str, question: str, passages: Sequence[Passage]) -> bool:
+    """Return True when `answer` refuses, says nothing beyond `question`, or says something one of `passages` holds.
+
+    False when there are no `passages`: the answer was to draw on them (a topic's, a day's notes').
+    """
+    if opens_like_refusal(answer):
+        return True
     said = said_beyond(answer, question)
-    about = _on(words, passages)
-    return bool(about) and (not said or any(said & terms_of(f"{p.source} {p.text}") for p in about))
+    return bool(passages) and (not said or any(said & terms_of(f"{p.source} {p.text}") for p in passages))
 
 
 def _on(words: dict[str, str], passages: Sequence[Passage]) -> list[Passage]:

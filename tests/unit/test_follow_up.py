@@ -130,3 +130,14 @@ def test_fusing_by_rank_keeps_each_chunk_once_and_rewards_chunks_in_both_lists()
         ("A.md", 1),  # another chunk of A is another hit
     ]
     assert fused[0].score == 2 / 11 and fused[0].chunk is own[1].chunk  # 1 / (rank + k - 1), as Qdrant fuses
+
+
+def test_a_list_weighted_double_places_its_second_hit_beside_the_others_first() -> None:
+    words = [hit("A.md"), hit("B.md"), hit("C.md")]
+    named = [hit("D.md"), hit("E.md"), hit("F.md")]
+
+    fused = fuse_by_rank([words, named], rrf_k=10, weights=[1.0, 2.0])
+
+    # E (2nd) ties A (1st), the first list winning the tie; F (3rd) comes before B (2nd).
+    assert [h.chunk.path for h in fused] == ["D.md", "A.md", "E.md", "F.md", "B.md", "C.md"]
+    assert fused[1].score == fused[2].score == 1 / 10

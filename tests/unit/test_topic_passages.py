@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent.opening_check import answer_check
 from rag.answer.attribution import Passage
 from rag.answer.question_kind import topic_of
-from rag.answer.topic_passages import draws_on_topic, passages_about, topic_words
+from rag.answer.topic_passages import draws_on, draws_on_topic, passages_about, topic_words
 
 FREECAD = Passage(
     "[[Studying FreeCAD Source Code#The structure of FreeCAD Source]]",
@@ -84,3 +84,33 @@ def test_when_no_passage_holds_the_topics_rarest_word_the_topic_is_not_judged() 
 
     assert draws_on_topic("New trainers, 120 km so far.", question, [trainers])
     assert not draws_on_topic("New trainers, 120 km so far.", TERRAFORM, [FREECAD, JOKE, trainers])
+
+
+DAY_LOG = Passage("[[2026-11-10#Log]]", "- 19:00 Allotment committee: two hours, one of them on the hedge question.")
+OTHER_DAY = Passage("[[2026-11-13#Notes]]", "Nothing much. A good Friday.")
+GARDEN = Passage("[[Garden Plan 2027#Autumn]]", "Plant the garlic cloves in bed 3 before the first frost.")
+TODAY_NOTE = Passage("[[2026-12-05#Plan]]", "- [ ] Call the plumber about the leak.")
+
+
+def test_an_answer_about_a_day_must_draw_on_that_days_notes() -> None:
+    # The 0.5B, asked "What happened on 2026-11-10?" with both days' passages, answered from 2026-11-13's.
+    question = "What happened on 2026-11-10?"
+    day = ["Daily/2026-11-10.md"]
+
+    other = answer_check(question, [DAY_LOG, OTHER_DAY], day_notes=day)
+    assert other.feed("The notes say that a good Friday.") + other.finish() == "" and other.is_withheld
+    right = answer_check(question, [DAY_LOG, OTHER_DAY], day_notes=day)
+    text = "Two hours of the allotment committee, one on the hedge question."
+    assert right.feed(text) + right.finish() == text
+    unchecked = answer_check(question, [DAY_LOG, OTHER_DAY])  # no notes of the day known: not judged so
+    assert unchecked.feed("The notes say that a good Friday.") + unchecked.finish() != ""
+
+
+def test_a_question_naming_a_topic_beside_its_day_may_be_answered_from_other_notes() -> None:
+    check = answer_check(
+        "Tell me about planting garlic today.", [TODAY_NOTE, GARDEN], day_notes=["Daily/2026-12-05.md"]
+    )
+    text = "Plant the garlic cloves in bed 3 before the first frost."
+
+    assert check.feed(text) + check.finish() == text
+    assert draws_on("Plant the garlic.", "What happened yesterday?", []) is False  # no passage of the day was sent

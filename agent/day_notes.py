@@ -1,0 +1,77 @@
+"""The notes of the days a question names ("What did I do on 2026-11-16?", "What happened yesterday?").
+
+A search ranks chunks by their words and meaning, and a date is hardly either: asked "What did I do on 2026-11-16?"
+over sample_vault, the search's best chunk was 2026-11-11's daily note, and the day's own Plan and Log were not
+among the six passages; "What did I write yesterday?" names no word of the day's note at all. The notes of the
+days a question names are found by name: the daily note of each day (the Daily notes plugin's folder and format)
+and every note whose file name holds one of the days in ISO form ("2026-11-16 1-on-1 Priya"), or a week all of
+whose days are named ("2026-W46 Weekly Review" for "last week"). The search then
+reads them apart and fuses them with its own results by rank (`Retriever.search_for(..., among=...)`), and the
+relevance floor does not refuse a question whose days have notes.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from pathlib import PurePosixPath
+
+from agent.tools.daily import daily_note_path
+from agent.tools.reader import VaultReader
+from agent.tools.vault_tasks import templates_folder_or_none
+from rag.answer.days_named import days_named, past_weekday
+
+# The days looked up at most: two months of daily notes. A longer span ("in 2025") is no day to look up.
+MAX_DAYS = 62
+_ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}|W\d{2})(?!\d)")  # 2026-11-16, and a week's 2026-W46
+
+
+class DayNotes:
+    """Find the notes of the days a question names."""
+
+    def __init__(self, reader: VaultReader) -> None:
+        self._reader = reader
+
+    def paths_for(self, question: str) -> tuple[str, ...]:
+        """Return the vault paths of the notes of the days `question` names, sorted (() when it names none).
+
+        A week day named without "next" or "last" is both the coming one and the one gone by: "What did I do on
+        Monday?" asks of the past, "What's planned for Monday?" of the future, and only one of them has notes,
+        as a rule. Notes in the templates folder are no day's.
+        """
+        days = _days_of(question, self._reader.today())
+        if not days:
+            return ()
+        snapshot = self._reader.snapshot()
+        daily = {daily_note_path(self._reader, snapshot, day) for day in days}
+        named = {day.isoformat() for day in days} | _weeks_covered(days)
+        templates = templates_folder_or_none(self._reader, snapshot)
+        return tuple(
+            sorted(
+                path
+                for path in snapshot.notes
+                if (path in daily or not named.isdisjoint(_ISO_DAY.findall(PurePosixPath(path).stem)))
+                and not (templates and snapshot.in_folder(path, templates))
+            )
+        )
+
+
+def _weeks_covered(days: set[date]) -> set[str]:
+    """Return the ISO weeks ("2026-W46") all seven days of which are among `days`: a weekly note is of those."""
+    weeks: dict[str, int] = {}
+    for day in days:
+        year, week, _ = day.isocalendar()
+        weeks[f"{year}-W{week:02d}"] = weeks.get(f"{year}-W{week:02d}", 0) + 1
+    return {week for week, count in weeks.items() if count == 7}
+
+
+def _days_of(question: str, today: date) -> set[date]:
+    """Return the days `question` names (none when it names more than MAX_DAYS)."""
+    days: set[date] = set()
+    if (span := days_named(question, today)) is not None:
+        first, last = span
+        if (last - first).days < MAX_DAYS:
+            days.update(first + timedelta(days=offset) for offset in range((last - first).days + 1))
+    if (gone_by := past_weekday(question, today)) is not None:
+        days.add(gone_by)
+    return days

@@ -1,0 +1,130 @@
+"""The days a question names: a date, a month, today, tomorrow, a week day, the weekend, a week, a month.
+
+A search ranks notes by their words, and a day is one word among many, or none ("yesterday"): the questions about
+tasks by date (rag/answer/due_questions.py) and about what the notes of a day say (agent/day_notes.py) read the
+days here, relative to today.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, timedelta
+
+from rag.answer.dates import MONTH_WORDS, dates_in
+
+# Days named relative to today, with how many days from today they are.
+_RELATIVE_DAYS = (
+    (re.compile(r"\b(?:today|tonight|heute)\b", re.IGNORECASE), 0),
+    (re.compile(r"\b(?:tomorrow|morgen)\b", re.IGNORECASE), 1),
+    (re.compile(r"\b(?:yesterday|gestern)\b", re.IGNORECASE), -1),
+)
+# Week days, Monday first (English and German), and how a question places one: the coming one by default.
+_WEEKDAYS = (
+    ("monday", "montag"),
+    ("tuesday", "dienstag"),
+    ("wednesday", "mittwoch"),
+    ("thursday", "donnerstag"),
+    ("friday", "freitag"),
+    ("saturday", "samstag", "sonnabend"),
+    ("sunday", "sonntag"),
+)
+_WEEKDAY = re.compile(
+    r"\b(?:(?P<which>next|last|nächsten?|letzten?)\s+)?(?P<day>"
+    + "|".join(name for names in _WEEKDAYS for name in names)
+    + r")s?\b",
+    re.IGNORECASE,
+)
+_WEEKEND = re.compile(r"\b(?:this\s+|the\s+)?weekend\b|\bwochenende\b", re.IGNORECASE)
+_THIS_WEEK = re.compile(r"\b(?:this|current)\s+week\b|\bdiese[rn]?\s+woche\b", re.IGNORECASE)
+_NEXT_WEEK = re.compile(r"\bnext\s+week\b|\bnächste[rn]?\s+woche\b", re.IGNORECASE)
+_LAST_WEEK = re.compile(
+    r"\b(?:last|past|previous)\s+week\b|\bletzte[rn]?\s+woche\b|\bvorige[rn]?\s+woche\b", re.IGNORECASE
+)
+_WEEK_OF = re.compile(r"\bweek\s+(?:of|from|starting)\b|\bwoche\s+(?:vom|ab)\b", re.IGNORECASE)  # "the week of 9 Nov"
+_THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
+_LAST_MONTH = re.compile(r"\b(?:last|past|previous)\s+month\b|\bletzte[nm]?\s+monat\b", re.IGNORECASE)
+
+# Words that name a day or a span of days, lower case: "What did I write on 13 November?" is about no topic of words.
+DAY_WORDS = MONTH_WORDS | frozenset(
+    (*(name for names in _WEEKDAYS for name in names), "today", "tonight", "tomorrow", "yesterday", "heute",
+     "morgen", "gestern", "week", "weekend", "month", "woche", "wochenende", "monat", "last", "next", "past",
+     "previous", "letzte", "letzten", "nächste", "nächsten", "vorige", "vorigen")
+)  # fmt: skip
+
+
+def days_named(question: str, today: date) -> tuple[date, date] | None:
+    """Return the first and last day `question` names (inclusive), or None when it names none.
+
+    The first form found counts, in this order: a written date (a month alone is the whole month; "the week of" a
+    date is that week, Monday to Sunday), today /
+    tomorrow / yesterday, a week day (the coming one, today on that day; "next Tuesday" is next week's, "last
+    Friday" the one before today), the weekend (this week's), this / next / last week (Monday to Sunday), this /
+    last month.
+    """
+    found, _ = dates_in(question)
+    if found:
+        days = _days_of(found[0].year or today.year, found[0].month, found[0].day)
+        if days is not None and days[0] == days[1] and _WEEK_OF.search(question):  # that day's week, Monday first
+            monday = days[0] - timedelta(days=days[0].weekday())
+            return monday, monday + timedelta(days=6)
+        return days
+    for words, offset in _RELATIVE_DAYS:
+        if words.search(question):
+            day = today + timedelta(days=offset)
+            return day, day
+    monday = today - timedelta(days=today.weekday())
+    if (weekday := _WEEKDAY.search(question)) is not None:
+        day = _weekday(weekday, today)
+        return day, day
+    if _WEEKEND.search(question):  # this week's Saturday and Sunday (on a Sunday, the one left)
+        return max(today, monday + timedelta(days=5)), monday + timedelta(days=6)
+    if _THIS_WEEK.search(question):
+        return monday, monday + timedelta(days=6)
+    if _NEXT_WEEK.search(question):
+        return monday + timedelta(days=7), monday + timedelta(days=13)
+    if _LAST_WEEK.search(question):
+        return monday - timedelta(days=7), monday - timedelta(days=1)
+    if _THIS_MONTH.search(question):
+        return _days_of(today.year, today.month, None)
+    if _LAST_MONTH.search(question):
+        last_month = today.replace(day=1) - timedelta(days=1)
+        return _days_of(last_month.year, last_month.month, None)
+    return None
+
+
+def past_weekday(question: str, today: date) -> date | None:
+    """Return the week day before today that `question` names without "next" or "last", else None.
+
+    "What did I do on Monday?" asked on a Saturday means the Monday gone by, while `days_named` takes the coming one,
+    as a question about what is due does: who looks up notes of a day takes both.
+    """
+    weekday = _WEEKDAY.search(question)
+    if weekday is None or weekday["which"] or dates_in(question)[0]:
+        return None
+    number = next(index for index, names in enumerate(_WEEKDAYS) if weekday["day"].casefold() in names)
+    return today - timedelta(days=(today.weekday() - number - 1) % 7 + 1)
+
+
+def _weekday(match: re.Match[str], today: date) -> date:
+    """Return the day a week day names: the coming one (today on that day).
+
+    "next Tuesday" is the Tuesday of next week, "last Friday" the one before today.
+    """
+    number = next(index for index, names in enumerate(_WEEKDAYS) if match["day"].casefold() in names)
+    which = (match["which"] or "").casefold()
+    if which.startswith(("last", "letzt")):
+        return today - timedelta(days=(today.weekday() - number - 1) % 7 + 1)
+    if which.startswith(("next", "nächst")):
+        return today - timedelta(days=today.weekday()) + timedelta(days=7 + number)
+    return today + timedelta(days=(number - today.weekday()) % 7)
+
+
+def _days_of(year: int, month: int, day: int | None) -> tuple[date, date] | None:
+    """Return the one day, or the whole month when no day is given (None: no such day, "31 February")."""
+    try:
+        if day is not None:
+            return date(year, month, day), date(year, month, day)
+        return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
+    except ValueError:
+        return None

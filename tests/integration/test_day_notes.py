@@ -1,0 +1,150 @@
+"""The notes of the days a question names, found by name and searched beside its words (agent/day_notes.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import openai
+import pytest
+from fastapi.testclient import TestClient
+
+from agent.day_notes import DayNotes
+from agent.tools.reader import VaultReader
+from app.http.main import create_app
+from app.wiring import Services, build_services
+from core.settings import Settings
+from tests.edit_fakes import NoSearch
+from tests.fakes import HashingEmbedder
+from tests.live_server import agent_app, serve_in_thread
+from tests.scripted_llm import ScriptedLLMServer
+from tests.scripted_llm_turns import Turn
+from tests.vault_state import write_notes
+
+NOTES = {
+    "Journal/2026-11-16.md": "# Monday\n\n## Log\n\n- Fixed the greenhouse door hinge with two new screws.\n",
+    "Journal/2026-11-17.md": "# Tuesday\n\n## Log\n\n- Repotted the lemon tree into a bigger terracotta pot.\n",
+    "Meetings/2026-11-16 Standup.md": "# Standup\n\nAgreed to ship the beta on Friday.\n",
+    "Reviews/2026-W47 Weekly Review.md": "# Week 47\n\nA calm week; the beta shipped.\n",
+    "Templates/2026-11-16 Example.md": "# Example\n\nA template's sample day.\n",
+    "Garden.md": "# Garden\n\n## Greenhouse\n\nThe greenhouse door sticks in wet weather; fix the greenhouse door.\n",
+    "Lemon.md": "# Lemon tree\n\nThe lemon tree wants a terracotta pot and a sunny window.\n",
+}
+WEDNESDAY = datetime(2026, 11, 18, 9, 0)
+
+
+def write_vault(root: Path) -> Path:
+    vault = write_notes(root, NOTES)
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "daily-notes.json").write_text('{"folder": "Journal"}', encoding="utf-8")
+    (vault / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}', encoding="utf-8")
+    return vault
+
+
+@pytest.fixture
+def day_settings(tmp_path: Path) -> Settings:
+    return Settings(_env_file=None, vault_path=write_vault(tmp_path / "vault"), data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def day_services(day_settings: Settings) -> Iterator[Services]:
+    built = build_services(day_settings, embedder=HashingEmbedder())
+    built.reindexer.run_once()
+    yield built
+    built.close()
+
+
+def day_notes(settings: Settings, now: datetime = WEDNESDAY) -> DayNotes:
+    return DayNotes(VaultReader(settings.vault, NoSearch(), clock=lambda: now))
+
+
+@pytest.mark.parametrize(
+    ("question", "paths"),
+    [
+        ("What did I do on 2026-11-16?", ("Journal/2026-11-16.md", "Meetings/2026-11-16 Standup.md")),
+        ("What happened on 16 November 2026?", ("Journal/2026-11-16.md", "Meetings/2026-11-16 Standup.md")),
+        ("What did I write yesterday?", ("Journal/2026-11-17.md",)),
+        # The Monday gone by, as well as the coming one (which has no notes yet).
+        ("What did I do on Monday?", ("Journal/2026-11-16.md", "Meetings/2026-11-16 Standup.md")),
+        (
+            "Summarize this week.",  # Monday to Sunday: its days' notes, and the week's own note
+            (
+                "Journal/2026-11-16.md",
+                "Journal/2026-11-17.md",
+                "Meetings/2026-11-16 Standup.md",
+                "Reviews/2026-W47 Weekly Review.md",
+            ),
+        ),
+        ("What did I do last week?", ()),  # 9-15 November: no notes
+        ("How do I fix the greenhouse door?", ()),  # no day named
+    ],
+)
+def test_the_notes_of_the_days_named_are_found_by_name(day_settings: Settings, question: str, paths: tuple) -> None:
+    assert day_notes(day_settings).paths_for(question) == paths  # the template's sample day is no day's note
+
+
+def test_a_week_partly_named_takes_no_weekly_note(day_settings: Settings) -> None:
+    # Asked on Sunday 2026-11-22 about "yesterday" only: the week's note is not that day's.
+    sunday = datetime(2026, 11, 22, 9, 0)
+
+    assert day_notes(day_settings, sunday).paths_for("What did I do yesterday?") == ()
+
+
+def test_the_search_puts_the_days_notes_beside_what_its_words_find(day_services: Services) -> None:
+    # The words of the question point at Garden.md and Lemon.md; the day's notes stand among the hits all the same.
+    retriever = day_services.retriever
+    question = "What did I do about the greenhouse door and the lemon tree on Monday?"
+    among = ("Journal/2026-11-16.md", "Meetings/2026-11-16 Standup.md")
+
+    plain = {hit.chunk.path for hit in retriever.search_for(retriever.prepare(question), k=3, passages=True)}
+    named = [
+        hit.chunk.path for hit in retriever.search_for(retriever.prepare(question), k=3, passages=True, among=among)
+    ]
+
+    alone = retriever.search_for(retriever.prepare(question), k=3, passages=True, among=among, only_among=True)
+
+    assert "Meetings/2026-11-16 Standup.md" not in plain
+    assert set(among) <= set(named)
+    assert len(named) == 3
+    assert {hit.chunk.path for hit in alone} == set(among)
+
+
+def test_over_chat_the_model_reads_the_notes_of_the_day_asked_about(
+    day_settings: Settings, day_services: Services, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text("You fixed the greenhouse door hinge [[2026-11-16#Log]]."))
+    app = agent_app(day_settings, day_services, llm.base_url)
+    with serve_in_thread(app) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        client.chat.completions.create(
+            model="vault-librarian", messages=[{"role": "user", "content": "What did I do on 2026-11-16?"}]
+        )
+
+    sent = str(llm.chat_requests[-1].messages[-1]["content"])
+    assert "Fixed the greenhouse door hinge" in sent
+    assert "Agreed to ship the beta on Friday." in sent
+    # A question about the day alone reads the day's notes alone: another day's line is no answer to it.
+    assert set(re.findall(r'<note source="\[\[([^#\]]+)', sent)) == {"2026-11-16", "2026-11-16 Standup"}
+
+
+def test_without_a_model_a_day_with_notes_is_answered_whatever_the_relevance_floor(
+    tmp_path: Path, day_settings: Settings, day_services: Services
+) -> None:
+    # A floor no question clears: the day's notes cover "What did I write yesterday?" all the same.
+    yesterday = date.today() - timedelta(days=1)
+    write_notes(day_settings.vault.path, {f"Journal/{yesterday.isoformat()}.md": "# Yesterday\n\nBaked rye bread.\n"})
+    day_services.reindexer.run_once()
+    app = create_app(day_settings.model_copy(update={"watch": False, "relevance_floor": 0.99}), day_services)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+
+        def ask(question: str) -> str:
+            body = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}]}
+            return str(client.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]["content"])
+
+        answered = ask("What did I write yesterday?")
+        refused = ask("What did I write on 2019-01-01?")
+
+    assert f"[[{yesterday.isoformat()}" in answered and "Baked rye bread." in answered
+    assert "[[" not in refused  # no note of that day, and the floor refuses the words

@@ -1,0 +1,51 @@
+"""The days a question names, relative to today (rag/answer/days_named.py)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from rag.answer.days_named import days_named, past_weekday
+
+TODAY = date(2026, 12, 5)  # a Saturday
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("What did I do last week?", date(2026, 11, 23), date(2026, 11, 29)),  # Monday to Sunday before this one
+        ("Was habe ich letzte Woche gemacht?", date(2026, 11, 23), date(2026, 11, 29)),
+        ("Summarize last month.", date(2026, 11, 1), date(2026, 11, 30)),
+        ("What happened this month?", date(2026, 12, 1), date(2026, 12, 31)),
+        ("What did I write yesterday?", date(2026, 12, 4), date(2026, 12, 4)),
+        ("What did I do on 2026-11-16?", date(2026, 11, 16), date(2026, 11, 16)),
+        ("Summarize the week of 2026-11-11.", date(2026, 11, 9), date(2026, 11, 15)),  # a Wednesday's week
+        ("Was war in der Woche vom 11. November 2026?", date(2026, 11, 9), date(2026, 11, 15)),
+    ],
+)
+def test_the_days_a_question_names_are_read(question: str, first: date, last: date) -> None:
+    assert days_named(question, TODAY) == (first, last)
+
+
+def test_last_month_in_january_is_last_years_december() -> None:
+    assert days_named("What did I do last month?", date(2027, 1, 10)) == (date(2026, 12, 1), date(2026, 12, 31))
+
+
+def test_a_question_naming_no_day_names_none() -> None:
+    assert days_named("How do I fix the greenhouse door?", TODAY) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What did I do on Monday?", date(2026, 11, 30)),  # the Monday gone by; days_named takes the coming one
+        ("What did I do on Saturday?", date(2026, 11, 28)),  # today is one: the one before it
+        ("What is planned for next Monday?", None),  # qualified: days_named says which
+        ("What did I do last Friday?", None),
+        ("What did I do on 2026-11-16, a Monday?", None),  # a written date says which
+        ("How is the garden?", None),
+    ],
+)
+def test_a_week_day_named_alone_is_also_the_one_gone_by(question: str, expected: date | None) -> None:
+    assert past_weekday(question, TODAY) == expected
