@@ -13,17 +13,83 @@ relevance floor does not refuse a question whose days have notes.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import PurePosixPath
 
 from agent.tools.daily import daily_note_path
 from agent.tools.reader import VaultReader
 from agent.tools.vault_tasks import templates_folder_or_none
+from rag.answer.dates import dates_in
 from rag.answer.days_named import days_named, past_weekday
 
 # The days looked up at most: two months of daily notes. A longer span ("in 2025") is no day to look up.
 MAX_DAYS = 62
 _ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}|W\d{2})(?!\d)")  # 2026-11-16, and a week's 2026-W46
+
+
+def days_label(days: Sequence[str]) -> str:
+    """Return ISO `days` (sorted) as a prompt names them: "2026-11-10", "2026-11-09 to 2026-11-15", "A and B"."""
+    if len(days) <= 1:
+        return "".join(days)
+    first, last = date.fromisoformat(days[0]), date.fromisoformat(days[-1])
+    if (last - first).days == len(days) - 1:
+        return f"{days[0]} to {days[-1]}"
+    return " and ".join(days) if len(days) == 2 else f"{', '.join(days[:-1])} and {days[-1]}"
+
+
+# A question about what was, not what is to be: "What did I cook on 2026-11-15?", "How far did I run yesterday?".
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|happened|went|made|wrote|cooked|ate|met|ran|spent|bought|read|finished|"
+    r"war|waren|hatte|habe\s+ich|hast|bin\s+ich|passiert)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_of_past_days(question: str) -> bool:
+    """Return True when `question` asks what was on the days it names (past tense), not what is to do on them."""
+    return bool(_PAST.search(question))
+
+
+def holds_day(passage_note: str, text: str, days: Sequence[str]) -> bool:
+    """Return True when a passage says something of one of `days` (ISO dates), by its note's name or its text.
+
+    Its note is named by one, or its text gives one ("Sat 14 Nov" in a running log's week; a date without a year
+    matches its month and day).
+    """
+    if set(_ISO_DAY.findall(passage_note)) & set(days):
+        return True
+    asked = {day: date.fromisoformat(day) for day in days}
+    for found in dates_in(text)[0]:
+        if found.day is None:
+            continue
+        if any(
+            (found.month, found.day) == (day.month, day.day) and found.year in (None, day.year)
+            for day in asked.values()
+        ):
+            return True
+    return False
+
+
+def of_other_days(note: str, days: Sequence[str]) -> bool:
+    """Return True when the note named `note` is named by ISO dates, none of which is among `days` (ISO dates).
+
+    "2026-11-10" or "2026-11-10 Allotment Committee" is of another day than 2026-10-20; "Running Log" is of none.
+    """
+    dated = [found for found in _ISO_DAY.findall(note) if "W" not in found]
+    return bool(dated) and set(dated).isdisjoint(days)
+
+
+@dataclass(frozen=True, slots=True)
+class NamedDays:
+    """The days a question names (ISO dates, sorted) and the vault paths of their notes (sorted)."""
+
+    days: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    # The days are the ones meant: a date, "yesterday", "last Friday", a week. Not a week day named alone ("Friday's
+    # potluck" may be any Friday's), whose notes are read but whose date an answer need not keep to.
+    is_definite: bool = True
 
 
 class DayNotes:
@@ -32,16 +98,23 @@ class DayNotes:
     def __init__(self, reader: VaultReader) -> None:
         self._reader = reader
 
-    def paths_for(self, question: str) -> tuple[str, ...]:
-        """Return the vault paths of the notes of the days `question` names, sorted (() when it names none).
+    def named(self, question: str) -> NamedDays:
+        """Return the days `question` names and their notes (both empty when it names none, or over MAX_DAYS).
 
         A week day named without "next" or "last" is both the coming one and the one gone by: "What did I do on
         Monday?" asks of the past, "What's planned for Monday?" of the future, and only one of them has notes,
         as a rule. Notes in the templates folder are no day's.
         """
-        days = _days_of(question, self._reader.today())
-        if not days:
-            return ()
+        today = self._reader.today()
+        days = _days_of(question, today)
+        paths = self._paths_of(days) if days else ()
+        return NamedDays(tuple(sorted(day.isoformat() for day in days)), paths, past_weekday(question, today) is None)
+
+    def paths_for(self, question: str) -> tuple[str, ...]:
+        """Return the vault paths of the notes of the days `question` names, sorted (() when it names none)."""
+        return self.named(question).paths
+
+    def _paths_of(self, days: set[date]) -> tuple[str, ...]:
         snapshot = self._reader.snapshot()
         daily = {daily_note_path(self._reader, snapshot, day) for day in days}
         named = {day.isoformat() for day in days} | _weeks_covered(days)

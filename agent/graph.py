@@ -16,6 +16,7 @@ from agent.answer_footer import answer_footer, earlier_question, latest_question
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
 from agent.context_fit import fit_messages
 from agent.contract_node import ContractNode
+from agent.day_notes import days_label
 from agent.gate.intent import asked_change
 from agent.graph_deps import AgentDeps, scratch_of, write_text
 from agent.history import client_instructions, model_history, reconcile
@@ -31,6 +32,7 @@ from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
 from rag.answer.context import REFUSAL, is_refusal
 from rag.answer.question_kind import asks_about_topic
+from rag.answer.topic_passages import asks_about_days_alone
 from rag.follow_up import is_continuation
 
 EMPTY_ANSWER = "the model returned an empty answer; try again or rephrase"
@@ -56,6 +58,8 @@ class AgentNodes:
             "hit_paths": [],
             "follows": "",
             "day_notes": [],
+            "days": [],
+            "days_are_definite": False,
         }
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -131,6 +135,13 @@ class AgentNodes:
         # "Tell me more" asks about the questions before it.
         return opening_check_for(state, question=self._continued(state) or latest_question(state["messages"]))
 
+    @staticmethod
+    def _days_asked(state: AgentState, asked: str) -> str:
+        """Return the days a request about them alone names, as the prompt says them ("": no such request)."""
+        if not state.get("day_notes") or not asks_about_days_alone(asked):
+            return ""
+        return days_label(state.get("days", ()))
+
     async def _reply(
         self,
         state: AgentState,
@@ -153,6 +164,7 @@ class AgentNodes:
             follows_note=asked_change(asked).follows_note,
             continues=self._continued(state),
             about_topic=not can_propose and asks_about_topic(asked),
+            about_days=self._days_asked(state, asked),
         )
         messages = await fit_messages(messages, tools, self._deps.context)
         # A cap, so that a small model repeating itself stops (finish_reason "length") before its context is full.

@@ -10,6 +10,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from agent.context_fit import ContextWindow
+from agent.day_notes import NamedDays
 from agent.tool_use import ToolUse
 from agent.tools.due_tasks import DueReply
 from agent.turn import ToolBox, TurnScratch
@@ -55,7 +56,7 @@ class AgentDeps:
     # Called with the question and the user's questions before it ("And tomorrow?" asks again of other days).
     due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None
     # The notes of the days a question names, searched beside its words (agent/day_notes.py; None: not looked for).
-    day_notes: Callable[[str], tuple[str, ...]] | None = None
+    day_notes: Callable[[str], NamedDays] | None = None
 
     @property
     def max_tool_rounds(self) -> int:

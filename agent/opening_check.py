@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from agent.answer_footer import latest_question, turn_passages
+from agent.day_notes import asks_of_past_days, holds_day, of_other_days
 from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.attribution import Passage
 from rag.answer.citations import note_of
@@ -70,6 +71,7 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
         turns=earlier_turns(messages),
         follows=state.get("follows", ""),
         day_notes=state.get("day_notes", ()),
+        days=state.get("days", ()) if state.get("days_are_definite") else (),
     )
 
 
@@ -95,6 +97,7 @@ def answer_check(
     turns: Sequence[EarlierTurn] = (),
     follows: str = "",
     day_notes: Sequence[str] = (),
+    days: Sequence[str] = (),
 ) -> OpeningCheck:
     """Return the check of an answer to `question` written from `passages`, after the conversation's `earlier` turns.
 
@@ -106,18 +109,33 @@ def answer_check(
     (agent/day_notes.py); an answer to a request about those days alone ("What happened on 2026-11-10?", "Summarize
     last week") must draw on their passages: the 0.5B answered that one with "The notes say that a good Friday." from
     2026-11-13's note. Not one naming a topic too ("What should I plant today?" may be answered from the garden plan).
+    `days`: the days the question names (ISO dates), when they are the ones meant (not a week day named alone, as in
+    "What did I bring to Friday's potluck?"); a passage of a note named by another day bears out nothing:
+    asked "How far did I run on 2026-10-20?", a day without a note, the 1.5B answered with 2026-11-10's 8.4 km. And
+    asked what was on them ("What did I cook on 2026-11-15?", a day without a note), an answer must draw on a passage
+    of those days: both models answered that one from the meal-prep routine, a note of no day.
     """
-    read = [*passages, *earlier]
+    read = [passage for passage in passages if not (days and of_other_days(note_of(passage.source), days))]
+    read += earlier
     is_topic = asks_about_topic(question)
-    day_names = {PurePosixPath(path).stem for path in day_notes} if asks_about_days_alone(question) else set()
-    of_the_days = [passage for passage in passages if note_of(passage.source) in day_names]
+    day_names = {PurePosixPath(path).stem for path in day_notes}
+    # Asked what was on some days, the answer must draw on what the notes say of them: their notes, or a passage
+    # giving one of the days ("Sat 14 Nov: parkrun"). About the days alone, on their notes.
+    past = bool(days) and asks_of_past_days(question)
+    alone = bool(day_names) and asks_about_days_alone(question)
+    of_the_days = [
+        passage
+        for passage in passages
+        if note_of(passage.source) in day_names
+        or (past and not alone and holds_day(note_of(passage.source), passage.text, days))
+    ]
     read_as = in_context(question, follows)
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
         return (
             is_borne_out(text, read, question=read_as, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
-            and (not day_names or draws_on(text, question, of_the_days))
+            and (not (past or alone) or draws_on(text, question, of_the_days))
             and not answers_elsewhere(text, question, passages, turns)
         )
 

@@ -33,6 +33,11 @@ NOTE_ORDERS_ADVICE = (
 
 # After a question about a topic (rag/answer/question_kind.asks_about_topic), where the refusal rule misleads.
 TOPIC_ADVICE = "(Say what the notes say about it, citing them; refuse only if no note is about it.)"
+# After a request about some days alone ("What happened on 2026-11-10?") whose notes were found (agent/day_notes.py):
+# with the whole day's notes and TOPIC_ADVICE, the 1.5B answered "The notes … do not mention any events that
+# occurred on 2026-11-10" two times of three (their date stands only in their links); told whose notes they are,
+# none of three.
+DAYS_ADVICE = "(The notes above are your notes of {days}: say what they say, citing them.)"
 QUESTION_LABEL = "Question"  # before the latest message in the prompt: "Question: <what the user asked>"
 REQUEST_LABEL = "Request"  # the same when write tools are offered
 
@@ -77,6 +82,7 @@ def model_messages(
     follows_note: bool = False,
     continues: str = "",
     about_topic: bool = False,
+    about_days: str = "",
 ) -> list[ChatMessage]:
     """Return the messages of one model call: the system message, then `history` with the turn's preamble.
 
@@ -95,6 +101,8 @@ def model_messages(
             asked "tell me more" with the bike chain's passages, refused; the question says what it is about.
         about_topic: the message asks what the notes say about a topic ("Summarize my notes on X"), not for one
             fact: TOPIC_ADVICE follows it.
+        about_days: the message asks only what the notes of these days say ("2026-11-10", "2026-11-09 to
+            2026-11-15"), which the passages are: DAYS_ADVICE follows it instead.
 
     """
     preamble = turn_preamble(
@@ -108,6 +116,7 @@ def model_messages(
         label = REQUEST_LABEL if can_propose else QUESTION_LABEL
         about = f" (about: {' '.join(continues.split())})" if continues.strip() else ""
         advice = f"\n{TOPIC_ADVICE}" if about_topic else ""
+        advice = f"\n{DAYS_ADVICE.format(days=about_days)}" if about_days else advice
         content = f"{preamble}\n\n{label}: {messages[latest].content}{about}{advice}"
         messages[latest] = replace(messages[latest], content=content)
     system = ChatMessage(role="system", content=system_prompt(has_tools=has_tools, can_propose=can_propose))

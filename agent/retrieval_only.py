@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
+from agent.day_notes import NamedDays
 from agent.gate.intent import is_surely_change_request
 from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
@@ -58,7 +59,7 @@ class RetrievalOnlyAnswerer:
         note_paths: Callable[[], Iterable[str]] = tuple,
         base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None,
         due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None,
-        day_notes: Callable[[str], tuple[str, ...]] | None = None,
+        day_notes: Callable[[str], NamedDays] | None = None,
     ) -> None:
         self._retriever = retriever
         self._day_notes = day_notes  # the notes of the days a question names, found by name (agent/day_notes.py)
@@ -106,7 +107,7 @@ class RetrievalOnlyAnswerer:
         if self._due_tasks is not None and (due := self._due_tasks(question, asked_before)) is not None:
             return due.text  # "Which tasks are due today?" needs no model: code lists them by their dates
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
-        day_notes = self._day_notes(question) if self._day_notes is not None else ()
+        day_notes = self._day_notes(question).paths if self._day_notes is not None else ()
         covered = bool(day_notes) or self._gate.covers(query)  # "What did I do yesterday?": its day's notes cover it
         # "List my notes about X": the notes found about it (agent/notes_list.py).
         if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):

@@ -14,6 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
 from agent.answer_footer import earlier_question, latest_question, user_questions_before
+from agent.day_notes import NamedDays
 from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
 from agent.notes_list import listed_notes
@@ -63,7 +64,8 @@ class RetrieveNode:
         earlier = earlier_question(state["messages"])
         query = await _in_thread(deps.retriever.prepare, question, earlier)
         # "What did I do yesterday?": the day's notes, found by name (agent/day_notes.py), cover it whatever its words.
-        day_notes = () if edit_like or deps.day_notes is None else await _in_thread(deps.day_notes, question)
+        days = NamedDays() if edit_like or deps.day_notes is None else await _in_thread(deps.day_notes, question)
+        day_notes = days.paths
         if not is_edit and not day_notes and not await _in_thread(lambda: deps.gate.covers(query)):
             return {"is_covered": False}
         # "When is the race?" is answered about the half marathon asked of before: its answer is checked so too.
@@ -109,6 +111,8 @@ class RetrieveNode:
             "hit_paths": hit_paths,
             "follows": follows,
             "day_notes": list(day_notes),
+            "days": list(days.days),
+            "days_are_definite": days.is_definite,
         }
 
 

@@ -25,6 +25,8 @@ class AgentState(TypedDict, total=False):
     hit_paths: list[str]  # the notes retrieved for this turn, in rank order (the contract's fallback targets)
     follows: str  # the questions a follow-up leans on, as the search read it ("" for a question on its own)
     day_notes: list[str]  # the notes of the days the question names, found by name (agent/day_notes.py)
+    days: list[str]  # the days the question names, ISO dates (a note of another day bears out nothing of them)
+    days_are_definite: bool  # they are the days meant, not a week day named alone (agent/day_notes.NamedDays)
 
 
 # Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that

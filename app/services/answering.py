@@ -161,7 +161,7 @@ async def _build_unguarded(
         stack.push_async_callback(_cancel, preparing)
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
     base_embeds, due_tasks = BaseEmbeds(reader).expand, DueTasks(reader).reply_for
-    day_notes = DayNotes(reader).paths_for
+    day_notes = DayNotes(reader).named
     passages = RetrievalOnlyAnswerer(
         services.retriever,
         gate,

@@ -11,7 +11,7 @@ import openai
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.day_notes import DayNotes
+from agent.day_notes import DayNotes, days_label
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services, build_services
@@ -85,6 +85,23 @@ def test_the_notes_of_the_days_named_are_found_by_name(day_settings: Settings, q
     assert day_notes(day_settings).paths_for(question) == paths  # the template's sample day is no day's note
 
 
+def test_the_days_are_named_to_the_model_as_a_day_a_span_or_a_list() -> None:
+    assert days_label(["2026-11-16"]) == "2026-11-16"
+    assert days_label(["2026-11-09", "2026-11-10", "2026-11-11"]) == "2026-11-09 to 2026-11-11"
+    assert days_label(["2026-11-16", "2026-11-23"]) == "2026-11-16 and 2026-11-23"  # Monday: gone by and coming
+    assert days_label([]) == ""
+
+
+def test_a_week_day_named_alone_is_no_definite_day(day_settings: Settings) -> None:
+    # "Friday's potluck" may be any Friday's: its notes are read, but an answer need not keep to that date.
+    notes = day_notes(day_settings)
+
+    assert not notes.named("What did I bring to Friday's potluck?").is_definite
+    assert notes.named("What did I do last Friday?").is_definite
+    assert notes.named("What did I do on 2026-11-16?") == notes.named("What happened on 16 November 2026?")
+    assert notes.named("What did I do on 2026-11-16?").days == ("2026-11-16",)
+
+
 def test_a_week_partly_named_takes_no_weekly_note(day_settings: Settings) -> None:
     # Asked on Sunday 2026-11-22 about "yesterday" only: the week's note is not that day's.
     sunday = datetime(2026, 11, 22, 9, 0)
@@ -127,6 +144,8 @@ def test_over_chat_the_model_reads_the_notes_of_the_day_asked_about(
     assert "Agreed to ship the beta on Friday." in sent
     # A question about the day alone reads the day's notes alone: another day's line is no answer to it.
     assert set(re.findall(r'<note source="\[\[([^#\]]+)', sent)) == {"2026-11-16", "2026-11-16 Standup"}
+    # Their date stands only in their links: the 1.5B said they mention no event of the day until told.
+    assert sent.endswith("(The notes above are your notes of 2026-11-16: say what they say, citing them.)")
 
 
 def test_without_a_model_a_day_with_notes_is_answered_whatever_the_relevance_floor(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.day_notes import of_other_days
 from agent.opening_check import answer_check
 from rag.answer.attribution import Passage
 from rag.answer.question_kind import topic_of
@@ -114,3 +115,38 @@ def test_a_question_naming_a_topic_beside_its_day_may_be_answered_from_other_not
 
     assert check.feed(text) + check.finish() == text
     assert draws_on("Plant the garlic.", "What happened yesterday?", []) is False  # no passage of the day was sent
+
+
+def test_a_note_of_another_day_bears_out_nothing_of_the_day_asked_about() -> None:
+    # The 1.5B, asked of a day the vault has no note of, answered with 2026-11-10's tempo run.
+    tempo = Passage("[[2026-11-10#Log]]", "- 06:50 Tempo run, 8.4 km total. Knee fine.")
+    log = Passage("[[Running Log#Week 46 (9 – 15 Nov)]]", "- Sat 14 Nov: parkrun Auensee, 24:11 (4:50/km).")
+
+    other_day = answer_check("How far did I run on 2026-10-20?", [tempo, log], days=["2026-10-20"])
+    assert other_day.feed("I ran 8.4 km on 2026-10-20.") + other_day.finish() == "" and other_day.is_withheld
+    that_day = answer_check("How far did I run on 2026-11-10?", [tempo, log], days=["2026-11-10"])
+    assert that_day.feed("I ran 8.4 km on 2026-11-10.") + that_day.finish() == "I ran 8.4 km on 2026-11-10."
+    undated = answer_check("What was my parkrun time on 2026-11-14?", [tempo, log], days=["2026-11-14"])
+    text = "The parkrun took 24:11."  # from a note no day names: the Running Log's week
+    assert undated.feed(text) + undated.finish() == text
+
+
+def test_a_note_is_of_other_days_when_its_name_holds_iso_dates_none_of_them_asked() -> None:
+    assert of_other_days("2026-11-10 Allotment Committee", ["2026-10-20"])
+    assert not of_other_days("2026-11-10", ["2026-11-09", "2026-11-10"])
+    assert not of_other_days("Running Log", ["2026-10-20"])
+    assert not of_other_days("2026-W46 Weekly Review", ["2026-10-20"])  # a week's name is no day's
+
+
+def test_asked_what_was_on_a_day_an_answer_must_draw_on_what_the_notes_say_of_that_day() -> None:
+    # Both models answered "What did I cook on 2026-11-15?", a day without a note, from the meal-prep routine.
+    routine = Passage("[[Meal Prep#The system]]", "Cook three components and two sauces, then combine them each day.")
+    week = Passage("[[Running Log#Week 46 (9 – 15 Nov)]]", "- Sun 15 Nov: long run 13 km, 6:18/km average.")
+
+    cooked = answer_check("What did I cook on 2026-11-15?", [routine, week], days=["2026-11-15"])
+    assert cooked.feed("I cooked three components and two sauces.") + cooked.finish() == ""
+    ran = answer_check("How far did I run on 2026-11-15?", [routine, week], days=["2026-11-15"])
+    assert ran.feed("You ran 13 km at 6:18/km.") + ran.finish() == "You ran 13 km at 6:18/km."  # "Sun 15 Nov"
+    planned = answer_check("What should I cook today?", [routine, week], days=["2026-12-05"])  # not what was
+    text = "Cook three components and two sauces."
+    assert planned.feed(text) + planned.finish() == text
