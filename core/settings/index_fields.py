@@ -92,7 +92,12 @@ class SearchFields(BaseModel):
     # recall@6 0.957 -> 0.981 and distinct notes per answer 3.0 -> 4.3 of 6. 1 finds as many notes (0.986) but
     # keeps one section of each, where answers often need two of one note; 3 misses second notes again.
     max_chunks_per_note: int = Field(
-        2, ge=0, description="At most this many chunks of one note among the top k hits (0: no limit)."
+        2,
+        ge=0,
+        description=(
+            "At most this many chunks of one note among the top k hits (0: no limit); in an answer's passages a "
+            "further chunk with twice the fused score of the weakest hit takes its slot."
+        ),
     )
     reranker_model_dir: Path | None = Field(
         None,
