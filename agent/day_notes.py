@@ -12,18 +12,21 @@ relevance floor does not refuse a question whose days have notes.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import PurePosixPath
 
-from agent.tools.daily import daily_note_path
 from agent.tools.reader import VaultReader
 from agent.tools.vault_tasks import templates_folder_or_none
+from core.errors import InvalidRequest, NotFound
 from rag.answer.dates import dates_in
 from rag.answer.days_named import days_named, past_weekday
+from rag.notes.obsidian_config import daily_note_path
 
+_log = logging.getLogger(__name__)
 # The days looked up at most: two months of daily notes. A longer span ("in 2025") is no day to look up.
 MAX_DAYS = 62
 _ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}|W\d{2})(?!\d)")  # 2026-11-16, and a week's 2026-W46
@@ -41,7 +44,7 @@ def days_label(days: Sequence[str]) -> str:
 
 # A question about what was, not what is to be: "What did I cook on 2026-11-15?", "How far did I run yesterday?".
 _PAST = re.compile(
-    r"\b(?:did|was|were|had|happened|went|made|wrote|cooked|ate|met|ran|spent|bought|read|finished|"
+    r"\b(?:did|was|were|had|happened|went|made|wrote|cooked|ate|met|ran|spent|bought|finished|"
     r"war|waren|hatte|habe\s+ich|hast|bin\s+ich|passiert)\b",
     re.IGNORECASE,
 )
@@ -90,6 +93,8 @@ class NamedDays:
     # The days are the ones meant: a date, "yesterday", "last Friday", a week. Not a week day named alone ("Friday's
     # potluck" may be any Friday's), whose notes are read but whose date an answer need not keep to.
     is_definite: bool = True
+    # The question asks what was on them (past tense), all of them today or before: an answer draws on them.
+    is_past: bool = False
 
 
 class DayNotes:
@@ -106,9 +111,19 @@ class DayNotes:
         as a rule. Notes in the templates folder are no day's.
         """
         today = self._reader.today()
-        days = _days_of(question, today)
-        paths = self._paths_of(days) if days else ()
-        return NamedDays(tuple(sorted(day.isoformat() for day in days)), paths, past_weekday(question, today) is None)
+        past = asks_of_past_days(question)
+        days = _days_of(question, today, past=past)
+        try:
+            paths = self._paths_of(days) if days else ()
+        except (InvalidRequest, NotFound, OSError) as error:  # a broken daily-notes setting fails no question
+            _log.warning("notes of %s not looked up: %s", days_label(sorted(d.isoformat() for d in days)), error)
+            paths = ()
+        return NamedDays(
+            tuple(sorted(day.isoformat() for day in days)),
+            paths,
+            is_definite=past_weekday(question, today) is None,
+            is_past=past and bool(days) and max(days) <= today,
+        )
 
     def paths_for(self, question: str) -> tuple[str, ...]:
         """Return the vault paths of the notes of the days `question` names, sorted (() when it names none)."""
@@ -116,7 +131,8 @@ class DayNotes:
 
     def _paths_of(self, days: set[date]) -> tuple[str, ...]:
         snapshot = self._reader.snapshot()
-        daily = {daily_note_path(self._reader, snapshot, day) for day in days}
+        config = self._reader.daily_notes_config(snapshot)  # read once, not once a day
+        daily = {daily_note_path(config, day) for day in days}
         named = {day.isoformat() for day in days} | _weeks_covered(days)
         templates = templates_folder_or_none(self._reader, snapshot)
         return tuple(
@@ -138,10 +154,10 @@ def _weeks_covered(days: set[date]) -> set[str]:
     return {week for week, count in weeks.items() if count == 7}
 
 
-def _days_of(question: str, today: date) -> set[date]:
-    """Return the days `question` names (none when it names more than MAX_DAYS)."""
+def _days_of(question: str, today: date, *, past: bool) -> set[date]:
+    """Return the days `question` names (none over MAX_DAYS); `past`: a date without a year is the last gone by."""
     days: set[date] = set()
-    if (span := days_named(question, today)) is not None:
+    if (span := days_named(question, today, past=past)) is not None:
         first, last = span
         if (last - first).days < MAX_DAYS:
             days.update(first + timedelta(days=offset) for offset in range((last - first).days + 1))

@@ -60,6 +60,7 @@ class AgentNodes:
             "day_notes": [],
             "days": [],
             "days_are_definite": False,
+            "days_are_past": False,
         }
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -136,7 +137,7 @@ class AgentNodes:
         return opening_check_for(state, question=self._continued(state) or latest_question(state["messages"]))
 
     @staticmethod
-    def _days_asked(state: AgentState, asked: str) -> str:
+    def _days_alone_label(state: AgentState, asked: str) -> str:
         """Return the days a request about them alone names, as the prompt says them ("": no such request)."""
         if not state.get("day_notes") or not asks_about_days_alone(asked):
             return ""
@@ -164,7 +165,7 @@ class AgentNodes:
             follows_note=asked_change(asked).follows_note,
             continues=self._continued(state),
             about_topic=not can_propose and asks_about_topic(asked),
-            about_days=self._days_asked(state, asked),
+            about_days=self._days_alone_label(state, asked),
         )
         messages = await fit_messages(messages, tools, self._deps.context)
         # A cap, so that a small model repeating itself stops (finish_reason "length") before its context is full.

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from agent.answer_footer import latest_question, turn_passages
-from agent.day_notes import asks_of_past_days, holds_day, of_other_days
+from agent.day_notes import holds_day, of_other_days
 from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.attribution import Passage
 from rag.answer.citations import note_of
@@ -72,6 +72,7 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
         follows=state.get("follows", ""),
         day_notes=state.get("day_notes", ()),
         days=state.get("days", ()) if state.get("days_are_definite") else (),
+        days_are_past=state.get("days_are_past", False),
     )
 
 
@@ -98,6 +99,7 @@ def answer_check(
     follows: str = "",
     day_notes: Sequence[str] = (),
     days: Sequence[str] = (),
+    days_are_past: bool = False,
 ) -> OpeningCheck:
     """Return the check of an answer to `question` written from `passages`, after the conversation's `earlier` turns.
 
@@ -112,8 +114,8 @@ def answer_check(
     `days`: the days the question names (ISO dates), when they are the ones meant (not a week day named alone, as in
     "What did I bring to Friday's potluck?"); a passage of a note named by another day bears out nothing:
     asked "How far did I run on 2026-10-20?", a day without a note, the 1.5B answered with 2026-11-10's 8.4 km. And
-    asked what was on them ("What did I cook on 2026-11-15?", a day without a note), an answer must draw on a passage
-    of those days: both models answered that one from the meal-prep routine, a note of no day.
+    asked what was on them (`days_are_past`: "What did I cook on 2026-11-15?", a day without a note), an answer must
+    draw on a passage of those days: both models answered that one from the meal-prep routine, a note of no day.
     """
     read = [passage for passage in passages if not (days and of_other_days(note_of(passage.source), days))]
     read += earlier
@@ -121,7 +123,7 @@ def answer_check(
     day_names = {PurePosixPath(path).stem for path in day_notes}
     # Asked what was on some days, the answer must draw on what the notes say of them: their notes, or a passage
     # giving one of the days ("Sat 14 Nov: parkrun"). About the days alone, on their notes.
-    past = bool(days) and asks_of_past_days(question)
+    past = bool(days) and days_are_past
     alone = bool(day_names) and asks_about_days_alone(question)
     of_the_days = [
         passage

@@ -108,11 +108,12 @@ class RetrievalOnlyAnswerer:
             return due.text  # "Which tasks are due today?" needs no model: code lists them by their dates
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
         day_notes = self._day_notes(question).paths if self._day_notes is not None else ()
-        covered = bool(day_notes) or self._gate.covers(query)  # "What did I do yesterday?": its day's notes cover it
+        # A request about the days alone ("What did I do yesterday?") is covered by their notes, whatever its words.
+        only_days = bool(day_notes) and asks_about_days_alone(question)
+        covered = only_days or self._gate.covers(query)
         # "List my notes about X": the notes found about it (agent/notes_list.py).
         if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):
             return listed.text
-        only_days = asks_about_days_alone(question)  # "What did I do on Monday?": the day's notes alone
         hits = (
             self._retriever.search_for(query, k=self._top_k, passages=True, among=day_notes, only_among=only_days)
             if covered

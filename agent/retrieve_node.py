@@ -63,10 +63,12 @@ class RetrieveNode:
         # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
         earlier = earlier_question(state["messages"])
         query = await _in_thread(deps.retriever.prepare, question, earlier)
-        # "What did I do yesterday?": the day's notes, found by name (agent/day_notes.py), cover it whatever its words.
+        # The notes of the days it names, found by name (agent/day_notes.py). A request about those days alone ("What
+        # did I do yesterday?") is covered by them whatever its words; any other question still meets the floor.
         days = NamedDays() if edit_like or deps.day_notes is None else await _in_thread(deps.day_notes, question)
         day_notes = days.paths
-        if not is_edit and not day_notes and not await _in_thread(lambda: deps.gate.covers(query)):
+        only_days = bool(day_notes) and asks_about_days_alone(question)
+        if not is_edit and not only_days and not await _in_thread(lambda: deps.gate.covers(query)):
             return {"is_covered": False}
         # "When is the race?" is answered about the half marathon asked of before: its answer is checked so too.
         follows = earlier if query.in_context is not None and not query.is_topic_switch else ""
@@ -74,7 +76,6 @@ class RetrieveNode:
         if not edit_like and (listed := await _in_thread(listed_notes, question, deps.retriever, query, deps.top_k)):
             scratch_of(config).checker.allowed.update(listed.anchors)
             return {"is_covered": False, "answer": listed.text}
-        only_days = asks_about_days_alone(question)  # "What did I do on Monday?": the day's notes alone
         hits = await _in_thread(
             lambda: deps.retriever.search_for(query, k=deps.top_k, passages=True, among=day_notes, only_among=only_days)
         )
@@ -113,6 +114,7 @@ class RetrieveNode:
             "day_notes": list(day_notes),
             "days": list(days.days),
             "days_are_definite": days.is_definite,
+            "days_are_past": days.is_past,
         }
 
 

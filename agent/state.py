@@ -27,6 +27,7 @@ class AgentState(TypedDict, total=False):
     day_notes: list[str]  # the notes of the days the question names, found by name (agent/day_notes.py)
     days: list[str]  # the days the question names, ISO dates (a note of another day bears out nothing of them)
     days_are_definite: bool  # they are the days meant, not a week day named alone (agent/day_notes.NamedDays)
+    days_are_past: bool  # the question asks what was on them, all today or before (agent/day_notes.NamedDays)
 
 
 # Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that

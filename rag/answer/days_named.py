@@ -36,6 +36,9 @@ _WEEKDAY = re.compile(
     re.IGNORECASE,
 )
 _WEEKEND = re.compile(r"\b(?:this\s+|the\s+)?weekend\b|\bwochenende\b", re.IGNORECASE)
+_LAST_WEEKEND = re.compile(
+    r"\b(?:last|this\s+past|past|previous)\s+weekend\b|\b(?:letzte[sn]?|vorige[sn]?)\s+wochenende\b", re.IGNORECASE
+)
 _THIS_WEEK = re.compile(r"\b(?:this|current)\s+week\b|\bdiese[rn]?\s+woche\b", re.IGNORECASE)
 _NEXT_WEEK = re.compile(r"\bnext\s+week\b|\bnächste[rn]?\s+woche\b", re.IGNORECASE)
 _LAST_WEEK = re.compile(
@@ -47,24 +50,33 @@ _LAST_MONTH = re.compile(r"\b(?:last|past|previous)\s+month\b|\bletzte[nm]?\s+mo
 
 # Words that name a day or a span of days, lower case: "What did I write on 13 November?" is about no topic of words.
 DAY_WORDS = MONTH_WORDS | frozenset(
-    (*(name for names in _WEEKDAYS for name in names), "today", "tonight", "tomorrow", "yesterday", "heute",
-     "morgen", "gestern", "week", "weekend", "month", "woche", "wochenende", "monat", "last", "next", "past",
-     "previous", "letzte", "letzten", "nächste", "nächsten", "vorige", "vorigen")
+    (*(name for names in _WEEKDAYS for name in names), *(f"{names[0]}s" for names in _WEEKDAYS),
+     "today", "tonight", "tomorrow", "yesterday", "heute", "morgen", "gestern", "week", "weekend", "month", "woche",
+     "wochenende", "monat", "last", "next", "past", "previous", "letzte", "letzten", "nächste", "nächsten", "vorige",
+     "vorigen")
 )  # fmt: skip
 
 
-def days_named(question: str, today: date) -> tuple[date, date] | None:
+def names_a_day(question: str) -> bool:
+    """Return True when `question` names a day or a span of days in any of the forms `days_named` reads."""
+    return days_named(question, date.today()) is not None
+
+
+def days_named(question: str, today: date, *, past: bool = False) -> tuple[date, date] | None:
     """Return the first and last day `question` names (inclusive), or None when it names none.
 
     The first form found counts, in this order: a written date (a month alone is the whole month; "the week of" a
-    date is that week, Monday to Sunday), today /
-    tomorrow / yesterday, a week day (the coming one, today on that day; "next Tuesday" is next week's, "last
-    Friday" the one before today), the weekend (this week's), this / next / last week (Monday to Sunday), this /
-    last month.
+    date is that week, Monday to Sunday; without a year, this year's, or with `past` the last one gone by, as
+    "What did I do on 28 December?" asked in January means), today / tomorrow / yesterday, a week day (the coming
+    one, today on that day; "next Tuesday" is next week's, "last Friday" the one before today), last weekend, the
+    weekend (this week's), this / next / last week (Monday to Sunday), this / last month.
     """
     found, _ = dates_in(question)
     if found:
-        days = _days_of(found[0].year or today.year, found[0].month, found[0].day)
+        year = found[0].year or today.year
+        if found[0].year is None and past and (found[0].month, found[0].day or 1) > (today.month, today.day):
+            year -= 1
+        days = _days_of(year, found[0].month, found[0].day)
         if days is not None and days[0] == days[1] and _WEEK_OF.search(question):  # that day's week, Monday first
             monday = days[0] - timedelta(days=days[0].weekday())
             return monday, monday + timedelta(days=6)
@@ -77,6 +89,8 @@ def days_named(question: str, today: date) -> tuple[date, date] | None:
     if (weekday := _WEEKDAY.search(question)) is not None:
         day = _weekday(weekday, today)
         return day, day
+    if _LAST_WEEKEND.search(question):  # the Saturday and Sunday before this week
+        return monday - timedelta(days=2), monday - timedelta(days=1)
     if _WEEKEND.search(question):  # this week's Saturday and Sunday (on a Sunday, the one left)
         return max(today, monday + timedelta(days=5)), monday + timedelta(days=6)
     if _THIS_WEEK.search(question):
@@ -102,8 +116,7 @@ def past_weekday(question: str, today: date) -> date | None:
     weekday = _WEEKDAY.search(question)
     if weekday is None or weekday["which"] or dates_in(question)[0]:
         return None
-    number = next(index for index, names in enumerate(_WEEKDAYS) if weekday["day"].casefold() in names)
-    return today - timedelta(days=(today.weekday() - number - 1) % 7 + 1)
+    return _last_before(_weekday_number(weekday), today)
 
 
 def _weekday(match: re.Match[str], today: date) -> date:
@@ -111,13 +124,23 @@ def _weekday(match: re.Match[str], today: date) -> date:
 
     "next Tuesday" is the Tuesday of next week, "last Friday" the one before today.
     """
-    number = next(index for index, names in enumerate(_WEEKDAYS) if match["day"].casefold() in names)
+    number = _weekday_number(match)
     which = (match["which"] or "").casefold()
     if which.startswith(("last", "letzt")):
-        return today - timedelta(days=(today.weekday() - number - 1) % 7 + 1)
+        return _last_before(number, today)
     if which.startswith(("next", "nächst")):
         return today - timedelta(days=today.weekday()) + timedelta(days=7 + number)
     return today + timedelta(days=(number - today.weekday()) % 7)
+
+
+def _weekday_number(match: re.Match[str]) -> int:
+    """Return the number of the week day `match` names, Monday 0."""
+    return next(index for index, names in enumerate(_WEEKDAYS) if match["day"].casefold() in names)
+
+
+def _last_before(number: int, today: date) -> date:
+    """Return the last day of week day `number` (Monday 0) before today."""
+    return today - timedelta(days=(today.weekday() - number - 1) % 7 + 1)
 
 
 def _days_of(year: int, month: int, day: int | None) -> tuple[date, date] | None:

@@ -98,7 +98,8 @@ class DueAsk:
         """Return the priorities asked for as a reply says them: "of high or highest priority" ("": any)."""
         if not self.priorities:
             return ""
-        return f"of {' or '.join(reversed(self.priorities))} priority"
+        named_first = sorted(self.priorities, key=lambda level: level in ("highest", "lowest"))  # "high or highest"
+        return f"of {' or '.join(named_first)} priority"
 
     def describe(self) -> str:
         """Return the days asked for as a reply says them: "on 2021-11-22", "from … to …", "before … (overdue)"."""
@@ -117,11 +118,13 @@ def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAs
     not) asks the same of those days; one naming a priority ("Which of them are high priority?", "And the
     low-priority ones tomorrow?") asks the same of the tasks of that priority.
     """
-    follows = earlier and (_FOLLOW_UP.match(question) or _OF_THOSE.search(question))
+    priorities = _priorities_asked(question)
+    # "Which of them …" narrows the list before only by a priority: "Which of them mention Priya?" is no such ask.
+    follows = earlier and (_FOLLOW_UP.match(question) or (priorities and _OF_THOSE.search(question)))
     before = due_ask(earlier[-1], today, earlier=earlier[:-1]) if follows else None
     if before is not None and not _DONE.search(question):
-        days, priorities = _days_asked(question, today), _priorities_asked(question)
-        if priorities or (days is not None and not _TASKS.search(question)):
+        days = _days_asked(question, today)
+        if priorities or (days is not None and _FOLLOW_UP.match(question) and not _TASKS.search(question)):
             first, last = days or (before.first, before.last)
             return replace(before, first=first, last=last, priorities=priorities or before.priorities)
     if not _TASKS.search(question) or _REQUEST.match(question) or _DONE.search(question):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from rag.answer.days_named import names_a_day
+
 # A question asking for a thing, a time, a place, a reason or a way opens on one of these (English and German, the
 # languages the notes here are written in), at its start or after a comma or "and": "…, and why not nomic?". Not
 # German "was", which opens English yes-or-no questions too ("Was it worth it?").
@@ -72,12 +74,18 @@ _ABOUT_TOPIC = re.compile(
     r"|what (?:do|did) (?:i|my notes|the notes) (?:say|think|know|write|note|have|learn)(?: down)? (?:about|on|of)"
     r"|what (?:have|had) i (?:written|noted|said|learned|learnt|found out|got) (?:down )?(?:about|on)"
     r"|what(?:'s| is| do i have) in my notes (?:about|on)|what are my (?:notes|thoughts|ideas) (?:on|about)"
-    # "What did I do on 2026-11-16?", "What happened yesterday?": what the notes of a day say (agent/day_notes.py)
-    r"|what (?:did i do|have i done|happened|went on)\b"
     r"|fass(?:e)? .{1,80} zusammen|zusammenfassung|erzähl(?:e)? mir (?:etwas |alles )?(?:über|von)"
     r"|was (?:steht|sagen|habe ich) (?:in )?meine[n]? notizen(?: (?:über|zu[mr]?|von|zu))?"
     r"|was (?:weiß|denke|halte) ich (?:über|von|zu)"
     r")",
+    re.IGNORECASE,
+)
+
+
+# What the notes of some days say (agent/day_notes.py): "What did I do on 2026-11-16?", "What happened yesterday?",
+# "What did I write last week?". Only with a day named: "What happened to my fig tree?" asks for one fact.
+_ABOUT_DAYS = re.compile(
+    POLITE_OPENING + r"what (?:did i (?:do|write|note|get done)|have i (?:done|written)|happened|went on)\b",
     re.IGNORECASE,
 )
 
@@ -91,13 +99,14 @@ def asks_about_topic(question: str) -> bool:
     push up boards?" with the note reviewing them first (three of four); told to say what the notes say and to
     refuse only when no note is about it, it answered both in four of four (docs/answers.md).
     """
-    return bool(_ABOUT_TOPIC.match(question.strip()))
+    text = question.strip()
+    return bool(_ABOUT_TOPIC.match(text)) or (bool(_ABOUT_DAYS.match(text)) and names_a_day(text))
 
 
 def topic_of(question: str) -> str:
     """Return what a question about a topic is about: its words after the request ("" for any other question)."""
     text = question.strip()
-    match = _ABOUT_TOPIC.match(text)
+    match = _ABOUT_TOPIC.match(text) or (_ABOUT_DAYS.match(text) if names_a_day(text) else None)
     return text[match.end() :] if match else ""
 
 

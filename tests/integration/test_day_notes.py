@@ -102,6 +102,14 @@ def test_a_week_day_named_alone_is_no_definite_day(day_settings: Settings) -> No
     assert notes.named("What did I do on 2026-11-16?").days == ("2026-11-16",)
 
 
+def test_days_asked_of_the_past_are_told_apart_from_days_to_come(day_settings: Settings) -> None:
+    notes = day_notes(day_settings)  # Wednesday 2026-11-18
+
+    assert notes.named("What did I cook on 2026-11-16?").is_past
+    assert not notes.named("What do I have to cook tomorrow?").is_past  # to do, and a day to come
+    assert not notes.named("What was planned for 2026-11-20?").is_past  # past tense, a day to come
+
+
 def test_a_week_partly_named_takes_no_weekly_note(day_settings: Settings) -> None:
     # Asked on Sunday 2026-11-22 about "yesterday" only: the week's note is not that day's.
     sunday = datetime(2026, 11, 22, 9, 0)
@@ -148,6 +156,21 @@ def test_over_chat_the_model_reads_the_notes_of_the_day_asked_about(
     assert sent.endswith("(The notes above are your notes of 2026-11-16: say what they say, citing them.)")
 
 
+def test_a_question_naming_a_day_casually_still_meets_the_relevance_floor(
+    day_settings: Settings, day_services: Services
+) -> None:
+    # "What should I plant today?" is about planting: today's note is read beside, but does not cover it.
+    today = date.today()
+    write_notes(day_settings.vault.path, {f"Journal/{today.isoformat()}.md": "# Today\n\nBaked rye bread.\n"})
+    day_services.reindexer.run_once()
+    app = create_app(day_settings.model_copy(update={"watch": False, "relevance_floor": 0.99}), day_services)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        body = {"model": "vault-librarian", "messages": [{"role": "user", "content": "Which quantum bolts fit today?"}]}
+        reply = str(client.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]["content"])
+
+    assert "Baked rye bread." not in reply and "[[" not in reply
+
+
 def test_without_a_model_a_day_with_notes_is_answered_whatever_the_relevance_floor(
     tmp_path: Path, day_settings: Settings, day_services: Services
 ) -> None:
@@ -167,3 +190,15 @@ def test_without_a_model_a_day_with_notes_is_answered_whatever_the_relevance_flo
 
     assert f"[[{yesterday.isoformat()}" in answered and "Baked rye bread." in answered
     assert "[[" not in refused  # no note of that day, and the floor refuses the words
+
+
+def test_a_follow_up_is_searched_in_its_context_beside_the_days_notes(day_services: Services) -> None:
+    retriever = day_services.retriever
+    earlier = "What did I fix on the greenhouse door?"
+    query = retriever.prepare("And what did I agree on at the standup?", earlier)
+    among = ("Meetings/2026-11-16 Standup.md",)
+
+    hits = retriever.search_for(query, k=3, passages=True, among=among)
+
+    assert "Meetings/2026-11-16 Standup.md" in {hit.chunk.path for hit in hits}
+    assert len(hits) == 3

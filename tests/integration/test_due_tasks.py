@@ -121,7 +121,7 @@ def test_a_follow_up_naming_a_priority_lists_those_of_the_list_before(tmp_path: 
     ]
     assert (
         low is not None
-        and low.text.splitlines()[0] == "1 open task of lowest or low priority due before 2021-11-22 (overdue):"
+        and low.text.splitlines()[0] == "1 open task of low or lowest priority due before 2021-11-22 (overdue):"
     )
     assert medium is not None and medium.text == "No open task of medium priority is overdue."
     assert tasks.reply_for("Which high priority tasks are due in January 2022?") == DueReply(

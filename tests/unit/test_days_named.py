@@ -28,6 +28,19 @@ def test_the_days_a_question_names_are_read(question: str, first: date, last: da
     assert days_named(question, TODAY) == (first, last)
 
 
+def test_last_weekend_is_the_one_before_this_week() -> None:
+    assert days_named("What did I do last weekend?", TODAY) == (date(2026, 11, 28), date(2026, 11, 29))
+    assert days_named("What is planned for the weekend?", TODAY) == (TODAY, date(2026, 12, 6))
+
+
+def test_a_date_without_a_year_asked_of_the_past_is_the_last_one_gone_by() -> None:
+    january = date(2027, 1, 4)
+
+    assert days_named("What did I do on 28 December?", january, past=True) == (date(2026, 12, 28), date(2026, 12, 28))
+    assert days_named("What is due on 28 December?", january) == (date(2027, 12, 28), date(2027, 12, 28))
+    assert days_named("What did I do on 2 January?", january, past=True) == (date(2027, 1, 2), date(2027, 1, 2))
+
+
 def test_last_month_in_january_is_last_years_december() -> None:
     assert days_named("What did I do last month?", date(2027, 1, 10)) == (date(2026, 12, 1), date(2026, 12, 31))
 

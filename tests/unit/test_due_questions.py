@@ -164,3 +164,11 @@ def test_a_priority_after_a_question_not_about_tasks_by_date_asks_nothing_of_the
     # "Which of them" points at whatever the reply before listed: code knows that list only for tasks by date.
     assert due_ask("Which of them are high priority?", TODAY, earlier=["What is in my garden plan?"]) is None
     assert due_ask("Which of them are high priority?", TODAY) is None
+
+
+def test_which_of_them_without_a_priority_asks_nothing_of_tasks_by_date() -> None:
+    # The list before is narrowed only by a priority; any other "which of them" is a question for the notes.
+    earlier = ["Which tasks are due this week?"]
+
+    assert due_ask("Which of them mention Priya on Monday?", TODAY, earlier=earlier) is None
+    assert due_ask("Which of those notes from yesterday say why?", TODAY, earlier=earlier) is None

@@ -57,6 +57,9 @@ def test_a_question_asking_for_an_amount_or_a_time() -> None:
         ("what do my notes say about RRF", " RRF"),
         ("Was steht in meinen Notizen über Ansible?", " Ansible?"),
         ("Erzähl mir etwas über Omas Käsespätzle", " Omas Käsespätzle"),
+        ("What did I do on 2026-11-16?", " on 2026-11-16?"),  # what the notes of a day say
+        ("What happened yesterday?", " yesterday?"),
+        ("What did I write last week?", " last week?"),
     ],
 )
 def test_a_request_for_what_the_notes_say_about_a_topic(question: str, topic: str) -> None:
@@ -72,6 +75,8 @@ def test_a_request_for_what_the_notes_say_about_a_topic(question: str, topic: st
         "Which embedding model did I choose?",
         "Tell me more",
         "I think about my knee a lot. What did the physio say?",  # not at the start
+        "What happened to my fig tree?",  # no day named: one fact
+        "What did I do with the spare key?",
     ],
 )
 def test_a_question_for_one_fact_is_no_request_about_a_topic(question: str) -> None:

@@ -126,7 +126,9 @@ def test_a_note_of_another_day_bears_out_nothing_of_the_day_asked_about() -> Non
     assert other_day.feed("I ran 8.4 km on 2026-10-20.") + other_day.finish() == "" and other_day.is_withheld
     that_day = answer_check("How far did I run on 2026-11-10?", [tempo, log], days=["2026-11-10"])
     assert that_day.feed("I ran 8.4 km on 2026-11-10.") + that_day.finish() == "I ran 8.4 km on 2026-11-10."
-    undated = answer_check("What was my parkrun time on 2026-11-14?", [tempo, log], days=["2026-11-14"])
+    undated = answer_check(
+        "What was my parkrun time on 2026-11-14?", [tempo, log], days=["2026-11-14"], days_are_past=True
+    )
     text = "The parkrun took 24:11."  # from a note no day names: the Running Log's week
     assert undated.feed(text) + undated.finish() == text
 
@@ -143,9 +145,9 @@ def test_asked_what_was_on_a_day_an_answer_must_draw_on_what_the_notes_say_of_th
     routine = Passage("[[Meal Prep#The system]]", "Cook three components and two sauces, then combine them each day.")
     week = Passage("[[Running Log#Week 46 (9 – 15 Nov)]]", "- Sun 15 Nov: long run 13 km, 6:18/km average.")
 
-    cooked = answer_check("What did I cook on 2026-11-15?", [routine, week], days=["2026-11-15"])
+    cooked = answer_check("What did I cook on 2026-11-15?", [routine, week], days=["2026-11-15"], days_are_past=True)
     assert cooked.feed("I cooked three components and two sauces.") + cooked.finish() == ""
-    ran = answer_check("How far did I run on 2026-11-15?", [routine, week], days=["2026-11-15"])
+    ran = answer_check("How far did I run on 2026-11-15?", [routine, week], days=["2026-11-15"], days_are_past=True)
     assert ran.feed("You ran 13 km at 6:18/km.") + ran.finish() == "You ran 13 km at 6:18/km."  # "Sun 15 Nov"
     planned = answer_check("What should I cook today?", [routine, week], days=["2026-12-05"])  # not what was
     text = "Cook three components and two sauces."
