@@ -43,9 +43,10 @@ class EarlierTurn:
 def answers_elsewhere(answer: str, question: str, passages: Sequence[Passage], turns: Sequence[EarlierTurn]) -> bool:
     """Return True when `answer` to a follow-up naming something new is not borne out by the passages about it.
 
-    They bear it out when HELD_SHARE of what it says is in their text or links: an answer written from them takes its
-    words from them, while a sentence sharing one word with the question, enough for an answer of its own, is what
-    an echo finds by chance ("trees" and "fungal" in a soil book's note, for another book's botanist).
+    Also when it says an earlier reply again for a name no passage holds. They bear it out when HELD_SHARE of what
+    it says is in their text or links: an answer written from them takes its words from them, while a sentence
+    sharing one word with the question, enough for an answer of its own, is what an echo finds by chance ("trees"
+    and "fungal" in a soil book's note, for another book's botanist).
     """
     said = said_beyond(answer, question)
     if len(said) < MIN_TERMS:
@@ -54,7 +55,11 @@ def answers_elsewhere(answer: str, question: str, passages: Sequence[Passage], t
     new_word = _new_word(question, echoed) if echoed else _new_word(question, turns, names_only=True)
     holding = passages_holding(new_word, passages) if new_word is not None else []
     if not holding:
-        return False
+        # An earlier reply said again for a name no passage holds is about something else: over obsidian-tasks-demo
+        # the 0.5B answered "Which of them mention Priya?" with the list before it. A word in lower case may be put
+        # otherwise in the notes, or ask for the reply again ("Can you repeat that?"): such an answer stands.
+        return bool(echoed) and _new_word(question, echoed, names_only=True) is not None
+
     held = set().union(*(terms_of(f"{passage.source} {passage.text}", bare_numbers=True) for passage in holding))
     return len(said & held) < HELD_SHARE * len(said)
 

@@ -172,3 +172,16 @@ def test_the_answer_to_a_follow_up_is_quoted_and_attributed_as_read_after_the_qu
 
     assert checked_question({"messages": messages, "follows": goal}) == f"{goal}\nWhen is the race?"
     assert checked_question({"messages": messages, "follows": ""}) == "When is the race?"  # a topic switch
+
+
+def test_an_earlier_reply_given_again_for_a_name_no_passage_holds_is_withheld() -> None:
+    # Over obsidian-tasks-demo the 0.5B answered "Which of them mention Priya?" with the task list before it.
+    listing = (
+        "1 open task of low or lowest priority due before 2026-12-05 (overdue):\n- [ ] Feed the baby 🔽 📅 2021-11-21"
+    )
+    turns = [EarlierTurn("And the low priority ones?", listing)]
+    baby = Passage("[[ACME#Steps to world domination]]", "- [ ] #task Feed the baby 🔽 📅 2021-11-21")
+
+    assert answers_elsewhere(listing, "Which of them mention Priya?", [baby], turns)
+    # A word in lower case may be put otherwise in the notes, or ask for the reply again: that answer stands.
+    assert not answers_elsewhere(listing, "Can you repeat that list?", [baby], turns)
