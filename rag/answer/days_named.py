@@ -11,7 +11,7 @@ import calendar
 import re
 from datetime import date, timedelta
 
-from rag.answer.dates import MONTH_WORDS, dates_in
+from rag.answer.dates import MONTH_WORDS, Date, dates_in
 
 # Days named relative to today, with how many days from today they are.
 _RELATIVE_DAYS = (
@@ -45,6 +45,10 @@ _LAST_WEEK = re.compile(
     r"\b(?:last|past|previous)\s+week\b|\bletzte[rn]?\s+woche\b|\bvorige[rn]?\s+woche\b", re.IGNORECASE
 )
 _WEEK_OF = re.compile(r"\bweek\s+(?:of|from|starting)\b|\bwoche\s+(?:vom|ab)\b", re.IGNORECASE)  # "the week of 9 Nov"
+# What joins two dates into a span, written between them: "from 9 to 12 November", "2026-11-09 – 2026-11-11",
+# "between … and …" (an "and" only after "between": "on 2026-11-09 and on 2026-11-12" asks of two days).
+_SPAN_JOIN = re.compile(r"\s*(?:to|until|till|through|bis|-|–|—)\s*", re.IGNORECASE)
+_BETWEEN = re.compile(r"\b(?:between|zwischen)\s*$", re.IGNORECASE)
 _THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
 _LAST_MONTH = re.compile(r"\b(?:last|past|previous)\s+month\b|\bletzte[nm]?\s+monat\b", re.IGNORECASE)
 
@@ -66,20 +70,22 @@ def days_named(question: str, today: date, *, past: bool = False) -> tuple[date,
     """Return the first and last day `question` names (inclusive), or None when it names none.
 
     The first form found counts, in this order: a written date (a month alone is the whole month; "the week of" a
-    date is that week, Monday to Sunday; without a year, this year's, or with `past` the last one gone by, as
+    date is that week, Monday to Sunday; two dates with "from … to", "between … and" the days from one to the other;
+    without a year, this year's, or with `past` the last one gone by, as
     "What did I do on 28 December?" asked in January means), today / tomorrow / yesterday, a week day (the coming
     one, today on that day; "next Tuesday" is next week's, "last Friday" the one before today), last weekend, the
     weekend (this week's), this / next / last week (Monday to Sunday), this / last month.
     """
     found, _ = dates_in(question)
     if found:
-        year = found[0].year or today.year
-        if found[0].year is None and past and (found[0].month, found[0].day or 1) > (today.month, today.day):
-            year -= 1
-        days = _days_of(year, found[0].month, found[0].day)
+        days = _days_of_date(found[0], today, past=past)
         if days is not None and days[0] == days[1] and _WEEK_OF.search(question):  # that day's week, Monday first
             monday = days[0] - timedelta(days=days[0].weekday())
             return monday, monday + timedelta(days=6)
+        if days is not None and len(found) > 1 and _is_span(question, found[0], found[1]):
+            until = _days_of_date(found[1], today, past=past)
+            if until is not None and until[1] >= days[0]:
+                return days[0], until[1]
         return days
     for words, offset in _RELATIVE_DAYS:
         if words.search(question):
@@ -131,6 +137,26 @@ def _weekday(match: re.Match[str], today: date) -> date:
     if which.startswith(("next", "nächst")):
         return today - timedelta(days=today.weekday()) + timedelta(days=7 + number)
     return today + timedelta(days=(number - today.weekday()) % 7)
+
+
+def _is_span(question: str, first: Date, second: Date) -> bool:
+    """Return True when `question` joins the two dates it gives into a span ("from … to …", "between … and …")."""
+    start = question.find(first.text)
+    end = question.find(second.text, start + len(first.text))
+    if start < 0 or end < 0:
+        return False
+    joined = question[start + len(first.text) : end]
+    if _SPAN_JOIN.fullmatch(joined):
+        return True
+    return joined.strip().casefold() in ("and", "und") and bool(_BETWEEN.search(question[:start]))
+
+
+def _days_of_date(found: Date, today: date, *, past: bool) -> tuple[date, date] | None:
+    """Return the days a written date gives; without a year, this year's, or with `past` the last one gone by."""
+    year = found.year or today.year
+    if found.year is None and past and (found.month, found.day or 1) > (today.month, today.day):
+        year -= 1
+    return _days_of(year, found.month, found.day)
 
 
 def _weekday_number(match: re.Match[str]) -> int:

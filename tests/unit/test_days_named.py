@@ -62,3 +62,22 @@ def test_a_question_naming_no_day_names_none() -> None:
 )
 def test_a_week_day_named_alone_is_also_the_one_gone_by(question: str, expected: date | None) -> None:
     assert past_weekday(question, TODAY) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("What did I do from 2026-11-09 to 2026-11-12?", date(2026, 11, 9), date(2026, 11, 12)),
+        ("What happened between 9 November and 12 November?", date(2026, 11, 9), date(2026, 11, 12)),
+        ("Summarize 2026-11-09 – 2026-11-11.", date(2026, 11, 9), date(2026, 11, 11)),
+        ("Which tasks are due 2026-11-09 until 2026-11-20?", date(2026, 11, 9), date(2026, 11, 20)),
+        # Two days asked apart are no span: the first one counts, as before.
+        ("What is due on 2026-11-09 and what on 2026-11-12?", date(2026, 11, 9), date(2026, 11, 9)),
+        ("What did I do to the fence on 2026-11-09 and 2026-11-12?", date(2026, 11, 9), date(2026, 11, 9)),
+        ("What was due from 2026-11-12 to 2026-11-09?", date(2026, 11, 12), date(2026, 11, 12)),  # backwards
+    ],
+)
+def test_two_dates_joined_into_a_span_name_the_days_from_one_to_the_other(
+    question: str, first: date, last: date
+) -> None:
+    assert days_named(question, TODAY) == (first, last)
