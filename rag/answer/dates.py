@@ -109,3 +109,18 @@ def _date_of(match: re.Match[str]) -> Date | None:
     if not 1 <= month <= 12 or (day_number is not None and not 1 <= day_number <= 31):
         return None
     return Date(int(year) if year else None, month, day_number, match[0])
+
+
+def day_keys(text: str) -> frozenset[str]:
+    """Return the days `text` gives, each as its whole date and its month and day: "2026-11-15", "11-15".
+
+    A day without a year ("Sun 15 Nov") is its month and day alone, so that it meets a full date of that day.
+    """
+    keys: set[str] = set()
+    for found in dates_in(text)[0]:
+        if found.day is None:
+            continue
+        keys.add(f"{found.month:02}-{found.day:02}")
+        if found.year is not None:
+            keys.add(found.term)
+    return frozenset(keys)

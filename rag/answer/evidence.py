@@ -19,6 +19,7 @@ from os.path import commonprefix
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.citations import note_of
 from rag.answer.context import opens_like_refusal
+from rag.answer.dates import day_keys
 from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
@@ -119,7 +120,8 @@ def evidence_for(
     if not said:
         return []
     wanted = question_stems(question)
-    candidates = [c for c in _candidates(said, passages, wanted, _plain(answer)) if c.on_topic or not wanted]
+    days = day_keys(question)
+    candidates = [c for c in _candidates(said, passages, wanted, _plain(answer), days) if c.on_topic or not wanted]
     if not beyond:  # only a sentence saying something beyond the question can show what the notes say about it
         candidates = [c for c in candidates if weight_of(said_beyond(c.text, question)) >= MIN_EVIDENCE]
         # An answer that is only a link points at its note: what that note says, not a sentence elsewhere that
@@ -369,13 +371,24 @@ def quoted_line(text: str, source: str) -> str:
 
 
 def _candidates(
-    said: frozenset[str], passages: Sequence[Passage], wanted: frozenset[str], answer: str
+    said: frozenset[str],
+    passages: Sequence[Passage],
+    wanted: frozenset[str],
+    answer: str,
+    days: frozenset[str] = frozenset(),
 ) -> list[_Candidate]:
+    """Return the sentences of `passages` holding something of `said`, each with how on topic it is.
+
+    On topic: the question's words (`wanted`) it or its note and heading share; else one of the days the question
+    names (`days`, rag.answer.dates.day_keys), in any form: asked "How far did I run on 2026-11-15?", whose only
+    long word is its year, the running log's "Sun 15 Nov: long run 13 km" is about that day.
+    """
     found: list[_Candidate] = []
     for rank, passage in enumerate(passages):
         if not passage.source:  # a tool result without a note: nothing to link to
             continue
         where = _stems(passage.source) & wanted
+        source_on_day = bool(days & day_keys(passage.source))
         # A line that is only the note's title (a properties passage opens with it) quotes nothing the link
         # under it does not already say: "2023 Japan Trip" [[2023 Japan Trip]].
         title = _plain(note_of(passage.source).rsplit("/", 1)[-1])
@@ -392,7 +405,10 @@ def _candidates(
                 continue
             holds = frozenset(said & terms_of(text, bare_numbers=True)) if text else frozenset()
             if holds:
-                on_topic = len((_stems(text) & wanted) | where)
+                # A sentence giving days of its own is of those ("Wed 11 Nov: 8 km" under "Week 46 (9 – 15 Nov)").
+                own_days = day_keys(text) if days else frozenset()
+                on_day = bool(days & own_days) if own_days else source_on_day
+                on_topic = len((_stems(text) & wanted) | where) or int(on_day)
                 order = rank * 10_000 + place
                 found.append(_Candidate(text, passage.source, holds, on_topic, order, _plain(text) in answer))
     return found

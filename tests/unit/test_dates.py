@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag.answer.attribution import Passage, terms_of
-from rag.answer.dates import Date, dates_in
+from rag.answer.dates import Date, dates_in, day_keys
 from rag.answer.evidence import evidence_for, is_borne_out
 
 TRIPS = Passage(
@@ -60,3 +60,11 @@ def test_another_date_sharing_a_number_with_a_notes_date_is_no_evidence() -> Non
     answer = "The phone number of Steph Ango is 2026-12-04."
     assert evidence_for(answer, [TRIPS], question=question) == []
     assert not is_borne_out(answer, [TRIPS], question=question)
+
+
+def test_the_days_a_text_gives_are_keyed_by_whole_date_and_by_month_and_day() -> None:
+    assert day_keys("Sun 15 Nov: long run") == frozenset({"11-15"})
+    assert day_keys("[[2026-11-15#Log]] and 3 December 2026") == frozenset(
+        {"2026-11-15", "11-15", "2026-12-03", "12-03"}
+    )
+    assert day_keys("In September 2023, nothing.") == frozenset()  # a month is no day

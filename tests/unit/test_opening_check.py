@@ -333,3 +333,15 @@ def test_a_list_of_links_announced_as_the_following_is_borne_out_by_the_notes_it
     answer = "Kevin Kelly has noted the following books:\n\n1. [[Out of Control]]\n2. [[Kevin Kelly#Clippings]]"
 
     assert is_borne_out(answer, read, question="Which book by Kevin Kelly have I noted, and when was it published?")
+
+
+def test_a_sentence_giving_the_day_asked_about_is_on_topic_in_any_form() -> None:
+    # "How far did I run on 2026-11-15?" has no long word but its year; the running log writes the day "Sun 15 Nov".
+    week = Passage(
+        "[[Running Log#Week 46 (9 – 15 Nov)]]", "- Wed 11 Nov: easy 8 km.\n- Sun 15 Nov: long run 13 km, 6:18/km."
+    )
+    question = "How far did I run on 2026-11-15?"
+
+    assert is_borne_out("13 km.", [week], question=question)
+    assert not is_borne_out("8 km.", [week], question=question)  # a sentence of another day, under the week's heading
+    assert not is_borne_out("13 km.", [week], question="How far did I run on 2026-11-14?")
