@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 
 from agent.tools.reader import VaultReader
 from agent.tools.vault_tasks import templates_folder_or_none
+from core.domain import SearchHit
 from core.errors import InvalidRequest, NotFound
 from rag.answer.dates import dates_in
 from rag.answer.days_named import days_named, past_weekday
@@ -29,7 +30,18 @@ from rag.notes.obsidian_config import daily_note_path
 _log = logging.getLogger(__name__)
 # The days looked up at most: two months of daily notes. A longer span ("in 2025") is no day to look up.
 MAX_DAYS = 62
+_ISO_WEEK = re.compile(r"(?<!\d)\d{4}-W\d{2}(?!\d)")
 _ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}|W\d{2})(?!\d)")  # 2026-11-16, and a week's 2026-W46
+
+
+def weeks_first(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """Return `hits` with those of a week's own note first ("2026-W46 Weekly Review"), else in their order.
+
+    For a request about the days alone: a week's note is among their notes only when all its days are asked about,
+    and it is the user's own summary of them. Asked "Summarize the week of 2026-11-09.", the search put a heading
+    line of Wednesday's note first and the weekly review's "Wins" fifth; the first passage gets the most room.
+    """
+    return sorted(hits, key=lambda hit: _ISO_WEEK.search(PurePosixPath(hit.chunk.path).stem) is None)
 
 
 def days_label(days: Sequence[str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
-from agent.day_notes import NamedDays
+from agent.day_notes import NamedDays, weeks_first
 from agent.gate.intent import is_surely_change_request
 from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
@@ -119,6 +119,8 @@ class RetrievalOnlyAnswerer:
             if covered
             else []
         )
+        if only_days:  # a week's own note first: the user's summary of the days asked about
+            hits = weeks_first(hits)
         if hits and self._base_embeds is not None:
             hits = self._base_embeds(hits)
         return retrieval_only_reply(question, hits, covered=covered)

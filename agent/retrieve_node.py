@@ -14,7 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
 from agent.answer_footer import earlier_question, latest_question, user_questions_before
-from agent.day_notes import NamedDays
+from agent.day_notes import NamedDays, weeks_first
 from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
 from agent.notes_list import listed_notes
@@ -79,6 +79,8 @@ class RetrieveNode:
         hits = await _in_thread(
             lambda: deps.retriever.search_for(query, k=deps.top_k, passages=True, among=day_notes, only_among=only_days)
         )
+        if only_days:  # a week's own note first: the user's summary of the days asked about
+            hits = weeks_first(hits)
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if is_contract_request(deps, question, scratch_of(config)):
             scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)

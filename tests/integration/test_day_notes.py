@@ -25,7 +25,10 @@ from tests.vault_state import write_notes
 
 NOTES = {
     "Journal/2026-11-16.md": "# Monday\n\n## Log\n\n- Fixed the greenhouse door hinge with two new screws.\n",
-    "Journal/2026-11-17.md": "# Tuesday\n\n## Log\n\n- Repotted the lemon tree into a bigger terracotta pot.\n",
+    "Journal/2026-11-17.md": (
+        "# Tuesday\n\n## Log\n\n- Repotted the lemon tree into a bigger terracotta pot.\n\n"
+        "## Plan\n\n- Summarize the week of planning: week goals, week review of the week.\n"
+    ),
     "Meetings/2026-11-16 Standup.md": "# Standup\n\nAgreed to ship the beta on Friday.\n",
     "Reviews/2026-W47 Weekly Review.md": "# Week 47\n\nA calm week; the beta shipped.\n",
     "Templates/2026-11-16 Example.md": "# Example\n\nA template's sample day.\n",
@@ -202,3 +205,20 @@ def test_a_follow_up_is_searched_in_its_context_beside_the_days_notes(day_servic
 
     assert "Meetings/2026-11-16 Standup.md" in {hit.chunk.path for hit in hits}
     assert len(hits) == 3
+
+
+def test_a_summary_of_the_days_reads_the_weeks_own_note_first(
+    day_settings: Settings, day_services: Services, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text("A calm week; the beta shipped [[2026-W47 Weekly Review]]."))
+    app = agent_app(day_settings, day_services, llm.base_url)
+    with serve_in_thread(app) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        client.chat.completions.create(
+            model="vault-librarian", messages=[{"role": "user", "content": "Summarize the week of 2026-11-16."}]
+        )
+
+    sent = str(llm.chat_requests[-1].messages[-1]["content"])
+    sources = re.findall(r'<note source="\[\[([^#\]]+)', sent)
+    assert sources[0] == "2026-W47 Weekly Review"
+    assert {"2026-11-16", "2026-11-17", "2026-11-16 Standup"} <= set(sources)  # the days' notes after it
