@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -17,6 +18,8 @@ from rag.follow_up import Query, fuse_by_rank, is_follow_up, is_topic_switch, le
 from rag.search_trace import SearchTrace, trace_hits
 
 RERANK_QUERY_CHARS = 4_096
+_TAG = re.compile(r"(?<![^\s(,])#[^\s#,;:!?()\[\]]+")  # "#project/librarian", "#area/garden"
+_HEADING_LINE = re.compile(r"^#{1,6}\s.*$", re.MULTILINE)
 # The notes a question names otherwise than by words (`search_for`'s `among`: a day's notes) weigh double in the
 # fusion: their second best chunk stands beside the search's best. Asked "What did I write yesterday?", the words
 # find nothing of that day, and at weight 1 the day's Plan lost its slot to other days' notes.
@@ -115,6 +118,7 @@ class Retriever:
             lists.append(self.search(text, k=depth, embedding=embedding, filters=SearchFilters(paths=tuple(among))))
             weights.append(NAMED_NOTES_WEIGHT)
         fused = fuse_by_rank(lists, rrf_k=self._settings.rrf_k, weights=weights)
+        fused = saying_something(fused) if passages else fused
         outweigh = FAR_STRONGER if passages else 0.0  # fused by rank: one scale, whatever ranked the lists
         return diversify_by_note(fused, limit=limit, per_note=self._settings.max_chunks_per_note, outweigh=outweigh)
 
@@ -153,6 +157,7 @@ class Retriever:
             # A cross-encoder reads at most its window too: a pasted megabyte costs no more than a page.
             # Every candidate is ranked, so the diversity step has the next notes to fill slots with.
             reranked = self._reranker.rerank(text[:RERANK_QUERY_CHARS], hits, top_k=len(hits))
+            reranked = saying_something(reranked) if passages else reranked
             outweigh = FAR_STRONGER if passages and self._settings.reranker is None else 0.0
             ranked = diversify_by_note(
                 reranked, limit=limit, per_note=self._settings.max_chunks_per_note, outweigh=outweigh
@@ -204,6 +209,15 @@ class Retriever:
                 f"{wanted.model_id} ({wanted.dim} dimensions); run `librarian index` to rebuild it"
             )
         self._is_identity_checked = stored is not None
+
+
+def saying_something(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """Return `hits` without the chunks that are only tags (and headings): a passage of them says nothing to read.
+
+    A daily note's title section is often its tags alone ("#project/librarian" under "Wednesday, 11 November
+    2026"); asked about a day, it took the second of six passages. A list of notes keeps them.
+    """
+    return [hit for hit in hits if _TAG.sub("", _HEADING_LINE.sub("", hit.chunk.text)).strip()]
 
 
 def _without_secrets(chunk: Chunk) -> Chunk:
