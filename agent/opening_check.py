@@ -239,7 +239,8 @@ def _has_opening(held: str, hold_chars: int) -> bool:
 def _is_in_announced_list(held: str, at: int) -> bool:
     """Return True when position `at` is in a list item of a list that a line ending in a colon announced."""
     line_start = held.rfind("\n", 0, at) + 1
-    if not _LIST_ITEM.match(held[line_start:at]):
+    # With the two characters from `at` on: the period of "1. " is the marker's, no sentence's end.
+    if not _LIST_ITEM.match(held[line_start : at + 2]):
         return False
     lines = held[:line_start].rstrip().split("\n")
     while lines and (_LIST_ITEM.match(lines[-1]) or not lines[-1].strip()):

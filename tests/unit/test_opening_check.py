@@ -278,6 +278,20 @@ def test_a_list_a_line_announces_is_judged_whole_not_by_its_first_item() -> None
     assert judge.judged == ["The ingredients of my mom's plum cake are:\n\n" + items + "\nEnjoy baking. More"]
 
 
+def test_a_numbered_list_a_line_announces_is_judged_whole_not_at_its_first_marker() -> None:
+    # The 1.5B's summary of a week was judged at "1. " (the marker's period read as a sentence's end) and withheld.
+    judge = Judge(verdict=True)
+    check = OpeningCheck(judge)
+    opening = "The week of 2026-11-09 was marked by several notable events. Here's a summary of what the notes say:\n\n"
+    items = "1. **Fermentation:** Started the beetroot sauerkraut.\n2. **Parkrun:** 24:11, second-best ever.\n"
+
+    held = [check.feed(part) for part in (opening, *items.splitlines(True))]
+    shown = check.feed("\nA good week. More")
+
+    assert held == ["", "", ""] and shown.startswith(opening)
+    assert judge.judged == [opening + items + "\nA good week. More"]
+
+
 def test_an_answer_of_links_to_notes_it_read_is_borne_out_by_them() -> None:
     # Recorded from the 1.5B on kepano-obsidian, asked which sci-fi movies and shows are in the notes.
     read = [
