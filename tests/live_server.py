@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -10,8 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from fastapi import FastAPI
-
-from tests.scripted_llm import free_port
 
 if TYPE_CHECKING:
     from app.wiring import Services
@@ -24,9 +23,16 @@ def serve_in_thread(app: FastAPI, *, startup_timeout: float = 30.0, port: int | 
 
     Pass the port of the app's settings when CLI commands must find the server through the DATA_DIR owner file.
     """
-    port = port or free_port()
+    # A port found free and bound later may be taken in between (another test worker's server or client): with no
+    # port asked for, the socket is bound here and handed to uvicorn, so the port is ours from the start.
+    listening = None
+    if port is None:
+        listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listening.bind(("127.0.0.1", 0))
+        port = listening.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, name="uvicorn-test", daemon=True)
+    sockets = [listening] if listening is not None else None
+    thread = threading.Thread(target=lambda: server.run(sockets=sockets), name="uvicorn-test", daemon=True)
     thread.start()
     deadline = time.monotonic() + startup_timeout
     while not server.started:
@@ -38,6 +44,8 @@ def serve_in_thread(app: FastAPI, *, startup_timeout: float = 30.0, port: int | 
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+        if listening is not None:
+            listening.close()
 
 
 def agent_app(settings: Settings, services: Services, llm_base_url: str, **update: Any) -> FastAPI:
