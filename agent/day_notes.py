@@ -23,7 +23,7 @@ from agent.tools.reader import VaultReader
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import SearchHit
 from core.errors import InvalidRequest, NotFound
-from rag.answer.dates import dates_in
+from rag.answer.dates import day_keys, days_meet
 from rag.answer.days_named import days_named, past_weekday
 from rag.notes.obsidian_config import daily_note_path
 
@@ -73,18 +73,7 @@ def holds_day(passage_note: str, text: str, days: Sequence[str]) -> bool:
     Its note is named by one, or its text gives one ("Sat 14 Nov" in a running log's week; a date without a year
     matches its month and day).
     """
-    if set(_ISO_DAY.findall(passage_note)) & set(days):
-        return True
-    asked = {day: date.fromisoformat(day) for day in days}
-    for found in dates_in(text)[0]:
-        if found.day is None:
-            continue
-        if any(
-            (found.month, found.day) == (day.month, day.day) and found.year in (None, day.year)
-            for day in asked.values()
-        ):
-            return True
-    return False
+    return bool(set(_ISO_DAY.findall(passage_note)) & set(days)) or days_meet(day_keys(text), frozenset(days))
 
 
 def of_other_days(note: str, days: Sequence[str]) -> bool:

@@ -9,6 +9,7 @@ one term, the same whether a note writes "2023-09-12", "12 September 2023" or "S
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date as Day
 
@@ -112,15 +113,21 @@ def _date_of(match: re.Match[str]) -> Date | None:
 
 
 def day_keys(text: str) -> frozenset[str]:
-    """Return the days `text` gives, each as its whole date and its month and day: "2026-11-15", "11-15".
+    """Return the days `text` gives as date terms: "2026-11-15", or "11-15" for a day without a year ("Sun 15 Nov")."""
+    return frozenset(found.term for found in dates_in(text)[0] if found.day is not None)
 
-    A day without a year ("Sun 15 Nov") is its month and day alone, so that it meets a full date of that day.
+
+def days_meet(these: AbstractSet[str], those: AbstractSet[str]) -> bool:
+    """Return True when a day of `these` is one of `those` (date terms, `day_keys`).
+
+    Two whole dates meet when they are equal; a day without a year meets any of its month and day: "Sun 15 Nov" is
+    2026-11-15, and 2025-11-15 is not.
     """
-    keys: set[str] = set()
-    for found in dates_in(text)[0]:
-        if found.day is None:
-            continue
-        keys.add(f"{found.month:02}-{found.day:02}")
-        if found.year is not None:
-            keys.add(found.term)
-    return frozenset(keys)
+
+    def month_days(keys: AbstractSet[str]) -> set[str]:
+        return {key[-5:] for key in keys}
+
+    def yearless(keys: AbstractSet[str]) -> set[str]:
+        return {key for key in keys if len(key) == len("11-15")}
+
+    return bool(these & those or yearless(these) & month_days(those) or yearless(those) & month_days(these))

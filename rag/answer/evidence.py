@@ -19,7 +19,7 @@ from os.path import commonprefix
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.citations import note_of
 from rag.answer.context import opens_like_refusal
-from rag.answer.dates import day_keys
+from rag.answer.dates import day_keys, days_meet
 from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
@@ -388,7 +388,7 @@ def _candidates(
         if not passage.source:  # a tool result without a note: nothing to link to
             continue
         where = _stems(passage.source) & wanted
-        source_on_day = bool(days & day_keys(passage.source))
+        source_on_day = bool(days) and days_meet(days, day_keys(passage.source))
         # A line that is only the note's title (a properties passage opens with it) quotes nothing the link
         # under it does not already say: "2023 Japan Trip" [[2023 Japan Trip]].
         title = _plain(note_of(passage.source).rsplit("/", 1)[-1])
@@ -407,7 +407,7 @@ def _candidates(
             if holds:
                 # A sentence giving days of its own is of those ("Wed 11 Nov: 8 km" under "Week 46 (9 – 15 Nov)").
                 own_days = day_keys(text) if days else frozenset()
-                on_day = bool(days & own_days) if own_days else source_on_day
+                on_day = days_meet(days, own_days) if own_days else source_on_day
                 on_topic = len((_stems(text) & wanted) | where) or int(on_day)
                 order = rank * 10_000 + place
                 found.append(_Candidate(text, passage.source, holds, on_topic, order, _plain(text) in answer))

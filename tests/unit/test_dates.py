@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag.answer.attribution import Passage, terms_of
-from rag.answer.dates import Date, dates_in, day_keys
+from rag.answer.dates import Date, dates_in, day_keys, days_meet
 from rag.answer.evidence import evidence_for, is_borne_out
 
 TRIPS = Passage(
@@ -62,9 +62,16 @@ def test_another_date_sharing_a_number_with_a_notes_date_is_no_evidence() -> Non
     assert not is_borne_out(answer, [TRIPS], question=question)
 
 
-def test_the_days_a_text_gives_are_keyed_by_whole_date_and_by_month_and_day() -> None:
+def test_the_days_a_text_gives_are_keyed_as_date_terms() -> None:
     assert day_keys("Sun 15 Nov: long run") == frozenset({"11-15"})
-    assert day_keys("[[2026-11-15#Log]] and 3 December 2026") == frozenset(
-        {"2026-11-15", "11-15", "2026-12-03", "12-03"}
-    )
+    assert day_keys("[[2026-11-15#Log]] and 3 December 2026") == frozenset({"2026-11-15", "2026-12-03"})
     assert day_keys("In September 2023, nothing.") == frozenset()  # a month is no day
+
+
+def test_a_day_without_a_year_meets_its_month_and_day_in_any_year_and_whole_dates_only_their_own() -> None:
+    asked = day_keys("How far did I run on 2026-11-15?")
+
+    assert days_meet(asked, day_keys("Sun 15 Nov: long run"))
+    assert days_meet(day_keys("on 15 November"), day_keys("[[2026-11-15#Log]]"))
+    assert not days_meet(asked, day_keys("15 November 2025: long run"))
+    assert not days_meet(asked, day_keys("Sat 14 Nov"))
