@@ -25,7 +25,10 @@ from core.domain import SearchHit
 from core.errors import InvalidRequest, NotFound
 from rag.answer.dates import day_keys, days_meet
 from rag.answer.days_named import days_named, past_weekday
+from rag.answer.topic_passages import asks_about_days_alone
+from rag.follow_up import Query
 from rag.notes.obsidian_config import daily_note_path
+from rag.retrieve import Retriever
 
 _log = logging.getLogger(__name__)
 # The days looked up at most: two months of daily notes. A longer span ("in 2025") is no day to look up.
@@ -96,6 +99,20 @@ class NamedDays:
     is_definite: bool = True
     # The question asks what was on them (past tense), all of them today or before: an answer draws on them.
     is_past: bool = False
+
+
+def is_about_days_alone(days: NamedDays, question: str) -> bool:
+    """Return True for a request about the days alone whose notes were found: they cover it, and are all it reads."""
+    return bool(days.paths) and asks_about_days_alone(question)
+
+
+def passages_for(retriever: Retriever, query: Query, days: NamedDays, *, k: int, alone: bool) -> list[SearchHit]:
+    """Return the passages of a question naming `days`: their notes beside what its words find, or them alone.
+
+    `alone` (`is_about_days_alone`): a week's own note first, the user's summary of the days asked about.
+    """
+    hits = retriever.search_for(query, k=k, passages=True, among=days.paths, only_among=alone)
+    return weeks_first(hits) if alone else hits
 
 
 class DayNotes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
-from agent.day_notes import NamedDays, weeks_first
+from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import is_surely_change_request
 from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
@@ -16,7 +16,6 @@ from core.errors import InvalidRequest
 from rag.answer.citations import note_of
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.relevance_gate import RelevanceGate
-from rag.answer.topic_passages import asks_about_days_alone
 from rag.notes.links import LinkResolver
 from rag.retrieve import Retriever
 
@@ -107,20 +106,14 @@ class RetrievalOnlyAnswerer:
         if self._due_tasks is not None and (due := self._due_tasks(question, asked_before)) is not None:
             return due.text  # "Which tasks are due today?" needs no model: code lists them by their dates
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
-        day_notes = self._day_notes(question).paths if self._day_notes is not None else ()
+        days = self._day_notes(question) if self._day_notes is not None else NamedDays()
         # A request about the days alone ("What did I do yesterday?") is covered by their notes, whatever its words.
-        only_days = bool(day_notes) and asks_about_days_alone(question)
+        only_days = is_about_days_alone(days, question)
         covered = only_days or self._gate.covers(query)
         # "List my notes about X": the notes found about it (agent/notes_list.py).
         if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):
             return listed.text
-        hits = (
-            self._retriever.search_for(query, k=self._top_k, passages=True, among=day_notes, only_among=only_days)
-            if covered
-            else []
-        )
-        if only_days:  # a week's own note first: the user's summary of the days asked about
-            hits = weeks_first(hits)
+        hits = passages_for(self._retriever, query, days, k=self._top_k, alone=only_days) if covered else []
         if hits and self._base_embeds is not None:
             hits = self._base_embeds(hits)
         return retrieval_only_reply(question, hits, covered=covered)

@@ -14,7 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
 from agent.answer_footer import earlier_question, latest_question, user_questions_before
-from agent.day_notes import NamedDays, weeks_first
+from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
 from agent.notes_list import listed_notes
@@ -22,7 +22,6 @@ from agent.source_question import answer_before, asks_for_sources, sources_reply
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.tool_offer import is_contract_request, offers_tools
 from rag.answer.context import build_context
-from rag.answer.topic_passages import asks_about_days_alone
 
 T = TypeVar("T")
 
@@ -66,8 +65,7 @@ class RetrieveNode:
         # The notes of the days it names, found by name (agent/day_notes.py). A request about those days alone ("What
         # did I do yesterday?") is covered by them whatever its words; any other question still meets the floor.
         days = NamedDays() if edit_like or deps.day_notes is None else await _in_thread(deps.day_notes, question)
-        day_notes = days.paths
-        only_days = bool(day_notes) and asks_about_days_alone(question)
+        only_days = is_about_days_alone(days, question)
         if not is_edit and not only_days and not await _in_thread(lambda: deps.gate.covers(query)):
             return {"is_covered": False}
         # "When is the race?" is answered about the half marathon asked of before: its answer is checked so too.
@@ -76,11 +74,7 @@ class RetrieveNode:
         if not edit_like and (listed := await _in_thread(listed_notes, question, deps.retriever, query, deps.top_k)):
             scratch_of(config).checker.allowed.update(listed.anchors)
             return {"is_covered": False, "answer": listed.text}
-        hits = await _in_thread(
-            lambda: deps.retriever.search_for(query, k=deps.top_k, passages=True, among=day_notes, only_among=only_days)
-        )
-        if only_days:  # a week's own note first: the user's summary of the days asked about
-            hits = weeks_first(hits)
+        hits = await _in_thread(lambda: passages_for(deps.retriever, query, days, k=deps.top_k, alone=only_days))
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if is_contract_request(deps, question, scratch_of(config)):
             scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)
@@ -113,7 +107,7 @@ class RetrieveNode:
             "allowed": anchors,
             "hit_paths": hit_paths,
             "follows": follows,
-            "day_notes": list(day_notes),
+            "day_notes": list(days.paths),
             "days": list(days.days),
             "days_are_definite": days.is_definite,
             "days_are_past": days.is_past,
