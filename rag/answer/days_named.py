@@ -49,6 +49,14 @@ _WEEK_OF = re.compile(r"\bweek\s+(?:of|from|starting)\b|\bwoche\s+(?:vom|ab)\b",
 # "between … and …" (an "and" only after "between": "on 2026-11-09 and on 2026-11-12" asks of two days).
 _SPAN_JOIN = re.compile(r"\s*(?:to|until|till|through|bis|-|–|—)\s*", re.IGNORECASE)
 _BETWEEN = re.compile(r"\b(?:between|zwischen)\s*$", re.IGNORECASE)
+# A span whose month is written once: a day's number before a date starting with its day ("from 9 to 12 November",
+# "9.-12. November", "between 9 and 12 Nov"), or after one starting with its month ("November 9-12", "Nov 9 to 12,
+# 2026", whose year then follows the second number).
+_JOIN = r"\s*(?P<join>to|until|till|through|bis|and|und|-|–|—)\s*(?:the\s+)?"
+_DAY_BEFORE = re.compile(r"(?<![\d.,:/-])\b(?P<day>\d{1,2})(?:st|nd|rd|th|\.)?" + _JOIN + r"$", re.IGNORECASE)
+_DAY_AFTER = re.compile(
+    r"^" + _JOIN + r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?![\d.:/]\d)\b(?:,?\s*(?P<year>\d{4})\b)?", re.IGNORECASE
+)
 _THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
 _LAST_MONTH = re.compile(r"\b(?:last|past|previous)\s+month\b|\bletzte[nm]?\s+monat\b", re.IGNORECASE)
 
@@ -86,6 +94,8 @@ def days_named(question: str, today: date, *, past: bool = False) -> tuple[date,
             until = _days_of_date(found[1], today, past=past)
             if until is not None and until[1] >= days[0]:
                 return days[0], until[1]
+        if days is not None and (span := _span_of_day_numbers(question, found[0], today, past=past)) is not None:
+            return span
         return days
     for words, offset in _RELATIVE_DAYS:
         if words.search(question):
@@ -93,7 +103,7 @@ def days_named(question: str, today: date, *, past: bool = False) -> tuple[date,
             return day, day
     monday = today - timedelta(days=today.weekday())
     if (weekday := _WEEKDAY.search(question)) is not None:
-        day = _weekday(weekday, today)
+        day = _weekday(weekday, today, _week_named(question))
         return day, day
     if _LAST_WEEKEND.search(question):  # the Saturday and Sunday before this week
         return monday - timedelta(days=2), monday - timedelta(days=1)
@@ -120,18 +130,29 @@ def past_weekday(question: str, today: date) -> date | None:
     as a question about what is due does: who looks up notes of a day takes both.
     """
     weekday = _WEEKDAY.search(question)
-    if weekday is None or weekday["which"] or dates_in(question)[0]:
+    if weekday is None or weekday["which"] or dates_in(question)[0] or _week_named(question) is not None:
         return None
     return _last_before(_weekday_number(weekday), today)
 
 
-def _weekday(match: re.Match[str], today: date) -> date:
+def _week_named(question: str) -> int | None:
+    """Return the week `question` names beside a week day, in weeks from this one ("Friday last week": -1)."""
+    for words, weeks in ((_LAST_WEEK, -1), (_NEXT_WEEK, 1), (_THIS_WEEK, 0)):
+        if words.search(question):
+            return weeks
+    return None
+
+
+def _weekday(match: re.Match[str], today: date, week: int | None) -> date:
     """Return the day a week day names: the coming one (today on that day).
 
-    "next Tuesday" is the Tuesday of next week, "last Friday" the one before today.
+    "next Tuesday" is the Tuesday of next week, "last Friday" the one before today; with a `week` named beside it
+    ("Friday last week", "am Freitag letzte Woche", "Monday of next week"), that week's.
     """
     number = _weekday_number(match)
     which = (match["which"] or "").casefold()
+    if not which and week is not None:
+        return today - timedelta(days=today.weekday()) + timedelta(days=7 * week + number)
     if which.startswith(("last", "letzt")):
         return _last_before(number, today)
     if which.startswith(("next", "nächst")):
@@ -149,6 +170,39 @@ def _is_span(question: str, first: Date, second: Date) -> bool:
     if _SPAN_JOIN.fullmatch(joined):
         return True
     return joined.strip().casefold() in ("and", "und") and bool(_BETWEEN.search(question[:start]))
+
+
+def _span_of_day_numbers(question: str, found: Date, today: date, *, past: bool) -> tuple[date, date] | None:
+    """Return the days from one number to another with the month written once beside them, else None.
+
+    "from 9 to 12 November" and "9-12 Nov" are read as "12 November" alone, "November 9-12" as its 9th alone.
+    An "and" joins them only after "between" ("on 9 and 12 November" asks of two days).
+    """
+    if found.day is None or not found.text:
+        return None
+    start = question.find(found.text)
+    before, after = question[:start], question[start + len(found.text) :]
+    if found.text[0].isdigit():  # "12 November": the first number before it
+        number = _DAY_BEFORE.search(before)
+        if number is None or int(number["day"]) >= found.day:
+            return None
+        first, last, year = int(number["day"]), found.day, found.year
+        before = before[: number.start()]
+    else:  # "November 9": the last number after it
+        number = _DAY_AFTER.match(after)
+        if number is None or int(number["day"]) <= found.day:
+            return None
+        first, last, year = (
+            found.day,
+            int(number["day"]),
+            found.year or (int(number["year"]) if number["year"] else None),
+        )
+    if number["join"].casefold() in ("and", "und") and not _BETWEEN.search(before):
+        return None
+    days = _days_of_date(Date(year, found.month, last), today, past=past)
+    if days is None:
+        return None
+    return days[0].replace(day=first), days[1]
 
 
 def _days_of_date(found: Date, today: date, *, past: bool) -> tuple[date, date] | None:

@@ -81,3 +81,38 @@ def test_two_dates_joined_into_a_span_name_the_days_from_one_to_the_other(
     question: str, first: date, last: date
 ) -> None:
     assert days_named(question, TODAY) == (first, last)
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("What did I do from 9 to 12 November?", date(2026, 11, 9), date(2026, 11, 12)),
+        ("What happened 9-12 Nov 2025?", date(2025, 11, 9), date(2025, 11, 12)),
+        ("Was war vom 9. bis 12. November?", date(2026, 11, 9), date(2026, 11, 12)),
+        ("Summarize November 9-12.", date(2026, 11, 9), date(2026, 11, 12)),
+        ("What did I write from the 9th to the 12th of November?", date(2026, 11, 9), date(2026, 11, 12)),
+        ("What happened Nov 9 – 12, 2025?", date(2025, 11, 9), date(2025, 11, 12)),  # the year after the second
+        ("What happened between November 9 and 12?", date(2026, 11, 9), date(2026, 11, 12)),
+        # Not spans: "and" without "between" asks of two days (the date written counts), a number past the date's
+        # day, a decimal.
+        ("What did I do on 9 and 12 November?", date(2026, 11, 12), date(2026, 11, 12)),
+        ("What did I do on 14 - 12 November?", date(2026, 11, 12), date(2026, 11, 12)),
+        ("Which tasks cost 3.5 - 12 November?", date(2026, 11, 12), date(2026, 11, 12)),
+    ],
+)
+def test_a_span_whose_month_is_written_once_is_read_whole(question: str, first: date, last: date) -> None:
+    assert days_named(question, TODAY) == (first, last)
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("What did I do on Friday last week?", date(2026, 11, 27)),  # not the coming Friday
+        ("Was habe ich am Freitag letzte Woche gemacht?", date(2026, 11, 27)),
+        ("What is planned for Monday of next week?", date(2026, 12, 7)),
+        ("What did I do on Tuesday this week?", date(2026, 12, 1)),
+    ],
+)
+def test_a_week_day_named_with_its_week_is_that_weeks(question: str, day: date) -> None:
+    assert days_named(question, TODAY) == (day, day)
+    assert past_weekday(question, TODAY) is None  # the week says which: no other day is looked up
