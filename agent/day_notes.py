@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import PurePosixPath
+from typing import Any
 
 from agent.tools.reader import VaultReader
 from agent.tools.vault_tasks import templates_folder_or_none
@@ -99,6 +100,32 @@ class NamedDays:
     is_definite: bool = True
     # The question asks what was on them (past tense), all of them today or before: an answer draws on them.
     is_past: bool = False
+
+    @property
+    def meant(self) -> tuple[str, ...]:
+        """Return the days when they are the ones meant (`is_definite`), else none."""
+        return self.days if self.is_definite else ()
+
+    def as_record(self) -> dict[str, Any]:
+        """Return these days as the agent's checkpoint keeps them: plain JSON, no class of ours."""
+        return {
+            "days": list(self.days),
+            "paths": list(self.paths),
+            "is_definite": self.is_definite,
+            "is_past": self.is_past,
+        }
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any] | None) -> NamedDays:
+        """Return the days `as_record` gave (none for a missing record: a checkpoint of an older turn)."""
+        if not record:
+            return cls()
+        return cls(
+            tuple(record.get("days", ())),
+            tuple(record.get("paths", ())),
+            is_definite=bool(record.get("is_definite", True)),
+            is_past=bool(record.get("is_past", False)),
+        )
 
 
 def is_about_days_alone(days: NamedDays, question: str) -> bool:

@@ -16,7 +16,7 @@ from agent.answer_footer import answer_footer, earlier_question, latest_question
 from agent.call_feedback import REPEATED_CALL, earlier_failure, other_tool_hint, unoffered_call_error
 from agent.context_fit import fit_messages
 from agent.contract_node import ContractNode
-from agent.day_notes import days_label
+from agent.day_notes import NamedDays, days_label
 from agent.gate.intent import asked_change
 from agent.graph_deps import AgentDeps, scratch_of, write_text
 from agent.history import client_instructions, model_history, reconcile
@@ -57,10 +57,7 @@ class AgentNodes:
             "is_contract": False,
             "hit_paths": [],
             "follows": "",
-            "day_notes": [],
-            "days": [],
-            "days_are_definite": False,
-            "days_are_past": False,
+            "named_days": {},
         }
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -139,9 +136,10 @@ class AgentNodes:
     @staticmethod
     def _days_alone_label(state: AgentState, asked: str) -> str:
         """Return the days a request about them alone names, as the prompt says them ("": no such request)."""
-        if not state.get("day_notes") or not asks_about_days_alone(asked):
+        named = NamedDays.from_record(state.get("named_days"))
+        if not named.paths or not asks_about_days_alone(asked):
             return ""
-        return days_label(state.get("days", ()))
+        return days_label(named.days)
 
     async def _reply(
         self,

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from agent.answer_footer import latest_question, turn_passages
-from agent.day_notes import holds_day, of_other_days
+from agent.day_notes import NamedDays, holds_day, of_other_days
 from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.attribution import Passage
 from rag.answer.citations import note_of
@@ -70,9 +70,7 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
         earlier,
         turns=earlier_turns(messages),
         follows=state.get("follows", ""),
-        day_notes=state.get("day_notes", ()),
-        days=state.get("days", ()) if state.get("days_are_definite") else (),
-        days_are_past=state.get("days_are_past", False),
+        days=NamedDays.from_record(state.get("named_days")),
     )
 
 
@@ -90,6 +88,9 @@ def earlier_turns(messages: Sequence[MessageRecord]) -> list[EarlierTurn]:
     return list(replies.values())
 
 
+NO_DAYS = NamedDays()
+
+
 def answer_check(
     question: str,
     passages: Sequence[Passage],
@@ -97,9 +98,7 @@ def answer_check(
     *,
     turns: Sequence[EarlierTurn] = (),
     follows: str = "",
-    day_notes: Sequence[str] = (),
-    days: Sequence[str] = (),
-    days_are_past: bool = False,
+    days: NamedDays = NO_DAYS,
 ) -> OpeningCheck:
     """Return the check of an answer to `question` written from `passages`, after the conversation's `earlier` turns.
 
@@ -107,29 +106,30 @@ def answer_check(
     repeating an earlier reply (of `turns`) while the question names something new must be borne out by the
     passages about that (rag/answer/follow_up_subjects.py). `follows`: the questions a follow-up leans on, whose words
     the answer is read with: "The race is on 11 April 2027." shares none with "When is the race?", but "Half
-    Marathon" with the goal asked of before it. `day_notes`: the notes of the days the question names
-    (agent/day_notes.py); an answer to a request about those days alone ("What happened on 2026-11-10?", "Summarize
-    last week") must draw on their passages: the 0.5B answered that one with "The notes say that a good Friday." from
-    2026-11-13's note. Not one naming a topic too ("What should I plant today?" may be answered from the garden plan).
-    `days`: the days the question names (ISO dates), when they are the ones meant (not a week day named alone, as in
-    "What did I bring to Friday's potluck?"); a passage of a note named by another day bears out nothing:
-    asked "How far did I run on 2026-10-20?", a day without a note, the 1.5B answered with 2026-11-10's 8.4 km. And
-    asked what was on them (`days_are_past`: "What did I cook on 2026-11-15?", a day without a note), an answer must
-    draw on a passage of those days: both models answered that one from the meal-prep routine, a note of no day.
+    Marathon" with the goal asked of before it. `days`: the days the question names and their notes
+    (agent/day_notes.py). An answer to a request about those days alone ("What happened on 2026-11-10?", "Summarize
+    last week") must draw on their notes' passages: the 0.5B answered that one with "The notes say that a good
+    Friday." from 2026-11-13's note. Not one naming a topic too ("What should I plant today?" may be answered from the
+    garden plan). When they are the days meant (not a week day named alone, as in "What did I bring to Friday's
+    potluck?"), a passage of a note named by another day bears out nothing: asked "How far did I run on
+    2026-10-20?", a day without a note, the 1.5B answered with 2026-11-10's 8.4 km. And asked what was on them
+    (`is_past`: "What did I cook on 2026-11-15?", a day without a note), an answer must draw on a passage of those
+    days: both models answered that one from the meal-prep routine, a note of no day.
     """
-    read = [passage for passage in passages if not (days and of_other_days(note_of(passage.source), days))]
+    meant = days.meant
+    read = [passage for passage in passages if not (meant and of_other_days(note_of(passage.source), meant))]
     read += earlier
     is_topic = asks_about_topic(question)
-    day_names = {PurePosixPath(path).stem for path in day_notes}
+    day_names = {PurePosixPath(path).stem for path in days.paths}
     # Asked what was on some days, the answer must draw on what the notes say of them: their notes, or a passage
     # giving one of the days ("Sat 14 Nov: parkrun"). About the days alone, on their notes.
-    past = bool(days) and days_are_past
+    past = bool(meant) and days.is_past
     alone = bool(day_names) and asks_about_days_alone(question)
     of_the_days = [
         passage
         for passage in passages
         if note_of(passage.source) in day_names
-        or (past and not alone and holds_day(note_of(passage.source), passage.text, days))
+        or (past and not alone and holds_day(note_of(passage.source), passage.text, meant))
     ]
     read_as = in_context(question, follows)
 

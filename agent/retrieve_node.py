@@ -107,10 +107,7 @@ class RetrieveNode:
             "allowed": anchors,
             "hit_paths": hit_paths,
             "follows": follows,
-            "day_notes": list(days.paths),
-            "days": list(days.days),
-            "days_are_definite": days.is_definite,
-            "days_are_past": days.is_past,
+            "named_days": days.as_record(),
         }
 
 

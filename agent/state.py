@@ -24,10 +24,7 @@ class AgentState(TypedDict, total=False):
     is_contract: bool  # a change request proposed through a change contract (agent/change_contract/), no tools
     hit_paths: list[str]  # the notes retrieved for this turn, in rank order (the contract's fallback targets)
     follows: str  # the questions a follow-up leans on, as the search read it ("" for a question on its own)
-    day_notes: list[str]  # the notes of the days the question names, found by name (agent/day_notes.py)
-    days: list[str]  # the days the question names, ISO dates (a note of another day bears out nothing of them)
-    days_are_definite: bool  # they are the days meant, not a week day named alone (agent/day_notes.NamedDays)
-    days_are_past: bool  # the question asks what was on them, all today or before (agent/day_notes.NamedDays)
+    named_days: dict[str, Any]  # the days the question names and their notes (agent/day_notes.NamedDays.as_record)
 
 
 # Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that

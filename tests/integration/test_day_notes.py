@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import openai
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.day_notes import DayNotes, days_label
+from agent.day_notes import DayNotes, NamedDays, days_label
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services, build_services
@@ -63,6 +65,32 @@ def day_notes(settings: Settings, now: datetime = WEDNESDAY) -> DayNotes:
     return DayNotes(VaultReader(settings.vault, NoSearch(), clock=lambda: now))
 
 
+def prompt_for(question: str, settings: Settings, services: Services, llm: ScriptedLLMServer) -> str:
+    """Ask `question` over chat (the scripted model answers) and return the last message the model was sent."""
+    app = agent_app(settings, services, llm.base_url)
+    with serve_in_thread(app) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        client.chat.completions.create(model="vault-librarian", messages=[{"role": "user", "content": question}])
+    return str(llm.chat_requests[-1].messages[-1]["content"])
+
+
+@contextmanager
+def retrieval_only_under_a_floor_no_question_clears(
+    settings: Settings, services: Services, journal: dict[str, str]
+) -> Iterator[Callable[[str], str]]:
+    """Index `journal` (notes by vault path) and yield a function asking a question of the service without a model."""
+    write_notes(settings.vault.path, journal)
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"watch": False, "relevance_floor": 0.99}), services)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+
+        def ask(question: str) -> str:
+            body = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}]}
+            return str(client.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]["content"])
+
+        yield ask
+
+
 @pytest.mark.parametrize(
     ("question", "paths"),
     [
@@ -84,7 +112,9 @@ def day_notes(settings: Settings, now: datetime = WEDNESDAY) -> DayNotes:
         ("How do I fix the greenhouse door?", ()),  # no day named
     ],
 )
-def test_the_notes_of_the_days_named_are_found_by_name(day_settings: Settings, question: str, paths: tuple) -> None:
+def test_the_notes_of_the_days_named_are_found_by_name(
+    day_settings: Settings, question: str, paths: tuple[str, ...]
+) -> None:
     assert day_notes(day_settings).paths_for(question) == paths  # the template's sample day is no day's note
 
 
@@ -101,8 +131,19 @@ def test_a_week_day_named_alone_is_no_definite_day(day_settings: Settings) -> No
 
     assert not notes.named("What did I bring to Friday's potluck?").is_definite
     assert notes.named("What did I do last Friday?").is_definite
+    assert notes.named("What did I do on Friday last week?").is_definite  # the week says which
     assert notes.named("What did I do on 2026-11-16?") == notes.named("What happened on 16 November 2026?")
     assert notes.named("What did I do on 2026-11-16?").days == ("2026-11-16",)
+
+
+def test_the_days_named_are_kept_in_a_checkpoint_as_plain_json(day_settings: Settings) -> None:
+    named = day_notes(day_settings).named("What did I bring to Friday's potluck?")
+
+    record = named.as_record()
+
+    assert json.loads(json.dumps(record)) == record
+    assert NamedDays.from_record(record) == named
+    assert NamedDays.from_record(None) == NamedDays() == NamedDays.from_record({})  # an older turn's checkpoint
 
 
 def test_days_asked_of_the_past_are_told_apart_from_days_to_come(day_settings: Settings) -> None:
@@ -143,14 +184,9 @@ def test_over_chat_the_model_reads_the_notes_of_the_day_asked_about(
     day_settings: Settings, day_services: Services, llm: ScriptedLLMServer
 ) -> None:
     llm.add(Turn.text("You fixed the greenhouse door hinge [[2026-11-16#Log]]."))
-    app = agent_app(day_settings, day_services, llm.base_url)
-    with serve_in_thread(app) as base_url:
-        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
-        client.chat.completions.create(
-            model="vault-librarian", messages=[{"role": "user", "content": "What did I do on 2026-11-16?"}]
-        )
 
-    sent = str(llm.chat_requests[-1].messages[-1]["content"])
+    sent = prompt_for("What did I do on 2026-11-16?", day_settings, day_services, llm)
+
     assert "Fixed the greenhouse door hinge" in sent
     assert "Agreed to ship the beta on Friday." in sent
     # A question about the day alone reads the day's notes alone: another day's line is no answer to it.
@@ -163,31 +199,20 @@ def test_a_question_naming_a_day_casually_still_meets_the_relevance_floor(
     day_settings: Settings, day_services: Services
 ) -> None:
     # "What should I plant today?" is about planting: today's note is read beside, but does not cover it.
-    today = date.today()
-    write_notes(day_settings.vault.path, {f"Journal/{today.isoformat()}.md": "# Today\n\nBaked rye bread.\n"})
-    day_services.reindexer.run_once()
-    app = create_app(day_settings.model_copy(update={"watch": False, "relevance_floor": 0.99}), day_services)
-    with TestClient(app, base_url="http://127.0.0.1") as client:
-        body = {"model": "vault-librarian", "messages": [{"role": "user", "content": "Which quantum bolts fit today?"}]}
-        reply = str(client.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]["content"])
+    journal = {f"Journal/{date.today().isoformat()}.md": "# Today\n\nBaked rye bread.\n"}
+    with retrieval_only_under_a_floor_no_question_clears(day_settings, day_services, journal) as ask:
+        reply = ask("Which quantum bolts fit today?")
 
     assert "Baked rye bread." not in reply and "[[" not in reply
 
 
 def test_without_a_model_a_day_with_notes_is_answered_whatever_the_relevance_floor(
-    tmp_path: Path, day_settings: Settings, day_services: Services
+    day_settings: Settings, day_services: Services
 ) -> None:
     # A floor no question clears: the day's notes cover "What did I write yesterday?" all the same.
     yesterday = date.today() - timedelta(days=1)
-    write_notes(day_settings.vault.path, {f"Journal/{yesterday.isoformat()}.md": "# Yesterday\n\nBaked rye bread.\n"})
-    day_services.reindexer.run_once()
-    app = create_app(day_settings.model_copy(update={"watch": False, "relevance_floor": 0.99}), day_services)
-    with TestClient(app, base_url="http://127.0.0.1") as client:
-
-        def ask(question: str) -> str:
-            body = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}]}
-            return str(client.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]["content"])
-
+    journal = {f"Journal/{yesterday.isoformat()}.md": "# Yesterday\n\nBaked rye bread.\n"}
+    with retrieval_only_under_a_floor_no_question_clears(day_settings, day_services, journal) as ask:
         answered = ask("What did I write yesterday?")
         refused = ask("What did I write on 2019-01-01?")
 
@@ -211,14 +236,9 @@ def test_a_summary_of_the_days_reads_the_weeks_own_note_first(
     day_settings: Settings, day_services: Services, llm: ScriptedLLMServer
 ) -> None:
     llm.add(Turn.text("A calm week; the beta shipped [[2026-W47 Weekly Review]]."))
-    app = agent_app(day_settings, day_services, llm.base_url)
-    with serve_in_thread(app) as base_url:
-        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
-        client.chat.completions.create(
-            model="vault-librarian", messages=[{"role": "user", "content": "Summarize the week of 2026-11-16."}]
-        )
 
-    sent = str(llm.chat_requests[-1].messages[-1]["content"])
+    sent = prompt_for("Summarize the week of 2026-11-16.", day_settings, day_services, llm)
+
     sources = re.findall(r'<note source="\[\[([^#\]]+)', sent)
     assert sources[0] == "2026-W47 Weekly Review"
     assert {"2026-11-16", "2026-11-17", "2026-11-16 Standup"} <= set(sources)  # the days' notes after it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.day_notes import of_other_days
+from agent.day_notes import NamedDays, of_other_days
 from agent.opening_check import answer_check
 from rag.answer.attribution import Passage
 from rag.answer.question_kind import topic_of
@@ -96,11 +96,11 @@ TODAY_NOTE = Passage("[[2026-12-05#Plan]]", "- [ ] Call the plumber about the le
 def test_an_answer_about_a_day_must_draw_on_that_days_notes() -> None:
     # The 0.5B, asked "What happened on 2026-11-10?" with both days' passages, answered from 2026-11-13's.
     question = "What happened on 2026-11-10?"
-    day = ["Daily/2026-11-10.md"]
+    day = NamedDays(("2026-11-10",), ("Daily/2026-11-10.md",))
 
-    other = answer_check(question, [DAY_LOG, OTHER_DAY], day_notes=day)
+    other = answer_check(question, [DAY_LOG, OTHER_DAY], days=day)
     assert other.feed("The notes say that a good Friday.") + other.finish() == "" and other.is_withheld
-    right = answer_check(question, [DAY_LOG, OTHER_DAY], day_notes=day)
+    right = answer_check(question, [DAY_LOG, OTHER_DAY], days=day)
     text = "Two hours of the allotment committee, one on the hedge question."
     assert right.feed(text) + right.finish() == text
     unchecked = answer_check(question, [DAY_LOG, OTHER_DAY])  # no notes of the day known: not judged so
@@ -109,7 +109,9 @@ def test_an_answer_about_a_day_must_draw_on_that_days_notes() -> None:
 
 def test_a_question_naming_a_topic_beside_its_day_may_be_answered_from_other_notes() -> None:
     check = answer_check(
-        "Tell me about planting garlic today.", [TODAY_NOTE, GARDEN], day_notes=["Daily/2026-12-05.md"]
+        "Tell me about planting garlic today.",
+        [TODAY_NOTE, GARDEN],
+        days=NamedDays(("2026-12-05",), ("Daily/2026-12-05.md",)),
     )
     text = "Plant the garlic cloves in bed 3 before the first frost."
 
@@ -122,12 +124,12 @@ def test_a_note_of_another_day_bears_out_nothing_of_the_day_asked_about() -> Non
     tempo = Passage("[[2026-11-10#Log]]", "- 06:50 Tempo run, 8.4 km total. Knee fine.")
     log = Passage("[[Running Log#Week 46 (9 – 15 Nov)]]", "- Sat 14 Nov: parkrun Auensee, 24:11 (4:50/km).")
 
-    other_day = answer_check("How far did I run on 2026-10-20?", [tempo, log], days=["2026-10-20"])
+    other_day = answer_check("How far did I run on 2026-10-20?", [tempo, log], days=NamedDays(("2026-10-20",)))
     assert other_day.feed("I ran 8.4 km on 2026-10-20.") + other_day.finish() == "" and other_day.is_withheld
-    that_day = answer_check("How far did I run on 2026-11-10?", [tempo, log], days=["2026-11-10"])
+    that_day = answer_check("How far did I run on 2026-11-10?", [tempo, log], days=NamedDays(("2026-11-10",)))
     assert that_day.feed("I ran 8.4 km on 2026-11-10.") + that_day.finish() == "I ran 8.4 km on 2026-11-10."
     undated = answer_check(
-        "What was my parkrun time on 2026-11-14?", [tempo, log], days=["2026-11-14"], days_are_past=True
+        "What was my parkrun time on 2026-11-14?", [tempo, log], days=NamedDays(("2026-11-14",), is_past=True)
     )
     text = "The parkrun took 24:11."  # from a note no day names: the Running Log's week
     assert undated.feed(text) + undated.finish() == text
@@ -145,10 +147,16 @@ def test_asked_what_was_on_a_day_an_answer_must_draw_on_what_the_notes_say_of_th
     routine = Passage("[[Meal Prep#The system]]", "Cook three components and two sauces, then combine them each day.")
     week = Passage("[[Running Log#Week 46 (9 – 15 Nov)]]", "- Sun 15 Nov: long run 13 km, 6:18/km average.")
 
-    cooked = answer_check("What did I cook on 2026-11-15?", [routine, week], days=["2026-11-15"], days_are_past=True)
+    cooked = answer_check(
+        "What did I cook on 2026-11-15?", [routine, week], days=NamedDays(("2026-11-15",), is_past=True)
+    )
     assert cooked.feed("I cooked three components and two sauces.") + cooked.finish() == ""
-    ran = answer_check("How far did I run on 2026-11-15?", [routine, week], days=["2026-11-15"], days_are_past=True)
+    ran = answer_check(
+        "How far did I run on 2026-11-15?", [routine, week], days=NamedDays(("2026-11-15",), is_past=True)
+    )
     assert ran.feed("You ran 13 km at 6:18/km.") + ran.finish() == "You ran 13 km at 6:18/km."  # "Sun 15 Nov"
-    planned = answer_check("What should I cook today?", [routine, week], days=["2026-12-05"])  # not what was
+    planned = answer_check(
+        "What should I cook today?", [routine, week], days=NamedDays(("2026-12-05",))
+    )  # not what was
     text = "Cook three components and two sauces."
     assert planned.feed(text) + planned.finish() == text
