@@ -48,26 +48,22 @@ _OF_THOSE = re.compile(
 # "low" the lowest: asked for what is important, a task marked more so belongs in the list.
 _LEVELS = {
     "highest": ("highest",),
-    "höchste": ("highest",),
-    "höchster": ("highest",),
+    "höchst": ("highest",),
     "high": ("highest", "high"),
-    "hohe": ("highest", "high"),
-    "hoher": ("highest", "high"),
+    "hoh": ("highest", "high"),
     "medium": ("medium",),
-    "mittlere": ("medium",),
-    "mittlerer": ("medium",),
+    "mittler": ("medium",),
     "normal": ("normal",),
-    "normaler": ("normal",),
     "low": ("low", "lowest"),
-    "niedrige": ("low", "lowest"),
-    "niedriger": ("low", "lowest"),
+    "niedrig": ("low", "lowest"),
     "lowest": ("lowest",),
-    "niedrigste": ("lowest",),
-    "niedrigster": ("lowest",),
-}
-_LEVEL = "|".join(sorted(_LEVELS, key=len, reverse=True))
+    "niedrigst": ("lowest",),
+}  # German by stem, which the adjective's endings follow: "hohe", "hoher", "hohen"
+_LEVEL = rf"(?:{'|'.join(sorted(_LEVELS, key=len, reverse=True))})"
+_ENDING = r"(?:e[nmrs]?)?"
 _PRIORITY_ASKED = re.compile(
-    rf"\b(?:(?P<before>{_LEVEL})[-\s]+(?:priority|prio|priorität)|(?:priority|priorität)\s+(?:is\s+|of\s+)?(?P<after>{_LEVEL}))\b",
+    rf"\b(?:(?P<before>{_LEVEL}){_ENDING}[-\s]+(?:priority|prio|priorität)"
+    rf"|(?:priority|priorität)\s+(?:is\s+|of\s+)?(?P<after>{_LEVEL}){_ENDING})\b",
     re.IGNORECASE,
 )
 
