@@ -18,7 +18,6 @@ from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.ports import ChatModel
 from llm_client.replies.call_hold import CallHold
 from llm_client.replies.text_tool_calls import Reading
-from rag.answer.context import REFUSAL
 
 Write = Callable[[Any], None]
 logger = logging.getLogger(__name__)
@@ -100,7 +99,7 @@ async def stream_reply(
                 logger.info("withheld an answer no sentence of the notes bears out: %r", opening.opening)
                 scratch.withheld = opening.opening
                 finish_reason = "stop"  # the refusal is whole, whatever cut the model short
-                await _show(scratch, write, REFUSAL)
+                await _show(scratch, write, opening.withheld_reply)
         is_empty = not calls and not "".join(text).strip()
         is_unusable = bool(held_names) and (held.reading is Reading.UNUSABLE or is_empty)
     calls = tuple(without_schema_words(as_offered_call(call, tools), tools) for call in calls)

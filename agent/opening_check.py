@@ -24,12 +24,14 @@ from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from agent.answer_footer import latest_question, turn_passages
-from agent.day_notes import NamedDays, holds_day, of_other_days
+from agent.day_notes import NamedDays, days_label, holds_day, of_other_days
 from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.attribution import Passage
 from rag.answer.citations import note_of
+from rag.answer.context import REFUSAL, opens_like_refusal
 from rag.answer.evidence import is_borne_out
 from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
+from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
 from rag.follow_up import in_context
@@ -89,6 +91,7 @@ def earlier_turns(messages: Sequence[MessageRecord]) -> list[EarlierTurn]:
 
 
 NO_DAYS = NamedDays()
+DAYS_QUOTED_LEAD = "Here is what your notes of"
 
 
 def answer_check(
@@ -132,8 +135,16 @@ def answer_check(
         or (past and not alone and holds_day(note_of(passage.source), passage.text, meant))
     ]
     read_as = in_context(question, follows)
+    # About the days alone, with their notes read, a refusal is no answer: the notes of the days are all it asks of,
+    # and the 0.5B refused "What did I do on 2026-11-08?" with only that day's notes, told whose they are. In place
+    # of a refusal, or of an answer withheld, the reply quotes them.
+    days_quoted = ""
+    if alone:
+        days_quoted = quoted_passages(f"{DAYS_QUOTED_LEAD} {days_label(days.days)} say:", of_the_days, question)
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
+        if days_quoted and opens_like_refusal(text):
+            return False
         return (
             is_borne_out(text, read, question=read_as, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
@@ -144,7 +155,7 @@ def answer_check(
     def bears_out_so_far(text: str) -> bool:
         return not may_answer_elsewhere(text, question, turns) and bears_out(text, is_whole=False)
 
-    return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far)
+    return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=days_quoted or REFUSAL)
 
 
 class OpeningCheck:
@@ -156,8 +167,10 @@ class OpeningCheck:
         *,
         is_borne_out_so_far: Callable[[str], bool] | None = None,
         hold_chars: int = HOLD_CHARS,
+        withheld_reply: str = REFUSAL,
     ) -> None:
         self._is_borne_out = is_borne_out
+        self.withheld_reply = withheld_reply  # what the reply is when the opening is withheld: code's own words
         # Whether a part of the opening, judged early, is borne out already: then it is released at once.
         self._is_borne_out_so_far = is_borne_out_so_far
         self._hold_chars = hold_chars

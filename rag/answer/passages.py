@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from core.domain import Chunk, SearchHit
+from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL
 from rag.answer.excerpts import GAP, cut_at_space, key_sentences
 from rag.answer.external_links import named_hosts, neutralise_links
@@ -43,6 +44,19 @@ def retrieval_only_reply(question: str, hits: Sequence[SearchHit], *, covered: b
 
 # The head of a passage as `_passage` writes it, its link captured: "1. [[Note#Heading]] (path.md, lines 3-9)".
 PASSAGE_HEAD = re.compile(r"^\d+\. (\[\[[^\[\]\n]+\]\]) \(", re.MULTILINE)
+
+
+def quoted_passages(lead: str, passages: Sequence[Passage], question: str, *, limit: int = 3) -> str:
+    """Return `lead`, then the first `limit` passages, each as its link and a snippet of its text ("" for none).
+
+    What code says in place of an answer it has no model's words for, as the retrieval-only reply does.
+    """
+    hosts = named_hosts(question)
+    shown = [
+        f"{number}. {passage.source}\n   > {neutralise_links(snippet(passage.text, question), hosts)}"
+        for number, passage in enumerate(passages[:limit], start=1)
+    ]
+    return "\n\n".join([lead, *shown]) if shown else ""
 
 
 def _passage(number: int, chunk: Chunk, question: str, hosts: frozenset[str]) -> str:

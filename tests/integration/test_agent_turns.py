@@ -409,3 +409,21 @@ def test_an_answer_no_sentence_of_the_notes_bears_out_is_followed_by_what_they_s
     assert reply.startswith(f'{invented}\n\n{CLOSEST_HEADING}\n- "Still to write down: [[Mom\'s Plum Cake]]" [[')
     assert "\n\nNotes searched:\n- [[" in reply and "Sources:" not in reply  # the closest sentences are no sources
     assert CLOSEST_HEADING not in copying
+
+
+def test_a_refusal_in_the_models_own_words_is_followed_as_the_services_refusal_is(
+    settings: Settings, indexed: Services, llm: ScriptedLLMServer
+) -> None:
+    # The 0.5B's "Based on the notes provided, I couldn't find this in your notes." was followed by the caution
+    # that nothing in it was found in the notes, as an answer is.
+    refusal = "Based on the notes provided, I couldn't find this in your notes."
+    llm.add(Turn.text(refusal))
+
+    async def run() -> str:
+        async with agent(settings, indexed, llm) as answerer:
+            return await turn(answerer, [user("What did I cook on 2026-11-15?")])
+
+    reply = asyncio.run(run())
+
+    assert reply.startswith(refusal) and UNSUPPORTED_NOTICE not in reply
+    assert "\n\nNotes searched:\n- [[" in reply and "Sources:" not in reply

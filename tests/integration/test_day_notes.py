@@ -67,11 +67,19 @@ def day_notes(settings: Settings, now: datetime = WEDNESDAY) -> DayNotes:
 
 def prompt_for(question: str, settings: Settings, services: Services, llm: ScriptedLLMServer) -> str:
     """Ask `question` over chat (the scripted model answers) and return the last message the model was sent."""
+    reply_to(question, settings, services, llm)
+    return str(llm.chat_requests[-1].messages[-1]["content"])
+
+
+def reply_to(question: str, settings: Settings, services: Services, llm: ScriptedLLMServer) -> str:
+    """Ask `question` over chat, streamed, and return the reply as the user saw it (the scripted model answers)."""
     app = agent_app(settings, services, llm.base_url)
     with serve_in_thread(app) as base_url:
         client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
-        client.chat.completions.create(model="vault-librarian", messages=[{"role": "user", "content": question}])
-    return str(llm.chat_requests[-1].messages[-1]["content"])
+        stream = client.chat.completions.create(
+            model="vault-librarian", messages=[{"role": "user", "content": question}], stream=True
+        )
+        return "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
 
 
 @contextmanager
@@ -242,3 +250,24 @@ def test_a_summary_of_the_days_reads_the_weeks_own_note_first(
     sources = re.findall(r'<note source="\[\[([^#\]]+)', sent)
     assert sources[0] == "2026-W47 Weekly Review"
     assert {"2026-11-16", "2026-11-17", "2026-11-16 Standup"} <= set(sources)  # the days' notes after it
+
+
+@pytest.mark.parametrize(
+    "model_reply",
+    [
+        "I couldn't find this in your notes.",  # the 0.5B's, with only the day's notes before it
+        "You repotted the lemon tree.",  # 2026-11-17's, which no passage of the day holds: withheld
+    ],
+)
+def test_a_request_about_a_day_whose_notes_the_model_does_not_answer_from_gets_them_quoted(
+    day_settings: Settings, day_services: Services, llm: ScriptedLLMServer, model_reply: str
+) -> None:
+    llm.add(Turn.text(model_reply))
+
+    reply = reply_to("What did I do on 2026-11-16?", day_settings, day_services, llm)
+
+    assert reply.startswith("Here is what your notes of 2026-11-16 say:\n\n1. [[2026-11-16")
+    assert "Fixed the greenhouse door hinge with two new screws." in reply
+    assert "Agreed to ship the beta on Friday." in reply
+    assert "couldn't find" not in reply and "lemon" not in reply
+    assert "Sources:" not in reply  # each quote stands under its own link

@@ -107,6 +107,21 @@ def test_an_answer_about_a_day_must_draw_on_that_days_notes() -> None:
     assert unchecked.feed("The notes say that a good Friday.") + unchecked.finish() != ""
 
 
+def test_a_refusal_of_the_days_own_notes_is_withheld_and_they_are_quoted_instead() -> None:
+    # The 0.5B refused "What did I do on 2026-11-08?" with only that day's notes, told whose they are.
+    day = NamedDays(("2026-11-10",), ("Daily/2026-11-10.md",))
+
+    refused = answer_check("What happened on 2026-11-10?", [DAY_LOG, OTHER_DAY], days=day)
+    assert refused.feed("I couldn't find this in your notes.") + refused.finish() == "" and refused.is_withheld
+    assert refused.withheld_reply == (
+        "Here is what your notes of 2026-11-10 say:\n\n1. [[2026-11-10#Log]]\n"
+        "   > 19:00 Allotment committee: two hours, one of them on the hedge question."
+    )  # the other day's passage is no note of the day
+    topic = answer_check("What should I plant on 2026-11-10?", [DAY_LOG, GARDEN], days=day)  # not the day alone
+    assert topic.feed("I couldn't find this in your notes.") + topic.finish() != ""
+    assert topic.withheld_reply == "I couldn't find this in your notes."
+
+
 def test_a_question_naming_a_topic_beside_its_day_may_be_answered_from_other_notes() -> None:
     check = answer_check(
         "Tell me about planting garlic today.",
