@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import threading
+import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 import qdrant_edge as qe
 
@@ -52,6 +56,32 @@ from rag.stores.payload import (
     sort_hits,
 )
 
+# qdrant-edge (0.9.0) keeps deleted points in the statistics its BM25 IDF is computed from until the shard is
+# loaded again: every re-index of a note deletes its points and writes new ones, so the rare words of the notes
+# edited most counted as ever commoner (a word of one note edited ten times scored as a word of eleven notes),
+# until `librarian serve` restarted. `flush()` reopens the shard after deletions, at most once a REOPEN_SECONDS
+# (a reopen of 20,000 points took 0.7 s on two slow cores, searches waiting meanwhile).
+REOPEN_SECONDS = 60.0
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _exclusive(
+    method: Callable[Concatenate[EdgeVectorStore, _P], _R],
+) -> Callable[Concatenate[EdgeVectorStore, _P], _R]:
+    """Run `method` holding the store's lock: no search uses the shard while `flush()` reopens it.
+
+    qdrant-edge holds the GIL during its calls, so the lock takes no parallelism away.
+    """
+
+    def holding_lock(self: EdgeVectorStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    functools.update_wrapper(holding_lock, method)  # its name and docstring
+    return holding_lock
+
 
 class EdgeVectorStore:
     """Store chunk points in an in-process qdrant-edge shard under `path`.
@@ -62,7 +92,11 @@ class EdgeVectorStore:
     the indexer after a bulk load, never while serving searches.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._lock = threading.RLock()
+        self._clock = clock
+        self._opened_at = clock()
+        self._deleted_since_open = 0  # points deleted since the shard was loaded: still in its BM25 statistics
         self._path = path
         self._shard_dir = path / "shard"
         self._identity_file = path / "identity.json"
@@ -81,6 +115,7 @@ class EdgeVectorStore:
             self._release_guard()
             raise
 
+    @_exclusive
     def reset(self, identity: IndexIdentity) -> None:
         """Drop every point and recreate the shard for this model identity."""
         if self._guard is None:
@@ -101,13 +136,16 @@ class EdgeVectorStore:
                 shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
             shard.flush()
         self._shard = shard
+        self._opened_at, self._deleted_since_open = self._clock(), 0
         write_identity(self._identity_file, identity)
         self._identity = identity
 
+    @_exclusive
     def identity(self) -> IndexIdentity | None:
         """Return the identity the shard was created for, or None if there is none yet."""
         return self._identity
 
+    @_exclusive
     def upsert(self, chunks: Sequence[EmbeddedChunk]) -> None:
         """Insert or replace points; ids are derived from `path::chunk_index`."""
         shard, identity = self._require_shard()
@@ -120,6 +158,7 @@ class EdgeVectorStore:
             with edge_errors("upsert failed"):
                 shard.update(qe.UpdateOperation.upsert_points(points))
 
+    @_exclusive
     def delete_paths(self, paths: Iterable[str]) -> None:
         """Delete every point of these note paths."""
         unique = sorted(set(paths))
@@ -127,8 +166,10 @@ class EdgeVectorStore:
             return
         for batch in batched(unique, DELETE_PATH_BATCH):
             with edge_errors("delete failed"):
+                self._deleted_since_open += self._shard.count(qe.CountRequest(filter=path_filter(batch), exact=True))
                 self._shard.update(qe.UpdateOperation.delete_points_by_filter(path_filter(batch)))
 
+    @_exclusive
     def embeddings_for_paths(self, paths: Iterable[str]) -> dict[str, Embedding]:
         """Return stored vectors of these notes keyed by `embed_key`, so unchanged chunks skip embedding."""
         found: dict[str, Embedding] = {}
@@ -139,6 +180,7 @@ class EdgeVectorStore:
                     found[payload_text(record.payload, "embed_key")] = embedding
         return found
 
+    @_exclusive
     def search(
         self,
         query: Embedding,
@@ -168,6 +210,7 @@ class EdgeVectorStore:
             points = self._shard.query(request)
         return sort_hits(SearchHit(chunk_from_payload(point.payload or {}), point.score) for point in points)
 
+    @_exclusive
     def chunks_at(self, places: Sequence[tuple[str, int]]) -> list[Chunk]:
         """Return the stored chunks at these (note path, chunk index) places, in that order; absent ones left out."""
         if self._shard is None or not places:
@@ -176,6 +219,7 @@ class EdgeVectorStore:
             records = self._shard.retrieve([point_id(path, index) for path, index in places], list(CHUNK_FIELDS), False)
         return in_order(places, [chunk_from_payload(record.payload or {}) for record in records])
 
+    @_exclusive
     def search_lists(self, query: Embedding, *, limit: int, filters: SearchFilters | None = None) -> RankedLists:
         """Run the dense and the sparse query of `search` apart (each filtered), each best first, unfused."""
         if self._shard is None or self._identity is None:
@@ -194,6 +238,7 @@ class EdgeVectorStore:
             points = self._require_shard()[0].query(request)
         return tuple(sort_hits(SearchHit(chunk_from_payload(point.payload or {}), point.score) for point in points))
 
+    @_exclusive
     def dense_top_score(self, query: Embedding, *, filters: SearchFilters | None = None) -> float | None:
         """Return the cosine similarity of the best dense match (None when nothing matches)."""
         if self._shard is None or self._identity is None:
@@ -209,6 +254,7 @@ class EdgeVectorStore:
             points = self._shard.query(request)
         return float(points[0].score) if points else None
 
+    @_exclusive
     def term_counts(self, terms: Sequence[int], *, cap: int, filters: SearchFilters | None = None) -> dict[int, int]:
         """Return, per sparse term, how many points passing `filters` hold it (at most `cap` counted)."""
         counts = dict.fromkeys(terms, 0)
@@ -227,6 +273,7 @@ class EdgeVectorStore:
                 counts[term] = len(self._shard.query(request))
         return counts
 
+    @_exclusive
     def count(self) -> int:
         """Return the number of points."""
         if self._shard is None:
@@ -238,17 +285,33 @@ class EdgeVectorStore:
         """Return the note paths that have at least one point."""
         return set(self.chunk_counts())
 
+    @_exclusive
     def chunk_counts(self) -> dict[str, int]:
         """Return the number of points per note path (scrolls every point)."""
         records = self._scroll(None, with_payload=["path"])
         return dict(Counter(payload_text(record.payload, "path") for record in records))
 
+    @_exclusive
     def flush(self) -> None:
-        """Write pending changes to the segments on disk."""
-        if self._shard is not None:
-            with edge_errors("flush failed"):
-                self._shard.flush()
+        """Write pending changes to the segments on disk; after deletions, reopen the shard (see REOPEN_SECONDS)."""
+        if self._shard is None:
+            return
+        with edge_errors("flush failed"):
+            self._shard.flush()
+        if self._deleted_since_open and self._clock() - self._opened_at >= REOPEN_SECONDS:
+            self._reopen()
 
+    def _reopen(self) -> None:
+        """Load the shard again (this process keeps its lock file), so BM25 counts no deleted point."""
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            with edge_errors("close failed"):
+                shard.close()
+        with edge_errors(f"cannot open the shard at {self._shard_dir}"):
+            self._shard = qe.EdgeShard.load(str(self._shard_dir))
+        self._opened_at, self._deleted_since_open = self._clock(), 0
+
+    @_exclusive
     def optimize(self) -> bool:
         """Merge and index segments; call after a bulk load, never while serving (it blocks with the GIL held).
 
@@ -259,6 +322,7 @@ class EdgeVectorStore:
         with edge_errors("optimize failed"):
             return self._shard.optimize()
 
+    @_exclusive
     def close(self) -> None:
         """Flush and release the shard (and its locks); safe to call twice."""
         shard, self._shard = self._shard, None

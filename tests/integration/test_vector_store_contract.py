@@ -20,6 +20,7 @@ from core.ports import VectorStore
 from core.settings import Settings
 from rag.search_trace import trace_hits
 from rag.stores import build_vector_store
+from rag.stores import edge as edge_store
 from rag.stores.edge import EdgeVectorStore
 from rag.stores.server import ServerVectorStore
 from tests.integration.vector_store_support import DIM, IDENTITY, UNREACHABLE, Backend, item, query, vec
@@ -200,6 +201,79 @@ def test_delete_paths_removes_all_and_only_that_notes_points(store: VectorStore)
     assert store.count() == 2
     assert store.indexed_paths() == {"Kept.md"}
     assert {hit.chunk.path for hit in store.search(query(vec({0: 1.0})), limit=10)} == {"Kept.md"}
+
+
+def bm25_score(store: VectorStore, term: int) -> float:
+    """Return the best BM25 score of a query holding `term` alone (its IDF, for a point holding it once)."""
+    return store.search_lists(query(vec({DIM - 1: 1.0}), {term: 1.0}), limit=1).sparse[0].score
+
+
+def test_bm25_after_deletions_counts_only_the_points_left(store: VectorStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every re-index of a note deletes its points and writes new ones: a word of one note edited often must not
+    # come to count as common (qdrant-edge counted deleted points in its IDF until the shard was loaded again).
+    monkeypatch.setattr(edge_store, "REOPEN_SECONDS", 0.0)
+    rare = item("Rare.md", dense=vec({0: 1.0}), terms={1: 1.0, 2: 1.0})
+    store.upsert([rare, *(item(f"Other {n}.md", dense=vec({0: 1.0}), terms={2: 1.0}) for n in range(3))])
+    alone = bm25_score(store, 1)
+    versions = [item(f"Rare {n}.md", dense=vec({0: 1.0}), terms={1: 1.0}) for n in range(20)]
+
+    store.upsert(versions)
+    store.delete_paths(version.chunk.path for version in versions)
+    store.flush()
+
+    assert bm25_score(store, 1) == pytest.approx(alone)
+    assert [hit.chunk.path for hit in store.search(query(vec({0: 1.0}), {1: 1.0}), limit=1)] == ["Rare.md"]
+
+
+def test_the_edge_store_reopens_after_deletions_at_most_once_a_minute(tmp_path: Path) -> None:
+    now = [0.0]
+    store = EdgeVectorStore(tmp_path / "edge", clock=lambda: now[0])
+    store.reset(IDENTITY)
+    store.upsert([item("Rare.md", dense=vec({0: 1.0}), terms={1: 1.0}), item("Other.md", dense=vec({0: 1.0}))])
+    alone = bm25_score(store, 1)
+    store.upsert([item("Copy.md", dense=vec({0: 1.0}), terms={1: 1.0})])
+    store.delete_paths(["Copy.md"])
+
+    now[0] = edge_store.REOPEN_SECONDS - 1
+    store.flush()
+    soon = bm25_score(store, 1)  # within a minute of opening: a search is not held up for the statistics
+    now[0] = edge_store.REOPEN_SECONDS
+    store.flush()
+    later = bm25_score(store, 1)
+    store.close()
+
+    assert soon < alone  # the deleted copy still counted (qdrant-edge 0.9.0)
+    assert later == pytest.approx(alone)
+
+
+def test_searches_while_the_edge_store_reopens_all_succeed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(edge_store, "REOPEN_SECONDS", 0.0)
+    store = EdgeVectorStore(tmp_path / "edge")
+    store.reset(IDENTITY)
+    store.upsert([item(f"Note {n}.md", dense=vec({n % DIM: 1.0}), terms={n: 1.0}) for n in range(50)])
+    failures: list[BaseException] = []
+    found: list[int] = []
+    done = threading.Event()
+
+    def search() -> None:
+        while not done.is_set():
+            try:
+                found.append(len(store.search(query(vec({0: 1.0}), {1: 1.0}), limit=5)))
+            except BaseException as error:  # noqa: BLE001 - any failure is the finding
+                failures.append(error)
+                return
+
+    searcher = threading.Thread(target=search)
+    searcher.start()
+    for n in range(20):  # each a re-index: delete, write, flush (which reopens)
+        store.delete_paths([f"Note {n}.md"])
+        store.upsert([item(f"Note {n}.md", dense=vec({n % DIM: 1.0}), terms={n: 1.0})])
+        store.flush()
+    done.set()
+    searcher.join()
+    store.close()
+
+    assert failures == [] and found and set(found) == {5}
 
 
 def test_embeddings_for_paths_round_trips_the_stored_vectors(store: VectorStore) -> None:
