@@ -4,14 +4,16 @@ A search ranks chunks by their words and meaning, and a date is hardly either: a
 over sample_vault, the search's best chunk was 2026-11-11's daily note, and the day's own Plan and Log were not
 among the six passages; "What did I write yesterday?" names no word of the day's note at all. The notes of the
 days a question names are found by name: the daily note of each day (the Daily notes plugin's folder and format)
-and every note whose file name holds one of the days in ISO form ("2026-11-16 1-on-1 Priya"), or a week all of
-whose days are named ("2026-W46 Weekly Review" for "last week"). The search then
+and every note whose file name holds one of the days in ISO form ("2026-11-16 1-on-1 Priya"), or a week or a
+month all of whose days are named ("2026-W46 Weekly Review" for "last week", "2026-11" for "last month"). The
+search then
 reads them apart and fuses them with its own results by rank (`Retriever.search_for(..., among=...)`), and the
 relevance floor does not refuse a question whose days have notes.
 """
 
 from __future__ import annotations
 
+import calendar
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -34,18 +36,29 @@ from rag.retrieve import Retriever
 _log = logging.getLogger(__name__)
 # The days looked up at most: two months of daily notes. A longer span ("in 2025") is no day to look up.
 MAX_DAYS = 62
-_ISO_WEEK = re.compile(r"(?<!\d)\d{4}-W\d{2}(?!\d)")
-_ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}|W\d{2})(?!\d)")  # 2026-11-16, and a week's 2026-W46
+# A week's or a month's own note: "2026-W46 Weekly Review", "2026-11" (the Periodic Notes plugin's formats).
+_ISO_PERIOD = re.compile(r"(?<!\d)\d{4}-(?:W\d{2}|\d{2})(?![\d-])")
+# The days a note's name gives: 2026-11-16, and a week's 2026-W46 or a month's 2026-11.
+_ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}|W\d{2}|\d{2})(?![\d-])")
 
 
 def weeks_first(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """Return `hits` with those of a week's own note first ("2026-W46 Weekly Review"), else in their order.
+    """Return `hits` with those of a week's or a month's own note first ("2026-W46 Weekly Review"), else in order.
 
-    For a request about the days alone: a week's note is among their notes only when all its days are asked about,
-    and it is the user's own summary of them. Asked "Summarize the week of 2026-11-09.", the search put a heading
-    line of Wednesday's note first and the weekly review's "Wins" fifth; the first passage gets the most room.
+    For a request about the days alone: a week's (month's) note is among their notes only when all its days are
+    asked about, and it is the user's own summary of them. Asked "Summarize the week of 2026-11-09.", the search put
+    a heading line of Wednesday's note first and the weekly review's "Wins" fifth; the first passage gets the most
+    room.
     """
-    return sorted(hits, key=lambda hit: _ISO_WEEK.search(PurePosixPath(hit.chunk.path).stem) is None)
+    return sorted(hits, key=lambda hit: -_period_length(PurePosixPath(hit.chunk.path).stem))
+
+
+def _period_length(name: str) -> int:
+    """Return how many days the period a note's `name` gives spans: a month 31, a week 7, else 0 (a month first)."""
+    period = _ISO_PERIOD.search(name)
+    if period is None:
+        return 0
+    return 7 if "W" in period.group() else 31
 
 
 def days_label(days: Sequence[str]) -> str:
@@ -85,7 +98,7 @@ def of_other_days(note: str, days: Sequence[str]) -> bool:
 
     "2026-11-10" or "2026-11-10 Allotment Committee" is of another day than 2026-10-20; "Running Log" is of none.
     """
-    dated = [found for found in _ISO_DAY.findall(note) if "W" not in found]
+    dated = [found for found in _ISO_DAY.findall(note) if len(found) == len("2026-11-10")]  # no week, no month
     return bool(dated) and set(dated).isdisjoint(days)
 
 
@@ -136,7 +149,7 @@ def is_about_days_alone(days: NamedDays, question: str) -> bool:
 def passages_for(retriever: Retriever, query: Query, days: NamedDays, *, k: int, alone: bool) -> list[SearchHit]:
     """Return the passages of a question naming `days`: their notes beside what its words find, or them alone.
 
-    `alone` (`is_about_days_alone`): a week's own note first, the user's summary of the days asked about.
+    `alone` (`is_about_days_alone`): a week's or a month's own note first, the user's summary of the days asked about.
     """
     hits = retriever.search_for(query, k=k, passages=True, among=days.paths, only_among=alone)
     return weeks_first(hits) if alone else hits
@@ -178,7 +191,7 @@ class DayNotes:
         snapshot = self._reader.snapshot()
         config = self._reader.daily_notes_config(snapshot)  # read once, not once a day
         daily = {daily_note_path(config, day) for day in days}
-        named = {day.isoformat() for day in days} | _weeks_covered(days)
+        named = {day.isoformat() for day in days} | _weeks_covered(days) | _months_covered(days)
         templates = templates_folder_or_none(self._reader, snapshot)
         return tuple(
             sorted(
@@ -197,6 +210,16 @@ def _weeks_covered(days: set[date]) -> set[str]:
         year, week, _ = day.isocalendar()
         weeks[f"{year}-W{week:02d}"] = weeks.get(f"{year}-W{week:02d}", 0) + 1
     return {week for week, count in weeks.items() if count == 7}
+
+
+def _months_covered(days: set[date]) -> set[str]:
+    """Return the months ("2026-11") all of whose days are among `days`: a monthly note is of those."""
+    months: dict[tuple[int, int], int] = {}
+    for day in days:
+        months[(day.year, day.month)] = months.get((day.year, day.month), 0) + 1
+    return {
+        f"{year}-{month:02d}" for (year, month), count in months.items() if count == calendar.monthrange(year, month)[1]
+    }
 
 
 def _days_of(question: str, today: date, *, past: bool) -> set[date]:

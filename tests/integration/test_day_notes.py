@@ -13,7 +13,7 @@ import openai
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.day_notes import DayNotes, NamedDays, days_label
+from agent.day_notes import DayNotes, NamedDays, days_label, passages_for
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services, build_services
@@ -33,6 +33,7 @@ NOTES = {
     ),
     "Meetings/2026-11-16 Standup.md": "# Standup\n\nAgreed to ship the beta on Friday.\n",
     "Reviews/2026-W47 Weekly Review.md": "# Week 47\n\nA calm week; the beta shipped.\n",
+    "Reviews/2026-11.md": "# November\n\nThe month the beta shipped and the lemon tree moved.\n",
     "Templates/2026-11-16 Example.md": "# Example\n\nA template's sample day.\n",
     "Garden.md": "# Garden\n\n## Greenhouse\n\nThe greenhouse door sticks in wet weather; fix the greenhouse door.\n",
     "Lemon.md": "# Lemon tree\n\nThe lemon tree wants a terracotta pot and a sunny window.\n",
@@ -160,6 +161,22 @@ def test_days_asked_of_the_past_are_told_apart_from_days_to_come(day_settings: S
     assert notes.named("What did I cook on 2026-11-16?").is_past
     assert not notes.named("What do I have to cook tomorrow?").is_past  # to do, and a day to come
     assert not notes.named("What was planned for 2026-11-20?").is_past  # past tense, a day to come
+
+
+def test_a_month_all_of_whose_days_are_named_takes_its_monthly_note_first(
+    day_settings: Settings, day_services: Services
+) -> None:
+    december = datetime(2026, 12, 5, 9, 0)
+    named = day_notes(day_settings, december).named("Summarize last month.")
+    journal = ("Journal/2026-11-16.md", "Journal/2026-11-17.md", "Meetings/2026-11-16 Standup.md")
+
+    hits = passages_for(
+        day_services.retriever, day_services.retriever.prepare("Summarize last month."), named, k=6, alone=True
+    )
+
+    assert named.paths == (*journal, "Reviews/2026-11.md", "Reviews/2026-W47 Weekly Review.md")
+    assert hits[0].chunk.path == "Reviews/2026-11.md"
+    assert "Reviews/2026-11.md" not in day_notes(day_settings).paths_for("Summarize this week.")  # not all its days
 
 
 def test_a_week_partly_named_takes_no_weekly_note(day_settings: Settings) -> None:
