@@ -149,10 +149,20 @@ def is_about_days_alone(days: NamedDays, question: str) -> bool:
 def passages_for(retriever: Retriever, query: Query, days: NamedDays, *, k: int, alone: bool) -> list[SearchHit]:
     """Return the passages of a question naming `days`: their notes beside what its words find, or them alone.
 
-    `alone` (`is_about_days_alone`): a week's or a month's own note first, the user's summary of the days asked about.
+    `alone` (`is_about_days_alone`): a month's or a week's own note first, the user's summary of the days asked
+    about, in up to half the passages, then their days' notes. Searched among thirty daily notes, "Summarize last
+    month." found six lines of their Plans, none of the weekly reviews.
     """
     hits = retriever.search_for(query, k=k, passages=True, among=days.paths, only_among=alone)
-    return weeks_first(hits) if alone else hits
+    if not alone:
+        return hits
+    periods = tuple(path for path in days.paths if _period_length(PurePosixPath(path).stem))
+    if not periods:
+        return hits
+    summaries = retriever.search_for(query, k=max(1, k // 2), passages=True, among=periods, only_among=True)
+    taken = {(hit.chunk.path, hit.chunk.index) for hit in summaries}
+    rest = [hit for hit in hits if (hit.chunk.path, hit.chunk.index) not in taken]
+    return weeks_first([*summaries, *rest][:k])
 
 
 class DayNotes:

@@ -167,16 +167,34 @@ def test_a_month_all_of_whose_days_are_named_takes_its_monthly_note_first(
     day_settings: Settings, day_services: Services
 ) -> None:
     december = datetime(2026, 12, 5, 9, 0)
-    named = day_notes(day_settings, december).named("Summarize last month.")
     journal = ("Journal/2026-11-16.md", "Journal/2026-11-17.md", "Meetings/2026-11-16 Standup.md")
 
-    hits = passages_for(
-        day_services.retriever, day_services.retriever.prepare("Summarize last month."), named, k=6, alone=True
-    )
+    named = day_notes(day_settings, december).named("Summarize last month.")
 
     assert named.paths == (*journal, "Reviews/2026-11.md", "Reviews/2026-W47 Weekly Review.md")
-    assert hits[0].chunk.path == "Reviews/2026-11.md"
     assert "Reviews/2026-11.md" not in day_notes(day_settings).paths_for("Summarize this week.")  # not all its days
+
+
+def test_a_summary_of_a_month_reads_its_own_and_its_weeks_notes_first_among_many_daily_notes(
+    day_settings: Settings, day_services: Services
+) -> None:
+    # Searched among thirty daily notes, "Summarize last month." found lines of their Plans, no weekly review.
+    summary = "Summarize last month: what did I do, plan and log each day in the journal?"
+    write_notes(
+        day_settings.vault.path,
+        {
+            f"Journal/2026-11-{day:02d}.md": "# Plan\n\n- Summarize the month: plan, log and do it.\n"
+            for day in range(1, 15)
+        },
+    )
+    day_services.reindexer.run_once()
+    named = day_notes(day_settings, datetime(2026, 12, 5, 9, 0)).named(summary)
+
+    hits = passages_for(day_services.retriever, day_services.retriever.prepare(summary), named, k=6, alone=True)
+
+    paths = [hit.chunk.path for hit in hits]
+    assert paths[:2] == ["Reviews/2026-11.md", "Reviews/2026-W47 Weekly Review.md"]  # the month's, then the week's
+    assert len(hits) == 6 and all(path.startswith("Journal/") for path in paths[2:])
 
 
 def test_a_week_partly_named_takes_no_weekly_note(day_settings: Settings) -> None:
