@@ -307,8 +307,15 @@ class EdgeVectorStore:
         if shard is not None:
             with edge_errors("close failed"):
                 shard.close()
-        with edge_errors(f"cannot open the shard at {self._shard_dir}"):
-            self._shard = qe.EdgeShard.load(str(self._shard_dir))
+        try:
+            with edge_errors(f"cannot open the shard at {self._shard_dir}"):
+                self._shard = qe.EdgeShard.load(str(self._shard_dir))
+        except UpstreamUnavailable:
+            # A shard that will not load again is rebuilt: the store reads as one whose reset did not finish (no
+            # identity, here and after a restart), so searches find nothing and the next index run starts over.
+            self._identity = None
+            self._identity_file.unlink(missing_ok=True)
+            raise
         self._opened_at, self._deleted_since_open = self._clock(), 0
 
     @_exclusive

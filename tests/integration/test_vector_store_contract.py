@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import re
-import subprocess
-import sys
-import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +19,7 @@ from rag.stores import build_vector_store
 from rag.stores import edge as edge_store
 from rag.stores.edge import EdgeVectorStore
 from rag.stores.server import ServerVectorStore
-from tests.integration.vector_store_support import DIM, IDENTITY, UNREACHABLE, Backend, item, query, vec
+from tests.integration.vector_store_support import DIM, IDENTITY, UNREACHABLE, Backend, bm25_score, item, query, vec
 
 # A vault outside every test's DATA_DIR (Settings refuses a vault inside it).
 SAMPLE_VAULT = Path(__file__).resolve().parents[2] / "sample_vault"
@@ -203,11 +199,6 @@ def test_delete_paths_removes_all_and_only_that_notes_points(store: VectorStore)
     assert {hit.chunk.path for hit in store.search(query(vec({0: 1.0})), limit=10)} == {"Kept.md"}
 
 
-def bm25_score(store: VectorStore, term: int) -> float:
-    """Return the best BM25 score of a query holding `term` alone (its IDF, for a point holding it once)."""
-    return store.search_lists(query(vec({DIM - 1: 1.0}), {term: 1.0}), limit=1).sparse[0].score
-
-
 def test_bm25_after_deletions_counts_only_the_points_left(store: VectorStore, monkeypatch: pytest.MonkeyPatch) -> None:
     # Every re-index of a note deletes its points and writes new ones: a word of one note edited often must not
     # come to count as common (qdrant-edge counted deleted points in its IDF until the shard was loaded again).
@@ -223,57 +214,6 @@ def test_bm25_after_deletions_counts_only_the_points_left(store: VectorStore, mo
 
     assert bm25_score(store, 1) == pytest.approx(alone)
     assert [hit.chunk.path for hit in store.search(query(vec({0: 1.0}), {1: 1.0}), limit=1)] == ["Rare.md"]
-
-
-def test_the_edge_store_reopens_after_deletions_at_most_once_a_minute(tmp_path: Path) -> None:
-    now = [0.0]
-    store = EdgeVectorStore(tmp_path / "edge", clock=lambda: now[0])
-    store.reset(IDENTITY)
-    store.upsert([item("Rare.md", dense=vec({0: 1.0}), terms={1: 1.0}), item("Other.md", dense=vec({0: 1.0}))])
-    alone = bm25_score(store, 1)
-    store.upsert([item("Copy.md", dense=vec({0: 1.0}), terms={1: 1.0})])
-    store.delete_paths(["Copy.md"])
-
-    now[0] = edge_store.REOPEN_SECONDS - 1
-    store.flush()
-    soon = bm25_score(store, 1)  # within a minute of opening: a search is not held up for the statistics
-    now[0] = edge_store.REOPEN_SECONDS
-    store.flush()
-    later = bm25_score(store, 1)
-    store.close()
-
-    assert soon < alone  # the deleted copy still counted (qdrant-edge 0.9.0)
-    assert later == pytest.approx(alone)
-
-
-def test_searches_while_the_edge_store_reopens_all_succeed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(edge_store, "REOPEN_SECONDS", 0.0)
-    store = EdgeVectorStore(tmp_path / "edge")
-    store.reset(IDENTITY)
-    store.upsert([item(f"Note {n}.md", dense=vec({n % DIM: 1.0}), terms={n: 1.0}) for n in range(50)])
-    failures: list[BaseException] = []
-    found: list[int] = []
-    done = threading.Event()
-
-    def search() -> None:
-        while not done.is_set():
-            try:
-                found.append(len(store.search(query(vec({0: 1.0}), {1: 1.0}), limit=5)))
-            except BaseException as error:  # noqa: BLE001 - any failure is the finding
-                failures.append(error)
-                return
-
-    searcher = threading.Thread(target=search)
-    searcher.start()
-    for n in range(20):  # each a re-index: delete, write, flush (which reopens)
-        store.delete_paths([f"Note {n}.md"])
-        store.upsert([item(f"Note {n}.md", dense=vec({n % DIM: 1.0}), terms={n: 1.0})])
-        store.flush()
-    done.set()
-    searcher.join()
-    store.close()
-
-    assert failures == [] and found and set(found) == {5}
 
 
 def test_embeddings_for_paths_round_trips_the_stored_vectors(store: VectorStore) -> None:
@@ -465,76 +405,6 @@ def test_both_adapters_rank_the_same_data_identically(tmp_path: Path, prefetch_l
             assert edge_hits
     for store in stores:
         store.close()
-
-
-def test_edge_upserts_survive_a_killed_process_without_flush(tmp_path: Path) -> None:
-    script = f"""
-        import os, signal
-        from pathlib import Path
-        from core.domain import Chunk, EmbeddedChunk, Embedding, IndexIdentity, SparseVector
-        from rag.stores.edge import EdgeVectorStore
-        store = EdgeVectorStore(Path({str(tmp_path)!r}))
-        store.reset(IndexIdentity("test/tiny", 2))
-        embedding = Embedding((1.0, 0.0), SparseVector((1,), (1.0,)))
-        chunks = [Chunk(f"N{{i}}.md", f"N{{i}}", (), f"[[N{{i}}]]", "text") for i in range(300)]
-        store.upsert([EmbeddedChunk(chunk, embedding, chunk.path) for chunk in chunks])
-        os.kill(os.getpid(), signal.SIGKILL)
-    """
-    run = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=Path(__file__).parents[2], check=False)
-
-    store = EdgeVectorStore(tmp_path)
-    assert run.returncode < 0  # killed, not a clean exit
-    assert store.count() == 300
-    store.close()
-
-
-def test_edge_shard_open_in_another_store_is_reported_unavailable(tmp_path: Path) -> None:
-    first = EdgeVectorStore(tmp_path)
-    first.reset(IDENTITY)
-
-    with pytest.raises(UpstreamUnavailable, match="another process"):
-        EdgeVectorStore(tmp_path)
-    first.close()
-
-
-def file_sizes(root: Path) -> dict[str, int]:
-    """Return the size of every file under `root`, a WAL segment the holder is still preallocating by its final name.
-
-    The holder's own WAL thread renames `wal/tmp-open-N` to `wal/open-N` when it has filled it, whenever that is.
-    """
-    return {
-        re.sub(r"/tmp-(open-\d+)$", r"/\1", p.relative_to(root).as_posix()): p.stat().st_size
-        for p in root.rglob("*")
-        if p.is_file()
-    }
-
-
-def test_a_second_process_is_refused_the_shard_and_leaves_its_files_alone(tmp_path: Path) -> None:
-    # qdrant-edge's own lock fails only after `EdgeShard.load` rewrote segment files the holder still used.
-    first = EdgeVectorStore(tmp_path)
-    first.reset(IDENTITY)
-    first.upsert([item("A.md", dense=vec({0: 1.0}), terms={1: 1.0})])
-    first.flush()
-    files = file_sizes(tmp_path)
-    script = f"""
-        from pathlib import Path
-        from core.errors import ResourceBusy
-        from rag.stores.edge import EdgeVectorStore
-        try:
-            EdgeVectorStore(Path({str(tmp_path)!r}))
-        except ResourceBusy as exc:
-            print(exc.message)
-    """
-    run = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(script)], cwd=Path(__file__).parents[2], capture_output=True, text=True
-    )
-
-    assert "is open in another process" in run.stdout, run.stderr
-    assert file_sizes(tmp_path) == files
-    first.upsert([item("B.md", dense=vec({1: 1.0}), terms={2: 1.0})])
-    first.flush()  # failed with "Tracker journal ... is shorter than expected" before the guard
-    assert first.count() == 2
-    first.close()
 
 
 def build_settled(tmp_path: Path, url: str | None) -> VectorStore:

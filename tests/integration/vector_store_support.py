@@ -54,6 +54,11 @@ def query(dense: tuple[float, ...], terms: dict[int, float] | None = None) -> Em
     return Embedding(dense, sparse(terms))
 
 
+def bm25_score(store: VectorStore, term: int) -> float:
+    """Return the best BM25 score of a query holding `term` alone (its IDF, for a point holding it once)."""
+    return store.search_lists(query(vec({DIM - 1: 1.0}), {term: 1.0}), limit=1).sparse[0].score
+
+
 class Backend:
     """Opens stores of one kind on shared storage, so a test can reopen what it wrote."""
 
