@@ -37,9 +37,9 @@ _log = logging.getLogger(__name__)
 # The days looked up at most: two months of daily notes. A longer span ("in 2025") is no day to look up.
 MAX_DAYS = 62
 # A week's or a month's own note: "2026-W46 Weekly Review", "2026-11" (the Periodic Notes plugin's formats).
-_ISO_PERIOD = re.compile(r"(?<!\d)\d{4}-(?:W\d{2}|\d{2})(?![\d-])")
+_ISO_PERIOD = re.compile(r"(?<!\d)\d{4}-(?:W\d{2}(?!\d)|\d{2}(?!-?\d))")
 # The days a note's name gives: 2026-11-16, and a week's 2026-W46 or a month's 2026-11.
-_ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}|W\d{2}|\d{2})(?![\d-])")
+_ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}(?!\d)|W\d{2}(?!\d)|\d{2}(?!-?\d))")
 
 
 def weeks_first(hits: Sequence[SearchHit]) -> list[SearchHit]:

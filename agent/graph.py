@@ -30,7 +30,7 @@ from agent.tool_offer import asks_change, offers_tools
 from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
-from rag.answer.context import REFUSAL, is_refusal, opens_like_refusal
+from rag.answer.context import REFUSAL, is_bare_refusal, is_refusal
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.topic_passages import asks_about_days_alone
 from rag.follow_up import is_continuation
@@ -226,7 +226,7 @@ class AgentNodes:
         proposed = scratch.writes is not None and bool(scratch.writes.proposals)
         if scratch.withheld and not is_refusal(answer):
             pass  # in place of the answer withheld, code quoted the notes asked about, each with its link: no footer
-        elif not opens_like_refusal(answer):  # "Based on the notes provided, I couldn't find this …" is one too
+        elif not is_bare_refusal(answer):  # "Based on the notes provided, I couldn't find this …" is one too
             footer = answer_footer(
                 state,
                 scratch,

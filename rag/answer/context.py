@@ -164,6 +164,29 @@ def opens_like_refusal(reply: str) -> bool:
     return is_refusal(opening) or bool(_REFUSAL_OPENING.match(opening))
 
 
+# What turns a refusal into a partial answer: "The notes don't mention a price, but you bought 3 bags."
+_MORE_THAN_REFUSAL = re.compile(r"\b(?:but|however|although|though|except|only)\b|\d|\[\[", re.IGNORECASE)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+\S")
+BARE_REFUSAL_CHARS = 160  # a sentence saying the notes lack it, not a paragraph
+
+
+def is_bare_refusal(reply: str) -> bool:
+    """Return True when a reply is a refusal and nothing more: the service's sentence, or one of a model's own.
+
+    The 0.5B's "Based on the notes provided, I couldn't find this in your notes." is; "The notes don't mention a
+    price, but you bought 3 bags for 45 EUR." opens like one and answers, and is not.
+    """
+    text = reply.strip()
+    if is_refusal(text):
+        return True
+    return (
+        opens_like_refusal(text)
+        and len(text) <= BARE_REFUSAL_CHARS
+        and not _SENTENCE_BREAK.search(text)
+        and not _MORE_THAN_REFUSAL.search(text)
+    )
+
+
 def is_refusal(answer: str) -> bool:
     """Return True when an answer starts with the refusal (models add quotes, emphasis, curly apostrophes)."""
     opening = answer.strip().strip("\"'*_ \u201c\u201d").replace("\u2019", "'")

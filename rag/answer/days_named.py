@@ -48,14 +48,17 @@ _WEEK_OF = re.compile(r"\bweek\s+(?:of|from|starting)\b|\bwoche\s+(?:vom|ab)\b",
 # What joins two dates into a span, written between them: "from 9 to 12 November", "2026-11-09 – 2026-11-11",
 # "between … and …" (an "and" only after "between": "on 2026-11-09 and on 2026-11-12" asks of two days).
 _SPAN_JOIN = re.compile(r"\s*(?:to|until|till|through|bis|-|–|—)\s*", re.IGNORECASE)
-_BETWEEN = re.compile(r"\b(?:between|zwischen)\s*$", re.IGNORECASE)
+_BETWEEN = re.compile(r"\b(?:between|zwischen)\s*(?:the\s+)?$", re.IGNORECASE)
 # A span whose month is written once: a day's number before a date starting with its day ("from 9 to 12 November",
 # "9.-12. November", "between 9 and 12 Nov"), or after one starting with its month ("November 9-12", "Nov 9 to 12,
 # 2026", whose year then follows the second number).
 _JOIN = r"\s*(?P<join>to|until|till|through|bis|and|und|-|–|—)\s*(?:the\s+)?"
-_DAY_BEFORE = re.compile(r"(?<![\d.,:/-])\b(?P<day>\d{1,2})(?:st|nd|rd|th|\.)?" + _JOIN + r"$", re.IGNORECASE)
+# Not a number of money ("$5 - 12 November") nor a time of day ("November 9 - 11 am", "12 - 14 Uhr").
+_DAY_BEFORE = re.compile(r"(?<![\d.,:/$€£-])\b(?P<day>\d{1,2})(?:st|nd|rd|th|\.)?" + _JOIN + r"$", re.IGNORECASE)
 _DAY_AFTER = re.compile(
-    r"^" + _JOIN + r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?![\d.:/]\d)\b(?:,?\s*(?P<year>\d{4})\b)?", re.IGNORECASE
+    r"^" + _JOIN + r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?![\d.:/]\d)\b"
+    r"(?!\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs?|hours?|o'clock)\b)(?:,?\s*(?P<year>(?:19|20)\d{2})\b)?",
+    re.IGNORECASE,
 )
 _THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
 _LAST_MONTH = re.compile(r"\b(?:last|past|previous)\s+month\b|\bletzte[nm]?\s+monat\b", re.IGNORECASE)
@@ -91,9 +94,9 @@ def days_named(question: str, today: date, *, past: bool = False) -> tuple[date,
             monday = days[0] - timedelta(days=days[0].weekday())
             return monday, monday + timedelta(days=6)
         if days is not None and len(found) > 1 and _is_span(question, found[0], found[1]):
-            until = _days_of_date(found[1], today, past=past)
-            if until is not None and until[1] >= days[0]:
-                return days[0], until[1]
+            until = _span_end(days[0], found[1])
+            if until is not None and until >= days[0]:
+                return days[0], until
         if days is not None and (span := _span_of_day_numbers(question, found[0], today, past=past)) is not None:
             return span
         return days
@@ -199,10 +202,26 @@ def _span_of_day_numbers(question: str, found: Date, today: date, *, past: bool)
         )
     if number["join"].casefold() in ("and", "und") and not _BETWEEN.search(before):
         return None
-    days = _days_of_date(Date(year, found.month, last), today, past=past)
-    if days is None:
+    days = _days_of_date(Date(year, found.month, first), today, past=past)  # the first day says the year
+    try:
+        return (days[0], days[0].replace(day=last)) if days is not None else None
+    except ValueError:  # "November 9-31"
         return None
-    return days[0].replace(day=first), days[1]
+
+
+def _span_end(start: date, end: Date) -> date | None:
+    """Return the last day of a span from `start` to the date `end`; without a year, the first such day from `start`.
+
+    Asked on 18 November of "from 9 November to 25 November" (the past), the 9th is this year's: so is the 25th.
+    """
+    if end.year is not None:
+        days = _days_of(end.year, end.month, end.day)
+        return days[1] if days is not None else None
+    for year in (start.year, start.year + 1):  # "from 28 December to 3 January"
+        days = _days_of(year, end.month, end.day)
+        if days is not None and days[1] >= start:
+            return days[1]
+    return None
 
 
 def _days_of_date(found: Date, today: date, *, past: bool) -> tuple[date, date] | None:

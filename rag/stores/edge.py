@@ -304,15 +304,16 @@ class EdgeVectorStore:
     def _reopen(self) -> None:
         """Load the shard again (this process keeps its lock file), so BM25 counts no deleted point."""
         shard, self._shard = self._shard, None
-        if shard is not None:
-            with edge_errors("close failed"):
-                shard.close()
         try:
+            if shard is not None:
+                with edge_errors("close failed"):
+                    shard.close()
             with edge_errors(f"cannot open the shard at {self._shard_dir}"):
                 self._shard = qe.EdgeShard.load(str(self._shard_dir))
-        except UpstreamUnavailable:
-            # A shard that will not load again is rebuilt: the store reads as one whose reset did not finish (no
-            # identity, here and after a restart), so searches find nothing and the next index run starts over.
+        except BaseException:
+            # A shard that will not close and load again is rebuilt: the store reads as one whose reset did not
+            # finish (no identity, here and after a restart), so searches find nothing stale and the next index run
+            # starts over (re-embedding the vault: a failure here is no passing one, the shard was just flushed).
             self._identity = None
             self._identity_file.unlink(missing_ok=True)
             raise

@@ -13,6 +13,7 @@ from rag.answer.context import (
     build_context,
     format_chunk,
     format_note,
+    is_bare_refusal,
     is_refusal,
     ranked_shares,
 )
@@ -209,3 +210,21 @@ def test_without_location_a_passage_is_its_citation_and_text_whole_or_cut() -> N
     assert context.startswith('<note source="[[Sourdough#Final recipe]]">\nShape, then a cold retard')
     assert '<note source="[[Log]]">\n… ' in context and context.endswith("Planted 40 cloves of garlic.\n</note>")
     assert "path=" not in context and "lines=" not in context
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("I couldn't find this in your notes.", True),
+        ("Based on the notes provided, I couldn't find this in your notes.", True),  # the 0.5B's
+        ("The notes do not mention the cheese Oma uses.", True),
+        # Opens like a refusal, then answers: an answer, with its sources and cautions.
+        ("The notes don't mention a price, but you bought 3 bags for 45 EUR.", False),
+        ("No mention of rain; you ran 8.4 km.", False),
+        ("The notes don't mention it. They only cover the dough.", False),
+        ("Not in the notes: see [[Sourdough]] for the bake.", False),
+        ("Tomatoes gave 11 fruits.", False),
+    ],
+)
+def test_a_bare_refusal_is_a_refusal_and_nothing_more(reply: str, expected: bool) -> None:
+    assert is_bare_refusal(reply) is expected

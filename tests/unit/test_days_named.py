@@ -116,3 +116,22 @@ def test_a_span_whose_month_is_written_once_is_read_whole(question: str, first: 
 def test_a_week_day_named_with_its_week_is_that_weeks(question: str, day: date) -> None:
     assert days_named(question, TODAY) == (day, day)
     assert past_weekday(question, TODAY) is None  # the week says which: no other day is looked up
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        # Asked of the past on 18 November: the first day says the year (the 25th alone would be last year's).
+        ("What did I do from 9 to 25 November?", date(2026, 11, 9), date(2026, 11, 25)),
+        ("What did I do from 9 November to 25 November?", date(2026, 11, 9), date(2026, 11, 25)),
+        ("What did I do November 1-30?", date(2026, 11, 1), date(2026, 11, 30)),
+        ("What did I do from 28 December to 3 January?", date(2025, 12, 28), date(2026, 1, 3)),
+        ("What did I do between the 9th and the 12th November?", date(2026, 11, 9), date(2026, 11, 12)),
+        # A time of day or a sum of money is no day.
+        ("Who was at the meeting November 9 - 11 am?", date(2026, 11, 9), date(2026, 11, 9)),
+        ("Was war am 12. November 12 - 14 Uhr?", date(2026, 11, 12), date(2026, 11, 12)),
+        ("What costs $5 - 12 November?", date(2026, 11, 12), date(2026, 11, 12)),
+    ],
+)
+def test_a_span_asked_of_the_past_takes_its_year_from_its_first_day(question: str, first: date, last: date) -> None:
+    assert days_named(question, date(2026, 11, 18), past=True) == (first, last)

@@ -155,6 +155,9 @@ def test_a_note_is_of_other_days_when_its_name_holds_iso_dates_none_of_them_aske
     assert not of_other_days("2026-11-10", ["2026-11-09", "2026-11-10"])
     assert not of_other_days("Running Log", ["2026-10-20"])
     assert not of_other_days("2026-W46 Weekly Review", ["2026-10-20"])  # a week's name is no day's
+    assert not of_other_days("2026-11 Monthly Review", ["2026-10-20"])  # nor a month's
+    assert of_other_days("2026-11-16-team-sync", ["2026-11-17"])  # a hyphen after the date
+    assert not of_other_days("2026-11-16-2026-11-18", ["2026-11-16"])
 
 
 def test_asked_what_was_on_a_day_an_answer_must_draw_on_what_the_notes_say_of_that_day() -> None:
