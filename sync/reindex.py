@@ -104,8 +104,10 @@ class Reindexer:
         self._delete(plan.deleted, report)
         if plan.to_index:
             self._index(plan, scan, LinkResolver(scan.all_paths), report, notify)
-        if plan.to_index or plan.deleted or plan.newly_failed:
-            self._store.flush()
+        # Every run, not only one that changed something: the embedded store reloads its shard here after deletions
+        # (its BM25 statistics count deleted points until then), at most once a minute, so deletions made within a
+        # minute of the last reload are reflected by the next run, even one that finds nothing new.
+        self._store.flush()
         report.finished_at = self._clock()
         self._watermarks.set_meta(CHUNK_CAP, str(self._vault.max_note_chunks))
         self._watermarks.set_meta(CHUNKS_VERSION_META, CHUNKS_VERSION)

@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from app.wiring import Services, build_services
 from core.errors import UpstreamUnavailable
+from core.settings import Settings
 from rag.stores import edge as edge_store
 from rag.stores.edge import EdgeVectorStore
+from tests.fakes import HashingEmbedder
 from tests.integration.vector_store_support import DIM, IDENTITY, bm25_score, item, query, vec
 
 
@@ -105,6 +108,7 @@ def test_edge_upserts_survive_a_killed_process_without_flush(tmp_path: Path) -> 
         from pathlib import Path
         from core.domain import Chunk, EmbeddedChunk, Embedding, IndexIdentity, SparseVector
         from rag.stores.edge import EdgeVectorStore
+from tests.fakes import HashingEmbedder
         store = EdgeVectorStore(Path({str(tmp_path)!r}))
         store.reset(IndexIdentity("test/tiny", 2))
         embedding = Embedding((1.0, 0.0), SparseVector((1,), (1.0,)))
@@ -152,6 +156,7 @@ def test_a_second_process_is_refused_the_shard_and_leaves_its_files_alone(tmp_pa
         from pathlib import Path
         from core.errors import ResourceBusy
         from rag.stores.edge import EdgeVectorStore
+from tests.fakes import HashingEmbedder
         try:
             EdgeVectorStore(Path({str(tmp_path)!r}))
         except ResourceBusy as exc:
@@ -167,3 +172,28 @@ def test_a_second_process_is_refused_the_shard_and_leaves_its_files_alone(tmp_pa
     first.flush()  # failed with "Tracker journal ... is shorter than expected" before the guard
     assert first.count() == 2
     first.close()
+
+
+def test_an_index_run_that_finds_nothing_new_still_reloads_after_earlier_deletions(
+    services: Services, settings: Settings, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A note edited within a minute of the last reload: its deleted points stay counted until a later run.
+    garlic = vault / "Areas/Garden/Garlic.md"
+    probe = services.embedder.embed_query("Germidour")
+    monkeypatch.setattr(edge_store, "REOPEN_SECONDS", 3600.0)
+    services.reindexer.run_once()
+    for edit in range(5):
+        garlic.write_text(garlic.read_text(encoding="utf-8") + f"\nEdit {edit}.\n", encoding="utf-8")
+        services.reindexer.run_once()
+    stale = services.store.search_lists(probe, limit=1).sparse[0].score
+    monkeypatch.setattr(edge_store, "REOPEN_SECONDS", 0.0)
+
+    report = services.reindexer.run_once()  # the next scheduled run: nothing changed
+
+    rebuilt = build_services(settings.model_copy(update={"data_dir": tmp_path / "rebuilt"}), embedder=HashingEmbedder())
+    rebuilt.reindexer.run_once()
+    expected = rebuilt.store.search_lists(probe, limit=1).sparse[0].score  # the same vault indexed once
+    rebuilt.close()
+    assert report.chunks_indexed == 0 and not report.modified
+    assert stale < expected  # the five deleted versions counted (qdrant-edge 0.9.0)
+    assert services.store.search_lists(probe, limit=1).sparse[0].score == pytest.approx(expected)
