@@ -1,6 +1,7 @@
 """Which recorded model replies the answer check would withhold, by golden item kind (agent/opening_check.py).
 
 Usage: python -m bench.opening_check --recorded DIR --golden bench/golden/sample_vault.yaml [--verbose]
+       python -m bench.opening_check --recorded DIR --golden bench/golden/sample_vault-days.yaml --vault sample_vault
        python -m bench.opening_check --recorded DIR --follow-ups
 
 DIR holds the model calls of an eval run recorded by `bench.recording_proxy` (a plain answer's request carries
@@ -10,6 +11,9 @@ a change to the check. Printed per kind of item (answer, refuse): the replies sh
 and those withheld, with the opening each was judged on and, for an answer item, the expected facts it held
 (a withheld answer holding one is a refusal the check caused). Also how many characters were held before the
 first was shown, against the whole reply's length: what the check adds to the first text.
+
+`--vault`: the vault the run was asked over, to read the notes of the days each question names as the service did
+(agent/day_notes.py), on the day the prompt says it was ("Today is 2026-12-05"); without it no question names days.
 
 `--follow-ups`: every recorded plain answer to a message after earlier turns (a run of conversations, such as
 bench/questions/sample_vault.follow_ups.yaml asked two turns each), printed with its verdict and with the verdict
@@ -21,21 +25,35 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
+import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from agent.opening_check import EARLIER_IN_CONVERSATION, OpeningCheck, answer_check
-from agent.prompts import TOPIC_ADVICE
+from agent.day_notes import DayNotes, NamedDays
+from agent.opening_check import EARLIER_IN_CONVERSATION, NO_DAYS, OpeningCheck, answer_check
+from agent.prompts import DAYS_ADVICE, TOPIC_ADVICE
+from agent.tools.reader import VaultReader
 from app.eval.golden import GoldenItem, load_golden_set
 from app.eval.matching import found_facts
+from core.settings import Settings
 from rag.answer.attribution import Passage, passages_in
 from rag.answer.context import opens_like_refusal
 from rag.answer.follow_up_subjects import EarlierTurn
+from tests.edit_fakes import NoSearch
 from tests.recorded_replies import load_recording
 
 _QUESTION = re.compile(r"\n(?:Question|Request): (?P<question>.*)\Z", re.S)
+# The line after a request about a topic or about days alone (agent/prompts.py), which the question is not.
+_ADVICE = re.compile(
+    "\n(?:" + re.escape(TOPIC_ADVICE) + "|" + re.escape(DAYS_ADVICE).replace(re.escape("{days}"), "[^:]+") + ")$"
+)
+_TODAY = re.compile(r"Today is (\d{4}-\d{2}-\d{2})")
+# The days a question names and their notes, on the day it was asked (as agent/day_notes.DayNotes.named).
+DaysOf = Callable[[str, date], NamedDays]
 
 
 @dataclass(frozen=True)
@@ -56,7 +74,26 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--golden", type=Path, help="the golden set the run asked")
     parser.add_argument("--follow-ups", action="store_true", help="replay the answers to follow-ups instead")
     parser.add_argument("--verbose", action="store_true", help="print every withheld reply and its opening")
+    parser.add_argument("--vault", type=Path, help="the vault the run asked over: read the days questions name")
     return parser.parse_args()
+
+
+def days_in(vault: Path) -> DaysOf:
+    """Return what finds the days a question names and their notes in `vault`, on a given day."""
+    settings = Settings(_env_file=None, vault_path=vault, data_dir=Path(tempfile.mkdtemp())).vault
+
+    def named(question: str, today: date) -> NamedDays:
+        reader = VaultReader(settings, NoSearch(), clock=lambda: datetime(today.year, today.month, today.day, 12))
+        return DayNotes(reader).named(question)
+
+    return named
+
+
+def asked_on(request: dict[str, Any]) -> date | None:
+    """Return the day a recorded call says it is ("Today is 2026-12-05 (Saturday)."), or None."""
+    content = request["messages"][-1].get("content")
+    found = _TODAY.search(content) if isinstance(content, str) else None
+    return date.fromisoformat(found[1]) if found else None
 
 
 def plain_answer_call(request: dict[str, Any]) -> tuple[str, list[Passage]] | None:
@@ -66,7 +103,7 @@ def plain_answer_call(request: dict[str, Any]) -> tuple[str, list[Passage]] | No
     content = request["messages"][-1].get("content")
     match = _QUESTION.search(content) if isinstance(content, str) else None
     passages = passages_in(content) if isinstance(content, str) else []
-    question = match["question"].removesuffix(f"\n{TOPIC_ADVICE}").strip() if match else ""
+    question = _ADVICE.sub("", match["question"]).strip() if match else ""
     return (question, passages) if question and passages else None
 
 
@@ -87,17 +124,18 @@ def replay(
     turns: list[EarlierTurn] | None = None,
     *,
     checks_new_subjects: bool = True,
+    days: NamedDays = NO_DAYS,
 ) -> OpeningCheck:
     """Feed `pieces` to the check as the service does, stopping where it stops the model.
 
     `turns`: the conversation before the question, whose last question it is read as following (the service does so
     only for a question the search read as a follow-up); `checks_new_subjects` False: without
-    rag/answer/follow_up_subjects.py's rule.
+    rag/answer/follow_up_subjects.py's rule; `days`: the days the question names and their notes.
     """
     earlier = [Passage(EARLIER_IN_CONVERSATION, text) for turn in turns or [] for text in (turn.question, turn.reply)]
     follows = turns[-1].question if turns else ""
     check = answer_check(
-        question, passages, earlier, turns=(turns or []) if checks_new_subjects else [], follows=follows
+        question, passages, earlier, turns=(turns or []) if checks_new_subjects else [], follows=follows, days=days
     )
     for piece in pieces:
         check.feed(piece)
@@ -107,8 +145,11 @@ def replay(
     return check
 
 
-def replayed(folder: Path, items: dict[str, GoldenItem]) -> list[Replayed]:
-    """Return the recorded plain answers to the golden set's questions, each read through the check."""
+def replayed(folder: Path, items: dict[str, GoldenItem], days_of: DaysOf | None = None) -> list[Replayed]:
+    """Return the recorded plain answers to the golden set's questions, each read through the check.
+
+    `days_of`: how the service found the days each question names (`days_in`); None: no question names any.
+    """
     found: list[Replayed] = []
     for path in sorted(folder.glob("*.json")):
         recording = load_recording(path)
@@ -118,7 +159,9 @@ def replayed(folder: Path, items: dict[str, GoldenItem]) -> list[Replayed]:
             continue
         pieces = list(recording.pieces)
         reply = recording.text
-        check = replay(pieces, *call)
+        today = asked_on(recording.request)
+        days = days_of(call[0], today) if days_of is not None and today is not None else NO_DAYS
+        check = replay(pieces, *call, days=days)
         outcome = "withheld" if check.is_withheld else "model refusal" if opens_like_refusal(reply) else "shown"
         facts = sum(found_facts(reply, item.facts)) if item.facts else 0
         found.append(Replayed(item, reply, outcome, check.opening, facts))
@@ -154,7 +197,7 @@ def main() -> None:
         raise SystemExit("--golden is needed (or --follow-ups)")
     golden = load_golden_set(args.golden)
     items = {" ".join(item.question.split()): item for item in golden.items}
-    results = replayed(args.recorded, items)
+    results = replayed(args.recorded, items, days_in(args.vault) if args.vault else None)
     if not results:
         raise SystemExit(f"no recorded plain answer in {args.recorded} asks a question of {args.golden}")
     counts = Counter((result.item.kind, result.outcome) for result in results)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agent.prompts import DAYS_ADVICE
 from app.eval.golden import load_golden_set
-from bench.opening_check import replayed
+from bench.opening_check import days_in, replayed
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = load_golden_set(ROOT / "bench" / "golden" / "sample_vault.yaml")
@@ -49,3 +50,28 @@ def test_recorded_replies_are_read_through_the_check_by_their_golden_item(tmp_pa
         ("plum-cake", "model refusal", 0),
     ]
     assert results[1].opening == "The plum cake takes wheat flour, water and salt."
+
+
+def test_with_the_vault_a_question_about_days_is_replayed_with_their_notes(tmp_path: Path) -> None:
+    # The 0.5B's refusal of 2026-11-08's own notes: the service withheld it and quoted them.
+    days = load_golden_set(ROOT / "bench" / "golden" / "sample_vault-days.yaml")
+    item = next(item for item in days.items if item.id == "day-did-2026-11-08")
+    log = '<note source="[[2026-11-08#Log]]">\n- 08:00 Long run, Rosental loop, 12 km at 6:15/km.\n</note>'
+    content = (
+        f"Today is 2026-12-05 (Saturday).\n\nNotes for this message:\n{log}\n\nQuestion: {item.question}\n"
+        f"{DAYS_ADVICE.format(days='2026-11-08')}"
+    )
+    chunks = [{"choices": [{"index": 0, "delta": {"content": "I couldn't find this in your notes."}}]}]
+    call = {
+        "request": {"messages": [{"role": "system", "content": "rules"}, {"role": "user", "content": content}]},
+        "status": 200,
+        "sse": [*map(json.dumps, chunks), "[DONE]"],
+    }
+    (tmp_path / "001.json").write_text(json.dumps(call), encoding="utf-8")
+    items = {" ".join(item.question.split()): item}
+
+    plain = replayed(tmp_path, items)
+    with_days = replayed(tmp_path, items, days_in(ROOT / "sample_vault"))
+
+    assert [result.outcome for result in plain] == ["model refusal"]
+    assert [result.outcome for result in with_days] == ["withheld"]
