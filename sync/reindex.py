@@ -106,7 +106,8 @@ class Reindexer:
             self._index(plan, scan, LinkResolver(scan.all_paths), report, notify)
         # Every run, not only one that changed something: the embedded store reloads its shard here after deletions
         # (its BM25 statistics count deleted points until then), at most once a minute, so deletions made within a
-        # minute of the last reload are reflected by the next run, even one that finds nothing new.
+        # minute of the last reload are reflected by the next run, even one that finds nothing new (with nothing
+        # written since its last flush, it touches no file).
         self._store.flush()
         report.finished_at = self._clock()
         self._watermarks.set_meta(CHUNK_CAP, str(self._vault.max_note_chunks))

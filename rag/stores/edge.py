@@ -97,6 +97,7 @@ class EdgeVectorStore:
         self._clock = clock
         self._opened_at = clock()
         self._deleted_since_open = 0  # points deleted since the shard was loaded: still in its BM25 statistics
+        self._is_unflushed = False  # points written or deleted since the last flush
         self._path = path
         self._shard_dir = path / "shard"
         self._identity_file = path / "identity.json"
@@ -156,6 +157,7 @@ class EdgeVectorStore:
                 for item in batch
             ]
             with edge_errors("upsert failed"):
+                self._is_unflushed = True
                 shard.update(qe.UpdateOperation.upsert_points(points))
 
     @_exclusive
@@ -166,6 +168,7 @@ class EdgeVectorStore:
             return
         for batch in batched(unique, DELETE_PATH_BATCH):
             with edge_errors("delete failed"):
+                self._is_unflushed = True
                 self._deleted_since_open += self._shard.count(qe.CountRequest(filter=path_filter(batch), exact=True))
                 self._shard.update(qe.UpdateOperation.delete_points_by_filter(path_filter(batch)))
 
@@ -293,11 +296,16 @@ class EdgeVectorStore:
 
     @_exclusive
     def flush(self) -> None:
-        """Write pending changes to the segments on disk; after deletions, reopen the shard (see REOPEN_SECONDS)."""
+        """Write pending changes to the segments on disk; after deletions, reopen the shard (see REOPEN_SECONDS).
+
+        With nothing written since the last flush no file is touched (an index run that found nothing new).
+        """
         if self._shard is None:
             return
-        with edge_errors("flush failed"):
-            self._shard.flush()
+        if self._is_unflushed:
+            with edge_errors("flush failed"):
+                self._shard.flush()
+            self._is_unflushed = False
         if self._deleted_since_open and self._clock() - self._opened_at >= REOPEN_SECONDS:
             self._reopen()
 

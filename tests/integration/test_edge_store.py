@@ -108,7 +108,6 @@ def test_edge_upserts_survive_a_killed_process_without_flush(tmp_path: Path) -> 
         from pathlib import Path
         from core.domain import Chunk, EmbeddedChunk, Embedding, IndexIdentity, SparseVector
         from rag.stores.edge import EdgeVectorStore
-from tests.fakes import HashingEmbedder
         store = EdgeVectorStore(Path({str(tmp_path)!r}))
         store.reset(IndexIdentity("test/tiny", 2))
         embedding = Embedding((1.0, 0.0), SparseVector((1,), (1.0,)))
@@ -156,7 +155,6 @@ def test_a_second_process_is_refused_the_shard_and_leaves_its_files_alone(tmp_pa
         from pathlib import Path
         from core.errors import ResourceBusy
         from rag.stores.edge import EdgeVectorStore
-from tests.fakes import HashingEmbedder
         try:
             EdgeVectorStore(Path({str(tmp_path)!r}))
         except ResourceBusy as exc:
