@@ -13,10 +13,11 @@ relevance floor does not refuse a question whose days have notes.
 
 from __future__ import annotations
 
-import calendar
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from calendar import monthrange
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import PurePosixPath
@@ -42,7 +43,7 @@ _ISO_PERIOD = re.compile(r"(?<!\d)\d{4}-(?:W\d{2}(?!\d)|\d{2}(?!-?\d))")
 _ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}(?!\d)|W\d{2}(?!\d)|\d{2}(?!-?\d))")
 
 
-def weeks_first(hits: Sequence[SearchHit]) -> list[SearchHit]:
+def periods_first(hits: Sequence[SearchHit]) -> list[SearchHit]:
     """Return `hits` with those of a week's or a month's own note first ("2026-W46 Weekly Review"), else in order.
 
     For a request about the days alone: a week's (month's) note is among their notes only when all its days are
@@ -162,7 +163,7 @@ def passages_for(retriever: Retriever, query: Query, days: NamedDays, *, k: int,
     summaries = retriever.search_for(query, k=max(1, k // 2), passages=True, among=periods, only_among=True)
     taken = {(hit.chunk.path, hit.chunk.index) for hit in summaries}
     rest = [hit for hit in hits if (hit.chunk.path, hit.chunk.index) not in taken]
-    return weeks_first([*summaries, *rest][:k])
+    return periods_first([*summaries, *rest][:k])
 
 
 class DayNotes:
@@ -215,21 +216,18 @@ class DayNotes:
 
 def _weeks_covered(days: set[date]) -> set[str]:
     """Return the ISO weeks ("2026-W46") all seven days of which are among `days`: a weekly note is of those."""
-    weeks: dict[str, int] = {}
-    for day in days:
-        year, week, _ = day.isocalendar()
-        weeks[f"{year}-W{week:02d}"] = weeks.get(f"{year}-W{week:02d}", 0) + 1
-    return {week for week, count in weeks.items() if count == 7}
+    return _covered(days, lambda day: f"{day.isocalendar().year}-W{day.isocalendar().week:02d}", lambda _day: 7)
 
 
 def _months_covered(days: set[date]) -> set[str]:
     """Return the months ("2026-11") all of whose days are among `days`: a monthly note is of those."""
-    months: dict[tuple[int, int], int] = {}
-    for day in days:
-        months[(day.year, day.month)] = months.get((day.year, day.month), 0) + 1
-    return {
-        f"{year}-{month:02d}" for (year, month), count in months.items() if count == calendar.monthrange(year, month)[1]
-    }
+    return _covered(days, lambda day: f"{day.year}-{day.month:02d}", lambda day: monthrange(day.year, day.month)[1])
+
+
+def _covered(days: set[date], period: Callable[[date], str], length: Callable[[date], int]) -> set[str]:
+    """Return the names of the periods (by `period` of a day) all `length` days of which are among `days`."""
+    counts = Counter(period(day) for day in days)
+    return {period(day) for day in days if counts[period(day)] == length(day)}
 
 
 def _days_of(question: str, today: date, *, past: bool) -> set[date]:
