@@ -28,7 +28,7 @@ from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import SearchHit
 from core.errors import InvalidRequest, NotFound
 from rag.answer.dates import day_keys, days_meet
-from rag.answer.days_named import days_named, past_weekday
+from rag.answer.days_named import days_named, listed_days, past_weekday
 from rag.answer.topic_passages import asks_about_days_alone
 from rag.follow_up import Query
 from rag.notes.obsidian_config import daily_note_path
@@ -239,4 +239,6 @@ def _days_of(question: str, today: date, *, past: bool) -> set[date]:
             days.update(first + timedelta(days=offset) for offset in range((last - first).days + 1))
     if (gone_by := past_weekday(question, today)) is not None:
         days.add(gone_by)
+    if days:
+        days.update(listed_days(question, today, past=past))
     return days

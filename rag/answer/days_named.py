@@ -60,6 +60,15 @@ _DAY_AFTER = re.compile(
     r"(?!\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs?|hours?|o'clock)\b)(?:,?\s*(?P<year>(?:19|20)\d{2})\b)?",
     re.IGNORECASE,
 )
+# Day numbers listed beside a date whose month is written once: "on 9 and 12 November", "9., 10. und 12. November"
+# (before a date starting with its day), "November 9 and 12" (after one starting with its month).
+_LIST = r"\s*(?:,|and|und|&)\s*(?:the\s+)?"
+_LISTED_BEFORE = re.compile(r"(?<![\d.,:/$€£-])\b(?P<day>\d{1,2})(?:st|nd|rd|th|\.)?" + _LIST + r"$", re.IGNORECASE)
+_LISTED_AFTER = re.compile(
+    r"^" + _LIST + r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?![\d.:/]\d)\b"
+    r"(?!\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs?|hours?|o'clock)\b)",
+    re.IGNORECASE,
+)
 _THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
 _LAST_MONTH = re.compile(r"\b(?:last|past|previous)\s+month\b|\bletzte[nm]?\s+monat\b", re.IGNORECASE)
 
@@ -124,6 +133,67 @@ def days_named(question: str, today: date, *, past: bool = False) -> tuple[date,
         last_month = today.replace(day=1) - timedelta(days=1)
         return _days_of(last_month.year, last_month.month, None)
     return None
+
+
+def listed_days(question: str, today: date, *, past: bool = False) -> set[date]:
+    """Return the days `question` lists beside the first day or span it names (`days_named`), each one day.
+
+    "What did I do on 9 and 12 November?" asks of two days, not of the 12th nor of the days between; so do "on
+    2026-11-09 and 2026-11-12", "November 9 and 12" and "on Monday and Friday" (a week day unqualified is both the
+    coming one and the one gone by, as `past_weekday` reads the first).
+    """
+    first = days_named(question, today, past=past)
+    if first is None:
+        return set()
+    found, _ = dates_in(question)
+    if not found:
+        return _listed_weekdays(question, today) if (first[0] == first[1]) else set()
+    listed: set[date] = set()
+    for index, written in enumerate(found):
+        if index == 1 and first[0] != first[1] and _is_span(question, found[0], found[1]):
+            continue  # the span's end, read with its start
+        days = _days_of_date(written, today, past=past)
+        if index > 0 and days is not None and days[0] == days[1]:
+            listed.add(days[0])
+        if written.day is not None and days is not None:
+            listed.update(_listed_numbers(question, written, days[0]))
+    return listed - {first[0]} if first[0] == first[1] else {day for day in listed if not first[0] <= day <= first[1]}
+
+
+def _listed_numbers(question: str, written: Date, day: date) -> set[date]:
+    """Return the days of the numbers listed beside `written` (read as `day`), in its month and year."""
+    start = question.find(written.text)
+    if start < 0 or not written.text:
+        return set()
+    numbers: list[int] = []
+    if written.text[0].isdigit():  # "9, 10 and 12 November": numbers before it, nearest first
+        before = question[:start]
+        while (number := _LISTED_BEFORE.search(before)) is not None:
+            numbers.append(int(number["day"]))
+            before = before[: number.start()]
+    else:  # "November 9 and 12"
+        after = question[start + len(written.text) :]
+        while (number := _LISTED_AFTER.match(after)) is not None:
+            numbers.append(int(number["day"]))
+            after = after[number.end() :]
+    listed = set()
+    for number in numbers:
+        try:
+            listed.add(day.replace(day=number))
+        except ValueError:  # "November 31 and 9"
+            continue
+    return listed
+
+
+def _listed_weekdays(question: str, today: date) -> set[date]:
+    """Return the days of the week days `question` names after its first: the coming one and, unqualified, the last."""
+    week = _week_named(question)
+    listed: set[date] = set()
+    for weekday in list(_WEEKDAY.finditer(question))[1:]:
+        listed.add(_weekday(weekday, today, week))
+        if not weekday["which"] and week is None:
+            listed.add(_last_before(_weekday_number(weekday), today))
+    return listed
 
 
 def past_weekday(question: str, today: date) -> date | None:

@@ -118,6 +118,12 @@ def retrieval_only_under_a_floor_no_question_clears(
             ),
         ),
         ("What did I do last week?", ()),  # 9-15 November: no notes
+        # Two days listed, not the second alone nor the days between (15 November has none of the notes).
+        ("What did I do on 14 and 17 November?", ("Journal/2026-11-17.md",)),
+        (
+            "What did I do on 16 and 17 November?",
+            ("Journal/2026-11-16.md", "Journal/2026-11-17.md", "Meetings/2026-11-16 Standup.md"),
+        ),
         ("How do I fix the greenhouse door?", ()),  # no day named
     ],
 )

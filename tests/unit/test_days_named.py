@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from rag.answer.days_named import days_named, past_weekday
+from rag.answer.days_named import days_named, listed_days, past_weekday
 
 TODAY = date(2026, 12, 5)  # a Saturday
 
@@ -135,3 +135,31 @@ def test_a_week_day_named_with_its_week_is_that_weeks(question: str, day: date) 
 )
 def test_a_span_asked_of_the_past_takes_its_year_from_its_first_day(question: str, first: date, last: date) -> None:
     assert days_named(question, date(2026, 11, 18), past=True) == (first, last)
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "listed"),
+    [
+        ("What did I do on 9 and 12 November?", date(2026, 11, 12), {date(2026, 11, 9)}),
+        ("What did I do on 9, 10 and 12 November?", date(2026, 11, 12), {date(2026, 11, 9), date(2026, 11, 10)}),
+        ("Was habe ich am 9. und 12. November gemacht?", date(2026, 11, 12), {date(2026, 11, 9)}),
+        ("What did I do on November 9 and 12?", date(2026, 11, 9), {date(2026, 11, 12)}),
+        ("What did I do on 2026-11-09 and 2026-11-12?", date(2026, 11, 9), {date(2026, 11, 12)}),
+        # A week day unqualified: the coming one and the one gone by, as the first is read.
+        ("What did I do on Monday and Friday?", date(2026, 12, 7), {date(2026, 12, 4), date(2026, 12, 11)}),
+        ("What did I do on 12 November?", date(2026, 11, 12), set()),
+        ("Did the $5 and 12 November payments go through?", date(2026, 11, 12), set()),  # a sum, not a day
+        ("What is on November 9 and 11 am?", date(2026, 11, 9), set()),  # a time of day
+    ],
+)
+def test_the_days_a_question_lists_are_each_read(question: str, first: date, listed: set[date]) -> None:
+    assert days_named(question, TODAY, past=True) == (first, first)
+    assert listed_days(question, TODAY, past=True) == listed
+
+
+def test_the_days_listed_beside_a_span_are_read_and_its_own_are_not_listed_again() -> None:
+    assert listed_days("What did I do between 9 and 12 November?", TODAY, past=True) == set()
+    assert listed_days("What did I do from 28 December to 3 January?", TODAY, past=True) == set()  # its end
+    assert listed_days("What did I do from 9 to 12 November and on 20 November?", TODAY, past=True) == {
+        date(2026, 11, 20)
+    }
