@@ -177,9 +177,9 @@ def _listed_numbers(question: str, written: Date, day: date) -> set[date]:
             numbers.append(int(number["day"]))
             after = after[number.end() :]
     listed = set()
-    for number in numbers:
+    for listed_day in numbers:
         try:
-            listed.add(day.replace(day=number))
+            listed.add(day.replace(day=listed_day))
         except ValueError:  # "November 31 and 9"
             continue
     return listed
