@@ -53,7 +53,7 @@ def quoted_passages(lead: str, passages: Sequence[Passage], question: str, *, li
     """
     hosts = named_hosts(question)
     shown = [
-        f"{number}. {passage.source}\n   > {neutralise_links(snippet(passage.text, question), hosts)}"
+        _numbered(number, passage.source, passage.text, question, hosts)
         for number, passage in enumerate(passages[:limit], start=1)
     ]
     return "\n\n".join([lead, *shown]) if shown else ""
@@ -62,9 +62,13 @@ def quoted_passages(lead: str, passages: Sequence[Passage], question: str, *, li
 def _passage(number: int, chunk: Chunk, question: str, hosts: frozenset[str]) -> str:
     start, end = chunk.line_start, chunk.line_end
     lines = f"line {start}" if start == end else f"lines {start}-{end}"
+    return _numbered(number, f"{chunk.anchor} ({chunk.path}, {lines})", chunk.text, question, hosts)
+
+
+def _numbered(number: int, label: str, text: str, question: str, hosts: frozenset[str]) -> str:
+    """Return one quoted passage: its number and `label` (its link), then a snippet of `text` on the next line."""
     # A quoted image is still rendered, so one pointing at a host the question does not name is shown as text.
-    quoted = neutralise_links(snippet(chunk.text, question), hosts)
-    return f"{number}. {chunk.anchor} ({chunk.path}, {lines})\n   > {quoted}"
+    return f"{number}. {label}\n   > {neutralise_links(snippet(text, question), hosts)}"
 
 
 def snippet(text: str, question: str, *, max_chars: int = SNIPPET_CHARS) -> str:
