@@ -54,6 +54,7 @@ MIN_COPIED_CHARS = 40  # a sentence an answer repeats that makes its note a sour
 ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
 RESTATED_SHARE = 2 / 3  # of an answer's terms in one sentence: the answer restates it (`is_borne_out`)
 RESTATED_MIN_WEIGHT = 3  # a number and a word, or three words: less is chance
+COMPOUND_HEAD_LETTERS = 4  # letters of each part of a compound counted as its last part's word ("berg" + "käse")
 FORM_PREFIX = 5  # letters two forms of a word share at least ("flexib"): "form" of "formula" and "format" is chance
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 # A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
@@ -408,10 +409,28 @@ def _candidates(
                 # A sentence giving days of its own is of those ("Wed 11 Nov: 8 km" under "Week 46 (9 – 15 Nov)").
                 own_days = day_keys(text) if days else frozenset()
                 on_day = days_meet(days, own_days) if own_days else source_on_day
-                on_topic = len((_stems(text) & wanted) | where) or int(on_day)
+                on_topic = len(_shared(_stems(text), wanted) | where) or int(on_day)
                 order = rank * 10_000 + place
                 found.append(_Candidate(text, passage.source, holds, on_topic, order, _plain(text) in answer))
     return found
+
+
+def _shared(stems: frozenset[str], wanted: frozenset[str]) -> frozenset[str]:
+    """Return the question's stems (`wanted`) a sentence's `stems` hold, each itself or as a compound's last part.
+
+    German writes compounds as one word, the kind it names last: asked "Welchen Käse nimmt Oma?", the recipe's
+    "250 g würziger Bergkäse" is about the cheese asked for.
+    """
+    return frozenset(
+        word
+        for word in wanted
+        if word in stems or (len(word) >= COMPOUND_HEAD_LETTERS and any(_is_compound_of(stem, word) for stem in stems))
+    )
+
+
+def _is_compound_of(word: str, head: str) -> bool:
+    """Return True when `word` is `head` with a word of its own before it ("bergkäse" of "käse")."""
+    return len(word) - len(head) >= COMPOUND_HEAD_LETTERS and word.endswith(head)  # "rezept" is no kind of "zept"
 
 
 def _stems(text: str) -> frozenset[str]:

@@ -184,6 +184,19 @@ def test_one_answer_word_beside_two_question_words_is_evidence_for_the_first_sen
     assert evidence == [Evidence("Planted 42 cloves of 'Germidour' on 8 November 2026.", "[[Garlic]]")]
 
 
+def test_a_compound_ending_in_a_question_word_is_about_it() -> None:
+    # German names a kind by a compound: "Bergkäse" is a "Käse". An English answer about a German note shares one word
+    # with it, and the sentence only "Käsespätzle" of its note besides.
+    tips = Passage("[[Käsespätzle#Omas Tipps]]", "- Kein Gouda! Der Bergkäse ist das ganze Rezept.")
+    question = "Welchen Käse nimmt Oma für die Käsespätzle?"
+
+    evidence = evidence_for("Oma uses Bergkäse, which is the whole recipe.", [tips], question=question)
+
+    assert evidence == [Evidence("Der Bergkäse ist das ganze Rezept.", "[[Käsespätzle#Omas Tipps]]")]
+    # A word is no compound of a shorter one it merely ends with: "Rezept" is no kind of "zept".
+    assert evidence_for("Oma uses Bergkäse.", [tips], question="Welchen Zept nimmt Oma für die Käsespätzle?") == []
+
+
 def test_an_image_or_link_to_a_host_the_question_does_not_name_is_quoted_as_text() -> None:
     # A quoted image is still rendered by the chat app: note text must not send the conversation anywhere.
     passage = Passage(
