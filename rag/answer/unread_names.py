@@ -52,9 +52,15 @@ def unread_names(answer: str, passages: Sequence[Passage], *, question: str = ""
     inner_words = sum(max(0, len(words) - 1) for words in sentences)
     if inner_words >= MIN_INNER_WORDS and sum(map(len, runs)) > NOUN_CAPITALS * inner_words:
         return []
+    # A passage's link is read with it, as its <note source="…">: "[[Käsespätzle#Käsespätzle nach Oma Käthe]]".
     read = {
         word.casefold()
-        for text in (*(passage.text for passage in passages), question, cited)
+        for text in (
+            *(passage.text for passage in passages),
+            *(passage.source for passage in passages),
+            question,
+            cited,
+        )
         for word in WORDS.findall(normalised(text))
     }
     ordinary = ordinary_words()

@@ -31,6 +31,16 @@ def test_names_the_passages_the_question_or_a_cited_link_hold_are_not() -> None:
     assert unread_names(reply, [TASKS], question="Which library do Tasks use?") == []
 
 
+def test_a_name_the_passages_link_holds_was_read() -> None:
+    # The model reads each passage under its link, <note source="[[Käsespätzle#Käsespätzle nach Oma Käthe]]">: the
+    # 1.5B's "Oma verwendet Bergkäse in der Käsespätzle nach Oma Käthe." was cautioned for "Oma Käthe".
+    intro = Passage("[[Käsespätzle#Käsespätzle nach Oma Käthe]]", "Das Rezept meiner Großmutter aus dem Allgäu.")
+    reply = "Oma verwendet Bergkäse in der Käsespätzle nach Oma Käthe."
+
+    assert unread_names(reply, [intro, KAESE], question="Welchen Käse nimmt Oma für die Käsespätzle?") == []
+    assert unread_names(reply, [KAESE], question="Welchen Käse nimmt Oma für die Käsespätzle?") == ["Oma Käthe"]
+
+
 def test_a_sentences_first_word_acronyms_code_links_and_the_services_notices_are_not_names() -> None:
     reply = (
         "Davio is not named [[Recurring Tasks]]. The LLM and CPU matter; run `Rrule.parse()` or see https://Example.org/Page.\n"
