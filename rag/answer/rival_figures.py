@@ -35,6 +35,10 @@ _FIGURE = re.compile(
 )
 _NOT_UNITS = NOT_UNITS | {"with", "per", "x"}  # words after a number that are no unit of it; "12 weeks" is one
 _TOKEN = re.compile(r"[€$£¥]?\d+(?:[.,]\d+)?|[^\W\d_]+")
+# Where an answer's sentence joins two statements, each with its own figure: "The fee will be €302, and the plan's
+# estimate for the whole year's budget is €432." ties €302 to the fee alone, not to the year (whose €15 a missed
+# hour of community work costs, in the committee's decisions): the 0.5B's right answer was withheld for it.
+_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?=(?:and|but|while|whereas|with|und|aber|mit)\b)", re.IGNORECASE)
 RIVAL_MIN_CLOSER = 3  # tokens nearer the words a figure is tied to, in one sentence, for a rival to count
 # The answer's words within this many tokens of its figure that are the question's too say what the figure is for:
 # "rests in the fridge for 5 hours", "3.3 kg per plant".
@@ -86,7 +90,7 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     read = [(passage, [_read(sentence) for sentence in sentences_of(passage.text)]) for passage in passages]
     question_words = question_stems(question)
     rivals: list[Rival] = []
-    for sentence in map(_unlinked, sentences_of(answer)):
+    for sentence in (clause for text in sentences_of(answer) for clause in _CLAUSE_BREAK.split(_unlinked(text))):
         said = _read(sentence)
         units = {stem(word.casefold()) for figure in said.figures for word in _TOKEN.findall(figure.written)}
         # A figure standing alone ("1. €10") answers what was asked: the question's words are what it is tied to.

@@ -95,3 +95,28 @@ def test_figures_without_units_words_alone_and_other_passages_are_not_judged() -
     # The rival must stand in a passage that holds the answer's figure: another note's figure is another thing.
     fridge_elsewhere = Passage("[[Kitchen#Fridge]]", "The fridge holds 4 °C, the freezer -18 °C.")
     assert rival_figures("The loaf proofs at 24 °C for 5 hours.", [RECIPE, fridge_elsewhere], question=RETARD) == []
+
+
+def test_each_statement_of_a_sentence_ties_its_figure_to_its_own_words() -> None:
+    # The 0.5B's right answer, one sentence of two statements, was withheld: €302 was read as tied to "year" too,
+    # the word of the €432 statement that the committee's €15 for a missed hour a year stands beside.
+    budget = Passage(
+        "[[Garden Plan 2027#Budget]]",
+        "| Item | Estimate |\n| --- | --- |\n| Annual fee (2027, after the committee vote) | €302 |\n| Total | €432 |",
+    )
+    decisions = Passage(
+        "[[2026-11-10 Allotment Committee#Decisions]]",
+        "1. **Annual fee for 2027 rises from €284 to €302** per plot (+€18).\n"
+        "4. **Community work:** still 6 hours per plot per year; a missed hour now costs €15 instead of €10.",
+    )
+    question = (
+        "What will the allotment fee be in 2027, and what does the garden plan estimate for the whole year's budget?"
+    )
+    joined = "The allotment fee in 2027 will be €302, and the garden plan estimate for the whole year's budget is €432."
+    with_with = (
+        "The allotment fee in 2027 will be €302 per plot, with the total estimated cost for the whole year of €432."
+    )
+
+    for answer in (joined, with_with):
+        assert rival_figures(answer, [budget, decisions], question=question) == []
+        assert is_borne_out(answer, [budget, decisions], question=question)
