@@ -240,5 +240,5 @@ def _days_of(question: str, today: date, *, past: bool) -> set[date]:
     if (gone_by := past_weekday(question, today)) is not None:
         days.add(gone_by)
     if days:
-        days.update(listed_days(question, today, past=past))
+        days.update(listed_days(question, today, past=past, gone_by=True))
     return days

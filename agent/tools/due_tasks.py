@@ -78,7 +78,7 @@ class DueTasks:
         dated = self._dated_tasks(ask, snapshot, daily)
         found = [task for task in dated if ask.holds(task.day)]
         if not found:
-            return _none_found(ask, [task for task in dated if task.day > ask.last], earlier=len(dated))
+            return _none_found(ask, [task for task in dated if task.day > ask.until], earlier=len(dated))
         listed = found[: self._max_listed]
         has_daily = any(task.path == daily for task in found)
         tasks = " ".join(filter(None, (f"open task{'s' if len(found) != 1 else ''}", ask.describe_priorities())))
@@ -149,7 +149,7 @@ def _daily_note_of(reader: VaultReader, snapshot: VaultSnapshot, ask: DueAsk) ->
 
     None when the question asks what is due or scheduled (an undated task is neither), or for more than one day.
     """
-    if ask.by_due_only or ask.by_scheduled or ask.first != ask.last:
+    if ask.by_due_only or ask.by_scheduled or ask.first != ask.last or ask.listed:
         return None
     try:
         return existing_daily_note(reader, snapshot, ask.first)

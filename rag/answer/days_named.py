@@ -135,19 +135,19 @@ def days_named(question: str, today: date, *, past: bool = False) -> tuple[date,
     return None
 
 
-def listed_days(question: str, today: date, *, past: bool = False) -> set[date]:
+def listed_days(question: str, today: date, *, past: bool = False, gone_by: bool = False) -> set[date]:
     """Return the days `question` lists beside the first day or span it names (`days_named`), each one day.
 
     "What did I do on 9 and 12 November?" asks of two days, not of the 12th nor of the days between; so do "on
-    2026-11-09 and 2026-11-12", "November 9 and 12" and "on Monday and Friday" (a week day unqualified is both the
-    coming one and the one gone by, as `past_weekday` reads the first).
+    2026-11-09 and 2026-11-12", "November 9 and 12" and "on Monday and Friday" (a week day unqualified is the coming
+    one, and with `gone_by` the one gone by too, as `past_weekday` reads the first for who looks up notes of a day).
     """
     first = days_named(question, today, past=past)
     if first is None:
         return set()
     found, _ = dates_in(question)
     if not found:
-        return _listed_weekdays(question, today) if (first[0] == first[1]) else set()
+        return _listed_weekdays(question, today, gone_by=gone_by) if (first[0] == first[1]) else set()
     listed: set[date] = set()
     for index, written in enumerate(found):
         if index == 1 and first[0] != first[1] and _is_span(question, found[0], found[1]):
@@ -185,13 +185,13 @@ def _listed_numbers(question: str, written: Date, day: date) -> set[date]:
     return listed
 
 
-def _listed_weekdays(question: str, today: date) -> set[date]:
-    """Return the days of the week days `question` names after its first: the coming one and, unqualified, the last."""
+def _listed_weekdays(question: str, today: date, *, gone_by: bool) -> set[date]:
+    """Return the days of the week days `question` names after its first (`gone_by`: unqualified, the last too)."""
     week = _week_named(question)
     listed: set[date] = set()
     for weekday in list(_WEEKDAY.finditer(question))[1:]:
         listed.add(_weekday(weekday, today, week))
-        if not weekday["which"] and week is None:
+        if gone_by and not weekday["which"] and week is None:
             listed.add(_last_before(_weekday_number(weekday), today))
     return listed
 

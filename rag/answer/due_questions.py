@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
-from rag.answer.days_named import days_named
+from rag.answer.days_named import days_named, listed_days
 
 # A question about tasks: it names them, or asks what is due.
 _TASKS = re.compile(
@@ -81,10 +81,17 @@ class DueAsk:
     by_due_only: bool = False
     by_scheduled: bool = False
     priorities: tuple[str, ...] = ()  # the priorities asked for, highest first ("normal": none given); (): any
+    # Further days listed beside the first ("What is due on Monday and Friday?"), sorted, none of them in the span.
+    listed: tuple[date, ...] = ()
 
     def holds(self, day: date) -> bool:
         """Return True when `day` is one of the days asked for."""
-        return self.first <= day <= self.last
+        return self.first <= day <= self.last or day in self.listed
+
+    @property
+    def until(self) -> date:
+        """Return the last day asked for: a task after it is the next one."""
+        return max((self.last, *self.listed))
 
     def takes(self, priority: str | None) -> bool:
         """Return True when a task of `priority` (None: none given, "normal") is of those asked for."""
@@ -101,6 +108,13 @@ class DueAsk:
         """Return the days asked for as a reply says them: "on 2021-11-22", "from … to …", "before … (overdue)"."""
         if self.first == date.min:
             return f"before {(self.last + timedelta(days=1)).isoformat()} (overdue)"
+        if self.listed:  # "on 2026-12-07 and 2026-12-11", "from 2026-12-07 to 2026-12-09 and on 2026-12-14"
+            if self.first == self.last:
+                days = [day.isoformat() for day in sorted({self.first, *self.listed})]
+                return f"on {', '.join(days[:-1])} and {days[-1]}"
+            days = [day.isoformat() for day in self.listed]
+            span = f"from {self.first.isoformat()} to {self.last.isoformat()}"
+            return f"{span} and on {', '.join(days[:-1])}{' and ' if len(days) > 1 else ''}{days[-1]}"
         if self.first == self.last:
             return f"on {self.first.isoformat()}"
         return f"from {self.first.isoformat()} to {self.last.isoformat()}"
@@ -122,7 +136,8 @@ def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAs
         days = _days_asked(question, today)
         if priorities or (days is not None and _FOLLOW_UP.match(question) and not _TASKS.search(question)):
             first, last = days or (before.first, before.last)
-            return replace(before, first=first, last=last, priorities=priorities or before.priorities)
+            listed = _listed_asked(question, today) if days else before.listed
+            return replace(before, first=first, last=last, priorities=priorities or before.priorities, listed=listed)
     if not _TASKS.search(question) or _REQUEST.match(question) or _DONE.search(question):
         return None
     days = _days_asked(question, today)
@@ -131,7 +146,19 @@ def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAs
     first, last = days
     asks_due = bool(_DUE.search(question))
     scheduled = bool(_SCHEDULED.search(question)) and not asks_due
-    return DueAsk(first, last, by_due_only=asks_due, by_scheduled=scheduled, priorities=_priorities_asked(question))
+    return DueAsk(
+        first,
+        last,
+        by_due_only=asks_due,
+        by_scheduled=scheduled,
+        priorities=_priorities_asked(question),
+        listed=_listed_asked(question, today),
+    )
+
+
+def _listed_asked(question: str, today: date) -> tuple[date, ...]:
+    """Return the days `question` lists beside the first it names, sorted (none for what is overdue)."""
+    return () if _OVERDUE.search(question) else tuple(sorted(listed_days(question, today)))
 
 
 def _priorities_asked(question: str) -> tuple[str, ...]:

@@ -63,6 +63,23 @@ def test_open_tasks_due_on_the_day_are_listed_each_with_a_link_to_its_section(se
     assert reply.anchors == ("[[ACME#Steps to world domination]]", "[[Plan#Later]]")
 
 
+def test_tasks_due_on_each_day_listed_are_listed_and_not_those_of_the_days_between(settings: Settings) -> None:
+    reply = due_tasks(settings).reply_for("Which tasks are due on 22 November 2021 and on 4 March 2024?")
+
+    assert reply is not None
+    assert reply.text.splitlines() == [
+        "3 open tasks due on 2021-11-22 and 2024-03-04:",
+        "- [ ] ==Profit== 📅 2021-11-22 [[ACME#Steps to world domination]]",
+        "- [ ] Book the venue [due:: 2021-11-22] [[Plan#Later]]",
+        "- [ ] Take out the trash 📅 2024-03-04 [[ACME#Steps to world domination]]",
+    ]
+    # The next one would be after the last day asked: 2024-03-04's task, between the two, is not.
+    neither = due_tasks(settings).reply_for("Which tasks are due on 23 November 2021 and on 5 March 2024?")
+    assert neither is not None and neither.text.splitlines() == [
+        "No open task is due on 2021-11-23 and 2024-03-05, nor later; 3 open tasks are dated before."
+    ]
+
+
 def test_what_to_do_on_a_day_counts_a_scheduled_task_and_other_questions_get_none(settings: Settings) -> None:
     tasks = due_tasks(settings)
 

@@ -154,7 +154,7 @@ def test_a_span_asked_of_the_past_takes_its_year_from_its_first_day(question: st
 )
 def test_the_days_a_question_lists_are_each_read(question: str, first: date, listed: set[date]) -> None:
     assert days_named(question, TODAY, past=True) == (first, first)
-    assert listed_days(question, TODAY, past=True) == listed
+    assert listed_days(question, TODAY, past=True, gone_by=True) == listed
 
 
 def test_the_days_listed_beside_a_span_are_read_and_its_own_are_not_listed_again() -> None:
@@ -162,4 +162,12 @@ def test_the_days_listed_beside_a_span_are_read_and_its_own_are_not_listed_again
     assert listed_days("What did I do from 28 December to 3 January?", TODAY, past=True) == set()  # its end
     assert listed_days("What did I do from 9 to 12 November and on 20 November?", TODAY, past=True) == {
         date(2026, 11, 20)
+    }
+
+
+def test_a_week_day_listed_is_the_coming_one_unless_the_one_gone_by_is_asked_for_too() -> None:
+    assert listed_days("What is due on Monday and Friday?", TODAY) == {date(2026, 12, 11)}
+    assert listed_days("What did I do on Monday and Friday?", TODAY, gone_by=True) == {
+        date(2026, 12, 4),
+        date(2026, 12, 11),
     }

@@ -39,6 +39,22 @@ def test_the_days_asked_for_are_read_from_the_question(question: str, first: dat
     assert ask is not None and (ask.first, ask.last) == (first, last)
 
 
+def test_the_days_listed_are_each_asked_for_and_not_those_between() -> None:
+    ask = due_ask("What is due on Monday and Friday?", TODAY)
+
+    assert ask is not None and (ask.first, ask.last, ask.listed) == (
+        date(2026, 12, 7),
+        date(2026, 12, 7),
+        (date(2026, 12, 11),),
+    )
+    assert ask.holds(date(2026, 12, 11)) and not ask.holds(date(2026, 12, 9)) and ask.until == date(2026, 12, 11)
+    assert ask.describe() == "on 2026-12-07 and 2026-12-11"
+    spans = due_ask("What is due from 7 to 9 December and on 14 December?", TODAY)
+    assert spans is not None and spans.describe() == "from 2026-12-07 to 2026-12-09 and on 2026-12-14"
+    follow_up = due_ask("And on 9 and 12 December?", TODAY, earlier=["What is due on Monday and Friday?"])
+    assert follow_up is not None and (follow_up.first, follow_up.listed) == (date(2026, 12, 12), (date(2026, 12, 9),))
+
+
 def test_overdue_is_every_day_before_today() -> None:
     ask = due_ask("What's overdue?", TODAY)
 
