@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from itertools import zip_longest
 from pathlib import PurePosixPath
 
 from agent.answer_footer import latest_question, turn_passages
@@ -140,7 +141,8 @@ def answer_check(
     # of a refusal, or of an answer withheld, the reply quotes them.
     days_quoted = ""
     if alone:
-        days_quoted = quoted_passages(f"{DAYS_QUOTED_LEAD} {days_label(days.days)} say:", of_the_days, question)
+        lead = f"{DAYS_QUOTED_LEAD} {days_label(days.days)} say:"
+        days_quoted = quoted_passages(lead, each_note_in_turn(of_the_days), question)
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
         if days_quoted and opens_like_refusal(text):
@@ -156,6 +158,19 @@ def answer_check(
         return not may_answer_elsewhere(text, question, turns) and bears_out(text, is_whole=False)
 
     return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=days_quoted or REFUSAL)
+
+
+def each_note_in_turn(passages: Sequence[Passage]) -> list[Passage]:
+    """Return `passages` taking one of each note in turn, the notes in the order they first come.
+
+    Quoted in place of an answer about two days, three passages were all the second day's: its note's passages
+    came first. One of each day's note now comes before a second of any.
+    """
+    by_note: dict[str, list[Passage]] = {}
+    for passage in passages:
+        by_note.setdefault(note_of(passage.source), []).append(passage)
+    rounds = zip_longest(*by_note.values())
+    return [passage for round_ in rounds for passage in round_ if passage is not None]
 
 
 class OpeningCheck:

@@ -312,3 +312,16 @@ def test_a_request_about_a_day_whose_notes_the_model_does_not_answer_from_gets_t
     assert "Agreed to ship the beta on Friday." in reply
     assert "couldn't find" not in reply and "lemon" not in reply
     assert "Sources:" not in reply  # each quote stands under its own link
+
+
+def test_a_request_about_days_listed_gets_each_days_notes_quoted(
+    day_settings: Settings, day_services: Services, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text("I couldn't find this in your notes."))
+
+    reply = reply_to("What did I do on 16 and 17 November?", day_settings, day_services, llm)
+
+    assert reply.startswith("Here is what your notes of 2026-11-16 to 2026-11-17 say:")
+    # One passage of each day's notes before a second of any: three quoted, and a note of each day among them.
+    assert "Fixed the greenhouse door hinge" in reply and "Repotted the lemon tree" in reply
+    assert len(re.findall(r"^\d\. \[\[", reply, flags=re.MULTILINE)) == 3
