@@ -44,6 +44,7 @@ _NEXT_WEEK = re.compile(r"\bnext\s+week\b|\bnächste[rn]?\s+woche\b", re.IGNOREC
 _LAST_WEEK = re.compile(
     r"\b(?:last|past|previous)\s+week\b|\bletzte[rn]?\s+woche\b|\bvorige[rn]?\s+woche\b", re.IGNORECASE
 )
+_SENTENCE_ENDS = ("?", "!", ". ", ";", "\n")  # where a sentence of a question ends
 _WEEK_OF = re.compile(r"\bweek\s+(?:of|from|starting)\b|\bwoche\s+(?:vom|ab)\b", re.IGNORECASE)  # "the week of 9 Nov"
 # What joins two dates into a span, written between them: "from 9 to 12 November", "2026-11-09 – 2026-11-11",
 # "between … and …" (an "and" only after "between": "on 2026-11-09 and on 2026-11-12" asks of two days).
@@ -115,7 +116,7 @@ def days_named(question: str, today: date, *, past: bool = False) -> tuple[date,
             return day, day
     monday = today - timedelta(days=today.weekday())
     if (weekday := _WEEKDAY.search(question)) is not None:
-        day = _weekday(weekday, today, _week_named(question))
+        day = _weekday(weekday, today, _week_named(question, weekday.start()))
         return day, day
     if _LAST_WEEKEND.search(question):  # the Saturday and Sunday before this week
         return monday - timedelta(days=2), monday - timedelta(days=1)
@@ -187,9 +188,9 @@ def _listed_numbers(question: str, written: Date, day: date) -> set[date]:
 
 def _listed_weekdays(question: str, today: date, *, gone_by: bool) -> set[date]:
     """Return the days of the week days `question` names after its first (`gone_by`: unqualified, the last too)."""
-    week = _week_named(question)
     listed: set[date] = set()
     for weekday in list(_WEEKDAY.finditer(question))[1:]:
+        week = _week_named(question, weekday.start())
         listed.add(_weekday(weekday, today, week))
         if gone_by and not weekday["which"] and week is None:
             listed.add(_last_before(_weekday_number(weekday), today))
@@ -203,15 +204,26 @@ def past_weekday(question: str, today: date) -> date | None:
     as a question about what is due does: who looks up notes of a day takes both.
     """
     weekday = _WEEKDAY.search(question)
-    if weekday is None or weekday["which"] or dates_in(question)[0] or _week_named(question) is not None:
+    if (
+        weekday is None
+        or weekday["which"]
+        or dates_in(question)[0]
+        or _week_named(question, weekday.start()) is not None
+    ):
         return None
     return _last_before(_weekday_number(weekday), today)
 
 
-def _week_named(question: str) -> int | None:
-    """Return the week `question` names beside a week day, in weeks from this one ("Friday last week": -1)."""
+def _week_named(question: str, at: int) -> int | None:
+    """Return the week named beside the week day at `at`, in weeks from this one ("Friday last week": -1).
+
+    Only in its sentence: "What did I do on Friday? And what is planned next week?" asks of the Friday gone by.
+    """
+    start = max((question.rfind(mark, 0, at) for mark in _SENTENCE_ENDS), default=-1) + 1
+    ends = [end for mark in _SENTENCE_ENDS if (end := question.find(mark, at)) >= 0]
+    sentence = question[start : min(ends, default=len(question))]
     for words, weeks in ((_LAST_WEEK, -1), (_NEXT_WEEK, 1), (_THIS_WEEK, 0)):
-        if words.search(question):
+        if words.search(sentence):
             return weeks
     return None
 

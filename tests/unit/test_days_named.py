@@ -118,6 +118,13 @@ def test_a_week_day_named_with_its_week_is_that_weeks(question: str, day: date) 
     assert past_weekday(question, TODAY) is None  # the week says which: no other day is looked up
 
 
+def test_a_week_named_in_another_sentence_is_not_the_week_days() -> None:
+    question = "What did I do on Friday? And what is planned next week?"
+
+    assert days_named(question, TODAY) == (date(2026, 12, 11), date(2026, 12, 11))  # the coming one, as alone
+    assert past_weekday(question, TODAY) == date(2026, 12, 4)  # and the one gone by, not next week's
+
+
 @pytest.mark.parametrize(
     ("question", "first", "last"),
     [
