@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 
-from agent.answer_footer import earlier_question, latest_question, user_questions_before
+from agent.answer_footer import SEARCHED_NOTES, earlier_question, latest_question, user_questions_before
 from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
@@ -21,7 +21,8 @@ from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, sources_reply
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.tool_offer import is_contract_request, offers_tools
-from rag.answer.context import build_context
+from rag.answer.citations import sources_list
+from rag.answer.context import REFUSAL, build_context
 
 T = TypeVar("T")
 
@@ -67,7 +68,12 @@ class RetrieveNode:
         days = NamedDays() if edit_like or deps.day_notes is None else await _in_thread(deps.day_notes, question)
         only_days = is_about_days_alone(days, question)
         if not is_edit and not only_days and not await _in_thread(lambda: deps.gate.covers(query)):
-            return {"is_covered": False}
+            # Below the floor, still the nearest sections, as a refusal of the model's lists them: a question worded
+            # unlike its note ("the quick way", "credential") may fall under it with that note found first.
+            hits = await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k, passages=True))
+            nearest = list(dict.fromkeys(hit.chunk.anchor for hit in hits))[:SEARCHED_NOTES]
+            scratch_of(config).checker.allowed.update(nearest)
+            return {"is_covered": False, "answer": floor_refusal(nearest if deps.show_sources else [])}
         # "When is the race?" is answered about the half marathon asked of before: its answer is checked so too.
         follows = earlier if query.in_context is not None and not query.is_topic_switch else ""
         # "List my notes about Hyprland": the notes the search finds about it, listed by code (agent/notes_list.py).
@@ -109,6 +115,12 @@ class RetrieveNode:
             "follows": follows,
             "named_days": days.as_record(),
         }
+
+
+def floor_refusal(nearest: list[str]) -> str:
+    """Return the refusal of a question the notes do not cover, with the `nearest` sections as "Notes searched:"."""
+    listed = sources_list((), fallback=nearest, limit=SEARCHED_NOTES)
+    return f"{REFUSAL}\n\n{listed}" if listed else REFUSAL
 
 
 def previous_reply(records: list[MessageRecord]) -> str:

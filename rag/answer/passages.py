@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from core.domain import Chunk, SearchHit
 from rag.answer.attribution import Passage
+from rag.answer.citations import sources_list
 from rag.answer.context import REFUSAL
 from rag.answer.excerpts import GAP, cut_at_space, key_sentences
 from rag.answer.external_links import named_hosts, neutralise_links
@@ -24,7 +25,9 @@ SNIPPET_CHARS = 320
 BLOCK_MARK = re.compile(r"^(?:\s*>\s*(?:\[![^\]]*\][+-]?\s*)?)*(?:#{1,6}\s+|[-*+]\s+|\d{1,9}[.)]\s+)?")
 
 
-def retrieval_only_reply(question: str, hits: Sequence[SearchHit], *, covered: bool, limit: int = 3) -> str:
+def retrieval_only_reply(
+    question: str, hits: Sequence[SearchHit], *, covered: bool, limit: int = 3, nearest: Sequence[str] = ()
+) -> str:
     """Return the reply for when no model answers: a notice line, then the best passages, each cited.
 
     Args:
@@ -32,11 +35,13 @@ def retrieval_only_reply(question: str, hits: Sequence[SearchHit], *, covered: b
         hits: the retrieved hits, best first.
         covered: the relevance gate's verdict; False (or no hits) gives the refusal.
         limit: how many distinct passages to show.
+        nearest: with the refusal, the sections nearest the question below the floor, listed as "Notes searched:".
 
     """
     chunks = list({(hit.chunk.path, hit.chunk.index): hit.chunk for hit in hits}.values())[:limit]
     if not covered or not chunks:
-        return f"{REFUSAL}\n\n{NO_MODEL_REFUSAL_NOTICE}"
+        listed = sources_list((), fallback=nearest, limit=limit)
+        return "\n\n".join(filter(None, (REFUSAL, NO_MODEL_REFUSAL_NOTICE, listed)))
     hosts = named_hosts(question)
     passages = [_passage(number, chunk, question, hosts) for number, chunk in enumerate(chunks, start=1)]
     return "\n\n".join([NO_MODEL_NOTICE, *passages])

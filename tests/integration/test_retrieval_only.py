@@ -118,7 +118,8 @@ def test_without_coverage_the_reply_is_the_refusal(settings: Settings, services:
         reply = ask(client, "What is the capital of Australia?")
 
     assert reply.startswith(REFUSAL)
-    assert "[[" not in reply
+    refusal, searched = reply.split("\n\nNotes searched:\n")  # the nearest sections, no passage of them
+    assert "[[" not in refusal and searched.count("- [[") == 3
 
 
 def test_index_status_reports_counts_and_last_run(settings: Settings, services: Services) -> None:
