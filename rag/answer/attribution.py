@@ -28,6 +28,8 @@ _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?!\w)(?:\s?(%|°\s?[CF]?|[^\W
 # Words after a number that are no unit of it ("4 of them", "2 and 3").
 NOT_UNITS = frozenset(("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it"))
 _WORD = re.compile(r"[^\W\d_]{4,}")
+# A joined name is one term too: "polkit-kde-agent" is no "polkit" or "agent" ("kde" is too short to count).
+_NAME = re.compile(r"(?<![\w-])[^\W_]+(?:[-_][^\W_]+)+(?![\w-])")
 _ELEMENT = re.compile(r'<note source="([^"]*)"[^>]*>\n(.*?)\n</note>', re.DOTALL)
 WIKILINK = re.compile(r"!?\[\[[^\]\n]*\]\]")  # a wikilink or embed as an answer writes it
 # Words an answer uses for itself, not for the note's content.
@@ -222,4 +224,10 @@ def terms_of(text: str, *, bare_numbers: bool = False) -> set[str]:
         for word in (match.casefold() for match in _WORD.findall(text))
         if word not in FILLER and word not in _ANSWER_WORDS
     }
-    return numbers | words
+    return numbers | words | {name.casefold() for name in _NAME.findall(text) if _is_name(name)}
+
+
+def _is_name(token: str) -> bool:
+    """Return True for a joined name of three parts or more, or of two with a digit ("polkit-kde-agent", "v1-5")."""
+    parts = re.split(r"[-_]", token)
+    return any(part.isalpha() for part in parts) and (len(parts) >= 3 or any(c.isdigit() for c in token))

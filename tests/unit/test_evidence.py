@@ -15,6 +15,7 @@ from rag.answer.evidence import (
     copied_from,
     evidence_block,
     evidence_for,
+    is_borne_out,
     quoted_line,
     repeats_sentences,
 )
@@ -339,3 +340,13 @@ def test_an_answer_repeating_a_short_sentence_about_the_question_repeats_the_not
     assert not repeats_sentences(
         "Stopped digging the beds in autumn. It helps.", [aside], question="What is in my mom's plum cake?"
     )
+
+
+def test_a_joined_name_is_said_beyond_the_question_words_it_is_made_of() -> None:
+    # The 1.5B's "`polkit-kde-agent`" said, word by word, only "polkit" and "agent" ("kde" is too short to count),
+    # both the question's: withheld as an answer naming nothing. The name itself is what it says.
+    agents = Passage("[[Polkit]]", "Common Polkit agents available are:\n- `polkit-gnome`\n- `polkit-kde-agent`")
+    question = "Which Polkit agent does my Hyprland config start at launch?"
+
+    assert is_borne_out("The agent my config starts is `polkit-kde-agent`.", [agents], question=question)
+    assert not is_borne_out("The agent my config starts is `polkit-xfce-agent`.", [agents], question=question)
