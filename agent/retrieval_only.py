@@ -114,7 +114,7 @@ class RetrievalOnlyAnswerer:
         if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):
             return listed.text
         if not covered:  # the nearest sections all the same, as with a model (agent/retrieve_node.floor_refusal)
-            nearest = self._retriever.search_for(query, k=self._top_k, passages=True)
+            nearest = [] if query.says_nothing else self._retriever.search_for(query, k=self._top_k, passages=True)
             return retrieval_only_reply(question, [], covered=False, nearest=[hit.chunk.anchor for hit in nearest])
         hits = passages_for(self._retriever, query, days, k=self._top_k, alone=only_days)
         if hits and self._base_embeds is not None:

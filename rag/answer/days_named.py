@@ -148,7 +148,7 @@ def listed_days(question: str, today: date, *, past: bool = False, gone_by: bool
         return set()
     found, _ = dates_in(question)
     if not found:
-        return _listed_weekdays(question, today, gone_by=gone_by) if (first[0] == first[1]) else set()
+        return _listed_weekdays(question, today, first[0], gone_by=gone_by) if first[0] == first[1] else set()
     listed: set[date] = set()
     for index, written in enumerate(found):
         if index == 1 and first[0] != first[1] and _is_span(question, found[0], found[1]):
@@ -186,12 +186,17 @@ def _listed_numbers(question: str, written: Date, day: date) -> set[date]:
     return listed
 
 
-def _listed_weekdays(question: str, today: date, *, gone_by: bool) -> set[date]:
-    """Return the days of the week days `question` names after its first (`gone_by`: unqualified, the last too)."""
+def _listed_weekdays(question: str, today: date, first: date, *, gone_by: bool) -> set[date]:
+    """Return the days of the week days `question` names but the `first` day read (`gone_by`: the last one too).
+
+    The first day may be a week day's ("Monday and Friday") or not ("today and Friday").
+    """
     listed: set[date] = set()
-    for weekday in list(_WEEKDAY.finditer(question))[1:]:
+    for weekday in _WEEKDAY.finditer(question):
         week = _week_named(question, weekday.start())
-        listed.add(_weekday(weekday, today, week))
+        if (coming := _weekday(weekday, today, week)) == first:
+            continue  # `days_named`'s, and `past_weekday` reads the one gone by
+        listed.add(coming)
         if gone_by and not weekday["which"] and week is None:
             listed.add(_last_before(_weekday_number(weekday), today))
     return listed

@@ -109,6 +109,7 @@ def test_tell_me_more_is_searched_in_the_context_of_the_question_before_it(
     expected = retrieval_only_reply("Tell me more", in_context, covered=True)
     assert reply == expected
     assert first.startswith(REFUSAL) and marks.startswith(REFUSAL)  # nothing to say more of, nothing to search
+    assert "[[" not in first and "[[" not in marks  # and no nearest notes of nothing
 
 
 def test_without_coverage_the_reply_is_the_refusal(settings: Settings, services: Services) -> None:

@@ -174,6 +174,7 @@ def test_the_days_listed_beside_a_span_are_read_and_its_own_are_not_listed_again
 
 def test_a_week_day_listed_is_the_coming_one_unless_the_one_gone_by_is_asked_for_too() -> None:
     assert listed_days("What is due on Monday and Friday?", TODAY) == {date(2026, 12, 11)}
+    assert listed_days("What is due today and on Friday?", TODAY) == {date(2026, 12, 11)}  # "today" came first
     assert listed_days("What did I do on Monday and Friday?", TODAY, gone_by=True) == {
         date(2026, 12, 4),
         date(2026, 12, 11),
