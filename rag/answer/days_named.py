@@ -54,22 +54,19 @@ _BETWEEN = re.compile(r"\b(?:between|zwischen)\s*(?:the\s+)?$", re.IGNORECASE)
 # "9.-12. November", "between 9 and 12 Nov"), or after one starting with its month ("November 9-12", "Nov 9 to 12,
 # 2026", whose year then follows the second number).
 _JOIN = r"\s*(?P<join>to|until|till|through|bis|and|und|-|–|—)\s*(?:the\s+)?"
-# Not a number of money ("$5 - 12 November") nor a time of day ("November 9 - 11 am", "12 - 14 Uhr").
-_DAY_BEFORE = re.compile(r"(?<![\d.,:/$€£-])\b(?P<day>\d{1,2})(?:st|nd|rd|th|\.)?" + _JOIN + r"$", re.IGNORECASE)
-_DAY_AFTER = re.compile(
-    r"^" + _JOIN + r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?![\d.:/]\d)\b"
-    r"(?!\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs?|hours?|o'clock)\b)(?:,?\s*(?P<year>(?:19|20)\d{2})\b)?",
-    re.IGNORECASE,
-)
 # Day numbers listed beside a date whose month is written once: "on 9 and 12 November", "9., 10. und 12. November"
 # (before a date starting with its day), "November 9 and 12" (after one starting with its month).
 _LIST = r"\s*(?:,|and|und|&)\s*(?:the\s+)?"
-_LISTED_BEFORE = re.compile(r"(?<![\d.,:/$€£-])\b(?P<day>\d{1,2})(?:st|nd|rd|th|\.)?" + _LIST + r"$", re.IGNORECASE)
-_LISTED_AFTER = re.compile(
-    r"^" + _LIST + r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?![\d.:/]\d)\b"
-    r"(?!\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs?|hours?|o'clock)\b)",
-    re.IGNORECASE,
+# A day's number before a date, or after one; not a number of money ("$5 - 12 November") nor a time of day
+# ("November 9 - 11 am", "12 - 14 Uhr").
+_NUMBER_BEFORE = r"(?<![\d.,:/$€£-])\b(?P<day>\d{1,2})(?:st|nd|rd|th|\.)?"
+_NUMBER_AFTER = (
+    r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?![\d.:/]\d)\b(?!\s*(?:am|pm|a\.m\.|p\.m\.|uhr|h|hrs?|hours?|o'clock)\b)"
 )
+_DAY_BEFORE = re.compile(_NUMBER_BEFORE + _JOIN + r"$", re.IGNORECASE)
+_DAY_AFTER = re.compile(r"^" + _JOIN + _NUMBER_AFTER + r"(?:,?\s*(?P<year>(?:19|20)\d{2})\b)?", re.IGNORECASE)
+_LISTED_BEFORE = re.compile(_NUMBER_BEFORE + _LIST + r"$", re.IGNORECASE)
+_LISTED_AFTER = re.compile(r"^" + _LIST + _NUMBER_AFTER, re.IGNORECASE)
 _THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
 _LAST_MONTH = re.compile(r"\b(?:last|past|previous)\s+month\b|\bletzte[nm]?\s+monat\b", re.IGNORECASE)
 
