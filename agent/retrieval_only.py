@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
+from agent.answer_footer import SEARCHED_NOTES
 from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import is_surely_change_request
 from agent.notes_list import listed_notes
@@ -114,8 +115,8 @@ class RetrievalOnlyAnswerer:
         if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):
             return listed.text
         if not covered:  # the nearest sections all the same, as with a model (agent/retrieve_node.floor_refusal)
-            nearest = [] if query.says_nothing else self._retriever.search_for(query, k=self._top_k, passages=True)
-            return retrieval_only_reply(question, [], covered=False, nearest=[hit.chunk.anchor for hit in nearest])
+            nearest = self._retriever.nearest_sections(query, limit=SEARCHED_NOTES)
+            return retrieval_only_reply(question, [], covered=False, nearest=nearest)
         hits = passages_for(self._retriever, query, days, k=self._top_k, alone=only_days)
         if hits and self._base_embeds is not None:
             hits = self._base_embeds(hits)

@@ -70,12 +70,7 @@ class RetrieveNode:
         if not is_edit and not only_days and not await _in_thread(lambda: deps.gate.covers(query)):
             # Below the floor, still the nearest sections, as a refusal of the model's lists them: a question worded
             # unlike its note ("the quick way", "credential") may fall under it with that note found first.
-            hits = (
-                []
-                if query.says_nothing
-                else await _in_thread(lambda: deps.retriever.search_for(query, k=deps.top_k, passages=True))
-            )
-            nearest = list(dict.fromkeys(hit.chunk.anchor for hit in hits))[:SEARCHED_NOTES]
+            nearest = await _in_thread(lambda: deps.retriever.nearest_sections(query, limit=SEARCHED_NOTES))
             scratch_of(config).checker.allowed.update(nearest)
             return {"is_covered": False, "answer": floor_refusal(nearest if deps.show_sources else [])}
         # "When is the race?" is answered about the half marathon asked of before: its answer is checked so too.

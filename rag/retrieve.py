@@ -122,6 +122,17 @@ class Retriever:
         outweigh = FAR_STRONGER if passages else 0.0  # fused by rank: one scale, whatever ranked the lists
         return diversify_by_note(fused, limit=limit, per_note=self._settings.max_chunks_per_note, outweigh=outweigh)
 
+    def nearest_sections(self, query: Query, *, limit: int) -> list[str]:
+        """Return the anchors of the `limit` sections nearest a prepared query, best first, each once.
+
+        What a refusal lists under "Notes searched:" when the relevance floor judged the notes not to cover the
+        question; none for a message saying nothing ("???").
+        """
+        if query.says_nothing:
+            return []
+        hits = self.search_for(query, k=max(limit, self._settings.top_k), passages=True)
+        return list(dict.fromkeys(hit.chunk.anchor for hit in hits))[:limit]
+
     def search(
         self,
         query: str,
