@@ -126,7 +126,10 @@ def test_the_api_lists_starts_follows_and_undoes_a_run(settings: Settings, vault
     assert [error["path"] for error in catalog["errors"]] == ["_crews/Broken.md"]
     assert started.status_code == 202
     assert events[-1]["type"] == "run" and events[-1]["status"] == "ok"
-    assert {"task", "tokens"} <= {event["type"] for event in events}
+    # Each task's status is sent first to a watcher however late it comes; the `tokens` ticker only to one that was
+    # watching while the model replied (a busy machine runs this quick run before the stream opens), which
+    # test_web_actions checks with a model that waits for it.
+    assert "task" in {event["type"] for event in events}
     assert final["status"] == "ok" and final["writes"] == 1
     assert "nothing was aborted" in busy_free["message"]
     assert plan["has_writes"] and plan["crew"] == "Daily-Briefing"
