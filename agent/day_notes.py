@@ -114,6 +114,9 @@ class NamedDays:
     is_definite: bool = True
     # The question asks what was on them (past tense), all of them today or before: an answer draws on them.
     is_past: bool = False
+    # All of them after today: notes of other days may plan them ("From January 2027 it changes to split shifts" in
+    # a meeting note of 2026-11-16), as a day's own note records it once it has come.
+    is_future: bool = False
 
     @property
     def meant(self) -> tuple[str, ...]:
@@ -127,6 +130,7 @@ class NamedDays:
             "paths": list(self.paths),
             "is_definite": self.is_definite,
             "is_past": self.is_past,
+            "is_future": self.is_future,
         }
 
     @classmethod
@@ -139,6 +143,7 @@ class NamedDays:
             tuple(record.get("paths", ())),
             is_definite=bool(record.get("is_definite", True)),
             is_past=bool(record.get("is_past", False)),
+            is_future=bool(record.get("is_future", False)),
         )
 
 
@@ -192,6 +197,7 @@ class DayNotes:
             paths,
             is_definite=past_weekday(question, today) is None,
             is_past=past and bool(days) and max(days) <= today,
+            is_future=bool(days) and min(days) > today,
         )
 
     def paths_for(self, question: str) -> tuple[str, ...]:

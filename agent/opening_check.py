@@ -116,12 +116,15 @@ def answer_check(
     Friday." from 2026-11-13's note. Not one naming a topic too ("What should I plant today?" may be answered from the
     garden plan). When they are the days meant (not a week day named alone, as in "What did I bring to Friday's
     potluck?"), a passage of a note named by another day bears out nothing: asked "How far did I run on
-    2026-10-20?", a day without a note, the 1.5B answered with 2026-11-10's 8.4 km. And asked what was on them
-    (`is_past`: "What did I cook on 2026-11-15?", a day without a note), an answer must draw on a passage of those
-    days: both models answered that one from the meal-prep routine, a note of no day.
+    2026-10-20?", a day without a note, the 1.5B answered with 2026-11-10's 8.4 km. Unless they are all to come:
+    "How does the on-call rotation change from January 2027?" is answered by a meeting note of 2026-11-16. And asked
+    what was on them (`is_past`: "What did I cook on 2026-11-15?", a day without a note), an answer must draw on a
+    passage of those days: both models answered that one from the meal-prep routine, a note of no day.
     """
     meant = days.meant
-    read = [passage for passage in passages if not (meant and of_other_days(note_of(passage.source), meant))]
+    # Days to come are planned in notes of earlier days: only a day gone by has its own note as the record of it.
+    recorded = () if days.is_future else meant
+    read = [passage for passage in passages if not (recorded and of_other_days(note_of(passage.source), recorded))]
     read += earlier
     is_topic = asks_about_topic(question)
     day_names = {PurePosixPath(path).stem for path in days.paths}

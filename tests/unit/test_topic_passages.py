@@ -150,6 +150,23 @@ def test_a_note_of_another_day_bears_out_nothing_of_the_day_asked_about() -> Non
     assert undated.feed(text) + undated.finish() == text
 
 
+def test_a_note_of_an_earlier_day_bears_out_what_it_plans_for_days_to_come() -> None:
+    # The 0.5B's right answer on sample_vault was withheld: the meeting note that plans January is of 2026-11-16.
+    meeting = Passage(
+        "[[2026-11-16 1-on-1 Priya#On-call rotation]]",
+        "From **January 2027** it changes to **split shifts**: Monday 09:00 to Thursday 09:00 and Thursday 09:00 to "
+        "Monday 09:00.",
+    )
+    january = tuple(f"2027-01-{day:02d}" for day in range(1, 32))
+    question = "How does the on-call rotation at work change from January 2027?"
+    answer = "The on-call rotation at work changes to split shifts in January."
+
+    to_come = answer_check(question, [meeting], days=NamedDays(january, is_future=True))
+    assert to_come.feed(answer) + to_come.finish() == answer
+    gone_by = answer_check(question, [meeting], days=NamedDays(january))  # asked in February: January's notes record it
+    assert gone_by.feed(answer) + gone_by.finish() == "" and gone_by.is_withheld
+
+
 def test_a_note_is_of_other_days_when_its_name_holds_iso_dates_none_of_them_asked() -> None:
     assert of_other_days("2026-11-10 Allotment Committee", ["2026-10-20"])
     assert not of_other_days("2026-11-10", ["2026-11-09", "2026-11-10"])
