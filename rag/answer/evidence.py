@@ -23,9 +23,16 @@ from rag.answer.dates import day_keys, days_meet
 from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.passages import BLOCK_MARK
-from rag.answer.question_kind import asks_for_amount, asks_for_something, kind_asked
+from rag.answer.question_kind import (
+    asks_for_amount,
+    asks_for_figure,
+    asks_for_something,
+    asks_for_value,
+    gives_figure,
+    kind_asked,
+)
 from rag.answer.quote_words import normalised
-from rag.answer.rival_figures import Rival, rival_figures
+from rag.answer.rival_figures import Rival, given_for_another, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER
 from rag.notes.inline import WIKILINK
 
@@ -234,6 +241,10 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     if opens_like_refusal(answer):
         return True
+    if asks_for_figure(question) and not gives_figure(answer):  # a sentence copied that dates nothing asked when
+        return False
+    if given_for_another(answer, passages, question=question):  # "36 dBm" asked for 5 GHz, given for 2.4GHz
+        return False
     if copied_from(answer, passages):
         return True
     if rival_figures(answer, passages, question=question):  # "5 hours" in the fridge, where the notes say 14
@@ -255,12 +266,13 @@ def _links_passages_read(answer: str, passages: Sequence[Passage], *, question: 
     notes among its passages; the links themselves are checked as every citation is. A link whose note's name is
     only the question's words names nothing, unless notes are what was asked for ("Where are my notes on
     garlic?" "[[Garlic]]"): the 0.5B answered "What is Steph Ango's phone number?", which no note gives, with
-    "[[Steph Ango]]". No link answers a question asking for an amount or a time (`asks_for_amount`), nor one
+    "[[Steph Ango]]". No link answers a question asking for an amount or a time (`asks_for_amount`), or for an
+    address, a password, a port or a version (`asks_for_value`), nor one
     asking which kind of thing (`kind_asked`: "Which hotel did I stay at in Kyoto?") with a note whose passages do
     not name that kind: the 1.5B's "I stayed at [[Kyoto#Trips]] on [[2023 Japan Trip]]", a trip note with dates and
     places; "[[Out of Control]]" answers "Which book by Kevin Kelly …?", its properties saying "[[Books]]".
     """
-    if asks_for_amount(question):
+    if asks_for_amount(question) or asks_for_value(question):
         return False
     read: dict[str, str] = {}  # a note read -> its passages' text and links, lower case
     for passage in passages:

@@ -62,6 +62,62 @@ def asks_for_amount(question: str) -> bool:
     return bool(_ASKS_FOR_AMOUNT.search(question)) and not _ASKS_FOR_NAME.search(question)
 
 
+# A question asking for a value no note's name is: an address, a phone number, a password, a port or a version.
+_ASKS_FOR_VALUE = re.compile(
+    r"\b(?:what|which|welche[rsnm]?|wie)\b[^?]*\b(?:address|url|e-?mail|phone|password|port|version|ip"
+    r"|adresse|telefonnummer|passwort|kennwort)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_value(question: str) -> bool:
+    """Return True when `question` asks for an address, a number to call, a password, a port or a version.
+
+    A link to a note gives none of them: the 1.5B answered "What is the address of my own WordPress blog that uses
+    the Sela theme?", which no note gives, with "[[How I revived Sela#For a new site (my trick)]]".
+    """
+    return bool(_ASKS_FOR_VALUE.search(question))
+
+
+# A question asking for a count, a sum, a length of time, a frequency or a date, which an answer states by a figure or
+# a word for one. Not "when" (answered by an event as well: "after the move") nor "how big", "how fast" ("tiny").
+_ASKS_FOR_FIGURE = re.compile(
+    r"\b(?:how (?:much|many|long|often)|(?:what|which|in which|in what) (?:year|date|time)"
+    r"|wie (?:viel|viele|lange|oft)|in welchem jahr)\b",
+    re.IGNORECASE,
+)
+# What states such a figure besides digits: number and quantity words, and words for times, spans and frequencies.
+_FIGURE_WORDS = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|hundreds?|thousands?"
+    r"|(?:thir|four|fif|six|seven|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty"
+    r"|millions?|dozens?|half|once|twice|none|no|nothing|free|single|couple|few|several|many|all|every|each"
+    r"|january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|yesterday|tomorrow|tonight|overnight"
+    r"|morning|afternoon|evening|night|noon|midnight|spring|summer|autumn|fall|winter|daily|weekly|monthly"
+    r"|yearly|annually|hourly|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|ago|since|until|till"
+    r"|while|briefly|forever|never|always|often|sometimes|rarely|usually|recently|soon"
+    r"|null|eins?|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|hundert|tausend|halb|einmal|zweimal"
+    r"|keine?n?|nichts|kostenlos|umsonst|alle|jede[nrs]?|heute|gestern|morgen|nie|immer|oft|manchmal|täglich"
+    r"|wöchentlich|monatlich|jährlich|sekunden?|minuten?|stunden?|tage?n?|wochen?|monate?n?|jahre?n?|seit|bis)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_figure(question: str) -> bool:
+    """Return True when `question` asks only for a count, a sum, a span, a frequency or a date.
+
+    An answer to it stating none answers something else: the 1.5B answered "In which year was cdmaOne first
+    launched commercially?", which no note dates, with the note's "cdmaOne was the first technology that made use
+    of the CDMA access method." (`gives_figure`).
+    """
+    return bool(_ASKS_FOR_FIGURE.search(question)) and not _ASKS_FOR_NAME.search(_ASKS_FOR_FIGURE.sub(" ", question))
+
+
+def gives_figure(answer: str) -> bool:
+    """Return True when `answer` states a figure: a digit, or a word for a number, a quantity, a time or a span."""
+    return any(character.isdigit() for character in answer) or bool(_FIGURE_WORDS.search(answer))
+
+
 # What a request may open with before what it asks: "please", "ok,", "can you" (at the message's start).
 POLITE_OPENING = r"^(?:(?:please|pls|hey|ok|okay)[,!]?\s+)?(?:(?:can|could|would|will) you(?: please)?\s+)?"
 # A request for what the notes say about a topic, not for one fact: "Summarize my notes on X", "What do I think about

@@ -17,6 +17,9 @@ flakes, and what went wrong when it was hotter?", ties 150 °C to the flakes bur
 question's words count where the answer puts them beside its figure ("rests in the fridge for 5 hours"): a figure
 whose sentences hold none of them loses to a rival whose sentence holds one. A figure the answer gives alone ("1.
 €10", asked what the cassette cost) is tied to the question's words.
+
+A question may name a figure itself ("… in the 5 GHz band?"): an answer's figure that the notes give only beside
+another figure of that unit ("36 dBm in 2.4GHz") answers for another thing (`given_for_another`), even copied.
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ from rag.answer.attribution import NOT_UNITS, WIKILINK, Passage
 from rag.answer.excerpts import question_stems, sentences_of, stem
 
 # A currency before its number, or a unit after it (a percent, degrees, or a short word: h, kg, hours, km).
+# A unit may be written on to its number ("2.4GHz", "36dBm", "5kg"): only units of measure, so "12th" or "4K" are not.
 _FIGURE = re.compile(
     r"(?P<currency>[€$£¥])\s?(?P<amount>\d+(?:[.,]\d+)?)"
-    r"|(?<![\w.:])(?P<value>\d+(?:[.,]\d+)?)(?![\w:])\s?(?P<unit>%|°\s?[CF]|[^\W\d_]{1,7})(?!\w)"
+    r"|(?<![\w.:])(?P<value>\d+(?:[.,]\d+)?)(?:(?![\w:])\s?(?P<unit>%|°\s?[CF]|[^\W\d_]{1,7})"
+    r"|(?P<attached>[kMGT]?(?:Hz|B|W|Wh|bps)|dBm?|mAh|[kcm]?m|[km]?g|m?s|ml|min|h))(?!\w)"
 )
 _NOT_UNITS = NOT_UNITS | {"with", "per", "x"}  # words after a number that are no unit of it; "12 weeks" is one
 _TOKEN = re.compile(r"[€$£¥]?\d+(?:[.,]\d+)?|[^\W\d_]+")
@@ -87,7 +92,7 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     stated = {(f.value, f.unit) for f in _figures(_unlinked(answer))}
     if not stated - asked:
         return []
-    read = [(passage, [_read(sentence) for sentence in sentences_of(passage.text)]) for passage in passages]
+    read = _statements_read(passages)
     question_words = question_stems(question)
     rivals: list[Rival] = []
     for sentence in (clause for text in sentences_of(answer) for clause in _CLAUSE_BREAK.split(_unlinked(text))):
@@ -103,16 +108,79 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
             found = [_rivals_in(source, sentences, figure, stated, tied_to) for source, sentences in read]
             if not any(rivals_here is None for rivals_here in found):  # no passage bears it out where it stands
                 rivals.extend(rival for rivals_here in found if rivals_here for rival in rivals_here)
+    rivals.extend(_given_for_another(stated - asked, read, _figures(question)))
     first: dict[str, Rival] = {}
     for rival in rivals:
         first.setdefault(rival.figure, rival)
     return list(first.values())
 
 
-def _read(sentence: str) -> _Sentence:
-    text = _unlinked(sentence)
+def given_for_another(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the figures of the question's units the notes give the answer's figures for instead of the asked one.
+
+    Judged before anything the answer copies: a copy of the sentence giving the figure for another band is no answer
+    for the band asked ("… is 36 dBm. This is mentioned … "India allows 4W ERP (36 dBm) in 2.4GHz …"").
+    """
+    asked = _figures(question)
+    stated = {(f.value, f.unit) for f in _figures(_unlinked(answer))} - {(f.value, f.unit) for f in asked}
+    if not asked or not stated:
+        return []
+    first: dict[str, Rival] = {}
+    for rival in _given_for_another(stated, _statements_read(passages), asked):
+        first.setdefault(rival.figure, rival)
+    return list(first.values())
+
+
+def _statements_read(passages: Sequence[Passage]) -> list[tuple[Passage, list[_Sentence]]]:
+    """Return each passage with its statements read.
+
+    The notes' statements are read apart as the answer's are: "NVIDIA H100 has 1.5 TB/s bandwidth, and that's much
+    less than 7 TB/s required for 10 tokens per second" ties 10 tokens to what is required, not to the H100.
+    """
+    return [
+        (passage, [_read(clause, sentence) for sentence, clause in _statements(passage.text)]) for passage in passages
+    ]
+
+
+def _statements(text: str) -> list[tuple[str, str]]:
+    """Return each statement of `text`'s sentences with the sentence it stands in (quoted as the notes write it)."""
+    return [(sentence, clause) for sentence in sentences_of(text) for clause in _CLAUSE_BREAK.split(sentence)]
+
+
+def _given_for_another(
+    stated: set[tuple[str, str]], read: Sequence[tuple[Passage, Sequence[_Sentence]]], asked: Sequence[_Figure]
+) -> list[Rival]:
+    """Return the figures of the question's units the notes give the answer's figures for, where not the asked one.
+
+    The 1.5B answered "What is the maximum EIRP India allows in the 5 GHz Wi-Fi band?" with "36 dBm", which the note
+    gives for another band: "India allows 4W ERP (36 dBm) in 2.4GHz and in 865-868 MHz." A figure counts so when a
+    statement of the passages holding it names another figure of an asked unit and none names the asked one (one
+    naming no figure of that unit, "FCC allows 36 dBm EIRP for Point to Point", says nothing either way).
+    """
+    units = {figure.unit for figure in asked}
+    wanted = {(figure.value, figure.unit) for figure in asked}
+    rivals: list[Rival] = []
+    for value, unit in stated:
+        holding = [
+            (passage, sentence)
+            for passage, sentences in read
+            for sentence in sentences
+            if any((f.value, f.unit) == (value, unit) for f in sentence.figures)
+        ]
+        others = [
+            [f for f in sentence.figures if f.unit in units and (f.value, f.unit) not in wanted]
+            for _, sentence in holding
+        ]
+        named = [any((f.value, f.unit) in wanted for f in sentence.figures) for _, sentence in holding]
+        if not any(named):
+            rivals.extend(Rival(o[0].written, s.text, p.source) for (p, s), o in zip(holding, others, strict=True) if o)
+    return rivals
+
+
+def _read(statement: str, sentence: str | None = None) -> _Sentence:
+    text = _unlinked(statement)
     stems = tuple(stem(token.casefold()) for token in _TOKEN.findall(text))
-    return _Sentence(sentence.strip(), stems, tuple(_figures(text)))
+    return _Sentence((sentence or statement).strip(), stems, tuple(_figures(text)))
 
 
 @dataclass(frozen=True)
@@ -194,7 +262,7 @@ def _figures(text: str) -> list[_Figure]:
         if match["currency"]:
             value, unit = match["amount"], match["currency"]
         else:
-            value, unit = match["value"], _unit(match["unit"])
+            value, unit = match["value"], _unit(match["unit"] or match["attached"])
             if unit in _NOT_UNITS:
                 continue
         position = sum(1 for start in starts if start < match.start())

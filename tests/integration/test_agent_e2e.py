@@ -269,7 +269,7 @@ def test_uncovered_questions_are_refused_without_asking_the_model(
 
 
 def test_resent_history_is_not_duplicated(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
-    llm.add(Turn.text("First answer [[Sourdough#Final recipe]]."), Turn.text("Second answer."))
+    llm.add(Turn.text("It rests 45 minutes [[Sourdough#Final recipe]]."), Turn.text("Second answer."))
     first_user = {"role": "user", "content": QUESTION}
     first = ask(librarian, [first_user], stream=False)
 

@@ -350,3 +350,22 @@ def test_a_joined_name_is_said_beyond_the_question_words_it_is_made_of() -> None
 
     assert is_borne_out("The agent my config starts is `polkit-kde-agent`.", [agents], question=question)
     assert not is_borne_out("The agent my config starts is `polkit-xfce-agent`.", [agents], question=question)
+
+
+def test_an_answer_stating_no_figure_does_not_answer_a_question_asking_for_one() -> None:
+    # The 1.5B's reply to a near miss over vaultofknowledge: a sentence of the note, copied, which dates nothing.
+    cdma = Passage(
+        "[[Free Radio Firmware#2G (Digital Telecommunications)]]",
+        "cdmaOne: Code Division Multiple Access One (2G). It is the first technology that made use of the CDMA access "
+        "method.",
+    )
+    question = "In which year was cdmaOne first launched commercially?"
+
+    assert not is_borne_out(
+        "cdmaOne was the first technology that made use of the CDMA access method.", [cdma], question=question
+    )
+    assert is_borne_out(
+        "It is the first technology that made use of the CDMA access method.", [cdma], question="What is cdmaOne?"
+    )
+    sessions = Passage("[[Physio#Plan]]", "Six sessions of TENS, twice a week.")
+    assert is_borne_out("Six sessions, twice a week.", [sessions], question="How many TENS sessions did I have?")

@@ -338,6 +338,18 @@ def test_no_link_answers_a_question_asking_for_an_amount() -> None:
     assert is_borne_out(links, [bike], question="Which notes say how to check the chain?")
 
 
+def test_no_link_answers_a_question_asking_for_an_address_a_port_or_a_version() -> None:
+    # The 1.5B on vaultofknowledge, asked a near miss: the note uses your-blog.wordpress.com as a placeholder.
+    sela = Passage(
+        "[[How I revived Sela#For a new site (my trick)]]",
+        "If you've never had a blog that used Sela in the past, all you have to do is visit this link.",
+    )
+    link = "[[How I revived Sela#For a new site (my trick)]]"
+
+    assert not is_borne_out(link, [sela], question="What is the address of my own WordPress blog that uses Sela?")
+    assert is_borne_out(link, [sela], question="Where did I write down how to get Sela on a new blog?")
+
+
 def test_a_list_of_links_announced_as_the_following_is_borne_out_by_the_notes_it_links() -> None:
     # The 0.5B's answer on kepano-obsidian: "following" frames the list, it is nothing the notes must hold.
     read = [

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.question_kind import asks_about_topic, asks_for_amount, asks_for_something, topic_of
+from rag.answer.question_kind import (
+    asks_about_topic,
+    asks_for_amount,
+    asks_for_figure,
+    asks_for_something,
+    asks_for_value,
+    gives_figure,
+    topic_of,
+)
 
 
 @pytest.mark.parametrize(
@@ -44,6 +52,23 @@ def test_a_question_asking_for_an_amount_or_a_time() -> None:
     assert not asks_for_amount("Which book by Kevin Kelly have I noted, and when was it published?")  # which, too
     assert asks_for_amount("What time does the pump run?") and asks_for_amount("Which year did I plant it?")
     assert not asks_for_amount("How does the remote send its commands?")
+
+
+def test_a_question_asking_for_a_value_no_notes_name_is() -> None:
+    assert asks_for_value("What is the address of my Sela blog?") and asks_for_value("Which port does Caddy use?")
+    assert asks_for_value("Wie ist die Adresse von Oma?")
+    assert not asks_for_value("Which book by Kevin Kelly have I noted?") and not asks_for_value("Where do I live?")
+
+
+def test_a_question_asking_for_a_figure_and_an_answer_stating_one() -> None:
+    assert asks_for_figure("In which year was cdmaOne first launched commercially?")
+    assert asks_for_figure("How long does the loaf rest in the fridge?") and asks_for_figure("Wie oft gieße ich?")
+    assert not asks_for_figure("When was I in Kyoto?")  # "after the move" answers it too
+    assert not asks_for_figure("How many TENS sessions did I have, and who treated me?")  # a name may answer it
+    assert not asks_for_figure("How does the remote send its commands?")
+    assert gives_figure("€40") and gives_figure("It rests overnight.") and gives_figure("Zwei Eier.")
+    assert gives_figure("Until it has doubled.") and gives_figure("It was free.")
+    assert not gives_figure("cdmaOne was the first technology that made use of the CDMA access method.")
 
 
 @pytest.mark.parametrize(
