@@ -40,6 +40,7 @@ _FIGURE = re.compile(
 )
 _NOT_UNITS = NOT_UNITS | {"with", "per", "x"}  # words after a number that are no unit of it; "12 weeks" is one
 _TOKEN = re.compile(r"[€$£¥]?\d+(?:[.,]\d+)?|[^\W\d_]+")
+_NUMBER = re.compile(r"(?<![\w.,:])\d+(?:[.,]\d+)?(?![\w:]|[.,]\d)")  # "2.62", "1,5"; not "H100" or "2:144"
 # Where an answer's sentence joins two statements, each with its own figure: "The fee will be €302, and the plan's
 # estimate for the whole year's budget is €432." ties €302 to the fee alone, not to the year (whose €15 a missed
 # hour of community work costs, in the committee's decisions): the 0.5B's right answer was withheld for it.
@@ -108,7 +109,7 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
             found = [_rivals_in(source, sentences, figure, stated, tied_to) for source, sentences in read]
             if not any(rivals_here is None for rivals_here in found):  # no passage bears it out where it stands
                 rivals.extend(rival for rivals_here in found if rivals_here for rival in rivals_here)
-    rivals.extend(_given_for_another(stated - asked, read, _figures(question)))
+    rivals.extend(given_for_another(answer, passages, question=question))
     first: dict[str, Rival] = {}
     for rival in rivals:
         first.setdefault(rival.figure, rival)
@@ -118,16 +119,36 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
 def given_for_another(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
     """Return the figures of the question's units the notes give the answer's figures for instead of the asked one.
 
-    Judged before anything the answer copies: a copy of the sentence giving the figure for another band is no answer
-    for the band asked ("… is 36 dBm. This is mentioned … "India allows 4W ERP (36 dBm) in 2.4GHz …"").
+    The 1.5B answered "What is the maximum EIRP India allows in the 5 GHz Wi-Fi band?" with "36 dBm", which the note
+    gives for another band: "India allows 4W ERP (36 dBm) in 2.4GHz and in 865-868 MHz."; the 0.5B answered "How many
+    output tokens per second did the Llama 8B … reach?" with "2.62", a row under the heading "TinyLlama 1.1B". A
+    number of the answer (with its unit, or a bare one) counts so when a statement holding it names, in itself or in
+    its passage's heading, another figure of an asked unit, and none names the asked one (a statement naming no
+    figure of that unit, "FCC allows 36 dBm EIRP for Point to Point", says nothing either way). Judged before
+    anything the answer copies: a copy of the sentence giving the figure for another band is no answer for the band
+    asked.
     """
     asked = _figures(question)
-    stated = {(f.value, f.unit) for f in _figures(_unlinked(answer))} - {(f.value, f.unit) for f in asked}
-    if not asked or not stated:
+    if not asked:
         return []
+    text = _unlinked(answer)
+    figures = _figures(text)
+    stated = {(f.value, f.unit) for f in figures} - {(f.value, f.unit) for f in asked}
+    in_question = {value.replace(",", ".") for value in _NUMBER.findall(question)}
+    bare = {value.replace(",", ".") for value in _NUMBER.findall(text)} - in_question - {f.value for f in figures}
+    units = {figure.unit for figure in asked}
+    wanted = {(figure.value, figure.unit) for figure in asked}
     first: dict[str, Rival] = {}
-    for rival in _given_for_another(stated, _statements_read(passages), asked):
-        first.setdefault(rival.figure, rival)
+    for passage, sentences in _statements_read(passages):
+        heading = _figures(passage.source.strip("[]").partition("#")[2])
+        for sentence in sentences:
+            numbers = {token.replace(",", ".") for token in sentence.stems if token[:1].isdigit()}
+            holds = any((f.value, f.unit) in stated for f in sentence.figures) or bool(bare & numbers)
+            around = [*sentence.figures, *heading]
+            if not holds or any((f.value, f.unit) in wanted for f in around):
+                continue
+            for other in (f for f in around if f.unit in units):
+                first.setdefault(other.written, Rival(other.written, sentence.text, passage.source))
     return list(first.values())
 
 
@@ -145,36 +166,6 @@ def _statements_read(passages: Sequence[Passage]) -> list[tuple[Passage, list[_S
 def _statements(text: str) -> list[tuple[str, str]]:
     """Return each statement of `text`'s sentences with the sentence it stands in (quoted as the notes write it)."""
     return [(sentence, clause) for sentence in sentences_of(text) for clause in _CLAUSE_BREAK.split(sentence)]
-
-
-def _given_for_another(
-    stated: set[tuple[str, str]], read: Sequence[tuple[Passage, Sequence[_Sentence]]], asked: Sequence[_Figure]
-) -> list[Rival]:
-    """Return the figures of the question's units the notes give the answer's figures for, where not the asked one.
-
-    The 1.5B answered "What is the maximum EIRP India allows in the 5 GHz Wi-Fi band?" with "36 dBm", which the note
-    gives for another band: "India allows 4W ERP (36 dBm) in 2.4GHz and in 865-868 MHz." A figure counts so when a
-    statement of the passages holding it names another figure of an asked unit and none names the asked one (one
-    naming no figure of that unit, "FCC allows 36 dBm EIRP for Point to Point", says nothing either way).
-    """
-    units = {figure.unit for figure in asked}
-    wanted = {(figure.value, figure.unit) for figure in asked}
-    rivals: list[Rival] = []
-    for value, unit in stated:
-        holding = [
-            (passage, sentence)
-            for passage, sentences in read
-            for sentence in sentences
-            if any((f.value, f.unit) == (value, unit) for f in sentence.figures)
-        ]
-        others = [
-            [f for f in sentence.figures if f.unit in units and (f.value, f.unit) not in wanted]
-            for _, sentence in holding
-        ]
-        named = [any((f.value, f.unit) in wanted for f in sentence.figures) for _, sentence in holding]
-        if not any(named):
-            rivals.extend(Rival(o[0].written, s.text, p.source) for (p, s), o in zip(holding, others, strict=True) if o)
-    return rivals
 
 
 def _read(statement: str, sentence: str | None = None) -> _Sentence:

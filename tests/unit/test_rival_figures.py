@@ -158,3 +158,15 @@ def test_a_figure_the_notes_give_for_another_figure_of_the_kind_asked_is_named_a
     asked_right = "What does India allow in the 2.4 GHz band?"
     assert rival_figures("India allows 36 dBm in the 2.4 GHz band.", [law], question=asked_right) == []
     assert is_borne_out("India allows 4W ERP (36 dBm).", [law], question=asked_right)
+
+
+def test_a_bare_number_the_notes_give_under_a_heading_naming_another_figure_asked_is_named_against_it() -> None:
+    # The 0.5B on vaultofknowledge, asked a near miss: the row it read is under another model's heading.
+    tiny = Passage("[[AI Models I Tested#TinyLlama 1.1B]]", "- Prompt Tokens/Second: 2.62\n- Layers: 22")
+    question = "How many output tokens per second did the Llama 8B fine-tuned with DeepSeek-R1 reach on my laptop?"
+
+    assert [r.figure for r in given_for_another("2.62", [tiny], question=question)] == ["1.1B"]
+    assert not is_borne_out("2.62", [tiny], question=question)
+    llama = Passage("[[AI Models I Tested#Llama 8B]]", "- Output Tokens/Second: 2.62")
+    assert given_for_another("2.62", [llama], question=question) == []
+    assert given_for_another("It has 22 layers.", [tiny], question="How many layers has TinyLlama 1.1B?") == []
