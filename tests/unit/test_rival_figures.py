@@ -140,6 +140,9 @@ def test_each_statement_of_the_notes_ties_its_figure_to_its_own_words() -> None:
 
     assert rival_figures(right, [estimates], question=question) == []
     assert is_borne_out(right, [estimates], question=question)
+    # Another run's words: "rate", no word of the question, in the statement of 2 tokens per second alone.
+    at_a_rate = right.replace("at around", "at a rate of")
+    assert rival_figures(at_a_rate, [estimates], question=question) == []
 
 
 def test_a_figure_the_notes_give_for_another_figure_of_the_kind_asked_is_named_against_it() -> None:
