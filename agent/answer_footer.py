@@ -20,6 +20,7 @@ from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers, writes_unread_code
 from rag.answer.citations import SOURCES_BLOCK, note_of, sources_list
+from rag.answer.closest_meaning import Similarity, closest_in_meaning
 from rag.answer.context import is_refusal
 from rag.answer.evidence import (
     CLOSEST_HEADING,
@@ -66,6 +67,7 @@ def answer_footer(
     show_sources: bool = True,
     show_evidence: bool = True,
     today: date | None = None,
+    similarity: Similarity | None = None,
 ) -> str:
     """Return the text to show after the answer: the caution, if due, its evidence, then the sources list.
 
@@ -110,7 +112,7 @@ def answer_footer(
         # ingredients for the plum cake whose recipe the notes say is "still to write down"): what they do say.
         # With ANSWER_CHECK such an opening is withheld before it shows (agent/opening_check.py); this is for
         # answers not checked (tools offered, the check off) or whose opening alone the notes bear out.
-        shown = _closest_block(state, question, passages)
+        shown = _closest_block(state, question, passages, similarity=similarity)
     parts = [caution, f"\n\n{shown}" if shown else ""]
     if show_sources:
         quoted = [item.source for item in evidence]
@@ -125,7 +127,13 @@ def answer_footer(
 
 
 def refusal_footer(
-    refusal: str, state: AgentState, *, show_sources: bool = True, show_evidence: bool = True, withheld: str = ""
+    refusal: str,
+    state: AgentState,
+    *,
+    show_sources: bool = True,
+    show_evidence: bool = True,
+    withheld: str = "",
+    similarity: Similarity | None = None,
 ) -> str:
     """Return what follows the model's bare refusal: the closest sentences, then "Notes searched:" ("" for none).
 
@@ -145,7 +153,8 @@ def refusal_footer(
     searched = _searched(state)
     closest = ""
     if show_evidence:
-        closest = _closest_block(state, latest_question(state["messages"]), turn_passages(state), withheld=withheld)
+        question = latest_question(state["messages"])
+        closest = _closest_block(state, question, turn_passages(state), withheld=withheld, similarity=similarity)
     listed = sources_list((), fallback=searched, limit=SEARCHED_NOTES) if show_sources else ""
     return "".join(f"\n\n{part}" for part in (closest, listed) if part)
 
@@ -155,17 +164,29 @@ def _searched(state: AgentState) -> list[str]:
     return list(dict.fromkeys(state.get("allowed", [])))[:SEARCHED_NOTES]
 
 
-def _closest_block(state: AgentState, question: str, passages: list[Passage], *, withheld: str = "") -> str:
+def _closest_block(
+    state: AgentState,
+    question: str,
+    passages: list[Passage],
+    *,
+    withheld: str = "",
+    similarity: Similarity | None = None,
+) -> str:
     """Return "Closest in your notes:" and the sentences of the best hits that say most about `question` ("").
 
-    After a `withheld` answer, the sentences giving the figures it should have read come first.
+    After a `withheld` answer, the sentences giving the figures it should have read come first; places the word test
+    leaves are filled by meaning (`similarity`: rag/answer/closest_meaning.py).
     """
     searched = _searched(state)
     read = [passage for passage in passages if passage.source in searched]
     rivals = rival_figures(withheld, passages, question=question) if withheld else []
     first = sentences_of_rivals(rivals)[:MAX_EVIDENCE]
     rest = [item for item in closest_to(question, read) if item not in first]
-    return evidence_block([*first, *rest][:MAX_EVIDENCE], heading=CLOSEST_HEADING)
+    chosen = [*first, *rest][:MAX_EVIDENCE]
+    if similarity is not None:
+        left = MAX_EVIDENCE - len(chosen)
+        chosen += closest_in_meaning(question, read, similarity, besides=chosen, limit=left)
+    return evidence_block(chosen, heading=CLOSEST_HEADING)
 
 
 def _unread_caution(reply: str, passages: list[Passage], question: str, *, today: date | None) -> str:

@@ -6,6 +6,7 @@ constrained model reply, bound to what code found, becomes the proposal (agent/c
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
@@ -227,22 +228,27 @@ class AgentNodes:
         if scratch.withheld and not is_refusal(answer):
             pass  # in place of the answer withheld, code quoted the notes asked about, each with its link: no footer
         elif not is_bare_refusal(answer):  # "Based on the notes provided, I couldn't find this …" is one too
-            footer = answer_footer(
+            # In a thread: an answer no sentence bears out gets the closest sentences, ranked by the embedder.
+            footer = await asyncio.to_thread(
+                answer_footer,
                 state,
                 scratch,
                 has_proposed=proposed,
                 show_sources=self._deps.show_sources,
                 show_evidence=self._deps.show_evidence,
                 today=self._deps.clock().date(),
+                similarity=self._deps.retriever.similarities,
             )
             write_text(write, scratch.show(footer))
         elif not proposed:
-            footer = refusal_footer(
+            footer = await asyncio.to_thread(
+                refusal_footer,
                 answer,
                 state,
                 show_sources=self._deps.show_sources,
                 show_evidence=self._deps.show_evidence,
                 withheld=scratch.withheld,
+                similarity=self._deps.retriever.similarities,
             )
             write_text(write, scratch.show(footer))
         shown = scratch.shown_text

@@ -68,6 +68,15 @@ class Retriever:
         with span("embeddings", {OPERATION: "embeddings"}):
             return self._embedder.embed_query(query.strip())
 
+    def similarities(self, query: str, texts: Sequence[str]) -> list[float]:
+        """Return how close in meaning each of `texts` is to `query` (dense cosine; the refusal's closest sentences)."""
+        if not texts:
+            return []
+        wanted = self.embed_query(query).dense
+        with span("embeddings", {OPERATION: "embeddings"}):
+            embedded = self._embedder.embed_documents(list(texts))
+        return [sum(a * b for a, b in zip(wanted, item.dense, strict=False)) for item in embedded]
+
     def prepare(self, question: str, earlier: str = "") -> Query:
         """Embed `question` once for the relevance gate and the search; a follow-up of `earlier` also after it."""
         embedding = self.embed_query(question)

@@ -402,21 +402,8 @@ def _candidates(
             continue
         where = _stems(passage.source) & wanted
         source_on_day = bool(days) and days_meet(days, day_keys(passage.source))
-        # A line that is only the note's title (a properties passage opens with it) quotes nothing the link
-        # under it does not already say: "2023 Japan Trip" [[2023 Japan Trip]].
-        title = _plain(note_of(passage.source).rsplit("/", 1)[-1])
-        rows = passage.text.split("\n")
-        sentences = [
-            sentence
-            for number, row in enumerate(rows)
-            if not (number + 1 < len(rows) and TABLE_DIVIDER.match(rows[number + 1]))  # a table's header row
-            for sentence in sentences_of(row)
-        ]
-        for place, sentence in enumerate(sentences):
-            text = _display(sentence)
-            if _plain(text) == title:
-                continue
-            holds = frozenset(said & terms_of(text, bare_numbers=True)) if text else frozenset()
+        for place, text in enumerate(quotable_sentences(passage)):
+            holds = frozenset(said & terms_of(text, bare_numbers=True))
             if holds:
                 # A sentence giving days of its own is of those ("Wed 11 Nov: 8 km" under "Week 46 (9 – 15 Nov)").
                 own_days = day_keys(text) if days else frozenset()
@@ -425,6 +412,23 @@ def _candidates(
                 order = rank * 10_000 + place
                 found.append(_Candidate(text, passage.source, holds, on_topic, order, _plain(text) in answer))
     return found
+
+
+def quotable_sentences(passage: Passage) -> list[str]:
+    """Return the sentences of `passage` as a quote shows them, in order: none of a table's header row.
+
+    Nor a line that is only the note's title (a properties passage opens with it), which quotes nothing the link
+    under it does not already say: "2023 Japan Trip" [[2023 Japan Trip]].
+    """
+    title = _plain(note_of(passage.source).rsplit("/", 1)[-1])
+    rows = passage.text.split("\n")
+    return [
+        text
+        for number, row in enumerate(rows)
+        if not (number + 1 < len(rows) and TABLE_DIVIDER.match(rows[number + 1]))  # a table's header row
+        for sentence in sentences_of(row)
+        if (text := _display(sentence)) and _plain(text) != title
+    ]
 
 
 def _shared(stems: frozenset[str], wanted: frozenset[str]) -> frozenset[str]:

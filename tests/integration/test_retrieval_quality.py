@@ -94,3 +94,19 @@ def test_a_question_of_its_own_is_searched_alone_after_an_unrelated_one(indexed:
 
     assert query.in_context is None
     assert retriever.search_for(query, k=6) == retriever.search(question, k=6)
+
+
+def test_sentences_are_ranked_by_meaning_where_they_share_no_word_with_the_question(indexed: Services) -> None:
+    # What a refusal's "Closest in your notes:" fills with (rag/answer/closest_meaning.py): the 1.5B refused this
+    # over vaultofknowledge, and the word test quoted the slot sentence, which shares "card".
+    question = "My laptop's wireless card keeps spamming the console with error messages. What can I pass at startup?"
+    sentences = [
+        "Apparently the slot is not the Network Card, but the PCIe Bridge.",
+        'Disable AER (Advanced Error Reporting) with "pci=noaer" kernel boot parameter',
+        "Knead the dough for ten minutes.",
+    ]
+
+    scores = indexed.retriever.similarities(question, sentences)
+
+    assert len(scores) == 3 and scores[1] > scores[2] and scores[0] > scores[2]
+    assert indexed.retriever.similarities(question, []) == []
