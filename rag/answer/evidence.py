@@ -241,7 +241,7 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     if opens_like_refusal(answer):
         return True
-    if asks_for_figure(question) and not gives_figure(answer):  # a sentence copied that dates nothing asked when
+    if asks_for_figure(question) and not gives_figure(answer):  # asked "which year", a copied sentence dating nothing
         return False
     if given_for_another(answer, passages, question=question):  # "36 dBm" asked for 5 GHz, given for 2.4GHz
         return False

@@ -89,9 +89,10 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     rivals of each figure that no passage holds at least as near those words (more of them in its sentence, or as
     many and RIVAL_MIN_CLOSER tokens nearer), where some passage holds it near a rival that is nearer still.
     """
-    asked = {(f.value, f.unit) for f in _figures(question)}
+    asked_figures = _figures(question)
+    asked = {(f.value, f.unit) for f in asked_figures}
     stated = {(f.value, f.unit) for f in _figures(_unlinked(answer))}
-    if not stated - asked:
+    if not stated - asked and not asked_figures:
         return []
     read = _statements_read(passages)
     question_words = question_stems(question)
@@ -109,11 +110,8 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
             found = [_rivals_in(source, sentences, figure, stated, tied_to) for source, sentences in read]
             if not any(rivals_here is None for rivals_here in found):  # no passage bears it out where it stands
                 rivals.extend(rival for rivals_here in found if rivals_here for rival in rivals_here)
-    rivals.extend(given_for_another(answer, passages, question=question))
-    first: dict[str, Rival] = {}
-    for rival in rivals:
-        first.setdefault(rival.figure, rival)
-    return list(first.values())
+    rivals.extend(_given_for_another(answer, read, asked_figures, question=question))
+    return _first_of_each(rivals)
 
 
 def given_for_another(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
@@ -129,6 +127,15 @@ def given_for_another(answer: str, passages: Sequence[Passage], *, question: str
     asked.
     """
     asked = _figures(question)
+    if not asked:  # most questions: nothing to read the passages for
+        return []
+    return _first_of_each(_given_for_another(answer, _statements_read(passages), asked, question=question))
+
+
+def _given_for_another(
+    answer: str, read: Sequence[tuple[Passage, Sequence[_Sentence]]], asked: Sequence[_Figure], *, question: str
+) -> list[Rival]:
+    """Return `given_for_another`'s rivals over passages read already (`asked`: the question's figures)."""
     if not asked:
         return []
     text = _unlinked(answer)
@@ -138,8 +145,8 @@ def given_for_another(answer: str, passages: Sequence[Passage], *, question: str
     bare = {value.replace(",", ".") for value in _NUMBER.findall(text)} - in_question - {f.value for f in figures}
     units = {figure.unit for figure in asked}
     wanted = {(figure.value, figure.unit) for figure in asked}
-    first: dict[str, Rival] = {}
-    for passage, sentences in _statements_read(passages):
+    rivals: list[Rival] = []
+    for passage, sentences in read:
         heading = _figures(passage.source.strip("[]").partition("#")[2])
         for sentence in sentences:
             numbers = {token.replace(",", ".") for token in sentence.stems if token[:1].isdigit()}
@@ -147,8 +154,15 @@ def given_for_another(answer: str, passages: Sequence[Passage], *, question: str
             around = [*sentence.figures, *heading]
             if not holds or any((f.value, f.unit) in wanted for f in around):
                 continue
-            for other in (f for f in around if f.unit in units):
-                first.setdefault(other.written, Rival(other.written, sentence.text, passage.source))
+            rivals.extend(Rival(f.written, sentence.text, passage.source) for f in around if f.unit in units)
+    return rivals
+
+
+def _first_of_each(rivals: Sequence[Rival]) -> list[Rival]:
+    """Return `rivals` with each figure once, where it was first found."""
+    first: dict[str, Rival] = {}
+    for rival in rivals:
+        first.setdefault(rival.figure, rival)
     return list(first.values())
 
 

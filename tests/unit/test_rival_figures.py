@@ -169,6 +169,7 @@ def test_a_bare_number_the_notes_give_under_a_heading_naming_another_figure_aske
     question = "How many output tokens per second did the Llama 8B fine-tuned with DeepSeek-R1 reach on my laptop?"
 
     assert [r.figure for r in given_for_another("2.62", [tiny], question=question)] == ["1.1B"]
+    assert [r.figure for r in rival_figures("2.62", [tiny], question=question)] == ["1.1B"]  # the footer's, too
     assert not is_borne_out("2.62", [tiny], question=question)
     llama = Passage("[[AI Models I Tested#Llama 8B]]", "- Output Tokens/Second: 2.62")
     assert given_for_another("2.62", [llama], question=question) == []
