@@ -19,12 +19,14 @@ from datetime import date as Day
 
 from rag.answer.dates import dates_in
 from rag.answer.excerpts import FILLER, stem
+from rag.answer.units import SHORT_UNIT_LETTERS, measure_unit
 
 MIN_EVIDENCE = 2  # one shared word is chance; a number, or two words, is evidence
 MIN_SHARE = 0.25  # of what a longer answer says: two everyday words in common with a passage are chance too
 NUMBER_WEIGHT = 2
-# A number with its unit, if a short one follows: "25 cm" is no evidence for a passage that says "25 g".
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?!\w)(?:\s?(%|°\s?[CF]?|[^\W\d_]{1,3})(?!\w))?")
+# A number with the word after it, its unit if a short one or one of measure (rag.answer.units): "25 cm" is no
+# evidence for a passage that says "25 g", nor "11 days" for "11 inch".
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?!\w)(?:\s?(%|°\s?[CF]?|[^\W\d_]+))?")
 # Words after a number that are no unit of it ("4 of them", "2 and 3").
 NOT_UNITS = frozenset(("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it"))
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -214,9 +216,9 @@ def terms_of(text: str, *, bare_numbers: bool = False) -> set[str]:
     numbers = {date.term for date in dates}
     if bare_numbers:
         numbers.update(*(date.parts() for date in dates))
-    for value, unit in _NUMBER.findall(text):
-        value, unit = value.replace(",", "."), unit.replace(" ", "").casefold()
-        numbers.add(f"{value} {unit}" if unit and unit not in NOT_UNITS else value)
+    for value, word in _NUMBER.findall(text):
+        value, unit = value.replace(",", "."), _unit(word)
+        numbers.add(f"{value} {unit}" if unit else value)
         if bare_numbers:
             numbers.add(value)
     words = {
@@ -225,6 +227,14 @@ def terms_of(text: str, *, bare_numbers: bool = False) -> set[str]:
         if word not in FILLER and word not in _ANSWER_WORDS
     }
     return numbers | words | {name.casefold() for name in _NAME.findall(text) if _is_name(name)}
+
+
+def _unit(word: str) -> str:
+    """Return the unit `word` after a number writes, as compared ("" for none): "Hours" -> "h", "cm", "%"."""
+    unit = word.replace(" ", "").casefold()
+    if unit in NOT_UNITS:
+        return ""
+    return measure_unit(unit) or (unit if len(unit) <= SHORT_UNIT_LETTERS else "")
 
 
 def _is_name(token: str) -> bool:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from rag.answer.attribution import NOT_UNITS, WIKILINK, Passage
 from rag.answer.excerpts import question_stems, sentences_of, stem
+from rag.answer.units import measure_unit
 
 # A currency before its number, or a unit after it (a percent, degrees, or a short word: h, kg, hours, km).
 # A unit may be written on to its number ("2.4GHz", "36dBm", "5kg"): only units of measure, so "12th" or "4K" are not.
@@ -290,6 +291,9 @@ def _figures(text: str) -> list[_Figure]:
 
 
 def _unit(unit: str) -> str:
-    """Return a unit as compared: case and spaces dropped, a plural's "s" too ("hours" is "hour")."""
+    """Return a unit as compared: "hours" and "h" as "h" (rag.answer.units), "sprints" as "sprint".
+
+    A unit of measure is compared by its name; another with case, spaces and a plural's "s" dropped.
+    """
     unit = unit.replace(" ", "").casefold()
-    return unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit
+    return measure_unit(unit) or (unit[:-1] if len(unit) > 3 and unit.endswith("s") else unit)
