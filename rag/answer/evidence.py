@@ -22,6 +22,7 @@ from rag.answer.context import opens_like_refusal
 from rag.answer.dates import day_keys, days_meet
 from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
+from rag.answer.named_subject import about_named
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.question_kind import (
     asks_for_amount,
@@ -129,6 +130,7 @@ def evidence_for(
         return []
     wanted = question_stems(question)
     days = day_keys(question)
+    passages = about_named(question, passages)  # "7 layers" of the OSI model is no answer about TinyLlama's
     candidates = [c for c in _candidates(said, passages, wanted, _plain(answer), days) if c.on_topic or not wanted]
     if not beyond:  # only a sentence saying something beyond the question can show what the notes say about it
         candidates = [c for c in candidates if weight_of(said_beyond(c.text, question)) >= MIN_EVIDENCE]
@@ -239,6 +241,7 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     said = frozenset(said_beyond(answer, question))
     if not is_whole and weight_of(said) < MIN_EVIDENCE:  # too little said yet to judge
         return False
+    passages = about_named(question, passages)  # rag/answer/named_subject.py
     if opens_like_refusal(answer):
         return True
     if asks_for_figure(question) and not gives_figure(answer):  # asked "which year", a copied sentence dating nothing
