@@ -25,8 +25,8 @@ MIN_EVIDENCE = 2  # one shared word is chance; a number, or two words, is eviden
 MIN_SHARE = 0.25  # of what a longer answer says: two everyday words in common with a passage are chance too
 NUMBER_WEIGHT = 2
 # A number with the word after it, its unit if a short one or one of measure (rag.answer.units): "25 cm" is no
-# evidence for a passage that says "25 g", nor "11 days" for "11 inch".
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)(?!\w)(?:\s?(%|°\s?[CF]?|[^\W\d_]+))?")
+# evidence for a passage that says "25 g", nor "11 days" for "11 inch". A number's groups are one ("625,000,000").
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(?!\w)(?:\s?(%|°\s?[CF]?|[^\W\d_]+))?")
 # Words after a number that are no unit of it ("4 of them", "2 and 3").
 NOT_UNITS = frozenset(("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it"))
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -114,7 +114,8 @@ def unread_numbers(
     """Return the numbers and dates `answer` states that neither a passage the model read nor the question holds.
 
     A small model misreads ("24 °C" for "4 °C") and makes numbers up; a number nobody could have read it from is the
-    one claim code can check in any answer. Numbers are compared by value ("08" is "8"; "two" in a passage is "2");
+    one claim code can check in any answer. Numbers are compared by value ("08" is "8"; "two" in a passage is "2")
+    and by unit of measure where both name one ("11 days" is not read from "11 inch", but from "11 more days");
     list numbers are not checked. A date is compared whole, however written (rag.answer.dates), with the passages'
     sources too (a daily note's date is its title); one within NEAR_TODAY_DAYS of `today` may be worked out from it
     ("tomorrow"), and is not checked, nor is any date without `today` or a year: the 0.5B gave Kevin Kelly's book,
@@ -123,8 +124,15 @@ def unread_numbers(
     dates, text = dates_in(_statement(answer))
     sources = (*(passage.text for passage in passages), question)
     # "1,500" in a note is read both as a thousands separator and as a decimal comma: an answer may write either.
-    read = {value for source in sources for number in _numbers_in(source) for value in _readings(number)}
-    unread = [number for number in _numbers_in(text) if _value(number) not in read]
+    # With the unit of measure after each ("" for none): "11 days" is not read from "11 inch" (rag/answer/units.py).
+    read = {(value, m.unit) for source in sources for m in _measures_in(source) for value in _readings(m.number)}
+    read_values = {value for value, _unit in read}
+    unread = [
+        f"{m.number} {m.word}" if m.unit else m.number
+        for m in _measures_in(text)
+        if not _readings(m.number) & read_values
+        or (m.unit and not {(value, unit) for value in _readings(m.number) for unit in (m.unit, "")} & read)
+    ]
     if today is not None:
         read_dates = {
             term
@@ -160,13 +168,27 @@ def writes_unread_code(answer: str, passages: Sequence[Passage]) -> bool:
     return False
 
 
-def _numbers_in(text: str) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class _Measure:
+    """A number as a text writes it, with the word after it and the unit of measure that word names ("" for none)."""
+
+    number: str
+    word: str
+    unit: str
+
+
+def _measures_in(text: str) -> list[_Measure]:
+    """Return the numbers of `text` ("two" read as "2"), each with its unit of measure, if one follows."""
     spelled = _DIGIT_WORD.sub(lambda match: _DIGIT_WORDS[match.group(1).casefold()], text)
-    return [value for value, _unit in _NUMBER.findall(spelled)]
+    return [_Measure(number, word, measure_unit(word) or "") for number, word in _NUMBER.findall(spelled)]
+
+
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # "1,500", "625,000,000", "1,234.5"
 
 
 def _readings(number: str) -> set[str]:
-    return {_value(number), _value(number.replace(",", ""))}
+    """Return the values `number` may be read as: "1,500" both as 1500 and as 1.5 (a decimal comma); "1,5" as 1.5."""
+    return {_value(number), _value(number.replace(",", ""))} if _THOUSANDS.fullmatch(number) else {_value(number)}
 
 
 def _value(number: str) -> str:

@@ -135,3 +135,12 @@ def test_a_code_block_copied_from_a_note_or_a_one_line_command_is_not() -> None:
     assert not writes_unread_code(INGRESS, [note])
     assert not writes_unread_code("Run:\n\n```\nrestic snapshots --latest 1\n```\n", [Passage("[[B]]", "Backups.")])
     assert not writes_unread_code("No code here.", [Passage("[[B]]", "Backups.")])
+
+
+def test_a_number_with_thousands_separators_is_one_number() -> None:
+    # The 1.5B on vaultofknowledge: its caution named "625,000, 000, 750,000" for two numbers no note gave.
+    laptop = [Passage("[[Local AI Requirements]]", "My laptop's memory bandwidth is 38.4 GB/s, 1500 MT/s.")]
+    answer = "It has 38.4 GB/s, which is 625,000,000 bits per second or 750,000,000 bytes, at 1,500 MT/s."
+
+    assert unread_numbers(answer, laptop) == ["625,000,000", "750,000,000"]
+    assert unread_numbers("It weighs 1,5 kg.", [Passage("[[Scale]]", "15 kg")]) == ["1,5 kg"]  # a decimal comma

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.answer.attribution import Passage, drawn_from, terms_of
+from rag.answer.attribution import Passage, drawn_from, terms_of, unread_numbers
 from rag.answer.evidence import evidence_for, is_borne_out
 from rag.answer.rival_figures import rival_figures
 from rag.answer.units import measure_unit
@@ -59,3 +59,12 @@ def test_a_rival_figure_is_found_whichever_way_its_unit_is_written() -> None:
 
     assert [rival.figure for rival in rival_figures(misread, [rows], question=question)] == ["14 hrs"]
     assert not is_borne_out(misread, [rows], question=question)
+
+
+def test_a_number_read_only_with_another_unit_is_unread() -> None:
+    later = "The tart is best on the day. It keeps 11 days in the fridge."  # a later sentence: the opening passed
+
+    assert unread_numbers(later, [TART], question=KEEPS) == ["11 days"]
+    assert unread_numbers("It keeps 11 more days.", [Passage("[[Tart]]", "Good for 11 more days.")]) == []
+    assert unread_numbers("Use the 11 inch pan, 20 minutes blind.", [TART]) == []
+    assert unread_numbers("The pan is 11.", [TART]) == []  # a bare number is read from any
