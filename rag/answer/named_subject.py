@@ -20,18 +20,34 @@ from collections.abc import Sequence
 
 from rag.answer.attribution import Passage
 from rag.answer.quote_words import WORDS, normalised
+from rag.answer.unread_names import NOUN_CAPITALS
 from rag.answer.vocabulary import ordinary_words
 
 
 def rare_names(question: str) -> frozenset[str]:
-    """Return the rare names `question` writes, lower case (see the module's docstring)."""
-    words = WORDS.findall(normalised(question))
-    ordinary = ordinary_words()
-    return frozenset(
-        word.casefold()
-        for word in words[1:]
-        if len(word) > 1 and word[0].isupper() and not word.isupper() and word.casefold() not in ordinary
+    """Return the rare names `question` writes, lower case (see the module's docstring).
+
+    A question capitalising its words as German does every noun names nothing so: asked "Wie lange ruht der Teig im
+    Kühlschrank?", a note saying "Gare" and "kalt" answers it as well as one naming the dough. Such a question
+    capitalises more than NOUN_CAPITALS of its inner words, each run of capitals counted once ("Naked Snake" is one
+    name), in two runs or more.
+    """
+    inner = WORDS.findall(normalised(question))[1:]
+    capitalised = [_is_capitalised(word) for word in inner]
+    runs = sum(
+        1 for index, is_capital in enumerate(capitalised) if is_capital and not (index and capitalised[index - 1])
     )
+    if runs >= 2 and runs > NOUN_CAPITALS * len(inner):
+        return frozenset()
+    ordinary = ordinary_words()
+    return (
+        frozenset(word.casefold() for word, is_capital in zip(inner, capitalised, strict=True) if is_capital) - ordinary
+    )
+
+
+def _is_capitalised(word: str) -> bool:
+    """Return True for a word written as a name: a capital first, not all capitals ("EIRP"), not "I"."""
+    return len(word) > 1 and word[0].isupper() and not word.isupper()
 
 
 def about_named(question: str, passages: Sequence[Passage]) -> list[Passage]:

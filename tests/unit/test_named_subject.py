@@ -21,7 +21,11 @@ QUESTION = "Which quantization did the TinyLlama 1.1B model I tested use, and ho
 def test_rare_names_are_capitalised_inner_words_no_ordinary_text_uses() -> None:
     assert rare_names(QUESTION) == {"tinyllama"}
     assert rare_names("What is the maximum EIRP India allows in the 5 GHz Wi-Fi band?") == set()  # ordinary, acronym
-    assert rare_names("Welchen Käse nimmt Oma für die Käsespätzle?") == {"käse", "oma", "käsespätzle"}
+    assert rare_names("In my Metal Gear notes, who gives Naked Snake the title Big Boss?") == set()  # all ordinary
+    # German capitalises every noun: its capitals name nothing.
+    assert rare_names("Welchen Käse nimmt Oma für die Käsespätzle?") == set()
+    assert rare_names("Wie lange ruht der Teig im Kühlschrank?") == set()
+    assert rare_names("Which agent does the Hyprland config of Steph Ango start?") == {"hyprland", "steph", "ango"}
     assert rare_names("Tinyllama layers?") == set()  # the first word opens the sentence
 
 
