@@ -74,6 +74,8 @@ def stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
+    if word.endswith("ed") and len(word) >= 5:  # "baked" is "bake", as "bakes" is: a short verb's "e" stays
+        return word[:-1]
     return word
 
 

@@ -19,6 +19,7 @@ from rag.answer.evidence import (
     quoted_line,
     repeats_sentences,
 )
+from rag.answer.excerpts import stem
 
 RECIPE = Passage(
     "[[Sourdough#Final recipe]]",
@@ -373,3 +374,13 @@ def test_an_answer_stating_no_figure_does_not_answer_a_question_asking_for_one()
     )
     sessions = Passage("[[Physio#Plan]]", "Six sessions of TENS, twice a week.")
     assert is_borne_out("Six sessions, twice a week.", [sessions], question="How many TENS sessions did I have?")
+
+
+def test_a_short_verbs_past_form_is_the_word_its_other_forms_are() -> None:
+    # "baked" and "Bake" were different stems ("bakes" was "bake"): the sentence shared no word with the question.
+    method = Passage("[[Bread#Method]]", "Bake in a Dutch oven preheated to 250 °C, lid on for 20 minutes.")
+
+    assert stem("baked") == stem("bake") == stem("bakes") == "bake"
+    assert [item.source for item in evidence_for("In a Dutch oven.", [method], question="How is it baked?")] == [
+        method.source
+    ]
