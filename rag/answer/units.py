@@ -46,6 +46,6 @@ SHORT_UNIT_LETTERS = 3  # a word this short after a number is taken for its unit
 def measure_unit(word: str) -> str | None:
     """Return the name of the unit `word` writes ("hours" -> "h"), or None when it is no unit of measure known here.
 
-    Case and inner spaces do not count ("°C" and "° c" are one).
+    Case and spaces do not count ("Hours", "HRS").
     """
     return _NAME_OF.get(word.replace(" ", "").casefold())
