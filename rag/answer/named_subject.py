@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from rag.answer.attribution import Passage
 from rag.answer.quote_words import WORDS, normalised
-from rag.answer.unread_names import NOUN_CAPITALS
+from rag.answer.unread_names import NOUN_CAPITALS, capitalised_runs
 from rag.answer.vocabulary import ordinary_words
 
 
@@ -32,22 +32,11 @@ def rare_names(question: str) -> frozenset[str]:
     capitalises more than NOUN_CAPITALS of its inner words, each run of capitals counted once ("Naked Snake" is one
     name), in two runs or more.
     """
-    inner = WORDS.findall(normalised(question))[1:]
-    capitalised = [_is_capitalised(word) for word in inner]
-    runs = sum(
-        1 for index, is_capital in enumerate(capitalised) if is_capital and not (index and capitalised[index - 1])
-    )
-    if runs >= 2 and runs > NOUN_CAPITALS * len(inner):
+    words = WORDS.findall(normalised(question))
+    runs = capitalised_runs(words)  # after the first word, which opens the sentence
+    if len(runs) >= 2 and len(runs) > NOUN_CAPITALS * (len(words) - 1):
         return frozenset()
-    ordinary = ordinary_words()
-    return (
-        frozenset(word.casefold() for word, is_capital in zip(inner, capitalised, strict=True) if is_capital) - ordinary
-    )
-
-
-def _is_capitalised(word: str) -> bool:
-    """Return True for a word written as a name: a capital first, not all capitals ("EIRP"), not "I"."""
-    return len(word) > 1 and word[0].isupper() and not word.isupper()
+    return frozenset(word.casefold() for run in runs for word in run) - ordinary_words()
 
 
 def about_named(question: str, passages: Sequence[Passage]) -> list[Passage]:

@@ -48,7 +48,7 @@ def unread_names(answer: str, passages: Sequence[Passage], *, question: str = ""
     for own in (_HEADING, _BOLD_LINE, _LABEL, _LIST_MARKER):
         prose = own.sub("", prose)
     sentences = [WORDS.findall(sentence) for sentence in _sentences(prose)]
-    runs = [run for words in sentences for run in _capitalised_runs(words)]
+    runs = [run for words in sentences for run in capitalised_runs(words)]
     inner_words = sum(max(0, len(words) - 1) for words in sentences)
     if inner_words >= MIN_INNER_WORDS and sum(map(len, runs)) > NOUN_CAPITALS * inner_words:
         return []
@@ -81,7 +81,7 @@ def _without_code(text: str) -> str:
     return "".join([*kept, text[end:]])
 
 
-def _capitalised_runs(words: Sequence[str]) -> list[list[str]]:
+def capitalised_runs(words: Sequence[str]) -> list[list[str]]:
     """Return the runs of capitalised words after a sentence's first, each one name ("Google Play Services")."""
     runs: list[list[str]] = []
     ends_run = -1  # the index of the last word of the run being read
