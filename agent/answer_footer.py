@@ -34,7 +34,8 @@ from rag.answer.evidence import (
     repeats_sentences,
     sentences_of_rivals,
 )
-from rag.answer.rival_figures import RIVAL_CAUTION, rival_figures
+from rag.answer.record_dates import record_date_rivals
+from rag.answer.rival_figures import RIVAL_CAUTION, Rival, rival_figures
 from rag.answer.unread_names import unread_names
 from rag.follow_up import in_context
 
@@ -179,7 +180,7 @@ def _closest_block(
     """
     searched = _searched(state)
     read = [passage for passage in passages if passage.source in searched]
-    rivals = rival_figures(withheld, passages, question=question) if withheld else []
+    rivals = _rivals(withheld, passages, question=question) if withheld else []
     first = sentences_of_rivals(rivals)[:MAX_EVIDENCE]
     rest = [item for item in closest_to(question, read) if item not in first]
     chosen = [*first, *rest][:MAX_EVIDENCE]
@@ -187,6 +188,14 @@ def _closest_block(
         left = MAX_EVIDENCE - len(chosen)
         chosen += closest_in_meaning(question, read, similarity, besides=chosen, limit=left)
     return evidence_block(chosen, heading=CLOSEST_HEADING)
+
+
+def _rivals(answer: str, passages: list[Passage], *, question: str) -> list[Rival]:
+    """Return what the notes give for what `answer` ties its figures and dates to, where it took another."""
+    return [
+        *rival_figures(answer, passages, question=question),
+        *record_date_rivals(answer, passages, question=question),
+    ]
 
 
 def _unread_caution(reply: str, passages: list[Passage], question: str, *, today: date | None) -> str:
@@ -197,7 +206,7 @@ def _unread_caution(reply: str, passages: list[Passage], question: str, *, today
     """
     if not passages or is_refusal(reply):
         return ""
-    rivals = rival_figures(reply, passages, question=question)
+    rivals = _rivals(reply, passages, question=question)
     figures = ", ".join(rival.figure for rival in rivals)
     rival_caution = f"\n\n*({RIVAL_CAUTION} {figures}. Check the figures against the sources.)*" if rivals else ""
     numbers = unread_numbers(reply, passages, question=question, today=today)

@@ -22,6 +22,7 @@ from rag.answer.context import opens_like_refusal
 from rag.answer.dates import day_keys, days_meet
 from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
+from rag.answer.record_dates import misdated
 from rag.answer.named_subject import about_named
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.question_kind import (
@@ -33,6 +34,7 @@ from rag.answer.question_kind import (
     kind_asked,
 )
 from rag.answer.quote_words import normalised
+from rag.answer.records import record_text
 from rag.answer.rival_figures import Rival, given_for_another, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER
 from rag.notes.inline import WIKILINK
@@ -248,6 +250,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     if given_for_another(answer, passages, question=question):  # "36 dBm" asked for 5 GHz, given for 2.4GHz
         return False
+    if misdated(answer, passages, question=question):  # "published on" a note's "created:" date, or another's
+        return False
     if copied_from(answer, passages):
         return True
     if rival_figures(answer, passages, question=question):  # "5 hours" in the fridge, where the notes say 14
@@ -395,15 +399,16 @@ def _candidates(
 ) -> list[_Candidate]:
     """Return the sentences of `passages` holding something of `said`, each with how on topic it is.
 
-    On topic: the question's words (`wanted`) it or its note and heading share; else one of the days the question
-    names (`days`, rag.answer.dates.day_keys), in any form: asked "How far did I run on 2026-11-15?", whose only
-    long word is its year, the running log's "Sun 15 Nov: long run 13 km" is about that day.
+    On topic: the question's words (`wanted`) it or its note and heading (or properties record) share; else one of
+    the days the question names (`days`, rag.answer.dates.day_keys), in any form: asked "How far did I run on
+    2026-11-15?", whose only long word is its year, the running log's "Sun 15 Nov: long run 13 km" is about that day.
     """
     found: list[_Candidate] = []
     for rank, passage in enumerate(passages):
         if not passage.source:  # a tool result without a note: nothing to link to
             continue
-        where = _stems(passage.source) & wanted
+        # A properties record's rows are about what its rows name: "year: 1992" beside "author: [[Kevin Kelly]]".
+        where = _stems(f"{passage.source} {record_text(passage.text)}") & wanted
         source_on_day = bool(days) and days_meet(days, day_keys(passage.source))
         for place, text in enumerate(quotable_sentences(passage)):
             holds = frozenset(said & terms_of(text, bare_numbers=True))

@@ -1,0 +1,23 @@
+"""A note's properties as a passage shows them: one record, each row of which is about what the others name.
+
+A note without body text is found and answered by its properties (rag/chunks/chunking.property_rows): the title,
+then `key: value` rows. Read sentence by sentence, "year: 1992" shares no word with "Which book by Kevin Kelly have
+I noted, and when was it published?", so the answer check withheld the right "Out of Control was published in
+1992." for want of a sentence about the question; the record's "author: [[Kevin Kelly]]" says the row is about it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A property row: "created: 2023-09-12", "date modified: …", "Aliases: …"; a key of a few words, then its value.
+PROPERTY_ROW = re.compile(r"^\s*(?P<key>[^\W\d_][\w \-]{0,40}?)\s*:\s+(?P<value>\S.*)$", re.MULTILINE)
+RECORD_MIN_ROWS = 2  # property rows that make a passage a record, with no line of its own but headings
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+
+
+def record_text(text: str) -> str:
+    """Return the rows of `text` when it is a note's properties record (its title line and headings aside), else ""."""
+    lines = [line for line in text.splitlines()[1:] if line.strip() and not _HEADING.match(line)]
+    rows = [line for line in lines if PROPERTY_ROW.match(line)]
+    return "\n".join(rows) if len(rows) >= RECORD_MIN_ROWS and len(rows) == len(lines) else ""
