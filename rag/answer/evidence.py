@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 from os.path import commonprefix
 
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
@@ -22,7 +23,6 @@ from rag.answer.context import opens_like_refusal
 from rag.answer.dates import day_keys, days_meet
 from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
-from rag.answer.record_dates import misdated
 from rag.answer.named_subject import about_named
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.question_kind import (
@@ -34,6 +34,7 @@ from rag.answer.question_kind import (
     kind_asked,
 )
 from rag.answer.quote_words import normalised
+from rag.answer.record_dates import misdated
 from rag.answer.records import record_text
 from rag.answer.rival_figures import Rival, given_for_another, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER
@@ -428,15 +429,20 @@ def quotable_sentences(passage: Passage) -> list[str]:
     Nor a line that is only the note's title (a properties passage opens with it), which quotes nothing the link
     under it does not already say: "2023 Japan Trip" [[2023 Japan Trip]].
     """
+    return list(_quotable(passage))
+
+
+@lru_cache(maxsize=1024)  # read for each early judgement of a streamed opening, and by each test of it
+def _quotable(passage: Passage) -> tuple[str, ...]:
     title = _plain(note_of(passage.source).rsplit("/", 1)[-1])
     rows = passage.text.split("\n")
-    return [
+    return tuple(
         text
         for number, row in enumerate(rows)
         if not (number + 1 < len(rows) and TABLE_DIVIDER.match(rows[number + 1]))  # a table's header row
         for sentence in sentences_of(row)
         if (text := _display(sentence)) and _plain(text) != title
-    ]
+    )
 
 
 def _shared(stems: frozenset[str], wanted: frozenset[str]) -> frozenset[str]:

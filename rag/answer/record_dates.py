@@ -73,12 +73,11 @@ def misdated(answer: str, passages: Sequence[Passage], *, question: str) -> list
         places = [(passage, line) for passage in passages for line in _lines_giving(passage.text, day)]
         if not places:
             continue
-        if asks_coming_about and all(_is_keeping_row(line) for _, line in places):
-            found.append(day)
-        elif named and all(
-            passage not in named and record_text(passage.text) and PROPERTY_ROW.match(line)
-            for passage, line in places
-        ):
+        kept_only = asks_coming_about and all(_is_keeping_row(line) for _, line in places)
+        others_only = bool(named) and all(
+            passage not in named and record_text(passage.text) and PROPERTY_ROW.match(line) for passage, line in places
+        )
+        if kept_only or others_only:
             found.append(day)
     return found
 

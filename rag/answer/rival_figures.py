@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rag.answer.attribution import NOT_UNITS, WIKILINK, Passage
 from rag.answer.excerpts import question_stems, sentences_of, stem
@@ -173,9 +174,12 @@ def _statements_read(passages: Sequence[Passage]) -> list[tuple[Passage, list[_S
     The notes' statements are read apart as the answer's are: "NVIDIA H100 has 1.5 TB/s bandwidth, and that's much
     less than 7 TB/s required for 10 tokens per second" ties 10 tokens to what is required, not to the H100.
     """
-    return [
-        (passage, [_read(clause, sentence) for sentence, clause in _statements(passage.text)]) for passage in passages
-    ]
+    return [(passage, list(_statements_of(passage.text))) for passage in passages]
+
+
+@lru_cache(maxsize=1024)  # the same passages are read for each early judgement of a streamed opening
+def _statements_of(text: str) -> tuple[_Sentence, ...]:
+    return tuple(_read(clause, sentence) for sentence, clause in _statements(text))
 
 
 def _statements(text: str) -> list[tuple[str, str]]:
