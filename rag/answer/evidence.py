@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from os.path import commonprefix
 
+from rag.answer.asked_values import gives_other_kind
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.citations import note_of
 from rag.answer.context import opens_like_refusal
@@ -248,6 +249,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     if opens_like_refusal(answer):
         return True
     if asks_for_figure(question) and not gives_figure(answer):  # asked "which year", a copied sentence dating nothing
+        return False
+    if gives_other_kind(answer, question=question, is_whole=is_whole):  # "1366 points" for a price, "your-blog.…"
         return False
     if given_for_another(answer, passages, question=question):  # "36 dBm" asked for 5 GHz, given for 2.4GHz
         return False

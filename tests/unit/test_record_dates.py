@@ -75,7 +75,7 @@ def test_the_refusal_shows_the_date_the_note_gives_for_what_it_is_about_first() 
     assert footer.startswith(f'\n\n{CLOSEST_HEADING}\n- "year: 1992" [[Out of Control]]\n')
 
 
-OTHERS = "Kevin Kelly's book \"Out of Control\" was published on 2021-04-15."  # the 0.5B's, recorded at stop 44
+OTHERS = 'Kevin Kelly\'s book "Out of Control" was published on 2021-04-15.'  # the 0.5B's, recorded at stop 44
 
 
 def test_another_records_date_given_for_the_record_the_answer_names_is_withheld() -> None:

@@ -1,0 +1,80 @@
+"""Answers giving another kind of value than the one asked for: a price, an address.
+
+Small models answer a near miss with a figure or an address copied from nearby, and the word test passes it, as the
+note holds it. Over vaultofknowledge, Qwen2.5-Coder 0.5B answered "How much did it cost to repair my laptop's broken
+screen?" (no note says) with "1366 points horizontally", a screen's resolution; and "What is the address of my own
+WordPress blog that uses the Sela theme?" (no note says either) with "your-blog.wordpress.com", the placeholder of a
+how-to's URL ("visiting this URL: your-blog.wordpress.com/wp-admin/themes.php?search=sela").
+
+Both tests are narrow: a price is refused only when every number of the answer counts something else (a unit of
+measure or a plural noun after it: "points", "hours", "times") and no currency is named ("€", "USD", "euros",
+"bucks"); a bare "50" may be a price. An address is refused only when every address the answer gives is a template's
+("your-…", "example.com", "mydomain", "<…>", "{…}").
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.answer.attribution import NOT_UNITS
+from rag.answer.dates import dates_in
+from rag.answer.question_kind import asks_for_value
+from rag.answer.units import measure_unit
+
+# A question asking what something cost, in English or German.
+_ASKS_FOR_PRICE = re.compile(
+    r"\b(?:cost|costs|price[sd]?|pay|paid|spend|spent|charged?|fees?|kostet|kosten|kostete|preis|bezahlt|gezahlt)\b",
+    re.IGNORECASE,
+)
+_CURRENCY = re.compile(
+    r"[€$£¥₹₽₩]|\b(?:eur|euros?|usd|dollars?|cents?|gbp|pounds?|pence|quid|bucks|jpy|yen|chf|francs?|franken"
+    r"|inr|rupees?|rs|cny|rmb|yuan|krona|kronor|krone|kroner|sek|nok|dkk|pln|zlot[ysie]+|brl|reais|real|pesos?"
+    r"|roubles?|rubles?|rub|lira|try|grand|k)\b",
+    re.IGNORECASE,
+)
+# A number and the word after it, if one follows ("1366 points", "50", "1,200 for").
+_NUMBER_AND_WORD = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?:\s*(?P<word>[^\W\d_]+))?")
+_ENDS_ON_NUMBER = re.compile(r"\d[.,]?\s*$")
+# A word of the answer that is an address: a host, a path, an e-mail address ("your-blog.wordpress.com", "/etc").
+_ADDRESS = re.compile(r"[\w>}-]\.[^\W\d_]{2,}|/[\w.<>{}-]+|@[\w-]+\.\w")
+# A template's stand-in in an address: "your-blog", "yoursite", "example.com", "mydomain", "<user>", "{name}".
+_PLACEHOLDER = re.compile(
+    r"(?<![^\W\d_])your[-_]?[^\W\d_]*|(?<![^\W\d_])(?:example|mydomain|mysite|my-site|domain\.tld|placeholder)"
+    r"|(?<![^\W\d_])x{3,}(?![^\W\d_])|<[^<>\s]+>|\{[^{}\s]+\}",
+    re.IGNORECASE,
+)
+
+
+def gives_other_kind(answer: str, *, question: str, is_whole: bool = True) -> bool:
+    """Return True when `answer` gives another kind of value than `question` asks for: no price, a template address.
+
+    `is_whole` False: `answer` is a streamed opening; one ending on a number has not said yet what the number counts.
+    """
+    if _ASKS_FOR_PRICE.search(question) and _counts_something_else(answer, is_whole=is_whole):
+        return True
+    return asks_for_value(question) and _gives_only_templates(answer)
+
+
+def _counts_something_else(answer: str, *, is_whole: bool) -> bool:
+    """Return True when `answer` names no currency and every number of it counts something ("1366 points")."""
+    _, text = dates_in(answer)
+    if _CURRENCY.search(text):
+        return False
+    if not is_whole and _ENDS_ON_NUMBER.search(text):
+        return True  # not judged yet: "It cost 40" may go on "0 euros" or " points"
+    numbers = list(_NUMBER_AND_WORD.finditer(text))
+    return bool(numbers) and all(_counts(number["word"]) for number in numbers)
+
+
+def _counts(word: str | None) -> bool:
+    """Return True when `word`, after a number, says what it counts: a unit of measure or a plural noun."""
+    if not word or word.casefold() in NOT_UNITS:
+        return False
+    folded = word.casefold()
+    return bool(measure_unit(folded)) or (len(folded) >= 4 and folded.endswith("s") and not folded.endswith("ss"))
+
+
+def _gives_only_templates(answer: str) -> bool:
+    """Return True when `answer` gives an address and every address it gives is a template's."""
+    addresses = [word for word in answer.split() if _ADDRESS.search(word)]
+    return bool(addresses) and all(_PLACEHOLDER.search(address) for address in addresses)

@@ -1,0 +1,50 @@
+"""Answers giving another kind of value than asked: a count for a price, a template's address for the user's own."""
+
+from __future__ import annotations
+
+from rag.answer.asked_values import gives_other_kind
+from rag.answer.attribution import Passage
+from rag.answer.evidence import is_borne_out
+
+PRICE = "How much did it cost to repair my laptop's broken screen?"
+BLOG = "What is the address of my own WordPress blog that uses the Sela theme?"
+
+
+def test_a_count_of_something_else_is_no_price() -> None:
+    # Qwen2.5-Coder 0.5B's, over vaultofknowledge (stop 44): a resolution copied for a repair's cost.
+    screen = Passage("[[Display Concepts#Resolution]]", "A 1366x768 screen has 1366 points horizontally.")
+    assert gives_other_kind("1366 points horizontally", question=PRICE)
+    assert not is_borne_out("1366 points horizontally", [screen], question=PRICE)
+    assert gives_other_kind("It took 2 hours and 3 visits.", question=PRICE)
+
+
+def test_a_currency_or_a_bare_number_may_be_a_price() -> None:
+    for answer in ("It cost €120.", "120 EUR", "About 120 euros for 2 parts.", "50 bucks", "It cost 1,200 for parts."):
+        assert not gives_other_kind(answer, question=PRICE), answer
+    assert not gives_other_kind("The repair cost 120.", question=PRICE)
+    assert not gives_other_kind("Nothing, it was under warranty.", question=PRICE)  # no number: other rules judge
+    assert not gives_other_kind("1366 points horizontally", question="How wide is the screen?")  # no price asked
+    # A cost noted on a day: the date is no number counting something.
+    assert not gives_other_kind("On 2026-03-04 it cost 80.", question=PRICE)
+
+
+def test_a_streamed_opening_ending_on_a_number_waits_for_what_it_counts() -> None:
+    assert gives_other_kind("The repair cost 1366", question=PRICE, is_whole=False)
+    assert not gives_other_kind("The repair cost 1366 €", question=PRICE, is_whole=False)
+
+
+def test_a_templates_address_is_no_address_of_the_users_own() -> None:
+    how_to = Passage(
+        "[[How I revived Sela#For a site that once had Sela (classic interface URL trick)]]",
+        "I hear that it should be possible by visiting this URL: "
+        "your-blog.wordpress.com/wp-admin/themes.php?search=sela",
+    )
+    assert gives_other_kind("your-blog.wordpress.com", question=BLOG)
+    assert not is_borne_out("your-blog.wordpress.com", [how_to], question=BLOG)
+    for template in ("https://example.com/blog", "<your-site>.wordpress.com", "Visit {blog}.wordpress.com/wp-admin"):
+        assert gives_other_kind(template, question=BLOG), template
+    # An address of the user's own, or one template beside it, is judged as any answer is.
+    assert not gives_other_kind("sela-notes.wordpress.com", question=BLOG)
+    assert not gives_other_kind("sela-notes.wordpress.com (not your-blog.wordpress.com)", question=BLOG)
+    assert not gives_other_kind("your-blog.wordpress.com", question="What does the Sela how-to tell me to visit?")
+    assert not gives_other_kind("The notes don't give it.", question=BLOG)  # no address at all
