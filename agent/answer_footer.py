@@ -22,6 +22,7 @@ from rag.answer.attribution import Passage, attribute, passages_in, unread_numbe
 from rag.answer.citations import SOURCES_BLOCK, note_of, sources_list
 from rag.answer.closest_meaning import Similarity, closest_in_meaning
 from rag.answer.context import is_refusal
+from rag.answer.counted_nouns import counted_elsewhere
 from rag.answer.evidence import (
     CLOSEST_HEADING,
     EVIDENCE_HEADING,
@@ -195,6 +196,7 @@ def _rivals(answer: str, passages: list[Passage], *, question: str) -> list[Riva
     return [
         *rival_figures(answer, passages, question=question),
         *record_date_rivals(answer, passages, question=question),
+        *counted_elsewhere(answer, passages, question=question),
     ]
 
 

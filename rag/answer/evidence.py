@@ -21,18 +21,17 @@ from rag.answer.asked_values import gives_other_kind
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.citations import note_of
 from rag.answer.context import opens_like_refusal
+from rag.answer.counted_nouns import counted_elsewhere
 from rag.answer.dates import day_keys, days_meet
 from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
+from rag.answer.link_answers import links_passages_read
 from rag.answer.named_subject import about_named
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.question_kind import (
-    asks_for_amount,
     asks_for_figure,
     asks_for_something,
-    asks_for_value,
     gives_figure,
-    kind_asked,
 )
 from rag.answer.quote_words import normalised
 from rag.answer.record_dates import misdated
@@ -40,9 +39,6 @@ from rag.answer.records import record_text
 from rag.answer.rival_figures import Rival, given_for_another, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER
 from rag.notes.inline import WIKILINK
-
-# A question asking for notes themselves, which a link to one answers: "Which notes mention garlic?"
-_NOTES = re.compile(r"\b(?:notes?|notiz(?:en)?)\b", re.IGNORECASE)
 
 EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
 # One quoted line as `quoted_line` writes it, and the block under the heading, as they read in a reply a client
@@ -260,45 +256,16 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return True
     if rival_figures(answer, passages, question=question):  # "5 hours" in the fridge, where the notes say 14
         return False
+    if counted_elsewhere(answer, passages, question=question):  # "10" folders, of "10 Categories"; "43 folders"
+        return False
     if said and is_whole and (_restated(said, passages) or _repeats_all(said, answer, passages, question=question)):
         return True
-    if not said and _links_passages_read(answer, passages, question=question):
+    if not said and links_passages_read(answer, passages, question=question):
         return True
     if not said and asks_for_something(question):  # "nomic", asked which model was chosen "and why not nomic?"
         return False
     on_topic_words = 1 if said else ON_TOPIC_WORDS
     return bool(evidence_for(answer, passages, question=question, on_topic_words=on_topic_words, beyond=said))
-
-
-def _links_passages_read(answer: str, passages: Sequence[Passage], *, question: str) -> bool:
-    """Return True when `answer` links a note it read (a passage's): an answer saying nothing more points at it.
-
-    The 1.5B answered "Which sci-fi movies and shows are in my notes?" with "[[Blade Runner]] [[Futurama]]", two
-    notes among its passages; the links themselves are checked as every citation is. A link whose note's name is
-    only the question's words names nothing, unless notes are what was asked for ("Where are my notes on
-    garlic?" "[[Garlic]]"): the 0.5B answered "What is Steph Ango's phone number?", which no note gives, with
-    "[[Steph Ango]]". No link answers a question asking for an amount or a time (`asks_for_amount`), or for an
-    address, a password, a port or a version (`asks_for_value`), nor one
-    asking which kind of thing (`kind_asked`: "Which hotel did I stay at in Kyoto?") with a note whose passages do
-    not name that kind: the 1.5B's "I stayed at [[Kyoto#Trips]] on [[2023 Japan Trip]]", a trip note with dates and
-    places; "[[Out of Control]]" answers "Which book by Kevin Kelly …?", its properties saying "[[Books]]".
-    """
-    if asks_for_amount(question) or asks_for_value(question):
-        return False
-    read: dict[str, str] = {}  # a note read -> its passages' text and links, lower case
-    for passage in passages:
-        if passage.source:
-            note = note_of(passage.source).casefold()
-            read[note] = f"{read.get(note, '')} {passage.source} {passage.text}".casefold()
-    asked = terms_of(question)
-    asks_for_notes = bool(_NOTES.search(question))
-    kind = kind_asked(question)
-    return any(
-        note.casefold() in read
-        and (asks_for_notes or bool(terms_of(note.rsplit("/", 1)[-1]) - asked))
-        and (asks_for_notes or not kind or kind in read[note.casefold()] or stem(kind) in read[note.casefold()])
-        for note in (note_of(match[2]) for match in WIKILINK.finditer(answer))
-    )
 
 
 def _repeats_all(said: frozenset[str], answer: str, passages: Sequence[Passage], *, question: str) -> bool:
