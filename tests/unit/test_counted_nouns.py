@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from agent.answer_footer import refusal_footer
+from agent.state import AgentState
 from rag.answer.attribution import Passage
+from rag.answer.context import REFUSAL, format_note
 from rag.answer.counted_nouns import counted_elsewhere
-from rag.answer.evidence import is_borne_out
+from rag.answer.evidence import CLOSEST_HEADING, is_borne_out
 
 # As vaultofknowledge's passages read for the question (stop 44), shortened.
 GUIDE = Passage(
@@ -53,3 +56,17 @@ def test_only_a_question_asking_how_many_is_judged_and_its_own_numbers_are_not()
     sessions = Passage("[[Neck#Therapy]]", "2 TENS sessions with Dr. Rao; 3 prayer times a day.")
     assert counted_elsewhere("3", [sessions], question="How many TENS sessions did I have?")
     assert not counted_elsewhere("2", [sessions], question="How many TENS sessions did I have?")
+
+
+def test_the_refusal_opens_with_the_counts_of_the_thing_asked() -> None:
+    state: AgentState = {
+        "messages": [{"role": "user", "content": QUESTION}, {"role": "assistant", "content": REFUSAL}],
+        "context": "\n\n".join(format_note(source=p.source, path="x.md", text=p.text) for p in READ),
+        "allowed": [p.source for p in READ],
+    }
+
+    footer = refusal_footer(REFUSAL, state, withheld="10")
+
+    assert footer.startswith(
+        f'\n\n{CLOSEST_HEADING}\n- "Tickler List: 43 folders (31+12)" [[Productivity Frameworks#Guide]]'
+    )
