@@ -25,7 +25,7 @@ from rag.answer.counted_nouns import counted_elsewhere
 from rag.answer.dates import day_keys, days_meet
 from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
-from rag.answer.link_answers import links_passages_read
+from rag.answer.link_answers import links_passages_read, unread_links_as_text
 from rag.answer.named_subject import about_named
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.question_kind import (
@@ -238,10 +238,11 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     sentence does not count: a start restates a sentence trivially ("wheat flour, whole wheat flour," of a recipe's
     "Whole wheat flour" row), whatever follows.
     """
+    passages = about_named(question, passages)  # rag/answer/named_subject.py
+    answer = unread_links_as_text(answer, passages)  # "[[kepano]]", a value in link brackets
     said = frozenset(said_beyond(answer, question))
     if not is_whole and weight_of(said) < MIN_EVIDENCE:  # too little said yet to judge
         return False
-    passages = about_named(question, passages)  # rag/answer/named_subject.py
     if opens_like_refusal(answer):
         return True
     if asks_for_figure(question) and not gives_figure(answer):  # asked "which year", a copied sentence dating nothing
@@ -378,8 +379,10 @@ def _candidates(
     for rank, passage in enumerate(passages):
         if not passage.source:  # a tool result without a note: nothing to link to
             continue
-        # A properties record's rows are about what its rows name: "year: 1992" beside "author: [[Kevin Kelly]]".
-        where = _stems(f"{passage.source} {record_text(passage.text)}") & wanted
+        where = _stems(passage.source) & wanted
+        # A properties record's rows are about what its rows name: "year: 1992" beside "author: [[Kevin Kelly]]";
+        # by the least a sentence may be, so that a sentence saying "42 cloves of Germidour" itself comes first.
+        in_record = bool(_stems(record_text(passage.text)) & wanted)
         source_on_day = bool(days) and days_meet(days, day_keys(passage.source))
         for place, text in enumerate(quotable_sentences(passage)):
             holds = frozenset(said & terms_of(text, bare_numbers=True))
@@ -387,7 +390,7 @@ def _candidates(
                 # A sentence giving days of its own is of those ("Wed 11 Nov: 8 km" under "Week 46 (9 – 15 Nov)").
                 own_days = day_keys(text) if days else frozenset()
                 on_day = days_meet(days, own_days) if own_days else source_on_day
-                on_topic = len(_shared(_stems(text), wanted) | where) or int(on_day)
+                on_topic = len(_shared(_stems(text), wanted) | where) or int(on_day) or int(in_record)
                 order = rank * 10_000 + place
                 found.append(_Candidate(text, passage.source, holds, on_topic, order, _plain(text) in answer))
     return found

@@ -48,3 +48,21 @@ def links_passages_read(answer: str, passages: Sequence[Passage], *, question: s
         and (asks_for_notes or not kind or kind in read[note.casefold()] or stem(kind) in read[note.casefold()])
         for note in (note_of(match[2]) for match in WIKILINK.finditer(answer))
     )
+
+
+def unread_links_as_text(answer: str, passages: Sequence[Passage]) -> str:
+    """Return `answer` with its links to notes it read none of written as their text ("[[kepano]]" -> "kepano").
+
+    A small model sets a value in link brackets: asked Steph Ango's Twitter handle, the 0.5B answered "[[kepano]]"
+    over the note's "twitter: kepano". As a link it says nothing to check, and the reply shows it unlinked (a link to
+    no note is not kept), so it is judged as the words it shows. A link to a note read stays a link.
+    """
+    read = {note_of(passage.source).casefold() for passage in passages if passage.source}
+
+    def text_of(match: re.Match[str]) -> str:
+        if match[1] or note_of(f"[[{match[2]}]]").casefold() in read:  # an embed, or a note read
+            return match[0]
+        target, _, alias = match[2].partition("|")
+        return alias or target.split("#", 1)[0]
+
+    return WIKILINK.sub(text_of, answer)

@@ -11,10 +11,13 @@ the rival test (rag/answer/rival_figures.py). Two readings catch them:
   them) says when the user wrote or touched the note, so it does not answer a question asking when something came
   to be (published, released, born, founded, …), unless the question asks about the keeping too (created, added,
   last, …). Asked when the user read a book, the `created:` date may be the answer, so no other question is judged.
-- A date the answer gives for a record it names by title ("Out of Control") that only other records' rows give.
+- A date the answer gives for a record it names by title ("Out of Control"), or the question does when the answer
+  names none ("When was Out of Control published?" "2021-04-15"), that only other records' rows give.
 
 Either way the answer is withheld (only when the passages read give the date nowhere else: not in a sentence, not
-under another key), and the named record's own dated rows ("year: 1992") are shown first under the refusal.
+under another key; a base's table giving it in its `last` column gives it under that key), and the named record's
+own dated rows ("year: 1992") are shown first under the refusal. A year is judged as a day is: "2023", asked what
+year Blade Runner came out, where the note says `year: 1982` and `last: 2023-09-14`.
 """
 
 from __future__ import annotations
@@ -22,24 +25,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.answer.attribution import Passage
+from rag.answer.attribution import Passage, terms_of
 from rag.answer.citations import note_of
-from rag.answer.dates import day_keys, days_meet
+from rag.answer.dates import dates_in, day_keys, days_meet
 from rag.answer.excerpts import question_stems, stem
 from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival
+from rag.chunks.pieces import TABLE_DIVIDER
+from rag.notes.property_keys import KEEPING_KEYS, normal_key
 
 _YEAR = re.compile(r"^[12]\d{3}$")
-
-# Keys under which a note dates itself, as templates and plugins name them (lower case, words spaced).
-KEEPING_KEYS = frozenset(
-    {
-        "created", "created at", "created on", "creation date", "date created", "date added", "added",
-        "modified", "modified at", "date modified", "last modified", "updated", "updated at", "date updated",
-        "last updated", "edited", "last edited", "lastmod", "last", "mtime", "ctime",
-        "erstellt", "geändert", "aktualisiert",
-    }
-)  # fmt: skip
+_YEAR_IN_TEXT = re.compile(r"(?<![\d.,:/-])(?:1[5-9]|20)\d\d(?![\d.,:/-]\d|\d)")
 
 
 def _stems(*words: str) -> frozenset[str]:
@@ -49,9 +45,11 @@ def _stems(*words: str) -> frozenset[str]:
 # Words of a question asking when what a note is about came to be, in English and German.
 _COMING_ABOUT = _stems(
     "publish", "published", "publication", "release", "released", "born", "birth", "founded", "premiere",
-    "premiered", "launch", "launched", "established", "invented", "died", "death",
+    "premiered", "launch", "launched", "established", "invented", "died", "death", "debut", "debuted", "aired",
+    "recorded", "filmed",
     "erschienen", "veröffentlicht", "geboren", "gegründet", "gestorben",
 )  # fmt: skip
+_COMES_OUT = re.compile(r"\bc[oa]me\s+out\b|\bkam\s+\w+\s+heraus\b", re.IGNORECASE)  # "When did it come out?"
 # Words of a question asking about the note's keeping, which such a date may answer.
 _KEEPING_WORDS = _stems(
     "create", "created", "creation", "add", "added", "modify", "modified", "update", "updated", "edit", "edited",
@@ -66,16 +64,18 @@ def misdated(answer: str, passages: Sequence[Passage], *, question: str) -> list
     answer names (see the module's docstring); [] for none.
     """
     asks_keeping = bool(question_stems(question) & _KEEPING_WORDS)
-    asks_coming_about = bool(question_stems(question) & _COMING_ABOUT) and not asks_keeping
-    named = _named_records(answer, passages)
+    asks_coming_about = bool(question_stems(question) & _COMING_ABOUT or _COMES_OUT.search(question))
+    asks_coming_about = asks_coming_about and not asks_keeping
+    named = _named_records(answer, passages) or _named_records(question, passages)
     found = []
-    for day in sorted(day_keys(answer)):
-        places = [(passage, line) for passage in passages for line in _lines_giving(passage.text, day)]
+    for day in _dates_given(answer):
+        places = [(passage, line, key) for passage in passages for line, key in _keys_giving(passage.text, day)]
         if not places:
             continue
-        kept_only = asks_coming_about and all(_is_keeping_row(line) for _, line in places)
+        kept_only = asks_coming_about and all(key in KEEPING_KEYS for _, _, key in places)
         others_only = bool(named) and all(
-            passage not in named and record_text(passage.text) and PROPERTY_ROW.match(line) for passage, line in places
+            passage not in named and record_text(passage.text) and PROPERTY_ROW.match(line)
+            for passage, line, _ in places
         )
         if kept_only or others_only:
             found.append(day)
@@ -93,34 +93,82 @@ def record_date_rivals(answer: str, passages: Sequence[Passage], *, question: st
     asks_keeping = bool(question_stems(question) & _KEEPING_WORDS)
     holding = [passage for passage in passages if any(_lines_giving(passage.text, day) for day in wrong)]
     rivals = []
-    for passage in _named_records(answer, passages) or holding:
+    for passage in _named_records(answer, passages) or _named_records(question, passages) or holding:
         for row in PROPERTY_ROW.finditer(passage.text):
             value = row["value"].strip()
             dated = _YEAR.match(value) or day_keys(value)
-            if dated and not day_keys(value) & set(wrong) and (asks_keeping or not _is_keeping_row(row[0])):
+            is_wrong = any(_gives(value, term) for term in wrong)
+            if dated and not is_wrong and (asks_keeping or not _is_keeping_row(row[0])):
                 rivals.append(Rival(value, row[0].strip(), passage.source))
     return rivals
 
 
-def _named_records(answer: str, passages: Sequence[Passage]) -> list[Passage]:
-    """Return the passages that are records whose note's title `answer` names, as a whole word or words."""
+def _named_records(text: str, passages: Sequence[Passage]) -> list[Passage]:
+    """Return the passages that are records whose note's title `text` names, as a whole word or words.
+
+    An answer's names first; an answer naming none ("2021-04-15") is of the records the question names ("When was
+    Out of Control published?").
+    """
     named = []
     for passage in passages:
         title = note_of(passage.source).rsplit("/", 1)[-1]
-        if title and record_text(passage.text) and re.search(rf"(?<!\w){re.escape(title)}(?!\w)", answer, re.I):
+        if title and record_text(passage.text) and re.search(rf"(?<!\w){re.escape(title)}(?!\w)", text, re.I):
             named.append(passage)
     return named
 
 
+def _dates_given(answer: str) -> list[str]:
+    """Return the days `answer` gives ("2023-09-14"), then the years it gives apart from them ("in 2023"), in order."""
+    dates, rest = dates_in(answer)
+    days = sorted({date.term for date in dates if date.day is not None and date.year is not None})
+    return days + sorted(set(_YEAR_IN_TEXT.findall(rest)))
+
+
+def _gives(text: str, term: str) -> bool:
+    """Return True when `text` gives the day `term` ("2023-09-14"), or the year `term` ("2023"), alone or in a date."""
+    if len(term) == len("2023"):
+        return term in terms_of(text, bare_numbers=True)
+    return days_meet(frozenset({term}), day_keys(text))
+
+
 def _lines_giving(text: str, day: str) -> list[str]:
-    return [line for line in text.splitlines() if days_meet(frozenset({day}), day_keys(line))]
+    return [line for line, _ in _keys_giving(text, day)]
+
+
+def _keys_giving(text: str, day: str) -> list[tuple[str, str]]:
+    """Return the lines of `text` giving `day`, each with the key it is given under ("" for none).
+
+    A property row's key ("created"), or a table row's column heading: a base's view of notes shows their
+    properties so ("| [[Blade Runner]] | 7 | 2023-09-14 |" under "| Name | rating | last |").
+    """
+    rows = text.splitlines()
+    found = []
+    for number, line in enumerate(rows):
+        if not _gives(line, day):
+            continue
+        if row := PROPERTY_ROW.match(line):
+            found.append((line, normal_key(row["key"])))
+        elif line.lstrip().startswith("|"):
+            found.append((line, _column_heading(rows, number, day)))
+        else:
+            found.append((line, ""))
+    return found
+
+
+def _column_heading(rows: Sequence[str], number: int, day: str) -> str:
+    """Return the heading of the column of table row `number` whose cell gives `day` ("" when none is found)."""
+    divider = next((at for at in range(number - 1, -1, -1) if TABLE_DIVIDER.match(rows[at])), None)
+    if divider is None or divider == 0:  # no table, or no heading row above its divider
+        return ""
+    headings, cells = _cells(rows[divider - 1]), _cells(rows[number])
+    at = next((index for index, cell in enumerate(cells) if _gives(cell, day)), None)
+    return normal_key(headings[at]) if at is not None and at < len(headings) else ""
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|(?![^\[\]]*\]\])", row.strip().strip("|"))]
 
 
 def _is_keeping_row(line: str) -> bool:
     row = PROPERTY_ROW.match(line)
-    return row is not None and _normal_key(row["key"]) in KEEPING_KEYS
-
-
-def _normal_key(key: str) -> str:
-    """Return a property's key as compared: lower case, words spaced ("Date_Created" -> "date created")."""
-    return " ".join(re.split(r"[\s_\-]+", key.casefold())).strip()
+    return row is not None and normal_key(row["key"]) in KEEPING_KEYS

@@ -97,3 +97,46 @@ def test_a_date_given_outside_other_records_rows_is_not_judged_by_the_record_nam
 
     assert not misdated(OTHERS, [BOOK, table], question=question)  # a table's row, no record's
     assert not misdated("Out of Control was published on 2021-04-15.", [PODCAST], question=question)  # none named
+
+
+def test_a_bare_date_is_of_the_record_the_question_names() -> None:
+    # Over a copy of kepano-obsidian with the 0.5B (stop 44): the podcast episode's `published:` for the book.
+    question = "When was Out of Control published?"
+
+    assert misdated("2021-04-15", [PODCAST, BOOK], question=question) == ["2021-04-15"]
+    assert [rival.sentence for rival in record_date_rivals("2021-04-15", [PODCAST, BOOK], question=question)] == [
+        "year: 1992"
+    ]
+    # An answer naming the record it takes the date from is of that record.
+    named = "The Well Made 145 Kevin Kelly episode was published on 2021-04-15."
+    assert not misdated(named, [PODCAST, BOOK], question=question)
+
+
+def test_a_keeping_date_a_bases_table_shows_under_its_keys_column_is_a_keeping_date_still() -> None:
+    # Over a copy of kepano-obsidian with the 0.5B (stop 44): "When was Blade Runner released?" "2023-09-14".
+    movie = Passage(
+        "[[Blade Runner]]",
+        "Blade Runner\ncategories: [[Movies]]\ndirector: [[Ridley Scott]]\nrating: 7\nyear: 1982\nlast: 2023-09-14",
+    )
+    genre = Passage(
+        "[[Sci-fi]]",
+        "| Name | rating | categories | last |\n| --- | --- | --- | --- |\n"
+        "| [[Blade Runner]] | 7 | [[Movies]] | 2023-09-14 |",
+    )
+    question = "When was Blade Runner released?"
+
+    assert misdated("2023-09-14", [movie, genre], question=question) == ["2023-09-14"]
+    assert [rival.sentence for rival in record_date_rivals("2023-09-14", [movie, genre], question=question)] == [
+        "year: 1982"
+    ]
+    dated = Passage("[[Films]]", "| Name | released |\n| --- | --- |\n| [[Blade Runner]] | 2023-09-14 |")
+    assert not misdated("2023-09-14", [movie, dated], question=question)  # a column of when it came out
+
+
+def test_a_year_is_judged_as_a_day_is() -> None:
+    movie = Passage("[[Blade Runner]]", "Blade Runner\ncategories: [[Movies]]\nyear: 1982\nlast: 2023-09-14")
+    # The 0.5B's, over a copy of kepano-obsidian (stop 44): the year of the note's `last:` date.
+    assert misdated("2023", [movie], question="What year did Blade Runner come out?") == ["2023"]
+    assert not misdated("1982", [movie], question="What year did Blade Runner come out?")
+    assert misdated("Out of Control was published in 2021.", [PODCAST, BOOK], question=QUESTION) == ["2021"]
+    assert not misdated("Out of Control was published in 1992.", [PODCAST, BOOK], question=QUESTION)
