@@ -274,7 +274,7 @@ def _record_drafts(note: Note, window: _Window) -> list[_Draft]:
     aliases = ["Aliases: " + ", ".join(note.aliases)] if note.aliases else []
     shown = [note.title, *aliases, *rows]
     piece = Piece("prose", tuple(shown), (1,) * len(shown))
-    last = max(1, min((section.line_start for section in note.sections), default=2) - 1)  # the frontmatter's end
+    last = max(1, min((section.line_start for section in note.sections), default=2) - 1)  # up to the first section
     return [replace(draft, line_start=1, line_end=last) for draft in _chunk_section([piece], note.title, (), window)]
 
 
