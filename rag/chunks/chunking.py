@@ -25,7 +25,6 @@ from rag.chunks.pieces import Piece, split_piece, trailing_piece
 from rag.chunks.sections import EmbeddedText, EmbedShower, section_pieces
 from rag.chunks.token_budget import TokenCounter, is_surely_over, largest_within
 from rag.notes.budget import NoteBudget
-from rag.notes.property_keys import is_keeping_key
 
 logger = logging.getLogger(__name__)
 
@@ -35,9 +34,7 @@ _SAYS_SOMETHING = re.compile(r"\w")
 # version redoes every note once (sync.reindex_plan), reusing the vectors of chunks whose text did not change.
 # 2: template placeholders in frontmatter are text; sections of empty list items make no chunk.
 # 3: a note without body text is chunked with its properties.
-# 4: a note with body text and properties saying more than when it was kept gets a chunk of them too.
-CHUNKS_VERSION = "4"
-RECORD_MIN_PROPERTIES = 2  # beside its keeping dates, that make a note's properties a chunk of their own
+CHUNKS_VERSION = "3"
 MAX_PROPERTIES = 40  # of one note, in its fallback chunk
 MAX_PROPERTY_CHARS = 200  # of one property's value there
 _SHOWN_APART = frozenset({"aliases", "alias", "tags", "tag", "cssclasses", "cssclass"})
@@ -115,8 +112,6 @@ def chunk_note(
                 break
     if not drafts:
         drafts = _fallback_drafts(note, window)
-    else:  # after the body's chunks, so theirs keep their places (and vectors) in an index built before
-        drafts.extend(_record_drafts(note, window))
     targets = LinkTargets(note.links)
     return [_to_chunk(note, draft, index, link_text, targets) for index, draft in enumerate(drafts)]
 
@@ -256,25 +251,6 @@ def _fallback_drafts(note: Note, window: _Window) -> list[_Draft]:
     piece = Piece("prose", tuple(rows), (1,) * len(rows))
     known = [section.line_end for section in note.sections] + [link.line for link in note.links]
     last = max([1, *known, *(heading.line for heading in note.headings)])
-    return [replace(draft, line_start=1, line_end=last) for draft in _chunk_section([piece], note.title, (), window)]
-
-
-def _record_drafts(note: Note, window: _Window) -> list[_Draft]:
-    """Return drafts of a note's properties as one record (title, aliases, `key: value` rows), or none.
-
-    A note with body text is chunked by its sections, which leave its properties out: kepano-obsidian's book notes
-    hold a "Quotes" section, so "year: 1909" of The Machine Stops was found by no search and read by no model. Only
-    properties saying more than when the note was kept (RECORD_MIN_PROPERTIES beside "created:", "last:" …) make
-    a record: a note with tags and a creation date alone would add a chunk saying nothing.
-    """
-    rows = property_rows(note.frontmatter)
-    said = [row for row in rows if not is_keeping_key(row.partition(":")[0])]
-    if len(said) < RECORD_MIN_PROPERTIES:
-        return []
-    aliases = ["Aliases: " + ", ".join(note.aliases)] if note.aliases else []
-    shown = [note.title, *aliases, *rows]
-    piece = Piece("prose", tuple(shown), (1,) * len(shown))
-    last = max(1, min((section.line_start for section in note.sections), default=2) - 1)  # up to the first section
     return [replace(draft, line_start=1, line_end=last) for draft in _chunk_section([piece], note.title, (), window)]
 
 

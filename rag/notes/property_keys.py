@@ -2,8 +2,7 @@
 
 Templates and plugins date notes in their properties: "created:", "last:" (kepano-obsidian's template),
 "creation date:" (obsidian-tasks-demo), "date modified:" (the Linter plugin). Such a date says when the user wrote or
-touched the note. The answer check reads them so (rag/answer/record_dates.py), and a note's properties make a
-chunk of their own only when they say more than that (rag/chunks/chunking.py).
+touched the note. The answer check reads them so (rag/answer/record_dates.py).
 """
 
 from __future__ import annotations

@@ -6,13 +6,10 @@ to the quote call, recorded with `python -m bench.recording_proxy --upstream htt
 HashingEmbedder, RELEVANCE_FLOOR=-1, LLM_TOOLS=auto, no warm-up) answered the question over /v1/chat/completions;
 Each test checks the service still sends the passages the model was recorded reading, so a replayed quote is
 checked against the same text. The chili oil and race result replies were recorded again when the passages' shares
-changed (stop 36), and again when a note's properties became a chunk of their own (stop 44: the race plan's
-properties, "goal_time: 1:49:00", came first). The chili oil's is its first (of three: one answered "At 150 °C the
-flakes burned …" from the same quote); the race result's is the one of four that quoted a sentence of its own: the
-other three quoted the goal's real sentence ("… in under 1:49:00 …") and answered "1:49:00", a near miss quoting
-cannot see (docs/answers.md: a real sentence that does not answer the question). (Asked without `response_format`,
-the 0.5B still wrote valid JSON for the bake question, so the repair round replays its recorded prose answer to the
-plain prompt as the unreadable reply.)
+changed (stop 36): the race result's reply is its first, as before a quote of its own; the chili oil's is its third
+at temperature 0.2 (its first two quoted the right sentences but answered "At 120 °C the flakes burned …" and "At
+150 °C the flakes burned …"). (Asked without `response_format`, the 0.5B still wrote valid JSON for the bake
+question, so the repair round replays its recorded prose answer to the plain prompt as the unreadable reply.)
 """
 
 from __future__ import annotations
@@ -130,7 +127,7 @@ def test_a_near_miss_is_refused_listing_the_closest_notes(ask: Ask, llm: Scripte
     assert "My finish time" in reply.text
     lines = answer.splitlines()
     assert lines[0] == f"{REFUSAL} The closest notes I read don't say it:"
-    assert lines[1:] == ["- [[Half Marathon Plan]]", "- [[2026-11-02#Notes]]", "- [[Half Marathon Plan#Goal]]"]
+    assert lines[1:] == ["- [[2026-11-02#Notes]]", "- [[Half Marathon Plan#Goal]]", "- [[Half Marathon Plan#Gear]]"]
 
 
 def test_an_endpoint_without_constrained_decoding_gets_one_repair_round(

@@ -8,7 +8,6 @@ import pytest
 
 from core.domain import Link, Note
 from rag.chunks.chunking import heading_link_text
-from rag.notes.markdown import parse_note
 from tests.unit.chunk_notes import chunk, lay_out
 
 
@@ -149,35 +148,3 @@ def test_a_note_of_only_properties_is_chunked_with_them() -> None:
     assert rows[7] == "maps: kept"
     assert rows[8].startswith("plot: word word") and rows[8].endswith(" …") and len(rows[8]) <= 210
     assert len(rows) == 9
-
-
-def test_a_note_with_body_text_gets_a_chunk_of_its_properties_after_its_sections() -> None:
-    # kepano-obsidian's The Machine Stops: a "Quotes" section, and "year: 1909" in no chunk until stop 44.
-    text = (
-        '---\ncategories:\n  - "[[Books]]"\nauthor:\n  - "[[E. M. Forster]]"\nyear: 1909\nrating: 7\n'
-        "created: 2023-09-12\naliases: [TMS]\n---\n\n## Quotes\n\nThere was the button that produced literature.\n"
-    )
-    note = parse_note("References/The Machine Stops.md", text)
-
-    quotes, record = chunk(note, link_text="The Machine Stops")
-
-    assert quotes.heading_path == ("Quotes",)
-    assert record.text.splitlines() == [
-        "The Machine Stops",
-        "Aliases: TMS",
-        "categories: [[Books]]",
-        "author: [[E. M. Forster]]",
-        "year: 1909",
-        "rating: 7",
-        "created: 2023-09-12",
-    ]
-    # Its lines: the frontmatter, and the blank line after it, up to the first section.
-    assert (record.anchor, record.line_start, record.line_end) == ("[[The Machine Stops]]", 1, 11)
-
-
-def test_properties_saying_only_when_the_note_was_kept_make_no_chunk_of_their_own() -> None:
-    text = "---\ncreated: 2023-09-12\nlast: 2023-09-14\ntags: [daily]\nstatus: done\n---\nWent for a walk.\n"
-
-    (only,) = chunk(parse_note("Journal/2023-09-14.md", text), link_text="2023-09-14")
-
-    assert only.text == "Went for a walk."
