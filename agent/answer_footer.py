@@ -35,7 +35,7 @@ from rag.answer.evidence import (
     repeats_sentences,
     sentences_of_rivals,
 )
-from rag.answer.record_dates import record_date_rivals
+from rag.answer.record_dates import MISDATED_CAUTION, misdated_places, record_date_rivals
 from rag.answer.rival_figures import RIVAL_CAUTION, Rival, rival_figures
 from rag.answer.unread_names import unread_names
 from rag.follow_up import in_context
@@ -56,6 +56,8 @@ _FOOTER = re.compile(
     + re.escape(UNREAD_CAUTION)
     + "|"
     + re.escape(RIVAL_CAUTION)
+    + "|"
+    + re.escape(MISDATED_CAUTION)
     + r")[^\n]*\)\*)*"
     rf"(?:\n\n{QUOTES_BLOCK})?(?:\n\n{SOURCES_BLOCK})?\s*$"
 )
@@ -211,6 +213,9 @@ def _unread_caution(reply: str, passages: list[Passage], question: str, *, today
     rivals = _rivals(reply, passages, question=question)
     figures = ", ".join(rival.figure for rival in rivals)
     rival_caution = f"\n\n*({RIVAL_CAUTION} {figures}. Check the figures against the sources.)*" if rivals else ""
+    misdated = [] if rivals else misdated_places(reply, passages, question=question)  # no record date to name
+    if misdated:
+        rival_caution = f"\n\n*({MISDATED_CAUTION} {'; '.join(misdated)}. Check it against the sources.)*"
     numbers = unread_numbers(reply, passages, question=question, today=today)
     names = unread_names(reply, passages, question=question)
     if not numbers and not names:

@@ -11,8 +11,9 @@ the rival test (rag/answer/rival_figures.py). Two readings catch them:
   them) says when the user wrote or touched the note, so it does not answer a question asking when something came
   to be (published, released, born, founded, …), unless the question asks about the keeping too (created, added,
   last, …). Asked when the user read a book, the `created:` date may be the answer, so no other question is judged.
-- A date the answer gives for a record it names by title ("Out of Control"), or the question does when the answer
-  names none ("When was Out of Control published?" "2021-04-15"), that only other records' rows give.
+- A date the answer gives for a note it names by title ("Out of Control"), or the question does when the answer
+  names none ("When was Out of Control published?" "2021-04-15"), that only other records' rows give: the 0.5B's
+  "Kevin Kelly wrote The Machine Stops in 1992.", the year of Out of Control's record.
 
 Either way the answer is withheld (only when the passages read give the date nowhere else: not in a sentence, not
 under another key; a base's table giving it in its `last` column gives it under that key), and the named record's
@@ -66,7 +67,7 @@ def misdated(answer: str, passages: Sequence[Passage], *, question: str) -> list
     asks_keeping = bool(question_stems(question) & _KEEPING_WORDS)
     asks_coming_about = bool(question_stems(question) & _COMING_ABOUT or _COMES_OUT.search(question))
     asks_coming_about = asks_coming_about and not asks_keeping
-    named = _named_records(answer, passages) or _named_records(question, passages)
+    named = _named_notes(answer, passages) or _named_notes(question, passages)
     found = []
     for day in _dates_given(answer):
         places = [(passage, line, key) for passage in passages for line, key in _keys_giving(passage.text, day)]
@@ -74,7 +75,7 @@ def misdated(answer: str, passages: Sequence[Passage], *, question: str) -> list
             continue
         kept_only = asks_coming_about and all(key in KEEPING_KEYS for _, _, key in places)
         others_only = bool(named) and all(
-            passage not in named and record_text(passage.text) and PROPERTY_ROW.match(line)
+            _title(passage) not in named and record_text(passage.text) and PROPERTY_ROW.match(line)
             for passage, line, _ in places
         )
         if kept_only or others_only:
@@ -93,7 +94,9 @@ def record_date_rivals(answer: str, passages: Sequence[Passage], *, question: st
     asks_keeping = bool(question_stems(question) & _KEEPING_WORDS)
     holding = [passage for passage in passages if any(_lines_giving(passage.text, day) for day in wrong)]
     rivals = []
-    for passage in _named_records(answer, passages) or _named_records(question, passages) or holding:
+    named = _named_notes(answer, passages) or _named_notes(question, passages)
+    records = [passage for passage in passages if record_text(passage.text)]
+    for passage in [passage for passage in records if _title(passage) in named] or holding:
         for row in PROPERTY_ROW.finditer(passage.text):
             value = row["value"].strip()
             dated = _YEAR.match(value) or day_keys(value)
@@ -103,18 +106,23 @@ def record_date_rivals(answer: str, passages: Sequence[Passage], *, question: st
     return rivals
 
 
-def _named_records(text: str, passages: Sequence[Passage]) -> list[Passage]:
-    """Return the passages that are records whose note's title `text` names, as a whole word or words.
+def _named_notes(text: str, passages: Sequence[Passage]) -> set[str]:
+    """Return the titles of the notes read that `text` names, as a whole word or words (lower case).
 
-    An answer's names first; an answer naming none ("2021-04-15") is of the records the question names ("When was
-    Out of Control published?").
+    An answer's names first; an answer naming none ("2021-04-15") is of the notes the question names ("When was
+    Out of Control published?"). A note read only by a section ("The Machine Stops#Quotes") is named too.
     """
-    named = []
+    named = set()
     for passage in passages:
-        title = note_of(passage.source).rsplit("/", 1)[-1]
-        if title and record_text(passage.text) and re.search(rf"(?<!\w){re.escape(title)}(?!\w)", text, re.I):
-            named.append(passage)
+        title = _title(passage)
+        if title and re.search(rf"(?<!\w){re.escape(title)}(?!\w)", text, re.IGNORECASE):
+            named.add(title)
     return named
+
+
+def _title(passage: Passage) -> str:
+    """Return the title of the note `passage` is of, lower case ("" for none)."""
+    return note_of(passage.source).rsplit("/", 1)[-1].casefold()
 
 
 def _dates_given(answer: str) -> list[str]:
@@ -172,3 +180,26 @@ def _cells(row: str) -> list[str]:
 def _is_keeping_row(line: str) -> bool:
     row = PROPERTY_ROW.match(line)
     return row is not None and normal_key(row["key"]) in KEEPING_KEYS
+
+
+MISDATED_CAUTION = "The notes give this date for something else:"
+
+
+def misdated_places(answer: str, passages: Sequence[Passage], *, question: str) -> list[str]:
+    """Return each date `misdated` finds with where the notes give it: "1992 (year: 1992, in Out of Control)".
+
+    For the caution under an answer whose opening was shown before the date was written ("Kevin Kelly wrote The
+    Machine Stops" was borne out, then "in 1992" followed).
+    """
+    places = []
+    for term in misdated(answer, passages, question=question):
+        where = next(
+            (
+                f"{line.strip()}, in {note_of(passage.source)}"
+                for passage in passages
+                for line in _lines_giving(passage.text, term)
+            ),
+            "",
+        )
+        places.append(f"{term} ({where})" if where else term)
+    return places

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from agent.answer_footer import refusal_footer
+from agent.answer_footer import refusal_footer, without_footer
 from agent.state import AgentState
 from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL, format_note
 from rag.answer.evidence import CLOSEST_HEADING, is_borne_out
-from rag.answer.record_dates import misdated, record_date_rivals
+from rag.answer.record_dates import MISDATED_CAUTION, misdated, misdated_places, record_date_rivals
 
 # kepano-obsidian's notes as their properties passages read (rag/chunks/chunking.property_rows).
 BOOK = Passage(
@@ -140,3 +140,24 @@ def test_a_year_is_judged_as_a_day_is() -> None:
     assert not misdated("1982", [movie], question="What year did Blade Runner come out?")
     assert misdated("Out of Control was published in 2021.", [PODCAST, BOOK], question=QUESTION) == ["2021"]
     assert not misdated("Out of Control was published in 1992.", [PODCAST, BOOK], question=QUESTION)
+
+
+def test_a_date_is_of_the_note_named_even_one_read_by_a_section() -> None:
+    # The 0.5B's, over kepano-obsidian (stop 44): The Machine Stops was read by its "Quotes" section alone.
+    quotes = Passage("[[The Machine Stops#Quotes]]", "There was the button that produced literature.")
+    question = "Who wrote The Machine Stops, and in which year was it published?"
+    wrong = "Kevin Kelly wrote The Machine Stops in 1992."
+
+    assert misdated(wrong, [quotes, BOOK], question=question) == ["1992"]
+    assert not record_date_rivals(wrong, [quotes, BOOK], question=question)  # the note named has no record read
+    assert not is_borne_out(wrong, [quotes, BOOK], question=question)
+
+
+def test_the_caution_names_where_the_notes_give_the_date_and_is_cut_from_a_reply_sent_back() -> None:
+    quotes = Passage("[[The Machine Stops#Quotes]]", "There was the button that produced literature.")
+    question = "Who wrote The Machine Stops, and in which year was it published?"
+    wrong = "Kevin Kelly wrote The Machine Stops in 1992."
+
+    assert misdated_places(wrong, [quotes, BOOK], question=question) == ["1992 (year: 1992, in Out of Control)"]
+    caution = f"\n\n*({MISDATED_CAUTION} 1992 (year: 1992, in Out of Control). Check it against the sources.)*"
+    assert without_footer(wrong + caution) == wrong
