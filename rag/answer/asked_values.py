@@ -21,9 +21,15 @@ from rag.answer.dates import dates_in
 from rag.answer.question_kind import asks_for_value
 from rag.answer.units import measure_unit
 
-# A question asking what something cost, in English or German.
-_ASKS_FOR_PRICE = re.compile(
-    r"\b(?:cost|costs|price[sd]?|pay|paid|spend|spent|charged?|fees?|kostet|kosten|kostete|preis|bezahlt|gezahlt)\b",
+# A question asking what something cost, in English or German: by a word for a price, or by paying and "how much"
+# ("How much did I pay for …?"); not one asking for a time or a count ("How many hours did I spend …?", "How long
+# does it take to charge …?", "How many days of paid leave …?").
+_PRICE_WORD = re.compile(r"\b(?:cost|costs|price[sd]?|fees?|kostet|kosten|kostete|preis)\b", re.IGNORECASE)
+_PAYING = re.compile(r"\b(?:pay|paid|spend|spent|charged?|bezahlt|gezahlt)\b", re.IGNORECASE)
+_HOW_MUCH = re.compile(r"\bhow much\b|\bwie viel\b", re.IGNORECASE)
+_ASKS_TIME_OR_COUNT = re.compile(
+    r"\bhow (?:many|long|often)\b|\bwie (?:viele|lange|oft)\b"
+    r"|\b(?:time|hours?|minutes?|days?|weeks?|months?|years?|zeit|stunden?|minuten?|tage?n?|wochen?|monate?n?|jahre?n?)\b",
     re.IGNORECASE,
 )
 _CURRENCY = re.compile(
@@ -50,9 +56,14 @@ def gives_other_kind(answer: str, *, question: str, is_whole: bool = True) -> bo
 
     `is_whole` False: `answer` is a streamed opening; one ending on a number has not said yet what the number counts.
     """
-    if _ASKS_FOR_PRICE.search(question) and _counts_something_else(answer, is_whole=is_whole):
+    if _asks_for_price(question) and _counts_something_else(answer, is_whole=is_whole):
         return True
     return asks_for_value(question) and _gives_only_templates(answer)
+
+
+def _asks_for_price(question: str) -> bool:
+    asks = bool(_PRICE_WORD.search(question) or (_PAYING.search(question) and _HOW_MUCH.search(question)))
+    return asks and not _ASKS_TIME_OR_COUNT.search(question)
 
 
 def _counts_something_else(answer: str, *, is_whole: bool) -> bool:

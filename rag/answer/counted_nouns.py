@@ -71,7 +71,7 @@ def _counted(question: str) -> frozenset[str]:
         return frozenset()
     words = [word.casefold() for word in _WORD.findall(match["words"])]
     named = [word for word in words[:COUNTED_WORDS] if word not in _NOT_COUNTED and len(word) >= 3]
-    return frozenset(stem(word) for word in named)
+    return frozenset(form for word in named for form in _forms(word))
 
 
 def _stems(after: str) -> frozenset[str]:
@@ -79,4 +79,17 @@ def _stems(after: str) -> frozenset[str]:
     words = [word.casefold() for word in _WORD.findall(after)]
     if not words or words[0] in NOT_UNITS:
         return frozenset()  # "10 of them": may count anything
-    return frozenset(stem(word) for word in words)
+    return frozenset(form for word in words for form in _forms(word))
+
+
+def _forms(word: str) -> set[str]:
+    """Return the stems `word` may be counted by, singular and plural: "cats" and "cat", "boxes" and "box".
+
+    A count of one is written in the singular ("1 cat") where the question asks in the plural ("How many cats").
+    """
+    forms = {stem(word)}
+    if word.endswith("s") and len(word) > 3:
+        forms.add(stem(word[:-1]))
+    if word.endswith("es") and len(word) > 4:
+        forms.add(stem(word[:-2]))
+    return forms

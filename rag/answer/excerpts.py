@@ -223,8 +223,17 @@ def key_sentences(text: str, question: str, *, max_chars: int) -> KeySentences:
 
 
 def sentences_of(text: str) -> list[str]:
-    """Return the sentences of `text`, row by row, cut only between sentences outside links and code."""
+    """Return the sentences of `text`, row by row, cut only between sentences outside links and code.
+
+    Kept for the next call: for a passage's text, read again and again. An answer's, new at each early judgement of
+    a streamed opening, goes through `answer_sentences`, so its prefixes do not push the passages out of the cache.
+    """
     return list(_sentences(text))
+
+
+def answer_sentences(text: str) -> list[str]:
+    """Return the sentences of `text` as `sentences_of` does, without keeping them."""
+    return list(_sentences.__wrapped__(text))
 
 
 # The answer check reads the same passages' sentences many times a reply (each early judgement of a streamed

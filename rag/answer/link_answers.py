@@ -63,6 +63,6 @@ def unread_links_as_text(answer: str, passages: Sequence[Passage]) -> str:
         if match[1] or note_of(f"[[{match[2]}]]").casefold() in read:  # an embed, or a note read
             return match[0]
         target, _, alias = match[2].partition("|")
-        return alias or target.split("#", 1)[0]
+        return alias or target.split("#", 1)[0] or target.lstrip("#")  # "[[#Heading]]": its heading
 
     return WIKILINK.sub(text_of, answer)

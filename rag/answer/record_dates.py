@@ -33,6 +33,7 @@ from rag.answer.excerpts import question_stems, stem
 from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival
 from rag.chunks.pieces import TABLE_DIVIDER
+from rag.notes.inline import WIKILINK
 from rag.notes.property_keys import KEEPING_KEYS, normal_key
 
 _YEAR = re.compile(r"^[12]\d{3}$")
@@ -59,27 +60,38 @@ _KEEPING_WORDS = _stems(
 
 
 def misdated(answer: str, passages: Sequence[Passage], *, question: str) -> list[str]:
-    """Return the days `answer` gives that the passages' properties give for something else (date terms, in order).
+    """Return the days and years `answer` gives that the passages' properties give for something else, in order.
 
-    A note's keeping date given for when something came to be, or another record's date given for a record the
-    answer names (see the module's docstring); [] for none.
+    A note's keeping date given for when something came to be, or another record's date given for a note the
+    answer names (see the module's docstring); [] for none. A date the question gives is not judged, and no keeping
+    date is, in an answer also giving a date the notes give under another key ("published in 1992; you added it on
+    2023-09-12" labels both).
     """
     asks_keeping = bool(question_stems(question) & _KEEPING_WORDS)
     asks_coming_about = bool(question_stems(question) & _COMING_ABOUT or _COMES_OUT.search(question))
     asks_coming_about = asks_coming_about and not asks_keeping
     named = _named_notes(answer, passages) or _named_notes(question, passages)
+    # A named record dating itself ("year: 1992") is what the answer's date is for; else a record linking a named
+    # note may be ("Kevin Kelly's book …": the book's record links the author).
+    by_link = not any(_title(passage) in named and _dated_rows(passage, keeping=False) for passage in passages)
+    asked = set(_dates_given(question))
+    given = {
+        term: [(passage, line, key) for passage in passages for line, key in _keys_giving(passage.text, term)]
+        for term in _dates_given(answer)
+        if term not in asked
+    }
+    gives_another = any(key not in KEEPING_KEYS for places in given.values() for _, _, key in places)
     found = []
-    for day in _dates_given(answer):
-        places = [(passage, line, key) for passage in passages for line, key in _keys_giving(passage.text, day)]
+    for term, places in given.items():
         if not places:
             continue
-        kept_only = asks_coming_about and all(key in KEEPING_KEYS for _, _, key in places)
+        kept_only = asks_coming_about and not gives_another and all(key in KEEPING_KEYS for _, _, key in places)
         others_only = bool(named) and all(
-            _title(passage) not in named and record_text(passage.text) and PROPERTY_ROW.match(line)
+            not _is_named(passage, named, by_link=by_link) and record_text(passage.text) and PROPERTY_ROW.match(line)
             for passage, line, _ in places
         )
         if kept_only or others_only:
-            found.append(day)
+            found.append(term)
     return found
 
 
@@ -97,13 +109,20 @@ def record_date_rivals(answer: str, passages: Sequence[Passage], *, question: st
     named = _named_notes(answer, passages) or _named_notes(question, passages)
     records = [passage for passage in passages if record_text(passage.text)]
     for passage in [passage for passage in records if _title(passage) in named] or holding:
-        for row in PROPERTY_ROW.finditer(passage.text):
-            value = row["value"].strip()
-            dated = _YEAR.match(value) or day_keys(value)
-            is_wrong = any(_gives(value, term) for term in wrong)
-            if dated and not is_wrong and (asks_keeping or not _is_keeping_row(row[0])):
-                rivals.append(Rival(value, row[0].strip(), passage.source))
+        for row, value in _dated_rows(passage, keeping=asks_keeping):
+            if not any(_gives(value, term) for term in wrong):
+                rivals.append(Rival(value, row, passage.source))
     return rivals
+
+
+def _dated_rows(passage: Passage, *, keeping: bool) -> list[tuple[str, str]]:
+    """Return the rows of `passage`'s record giving a date or a year, and their values; keeping dates if `keeping`."""
+    rows = []
+    for row in PROPERTY_ROW.finditer(record_text(passage.text)):
+        value = row["value"].strip()
+        if (_YEAR.match(value) or day_keys(value)) and (keeping or not _is_keeping_row(row[0])):
+            rows.append((row[0].strip(), value))
+    return rows
 
 
 def _named_notes(text: str, passages: Sequence[Passage]) -> set[str]:
@@ -118,6 +137,19 @@ def _named_notes(text: str, passages: Sequence[Passage]) -> set[str]:
         if title and re.search(rf"(?<!\w){re.escape(title)}(?!\w)", text, re.IGNORECASE):
             named.add(title)
     return named
+
+
+def _is_named(passage: Passage, named: set[str], *, by_link: bool) -> bool:
+    """Return True when `passage` is of a note `named` holds, or (`by_link`) a record linking one.
+
+    A book's record ("author: [[Kevin Kelly]]") is what "Kevin Kelly's book was published in 1992." is about.
+    """
+    if _title(passage) in named:
+        return True
+    if not by_link:
+        return False
+    linked = {note_of(match[0]).rsplit("/", 1)[-1].casefold() for match in WIKILINK.finditer(record_text(passage.text))}
+    return bool(linked & named)
 
 
 def _title(passage: Passage) -> str:

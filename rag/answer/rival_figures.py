@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.answer.attribution import NOT_UNITS, WIKILINK, Passage
-from rag.answer.excerpts import question_stems, sentences_of, stem
+from rag.answer.excerpts import answer_sentences, question_stems, sentences_of, stem
 from rag.answer.units import measure_unit
 
 # A currency before its number, or a unit after it (a percent, degrees, or a short word: h, kg, hours, km).
@@ -99,7 +99,7 @@ def rival_figures(answer: str, passages: Sequence[Passage], *, question: str) ->
     read = _statements_read(passages)
     question_words = question_stems(question)
     rivals: list[Rival] = []
-    for sentence in (clause for text in sentences_of(answer) for clause in _CLAUSE_BREAK.split(_unlinked(text))):
+    for sentence in (clause for text in answer_sentences(answer) for clause in _CLAUSE_BREAK.split(_unlinked(text))):
         said = _read(sentence)
         units = {stem(word.casefold()) for figure in said.figures for word in _TOKEN.findall(figure.written)}
         # A figure standing alone ("1. €10") answers what was asked: the question's words are what it is tied to.

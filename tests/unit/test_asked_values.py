@@ -48,3 +48,14 @@ def test_a_templates_address_is_no_address_of_the_users_own() -> None:
     assert not gives_other_kind("sela-notes.wordpress.com (not your-blog.wordpress.com)", question=BLOG)
     assert not gives_other_kind("your-blog.wordpress.com", question="What does the Sela how-to tell me to visit?")
     assert not gives_other_kind("The notes don't give it.", question=BLOG)  # no address at all
+
+
+def test_paying_spending_or_charging_asked_with_a_time_or_a_count_asks_no_price() -> None:
+    # From the review of stop 44: these were withheld, copied word for word from their notes.
+    for question, answer in (
+        ("How many hours did I spend on the thesis last week?", "You spent 14 hours on the thesis."),
+        ("How many days of paid leave do I get?", "You get 28 days of paid leave a year."),
+        ("How long does it take to charge the e-bike battery?", "A full charge takes 4 hours."),
+    ):
+        assert not gives_other_kind(answer, question=question), question
+    assert gives_other_kind("3 visits", question="How much did I pay for the repair?")

@@ -70,3 +70,10 @@ def test_the_refusal_opens_with_the_counts_of_the_thing_asked() -> None:
     assert footer.startswith(
         f'\n\n{CLOSEST_HEADING}\n- "Tickler List: 43 folders (31+12)" [[Productivity Frameworks#Guide]]'
     )
+
+
+def test_a_count_of_one_in_the_singular_counts_the_thing_asked_in_the_plural() -> None:
+    # From the review of stop 44.
+    cats = Passage("[[Pets]]", "I have 1 cat, Mia. The shelter houses 3 cats.")
+
+    assert not counted_elsewhere("You have 1 cat, Mia.", [cats], question="How many cats do I have?")

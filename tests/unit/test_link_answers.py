@@ -22,3 +22,7 @@ def test_links_to_notes_read_embeds_and_aliases_keep_their_form() -> None:
         "[[Steph Ango#Links]] and ![[photo.png]]"
     )
     assert unread_links_as_text("[[kepano|@kepano]] on [[Twitter#Handles]]", [STEPH]) == "@kepano on Twitter"
+
+
+def test_a_link_to_a_heading_of_the_same_note_shows_its_heading() -> None:
+    assert unread_links_as_text("See [[#Handles]].", [STEPH]) == "See Handles."

@@ -161,3 +161,20 @@ def test_the_caution_names_where_the_notes_give_the_date_and_is_cut_from_a_reply
     assert misdated_places(wrong, [quotes, BOOK], question=question) == ["1992 (year: 1992, in Out of Control)"]
     caution = f"\n\n*({MISDATED_CAUTION} 1992 (year: 1992, in Out of Control). Check it against the sources.)*"
     assert without_footer(wrong + caution) == wrong
+
+
+def test_a_keeping_date_labelled_beside_the_right_date_or_given_by_the_question_is_not_judged() -> None:
+    # From the review of stop 44.
+    question = "When was Out of Control published?"
+    both = "Out of Control was published in 1992; you added it to your notes on 2023-09-12."
+
+    assert not misdated(both, [BOOK], question=question)
+    assert not misdated("In 2023.", [BOOK], question="When was Out of Control, which I noted in 2023, published?")
+
+
+def test_a_record_linking_the_note_named_is_named_unless_a_named_record_dates_itself() -> None:
+    person = Passage("[[Kevin Kelly]]", "Kevin Kelly\ncategories: [[People]]\ntype: [[Authors]]")
+
+    assert not misdated("Kevin Kelly's book was published in 1992.", [person, BOOK], question=QUESTION)
+    # The book's record dates itself ("year: 1992"): the podcast's record, linking the author too, is another's.
+    assert misdated(OTHERS, [person, PODCAST, BOOK], question=QUESTION) == ["2021-04-15"]
