@@ -38,7 +38,8 @@ _MONTH = (
 _YEAR = r"[12]\d{3}"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _DATE = re.compile(
-    rf"(?<![\w.-])(?P<iso_year>{_YEAR})-(?P<iso_month>\d{{2}})(?:-(?P<iso_day>\d{{2}}))?(?![\w-])"  # 2023-09-12
+    # 2023-09-12, also with a time after it, as a property holding a date and time is shown ("2023-09-12T10:00:00")
+    rf"(?<![\w.-])(?P<iso_year>{_YEAR})-(?P<iso_month>\d{{2}})(?:-(?P<iso_day>\d{{2}}))?(?:(?=T\d\d:\d\d)|(?![\w-]))"
     rf"|(?<![\w.:,])(?P<day>{_DAY})\.?\s+(?:of\s+)?(?P<month>{_MONTH})\b\.?(?:,?\s+(?P<year>{_YEAR})(?!\d))?"  # 12 Sep
     rf"|\b(?P<month_first>{_MONTH})\b\.?\s+(?:(?P<day_after>{_DAY})(?![\d.:])(?:,?\s+(?P<year_after>{_YEAR}))?"
     rf"|(?P<month_year>{_YEAR}))(?!\d)"  # September 12, 2023; September 2023

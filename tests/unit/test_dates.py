@@ -75,3 +75,9 @@ def test_a_day_without_a_year_meets_its_month_and_day_in_any_year_and_whole_date
     assert days_meet(day_keys("on 15 November"), day_keys("[[2026-11-15#Log]]"))
     assert not days_meet(asked, day_keys("15 November 2025: long run"))
     assert not days_meet(asked, day_keys("Sat 14 Nov"))
+
+
+def test_a_date_with_a_time_after_it_is_that_day() -> None:
+    # A property holding a date and a time is shown so ("created: 2023-09-12T10:00:00", rag/chunks/chunking).
+    assert day_keys("created: 2023-09-12T10:00:00") == {"2023-09-12"}
+    assert day_keys("build 2023-09-12Tx") == frozenset()
