@@ -72,8 +72,15 @@ class RunControl:
             queue.put_nowait(None)
 
     async def events(self) -> AsyncIterator[Event]:
-        """Yield events as they come until the run finishes (starting with the latest one, if any)."""
+        """Yield events as they come until the run finishes (starting with the latest one, if any).
+
+        A follower joining after an abort was requested learns it first, whatever came since: the CLI that asked
+        for it on Ctrl-C follows the run again, and a "tokens" event between its request and its new subscription
+        hid the request from it (seen under load in tests/integration/test_crew_abort.py).
+        """
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        if self._abort and (self.last is None or self.last.get("type") != "abort_requested"):
+            queue.put_nowait({"run": self.run_id, "type": "abort_requested"})
         if self.last is not None:
             queue.put_nowait(self.last)
         if self._finished:
