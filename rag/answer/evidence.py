@@ -63,6 +63,7 @@ ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
 RESTATED_SHARE = 2 / 3  # of an answer's terms in one sentence: the answer restates it (`is_borne_out`)
 RESTATED_MIN_WEIGHT = 3  # a number and a word, or three words: less is chance
 COMPOUND_HEAD_LETTERS = 4  # letters of each part of a compound counted as its last part's word ("berg" + "käse")
+SHORT_SENTENCE_WORDS = 3  # a quoted sentence of fewer words is shown with its neighbour in the line ("€18.")
 FORM_PREFIX = 5  # letters two forms of a word share at least ("flexib"): "form" of "formula" and "format" is chance
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 # A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
@@ -92,6 +93,7 @@ class _Candidate:
     on_topic: int  # question words the sentence holds: of two sentences holding the same, the one about the question
     order: int  # passage rank, then place in it
     is_repeated: bool  # the answer already says it word for word
+    shown: str = ""  # as quoted, when other than `text`: a short sentence with the one before it in its line
 
 
 def evidence_for(
@@ -152,7 +154,7 @@ def evidence_for(
         covered |= best.holds
         candidates = [c for c in candidates if c.text != best.text]
     hosts = named_hosts(question)  # a quoted image is still rendered: one from a host not named is shown as text
-    return [Evidence(shortened(neutralise_links(c.text, hosts), max_chars), c.source) for c in chosen]
+    return [Evidence(shortened(neutralise_links(c.shown or c.text, hosts), max_chars), c.source) for c in chosen]
 
 
 def closest_to(question: str, passages: Sequence[Passage], *, limit: int = MAX_EVIDENCE) -> list[Evidence]:
@@ -392,7 +394,8 @@ def _candidates(
                 on_day = days_meet(days, own_days) if own_days else source_on_day
                 on_topic = len(_shared(_stems(text), wanted) | where) or int(on_day) or int(in_record)
                 order = rank * 10_000 + place
-                found.append(_Candidate(text, passage.source, holds, on_topic, order, _plain(text) in answer))
+                shown = _with_neighbour(passage).get(text, "")
+                found.append(_Candidate(text, passage.source, holds, on_topic, order, _plain(text) in answer, shown))
     return found
 
 
@@ -416,6 +419,24 @@ def _quotable(passage: Passage) -> tuple[str, ...]:
         for sentence in sentences_of(row)
         if (text := _display(sentence)) and _plain(text) != title
     )
+
+
+@lru_cache(maxsize=1024)
+def _with_neighbour(passage: Passage) -> dict[str, str]:
+    """Return the short sentences of `passage` (under SHORT_SENTENCE_WORDS words) as quoted: with their neighbour.
+
+    Alone, "€18." says nothing of what cost it: quoted under "€18" for the new chain's price, it is shown with the
+    sentence before it in its line ("New chain on 10 November: KMC X9, … closed with the quick link. €18."), or the one
+    after it when it opens the line. What the sentence holds is still judged alone.
+    """
+    widened: dict[str, str] = {}
+    for row in passage.text.split("\n"):
+        shown = [text for sentence in sentences_of(row) if (text := _display(sentence))]
+        for place, text in enumerate(shown):
+            if len(_WORD.findall(text)) >= SHORT_SENTENCE_WORDS or len(shown) < 2:
+                continue
+            widened[text] = f"{shown[place - 1]} {text}" if place else f"{text} {shown[1]}"
+    return widened
 
 
 def _shared(stems: frozenset[str], wanted: frozenset[str]) -> frozenset[str]:

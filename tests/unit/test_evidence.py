@@ -384,3 +384,21 @@ def test_a_short_verbs_past_form_is_the_word_its_other_forms_are() -> None:
     assert [item.source for item in evidence_for("In a Dutch oven.", [method], question="How is it baked?")] == [
         method.source
     ]
+
+
+def test_a_short_sentence_is_quoted_with_its_neighbour_in_the_line() -> None:
+    # The 0.5B answered "€18" for the new chain's price (stop 44); "€18." alone says nothing of what cost it.
+    fix = Passage(
+        "[[Bike Repair Notes#Fix]]",
+        "- New chain on 10 November: **KMC X9**, 114 links shortened to 110 to match the old one, closed with the "
+        "quick link. €18.\n- New ferrule and a drop of oil in the housing.",
+    )
+    question = "How much did the new chain for my commuter bike cost?"
+
+    (shown,) = evidence_for("€18", [fix], question=question)
+
+    assert shown.text.startswith("New chain on 10 November: **KMC X9**") and shown.text.endswith("quick link. €18.")
+    opening = Passage("[[Costs]]", "€18. The new chain, fitted on 10 November.")
+    assert [item.text for item in evidence_for("€18", [opening], question=question)] == [
+        "€18. The new chain, fitted on 10 November."
+    ]
