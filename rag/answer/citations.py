@@ -153,6 +153,11 @@ def note_of(anchor: str) -> str:
     return _parse(inner).target
 
 
+def note_title(anchor: str) -> str:
+    """Return the title of the note a link names, without its folders ("[[Books/Out of Control#Quotes]]")."""
+    return note_of(anchor).rsplit("/", 1)[-1]
+
+
 def heading_in(anchor: str) -> str:
     """Return what follows the note in a link, without alias: "[[Garlic#Planting|when]]" -> "Planting" ("" for none)."""
     return _parse(anchor.strip().removeprefix("[[").removesuffix("]]")).link.partition("#")[2]

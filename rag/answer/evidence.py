@@ -19,7 +19,7 @@ from os.path import commonprefix
 
 from rag.answer.asked_values import gives_other_kind
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
-from rag.answer.citations import note_of
+from rag.answer.citations import note_of, note_title
 from rag.answer.context import opens_like_refusal
 from rag.answer.counted_nouns import counted_elsewhere
 from rag.answer.dates import day_keys, days_meet
@@ -37,7 +37,7 @@ from rag.answer.quote_words import normalised
 from rag.answer.record_dates import misdated
 from rag.answer.records import record_text
 from rag.answer.rival_figures import Rival, given_for_another, rival_figures
-from rag.chunks.pieces import TABLE_DIVIDER
+from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
 
 EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
@@ -66,8 +66,6 @@ COMPOUND_HEAD_LETTERS = 4  # letters of each part of a compound counted as its l
 SHORT_SENTENCE_WORDS = 3  # a quoted sentence of fewer words is shown with its neighbour in the line ("€18.")
 FORM_PREFIX = 5  # letters two forms of a word share at least ("flexib"): "form" of "formula" and "format" is chance
 _HEADING = re.compile(r"^\s*#{1,6}\s")
-# A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
-_CELL_BORDER = re.compile(r"(?<!\\)\|(?![^\[\]]*\]\])")
 _WORD = re.compile(r"\w+")
 # A URL, a path or a host/file name ("<https://publish.obsidian.md/x>", "./scripts/run.py", "minimal.guide"): no
 # words of a sentence, only where they are.
@@ -410,7 +408,7 @@ def quotable_sentences(passage: Passage) -> list[str]:
 
 @lru_cache(maxsize=1024)  # read for each early judgement of a streamed opening, and by each test of it
 def _quotable(passage: Passage) -> tuple[str, ...]:
-    title = _plain(note_of(passage.source).rsplit("/", 1)[-1])
+    title = _plain(note_title(passage.source))
     rows = passage.text.split("\n")
     return tuple(
         text
@@ -470,7 +468,7 @@ def _display(sentence: str) -> str:
         return ""
     text = sentence.strip()
     if text.startswith("|"):  # a table row as its cells: "| Salt | 10 g | 2 % |" -> "Salt | 10 g | 2 %"
-        cells = (cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(text.strip("|")))
+        cells = (cell.replace("\\|", "|") for cell in table_cells(text))
         return " | ".join(cell for cell in cells if cell)  # out of its table, "\|" would be a plain backslash
     text = BLOCK_MARK.sub("", text).strip()
     text = text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS).strip()

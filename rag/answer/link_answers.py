@@ -13,7 +13,7 @@ from rag.answer.attribution import Passage, terms_of
 from rag.answer.citations import note_of
 from rag.answer.excerpts import stem
 from rag.answer.question_kind import asks_for_amount, asks_for_value, kind_asked
-from rag.notes.inline import WIKILINK
+from rag.notes.inline import WIKILINK, parse_wikilink
 
 # A question asking for notes themselves, which a link to one answers: "Which notes mention garlic?"
 _NOTES = re.compile(r"\b(?:notes?|notiz(?:en)?)\b", re.IGNORECASE)
@@ -62,7 +62,9 @@ def unread_links_as_text(answer: str, passages: Sequence[Passage]) -> str:
     def text_of(match: re.Match[str]) -> str:
         if match[1] or note_of(f"[[{match[2]}]]").casefold() in read:  # an embed, or a note read
             return match[0]
-        target, _, alias = match[2].partition("|")
-        return alias or target.split("#", 1)[0] or target.lstrip("#")  # "[[#Heading]]": its heading
+        link = parse_wikilink(match[2], is_embed=False, line=0)
+        if link is None:  # an editor query, no link
+            return match[0]
+        return link.alias or link.target or match[2].lstrip("#")  # "[[#Heading]]": its heading
 
     return WIKILINK.sub(text_of, answer)

@@ -27,12 +27,12 @@ import re
 from collections.abc import Sequence
 
 from rag.answer.attribution import Passage, terms_of
-from rag.answer.citations import note_of
+from rag.answer.citations import note_of, note_title
 from rag.answer.dates import dates_in, day_keys, days_meet
 from rag.answer.excerpts import question_stems, stem
 from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival
-from rag.chunks.pieces import TABLE_DIVIDER
+from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
 from rag.notes.property_keys import KEEPING_KEYS, normal_key
 
@@ -70,7 +70,7 @@ def misdated(answer: str, passages: Sequence[Passage], *, question: str) -> list
     asks_keeping = bool(question_stems(question) & _KEEPING_WORDS)
     asks_coming_about = bool(question_stems(question) & _COMING_ABOUT or _COMES_OUT.search(question))
     asks_coming_about = asks_coming_about and not asks_keeping
-    named = _named_notes(answer, passages) or _named_notes(question, passages)
+    named = _notes_named(answer, passages, question=question)
     # A named record dating itself ("year: 1992") is what the answer's date is for; else a record linking a named
     # note may be ("Kevin Kelly's book …": the book's record links the author).
     by_link = not any(_title(passage) in named and _dated_rows(passage, keeping=False) for passage in passages)
@@ -106,7 +106,7 @@ def record_date_rivals(answer: str, passages: Sequence[Passage], *, question: st
     asks_keeping = bool(question_stems(question) & _KEEPING_WORDS)
     holding = [passage for passage in passages if any(_lines_giving(passage.text, day) for day in wrong)]
     rivals = []
-    named = _named_notes(answer, passages) or _named_notes(question, passages)
+    named = _notes_named(answer, passages, question=question)
     records = [passage for passage in passages if record_text(passage.text)]
     for passage in [passage for passage in records if _title(passage) in named] or holding:
         for row, value in _dated_rows(passage, keeping=asks_keeping):
@@ -123,6 +123,11 @@ def _dated_rows(passage: Passage, *, keeping: bool) -> list[tuple[str, str]]:
         if (_YEAR.match(value) or day_keys(value)) and (keeping or not _is_keeping_row(row[0])):
             rows.append((row[0].strip(), value))
     return rows
+
+
+def _notes_named(answer: str, passages: Sequence[Passage], *, question: str) -> set[str]:
+    """Return the titles of the notes read that `answer` names, or else that `question` names (lower case)."""
+    return _named_notes(answer, passages) or _named_notes(question, passages)
 
 
 def _named_notes(text: str, passages: Sequence[Passage]) -> set[str]:
@@ -148,13 +153,13 @@ def _is_named(passage: Passage, named: set[str], *, by_link: bool) -> bool:
         return True
     if not by_link:
         return False
-    linked = {note_of(match[0]).rsplit("/", 1)[-1].casefold() for match in WIKILINK.finditer(record_text(passage.text))}
+    linked = {note_title(match[0]).casefold() for match in WIKILINK.finditer(record_text(passage.text))}
     return bool(linked & named)
 
 
 def _title(passage: Passage) -> str:
     """Return the title of the note `passage` is of, lower case ("" for none)."""
-    return note_of(passage.source).rsplit("/", 1)[-1].casefold()
+    return note_title(passage.source).casefold()
 
 
 def _dates_given(answer: str) -> list[str]:
@@ -200,13 +205,9 @@ def _column_heading(rows: Sequence[str], number: int, day: str) -> str:
     divider = next((at for at in range(number - 1, -1, -1) if TABLE_DIVIDER.match(rows[at])), None)
     if divider is None or divider == 0:  # no table, or no heading row above its divider
         return ""
-    headings, cells = _cells(rows[divider - 1]), _cells(rows[number])
+    headings, cells = table_cells(rows[divider - 1]), table_cells(rows[number])
     at = next((index for index, cell in enumerate(cells) if _gives(cell, day)), None)
     return normal_key(headings[at]) if at is not None and at < len(headings) else ""
-
-
-def _cells(row: str) -> list[str]:
-    return [cell.strip() for cell in re.split(r"(?<!\\)\|(?![^\[\]]*\]\])", row.strip().strip("|"))]
 
 
 def _is_keeping_row(line: str) -> bool:

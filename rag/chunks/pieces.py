@@ -17,6 +17,15 @@ LINE_SEP = "\n"
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 TABLE_DIVIDER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+# A cell border: a pipe neither escaped ("\\|" in a table row's link alias) nor inside a [[link]].
+_CELL_BORDER = re.compile(r"(?<!\\)\|(?![^\[\]]*\]\])")
+
+
+def table_cells(row: str) -> list[str]:
+    r"""Return the cells of a Markdown table row, stripped ("| Salt | 10 g |" -> ["Salt", "10 g"]); "\|" stays."""
+    return [cell.strip() for cell in _CELL_BORDER.split(row.strip().strip("|"))]
+
+
 # A sentence ends at . ! ? … followed by space, or right after a CJK full stop (no space follows those).
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？])")
 
