@@ -52,6 +52,8 @@ class AgentDeps:
     neighbour_chunks: int = 0
     # The base views passages embed, written out as the embedding note shows them (agent/tools/bases/embeds.py).
     base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None
+    # The properties a question asks for of the notes its passages come from, after them (rag/answer/property_records).
+    property_records: Callable[[Sequence[SearchHit], str], list[SearchHit]] | None = None
     # The reply listing the open tasks a question asks for by date (agent/tools/due_tasks.py; None: not looked for).
     # Called with the question and the user's questions before it ("And tomorrow?" asks again of other days).
     due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None

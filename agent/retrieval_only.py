@@ -58,6 +58,7 @@ class RetrievalOnlyAnswerer:
         top_k: int,
         note_paths: Callable[[], Iterable[str]] = tuple,
         base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None,
+        property_records: Callable[[Sequence[SearchHit], str], list[SearchHit]] | None = None,
         due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None,
         day_notes: Callable[[str], NamedDays] | None = None,
     ) -> None:
@@ -65,6 +66,7 @@ class RetrievalOnlyAnswerer:
         self._day_notes = day_notes  # the notes of the days a question names, found by name (agent/day_notes.py)
         self._due_tasks = due_tasks  # the open tasks a question asks for by date, listed (agent/tools/due_tasks.py)
         self._base_embeds = base_embeds  # the rows of the base views passages embed (agent/tools/bases/embeds.py)
+        self._property_records = property_records  # the properties asked for (rag/answer/property_records.py)
         self._gate = gate
         self._top_k = top_k
         self._note_paths = note_paths  # the indexed notes: a link the client sends back must name one
@@ -120,4 +122,6 @@ class RetrievalOnlyAnswerer:
         hits = passages_for(self._retriever, query, days, k=self._top_k, alone=only_days)
         if hits and self._base_embeds is not None:
             hits = self._base_embeds(hits)
+        if hits and self._property_records is not None:
+            hits = self._property_records(hits, question)
         return retrieval_only_reply(question, hits, covered=covered)

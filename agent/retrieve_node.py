@@ -97,6 +97,8 @@ class RetrieveNode:
         )
         if deps.base_embeds is not None:  # `![[Trips.base#Location]]`: the rows the note shows, not the embed alone
             around = await _in_thread(deps.base_embeds, around)
+        if deps.property_records is not None:  # "in which year?": the note's `year:` row, which no chunk holds
+            around = await _in_thread(deps.property_records, around, question)
         anchors = list(dict.fromkeys(hit.chunk.anchor for hit in [*hits, *around]))
         scratch_of(config).checker.allowed.update(anchors)
         # A model answering from the passages alone (no tools this turn) cites `source` and needs no path or lines.

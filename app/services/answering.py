@@ -38,6 +38,7 @@ from core.llm_endpoints import key_values
 from core.ports import Answerer, ChatModel, DocStore
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel, build_chat_model
+from rag.answer.property_records import PropertyRecords
 from rag.answer.relevance_gate import RelevanceGate
 from rag.answer.secrets import caching_redactor
 
@@ -162,12 +163,14 @@ async def _build_unguarded(
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
     base_embeds, due_tasks = BaseEmbeds(reader).expand, DueTasks(reader).reply_for
     day_notes = DayNotes(reader).named
+    property_records = PropertyRecords(indexed_text(services.docstore), redact=settings.redact_secrets).add
     passages = RetrievalOnlyAnswerer(
         services.retriever,
         gate,
         top_k=settings.top_k,
         note_paths=services.docstore.paths,
         base_embeds=base_embeds,
+        property_records=property_records,
         due_tasks=due_tasks,
         day_notes=day_notes,
     )
@@ -195,6 +198,7 @@ async def _build_unguarded(
         passage_chars=settings.answer.passage_chars,
         neighbour_chunks=settings.answer.neighbour_chunks,
         base_embeds=base_embeds,
+        property_records=property_records,
         due_tasks=due_tasks,
         day_notes=day_notes,
     )

@@ -45,6 +45,22 @@ _ASKS_FOR_AMOUNT = re.compile(
 )
 
 
+# A question asking for a day or a year ("When did I plant it?", "On which date is the race?").
+_ASKS_WHEN = re.compile(
+    r"\b(?:when|(?:what|which) (?:date|day|year|month)|wann|an welchem tag|in welchem jahr)\b", re.IGNORECASE
+)
+
+
+def asks_for_amount_anywhere(question: str) -> bool:
+    """Return True when any part of `question` asks for an amount or a time ("How many cloves, and which variety?")."""
+    return bool(_ASKS_FOR_AMOUNT.search(question))
+
+
+def asks_when(question: str) -> bool:
+    """Return True when `question` asks for a day or a year: a date in the notes may answer it."""
+    return bool(_ASKS_WHEN.search(question))
+
+
 # A question asking for a thing, a person or a place, which a note's name may give ("Which book …?").
 _ASKS_FOR_NAME = re.compile(
     r"\b(?:(?:which|what)(?!\s+(?:time|date|year|day)\b)|who|whom|whose|where|welche[rsnm]?|wer|wen|wem|wo)\b",

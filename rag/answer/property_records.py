@@ -1,0 +1,176 @@
+"""A note's properties beside its passages, when the question asks what they say.
+
+A note with body text is chunked by its sections, which leave its properties out: kepano-obsidian's book notes keep
+the author and year in properties above a "Quotes" section, sample_vault's garlic note "planted: 2026-11-08" and
+"cloves: 42" above its prose. Asked "Who wrote The Machine Stops, and in which year was it published?", the model read
+the quotes and never the year.
+
+Indexing the properties as a chunk of their own was tried (docs/benchmarks.md, stop 44): retrieval gained, but the
+record took one of a note's slots from the section that answers, and the 0.5B answered other questions with its
+figures ("goal_time: 1:49:00" asked when the race is). So the record is added where code can tell it is asked for:
+after the passages of a note already found, outside the note's share of passages, only the rows whose key names what
+the question asks for (a key that is a word of the question and not of the title: "in which year" asks for
+`year: 1909`, "who wrote" for `author:`; a longer key sharing one word, as `loaves_baked: 31` with "How is the loaf
+baked?", only when its figure is of a kind asked, an amount or a time). A date is shown only when the question asks
+for a day ("Below which moisture does the pump start?" asks nothing of `started: 2026-05-03`), and a date the note
+keeps about itself (`created:`, `last:` …) only when the question asks about the keeping: the 0.5B gave a book's
+`created:` as its publication date.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from core.domain import Chunk, SearchHit
+from rag.answer.dates import day_keys
+from rag.answer.excerpts import question_stems, stem
+from rag.answer.question_kind import asks_for_amount_anywhere, asks_when
+from rag.answer.records import record_text
+from rag.answer.secrets import redact_secrets
+from rag.chunks.chunking import property_rows
+from rag.notes.markdown import parse_note
+from rag.notes.property_keys import is_keeping_key
+
+logger = logging.getLogger(__name__)
+
+_WORD = re.compile(r"[^\W_]+")  # "loaves_baked" is two words, "2026-11-08" three
+MAX_RECORDS = 2  # notes whose properties join one question's passages: a record is asked for by one or two notes
+# A record is no chunk of the index: an index two below the first chunk's is never taken for its neighbour
+# (rag/answer/adjacent_chunks.py joins chunks one apart) nor for a chunk already among the passages.
+RECORD_INDEX = -2
+# Question words asking for a property of another name, as book, film and recipe templates name them.
+_ASKED_BY = {
+    "author": frozenset(stem(word) for word in ("wrote", "written", "writer", "authored")),
+    "director": frozenset(stem(word) for word in ("directed", "direct")),
+    "rating": frozenset(stem(word) for word in ("rated", "rate", "stars", "score")),
+}
+# A date a note keeps about itself (`created:`, `last:` …) is shown only when the question asks about the keeping by
+# such a verb: "Which questions help me judge whether something will last?" is not asking for kepano's `last:` rows.
+_KEEPING_VERBS = frozenset(
+    stem(word)
+    for word in ("create", "created", "creation", "added", "modify", "modified", "update", "updated", "edit",
+                 "edited", "changed", "erstellt", "geändert", "aktualisiert")
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyRecords:
+    """Adds the properties record of each note the passages come from, when the question asks what it says."""
+
+    note_text: Callable[[str], str | None]  # a note's indexed markdown by path (None: not indexed)
+    redact: bool = True  # mask credentials in property values, as in every hit (REDACT_SECRETS)
+
+    def add(self, hits: Sequence[SearchHit], question: str) -> list[SearchHit]:
+        """Return `hits` with a record hit after the last hit of each note whose properties the question asks about."""
+        asked = question_stems(question)
+        if not asked:
+            return list(hits)
+        added: dict[str, SearchHit] = {}
+        seen: set[str] = set()
+        for hit in hits:
+            path = hit.chunk.path
+            if path in seen or len(added) >= MAX_RECORDS:
+                continue
+            seen.add(path)
+            # A note without body text is chunked with its properties: its passage is the record already.
+            if not any(record_text(other.chunk.text) for other in hits if other.chunk.path == path):
+                record = self._record(hit, question, asked)
+                if record is not None:
+                    added[path] = record
+        if not added:
+            return list(hits)
+        last_of = {hit.chunk.path: position for position, hit in enumerate(hits)}
+        result: list[SearchHit] = []
+        for position, hit in enumerate(hits):
+            result.append(hit)
+            if last_of[hit.chunk.path] == position and hit.chunk.path in added:
+                result.append(added[hit.chunk.path])
+        return result
+
+    def _record(self, hit: SearchHit, question: str, asked: frozenset[str]) -> SearchHit | None:
+        """Return the record of `hit`'s note when a row of it holds a question word its title does not, else None."""
+        text = self.note_text(hit.chunk.path)
+        if not text or not text.startswith("---"):
+            return None
+        try:
+            note = parse_note(hit.chunk.path, text)
+        except Exception:  # a note the indexer read is one the parser reads; this is only an extra passage
+            logger.debug("properties of %s not read", hit.chunk.path, exc_info=True)
+            return None
+        wanted = _with_key_names(asked) - _stems(note.title) - _stems(" ".join(note.aliases))
+        keeping = bool(asked & _KEEPING_VERBS)
+        dates, amounts = asks_when(question), asks_for_amount_anywhere(question)
+        # Only the rows asked for: the rest of a record gave the 0.5B figures of its own to answer with. A row's value
+        # repeating the title says nothing (a daily note's "date: 2026-11-08").
+        rows = [
+            row
+            for row in property_rows(note.frontmatter)
+            if (keeping if _keeps(row) else _is_asked(row, wanted, amounts=amounts))
+            and (dates or not _gives_date(row))
+            and not _repeats(row, note.title)
+        ]
+        if not rows:
+            return None
+        shown = "\n".join([note.title, *rows])
+        chunk = Chunk(
+            path=hit.chunk.path,
+            title=hit.chunk.title,
+            heading_path=(),
+            anchor=_note_anchor(hit.chunk.anchor),
+            text=redact_secrets(shown) if self.redact else shown,
+            tags=hit.chunk.tags,
+            line_start=1,
+            line_end=text.count("\n", 0, text.find("\n---", 3) + 1) + 1,  # the closing "---"
+            index=RECORD_INDEX,
+        )
+        return replace(hit, chunk=chunk)
+
+
+def _is_asked(row: str, wanted: frozenset[str], *, amounts: bool) -> bool:
+    """Return True when the key of `row` names what the question asks for.
+
+    A key that is one word of the question ("port", "year", "cloves") is asked; a longer key sharing one word with it
+    only when its value is of a kind the question asks for: "How is the loaf baked?" asks no count of
+    `loaves_baked: 31`, "What did the physiotherapist diagnose in my left knee?" none of `sessions_left: 3`.
+    Values are not read for words: "home" of "the home server" is in a URL.
+    """
+    key = _stems(row.partition(":")[0])
+    if not key & wanted:
+        return False
+    return len(key) == 1 or amounts or not _FIGURE.fullmatch(row.partition(":")[2].strip())
+
+
+def _with_key_names(asked: frozenset[str]) -> frozenset[str]:
+    """Return `asked` with the property names its words ask for ("who wrote" asks for the `author:`)."""
+    named = (key for key, words in _ASKED_BY.items() if asked & words)
+    return asked | frozenset(stem(key) for key in named)
+
+
+# A value that is a figure: "31", "1:49:00", "5:10/km", "3.1 kg".
+_FIGURE = re.compile(r"[\d.,:/+\- ]*\d[\d.,:/+\- ]*(?:\s?[^\W\d]{1,6})?")
+
+
+def _gives_date(row: str) -> bool:
+    return bool(day_keys(row.partition(":")[2]))
+
+
+def _keeps(row: str) -> bool:
+    return is_keeping_key(row.partition(":")[0])
+
+
+def _repeats(row: str, title: str) -> bool:
+    value = row.partition(":")[2].strip().casefold()
+    return bool(value) and value in title.casefold()
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(word.casefold()) for word in _WORD.findall(text) if len(word) > 3)
+
+
+def _note_anchor(anchor: str) -> str:
+    """Return the link to a whole note from one to a heading of it: [[Garlic#Plan]] -> [[Garlic]]."""
+    target = anchor.removeprefix("[[").removesuffix("]]").split("|", 1)[0]
+    return f"[[{target.split('#', 1)[0]}]]"
