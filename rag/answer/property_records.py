@@ -25,14 +25,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.domain import Chunk, SearchHit
+from rag.answer.citations import note_of
 from rag.answer.dates import day_keys
 from rag.answer.excerpts import question_stems, stem
 from rag.answer.question_kind import asks_for_amount_anywhere, asks_when
 from rag.answer.records import record_text
 from rag.answer.secrets import redact_secrets
 from rag.chunks.chunking import property_rows
-from rag.notes.markdown import parse_note
-from rag.notes.property_keys import is_keeping_key
+from rag.notes.frontmatter import frontmatter_aliases, read_frontmatter
+from rag.notes.property_keys import KEEPING_VERBS, is_keeping_key
+from rag.notes.scanner import split_lines
 
 logger = logging.getLogger(__name__)
 
@@ -49,11 +51,7 @@ _ASKED_BY = {
 }
 # A date a note keeps about itself (`created:`, `last:` …) is shown only when the question asks about the keeping by
 # such a verb: "Which questions help me judge whether something will last?" is not asking for kepano's `last:` rows.
-_KEEPING_VERBS = frozenset(
-    stem(word)
-    for word in ("create", "created", "creation", "added", "modify", "modified", "update", "updated", "edit",
-                 "edited", "changed", "erstellt", "geändert", "aktualisiert")
-)  # fmt: skip
+_KEEPING_VERBS = frozenset(stem(word) for word in KEEPING_VERBS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,52 +93,56 @@ class PropertyRecords:
         text = self.note_text(hit.chunk.path)
         if not text or not text.startswith("---"):
             return None
-        try:
-            note = parse_note(hit.chunk.path, text)
+        try:  # the properties alone: the body's links, tasks and headings are not wanted here
+            frontmatter = read_frontmatter(split_lines(text))
         except Exception:  # a note the indexer read is one the parser reads; this is only an extra passage
             logger.debug("properties of %s not read", hit.chunk.path, exc_info=True)
             return None
-        wanted = _with_key_names(asked) - _stems(note.title) - _stems(" ".join(note.aliases))
+        title = hit.chunk.title
+        wanted = _with_key_names(asked) - _stems(title) - _stems(" ".join(frontmatter_aliases(frontmatter.data)))
         keeping = bool(asked & _KEEPING_VERBS)
         dates, amounts = asks_when(question), asks_for_amount_anywhere(question)
         # Only the rows asked for: the rest of a record gave the 0.5B figures of its own to answer with. A row's value
         # repeating the title says nothing (a daily note's "date: 2026-11-08").
-        rows = [
-            row
-            for row in property_rows(note.frontmatter)
-            if (keeping if _keeps(row) else _is_asked(row, wanted, amounts=amounts))
-            and (dates or not _gives_date(row))
-            and not _repeats(row, note.title)
-        ]
+        rows = []
+        for row in property_rows(frontmatter.data):
+            key, _, value = row.partition(": ")
+            value = value.strip()
+            if (
+                (keeping if is_keeping_key(key) else _is_asked(key, value, wanted, amounts=amounts))
+                and (dates or not day_keys(value))
+                and not _repeats(value, title)
+            ):
+                rows.append(row)
         if not rows:
             return None
-        shown = "\n".join([note.title, *rows])
+        shown = "\n".join([title, *rows])
         chunk = Chunk(
             path=hit.chunk.path,
-            title=hit.chunk.title,
+            title=title,
             heading_path=(),
-            anchor=_note_anchor(hit.chunk.anchor),
+            anchor=f"[[{note_of(hit.chunk.anchor)}]]",
             text=redact_secrets(shown) if self.redact else shown,
             tags=hit.chunk.tags,
             line_start=1,
-            line_end=text.count("\n", 0, text.find("\n---", 3) + 1) + 1,  # the closing "---"
+            line_end=frontmatter.body_start,  # the closing "---", on the line before the body
             index=RECORD_INDEX,
         )
         return replace(hit, chunk=chunk)
 
 
-def _is_asked(row: str, wanted: frozenset[str], *, amounts: bool) -> bool:
-    """Return True when the key of `row` names what the question asks for.
+def _is_asked(key: str, value: str, wanted: frozenset[str], *, amounts: bool) -> bool:
+    """Return True when a property's `key` names what the question asks for.
 
     A key that is one word of the question ("port", "year", "cloves") is asked; a longer key sharing one word with it
     only when its value is of a kind the question asks for: "How is the loaf baked?" asks no count of
     `loaves_baked: 31`, "What did the physiotherapist diagnose in my left knee?" none of `sessions_left: 3`.
     Values are not read for words: "home" of "the home server" is in a URL.
     """
-    key = _stems(row.partition(":")[0])
-    if not key & wanted:
+    words = _stems(key)
+    if not words & wanted:
         return False
-    return len(key) == 1 or amounts or not _FIGURE.fullmatch(row.partition(":")[2].strip())
+    return len(words) == 1 or amounts or not _FIGURE.fullmatch(value)
 
 
 def _with_key_names(asked: frozenset[str]) -> frozenset[str]:
@@ -153,24 +155,9 @@ def _with_key_names(asked: frozenset[str]) -> frozenset[str]:
 _FIGURE = re.compile(r"[\d.,:/+\- ]*\d[\d.,:/+\- ]*(?:\s?[^\W\d]{1,6})?")
 
 
-def _gives_date(row: str) -> bool:
-    return bool(day_keys(row.partition(":")[2]))
-
-
-def _keeps(row: str) -> bool:
-    return is_keeping_key(row.partition(":")[0])
-
-
-def _repeats(row: str, title: str) -> bool:
-    value = row.partition(":")[2].strip().casefold()
-    return bool(value) and value in title.casefold()
+def _repeats(value: str, title: str) -> bool:
+    return bool(value) and value.casefold() in title.casefold()
 
 
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(word.casefold()) for word in _WORD.findall(text) if len(word) > 3)
-
-
-def _note_anchor(anchor: str) -> str:
-    """Return the link to a whole note from one to a heading of it: [[Garlic#Plan]] -> [[Garlic]]."""
-    target = anchor.removeprefix("[[").removesuffix("]]").split("|", 1)[0]
-    return f"[[{target.split('#', 1)[0]}]]"

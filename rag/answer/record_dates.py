@@ -34,7 +34,7 @@ from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
-from rag.notes.property_keys import KEEPING_KEYS, normal_key
+from rag.notes.property_keys import KEEPING_KEYS, KEEPING_VERBS, normal_key
 
 _YEAR = re.compile(r"^[12]\d{3}$")
 _YEAR_IN_TEXT = re.compile(r"(?<![\d.,:/-])(?:1[5-9]|20)\d\d(?![\d.,:/-]\d|\d)")
@@ -53,10 +53,8 @@ _COMING_ABOUT = _stems(
 )  # fmt: skip
 _COMES_OUT = re.compile(r"\bc[oa]me\s+out\b|\bkam\s+\w+\s+heraus\b", re.IGNORECASE)  # "When did it come out?"
 # Words of a question asking about the note's keeping, which such a date may answer.
-_KEEPING_WORDS = _stems(
-    "create", "created", "creation", "add", "added", "modify", "modified", "update", "updated", "edit", "edited",
-    "change", "changed", "last", "lastly", "erstellt", "geändert", "aktualisiert", "zuletzt",
-)  # fmt: skip
+# "last" too ("When did I last read it?"), which property_records leaves out: "things that last" asks no date.
+_KEEPING_WORDS = _stems(*KEEPING_VERBS, "add", "change", "last", "lastly", "zuletzt")
 
 
 def misdated(answer: str, passages: Sequence[Passage], *, question: str) -> list[str]:

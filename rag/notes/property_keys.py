@@ -20,6 +20,13 @@ KEEPING_KEYS = frozenset(
 )  # fmt: skip
 
 
+# Verbs of a question asking about that keeping ("When did I create it?"), which such a date may answer.
+KEEPING_VERBS = (
+    "create", "created", "creation", "added", "modify", "modified", "update", "updated", "edit", "edited", "changed",
+    "erstellt", "geändert", "aktualisiert",
+)  # fmt: skip
+
+
 def normal_key(key: str) -> str:
     """Return a property's key as compared: lower case, words spaced ("Date_Created" -> "date created")."""
     return " ".join(re.split(r"[\s_\-]+", key.casefold())).strip()
