@@ -12,7 +12,8 @@ distribution-based score fusion), `dense:W` (RRF with the dense list weighted W 
 (downloaded into DATA_DIR/models on a run with HF_HUB_OFFLINE=0, read from there afterwards).
 --data-dir keeps the index between runs (it is built or updated there); without it the vault is indexed into a
 temporary folder. The question sets of ../shared/vaults are in bench/questions/ (<vault>.yaml, and
-<vault>.paraphrase.yaml with questions that avoid the notes' words, and near misses).
+<vault>.paraphrase.yaml with questions that avoid the notes' words, and near misses; <vault>.spelling.yaml with
+questions spelling their key word the other way, British or American, from their note).
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def fused(choice: str, configured: Fusion, query: Embedding) -> Fusion:
     if choice.startswith("dense:"):
         return replace(configured, dense_weight=float(choice.removeprefix("dense:")))
     if choice == "by-length":
-        terms = len(query.sparse.indices)
+        terms = len(query.terms)
         return replace(configured, dense_weight=1.0 if terms <= 3 else min(2.0, terms / 3))
     raise SystemExit(f"unknown --fusion value {choice!r}: use rrf, dbsf, dense:W or by-length")
 

@@ -137,10 +137,22 @@ class SparseVector:
 
 @dataclass(frozen=True, slots=True)
 class Embedding:
-    """The dense and sparse representation of one text."""
+    """The dense and sparse representation of one text.
+
+    A query's sparse vector may hold a word's other spelling too ("authorize" for "authorise"): `alternates` pairs
+    each such term with the question's own term it spells, so the search finds either while measures that count a
+    question's words (the relevance gate's term coverage, follow-up detection) count the word once.
+    """
 
     dense: tuple[float, ...]
     sparse: SparseVector
+    alternates: tuple[tuple[int, int], ...] = ()  # (another spelling's term, the question's own term)
+
+    @property
+    def terms(self) -> tuple[int, ...]:
+        """Return the distinct sparse terms of the text itself, without other spellings added for the search."""
+        added = {alternate for alternate, _ in self.alternates}
+        return tuple(dict.fromkeys(term for term in self.sparse.indices if term not in added))
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,7 +76,7 @@ class Query:
 
 def is_follow_up(question: Embedding, earlier: str) -> bool:
     """Return True for a question with few weighed words after an earlier one (see the module docstring)."""
-    return bool(earlier.strip()) and len(set(question.sparse.indices)) <= FOLLOW_UP_MAX_TERMS
+    return bool(earlier.strip()) and len(question.terms) <= FOLLOW_UP_MAX_TERMS
 
 
 def is_topic_switch(question: str, embedding: Embedding, *, earlier: Embedding) -> bool:
@@ -88,8 +88,8 @@ def is_topic_switch(question: str, embedding: Embedding, *, earlier: Embedding) 
     1.5B answered with a list of links; "What's the capital of Australia?" did the same. Asked alone, both are
     refused at once. "What time does it run?" (two new words, and "it") is judged in its context only.
     """
-    words = set(embedding.sparse.indices)
-    own = words - set(earlier.sparse.indices)
+    words = set(embedding.terms)
+    own = words - set(earlier.sparse.indices)  # a word the earlier question spelled otherwise is no new word
     if len(own) >= FOLLOW_UP_MAX_TERMS:
         return True
     return len(own) >= SWITCH_MIN_TERMS and own == words and not points_back(question)
@@ -104,7 +104,7 @@ def leans_on_context(question: str, embedding: Embedding) -> bool:
     """
     if is_continuation(question):
         return True
-    return points_back(question) and len(set(embedding.sparse.indices)) <= POINTING_MAX_TERMS
+    return points_back(question) and len(embedding.terms) <= POINTING_MAX_TERMS
 
 
 def points_back(question: str) -> bool:

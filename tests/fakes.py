@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 from core.chat import AnswerDone, AnswerEvent, AnswerText, TurnRequest, Usage
 from core.domain import Embedding, IndexIdentity, SparseVector
 from core.errors import UpstreamUnavailable
+from rag.spellings import with_other_spellings
 
 _WORDS = re.compile(r"\w+")
 # Word pieces as a BERT pre-tokenizer splits them: runs of word characters and single punctuation marks.
@@ -58,8 +59,11 @@ class HashingEmbedder:
         return [Embedding(dense=self._dense(text), sparse=_document_sparse(text)) for text in texts]
 
     def embed_query(self, text: str) -> Embedding:
-        """Embed a search query, with BM25 query weights (1.0 per distinct word)."""
-        return Embedding(dense=self._dense(text), sparse=_query_sparse(text))
+        """Embed a search query: BM25 query weights (1.0 per distinct word), other spellings added as the real one."""
+        sparse, alternates = with_other_spellings(
+            _query_sparse(text), text, lambda word: [_stable_hash(word) for word in _words(word)]
+        )
+        return Embedding(dense=self._dense(text), sparse=sparse, alternates=alternates)
 
     def _dense(self, text: str) -> tuple[float, ...]:
         buckets = [0.0] * self._dim

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.answer.code_spans import code_ranges
+from rag.spellings import one_spelling
 
 QUESTION_CHARS = 4_096  # as much of a question as the embedder reads (its window of 256 tokens, 16 chars each)
 ELLIPSIS = "…"
@@ -72,7 +73,12 @@ def question_stems(question: str) -> frozenset[str]:
 
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """Return a crude stem of a lower-case word: common English endings dropped, at least four letters kept."""
+    """Return a crude stem of a lower-case word: common English endings dropped, at least four letters kept.
+
+    A British spelling is stemmed as its American one ("colours" as "colors"): a note and a question, or a reply,
+    may spell a word either way.
+    """
+    word = one_spelling(word)
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]

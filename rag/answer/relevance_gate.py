@@ -146,7 +146,7 @@ class RelevanceGate:
         score = self._store.dense_top_score(vector, filters=SearchFilters(paths=(path,)))
         if score is None or self._floor <= GATE_OFF:
             return score is not None
-        terms = measure_term_coverage(self._store, vector.sparse.indices, [path])
+        terms = measure_term_coverage(self._store, vector.sparse.indices, [path], alternates=vector.alternates)
         noise = self._noise.level()
         return is_covered(score, self._floor, term_share=terms.share, term_weight=self._term_weight, noise=noise)
 
@@ -163,8 +163,9 @@ class RelevanceGate:
         if decided_early and not lowest <= score < highest:
             return Coverage(score=score, is_covered=score >= lowest, noise=noise)
         hits = self._store.search(vector, limit=GATE_NOTES_FROM, filters=filters)
+        notes = [hit.chunk.path for hit in hits]
         terms = measure_term_coverage(
-            self._store, vector.sparse.indices, [hit.chunk.path for hit in hits], filters=filters
+            self._store, vector.sparse.indices, notes, filters=filters, alternates=vector.alternates
         )
         verdict = is_covered(score, self._floor, term_share=terms.share, term_weight=self._term_weight, noise=noise)
         return Coverage(score=score, is_covered=verdict, term_share=terms.share, noise=noise)

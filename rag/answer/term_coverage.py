@@ -45,15 +45,25 @@ def measure_term_coverage(
     notes: Sequence[str],
     *,
     filters: SearchFilters | None = None,
+    alternates: Sequence[tuple[int, int]] = (),
 ) -> TermCoverage:
-    """Weigh `terms` (a query's sparse indices) by rarity among the chunks passing `filters`, find them in `notes`."""
-    distinct = list(dict.fromkeys(terms))
+    """Weigh `terms` (a query's sparse indices) by rarity among the chunks passing `filters`, find them in `notes`.
+
+    A term of `alternates` (another spelling, paired with the question's own term) is no word of its own: its
+    word is held wherever either spelling is, and weighed by the chunks holding either.
+    """
+    spells = {alternate: own for alternate, own in alternates}
+    words = [term for term in dict.fromkeys(terms) if term not in spells]
     total = store.count()
-    if not distinct or not notes or total < 1:
-        return TermCoverage(share=None, terms=len(distinct), found=0)
+    if not words or not notes or total < 1:
+        return TermCoverage(share=None, terms=len(words), found=0)
+    spellings = {word: [word] for word in words}
+    for alternate, own in spells.items():
+        spellings.setdefault(own, [own]).append(alternate)
+    searched = [term for group in spellings.values() for term in group]
     # Exact counts: one sparse query per word, 3-15 ms for a whole question over 9,000 chunks.
-    holders = store.term_counts(distinct, cap=total, filters=filters)
-    weights = {term: idf(holders[term], total) for term in distinct}
-    in_notes = store.term_counts(distinct, cap=1, filters=SearchFilters(paths=tuple(dict.fromkeys(notes))))
-    found = [term for term in distinct if in_notes[term] > 0]
-    return TermCoverage(share=weighted_share(weights, found), terms=len(distinct), found=len(found))
+    holders = store.term_counts(searched, cap=total, filters=filters)
+    weights = {word: idf(min(total, sum(holders[t] for t in group)), total) for word, group in spellings.items()}
+    in_notes = store.term_counts(searched, cap=1, filters=SearchFilters(paths=tuple(dict.fromkeys(notes))))
+    found = [word for word, group in spellings.items() if any(in_notes[t] > 0 for t in group)]
+    return TermCoverage(share=weighted_share(weights, found), terms=len(spellings), found=len(found))

@@ -16,6 +16,7 @@ from core.errors import InvalidRequest
 from core.ports import Embedder
 from core.settings import BUNDLED_EMBED_MODEL, EmbeddingSettings
 from rag.embedding.dense_models import describe_dense_model, load_dense_model, prefixes_for
+from rag.spellings import with_other_spellings
 
 if TYPE_CHECKING:
     from fastembed import TextEmbedding
@@ -107,11 +108,14 @@ class FastembedEmbedder:
         return self.max_tokens * QUERY_CHARS_PER_TOKEN
 
     def embed_query(self, text: str) -> Embedding:
-        """Embed a search query from its first `max_query_chars` (query prefix, BM25 query weights)."""
+        """Embed a query's first `max_query_chars` (query prefix; BM25 query weights, its words' other spellings)."""
         models = self._models()
         query = text[: self.max_query_chars]
         dense = _unit_rows(list(models.dense.query_embed([self._prefixes.query + query])))
-        return Embedding(dense=dense[0], sparse=_sparse(models.bm25.embed_query(query)))
+        sparse, alternates = with_other_spellings(
+            _sparse(models.bm25.embed_query(query)), query, lambda word: models.bm25.embed_query(word).indices
+        )
+        return Embedding(dense=dense[0], sparse=sparse, alternates=alternates)
 
 
 def build_embedder(settings: EmbeddingSettings) -> Embedder:

@@ -98,6 +98,24 @@ def test_query_sparse_weights_are_one_per_distinct_term(embedder: Embedder) -> N
     assert sparse.values == (1.0, 1.0)
 
 
+def test_a_query_searches_its_words_in_their_other_spelling_too(embedder: Embedder) -> None:
+    british = embedder.embed_query("colour of the bread")
+    (american,) = embedder.embed_documents(["color"])[0].sparse.indices
+    (bread,) = embedder.embed_query("bread").sparse.indices
+
+    assert american in british.sparse.indices
+    assert [own for alternate, own in british.alternates if alternate == american] != []
+    assert american not in british.terms and bread in british.terms
+    assert len(british.terms) == len(british.sparse.indices) - 1  # the added spelling is no word of its own
+
+
+def test_a_query_without_other_spellings_is_only_its_own_words(embedder: Embedder) -> None:
+    plain = embedder.embed_query("bread oven")
+
+    assert plain.alternates == ()
+    assert plain.terms == tuple(dict.fromkeys(plain.sparse.indices))
+
+
 def test_document_sparse_weights_grow_with_term_frequency(embedder: Embedder) -> None:
     (bread_index,) = embedder.embed_query("bread").sparse.indices
     (oven_index,) = embedder.embed_query("oven").sparse.indices

@@ -18,7 +18,7 @@ from rag.stores.server import ServerVectorStore
 from tests.fakes import HashingEmbedder
 
 DIM = 4
-RARE, COMMON, ABSENT = 11, 12, 13
+RARE, COMMON, ABSENT, SPELLED = 11, 12, 13, 14  # SPELLED: RARE spelled otherwise
 
 
 def point(path: str, index: int, terms: tuple[int, ...]) -> EmbeddedChunk:
@@ -32,7 +32,10 @@ def store() -> Iterator[ServerVectorStore]:
     opened = ServerVectorStore(QdrantClient(":memory:"), "vault")
     opened.reset(IndexIdentity("test/tiny", DIM))
     # COMMON is in every chunk, RARE in one note only, ABSENT nowhere.
-    opened.upsert([point(f"Note{n}.md", 0, (COMMON,)) for n in range(40)] + [point("Rare.md", 0, (RARE, COMMON))])
+    opened.upsert(
+        [point(f"Note{n}.md", 0, (COMMON,)) for n in range(40)]
+        + [point("Rare.md", 0, (RARE, COMMON)), point("Spelled.md", 0, (SPELLED,))]
+    )
     yield opened
     opened.close()
 
@@ -51,6 +54,26 @@ def test_a_word_the_vault_never_uses_weighs_most(store: ServerVectorStore) -> No
 
     assert coverage.found == 1
     assert coverage.share is not None and coverage.share < 0.2
+
+
+def test_a_word_spelled_otherwise_in_the_notes_is_found_and_weighed_once(store: ServerVectorStore) -> None:
+    # The question says ABSENT ("authorise"); its other spelling SPELLED ("authorize") is searched too.
+    alone = measure_term_coverage(store, [ABSENT, COMMON], ["Spelled.md"])
+    paired = measure_term_coverage(store, [ABSENT, SPELLED, COMMON], ["Spelled.md"], alternates=[(SPELLED, ABSENT)])
+
+    assert (alone.terms, alone.found) == (2, 0)
+    assert (paired.terms, paired.found) == (2, 1)
+    assert paired.share is not None and paired.share > 0.8  # one note in 42 holds it: a rare word, found
+
+
+def test_a_pair_of_spellings_is_weighed_by_the_chunks_holding_either(store: ServerVectorStore) -> None:
+    # Found in Rare.md under one spelling: the pair is as rare as the two notes holding either, not unseen.
+    paired = measure_term_coverage(store, [SPELLED, RARE, COMMON], ["Note1.md"], alternates=[(RARE, SPELLED)])
+    one_spelling = measure_term_coverage(store, [SPELLED, COMMON], ["Note1.md"])
+
+    assert paired.share is not None and one_spelling.share is not None
+    assert paired.found == one_spelling.found == 1
+    assert paired.share > one_spelling.share  # held by two chunks, not one: less rare, so less missed
 
 
 def test_no_terms_or_no_notes_leave_the_share_unmeasured(store: ServerVectorStore) -> None:
@@ -115,6 +138,30 @@ def test_missing_words_turn_a_cosine_that_clears_the_floor_into_a_refusal(indexe
     refused = with_words.check(question)
     assert not refused.is_covered and refused.term_share is not None
     assert with_words.check("feed the starter with rye flour before a bake").is_covered
+
+
+def test_a_question_spelled_the_british_way_finds_and_is_covered_by_a_note_spelled_the_american_way(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "WordPress.md").write_text(
+        "# WordPress\n\nAuthorize the app the quick way; the token expires after two weeks.\n", encoding="utf-8"
+    )
+    (vault / "Garden.md").write_text("# Garden\n\nPlant the garlic in October, cloves 15 cm apart.\n", encoding="utf-8")
+    services = build_services(
+        Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data"), embedder=HashingEmbedder()
+    )
+    try:
+        services.reindexer.run_once()
+        question = services.embedder.embed_query("authorise")
+        coverage = RelevanceGate(services.embedder, services.store, floor=-0.1, term_weight=1.0).measure("authorise")
+        lists = services.store.search_lists(question, limit=2)
+    finally:
+        services.close()
+
+    assert coverage.term_share == pytest.approx(1.0)
+    assert [hit.chunk.path for hit in lists.sparse] == ["WordPress.md"]
 
 
 def test_a_prepared_gate_has_its_probe_questions_embedded_before_the_first_check(indexed: Services) -> None:
