@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -153,6 +154,10 @@ class Embedding:
         """Return the distinct sparse terms of the text itself, without other spellings added for the search."""
         added = {alternate for alternate, _ in self.alternates}
         return tuple(dict.fromkeys(term for term in self.sparse.indices if term not in added))
+
+    def has_word(self, term: int, others: AbstractSet[int]) -> bool:
+        """Return True when `others` (another text's terms) hold own `term`, in either spelling."""
+        return term in others or any(own == term and alternate in others for alternate, own in self.alternates)
 
 
 @dataclass(frozen=True, slots=True)

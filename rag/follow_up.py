@@ -89,7 +89,8 @@ def is_topic_switch(question: str, embedding: Embedding, *, earlier: Embedding) 
     refused at once. "What time does it run?" (two new words, and "it") is judged in its context only.
     """
     words = set(embedding.terms)
-    own = words - set(earlier.sparse.indices)  # a word the earlier question spelled otherwise is no new word
+    asked = set(earlier.sparse.indices)
+    own = {term for term in words if not embedding.has_word(term, asked)}  # "colour" after "color" is no new word
     if len(own) >= FOLLOW_UP_MAX_TERMS:
         return True
     return len(own) >= SWITCH_MIN_TERMS and own == words and not points_back(question)

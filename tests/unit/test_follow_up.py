@@ -141,3 +141,17 @@ def test_a_list_weighted_double_places_its_second_hit_beside_the_others_first() 
     # E (2nd) ties A (1st), the first list winning the tie; F (3rd) comes before B (2nd).
     assert [h.chunk.path for h in fused] == ["D.md", "A.md", "E.md", "F.md", "B.md", "C.md"]
     assert fused[1].score == fused[2].score == 1 / 10
+
+
+def test_a_word_searched_in_its_other_spelling_too_counts_once() -> None:
+    # "And the colour of the tart?": "colour" is searched as "color" too (rag/spellings.py); still two words.
+    spelled = Embedding(
+        dense=(1.0, 0.0), sparse=SparseVector(indices=(1, 2, 11, 12), values=(1.0,) * 4), alternates=((11, 1), (12, 2))
+    )
+    assert spelled.terms == (1, 2)
+    assert is_follow_up(spelled, "How do I make the nectarine tart?")
+    # "colour" (2, searched as "color", 12 too) and "crust" (3) after a question that asked "color" (12): one new
+    # word, too few for a new topic; without the pairing both would be new, and the question judged alone.
+    colour_crust = Embedding(dense=(1.0, 0.0), sparse=SparseVector((2, 3, 12), (1.0,) * 3), alternates=((12, 2),))
+    assert not is_topic_switch("The colour of the crust?", colour_crust, earlier=terms(12, 5, 7))
+    assert is_topic_switch("The colour of the crust?", colour_crust, earlier=terms(5, 7))
