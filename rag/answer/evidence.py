@@ -35,7 +35,7 @@ from rag.answer.question_kind import (
 )
 from rag.answer.quote_words import normalised
 from rag.answer.record_dates import misdated
-from rag.answer.records import record_text
+from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival, given_for_another, rival_figures
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
@@ -92,6 +92,7 @@ class _Candidate:
     order: int  # passage rank, then place in it
     is_repeated: bool  # the answer already says it word for word
     shown: str = ""  # as quoted, when other than `text`: a short sentence with the one before it in its line
+    is_row: bool = False  # a row of a note's properties record ("author: [[E. M. Forster]]")
 
 
 def evidence_for(
@@ -144,7 +145,10 @@ def evidence_for(
     while candidates and len(chosen) < limit:
         best = max(candidates, key=lambda c: (weight_of(c.holds - covered), c.on_topic, -c.order))
         new = weight_of(best.holds - covered)
-        if not _is_evidence(
+        # A record's row holding the rest of what the answer says is shown however little that is: "E. M. Forster,
+        # 1909" rests on "year: 1909" and on "author: [[E. M. Forster]]", one name, less than MIN_EVIDENCE.
+        completes = best.is_row and new > 0 and said - covered <= best.holds
+        if not completes and not _is_evidence(
             new, best.on_topic, first=not (chosen or covered), said=said, on_topic_words=on_topic_words
         ):
             break
@@ -382,7 +386,8 @@ def _candidates(
         where = _stems(passage.source) & wanted
         # A properties record's rows are about what its rows name: "year: 1992" beside "author: [[Kevin Kelly]]";
         # by the least a sentence may be, so that a sentence saying "42 cloves of Germidour" itself comes first.
-        in_record = bool(_stems(record_text(passage.text)) & wanted)
+        record = record_text(passage.text)
+        in_record = bool(_stems(record) & wanted)
         source_on_day = bool(days) and days_meet(days, day_keys(passage.source))
         for place, text in enumerate(quotable_sentences(passage)):
             holds = frozenset(said & terms_of(text, bare_numbers=True))
@@ -393,7 +398,9 @@ def _candidates(
                 on_topic = len(_shared(_stems(text), wanted) | where) or int(on_day) or int(in_record)
                 order = rank * 10_000 + place
                 shown = _with_neighbour(passage).get(text, "")
-                found.append(_Candidate(text, passage.source, holds, on_topic, order, _plain(text) in answer, shown))
+                is_row = bool(record) and bool(PROPERTY_ROW.match(text))
+                repeated = _plain(text) in answer
+                found.append(_Candidate(text, passage.source, holds, on_topic, order, repeated, shown, is_row))
     return found
 
 
