@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import PurePosixPath
 
-from agent.change_contract.findings import Candidate, CandidateTask, Findings, TaskState, task_state
+from agent.change_contract.findings import Candidate, CandidateTask, Findings, NoteTask, TaskState, task_state
 from agent.change_contract.request_values import blanked, named_days, new_folder, quoted_values, written_days
 from agent.change_contract.request_words import given_names
 from agent.change_contract.template_choice import VaultTemplates, requested_template, template_named, vault_templates
@@ -36,7 +36,9 @@ from agent.change_contract.vault_references import (
 )
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
+from core.domain import Note
 from rag.notes.obsidian_config import DailyNotesConfig, daily_note_path
+from rag.notes.task_notes import task_note, task_notes_config
 
 # What findings.py, vault_references.py and template_choice.py hold now stays importable from here.
 __all__ = [
@@ -139,4 +141,14 @@ def _note_candidate(snapshot: VaultSnapshot, path: str) -> Candidate:
     note = snapshot.notes[path]
     headings = tuple(dict.fromkeys(heading.text for heading in note.headings))[:MAX_HEADINGS]
     tasks = tuple(CandidateTask(task.text, task_state(task.status), task.line) for task in note.tasks)
-    return Candidate(path, note.title, headings, tasks=tasks[:MAX_TASKS])
+    return Candidate(path, note.title, headings, tasks=tasks[:MAX_TASKS], note_task=_note_task(snapshot, note))
+
+
+def _note_task(snapshot: VaultSnapshot, note: Note) -> NoteTask | None:
+    """Return the task `note` is, when it is a task note: "mark Renew passport as done" sets its status."""
+    config = task_notes_config(snapshot.root)
+    found = task_note(note, config)
+    if found is None:
+        return None
+    state: TaskState = "done" if found.is_done else "open"
+    return NoteTask(found.title, state, config.key("status"), config.done_status, config.open_status)

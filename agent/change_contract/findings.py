@@ -19,14 +19,39 @@ class Candidate:
     day: date | None = None  # set for a day's daily note (it may not exist yet)
     exists: bool = True
     tasks: tuple[CandidateTask, ...] = ()  # its checkbox tasks, for completing or reopening one
+    note_task: NoteTask | None = None  # set when the note is itself a task (a task note of the TaskNotes plugin)
 
     def task_texts(self, state: TaskState) -> list[str]:
-        """Return the texts of the note's tasks in `state`, once each."""
-        return list(dict.fromkeys(task.text for task in self.tasks if task.state == state))
+        """Return the texts of the note's tasks in `state`, once each; the note's own task last, if it is one."""
+        own = [self.note_task.title] if self.note_task is not None and self.note_task.state == state else []
+        return list(dict.fromkeys([*(task.text for task in self.tasks if task.state == state), *own]))
 
     def task_line(self, text: str, state: TaskState) -> int | None:
-        """Return the line of the note's first task with this text in `state` (None: no such task)."""
+        """Return the line of the first task with this text in `state` (None: no such task; 0: the note itself)."""
+        if self.status_change(text, state) is not None:
+            return 0
         return next((task.line for task in self.tasks if task.text == text and task.state == state), None)
+
+    def status_change(self, text: str, state: TaskState) -> tuple[str, str] | None:
+        """Return the property and value that complete (state "open") or reopen ("done") the note's own task.
+
+        None unless `text` picks the note's own task, in that state.
+        """
+        own = self.note_task
+        if own is None or text != own.title or own.state != state:
+            return None
+        return own.key, own.done if state == "open" else own.reopened
+
+
+@dataclass(frozen=True, slots=True)
+class NoteTask:
+    """The task a task note is: its title, state, the property holding its status and the values that change it."""
+
+    title: str
+    state: TaskState  # "open" or "done"
+    key: str  # "status", or the name the plugin's settings map it to
+    done: str  # the status that completes it ("done")
+    reopened: str  # the status that reopens it ("open")
 
 
 TaskState = Literal["open", "done", "other"]

@@ -161,6 +161,9 @@ def tool_call(operation: str, values: Values, target: Candidate | None) -> tuple
     if operation == "delete_note":
         return "delete_note", {"path": path}
     if operation in ("complete_task", "reopen_task") and target is not None:
+        if (change := target.status_change(values["task"], TASK_STATES[operation])) is not None:
+            # The note is the task (a task note): its status property says it is done, there is no checkbox.
+            return "edit_note", {"path": path, "command": "set_property", "property": change[0], "value": change[1]}
         # By line: the model picked the text from the note's own tasks; two tasks of that text take the first.
         line = target.task_line(values["task"], TASK_STATES[operation])
         return "edit_note", {"command": "toggle_task", "path": path, "line": line or 0, "content": values["task"]}

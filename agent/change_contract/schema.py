@@ -23,6 +23,7 @@ from agent.change_contract.request_values import values_after
 from agent.change_contract.request_words import NAME_PATTERN, gives_text
 from agent.change_contract.vault_references import named_headings
 from llm_client.replies.reply_json import OutputInvalid, schema_response_format
+from rag.notes.task_fields import parse_task_fields
 
 SCHEMA_NAME = "change-v1"
 MAX_TEXT_CHARS = 500
@@ -72,13 +73,28 @@ def value_schema(field: str, findings: Findings, request: str, targets: Sequence
     return {"type": "string", "pattern": PATTERNS[field]}
 
 
-def task_choices(operation: str, findings: Findings, targets: Sequence[Candidate]) -> list[str]:
-    """Return the tasks a complete (open ones) or reopen (done ones) may pick: those the request quotes, else all."""
+def task_choices(operation: str, findings: Findings, targets: Sequence[Candidate], request: str = "") -> list[str]:
+    """Return the tasks a complete (open ones) or reopen (done ones) may pick.
+
+    Those the request quotes; else the checkbox tasks it writes out (their words, without the plugin's markers);
+    else a task note it names, the note itself ("Mark Renew passport as done": not its checkbox "Get new passport
+    photos taken"; "Mark Buy three 9 V batteries as done in the Replace smoke detector batteries note": the
+    checkbox, though the note is named too); else all.
+    """
     state = TASK_STATES[operation]
     tasks = list(dict.fromkeys(text for target in targets for text in target.task_texts(state)))
     quoted = [value.casefold() for value in findings.quoted]
     named = [text for text in tasks if any(value in text.casefold() for value in quoted)]
-    return named or tasks
+    own = {target.note_task.title for target in targets if target.note_task is not None}
+    boxes = [text for text in tasks if text not in own and _writes(request, parse_task_fields(text).description)]
+    notes = [text for text in tasks if text in own and _writes(request, text)]
+    return named or boxes or notes or tasks
+
+
+def _writes(request: str, text: str) -> bool:
+    """Return True when `request` holds `text` whole, as words (any case)."""
+    words = " ".join(text.split())
+    return bool(words) and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", request, re.IGNORECASE) is not None
 
 
 def targets_for(operation: str, findings: Findings) -> list[Candidate]:
@@ -118,7 +134,7 @@ def branch(operation: str, findings: Findings, request: str) -> dict[str, Any]:
         properties["target"] = {"type": "string", "enum": [c.path for c in targets]}
     for field in op.fields:
         if field == "task":  # open tasks to complete, done ones to reopen
-            properties[field] = {"type": "string", "enum": task_choices(operation, findings, targets)}
+            properties[field] = {"type": "string", "enum": task_choices(operation, findings, targets, request)}
         elif field == "text" and operation == "create_note" and not gives_text(request):
             properties[field] = {"type": "string", "enum": [""]}  # no text asked for: an empty note (or its template)
         else:

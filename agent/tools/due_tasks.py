@@ -20,12 +20,13 @@ from datetime import date
 from agent.tools.daily import existing_daily_note
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
-from agent.tools.vault_tasks import is_open, vault_tasks
+from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
 from core.domain import Task
 from core.errors import NotFound
 from rag.answer.due_questions import DueAsk, due_ask
 from rag.answer.secrets import redact_secrets
 from rag.notes.task_fields import parse_task_fields
+from rag.notes.task_notes import TaskNote
 
 MAX_LISTED = 50  # tasks listed at most, earliest first; the reply says how many more there are
 
@@ -89,7 +90,10 @@ class DueTasks:
         return DueReply("\n".join(lines), tuple(dict.fromkeys(task.anchor for task in listed)))
 
     def _dated_tasks(self, ask: DueAsk, snapshot: VaultSnapshot, daily: str | None) -> list[DueTask]:
-        """Return the open tasks with the date `ask` goes by, earliest first, then by note and line."""
+        """Return the open tasks with the date `ask` goes by, earliest first, then by note and line.
+
+        Checkbox tasks, and task notes (one note per task, as the TaskNotes plugin keeps them: rag/notes/task_notes).
+        """
         found: list[tuple[date, str, int, DueTask]] = []
         for path, tasks in vault_tasks(self._reader, snapshot):
             for task in tasks:
@@ -99,6 +103,10 @@ class DueTasks:
                     found.append(
                         (day, path.casefold(), task.line, DueTask(day, f"[{task.status}] {text}", anchor, path))
                     )
+        for note in task_notes(self._reader, snapshot):
+            if (day := _note_day_of(note, ask)) is not None:
+                line = redact_secrets(note_line(note)) if self._reader.redacts_secrets else note_line(note)
+                found.append((day, note.path.casefold(), 0, DueTask(day, line, snapshot.anchor(note.path), note.path)))
         return [task for *_, task in sorted(found, key=lambda item: item[:3])]
 
 
@@ -140,8 +148,26 @@ def _day_of(task: Task, ask: DueAsk, *, daily_day: date | None = None) -> date |
     elif ask.by_due_only:
         day = fields.due
     else:
-        day = fields.due or fields.scheduled or daily_day
+        day = _either(ask, fields.due, fields.scheduled, daily_day)
     return day
+
+
+def _either(ask: DueAsk, *days: date | None) -> date | None:
+    """Return the first of a task's days (due, scheduled, ...) that `ask` holds, else its first day at all.
+
+    "To do on 2099-01-12 (due or scheduled then)" holds a task scheduled that day and due three days later.
+    """
+    given = [day for day in days if day is not None]
+    return next((day for day in given if ask.holds(day)), given[0] if given else None)
+
+
+def _note_day_of(note: TaskNote, ask: DueAsk) -> date | None:
+    """Return a task note's date the question goes by, as `_day_of` does a checkbox task's (it has no daily note)."""
+    if note.is_done or not ask.takes(note.priority):
+        return None
+    if ask.by_scheduled:
+        return note.scheduled
+    return note.due if ask.by_due_only else _either(ask, note.due, note.scheduled)
 
 
 def _daily_note_of(reader: VaultReader, snapshot: VaultSnapshot, ask: DueAsk) -> str | None:

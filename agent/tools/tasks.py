@@ -14,7 +14,7 @@ from agent.tools.due_tasks import DueTasks
 from agent.tools.outcome import Part, Reply, data_part, reply
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
-from agent.tools.vault_tasks import is_open, vault_tasks
+from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
 from core.domain import Task
 from core.errors import InvalidRequest
 from rag.answer.due_questions import DueAsk
@@ -54,6 +54,12 @@ def _across_vault(reader: VaultReader, snapshot: VaultSnapshot, folder: str, *, 
     parts = []
     for path, tasks in vault_tasks(reader, snapshot, folder):
         parts.extend(_note_tasks(snapshot, path, filter(in_state, tasks)))
+    # A task note (the TaskNotes plugin's one note per task) is a task too, its state in its properties.
+    notes = [note for note in task_notes(reader, snapshot, folder) if note.is_done == done]
+    if notes:
+        anchors = tuple(snapshot.anchor(note.path) for note in notes)
+        lines = [f"- {note_line(note)} {anchor}" for note, anchor in zip(notes, anchors, strict=True)]
+        parts.append(data_part("tasks", "\n".join(lines), anchors, kind="task notes"))
     count = sum(part.body.count("\n") + 1 for part in parts)
     state = "done" if done else "open"
     scope = f" under '{folder}'" if folder else ""

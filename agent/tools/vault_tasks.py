@@ -9,6 +9,7 @@ from agent.tools.snapshot import VaultSnapshot
 from core.domain import Task
 from core.errors import NotFound
 from rag.notes.obsidian_config import counts_as_task
+from rag.notes.task_notes import TaskNote, task_note, task_notes_config
 
 _CLOSED = frozenset("xX-")  # done or cancelled: not "open" ("/" in progress and other marks still are)
 
@@ -39,3 +40,28 @@ def vault_tasks(reader: VaultReader, snapshot: VaultSnapshot, folder: str = "") 
             continue
         if tasks := [task for task in snapshot.notes[path].tasks if is_task(task.text)]:
             yield path, tasks
+
+
+def task_notes(reader: VaultReader, snapshot: VaultSnapshot, folder: str = "") -> Iterator[TaskNote]:
+    """Yield the task notes under `folder` ("": the vault), by path, as the TaskNotes plugin's settings mark them.
+
+    None in the templates folder: a task template is tagged as a task, and is none.
+    """
+    templates = templates_folder_or_none(reader, snapshot)
+    config = task_notes_config(snapshot.root)
+    for path in sorted(snapshot.notes, key=str.lower):
+        if not snapshot.in_folder(path, folder) or (templates and snapshot.in_folder(path, templates)):
+            continue
+        if (found := task_note(snapshot.notes[path], config)) is not None:
+            yield found
+
+
+def note_line(note: TaskNote) -> str:
+    """Return a task note as a task list shows it: "[open] Renew passport (due 2020-03-15, priority high)"."""
+    facts = [
+        f"due {note.due.isoformat()}" if note.due else "",
+        f"scheduled {note.scheduled.isoformat()}" if note.scheduled else "",
+    ]
+    facts.append(f"priority {note.priority}" if note.priority else "")
+    said = ", ".join(fact for fact in facts if fact)
+    return f"[{note.status or 'open'}] {note.title}" + (f" ({said})" if said else "")

@@ -176,7 +176,11 @@ def test_open_tasks_with_the_tasks_plugins_global_filter_are_the_checkboxes_hold
     listed = call(indexed_registry(services), "tasks", command="open")
 
     assert "#task Post the letter" in listed.text and "Packing: socks" not in listed.text
-    assert listed.text.startswith("1 open task(s)")  # sample_vault's other checkboxes hold no "#task"
+    # sample_vault's other checkboxes hold no "#task"; its task notes (TaskNotes/) are the other plugin's tasks.
+    assert [line for line in listed.text.splitlines() if line.startswith("<tasks path=")] == [
+        '<tasks path="Inbox/Errands.md" source="[[Errands#Errands]]">'
+    ]
+    assert listed.text.startswith("9 open task(s)") and '<tasks kind="task notes">' in listed.text
 
 
 def test_capped_lists_keep_only_the_anchors_still_shown(services: Services) -> None:

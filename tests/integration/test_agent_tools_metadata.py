@@ -90,6 +90,17 @@ def test_open_tasks_exclude_done_cancelled_and_template_placeholders(tools: Tool
     assert "- [x] Decide the embedding model → [[Embedding Model Choice]]" in done.text and "- [ ]" not in done.text
 
 
+def test_task_notes_are_listed_with_the_tasks_of_their_state(tools: ToolRegistry) -> None:
+    # TaskNotes/ keeps one note per task (the TaskNotes plugin's way), its state in its properties.
+    found = call(tools, "tasks", command="open", folder="TaskNotes")
+    assert '<tasks kind="task notes">' in found.text
+    assert "- [open] Renew passport (due 2020-03-15, priority high) [[Renew passport]]" in found.text
+    assert "- [in-progress] File the tax return (due 2099-07-31) [[File the tax return]]" in found.text
+    assert "Cancel the streaming subscription" not in found.text and "[[Renew passport]]" in found.anchors
+    done = call(tools, "tasks", command="done", folder="TaskNotes")
+    assert "- [done] Cancel the streaming subscription [[Cancel the streaming subscription]]" in done.text
+
+
 def test_tasks_of_a_note_and_of_a_daily_note(tools: ToolRegistry) -> None:
     daily = call(tools, "tasks", command="in_daily", date="2026-11-05")
     assert daily.text.startswith("Daily/2026-11-05.md: 4 task(s), 1 open.")

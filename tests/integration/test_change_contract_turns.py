@@ -146,6 +146,24 @@ def test_a_task_marked_done_is_checked_in_its_note_not_added_again(
     assert "- [x] Buy three 9 V batteries 🔽" in text and "- [ ] Buy three" not in text
 
 
+def test_a_task_note_marked_done_gets_its_status_set_not_its_checkbox_ticked(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # TaskNotes/Renew passport.md is a task (the TaskNotes plugin's way) holding one checkbox of its own.
+    passport = "TaskNotes/Renew passport.md"
+    llm.add(contract(operation="complete_task", target=passport, task="Renew passport"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Mark Renew passport as done")
+
+    schema = llm.chat_requests[0].json["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["task"]["enum"] == ["Renew passport"]
+    assert "-status: open" in shown and "+status: done" in shown and "+- [x]" not in shown
+    assert "Applied 1 change" in chat.say("yes")
+    text = (vault / passport).read_text(encoding="utf-8")
+    assert "\nstatus: done\n" in text and "- [ ] Get new biometric passport photos taken" in text
+
+
 def test_a_new_note_asked_for_without_text_starts_from_the_template_named_and_gets_no_invented_text(
     factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
 ) -> None:

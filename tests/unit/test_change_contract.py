@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 
 from agent.change_contract.candidates import Candidate, CandidateTask, Findings
+from agent.change_contract.findings import NoteTask
 from agent.change_contract.operations import GENERAL, asks_for_more, cued_operations, tool_call
 from agent.change_contract.proposer import contract_prompt
 from agent.change_contract.request_values import new_folder, quoted_values, values_after
@@ -93,6 +94,46 @@ def test_a_task_to_mark_is_one_of_the_notes_own_tasks_in_the_right_state() -> No
     with pytest.raises(OutputInvalid, match="'Buy straw' is not a task of TaskNotes/Replace smoke detector"):
         validate({**reply, "task": "Buy straw"}, ["complete_task"], findings(smoke, other), "Mark it done")
     assert offered(["complete_task"], findings(GARLIC)) == []  # no open task to mark
+
+
+def test_a_task_note_named_is_completed_by_its_status_and_a_checkbox_written_out_by_its_line() -> None:
+    photos = CandidateTask("Get new biometric passport photos taken 📅 2020-03-01 ⏫", "open", 14)
+    passport = Candidate(
+        "TaskNotes/Renew passport.md",
+        "Renew passport",
+        tasks=(photos,),
+        note_task=NoteTask("Renew passport", "open", "status", "done", "open"),
+    )
+    found = findings(passport)
+
+    def choices(request: str) -> list[str]:
+        return list(contract_schema(["complete_task"], found, request)["properties"]["task"]["enum"])
+
+    assert choices("Mark Renew passport as done") == ["Renew passport"]
+    assert choices("Mark get new biometric passport photos taken as done in Renew passport") == [photos.text]
+    assert choices("Tick off the passport task") == [photos.text, "Renew passport"]  # the note's own task last
+    reply = {"operation": "complete_task", "target": passport.path, "task": "Renew passport"}
+    contract = validate(reply, ["complete_task"], found, "Mark Renew passport as done")
+    assert tool_call(contract.operation, contract.values, contract.target) == (
+        "edit_note",
+        {"path": passport.path, "command": "set_property", "property": "status", "value": "done"},
+    )
+    done = Candidate(
+        "T/Cancel.md", "Cancel", note_task=NoteTask("Cancel streaming", "done", "state", "finished", "todo")
+    )
+    assert offered(["complete_task", "reopen_task"], findings(done)) == ["reopen_task"]
+    reopened = validate(
+        {"operation": "reopen_task", "target": done.path, "task": "Cancel streaming"},
+        ["reopen_task"],
+        findings(done),
+        "Reopen Cancel streaming",
+    )
+    assert tool_call(reopened.operation, reopened.values, reopened.target)[1] == {
+        "path": done.path,
+        "command": "set_property",
+        "property": "state",
+        "value": "todo",
+    }
 
 
 @pytest.mark.parametrize(
