@@ -79,7 +79,8 @@ def task_choices(operation: str, findings: Findings, targets: Sequence[Candidate
     Those the request quotes; else the checkbox tasks it writes out (their words, without the plugin's markers);
     else a task note it names, the note itself ("Mark Renew passport as done": not its checkbox "Get new passport
     photos taken"; "Mark Buy three 9 V batteries as done in the Replace smoke detector batteries note": the
-    checkbox, though the note is named too); else all.
+    checkbox, though the note is named too); else all, less a task note named only as the place of the task
+    ("Tick off the battery task in the Replace smoke detector batteries note": the 1.5B picked the note itself).
     """
     state = TASK_STATES[operation]
     tasks = list(dict.fromkeys(text for target in targets for text in target.task_texts(state)))
@@ -87,14 +88,32 @@ def task_choices(operation: str, findings: Findings, targets: Sequence[Candidate
     named = [text for text in tasks if any(value in text.casefold() for value in quoted)]
     own = {target.note_task.title for target in targets if target.note_task is not None}
     boxes = [text for text in tasks if text not in own and _writes(request, parse_task_fields(text).description)]
-    notes = [text for text in tasks if text in own and _writes(request, text)]
-    return named or boxes or notes or tasks
+    notes = [text for text in tasks if text in own and _writes(request, text, as_task=True)]
+    # A task note named only as the place of the task asked for is not that task: its checkboxes are.
+    placed = {text for text in own if _writes(request, text) and not _writes(request, text, as_task=True)}
+    inside = [text for text in tasks if text not in placed]
+    return named or boxes or notes or inside or tasks
 
 
-def _writes(request: str, text: str) -> bool:
-    """Return True when `request` holds `text` whole, as words (any case)."""
+def _writes(request: str, text: str, *, as_task: bool = False) -> bool:
+    """Return True when `request` holds `text` whole, as words (any case).
+
+    `as_task`: not only where it names the place of another task ("the battery task in the Replace smoke detector
+    batteries note", "… in Renew passport").
+    """
     words = " ".join(text.split())
-    return bool(words) and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", request, re.IGNORECASE) is not None
+    if not words:
+        return False
+    found = re.finditer(rf"(?<!\w){re.escape(words)}(?!\w)", request, re.IGNORECASE)
+    return any(not (as_task and _is_place(request, match)) for match in found)
+
+
+_PLACE_BEFORE = re.compile(r"\b(?:in|from|of|within|inside|im|in\s+der|aus)\s+(?:(?:the|my|der|dem|meiner)\s+)?$", re.I)
+_PLACE_AFTER = re.compile(r"^\s+(?:note|page|file|notiz|seite)\b", re.IGNORECASE)
+
+
+def _is_place(request: str, match: re.Match[str]) -> bool:
+    return bool(_PLACE_BEFORE.search(request[: match.start()]) or _PLACE_AFTER.match(request[match.end() :]))
 
 
 def targets_for(operation: str, findings: Findings) -> list[Candidate]:

@@ -26,7 +26,7 @@ EDIT_VERBS = frozenset(
     {
         "add", "append", "prepend", "create", "make", "write", "insert", "put", "tag", "untag", "rename", "move",
         "delete", "remove", "archive", "trash", "set", "change", "update", "replace", "toggle", "tick", "uncheck",
-        "mark", "jot", "log", "record", "start", "draft", "new", "erase", "relocate",
+        "mark", "jot", "log", "record", "start", "draft", "new", "erase", "relocate", "reopen", "untick",
         # German
         "füge", "hinzufügen", "erstelle", "erstell", "lege", "leg", "schreibe", "schreib", "verschiebe",
         "benenne", "lösche", "entferne", "setze", "ändere", "markiere", "hake", "trage", "notiere", "archiviere",
@@ -90,11 +90,16 @@ def _request_verb(message: str) -> str | None:
     rest = _without_openers(text)
     if _REMIND_TO.match(rest):  # "remind me to renew the passport": a task to add ("remind me what ..." asks)
         return "remind"
+    if _TASK_DONE.match(rest):  # "check off the battery task", "complete Renew passport": a task to mark done
+        return "complete"
     first = _WORD.match(rest)
     return first.group(0) if first is not None and first.group(0) in EDIT_VERBS else None
 
 
 _REMIND_TO = re.compile(r"remind\s+(?:me|us)\s+to\b")
+# As the change contract reads "mark … done" (agent/change_contract/operations.py); "check" alone asks to look.
+# "Complete" and "finish" only of a task: "Complete list of my books?" asks for a list.
+_TASK_DONE = re.compile(r"(?:check|cross)\s+(?:it\s+|them\s+)?off\b|(?:complete|finish)\b(?=.*\b(?:task|to-?do)\b)")
 
 
 def _without_openers(text: str) -> str:

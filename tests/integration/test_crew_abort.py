@@ -208,3 +208,25 @@ def test_ctrl_c_while_following_a_run_on_the_server_aborts_it_there(settings: Se
 
     assert state["status"] == "aborted" and after["status"] == "aborted"
     assert any(event.get("type") == "abort_requested" for event in seen)
+
+
+def test_a_run_that_ended_after_an_abort_still_says_it_was_asked_to_whoever_follows_it(
+    settings: Settings, vault: Path
+) -> None:
+    # The CLI that asked on Ctrl-C follows the run again; under load the run had stopped before it resubscribed,
+    # and its events said only "aborted".
+    with crew_world(settings, script=[SLOW]) as world:
+        model = OpenAICompatibleChatModel(world.settings.llm.model_copy(update={"base_urls": (world.llm.base_url,)}))
+        app = create_app(world.settings, world.services, chat_model=model)
+        with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+            run_id = client.post("/v1/crews/Daily-Briefing/runs", json={}).json()["run"]["id"]
+            client.post(f"/v1/crews/runs/{run_id}/abort")
+            deadline = time.monotonic() + 30
+            while client.get(f"/v1/crews/runs/{run_id}").json()["status"] == "running":
+                assert time.monotonic() < deadline, "the aborted run did not end"
+                time.sleep(0.05)
+            with client.stream("GET", f"/v1/crews/runs/{run_id}/events") as stream:
+                events = [json.loads(line[5:]) for line in stream.iter_lines() if line.startswith("data:")]
+
+    assert [event["type"] for event in events] == ["abort_requested", "run"]
+    assert events[-1]["status"] == "aborted"

@@ -112,6 +112,9 @@ def test_a_task_note_named_is_completed_by_its_status_and_a_checkbox_written_out
     assert choices("Mark Renew passport as done") == ["Renew passport"]
     assert choices("Mark get new biometric passport photos taken as done in Renew passport") == [photos.text]
     assert choices("Tick off the passport task") == [photos.text, "Renew passport"]  # the note's own task last
+    # Named as the place of another task, the note is not the task asked for.
+    assert choices("Tick off the photo task in the Renew passport note") == [photos.text]
+    assert choices("Tick off the photo task in Renew passport") == [photos.text]
     reply = {"operation": "complete_task", "target": passport.path, "task": "Renew passport"}
     contract = validate(reply, ["complete_task"], found, "Mark Renew passport as done")
     assert tool_call(contract.operation, contract.values, contract.target) == (

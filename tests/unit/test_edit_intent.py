@@ -20,6 +20,12 @@ from agent.gate.intent import AskedChange, asked_change, looks_like_edit_request
         "Move Bike Repair Notes to Archive",
         "Delete the empty note in Inbox",
         "Mark the pruning task done",
+        "Reopen the task Renew passport",  # the 0.5B answered it as a question: "[ ] Open"
+        "Untick the battery task",
+        "Check off the battery task",  # answered as a question before, like "Complete the task Renew passport"
+        "Cross off Renew passport",
+        "Complete the task Renew passport",
+        "Finish the Renew passport task",
         "  ADD: milk",
         "add",
     ],
@@ -123,6 +129,8 @@ def test_a_note_named_in_a_clause_before_the_verb_still_makes_a_request(message:
         "In the Librarian project, change requests still open?",  # a clause naming no note
         "For the garden, start dates for tomatoes?",
         "Pour le dîner, qu'est-ce que je cuisine ?",
+        "Complete list of my books?",  # "complete" marks a task done only where a task is named
+        "Check whether my notes mention garlic",
     ],
 )
 def test_questions_are_not_edit_requests_even_when_they_mention_an_edit_verb(message: str) -> None:

@@ -149,6 +149,10 @@ def run_events(service: CrewService, run_id: str) -> AsyncIterator[dict[str, str
 
     async def events() -> AsyncIterator[dict[str, str]]:
         if control is None:  # ended, or run by another process: one event with what its log says
+            if state.abort_requested:
+                # The CLI that asked for it on Ctrl-C follows again; a run that stopped before it resubscribed must
+                # still say it was asked (seen under load in tests/integration/test_crew_abort.py).
+                yield {"event": "abort_requested", "data": json.dumps({"run": run_id, "type": "abort_requested"})}
             outcome = {"status": state.status, "error": state.error, "notice": state.notice, "writes": state.writes}
             yield {"event": "run", "data": json.dumps({"type": "run", "run": run_id, **outcome})}
             return
