@@ -19,6 +19,7 @@ from core.domain import Task
 from core.errors import InvalidRequest
 from rag.answer.due_questions import DueAsk
 from rag.notes.moment import parse_day
+from rag.notes.task_notes import task_note, task_notes_config
 
 _LEGEND = "Marks: [ ] to do, [/] in progress, [x] done, [-] cancelled."
 _NARROW = "Narrow with folder, or ask for one note with in_note."
@@ -82,11 +83,15 @@ def run_tasks(reader: VaultReader, args: TasksArgs) -> Reply:
         path = existing_daily_note(reader, snapshot, parse_day(args.date, reader.today()))
     parts = _note_tasks(snapshot, path, snapshot.notes[path].tasks)
     anchor = snapshot.anchor(path)
+    if (own := task_note(snapshot.notes[path], task_notes_config(snapshot.root))) is not None:
+        # A task note is a task itself, whatever checkboxes it holds ("Renew passport", due 2020-03-15).
+        parts.insert(0, data_part("tasks", f"- {note_line(own)} {anchor}", (anchor,), kind="task note", path=path))
     if not parts:
         return reply(Part(f"{anchor} ({path}) has no tasks.", (anchor,)))
     open_count = sum(is_open(task) for task in snapshot.notes[path].tasks)
     total = len(snapshot.notes[path].tasks)
-    return reply(f"{path}: {total} task(s), {open_count} open. {_LEGEND}", *parts)
+    itself = f" The note is a task itself ({own.status or 'open'})." if own is not None else ""
+    return reply(f"{path}: {total} task(s), {open_count} open.{itself} {_LEGEND}", *parts)
 
 
 def _by_date(reader: VaultReader, args: TasksArgs) -> Reply:

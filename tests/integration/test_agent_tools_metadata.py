@@ -99,6 +99,10 @@ def test_task_notes_are_listed_with_the_tasks_of_their_state(tools: ToolRegistry
     assert "Cancel the streaming subscription" not in found.text and "[[Renew passport]]" in found.anchors
     done = call(tools, "tasks", command="done", folder="TaskNotes")
     assert "- [done] Cancel the streaming subscription [[Cancel the streaming subscription]]" in done.text
+    own = call(tools, "tasks", command="in_note", note="Renew passport")
+    assert own.text.startswith("TaskNotes/Renew passport.md: 2 task(s), 2 open. The note is a task itself (open).")
+    assert "- [open] Renew passport (due 2020-03-15, priority high) [[Renew passport]]" in own.text
+    assert "- [ ] Get new biometric passport photos taken" in own.text
 
 
 def test_tasks_of_a_note_and_of_a_daily_note(tools: ToolRegistry) -> None:
