@@ -85,7 +85,8 @@ def run_tasks(reader: VaultReader, args: TasksArgs) -> Reply:
     anchor = snapshot.anchor(path)
     if (own := task_note(snapshot.notes[path], task_notes_config(snapshot.root))) is not None:
         # A task note is a task itself, whatever checkboxes it holds ("Renew passport", due 2020-03-15).
-        parts.insert(0, data_part("tasks", f"- {note_line(own)} {anchor}", (anchor,), kind="task note", path=path))
+        part = data_part("tasks", f"- {note_line(own)} {anchor}", (anchor,), kind="task note", path=path, source=anchor)
+        parts.insert(0, part)
     if not parts:
         return reply(Part(f"{anchor} ({path}) has no tasks.", (anchor,)))
     open_count = sum(is_open(task) for task in snapshot.notes[path].tasks)
