@@ -19,8 +19,6 @@ import re
 from collections.abc import Callable, Sequence
 from functools import cache
 
-from breame.data.spelling_constants import AMERICAN_ENGLISH_SPELLINGS
-
 from core.domain import SparseVector
 
 # American words of breame's list whose pair is another word, not their spelling: never paired.
@@ -36,11 +34,18 @@ ONE_WAY = frozenset(
 _WORDS = re.compile(r"[^\W\d_]+")
 
 
+def _breame() -> dict[str, str]:
+    """Return breame's American spellings and their British ones, imported on first use, not at start-up."""
+    from breame.data.spelling_constants import AMERICAN_ENGLISH_SPELLINGS
+
+    return dict(AMERICAN_ENGLISH_SPELLINGS)
+
+
 @cache
 def _pairs() -> dict[str, str]:
     """Return each spelling's other spelling, both ways (built on first use: breame's tables take 7 ms to load)."""
     pairs = dict(_american_of())
-    for american, british in AMERICAN_ENGLISH_SPELLINGS.items():
+    for american, british in _breame().items():
         if american not in NOT_SPELLINGS and american not in ONE_WAY:
             pairs[american] = british
     return pairs
@@ -48,7 +53,7 @@ def _pairs() -> dict[str, str]:
 
 @cache
 def _american_of() -> dict[str, str]:
-    pairs = AMERICAN_ENGLISH_SPELLINGS.items()
+    pairs = _breame().items()
     return {british: american for american, british in pairs if american not in NOT_SPELLINGS}
 
 

@@ -88,9 +88,10 @@ def task_choices(operation: str, findings: Findings, targets: Sequence[Candidate
     named = [text for text in tasks if any(value in text.casefold() for value in quoted)]
     own = {target.note_task.title for target in targets if target.note_task is not None}
     boxes = [text for text in tasks if text not in own and _writes(request, parse_task_fields(text).description)]
-    notes = [text for text in tasks if text in own and _writes(request, text, as_task=True)]
+    as_task = {text for text in own if _writes(request, text, as_task=True)}
+    notes = [text for text in tasks if text in as_task]
     # A task note named only as the place of the task asked for is not that task: its checkboxes are.
-    placed = {text for text in own if _writes(request, text) and not _writes(request, text, as_task=True)}
+    placed = {text for text in own - as_task if _writes(request, text)}
     inside = [text for text in tasks if text not in placed]
     return named or boxes or notes or inside or tasks
 

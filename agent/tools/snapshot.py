@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from core.domain import Link, Note
 from core.errors import InvalidRequest, NotFound
+from rag.notes.frontmatter import property_of
 from rag.notes.links import LinkResolver, heading_key
 from rag.notes.vault import FileStat, clean_relative_path
 
@@ -39,10 +40,7 @@ def has_tag(tags: Iterable[str], wanted: str) -> bool:
 
 def property_value(note: Note, name: str) -> tuple[bool, object]:
     """Return (present, value) of a frontmatter property, matching its name case-insensitively like Obsidian."""
-    for key, value in note.frontmatter.items():
-        if key.casefold() == name.casefold():
-            return True, value
-    return False, None
+    return property_of(note.frontmatter, name)
 
 
 @dataclass(frozen=True, slots=True)

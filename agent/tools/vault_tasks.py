@@ -33,11 +33,8 @@ def vault_tasks(reader: VaultReader, snapshot: VaultSnapshot, folder: str = "") 
     None in the templates folder (a template's empty "- [ ]" is a placeholder, not a task); with the plugin's global
     filter set, only checkboxes holding it. A note without such a task is not yielded.
     """
-    templates = templates_folder_or_none(reader, snapshot)
     is_task = counts_as_task(snapshot.root)
-    for path in sorted(snapshot.notes, key=str.lower):
-        if not snapshot.in_folder(path, folder) or (templates and snapshot.in_folder(path, templates)):
-            continue
+    for path in _notes_with_tasks(reader, snapshot, folder):
         if tasks := [task for task in snapshot.notes[path].tasks if is_task(task.text)]:
             yield path, tasks
 
@@ -47,13 +44,18 @@ def task_notes(reader: VaultReader, snapshot: VaultSnapshot, folder: str = "") -
 
     None in the templates folder: a task template is tagged as a task, and is none.
     """
-    templates = templates_folder_or_none(reader, snapshot)
     config = task_notes_config(snapshot.root)
-    for path in sorted(snapshot.notes, key=str.lower):
-        if not snapshot.in_folder(path, folder) or (templates and snapshot.in_folder(path, templates)):
-            continue
+    for path in _notes_with_tasks(reader, snapshot, folder):
         if (found := task_note(snapshot.notes[path], config)) is not None:
             yield found
+
+
+def _notes_with_tasks(reader: VaultReader, snapshot: VaultSnapshot, folder: str) -> Iterator[str]:
+    """Yield the paths of the notes under `folder` whose tasks count, by path: none in the templates folder."""
+    templates = templates_folder_or_none(reader, snapshot)
+    for path in sorted(snapshot.notes, key=str.lower):
+        if snapshot.in_folder(path, folder) and not (templates and snapshot.in_folder(path, templates)):
+            yield path
 
 
 def note_line(note: TaskNote) -> str:

@@ -18,6 +18,7 @@ from pydantic import BeforeValidator, Field
 from crews.collectors.base import CollectContext, Collector, CollectorParams
 from crews.collectors.notes import NoteText, Scalar, VaultNotes, value_strings
 from crews.model import Material, MaterialItem
+from rag.notes.frontmatter import property_of
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -46,8 +47,7 @@ class TaskNotesParams(CollectorParams):
 
 
 def _lookup(data: Mapping[str, object], key: str) -> object:
-    wanted = key.casefold()
-    return next((value for name, value in data.items() if name.casefold() == wanted), None)
+    return property_of(data, key)[1]
 
 
 def _is_missing(value: object) -> bool:

@@ -189,6 +189,15 @@ def load_yaml(text: str, *, first_line: int) -> tuple[dict[str, object], str | N
     return plain, None
 
 
+def property_of(data: Mapping[str, object], name: str) -> tuple[bool, object]:
+    """Return (present, value) of a property, its name matched case-insensitively as Obsidian matches it."""
+    wanted = name.casefold()
+    for key, value in data.items():
+        if str(key).casefold() == wanted:
+            return True, value
+    return False, None
+
+
 def _values(data: Mapping[str, object], names: tuple[str, ...]) -> list[object]:
     """Return the values of the keys matching `names`, case-insensitively, in key order."""
     return [value for key, value in data.items() if key.lower() in names]

@@ -16,6 +16,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from core.domain import Note
+from rag.notes.frontmatter import property_of
 from rag.notes.obsidian_config import plugin_config, text_setting
 
 TASKNOTES_CONFIG = "plugins/tasknotes/data"  # .obsidian/<this>.json
@@ -128,8 +129,7 @@ def _is_marked(note: Note, tags: set[str], config: TaskNotesConfig) -> bool:
 
 
 def _lookup(frontmatter: Mapping[str, object], key: str) -> object:
-    wanted = key.casefold()
-    return next((value for name, value in frontmatter.items() if str(name).casefold() == wanted), None)
+    return property_of(frontmatter, key)[1]
 
 
 def _text(value: object) -> str:
