@@ -54,9 +54,10 @@ class AgentDeps:
     base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None
     # The properties a question asks for of the notes its passages come from, after them (rag/answer/property_records).
     property_records: Callable[[Sequence[SearchHit], str], list[SearchHit]] | None = None
-    # The reply listing the open tasks a question asks for by date (agent/tools/due_tasks.py; None: not looked for).
-    # Called with the question and the user's questions before it ("And tomorrow?" asks again of other days).
-    due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None
+    # The reply listing the tasks a question asks for by date or of a note or folder (agent/tools/task_lists.py; None:
+    # not looked for). Called with the question and the user's questions before it ("And tomorrow?", "Which of them
+    # are done?" ask again of the list before).
+    task_lists: Callable[[str, Sequence[str]], DueReply | None] | None = None
     # The notes of the days a question names, searched beside its words (agent/day_notes.py; None: not looked for).
     day_notes: Callable[[str], NamedDays] | None = None
 

@@ -59,12 +59,12 @@ class RetrievalOnlyAnswerer:
         note_paths: Callable[[], Iterable[str]] = tuple,
         base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None,
         property_records: Callable[[Sequence[SearchHit], str], list[SearchHit]] | None = None,
-        due_tasks: Callable[[str, Sequence[str]], DueReply | None] | None = None,
+        task_lists: Callable[[str, Sequence[str]], DueReply | None] | None = None,
         day_notes: Callable[[str], NamedDays] | None = None,
     ) -> None:
         self._retriever = retriever
         self._day_notes = day_notes  # the notes of the days a question names, found by name (agent/day_notes.py)
-        self._due_tasks = due_tasks  # the open tasks a question asks for by date, listed (agent/tools/due_tasks.py)
+        self._task_lists = task_lists  # the tasks a question asks for by date or place, listed (agent/tools/task_lists)
         self._base_embeds = base_embeds  # the rows of the base views passages embed (agent/tools/bases/embeds.py)
         self._property_records = property_records  # the properties asked for (rag/answer/property_records.py)
         self._gate = gate
@@ -106,8 +106,8 @@ class RetrievalOnlyAnswerer:
         unready = self._retriever.unready_reason()  # an empty vault, or the first index still running
         if unready is not None:
             return unready
-        if self._due_tasks is not None and (due := self._due_tasks(question, asked_before)) is not None:
-            return due.text  # "Which tasks are due today?" needs no model: code lists them by their dates
+        if self._task_lists is not None and (due := self._task_lists(question, asked_before)) is not None:
+            return due.text  # "Which tasks are due today?", "What tasks are in ACME?": code lists them
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
         days = self._day_notes(question) if self._day_notes is not None else NamedDays()
         # A request about the days alone ("What did I do yesterday?") is covered by their notes, whatever its words.

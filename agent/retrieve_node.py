@@ -52,11 +52,12 @@ class RetrieveNode:
         # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
         edit_like = looks_like_edit_request(question)
         is_edit = scratch_of(config).writes is not None and edit_like
-        # "Which tasks are due today?": listed by code from the tasks' dates, no model asked (agent/tools/due_tasks.py).
+        # "Which tasks are due today?", "What tasks are in ACME?": listed by code from the tasks themselves, no model
+        # asked (agent/tools/task_lists.py).
         # Not for a request to add one ("Add a task for tomorrow: …"), in a vault that can be changed or not.
-        due_tasks = None if edit_like else deps.due_tasks
-        if due_tasks is not None and (
-            due := await _in_thread(due_tasks, question, user_questions_before(state["messages"]))
+        task_lists = None if edit_like else deps.task_lists
+        if task_lists is not None and (
+            due := await _in_thread(task_lists, question, user_questions_before(state["messages"]))
         ):
             scratch_of(config).checker.allowed.update(due.anchors)
             return {"is_covered": False, "answer": due.text}

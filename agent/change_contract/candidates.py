@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import PurePosixPath
 
+from agent.change_contract.due_dates import due_date, due_marker, without_due_date
 from agent.change_contract.findings import Candidate, CandidateTask, Findings, NoteTask, TaskState, task_state
 from agent.change_contract.request_values import blanked, named_days, new_folder, quoted_values, written_days
 from agent.change_contract.request_words import given_names
@@ -89,6 +90,9 @@ def gather(
     root (Obsidian's default), which the hits come before.
     """
     snapshot = reader.snapshot()
+    # "… due Friday": the day is the new task's due date, no daily note to put it in, and no words of the task.
+    due = due_date(request, reader.today()) if is_new_task else None
+    request = request if due is None else without_due_date(request, due)
     destinations = move_destinations(snapshot, request)
     text = blanked(request, [match.span() for match in destinations])
     days = named_days(text, reader.today())
@@ -122,6 +126,7 @@ def gather(
         missing=tuple(missing) if not named else (),
         closest=closest_titles(snapshot, missing) if not named else (),
         task=new_task_text(snapshot, request) if is_new_task and not quoted else "",
+        due=due_marker(snapshot, due.day) if due is not None else "",
     )
 
 

@@ -85,6 +85,7 @@ class Findings:
     missing: tuple[str, ...] = ()  # names the request gives notes that no note has ("the Dune note")
     closest: tuple[str, ...] = ()  # titles close to the missing names, to suggest
     task: str = ""  # a new task's words as the request writes them unquoted ("call the plumber"), see `task_words`
+    due: str = ""  # the due date the request gives a new task, as the vault writes one ("📅 2026-12-11"), see due_dates
 
     @property
     def paths(self) -> tuple[str, ...]:

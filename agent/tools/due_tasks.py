@@ -14,8 +14,9 @@ the usual way (its text may say what is to do).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
+from pathlib import PurePosixPath
 
 from agent.tools.daily import existing_daily_note
 from agent.tools.reader import VaultReader
@@ -39,6 +40,34 @@ class DueTask:
     line: str
     anchor: str
     path: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPlace:
+    """Where a question asks for tasks: one note (`path`, cited as `label`) or a folder and its sub-folders."""
+
+    path: str
+    is_folder: bool
+    label: str = ""  # the note's citation, [[Important Project]]
+
+    @property
+    def folder(self) -> str:
+        """Return the folder whose notes hold the place's tasks ("": the vault's root)."""
+        return self.path if self.is_folder else str(PurePosixPath(self.path).parent).removeprefix(".")
+
+    def holds(self, path: str) -> bool:
+        """Return True when the note at `path` is the place or lies in it."""
+        return path.lower().startswith(f"{self.path.lower()}/") if self.is_folder else path == self.path
+
+    @property
+    def described(self) -> str:
+        """Return the place as a reply names it: "[[Important Project]]", "the folder How To"."""
+        return f"the folder {self.path}" if self.is_folder else self.label
+
+    @property
+    def anchors(self) -> tuple[str, ...]:
+        """Return the links the place's name in a reply holds."""
+        return () if self.is_folder else (self.label,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,25 +98,30 @@ class DueTasks:
         found = None if ask is None else self.days_reply(ask)
         return None if found is None or found.is_empty else found
 
-    def days_reply(self, ask: DueAsk) -> DueReply:
+    def days_reply(self, ask: DueAsk, *, place: TaskPlace | None = None) -> DueReply:
         """Return the reply listing the open tasks of the days `ask` names (also the `tasks` tool's due, overdue).
 
         When none is found it says so, and names the next open task after those days if any (else `is_empty`).
+        `place`: only the tasks of that note or folder ("What's overdue in ACME?").
         """
         snapshot = self._reader.snapshot()
         daily = _daily_note_of(self._reader, snapshot, ask)
-        dated = self._dated_tasks(ask, snapshot, daily)
+        dated = [task for task in self._dated_tasks(ask, snapshot, daily) if place is None or place.holds(task.path)]
+        where = f" in {place.described}" if place is not None else ""
         found = [task for task in dated if ask.holds(task.day)]
         if not found:
-            return _none_found(ask, [task for task in dated if task.day > ask.until], earlier=len(dated))
+            later = [task for task in dated if task.day > ask.until]
+            none = _none_found(ask, later, earlier=len(dated), where=where)
+            return none if place is None else replace(none, anchors=(*place.anchors, *none.anchors), is_empty=False)
         listed = found[: self._max_listed]
         has_daily = any(task.path == daily for task in found)
         tasks = " ".join(filter(None, (f"open task{'s' if len(found) != 1 else ''}", ask.describe_priorities())))
-        lines = [f"{len(found)} {tasks} {_what(ask, has_daily=has_daily)}:"]
+        lines = [f"{len(found)} {tasks}{where} {_what(ask, has_daily=has_daily)}:"]
         lines += [f"- {task.line} {task.anchor}" for task in listed]
         if len(found) > len(listed):
             lines.append(f"… and {len(found) - len(listed)} more.")
-        return DueReply("\n".join(lines), tuple(dict.fromkeys(task.anchor for task in listed)))
+        anchors = (*(place.anchors if place else ()), *(task.anchor for task in listed))
+        return DueReply("\n".join(lines), tuple(dict.fromkeys(anchors)))
 
     def _dated_tasks(self, ask: DueAsk, snapshot: VaultSnapshot, daily: str | None) -> list[DueTask]:
         """Return the open tasks with the date `ask` goes by, earliest first, then by note and line.
@@ -110,7 +144,7 @@ class DueTasks:
         return [task for *_, task in sorted(found, key=lambda item: item[:3])]
 
 
-def _none_found(ask: DueAsk, later: list[DueTask], *, earlier: int) -> DueReply:
+def _none_found(ask: DueAsk, later: list[DueTask], *, earlier: int, where: str = "") -> DueReply:
     """Return the reply saying no open task is of the days asked, with the next one after them if any.
 
     With none after them either, but `earlier` ones (tasks-demo's dates are all in 2021-2024, asked about next
@@ -119,17 +153,20 @@ def _none_found(ask: DueAsk, later: list[DueTask], *, earlier: int) -> DueReply:
     if not later and earlier:
         tasks = " ".join(filter(None, ("open task" if earlier == 1 else "open tasks", ask.describe_priorities())))
         dated = f"{tasks} {'is' if earlier == 1 else 'are'} dated before"
-        return DueReply(f"{_no_open_task(ask)}, nor later; {earlier} {dated}.", ())
+        return DueReply(f"{_no_open_task(ask, where)}, nor later; {earlier} {dated}.", ())
     if not later:  # a list narrowed to a priority is the answer: the vault's text says nothing of priorities
-        return DueReply(f"{_no_open_task(ask)}.", (), is_empty=not ask.priorities)
+        return DueReply(f"{_no_open_task(ask, where)}.", (), is_empty=not ask.priorities)
     first = later[0]
-    text = f"{_no_open_task(ask)}. The next one:\n- {first.line} {first.anchor}"
+    text = f"{_no_open_task(ask, where)}. The next one:\n- {first.line} {first.anchor}"
     return DueReply(text, (first.anchor,))
 
 
-def _no_open_task(ask: DueAsk) -> str:
-    """Return "No open task is overdue", "No open task of high or highest priority is due on 2021-11-22" ..."""
-    task = " ".join(filter(None, ("No open task", ask.describe_priorities())))
+def _no_open_task(ask: DueAsk, where: str = "") -> str:
+    """Return "No open task is overdue", "No open task of high or highest priority is due on 2021-11-22" ...
+
+    `where`: " in [[ACME]]", the place asked of.
+    """
+    task = " ".join(filter(None, ("No open task", ask.describe_priorities()))) + where
     return f"{task} is overdue" if ask.first == date.min else f"{task} is {_what(ask, has_daily=False)}"
 
 

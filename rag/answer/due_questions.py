@@ -31,15 +31,15 @@ _REQUEST = re.compile(
 )
 # Tasks done, not to do: "Which tasks did I finish this week?" (the open ones would be the wrong list); "What needs
 # to be done today?" and "Was muss heute erledigt werden?" ask what is to do.
-_DONE = re.compile(
+DONE_ASKED = re.compile(
     r"\b(?:(?<!be\s)(?<!get\s)done|completed|finished|closed|ticked|checked\s+off|did\s+(?:i|we)"
     r"|erledigt(?!\s+werden)|abgeschlossen)\b",
     re.IGNORECASE,
 )
 # How a follow-up asking about other days opens: "And on 2021-11-23?", "What about tomorrow?", "Und morgen?".
-_FOLLOW_UP = re.compile(r"^\W*(?:and|what\s+about|how\s+about|und|und\s+was\s+ist\s+mit)\b", re.IGNORECASE)
+FOLLOW_UP = re.compile(r"^\W*(?:and|what\s+about|how\s+about|und|und\s+was\s+ist\s+mit)\b", re.IGNORECASE)
 # A follow-up narrowing the list before it: "Which of them are high priority?", "Welche davon haben hohe Priorität?".
-_OF_THOSE = re.compile(
+OF_THOSE = re.compile(
     r"\b(?:(?:any|which|all|each)\s+of\s+(?:them|those|these)|which\s+ones|th(?:ose|ese)\s+ones|davon)\b",
     re.IGNORECASE,
 )
@@ -128,17 +128,17 @@ def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAs
     not) asks the same of those days; one naming a priority ("Which of them are high priority?", "And the
     low-priority ones tomorrow?") asks the same of the tasks of that priority.
     """
-    priorities = _priorities_asked(question)
+    priorities = priorities_asked(question)
     # "Which of them …" narrows the list before only by a priority: "Which of them mention Priya?" is no such ask.
-    follows = earlier and (_FOLLOW_UP.match(question) or (priorities and _OF_THOSE.search(question)))
+    follows = earlier and (FOLLOW_UP.match(question) or (priorities and OF_THOSE.search(question)))
     before = due_ask(earlier[-1], today, earlier=earlier[:-1]) if follows else None
-    if before is not None and not _DONE.search(question):
+    if before is not None and not DONE_ASKED.search(question):
         days = _days_asked(question, today)
-        if priorities or (days is not None and _FOLLOW_UP.match(question) and not _TASKS.search(question)):
+        if priorities or (days is not None and FOLLOW_UP.match(question) and not _TASKS.search(question)):
             first, last = days or (before.first, before.last)
             listed = _listed_asked(question, today) if days else before.listed
             return replace(before, first=first, last=last, priorities=priorities or before.priorities, listed=listed)
-    if not _TASKS.search(question) or _REQUEST.match(question) or _DONE.search(question):
+    if not _TASKS.search(question) or _REQUEST.match(question) or DONE_ASKED.search(question):
         return None
     days = _days_asked(question, today)
     if days is None:
@@ -151,7 +151,7 @@ def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAs
         last,
         by_due_only=asks_due,
         by_scheduled=scheduled,
-        priorities=_priorities_asked(question),
+        priorities=priorities_asked(question),
         listed=_listed_asked(question, today),
     )
 
@@ -161,7 +161,7 @@ def _listed_asked(question: str, today: date) -> tuple[date, ...]:
     return () if _OVERDUE.search(question) else tuple(sorted(listed_days(question, today)))
 
 
-def _priorities_asked(question: str) -> tuple[str, ...]:
+def priorities_asked(question: str) -> tuple[str, ...]:
     """Return the priorities `question` asks tasks of, highest first (() when it names none)."""
     found: set[str] = set()
     for match in _PRIORITY_ASKED.finditer(question):

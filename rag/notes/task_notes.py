@@ -16,7 +16,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from core.domain import Note
-from rag.notes.frontmatter import property_of
+from rag.notes.frontmatter import frontmatter_tags, property_of
 from rag.notes.obsidian_config import plugin_config, text_setting
 
 TASKNOTES_CONFIG = "plugins/tasknotes/data"  # .obsidian/<this>.json
@@ -101,7 +101,9 @@ def task_note(note: Note, config: TaskNotesConfig) -> TaskNote | None:
     """Return the task `note` is (None: no task note, or an archived one)."""
     if any(note.path.casefold().startswith(f"{folder.casefold()}/") for folder in config.excluded):
         return None
-    tags = {tag.casefold() for tag in note.tags}
+    # The plugin reads the note's `tags` property: "#task" on a checkbox in the body (the Tasks plugin's global
+    # filter, obsidian-tasks-demo's "Important Project") makes no note a task.
+    tags = {tag.casefold() for tag in frontmatter_tags(note.frontmatter)}
     if config.archive_tag.casefold() in tags or not _is_marked(note, tags, config):
         return None
     status = _text(_lookup(note.frontmatter, config.key("status")))

@@ -180,7 +180,9 @@ def test_open_tasks_with_the_tasks_plugins_global_filter_are_the_checkboxes_hold
     assert [line for line in listed.text.splitlines() if line.startswith("<tasks path=")] == [
         '<tasks path="Inbox/Errands.md" source="[[Errands#Errands]]">'
     ]
-    assert listed.text.startswith("9 open task(s)") and '<tasks kind="task notes">' in listed.text
+    # The checkbox and the seven open task notes: Errands' "#task" is in its text, no `tags` property, so no task note.
+    assert listed.text.startswith("8 open task(s)") and '<tasks kind="task notes">' in listed.text
+    assert "[[Errands]]" not in listed.text.split('<tasks kind="task notes">')[1]
 
 
 def test_capped_lists_keep_only_the_anchors_still_shown(services: Services) -> None:

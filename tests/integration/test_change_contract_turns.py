@@ -305,3 +305,20 @@ def test_a_new_task_naming_no_note_is_offered_todays_daily_note_first(
     assert sent["response_format"]["json_schema"]["schema"]["properties"]["target"]["enum"][0] == today
     assert f"(write the path exactly):\n- {today}: daily note" in sent["messages"][0]["content"]
     assert "+- [ ] buy milk" in shown
+
+
+def test_a_due_date_the_request_gives_a_new_task_is_written_as_the_vaults_tasks_write_theirs(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # "… due on 2099-03-01" is the task's deadline: no words of the task, and no daily note of that day to put it in.
+    llm.add(contract(operation="add_task", target=GARLIC, text="Buy straw"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Add a task to the Garlic note: Buy straw due on 2099-03-01")
+
+    schema = llm.chat_requests[0].json["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["target"]["enum"] == [GARLIC]
+    assert "add the task “Buy straw 📅 2099-03-01”" in shown
+    assert "+- [ ] Buy straw 📅 2099-03-01" in shown
+    assert "Applied 1 change" in chat.say("yes")
+    assert "- [ ] Buy straw 📅 2099-03-01" in (vault / GARLIC).read_text(encoding="utf-8")

@@ -11,7 +11,17 @@ from rag.notes.task_notes import TaskNotesConfig, task_note, task_notes_config
 
 
 def note(path: str, tags: tuple[str, ...] = ("task",), **frontmatter: object) -> Note:
-    return Note(path=path, title=Path(path).stem, frontmatter=frontmatter, tags=tags)
+    """Return a note whose `tags` property holds `tags` (so do its tags, as parsing gives them)."""
+    return Note(path=path, title=Path(path).stem, frontmatter={"tags": list(tags), **frontmatter}, tags=tags)
+
+
+def test_a_task_tag_in_the_body_alone_makes_no_task_note() -> None:
+    # obsidian-tasks-demo's "Important Project": "- [ ] #task …" checkboxes (the Tasks plugin's global filter). The
+    # plugin reads the `tags` property only.
+    project = Note(path="Important Project.md", title="Important Project", frontmatter={}, tags=("task",))
+
+    assert task_note(project, TaskNotesConfig()) is None
+    assert task_note(note("T/Call.md", tags=("Task",)), TaskNotesConfig()) is not None  # any case, as a property
 
 
 def test_a_note_tagged_task_is_a_task_with_its_status_priority_and_dates() -> None:

@@ -1,0 +1,92 @@
+"""Questions asking for the tasks of one note or folder ("What tasks are in my Important Project note?").
+
+Which tasks a note holds is no judgment: asked for those of "Important Project", the 0.5B listed a task of another
+note the search found first, four times over, and asked which of them were done, it listed open ones among them. Such
+a question is answered from the note's checkboxes by code (agent/tools/task_lists.py); this module only reads what
+the question asks for: a list of tasks (not one task), which of them (open, done, all), of which priorities, and
+whether it follows the question before ("Which of them are done?", "And in ACME?"). Where the tasks are, the note
+or folder the question names, is found against the vault by the agent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from rag.answer.due_questions import DONE_ASKED, FOLLOW_UP, OF_THOSE, priorities_asked
+
+# A question asking for a list of tasks: "What tasks …", "Which open tasks …", "What are my high-priority to-dos …",
+# "List/Show the tasks …", "How many tasks …", "Are there any tasks …". "How do I group tasks in the Grouping note?"
+# asks no list, nor "What's the battery task in …" (one task): the model answers those from the passages.
+_TASKS = r"(?:tasks|to-?dos|checkboxes|check-?list\s+items|aufgaben)"
+_FEW_WORDS = r"(?:[\w-]+\s+){0,3}?"
+_TASK_LIST = re.compile(
+    rf"\b(?:(?:what|which)\s+(?:(?:are|were|is)\s+)?(?:(?:the|my|our|all\s+the|all)\s+)?{_FEW_WORDS}{_TASKS}"
+    rf"|(?:list|show|give|tell|display|name)\s+(?:me\s+|us\s+)?(?:(?:all|every|each)\s+)?(?:(?:the|my|our)\s+)?"
+    rf"{_FEW_WORDS}{_TASKS}"
+    rf"|how\s+many\s+{_FEW_WORDS}(?:tasks?|to-?dos?|checkbox(?:es)?|aufgaben?)"
+    rf"|(?:are|is)\s+there\s+(?:(?:any|still|more)\s+)*{_FEW_WORDS}(?:tasks?|to-?dos?)"
+    rf"|(?:welche|wie\s+viele|zeig\w*(?:\s+mir)?(?:\s+die|\s+alle|\s+meine)?)\s+{_FEW_WORDS}aufgaben?)\b",
+    re.IGNORECASE,
+)
+# The open ones: "open", "unfinished", "not done yet", "left", "still to do", "offen". Read before the done ones,
+# as "not done" holds "done".
+_OPEN_ASKED = re.compile(
+    r"\b(?:open|unfinished|incomplete|uncompleted|unchecked|unticked|undone|remaining|outstanding|pending|left"
+    r"|still\s+to\s+do|not\s+(?:yet\s+)?(?:done|finished|completed|ticked|checked)|offen\w*|unerledigt\w*)\b",
+    re.IGNORECASE,
+)
+
+# In progress: the Tasks plugin's "[/]" (TaskNotes' "in-progress" status).
+_IN_PROGRESS_ASKED = re.compile(r"\b(?:in[-\s]progress|started|in\s+arbeit|begonnen\w*)\b", re.IGNORECASE)
+# Due: "Which tasks in ACME are due?", with no day named (a day named is a question by date: due_questions).
+_DUE_ASKED = re.compile(r"\b(?:due|deadlines?|fällig\w*)\b", re.IGNORECASE)
+
+State = Literal["all", "open", "done", "in progress"]
+
+
+@dataclass(frozen=True, slots=True)
+class ListAsk:
+    """What a question asks of the tasks of a place: which of them (`state`), of which `priorities` (none: any).
+
+    `follows`: it asks again of the list before ("Which of them are done?", "And in ACME?"), so a place it does not
+    name is the one asked of before, and a state it does not name the one asked for before.
+    """
+
+    state: State
+    priorities: tuple[str, ...] = ()
+    follows: bool = False
+    names_state: bool = True
+    names_tasks: bool = True  # False: a follow-up ("And in ACME?") that asks for tasks only by following a list
+    due_only: bool = False  # only the open tasks that have a due date ("Which tasks in ACME are due?")
+
+
+def list_ask(question: str, *, after_list: bool = False) -> ListAsk | None:
+    """Return what `question` asks of a list of tasks, or None when it asks for none.
+
+    `after_list`: the question before asked for a list of tasks, so "Which of them are done?" and "And in ACME?"
+    (a follow-up naming no tasks) ask for one too.
+    """
+    names_tasks = bool(_TASK_LIST.search(question) or OF_THOSE.search(question))
+    follows = after_list and bool(FOLLOW_UP.match(question) or OF_THOSE.search(question))
+    if not follows and not _TASK_LIST.search(question):
+        return None
+    due_only = bool(_DUE_ASKED.search(question))
+    state: State = (
+        "in progress"
+        if _IN_PROGRESS_ASKED.search(question)
+        else "open"
+        if _OPEN_ASKED.search(question) or due_only
+        else "done"
+        if DONE_ASKED.search(question)
+        else "all"
+    )
+    return ListAsk(
+        state,
+        priorities_asked(question),
+        follows=follows,
+        names_state=state != "all",
+        names_tasks=names_tasks,
+        due_only=due_only,
+    )
