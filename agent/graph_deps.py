@@ -12,7 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from agent.context_fit import ContextWindow
 from agent.day_notes import NamedDays
 from agent.tool_use import ToolUse
-from agent.tools.due_tasks import DueReply
+from agent.tools.due_tasks import ListReply
 from agent.turn import ToolBox, TurnScratch
 from core.domain import SearchHit
 from core.ports import ChatModel
@@ -54,10 +54,10 @@ class AgentDeps:
     base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None
     # The properties a question asks for of the notes its passages come from, after them (rag/answer/property_records).
     property_records: Callable[[Sequence[SearchHit], str], list[SearchHit]] | None = None
-    # The reply listing the tasks a question asks for by date or of a note or folder (agent/tools/task_lists.py; None:
-    # not looked for). Called with the question and the user's questions before it ("And tomorrow?", "Which of them
-    # are done?" ask again of the list before).
-    task_lists: Callable[[str, Sequence[str]], DueReply | None] | None = None
+    # The reply listing what a question asks for that code lists: tasks by date or of a note or folder, the notes
+    # linking to a note, the notes of a tag, the tags (agent/tools/code_lists.py; None: not looked for). Called with
+    # the question and the user's questions before it ("And tomorrow?", "Which of them are done?" ask again).
+    code_lists: Callable[[str, Sequence[str]], ListReply | None] | None = None
     # The notes of the days a question names, searched beside its words (agent/day_notes.py; None: not looked for).
     day_notes: Callable[[str], NamedDays] | None = None
 

@@ -10,7 +10,7 @@ from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import is_surely_change_request
 from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
-from agent.tools.due_tasks import DueReply
+from agent.tools.due_tasks import ListReply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.domain import SearchHit
 from core.errors import InvalidRequest
@@ -59,12 +59,12 @@ class RetrievalOnlyAnswerer:
         note_paths: Callable[[], Iterable[str]] = tuple,
         base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None,
         property_records: Callable[[Sequence[SearchHit], str], list[SearchHit]] | None = None,
-        task_lists: Callable[[str, Sequence[str]], DueReply | None] | None = None,
+        code_lists: Callable[[str, Sequence[str]], ListReply | None] | None = None,
         day_notes: Callable[[str], NamedDays] | None = None,
     ) -> None:
         self._retriever = retriever
         self._day_notes = day_notes  # the notes of the days a question names, found by name (agent/day_notes.py)
-        self._task_lists = task_lists  # the tasks a question asks for by date or place, listed (agent/tools/task_lists)
+        self._code_lists = code_lists  # tasks by date or place, links, tags: listed by code (agent/tools/code_lists.py)
         self._base_embeds = base_embeds  # the rows of the base views passages embed (agent/tools/bases/embeds.py)
         self._property_records = property_records  # the properties asked for (rag/answer/property_records.py)
         self._gate = gate
@@ -106,8 +106,8 @@ class RetrievalOnlyAnswerer:
         unready = self._retriever.unready_reason()  # an empty vault, or the first index still running
         if unready is not None:
             return unready
-        if self._task_lists is not None and (due := self._task_lists(question, asked_before)) is not None:
-            return due.text  # "Which tasks are due today?", "What tasks are in ACME?": code lists them
+        if self._code_lists is not None and (code_list := self._code_lists(question, asked_before)) is not None:
+            return code_list.text  # "Which tasks are due today?", "Which notes link to Books?": code lists them
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
         days = self._day_notes(question) if self._day_notes is not None else NamedDays()
         # A request about the days alone ("What did I do yesterday?") is covered by their notes, whatever its words.

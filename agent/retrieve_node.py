@@ -52,15 +52,15 @@ class RetrieveNode:
         # An edit request ("add a task to today's note") is no question the notes must cover: the floor stays out.
         edit_like = looks_like_edit_request(question)
         is_edit = scratch_of(config).writes is not None and edit_like
-        # "Which tasks are due today?", "What tasks are in ACME?": listed by code from the tasks themselves, no model
-        # asked (agent/tools/task_lists.py).
+        # "Which tasks are due today?", "What tasks are in ACME?", "Which notes link to Books?": listed by code from the
+        # vault itself, no model asked (agent/tools/code_lists.py).
         # Not for a request to add one ("Add a task for tomorrow: …"), in a vault that can be changed or not.
-        task_lists = None if edit_like else deps.task_lists
-        if task_lists is not None and (
-            due := await _in_thread(task_lists, question, user_questions_before(state["messages"]))
+        code_lists = None if edit_like else deps.code_lists
+        if code_lists is not None and (
+            code_list := await _in_thread(code_lists, question, user_questions_before(state["messages"]))
         ):
-            scratch_of(config).checker.allowed.update(due.anchors)
-            return {"is_covered": False, "answer": due.text}
+            scratch_of(config).checker.allowed.update(code_list.anchors)
+            return {"is_covered": False, "answer": code_list.text}
         # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
         earlier = earlier_question(state["messages"])
         query = await _in_thread(deps.retriever.prepare, question, earlier)

@@ -71,8 +71,8 @@ class TaskPlace:
 
 
 @dataclass(frozen=True, slots=True)
-class DueReply:
-    """The reply listing the tasks a question asks for by date, and the links it holds."""
+class ListReply:
+    """A list code answers a question with (tasks by date or place, links, tags), and the links it holds."""
 
     text: str
     anchors: tuple[str, ...]
@@ -86,7 +86,7 @@ class DueTasks:
         self._reader = reader
         self._max_listed = max_listed
 
-    def reply_for(self, question: str, earlier: Sequence[str] = ()) -> DueReply | None:
+    def reply_for(self, question: str, earlier: Sequence[str] = ()) -> ListReply | None:
         """Return the list of the open tasks `question` asks for by date (None: it asks for none).
 
         None too when no task is found and no open task of the vault has a date: a vault that does not date its
@@ -98,7 +98,7 @@ class DueTasks:
         found = None if ask is None else self.days_reply(ask)
         return None if found is None or found.is_empty else found
 
-    def days_reply(self, ask: DueAsk, *, place: TaskPlace | None = None) -> DueReply:
+    def days_reply(self, ask: DueAsk, *, place: TaskPlace | None = None) -> ListReply:
         """Return the reply listing the open tasks of the days `ask` names (also the `tasks` tool's due, overdue).
 
         When none is found it says so, and names the next open task after those days if any (else `is_empty`).
@@ -121,7 +121,7 @@ class DueTasks:
         if len(found) > len(listed):
             lines.append(f"… and {len(found) - len(listed)} more.")
         anchors = (*(place.anchors if place else ()), *(task.anchor for task in listed))
-        return DueReply("\n".join(lines), tuple(dict.fromkeys(anchors)))
+        return ListReply("\n".join(lines), tuple(dict.fromkeys(anchors)))
 
     def _dated_tasks(self, ask: DueAsk, snapshot: VaultSnapshot, daily: str | None) -> list[DueTask]:
         """Return the open tasks with the date `ask` goes by, earliest first, then by note and line.
@@ -144,7 +144,7 @@ class DueTasks:
         return [task for *_, task in sorted(found, key=lambda item: item[:3])]
 
 
-def _none_found(ask: DueAsk, later: list[DueTask], *, earlier: int, where: str = "") -> DueReply:
+def _none_found(ask: DueAsk, later: list[DueTask], *, earlier: int, where: str = "") -> ListReply:
     """Return the reply saying no open task is of the days asked, with the next one after them if any.
 
     With none after them either, but `earlier` ones (tasks-demo's dates are all in 2021-2024, asked about next
@@ -153,12 +153,12 @@ def _none_found(ask: DueAsk, later: list[DueTask], *, earlier: int, where: str =
     if not later and earlier:
         tasks = " ".join(filter(None, ("open task" if earlier == 1 else "open tasks", ask.describe_priorities())))
         dated = f"{tasks} {'is' if earlier == 1 else 'are'} dated before"
-        return DueReply(f"{_no_open_task(ask, where)}, nor later; {earlier} {dated}.", ())
+        return ListReply(f"{_no_open_task(ask, where)}, nor later; {earlier} {dated}.", ())
     if not later:  # a list narrowed to a priority is the answer: the vault's text says nothing of priorities
-        return DueReply(f"{_no_open_task(ask, where)}.", (), is_empty=not ask.priorities)
+        return ListReply(f"{_no_open_task(ask, where)}.", (), is_empty=not ask.priorities)
     first = later[0]
     text = f"{_no_open_task(ask, where)}. The next one:\n- {first.line} {first.anchor}"
-    return DueReply(text, (first.anchor,))
+    return ListReply(text, (first.anchor,))
 
 
 def _no_open_task(ask: DueAsk, where: str = "") -> str:

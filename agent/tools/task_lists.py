@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import PurePosixPath
 
-from agent.tools.due_tasks import MAX_LISTED, DueReply, DueTasks, TaskPlace
+from agent.tools.due_tasks import MAX_LISTED, DueTasks, ListReply, TaskPlace
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
@@ -118,7 +118,7 @@ class TaskLists:
         self._due = DueTasks(reader, max_listed=max_listed)
         self._max_listed = max_listed
 
-    def reply_for(self, question: str, earlier: Sequence[str] = ()) -> DueReply | None:
+    def reply_for(self, question: str, earlier: Sequence[str] = ()) -> ListReply | None:
         """Return the list of tasks `question` asks for, or None when it asks for no list code can give.
 
         By date ("What's overdue?"): as `DueTasks.reply_for`, of the place it names alone if it names one. Of a
@@ -148,7 +148,7 @@ class TaskLists:
             ask = replace(ask, state=before.ask.state, priorities=ask.priorities or before.ask.priorities)
         return _Asked(ask, place or before.place)
 
-    def _list_reply(self, snapshot: VaultSnapshot, asked: _Asked) -> DueReply:
+    def _list_reply(self, snapshot: VaultSnapshot, asked: _Asked) -> ListReply:
         """Return the reply listing the place's tasks in the state asked: task notes first, then checkboxes."""
         ask, place = asked.ask, asked.place
         lines: list[tuple[date, str, str]] = []  # (due date, or none for the order of the notes; line; anchor)
@@ -174,15 +174,15 @@ class TaskLists:
 
     def _reply(
         self, ask: ListAsk, place: TaskPlace, lines: list[tuple[str, str]], *, counted: int, open_count: int
-    ) -> DueReply:
+    ) -> ListReply:
         tasks = "task" if len(lines) == 1 else "tasks"
         what = " ".join(filter(None, (_state_word(ask), tasks, _priorities(ask))))
         where = place.described
         if not counted:
-            return DueReply(f"No tasks in {where}.", place.anchors)
+            return ListReply(f"No tasks in {where}.", place.anchors)
         overall = f"{counted} task{'s' if counted != 1 else ''} in all, {open_count} open"
         if not lines:
-            return DueReply(f"No {what} in {where} ({overall}).", place.anchors)
+            return ListReply(f"No {what} in {where} ({overall}).", place.anchors)
         listed = lines[: self._max_listed]
         narrowed = ask.state != "all" or ask.priorities or ask.due_only
         header = f"{len(lines)} {what} in {where}" + (f" ({overall}):" if narrowed else f", {open_count} open:")
@@ -190,7 +190,7 @@ class TaskLists:
         if len(lines) > len(listed):
             text.append(f"… and {len(lines) - len(listed)} more.")
         anchors = dict.fromkeys((*place.anchors, *(anchor for _, anchor in listed)))
-        return DueReply("\n".join(text), tuple(anchors))
+        return ListReply("\n".join(text), tuple(anchors))
 
 
 def _takes(ask: ListAsk, states: frozenset[State], *, priority: str | None, due: date | None) -> bool:

@@ -28,7 +28,7 @@ from agent.retrieval_only import RetrievalOnlyAnswerer
 from agent.tool_use import ToolUse
 from agent.tools import ToolRegistry, VaultReader
 from agent.tools.bases.embeds import BaseEmbeds
-from agent.tools.task_lists import TaskLists
+from agent.tools.code_lists import CodeLists
 from app.process.tracing import TracedAnswerer
 from app.services.crew_chat import CrewChatAnswerer
 from app.wiring import EditServices, Services
@@ -161,7 +161,7 @@ async def _build_unguarded(
         preparing = asyncio.create_task(asyncio.to_thread(gate.prepare), name="prepare-relevance-gate")
         stack.push_async_callback(_cancel, preparing)
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
-    base_embeds, task_lists = BaseEmbeds(reader).expand, TaskLists(reader).reply_for
+    base_embeds, code_lists = BaseEmbeds(reader).expand, CodeLists(reader).reply_for
     day_notes = DayNotes(reader).named
     property_records = PropertyRecords(indexed_text(services.docstore), redact=settings.redact_secrets).add
     passages = RetrievalOnlyAnswerer(
@@ -171,7 +171,7 @@ async def _build_unguarded(
         note_paths=services.docstore.paths,
         base_embeds=base_embeds,
         property_records=property_records,
-        task_lists=task_lists,
+        code_lists=code_lists,
         day_notes=day_notes,
     )
     if chat_model is None:
@@ -199,7 +199,7 @@ async def _build_unguarded(
         neighbour_chunks=settings.answer.neighbour_chunks,
         base_embeds=base_embeds,
         property_records=property_records,
-        task_lists=task_lists,
+        code_lists=code_lists,
         day_notes=day_notes,
     )
     graph = build_graph(deps).compile(checkpointer=saver)

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.tools import ToolRegistry
-from agent.tools.due_tasks import DueReply, DueTasks
+from agent.tools.due_tasks import DueTasks, ListReply
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services
@@ -141,7 +141,7 @@ def test_a_follow_up_naming_a_priority_lists_those_of_the_list_before(tmp_path: 
         and low.text.splitlines()[0] == "1 open task of low or lowest priority due before 2021-11-22 (overdue):"
     )
     assert medium is not None and medium.text == "No open task of medium priority is overdue."
-    assert tasks.reply_for("Which high priority tasks are due in January 2022?") == DueReply(
+    assert tasks.reply_for("Which high priority tasks are due in January 2022?") == ListReply(
         "No open task of high or highest priority is due from 2022-01-01 to 2022-01-31, nor later; "
         "3 open tasks of high or highest priority are dated before.",
         (),

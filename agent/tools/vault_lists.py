@@ -1,0 +1,124 @@
+"""The vault's links and tags a question asks for, listed by code ("Which notes link to Books?", "List my tags").
+
+Which notes link to a note, or carry a tag, is a fact of the whole vault that no passage holds (see
+rag/answer/vault_questions.py for what the 0.5B made of them). The question is read by code, the note it names found
+as a link would find it (a name no note has goes to the model, which may know better what was meant), and the reply
+lists the notes, each a link, as the `links` and `tags` tools count them; no model is asked.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+
+from agent.tools.due_tasks import MAX_LISTED, ListReply
+from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot, has_tag
+from core.errors import AppError
+from rag.answer.vault_questions import vault_ask
+
+MAX_TAGS = 30  # tags listed at most, most used first
+_MAX_CLOSEST = 3
+
+
+class VaultLists:
+    """Answer a question about the vault's links or tags from the vault itself."""
+
+    def __init__(self, reader: VaultReader, *, max_listed: int = MAX_LISTED) -> None:
+        self._reader = reader
+        self._max_listed = max_listed
+
+    def reply_for(self, question: str) -> ListReply | None:
+        """Return the list `question` asks for, or None when it asks for none (or names no note of the vault)."""
+        ask = vault_ask(question)
+        if ask is None:
+            return None
+        snapshot = self._reader.snapshot()
+        if ask.kind == "tags":
+            return _tag_counts(snapshot)
+        if ask.kind == "tagged":
+            return self._tagged(snapshot, ask.tag)
+        path = _note_or_none(snapshot, ask.name)
+        if path is None:
+            return None
+        return self._backlinks(snapshot, path) if ask.kind == "backlinks" else self._outgoing(snapshot, path)
+
+    def _backlinks(self, snapshot: VaultSnapshot, path: str) -> ListReply:
+        target = snapshot.anchor(path)
+        sources: dict[str, list[str]] = {}  # note -> how it links ("links", "embeds"), in file order
+        for item in sorted(snapshot.incoming.get(path, ()), key=lambda item: (item.source.lower(), item.link.line)):
+            if item.source != path:  # a link to its own heading is no backlink
+                sources.setdefault(item.source, []).append("embeds it" if item.link.is_embed else "links")
+        if not sources:
+            return ListReply(f"No note links to {target}.", (target,))
+        lines = [
+            (snapshot.anchor(source), " (embeds it)" if all(kind == "embeds it" for kind in kinds) else "")
+            for source, kinds in sources.items()
+        ]
+        header = f"{len(lines)} {'note links' if len(lines) == 1 else 'notes link'} to {target}:"
+        return self._listed(header, lines, (target,))
+
+    def _outgoing(self, snapshot: VaultSnapshot, path: str) -> ListReply:
+        source = snapshot.anchor(path)
+        targets: dict[str, str] = {}  # the note (or written target) -> how the reply shows it
+        for item in snapshot.outgoing.get(path, ()):
+            if not item.link.target or item.path == path:
+                continue  # a link to a heading of the note itself
+            if item.path is None:
+                targets.setdefault(item.link.target.casefold(), f"[[{item.link.target}]] (no such note yet)")
+            elif item.path in snapshot.notes:
+                targets.setdefault(item.path, snapshot.anchor(item.path))
+            else:
+                targets.setdefault(item.path, f"{item.path} (a file)")
+        if not targets:
+            return ListReply(f"{source} links to no other note.", (source,))
+        header = f"{source} links to {len(targets)} note{'s' if len(targets) != 1 else ''} and file(s):"
+        return self._listed(header, [(shown, "") for shown in targets.values()], (source,))
+
+    def _tagged(self, snapshot: VaultSnapshot, tag: str) -> ListReply:
+        paths = sorted((path for path, note in snapshot.notes.items() if has_tag(note.tags, tag)), key=str.lower)
+        if not paths:
+            closest = _closest_tags(snapshot, tag)
+            suggestion = f" The closest tags: {', '.join(f'#{name}' for name in closest)}." if closest else ""
+            return ListReply(f"No note is tagged #{tag}.{suggestion}", ())
+        header = f"{len(paths)} note{'s' if len(paths) != 1 else ''} tagged #{tag} (sub-tags included):"
+        return self._listed(header, [(snapshot.anchor(path), "") for path in paths], ())
+
+    def _listed(self, header: str, lines: list[tuple[str, str]], anchors: tuple[str, ...]) -> ListReply:
+        """Return the reply of `header` and `lines` (a link, and what follows it), at most `max_listed` of them."""
+        shown = lines[: self._max_listed]
+        text = [header, *(f"- {link}{after}" for link, after in shown)]
+        if len(lines) > len(shown):
+            text.append(f"… and {len(lines) - len(shown)} more.")
+        links = (link for link, _ in shown if link.startswith("[[") and "(no such note" not in link)
+        return ListReply("\n".join(text), tuple(dict.fromkeys((*anchors, *links))))
+
+
+def _tag_counts(snapshot: VaultSnapshot) -> ListReply:
+    """Return the vault's tags, most used first, with the number of notes carrying each."""
+    counts: Counter[str] = Counter()
+    spelling: dict[str, str] = {}
+    for note in snapshot.notes.values():
+        for key in {tag.casefold() for tag in note.tags}:
+            spelling.setdefault(key, next(tag for tag in note.tags if tag.casefold() == key))
+            counts[key] += 1
+    if not counts:
+        return ListReply("No note has a tag.", ())
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    lines = [f"{len(ranked)} tag{'s' if len(ranked) != 1 else ''}, most used first (notes carrying each):"]
+    lines += [f"- #{spelling[key]}: {count}" for key, count in ranked[:MAX_TAGS]]
+    if len(ranked) > MAX_TAGS:
+        lines.append(f"… and {len(ranked) - MAX_TAGS} more.")
+    return ListReply("\n".join(lines), ())
+
+
+def _closest_tags(snapshot: VaultSnapshot, tag: str) -> list[str]:
+    tags = {name.casefold(): name for note in snapshot.notes.values() for name in note.tags}
+    return [tags[key] for key in difflib.get_close_matches(tag.casefold(), tags, n=_MAX_CLOSEST)]
+
+
+def _note_or_none(snapshot: VaultSnapshot, name: str) -> str | None:
+    try:
+        return snapshot.find_note(name)
+    except AppError:
+        return None

@@ -1,0 +1,47 @@
+"""Which questions ask for the vault's links or tags, and of which note or tag (rag/answer/vault_questions.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.vault_questions import VaultAsk, vault_ask
+
+
+@pytest.mark.parametrize(
+    ("question", "ask"),
+    [
+        ("Which notes link to Books?", VaultAsk("backlinks", name="Books")),
+        ("What links to [[Books]]?", VaultAsk("backlinks", name="[[Books]]")),
+        ("Show me the backlinks of the Books note", VaultAsk("backlinks", name="Books")),
+        ("How many notes link to Kevin Kelly?", VaultAsk("backlinks", name="Kevin Kelly")),
+        ("List the notes that link to Evergreen notes", VaultAsk("backlinks", name="Evergreen notes")),
+        ("Welche Notizen verlinken auf Books?", VaultAsk("backlinks", name="Books")),
+        ("What does Kevin Kelly link to?", VaultAsk("outgoing", name="Kevin Kelly")),
+        ("List the links in my Books note", VaultAsk("outgoing", name="Books")),
+        ("Which notes are tagged clippings?", VaultAsk("tagged", tag="clippings")),
+        ("How many notes have the tag #evergreen?", VaultAsk("tagged", tag="evergreen")),
+        ("List the notes with #area/garden", VaultAsk("tagged", tag="area/garden")),
+        ("Welche Notizen haben den Tag #reise?", VaultAsk("tagged", tag="reise")),
+        ("What tags do I use most?", VaultAsk("tags")),
+        ("Which tags are in my vault?", VaultAsk("tags")),
+        ("List my tags", VaultAsk("tags")),
+        ("How many tags do I have?", VaultAsk("tags")),
+    ],
+)
+def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(question: str, ask: VaultAsk) -> None:
+    assert vault_ask(question) == ask
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which notes mention the Tasks plugin?",  # words, not links: the search's
+        "Which notes link ideas together?",
+        "What does the author say about links?",
+        "What tags does the Books note have?",  # one note's tags are in its passage
+        "What is tagged as important in my work notes?",
+        "How do tags work in Obsidian?",
+    ],
+)
+def test_other_questions_are_left_to_the_search_and_the_model(question: str) -> None:
+    assert vault_ask(question) is None
