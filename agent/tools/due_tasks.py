@@ -56,13 +56,17 @@ class TaskPlace:
         return self.path if self.is_folder else str(PurePosixPath(self.path).parent).removeprefix(".")
 
     def holds(self, path: str) -> bool:
-        """Return True when the note at `path` is the place or lies in it."""
-        return path.lower().startswith(f"{self.path.lower()}/") if self.is_folder else path == self.path
+        """Return True when the note at `path` is the place or lies in it (the folder "" is the whole vault)."""
+        if not self.is_folder:
+            return path == self.path
+        return not self.path or path.lower().startswith(f"{self.path.lower()}/")
 
     @property
     def described(self) -> str:
-        """Return the place as a reply names it: "[[Important Project]]", "the folder How To"."""
-        return f"the folder {self.path}" if self.is_folder else self.label
+        """Return the place as a reply names it: "[[Important Project]]", "the folder How To", "the vault"."""
+        if not self.is_folder:
+            return self.label
+        return f"the folder {self.path}" if self.path else "the vault"
 
     @property
     def anchors(self) -> tuple[str, ...]:

@@ -80,6 +80,14 @@ class VaultSnapshot:
         """Return True when `path` lies in `folder` or one of its sub-folders ("" is the whole vault)."""
         return not folder or path.lower().startswith(f"{folder.lower()}/")
 
+    def note_folders(self) -> set[str]:
+        """Return every folder holding a note, in it or in a sub-folder ("Projects" of "Projects/Librarian/A.md")."""
+        folders: set[str] = set()
+        for path in self.notes:
+            parts = path.split("/")[:-1]
+            folders.update("/".join(parts[: depth + 1]) for depth in range(len(parts)))
+        return folders
+
     def find_note(self, ref: str) -> str:
         """Return the path of the note `ref` names (path, name, alias or link), or raise NotFound / InvalidRequest."""
         return self.resolve_note_ref(ref)[0]

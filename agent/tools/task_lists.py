@@ -14,7 +14,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from pathlib import PurePosixPath
 
 from agent.tools.due_tasks import MAX_LISTED, DueTasks, ListReply, TaskPlace
 from agent.tools.reader import VaultReader
@@ -24,7 +23,7 @@ from core.domain import Task
 from core.errors import AppError
 from rag.answer.due_questions import due_ask
 from rag.answer.secrets import redact_secrets
-from rag.answer.task_lists import ListAsk, State, list_ask
+from rag.answer.task_lists import ListAsk, State, asks_of_whole_vault, list_ask
 from rag.notes.task_fields import parse_task_fields
 from rag.notes.task_notes import TaskNote
 
@@ -83,8 +82,7 @@ def _names_in(snapshot: VaultSnapshot, text: str) -> list[tuple[str, str, bool]]
             key = name.strip().casefold()
             if len(key) >= MIN_NAME_CHARS and key not in _TASK_WORDS and key in text:
                 found.append((key, path, False))
-    folders = {str(PurePosixPath(path).parent) for path in snapshot.notes} - {"."}
-    for folder in folders:
+    for folder in snapshot.note_folders():
         for name in {folder, folder.rsplit("/", 1)[-1]}:
             if len(key := name.casefold()) >= MIN_NAME_CHARS and key in text:
                 found.append((key, folder, True))
@@ -140,6 +138,9 @@ class TaskLists:
         if ask is None:
             return None
         place = named_place(snapshot, question)
+        if place is None and not ask.follows and asks_of_whole_vault(question):
+            # "What are my open tasks?": the vault's, the open ones unless a state is asked ("Which tasks are done?").
+            return _Asked(ask if ask.names_state else replace(ask, state="open"), TaskPlace("", is_folder=True))
         if not ask.follows or before is None:
             return None if place is None else _Asked(ask, place)
         if not (place or ask.names_tasks or ask.names_state or ask.priorities):

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
+from datetime import datetime
 
 from agent.tools.due_tasks import MAX_LISTED, ListReply
+from agent.tools.property_lists import notes_by_property
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, has_tag
 from core.errors import AppError
+from rag.answer.days_named import days_named
 from rag.answer.vault_questions import vault_ask
 
-MAX_TAGS = 30  # tags listed at most, most used first
+MAX_TAGS = 30  # tags (or top-level folders) listed at most, most used first
+MAX_RECENT = 10  # notes listed for "my recently changed notes", latest first
 _MAX_CLOSEST = 3
 
 
@@ -38,6 +42,14 @@ class VaultLists:
             return _tag_counts(snapshot)
         if ask.kind == "tagged":
             return self._tagged(snapshot, ask.tag)
+        if ask.kind == "recent":
+            return self._recent(snapshot, question)
+        if ask.kind == "folder":
+            return self._folder(snapshot, ask.name)
+        if ask.kind == "count":
+            return _vault_count(snapshot)
+        if ask.kind == "property":
+            return self._property(snapshot, ask.name, ask.value)
         path = _note_or_none(snapshot, ask.name)
         if path is None:
             return None
@@ -84,6 +96,60 @@ class VaultLists:
         header = f"{len(paths)} note{'s' if len(paths) != 1 else ''} tagged #{tag} (sub-tags included):"
         return self._listed(header, [(snapshot.anchor(path), "") for path in paths], ())
 
+    def _recent(self, snapshot: VaultSnapshot, question: str) -> ListReply:
+        """Return the notes changed on the days `question` names (by modification time), or the last ones changed."""
+        changed = sorted(
+            ((_local_time(stat.mtime_ns), path) for path, stat in snapshot.stats.items() if path in snapshot.notes),
+            key=lambda item: (-item[0].timestamp(), item[1].casefold()),
+        )
+        days = days_named(question, self._reader.today(), past=True)
+        if days is None:
+            last = changed[:MAX_RECENT]
+            header = f"The {len(last)} notes changed last, latest first (by the files' modification times):"
+            return self._listed(header, [(snapshot.anchor(path), f" ({_shown(at)})") for at, path in last], ())
+        first, end = days
+        when = f"on {first.isoformat()}" if first == end else f"from {first.isoformat()} to {end.isoformat()}"
+        within = [(at, path) for at, path in changed if first <= at.date() <= end]
+        if not within:
+            before = next(((at, path) for at, path in changed if at.date() < first), None)
+            said = f" The last change before: {snapshot.anchor(before[1])} ({_shown(before[0])})." if before else ""
+            anchors = (snapshot.anchor(before[1]),) if before else ()
+            return ListReply(f"No note was changed {when} (by the files' modification times).{said}", anchors)
+        header = f"{len(within)} {'note' if len(within) == 1 else 'notes'} changed {when}, latest first (by the "
+        header += "files' modification times):"
+        return self._listed(header, [(snapshot.anchor(path), f" ({_shown(at)})") for at, path in within], ())
+
+    def _folder(self, snapshot: VaultSnapshot, name: str) -> ListReply:
+        """Return the notes of the folder `name` (its sub-folders' too), or say no folder has that name."""
+        folders = snapshot.note_folders()
+        matches = [folder for folder in folders if folder.casefold() == name.casefold()] or [
+            folder for folder in folders if folder.rsplit("/", 1)[-1].casefold() == name.casefold()
+        ]
+        if len(matches) != 1:
+            by_name = {folder.rsplit("/", 1)[-1].casefold(): folder for folder in sorted(folders)}
+            close = [by_name[key] for key in difflib.get_close_matches(name.casefold(), by_name, n=_MAX_CLOSEST)]
+            named = "several folders" if matches else "no folder"
+            closest = f" The closest: {', '.join(matches or close)}." if matches or close else ""
+            return ListReply(f"The vault has {named} called “{name}”.{closest}", ())
+        folder = matches[0]
+        paths = sorted((path for path in snapshot.notes if snapshot.in_folder(path, folder)), key=str.lower)
+        if not paths:
+            return ListReply(f"The folder {folder} holds no notes.", ())
+        header = f"{len(paths)} {'note' if len(paths) == 1 else 'notes'} in the folder {folder} (sub-folders included):"
+        return self._listed(header, [(snapshot.anchor(path), "") for path in paths], ())
+
+    def _property(self, snapshot: VaultSnapshot, name: str, value: str) -> ListReply | None:
+        """Return the notes whose property `name` holds `value` (any value for ""), or None when no note has it."""
+        found = notes_by_property(snapshot, name, value)
+        if found is None:
+            return None  # no property of that name: the words were something else ("notes have links to …")
+        if not found.notes:
+            return ListReply(f"No note has {found.asked}. Its values: {found.values}.", ())
+        count = len(found.notes)
+        header = f"{count} {'note has' if count == 1 else 'notes have'} {found.asked}:"
+        lines = [(snapshot.anchor(path), f": {shown}" if found.shows_values else "") for path, shown in found.notes]
+        return self._listed(header, lines, ())
+
     def _listed(self, header: str, lines: list[tuple[str, str]], anchors: tuple[str, ...]) -> ListReply:
         """Return the reply of `header` and `lines` (a link, and what follows it), at most `max_listed` of them."""
         shown = lines[: self._max_listed]
@@ -110,6 +176,27 @@ def _tag_counts(snapshot: VaultSnapshot) -> ListReply:
     if len(ranked) > MAX_TAGS:
         lines.append(f"… and {len(ranked) - MAX_TAGS} more.")
     return ListReply("\n".join(lines), ())
+
+
+def _vault_count(snapshot: VaultSnapshot) -> ListReply:
+    """Return the number of notes and other files, and the notes of each top-level folder, most first."""
+    by_folder = Counter(path.split("/", 1)[0] if "/" in path else "" for path in snapshot.notes)
+    others = len(snapshot.other_files)
+    besides = f", and {others} other file{'s' if others != 1 else ''} (images, PDFs, bases …)" if others else ""
+    lines = [f"{len(snapshot.notes)} notes in the vault{besides}, by top-level folder:"]
+    ranked = sorted(by_folder.items(), key=lambda item: (-item[1], item[0].casefold()))
+    lines += [f"- {folder or 'at the top of the vault'}: {count}" for folder, count in ranked[:MAX_TAGS]]
+    if len(ranked) > MAX_TAGS:
+        lines.append(f"… and {len(ranked) - MAX_TAGS} more folders.")
+    return ListReply("\n".join(lines), ())
+
+
+def _local_time(mtime_ns: int) -> datetime:
+    return datetime.fromtimestamp(mtime_ns / 1e9)
+
+
+def _shown(at: datetime) -> str:
+    return at.strftime("%Y-%m-%d %H:%M")
 
 
 def _closest_tags(snapshot: VaultSnapshot, tag: str) -> list[str]:

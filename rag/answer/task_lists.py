@@ -43,6 +43,14 @@ _IN_PROGRESS_ASKED = re.compile(r"\b(?:in[-\s]progress|started|in\s+arbeit|begon
 # Due: "Which tasks in ACME are due?", with no day named (a day named is a question by date: due_questions).
 _DUE_ASKED = re.compile(r"\b(?:due|deadlines?|fällig\w*)\b", re.IGNORECASE)
 
+# A place or topic named: "in ACME", "about the garden", "for the trip". A question with none asks of the whole vault
+# ("What are my open tasks?"); "of my tasks" names none.
+_PLACE_OR_TOPIC = re.compile(
+    r"\[\[|\b(?:in|from|of|about|for|on|under|inside|within|regarding|with|im|aus|von|über|zu|zum|zur)\b",
+    re.IGNORECASE,
+)
+_OF_TASKS = re.compile(r"\bof\s+(?:(?:all\s+)?(?:my|the|our|these|those)\s+)?(?:tasks|to-?dos)\b", re.IGNORECASE)
+
 State = Literal["all", "open", "done", "in progress"]
 
 
@@ -90,3 +98,11 @@ def list_ask(question: str, *, after_list: bool = False) -> ListAsk | None:
         names_tasks=names_tasks,
         due_only=due_only,
     )
+
+
+def asks_of_whole_vault(question: str) -> bool:
+    """Return True when a list of tasks is asked of no place or topic, so of the whole vault.
+
+    "What are my open tasks?", "Which of my tasks are done?"; "What tasks do I have about the garden?": the search.
+    """
+    return not _PLACE_OR_TOPIC.search(_OF_TASKS.sub(" ", question))

@@ -58,21 +58,70 @@ _TAG_COUNTS = re.compile(
     r"|how\s+many\s+(?:different\s+)?tags\b|welche\s+tags\b)",
     re.IGNORECASE,
 )
+# The notes changed lately: "Which notes did I change this week?", "What did I edit yesterday?", "Show my recently
+# modified notes", "What was the last note I edited?". By the files' modification times: "created" is no such
+# question (a file's creation time is not kept on every system, and a synced vault rewrites it).
+_CHANGED = r"(?:change|changed|edit|edited|modify|modified|update|updated|touch|touched|work(?:ed)?\s+on)"
+_RECENT = re.compile(
+    rf"^\W*(?:(?:which|what)\s+(?:notes?|files?|pages?)\s+(?:did|have|had)\s+(?:i|we)\s+(?:recently\s+|last\s+)?{_CHANGED}"
+    rf"|(?:which|what)\s+(?:notes?|files?|pages?)\s+(?:were|was|are|is|have\s+been|has\s+been)\s+(?:recently\s+|last\s+)?"
+    rf"(?:changed|edited|modified|updated|touched)"
+    rf"|what\s+did\s+(?:i|we)\s+(?:write|work\s+on)\s+(?:most\s+)?(?:recently|lately|last)(?=\s*[?.!]*$)"
+    # "What did I change in the Sourdough note?" asks what the note says: a place named is for the search.
+    rf"|what\s+did\s+(?:i|we)\s+(?:change|edit|modify|update)(?!.*\b(?:in|to|about|of|on)\s+(?!(?:my|the)\s+"
+    rf"(?:vault|notes)\b|\w+day\b|\d))"
+    rf"|(?:(?:please\s+)?(?:list|show|give|get)(?:\s+me)?\s+)?(?:(?:my|the)\s+)?(?:(?:most\s+)?recently|last|latest)"
+    rf"\s+(?:changed\s+|edited\s+|modified\s+|updated\s+)?(?:notes?|files?|edits|changes)"
+    rf"|(?:what|which)\s+(?:was|were|is|are)\s+the\s+(?:last|latest|most\s+recent)\s+(?:notes?|files?)\s+(?:i|we)\s+"
+    rf"(?:changed|edited|modified|updated|touched|worked\s+on|wrote))\b",
+    re.IGNORECASE,
+)
+# The notes of a folder: "Which notes are in the Clippings folder?", "How many notes are in my Projects folder?",
+# "What's in the How To folder?", "List the notes in the Inbox folder". The word "folder" says the name is one.
+_IN_FOLDER = re.compile(
+    r"^\W*(?:(?:which|what)\s+(?:notes?|files?|pages?)\s+(?:are|do\s+(?:i|we)\s+have|are\s+there)\s+in"
+    r"|how\s+many\s+(?:notes?|files?|pages?)\s+(?:are\s+(?:there\s+)?in|do\s+(?:i|we)\s+have\s+in|does)"
+    r"|what(?:'s|\s+is)\s+in|(?:(?:please\s+)?(?:list|show|give|get)(?:\s+me)?\s+)(?:all\s+)?(?:the\s+|my\s+)?"
+    r"(?:notes?|files?|pages?)\s+(?:in|of|under)|welche\s+notizen\s+(?:sind|liegen|stehen)\s+im)"
+    r"\s+(?:the\s+|my\s+|our\s+)?(?:folder\s+)?(?P<name>\S.{0,150}?)\s+(?:folder|ordner)(?:\s+have)?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# The whole vault's count: "How many notes do I have?", "How many notes are in my vault?".
+_VAULT_COUNT = re.compile(
+    r"^\W*how\s+many\s+(?:notes?|files?|pages?)\s+(?:do\s+(?:i|we)\s+have|are\s+(?:there\s+)?in\s+(?:my|the|this)"
+    r"\s+vault|does\s+(?:my|the|this)\s+vault\s+(?:have|hold|contain)|are\s+there)(?:\s+in\s+(?:total|all))?"
+    r"\s*[?.!]*\s*$|^\W*wie\s+viele\s+notizen\s+(?:habe\s+ich|hat\s+(?:mein|der)\s+vault)\b",
+    re.IGNORECASE,
+)
+# Notes by a property: "Which notes have status active?", "Which notes have a rating of 7?", "Which notes have the
+# property due?", "List the notes with status: done". The vault says whether the name is a property (agent side):
+# "Which notes have links to X?" names none, and goes on.
+_PROPERTY_ASKED = re.compile(
+    r"^\W*(?:(?:which|what)\s+(?:notes?|pages?|files?)\s+(?:have|has|carry|use)|(?:(?:please\s+)?(?:list|show|give|get|find)"
+    r"(?:\s+me)?\s+)(?:all\s+)?(?:the\s+|my\s+)?(?:notes?|pages?|files?)\s+(?:with|having|that\s+have))"
+    r"\s+(?:the\s+|a\s+|an\s+)?(?:(?:property|field)\s+)?[\"'`]?(?P<prop>[\w][\w -]{0,38}?)[\"'`]?"
+    r"(?:(?:\s*[:=]\s*|\s+(?:set\s+to|of|equal\s+to|equals|is|as)\s+|\s+)[\"'`]?(?P<value>[^\"'`?!]{1,80}?)[\"'`]?)?"
+    r"(?:\s+(?:property|field|set))?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 _CLEAN_NAME = re.compile(r"^(?:the|my|our)\s+|\s+(?:note|page|file)$", re.IGNORECASE)
 
-VaultAskKind = Literal["backlinks", "outgoing", "tagged", "tags"]
+VaultAskKind = Literal["backlinks", "outgoing", "tagged", "tags", "recent", "folder", "count", "property"]
 
 
 @dataclass(frozen=True, slots=True)
 class VaultAsk:
     """What a question asks of the vault's links or tags.
 
-    The notes linking to `name` (backlinks), its links (outgoing), the notes of a `tag` (tagged), or the tags in use.
+    The notes linking to `name` (backlinks), its links (outgoing), the notes of a `tag` (tagged), the tags in use
+    (tags), the notes changed lately (recent), the notes of the folder `name` (folder), the number of notes (count),
+    the notes whose property `name` has `value` (property; "" for any value).
     """
 
     kind: VaultAskKind
-    name: str = ""  # the note named, as written ("Books", "[[Books]]"), for backlinks and outgoing
+    name: str = ""  # the note (backlinks, outgoing) or folder (folder) named, as written ("Books", "[[Books]]")
     tag: str = ""  # without "#", for tagged
+    value: str = ""  # the property's value asked for, as written ("active", "7", "[[Frank Herbert]]")
 
 
 def vault_ask(question: str) -> VaultAsk | None:
@@ -83,6 +132,14 @@ def vault_ask(question: str) -> VaultAsk | None:
         return VaultAsk("outgoing", name=note_name(found["name"] or found["name2"]))
     if _TAG_COUNTS.match(question):
         return VaultAsk("tags")
+    if _RECENT.match(question):
+        return VaultAsk("recent")
+    if (found := _IN_FOLDER.match(question)) is not None:
+        return VaultAsk("folder", name=found["name"].strip().strip("\"'“”‘’«»/").strip())
+    if _VAULT_COUNT.match(question):
+        return VaultAsk("count")
+    if (found := _PROPERTY_ASKED.match(question)) is not None:
+        return VaultAsk("property", name=found["prop"].strip(), value=(found["value"] or "").strip())
     if _ASKS_NOTES.match(question) and (tag := _TAG_NAMED.search(question)) is not None:
         return VaultAsk("tagged", tag=(tag["tag"] or tag["hashtag"]).rstrip(".:").lstrip("#"))
     return None

@@ -164,10 +164,24 @@ def test_a_question_by_date_naming_a_place_lists_that_places_tasks_alone(setting
     assert across is not None and across[0] == "1 open task due before 2021-11-22 (overdue):"
 
 
+def test_a_list_asked_of_no_place_is_the_vaults_open_tasks_unless_a_state_is_asked(settings: Settings) -> None:
+    found = lines(settings, "What are my open tasks?")
+    done = lines(settings, "Which of my tasks are done?")
+
+    assert found is not None and found[0] == "7 open tasks in the vault (9 tasks in all, 7 open):"
+    assert found[1] == "- [open] Renew passport (due 2021-11-25) [[Renew passport]]"  # templates left out
+    assert "- [ ] A task in the note called Tasks [[Tasks#Tasks]]" in found
+    assert lines(settings, "What tasks do I have?") == found
+    assert done == [
+        "1 done task in the vault (9 tasks in all, 7 open):",
+        "- [x] #task Something about s.th. ✅ 2021-11-21 [[Important Project#Important Project]]",
+    ]
+
+
 def test_questions_that_ask_no_list_are_left_to_the_model(settings: Settings) -> None:
     assert lines(settings, "How do I group tasks in the Important Project note?") is None
     assert lines(settings, "What is the trash task in Important Project about?") is None
-    assert lines(settings, "What tasks do I have?") is None  # no place: the whole vault is no list to send
+    assert lines(settings, "What tasks do I have about the trash?") is None  # a topic: the search's
 
 
 def test_over_chat_the_tasks_of_a_note_are_listed_without_asking_the_model(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -21,8 +22,14 @@ from tests.vault_state import write_notes
 
 NOTES = {
     "Books.md": "# Books\n\nMy reading list.\n\n## Read\n\nSee [[#Read]] and [[Authors]].\n",
-    "Dune.md": "---\ncategories: ['[[Books]]']\ntags: [to-read, scifi]\n---\n# Dune\n\nBy Frank Herbert.\n",
-    "Solaris.md": "---\ntags: [scifi/classic]\n---\n# Solaris\n\nSee [[Books#Read]] and ![[Books]] again: [[Books]].\n",
+    "Dune.md": (
+        "---\ncategories: ['[[Books]]']\ntags: [to-read, scifi]\nrating: 9\nauthor: '[[Frank Herbert]]'\n"
+        "Status: Reading\n---\n# Dune\n\nBy Frank Herbert.\n"
+    ),
+    "Solaris.md": (
+        "---\ntags: [scifi/classic]\nrating: 7\nstatus: done\n---\n# Solaris\n\nSee [[Books#Read]] and ![[Books]] "
+        "again: [[Books]].\n"
+    ),
     "Journal/2026-11-05.md": "# Thursday\n\nFinished [[Dune]]. #journal #scifi\n",
     "Lonely.md": "# Lonely\n\nNo links, no tags.\n",
 }
@@ -83,6 +90,73 @@ def test_the_tags_in_use_are_counted_by_note_most_used_first(settings: Settings)
         "- #scifi/classic: 1",
         "- #to-read: 1",
     ]
+
+
+def test_the_notes_changed_on_the_days_asked_come_latest_first_by_modification_time(settings: Settings) -> None:
+    vault = settings.vault_path
+    for name, day in [("Dune.md", 5), ("Solaris.md", 4), ("Books.md", 1)]:
+        at = datetime(2026, 12, day, 10, 30).timestamp()
+        os.utime(vault / name, (at, at))
+    for name in ("Journal/2026-11-05.md", "Lonely.md"):
+        at = datetime(2026, 11, 20, 9, 0).timestamp()
+        os.utime(vault / name, (at, at))
+
+    assert lines(settings, "Which notes did I change this week?") == [  # 2026-11-30 to 2026-12-06
+        "3 notes changed from 2026-11-30 to 2026-12-06, latest first (by the files' modification times):",
+        "- [[Dune]] (2026-12-05 10:30)",
+        "- [[Solaris]] (2026-12-04 10:30)",
+        "- [[Books]] (2026-12-01 10:30)",
+    ]
+    assert lines(settings, "What did I edit yesterday?") == [
+        "1 note changed on 2026-12-05, latest first (by the files' modification times):",
+        "- [[Dune]] (2026-12-05 10:30)",
+    ]
+    assert lines(settings, "What did I change on 2026-11-25?") == [
+        "No note was changed on 2026-11-25 (by the files' modification times). The last change before: [[2026-11-05]]"
+        " (2026-11-20 09:00)."
+    ]
+    recent = lines(settings, "Show my recently modified notes")
+    assert (
+        recent is not None
+        and recent[0].startswith("The 5 notes changed last")
+        and recent[1] == "- [[Dune]] (2026-12-05 10:30)"
+    )
+
+
+def test_the_notes_of_a_folder_and_of_the_vault_are_counted(settings: Settings) -> None:
+    assert lines(settings, "Which notes are in the Journal folder?") == [
+        "1 note in the folder Journal (sub-folders included):",
+        "- [[2026-11-05]]",
+    ]
+    assert lines(settings, "What's in the Jornal folder?") == [
+        "The vault has no folder called “Jornal”. The closest: Journal."
+    ]
+    assert lines(settings, "How many notes do I have?") == [
+        "5 notes in the vault, and 1 other file (images, PDFs, bases …), by top-level folder:",
+        "- at the top of the vault: 4",
+        "- Journal: 1",
+    ]
+
+
+def test_the_notes_whose_property_holds_the_value_asked_are_listed(settings: Settings) -> None:
+    assert lines(settings, "Which notes have status reading?") == ["1 note has status: reading:", "- [[Dune]]"]
+    assert lines(settings, "Which notes have the author Frank Herbert?") == [
+        "1 note has author: Frank Herbert:",  # the link's target
+        "- [[Dune]]",
+    ]
+    assert lines(settings, "Which notes have a rating of 8 or higher?") == [
+        "1 note has rating 8 or higher:",
+        "- [[Dune]]: 9",
+    ]
+    assert lines(settings, "Which notes have a rating?") == [
+        "2 notes have rating:",
+        "- [[Dune]]: 9",
+        "- [[Solaris]]: 7",
+    ]
+    assert lines(settings, "Which notes have status abandoned?") == [
+        "No note has status: abandoned. Its values: Reading (1), done (1)."
+    ]
+    assert lines(settings, "Which notes have links to Books?") is None  # no property "links": for the search
 
 
 def test_a_name_no_note_has_is_left_to_the_model(settings: Settings) -> None:

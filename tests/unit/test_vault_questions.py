@@ -26,6 +26,21 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ("Which tags are in my vault?", VaultAsk("tags")),
         ("List my tags", VaultAsk("tags")),
         ("How many tags do I have?", VaultAsk("tags")),
+        ("Which notes did I change this week?", VaultAsk("recent")),
+        ("What did I edit yesterday?", VaultAsk("recent")),
+        ("Show my recently modified notes", VaultAsk("recent")),
+        ("What was the last note I edited?", VaultAsk("recent")),
+        ("What did I write most recently?", VaultAsk("recent")),
+        ("Which notes are in the Clippings folder?", VaultAsk("folder", name="Clippings")),
+        ("How many notes are in my Projects/Librarian folder?", VaultAsk("folder", name="Projects/Librarian")),
+        ("What's in the How To folder?", VaultAsk("folder", name="How To")),
+        ("How many notes do I have?", VaultAsk("count")),
+        ("How many notes are in my vault?", VaultAsk("count")),
+        ("Which notes have status active?", VaultAsk("property", name="status", value="active")),
+        ("Which notes have a rating of 7 or higher?", VaultAsk("property", name="rating", value="7 or higher")),
+        ("List the notes with status: done", VaultAsk("property", name="status", value="done")),
+        ('Which notes have status set to "in progress"?', VaultAsk("property", name="status", value="in progress")),
+        ("Which notes have the property due?", VaultAsk("property", name="due")),
     ],
 )
 def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(question: str, ask: VaultAsk) -> None:
@@ -41,6 +56,10 @@ def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(
         "What tags does the Books note have?",  # one note's tags are in its passage
         "What is tagged as important in my work notes?",
         "How do tags work in Obsidian?",
+        "What did I change in the Sourdough note?",  # what the note says
+        "What did I do yesterday?",  # the day's notes
+        "What did I write yesterday?",  # what they say
+        "Which notes did I create today?",  # no creation time is kept
     ],
 )
 def test_other_questions_are_left_to_the_search_and_the_model(question: str) -> None:

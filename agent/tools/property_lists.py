@@ -1,0 +1,127 @@
+"""The notes whose property holds a value ("Which notes have status active?", "… a rating of 7 or higher?").
+
+Properties are what modern vaults keep their facts in (`status`, `rating`, `author`), and a note's properties are no
+words a search weighs: asked "Which notes have status active?" over sample_vault, the 0.5B named one project and
+quoted a line about folders. The property is looked up in every note (by name, any case, as Obsidian does), and its
+value compared by code: equal (case ignored; a link by its target, "[[Frank Herbert]]" is "Frank Herbert"; a number
+as a number), a number compared ("7 or higher", "over 3", "at most 2"), or any value ("Which notes have a due date?").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agent.tools.outcome import format_value
+from agent.tools.snapshot import VaultSnapshot, property_value
+
+# Words standing for "any value": "a due date", "a rating set".
+_ANY_VALUE = frozenset({"date", "value", "set", "entry", "field", "property", "one", "any value"})
+_MAX_VALUES = 8  # values named when none matches, most used first
+_COMPARED = re.compile(
+    r"^(?:(?P<before>at\s+least|over|above|more\s+than|greater\s+than|higher\s+than|at\s+most|below|under"
+    r"|less\s+than|lower\s+than|fewer\s+than)\s+)?(?P<number>-?\d+(?:[.,]\d+)?)"
+    r"(?:\s+or\s+(?P<after>higher|more|above|greater|better|lower|less|below|fewer|worse))?$",
+    re.IGNORECASE,
+)
+_DOWN = ("most", "below", "under", "less", "lower", "fewer", "worse")
+_LINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyNotes:
+    """The notes found for a property and value: each note's path and value as shown, by path."""
+
+    asked: str  # "status: active", "rating 7 or higher", "due"
+    notes: list[tuple[str, str]]
+    shows_values: bool  # the values differ from what was asked (any value, a number compared): shown beside each note
+    values: str = ""  # with no note found: the property's values, most used first ("active (2), done (3)")
+
+
+def notes_by_property(snapshot: VaultSnapshot, name: str, value: str) -> PropertyNotes | None:
+    """Return the notes whose property `name` holds `value` ("" for any), or None when no note has the property.
+
+    "a due date" reads as the property "due date" where notes have one, else `due` with any value.
+    """
+    holders = _holders(snapshot, f"{name} {value}") if value else []
+    if holders:
+        name, value = f"{name} {value}", ""
+    else:
+        holders = _holders(snapshot, name)
+    if not holders:
+        return None
+    if value.casefold() in _ANY_VALUE:
+        value = ""
+    test, is_equal = value_test(value)
+    asked = f"{name}: {value}" if is_equal else f"{name} {value}".strip()
+    found = [(path, format_value(held)) for path, held in holders if test(held)]
+    if found:
+        return PropertyNotes(asked, found, shows_values=not is_equal)
+    counts = Counter(format_value(item) for _, held in holders for item in _items(held))
+    values = ", ".join(f"{shown} ({count})" for shown, count in counts.most_common(_MAX_VALUES))
+    return PropertyNotes(asked, [], shows_values=False, values=values)
+
+
+def value_test(value: str) -> tuple[Callable[[object], bool], bool]:
+    """Return the test a property's value must pass for `value`, and whether it is equality.
+
+    Any value for "", a number compared for "7 or higher", "over 3", "at most 2", else equal to `value`.
+    """
+    if not value:
+        return (lambda held: held not in (None, "", [])), False
+    compared = _COMPARED.match(value.strip())
+    if compared is None or not (compared["before"] or compared["after"]):
+        wanted, number = _plain(value), _number(value)
+
+        def equal(held: object) -> bool:
+            return any(_plain(format_value(item)) == wanted or _is(number, _number(item)) for item in _items(held))
+
+        return equal, True
+    bound = float(compared["number"].replace(",", "."))
+    words = (compared["before"] or compared["after"]).casefold()
+    down = any(word in words for word in _DOWN)
+    inclusive = bool(compared["after"]) or "least" in words or "most" in words
+
+    def beyond(held: object) -> bool:
+        numbers = [number for item in _items(held) if (number := _number(item)) is not None]
+        return any((n < bound if down else n > bound) or (inclusive and n == bound) for n in numbers)
+
+    return beyond, False
+
+
+def _holders(snapshot: VaultSnapshot, name: str) -> list[tuple[str, object]]:
+    """Return the notes having the property `name` (any case), with its value, by path."""
+    found = []
+    for path in sorted(snapshot.notes, key=str.lower):
+        present, held = property_value(snapshot.notes[path], name)
+        if present:
+            found.append((path, held))
+    return found
+
+
+def _items(held: object) -> list[object]:
+    return list(held) if isinstance(held, list) else [held]
+
+
+def _plain(text: str) -> str:
+    """Return a value as compared: a link as its target, without quotes, case or surrounding spaces."""
+    text = text.strip().strip("\"'“”")
+    link = _LINK.fullmatch(text)
+    return (link[1] if link else text).strip().casefold()
+
+
+def _number(item: object) -> float | None:
+    if isinstance(item, bool):
+        return None
+    if isinstance(item, int | float):
+        return float(item)
+    try:
+        return float(str(item).strip().replace(",", "."))
+    except ValueError:
+        return None
+
+
+def _is(wanted: float | None, held: float | None) -> bool:
+    return wanted is not None and held == wanted
