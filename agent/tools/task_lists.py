@@ -123,10 +123,12 @@ class TaskLists:
         place ("What tasks are in ACME?", then "Which of them are done?"): that place's tasks in the state asked.
         `earlier`: the user's questions before it, oldest first.
         """
-        snapshot = self._reader.snapshot()
-        place = named_place(snapshot, question)
         due = due_ask(question, self._reader.today(), earlier=earlier)
+        if due is None and list_ask(question, after_list=bool(earlier)) is None:
+            return None  # read by its words alone: the vault is scanned only for a question about tasks
+        snapshot = self._reader.snapshot()
         if due is not None:
+            place = named_place(snapshot, question)
             return self._due.reply_for(question, earlier) if place is None else self._due.days_reply(due, place=place)
         asked = self._asked(snapshot, question, earlier)
         return None if asked is None else self._list_reply(snapshot, asked)

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot
 from agent.tools.task_lists import TaskLists, named_place
 from app.http.main import create_app
 from app.wiring import Services
@@ -211,3 +212,29 @@ def test_over_chat_the_tasks_of_a_note_are_listed_without_asking_the_model(
         "- [x] #task Something about s.th. ✅ 2021-11-21 [[Important Project#Important Project]]",
     ]
     assert response.json()["choices"][0]["message"]["content"].startswith("5 tasks in [[Important Project]], 3 open:")
+
+
+class CountingReader(VaultReader):
+    """A reader counting the vault scans (`snapshot`): each walks the vault and parses what changed."""
+
+    scans = 0
+
+    def snapshot(self) -> VaultSnapshot:
+        CountingReader.scans += 1
+        return super().snapshot()
+
+
+def test_a_question_about_no_list_does_not_scan_the_vault(settings: Settings) -> None:
+    # Every chat question passes through the code lists first: a vault of thousands of notes is walked (and, the
+    # first time, parsed) only for a question about tasks, links or tags.
+    from agent.tools.code_lists import CodeLists
+
+    CountingReader.scans = 0
+    reader = CountingReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0))
+    lists = CodeLists(reader)
+
+    for question in ("What hydration does my sourdough use?", "Who did I meet on Monday?", "Summarize ACME."):
+        assert lists.reply_for(question, ("What is in ACME?",)) is None
+    assert CountingReader.scans == 0
+    assert lists.reply_for("What tasks are in ACME?") is not None
+    assert CountingReader.scans == 1
