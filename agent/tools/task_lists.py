@@ -170,8 +170,11 @@ class TaskLists:
                     if _takes(ask, task_state(task), priority=fields.priority, due=fields.due):
                         anchor = snapshot.anchor(path, snapshot.heading_path_at(path, task.line))
                         lines.append((fields.due or date.min, f"[{task.status}] {task.text}", anchor))
-        if ask.due_only:  # the earliest due first, as the date lists are
-            lines.sort(key=lambda item: item[0])
+        if ask.due_only or place.is_folder:
+            # The earliest due first, as the date lists are; across a folder or the vault, the undated ones after, in
+            # note order (the list is capped: what is due soonest must not fall past the cap). One note's list keeps
+            # the note's order.
+            lines.sort(key=lambda item: (item[0] == date.min, item[0]))
         listed = [(line, anchor) for _, line, anchor in lines]
         return self._reply(ask, place, listed, counted=counted, open_count=open_count)
 

@@ -126,9 +126,9 @@ def test_a_note_named_by_link_alias_or_as_a_note_and_a_folder_named_as_a_folder_
 
 def test_a_folders_tasks_hold_its_task_notes_and_leave_its_templates_out(settings: Settings) -> None:
     assert lines(settings, "Show the open tasks in the Projects folder") == [
-        "3 open tasks in the folder Projects (3 tasks in all, 3 open):",
-        "- [open] Renew passport (due 2021-11-25) [[Renew passport]]",
+        "3 open tasks in the folder Projects (3 tasks in all, 3 open):",  # the earliest due first, then the undated
         "- [ ] Profit 📅 2021-11-23 [[ACME#Steps]]",
+        "- [open] Renew passport (due 2021-11-25) [[Renew passport]]",
         "- [ ] Get photos taken [[Renew passport#Renew passport]]",
     ]
     assert lines(settings, "What tasks are in the Templates folder?") == ["No tasks in the folder Templates."]
@@ -170,7 +170,11 @@ def test_a_list_asked_of_no_place_is_the_vaults_open_tasks_unless_a_state_is_ask
     done = lines(settings, "Which of my tasks are done?")
 
     assert found is not None and found[0] == "7 open tasks in the vault (9 tasks in all, 7 open):"
-    assert found[1] == "- [open] Renew passport (due 2021-11-25) [[Renew passport]]"  # templates left out
+    assert found[1:4] == [  # the earliest due first (across the vault, the list is capped), templates left out
+        "- [/] #task Throw the trash away 📅 2021-11-20 [[Important Project#Trash is important]]",
+        "- [ ] #task Something about interwebs 📅 2021-11-22 [[Important Project#Important Project]]",
+        "- [ ] Profit 📅 2021-11-23 [[ACME#Steps]]",
+    ]
     assert "- [ ] A task in the note called Tasks [[Tasks#Tasks]]" in found
     assert lines(settings, "What tasks do I have?") == found
     assert done == [
