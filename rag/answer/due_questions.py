@@ -36,6 +36,17 @@ DONE_ASKED = re.compile(
     r"|erledigt(?!\s+werden)|abgeschlossen)\b",
     re.IGNORECASE,
 )
+# A question asking how or why ("How are urgency scores calculated for a task due today?", "How is the score worked out
+# for an item with no deadline …?"): about the vault's text, not a list of its tasks ("How many …" still asks one).
+EXPLAINING = re.compile(r"^\W*(?:how\s+(?!many\b|much\b)|why\b|wie\s+(?!viele\b)|warum\b)", re.IGNORECASE)
+# A question asking which thing of another kind ("Which CSS snippet will colour tasks that are due today?"): the word
+# after "which"/"what" is no task, no word describing one, and no verb ("What is due", "What do I have to do").
+_WHICH_THING = re.compile(r"^\W*(?:which|what)(?P<word>'s|\s+[\w'-]+)", re.IGNORECASE)
+_ASKS_VERB = re.compile(
+    r"^(?:'s|s|is|are|am|was|were|do|does|did|have|has|had|should|must|can|could|will|would|shall|needs?|remains?"
+    r"|else|of|about|ist|sind|muss|habe|steht|stehen|errands?|chores?|items?|things?|stuff|jobs?)$",
+    re.IGNORECASE,
+)
 # How a follow-up asking about other days opens: "And on 2021-11-23?", "What about tomorrow?", "Und morgen?".
 FOLLOW_UP = re.compile(r"^\W*(?:and|what\s+about|how\s+about|und|und\s+was\s+ist\s+mit)\b", re.IGNORECASE)
 # A follow-up narrowing the list before it: "Which of them are high priority?", "Welche davon haben hohe Priorität?".
@@ -61,6 +72,8 @@ _LEVELS = {
 }  # German by stem, which the adjective's endings follow: "hohe", "hoher", "hohen"
 _LEVEL = rf"(?:{'|'.join(sorted(_LEVELS, key=len, reverse=True))})"
 _ENDING = r"(?:e[nmrs]?)?"
+# "What important tasks", "Which high priority tasks": a word describing the tasks asked for.
+_LEVEL_WORD = re.compile(rf"(?:{_LEVEL}[\w-]*|important|urgent|open|unfinished|pending|remaining|outstanding)", re.I)
 _PRIORITY_ASKED = re.compile(
     rf"\b(?:(?P<before>{_LEVEL}){_ENDING}[-\s]+(?:priority|prio|priorität)"
     rf"|(?:priority|priorität)\s+(?:is\s+|of\s+)?(?P<after>{_LEVEL}){_ENDING})\b",
@@ -140,6 +153,8 @@ def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAs
             return replace(before, first=first, last=last, priorities=priorities or before.priorities, listed=listed)
     if not _TASKS.search(question) or _REQUEST.match(question) or DONE_ASKED.search(question):
         return None
+    if EXPLAINING.match(question) or _asks_other_thing(question):
+        return None
     days = _days_asked(question, today)
     if days is None:
         return None
@@ -154,6 +169,15 @@ def due_ask(question: str, today: date, *, earlier: Sequence[str] = ()) -> DueAs
         priorities=priorities_asked(question),
         listed=_listed_asked(question, today),
     )
+
+
+def _asks_other_thing(question: str) -> bool:
+    """Return True for "Which CSS snippet …", "What theme …": a thing of another kind than tasks is asked for."""
+    found = _WHICH_THING.match(question.replace("’", "'"))
+    if found is None:
+        return False
+    word = found["word"].strip()
+    return not (_ASKS_VERB.match(word) or _TASKS.fullmatch(word) or _LEVEL_WORD.fullmatch(word))
 
 
 def _listed_asked(question: str, today: date) -> tuple[date, ...]:

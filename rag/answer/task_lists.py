@@ -21,13 +21,21 @@ from rag.answer.due_questions import DONE_ASKED, FOLLOW_UP, OF_THOSE, priorities
 # asks no list, nor "What's the battery task in …" (one task): the model answers those from the passages.
 _TASKS = r"(?:tasks|to-?dos|checkboxes|check-?list\s+items|aufgaben)"
 _FEW_WORDS = r"(?:[\w-]+\s+){0,3}?"
+_OPENING = r"^\W*(?:(?:please|so|ok(?:ay)?|and|also|now)[,\s]+)*(?:(?:can|could|would|will)\s+you\s+)?"
 _TASK_LIST = re.compile(
-    rf"\b(?:(?:what|which)\s+(?:(?:are|were|is)\s+)?(?:(?:the|my|our|all\s+the|all)\s+)?{_FEW_WORDS}{_TASKS}"
+    rf"{_OPENING}(?:(?:what|which)\s+(?:(?:are|were|is)\s+)?(?:(?:the|my|our|all\s+the|all)\s+)?{_FEW_WORDS}{_TASKS}"
     rf"|(?:list|show|give|tell|display|name)\s+(?:me\s+|us\s+)?(?:(?:all|every|each)\s+)?(?:(?:the|my|our)\s+)?"
     rf"{_FEW_WORDS}{_TASKS}"
     rf"|how\s+many\s+{_FEW_WORDS}(?:tasks?|to-?dos?|checkbox(?:es)?|aufgaben?)"
     rf"|(?:are|is)\s+there\s+(?:(?:any|still|more)\s+)*{_FEW_WORDS}(?:tasks?|to-?dos?)"
     rf"|(?:welche|wie\s+viele|zeig\w*(?:\s+mir)?(?:\s+die|\s+alle|\s+meine)?)\s+{_FEW_WORDS}aufgaben?)\b",
+    re.IGNORECASE,
+)
+# What makes a list question one for the passages: a topic to filter by ("Which tasks in ACME are about trash?"), or a
+# second question beside it ("…, and how does the styling example search for them?").
+_FOR_THE_PASSAGES = re.compile(
+    r"\b(?:about|regarding|concerning|related\s+to|mention(?:s|ing)?|über|zum\s+thema)\b"
+    r"|[,;]\s*(?:and\s+)?(?:how|what|why|where|when|which|who|does|do|is|are|can)\b|\?.*\?",
     re.IGNORECASE,
 )
 # The open ones: "open", "unfinished", "not done yet", "left", "still to do", "offen". Read before the done ones,
@@ -76,6 +84,8 @@ def list_ask(question: str, *, after_list: bool = False) -> ListAsk | None:
     `after_list`: the question before asked for a list of tasks, so "Which of them are done?" and "And in ACME?"
     (a follow-up naming no tasks) ask for one too.
     """
+    if _FOR_THE_PASSAGES.search(question):
+        return None
     names_tasks = bool(_TASK_LIST.search(question) or OF_THOSE.search(question))
     follows = after_list and bool(FOLLOW_UP.match(question) or OF_THOSE.search(question))
     if not follows and not _TASK_LIST.search(question):

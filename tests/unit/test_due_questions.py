@@ -74,6 +74,11 @@ def test_overdue_is_every_day_before_today() -> None:
         "Add a task due tomorrow: buy milk",
         "Which tasks did I finish this week?",  # done ones: the open ones would be the wrong list
         "Which tasks got done yesterday?",
+        # obsidian-tasks-demo's questions about its text: how or why, or a thing of another kind.
+        "How are urgency scores calculated for a task due today with medium priority?",
+        "How is the score worked out for an item with no deadline that was meant to begin yesterday?",
+        "Which CSS snippet will colour tasks that are due today or overdue?",
+        "Which theme shows tasks due today?",
     ],
 )
 def test_a_question_not_about_tasks_by_date_asks_for_none(question: str) -> None:

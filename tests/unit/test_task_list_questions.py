@@ -39,6 +39,12 @@ def test_a_question_asking_for_a_list_of_tasks_is_read_with_the_state_it_asks_fo
         "What is the battery task in the smoke detector note?",  # one task: the model answers it from the passages
         "What did I write in ACME?",
         "Which of them are done?",  # a follow-up, with no list before it
+        # obsidian-tasks-demo's questions about its text, not lists of its tasks:
+        "Does the Prism theme still show cancelled tasks as grayed out?",
+        "How can I list tasks whose description appears more than once across the vault?",
+        "Which statuses are core to Tasks, and which extra checkboxes does the ITS theme add?",
+        "Which tasks in the Important Project are about trash, and how does the styling example search for them?",
+        "Which tasks in ACME mention the baby?",  # a topic to filter by: the passages'
     ],
 )
 def test_a_question_asking_for_no_list_of_tasks_is_left_to_the_model(question: str) -> None:
