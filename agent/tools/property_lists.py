@@ -38,18 +38,23 @@ class PropertyNotes:
     notes: list[tuple[str, str]]
     shows_values: bool  # the values differ from what was asked (any value, a number compared): shown beside each note
     values: str = ""  # with no note found: the property's values, most used first ("active (2), done (3)")
+    kind_size: int = 0  # the notes of the kind asked of ("movies"), 0 for any note
 
 
-def notes_by_property(snapshot: VaultSnapshot, name: str, value: str) -> PropertyNotes | None:
+def notes_by_property(snapshot: VaultSnapshot, name: str, value: str, of: str = "") -> PropertyNotes | None:
     """Return the notes whose property `name` holds `value` ("" for any), or None when no note has the property.
 
-    "a due date" reads as the property "due date" where notes have one, else `due` with any value.
+    "a due date" reads as the property "due date" where notes have one, else `due` with any value. `of`: only the
+    notes of that kind ("movies", see `notes_of_kind`); None too when no note of it has the property.
     """
-    holders = _holders(snapshot, f"{name} {value}") if value else []
+    among = notes_of_kind(snapshot, of) if of else None
+    if of and not among:
+        return None
+    holders = _holders(snapshot, f"{name} {value}", among) if value else []
     if holders:
         name, value = f"{name} {value}", ""
     else:
-        holders = _holders(snapshot, name)
+        holders = _holders(snapshot, name, among)
     if not holders:
         return None
     if value.casefold() in _ANY_VALUE:
@@ -57,11 +62,12 @@ def notes_by_property(snapshot: VaultSnapshot, name: str, value: str) -> Propert
     test, is_equal = value_test(value)
     asked = f"{name}: {value}" if is_equal else f"{name} {value}".strip()
     found = [(path, format_value(held)) for path, held in holders if test(held)]
+    size = len(among or ())
     if found:
-        return PropertyNotes(asked, found, shows_values=not is_equal)
+        return PropertyNotes(asked, found, shows_values=not is_equal, kind_size=size)
     counts = Counter(format_value(item) for _, held in holders for item in _items(held))
     values = ", ".join(f"{shown} ({count})" for shown, count in counts.most_common(_MAX_VALUES))
-    return PropertyNotes(asked, [], shows_values=False, values=values)
+    return PropertyNotes(asked, [], shows_values=False, values=values, kind_size=size)
 
 
 def value_test(value: str) -> tuple[Callable[[object], bool], bool]:
@@ -91,10 +97,46 @@ def value_test(value: str) -> tuple[Callable[[object], bool], bool]:
     return beyond, False
 
 
-def _holders(snapshot: VaultSnapshot, name: str) -> list[tuple[str, object]]:
-    """Return the notes having the property `name` (any case), with its value, by path."""
+def notes_of_kind(snapshot: VaultSnapshot, word: str) -> set[str]:
+    """Return the notes of the kind a plural names ("movies", "books", "people"), as vaults file them.
+
+    A note linking to the kind's own note in a property (`categories: [[Movies]]`, `type: [[Book]]`: kepano's
+    vault, Bases), a tag (`#movie`, `#books/read`) or a folder (`Movies/`), singular or plural.
+    """
+    forms = _forms(word)
+    found: set[str] = set()
+    for path, note in snapshot.notes.items():
+        linked = (_plain(format_value(item)) for held in note.frontmatter.values() for item in _items(held))
+        folders = (part.casefold() for part in path.split("/")[:-1])
+        if (
+            any(text in forms for text in linked)
+            or any(tag.casefold().split("/")[0] in forms for tag in note.tags)
+            or any(folder in forms for folder in folders)
+        ):
+            found.add(path)
+    return found
+
+
+def _forms(word: str) -> frozenset[str]:
+    """Return a plural's forms a vault may file by: "movies", "movie"; "people", "person"; "series"."""
+    plural = word.casefold()
+    forms = {plural, _IRREGULAR.get(plural, plural)}
+    if plural.endswith("s") and not plural.endswith("ss"):
+        forms.add(plural[:-1])  # "movies": "movie"
+    if plural.endswith("ies"):
+        forms.add(plural[:-3] + "y")  # "stories": "story"
+    if plural.endswith(("ches", "shes", "sses", "xes")):
+        forms.add(plural[:-2])  # "boxes": "box"
+    return frozenset(forms)
+
+
+_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman"}
+
+
+def _holders(snapshot: VaultSnapshot, name: str, among: set[str] | None = None) -> list[tuple[str, object]]:
+    """Return the notes (of `among`, else all) having the property `name` (any case), with its value, by path."""
     found = []
-    for path in sorted(snapshot.notes, key=str.lower):
+    for path in sorted(among if among is not None else snapshot.notes, key=str.lower):
         present, held = property_value(snapshot.notes[path], name)
         if present:
             found.append((path, held))

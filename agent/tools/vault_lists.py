@@ -49,7 +49,7 @@ class VaultLists:
         if ask.kind == "count":
             return _vault_count(snapshot)
         if ask.kind == "property":
-            return self._property(snapshot, ask.name, ask.value)
+            return self._property(snapshot, ask.name, ask.value, ask.of)
         path = _note_or_none(snapshot, ask.name)
         if path is None:
             return None
@@ -138,15 +138,22 @@ class VaultLists:
         header = f"{len(paths)} {'note' if len(paths) == 1 else 'notes'} in the folder {folder} (sub-folders included):"
         return self._listed(header, [(snapshot.anchor(path), "") for path in paths], ())
 
-    def _property(self, snapshot: VaultSnapshot, name: str, value: str) -> ListReply | None:
-        """Return the notes whose property `name` holds `value` (any value for ""), or None when no note has it."""
-        found = notes_by_property(snapshot, name, value)
+    def _property(self, snapshot: VaultSnapshot, name: str, value: str, of: str) -> ListReply | None:
+        """Return the notes (of the kind `of`) whose property `name` holds `value` (any value for "").
+
+        None when no note (of that kind) has the property: the words were something else ("notes have links to …").
+        """
+        found = notes_by_property(snapshot, name, value, of)
         if found is None:
-            return None  # no property of that name: the words were something else ("notes have links to …")
-        if not found.notes:
-            return ListReply(f"No note has {found.asked}. Its values: {found.values}.", ())
+            return None
         count = len(found.notes)
+        kind = f"the {of.casefold()} ({found.kind_size} in all)" if of else ""
+        if not count:
+            none = f"None of {kind}" if of else "No note"
+            return ListReply(f"{none} has {found.asked}. Its values: {found.values}.", ())
         header = f"{count} {'note has' if count == 1 else 'notes have'} {found.asked}:"
+        if of:
+            header = f"{count} of {kind} {'has' if count == 1 else 'have'} {found.asked}:"
         lines = [(snapshot.anchor(path), f": {shown}" if found.shows_values else "") for path, shown in found.notes]
         return self._listed(header, lines, ())
 

@@ -97,13 +97,23 @@ _VAULT_COUNT = re.compile(
 # property due?", "List the notes with status: done". The vault says whether the name is a property (agent side):
 # "Which notes have links to X?" names none, and goes on.
 _PROPERTY_ASKED = re.compile(
-    r"^\W*(?:(?:which|what)\s+(?:notes?|pages?|files?)\s+(?:have|has|carry|use)|(?:(?:please\s+)?(?:list|show|give|get|find)"
-    r"(?:\s+me)?\s+)(?:all\s+)?(?:the\s+|my\s+)?(?:notes?|pages?|files?)\s+(?:with|having|that\s+have))"
+    r"^\W*(?:(?:which|what)\s+(?:of\s+my\s+)?(?P<of>[\w-]+)\s+(?:have|has|carry|use)|(?:(?:please\s+)?(?:list|show|give"
+    r"|get|find)(?:\s+me)?\s+)(?:all\s+)?(?:the\s+|my\s+)?(?P<of2>[\w-]+)\s+(?:with|having|that\s+have))"
     r"\s+(?:the\s+|a\s+|an\s+)?(?:(?:property|field)\s+)?[\"'`]?(?P<prop>[\w][\w -]{0,38}?)[\"'`]?"
     r"(?:(?:\s*[:=]\s*|\s+(?:set\s+to|of|equal\s+to|equals|is|as)\s+|\s+)[\"'`]?(?P<value>[^\"'`?!]{1,80}?)[\"'`]?)?"
     r"(?:\s+(?:property|field|set))?\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# "Which movies did I rate 7 or higher?": the rating asked of the notes of a kind.
+_RATED = re.compile(
+    r"^\W*(?:which|what)\s+(?:of\s+my\s+)?(?P<of>[\w-]+)\s+did\s+(?:i|we)\s+(?:rate|score|give)\s+(?:a\s+)?"
+    r"(?P<value>[^?!]{1,40}?)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# Words naming any note, not a kind of them.
+_ANY_NOTE = frozenset({"note", "notes", "page", "pages", "file", "files"})
+# Tasks are listed by the task lists, checkboxes and task notes both ("Which tasks have priority high?").
+_TASK_KINDS = frozenset({"tasks", "todos", "to-dos", "aufgaben"})
 _CLEAN_NAME = re.compile(r"^(?:the|my|our)\s+|\s+(?:note|page|file)$", re.IGNORECASE)
 
 VaultAskKind = Literal["backlinks", "outgoing", "tagged", "tags", "recent", "folder", "count", "property"]
@@ -122,6 +132,7 @@ class VaultAsk:
     name: str = ""  # the note (backlinks, outgoing) or folder (folder) named, as written ("Books", "[[Books]]")
     tag: str = ""  # without "#", for tagged
     value: str = ""  # the property's value asked for, as written ("active", "7", "[[Frank Herbert]]")
+    of: str = ""  # the kind of notes asked of, as written ("movies": a category, tag or folder); "" for any note
 
 
 def vault_ask(question: str) -> VaultAsk | None:
@@ -139,7 +150,13 @@ def vault_ask(question: str) -> VaultAsk | None:
     if _VAULT_COUNT.match(question):
         return VaultAsk("count")
     if (found := _PROPERTY_ASKED.match(question)) is not None:
-        return VaultAsk("property", name=found["prop"].strip(), value=(found["value"] or "").strip())
+        of = found["of"] or found["of2"] or ""
+        if of.casefold() in _TASK_KINDS:
+            return None
+        of = "" if of.casefold() in _ANY_NOTE else of
+        return VaultAsk("property", name=found["prop"].strip(), value=(found["value"] or "").strip(), of=of)
+    if (found := _RATED.match(question)) is not None and found["of"].casefold() not in _ANY_NOTE:
+        return VaultAsk("property", name="rating", value=found["value"].strip(), of=found["of"])
     if _ASKS_NOTES.match(question) and (tag := _TAG_NAMED.search(question)) is not None:
         return VaultAsk("tagged", tag=(tag["tag"] or tag["hashtag"]).rstrip(".:").lstrip("#"))
     return None

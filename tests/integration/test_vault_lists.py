@@ -159,6 +159,32 @@ def test_the_notes_whose_property_holds_the_value_asked_are_listed(settings: Set
     assert lines(settings, "Which notes have links to Books?") is None  # no property "links": for the search
 
 
+def test_the_notes_of_a_kind_are_those_linking_its_note_tagged_or_filed_so(settings: Settings) -> None:
+    # Dune by its categories property ([[Books]]), Books/Children of Time by its folder; Alien by its folder,
+    # Stalker by its tag (singular).
+    write_notes(
+        settings.vault_path,
+        {
+            "Movies/Alien.md": "---\nrating: 8\n---\n# Alien\n",
+            "Stalker.md": "---\ntags: [movie]\nrating: 9\n---\n# Stalker\n",
+            "Books/Children of Time.md": "---\nrating: 8\n---\n# Children of Time\n",
+        },
+    )
+    assert lines(settings, "Which books did I rate 8 or higher?") == [
+        "2 of the books (2 in all) have rating 8 or higher:",  # Books.md itself is none of them
+        "- [[Children of Time]]: 8",
+        "- [[Dune]]: 9",
+    ]
+    assert lines(settings, "Which movies have a rating of 9?") == [
+        "1 of the movies (2 in all) has rating: 9:",
+        "- [[Stalker]]",
+    ]
+    assert lines(settings, "Which movies have a rating above 9?") == [
+        "None of the movies (2 in all) has rating above 9. Its values: 8 (1), 9 (1)."
+    ]
+    assert lines(settings, "Which podcasts have a rating?") is None  # no note of that kind: for the search
+
+
 def test_a_name_no_note_has_is_left_to_the_model(settings: Settings) -> None:
     assert lines(settings, "Which notes link to Nowhere Land?") is None
 

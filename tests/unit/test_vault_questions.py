@@ -41,6 +41,11 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ("List the notes with status: done", VaultAsk("property", name="status", value="done")),
         ('Which notes have status set to "in progress"?', VaultAsk("property", name="status", value="in progress")),
         ("Which notes have the property due?", VaultAsk("property", name="due")),
+        ("Which movies did I rate 7 or higher?", VaultAsk("property", name="rating", value="7 or higher", of="movies")),
+        (
+            "What books have the author Kevin Kelly?",
+            VaultAsk("property", name="author", value="Kevin Kelly", of="books"),
+        ),
     ],
 )
 def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(question: str, ask: VaultAsk) -> None:
@@ -60,6 +65,7 @@ def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(
         "What did I do yesterday?",  # the day's notes
         "What did I write yesterday?",  # what they say
         "Which notes did I create today?",  # no creation time is kept
+        "Which tasks have priority high?",  # the task lists': checkboxes and task notes
     ],
 )
 def test_other_questions_are_left_to_the_search_and_the_model(question: str) -> None:
