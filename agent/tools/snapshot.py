@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from core.domain import Link, Note
-from core.errors import InvalidRequest, NotFound
+from core.errors import AppError, InvalidRequest, NotFound
 from rag.notes.frontmatter import property_of
 from rag.notes.links import LinkResolver, heading_key
 from rag.notes.vault import FileStat, clean_relative_path
@@ -87,6 +87,13 @@ class VaultSnapshot:
             parts = path.split("/")[:-1]
             folders.update("/".join(parts[: depth + 1]) for depth in range(len(parts)))
         return folders
+
+    def note_named(self, ref: str) -> str | None:
+        """Return the path of the note `ref` names as `find_note` finds it, or None (none, several, or no name)."""
+        try:
+            return self.find_note(ref)
+        except AppError:
+            return None
 
     def find_note(self, ref: str) -> str:
         """Return the path of the note `ref` names (path, name, alias or link), or raise NotFound / InvalidRequest."""

@@ -20,7 +20,6 @@ from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
 from core.domain import Task
-from core.errors import AppError
 from rag.answer.due_questions import due_ask
 from rag.answer.secrets import redact_secrets
 from rag.answer.task_lists import ListAsk, State, asks_of_whole_vault, list_ask
@@ -49,7 +48,7 @@ def named_place(snapshot: VaultSnapshot, question: str) -> TaskPlace | None:
     A [[link]] is a place wherever it stands; a title, alias or folder name only where a place stands (before
     "note" or "folder", after "in", "from", "of" ...), the longest name first: "in Important Project" is no "Project".
     """
-    linked = {path for target in _LINK.findall(question) if (path := _note_or_none(snapshot, target)) is not None}
+    linked = {path for target in _LINK.findall(question) if (path := snapshot.note_named(target)) is not None}
     if linked:
         return _note_place(snapshot, linked.pop()) if len(linked) == 1 else None
     text = question.casefold()
@@ -87,13 +86,6 @@ def _names_in(snapshot: VaultSnapshot, text: str) -> list[tuple[str, str, bool]]
             if len(key := name.casefold()) >= MIN_NAME_CHARS and key in text:
                 found.append((key, folder, True))
     return found
-
-
-def _note_or_none(snapshot: VaultSnapshot, target: str) -> str | None:
-    try:
-        return snapshot.find_note(target)
-    except AppError:
-        return None
 
 
 def _note_place(snapshot: VaultSnapshot, path: str) -> TaskPlace:

@@ -16,7 +16,6 @@ from agent.tools.due_tasks import MAX_LISTED, ListReply
 from agent.tools.property_lists import notes_by_property
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, has_tag
-from core.errors import AppError
 from rag.answer.days_named import days_named
 from rag.answer.vault_questions import vault_ask
 
@@ -50,7 +49,7 @@ class VaultLists:
             return _vault_count(snapshot)
         if ask.kind == "property":
             return self._property(snapshot, ask.name, ask.value, ask.of)
-        path = _note_or_none(snapshot, ask.name)
+        path = snapshot.note_named(ask.name)
         if path is None:
             return None
         return self._backlinks(snapshot, path) if ask.kind == "backlinks" else self._outgoing(snapshot, path)
@@ -209,10 +208,3 @@ def _shown(at: datetime) -> str:
 def _closest_tags(snapshot: VaultSnapshot, tag: str) -> list[str]:
     tags = {name.casefold(): name for note in snapshot.notes.values() for name in note.tags}
     return [tags[key] for key in difflib.get_close_matches(tag.casefold(), tags, n=_MAX_CLOSEST)]
-
-
-def _note_or_none(snapshot: VaultSnapshot, name: str) -> str | None:
-    try:
-        return snapshot.find_note(name)
-    except AppError:
-        return None
