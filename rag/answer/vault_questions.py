@@ -104,9 +104,11 @@ _PROPERTY_ASKED = re.compile(
     r"(?:\s+(?:property|field|set))?\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
-# "Which movies did I rate 7 or higher?": the rating asked of the notes of a kind.
+# "Which movies did I rate 7 or higher?", "… have I rated 8 or more?", "… are rated over 7?": the notes of a kind
+# by their rating.
 _RATED = re.compile(
-    r"^\W*(?:which|what)\s+(?:of\s+my\s+)?(?P<of>[\w-]+)\s+did\s+(?:i|we)\s+(?:rate|score|give)\s+(?:a\s+)?"
+    r"^\W*(?:which|what)\s+(?:of\s+my\s+)?(?P<of>[\w-]+)\s+(?:did\s+(?:i|we)\s+(?:rate|score|give)|have\s+(?:i|we)\s+"
+    r"(?:rated|scored|given)|(?:are|were)\s+rated)\s+(?:a\s+)?"
     r"(?P<value>[^?!]{1,40}?)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
@@ -149,14 +151,15 @@ def vault_ask(question: str) -> VaultAsk | None:
         return VaultAsk("folder", name=found["name"].strip().strip("\"'“”‘’«»/").strip())
     if _VAULT_COUNT.match(question):
         return VaultAsk("count")
+    if (found := _RATED.match(question)) is not None and found["of"].casefold() not in _TASK_KINDS:
+        of = "" if found["of"].casefold() in _ANY_NOTE else found["of"]
+        return VaultAsk("property", name="rating", value=found["value"].strip(), of=of)
     if (found := _PROPERTY_ASKED.match(question)) is not None:
         of = found["of"] or found["of2"] or ""
         if of.casefold() in _TASK_KINDS:
             return None
         of = "" if of.casefold() in _ANY_NOTE else of
         return VaultAsk("property", name=found["prop"].strip(), value=(found["value"] or "").strip(), of=of)
-    if (found := _RATED.match(question)) is not None and found["of"].casefold() not in _ANY_NOTE:
-        return VaultAsk("property", name="rating", value=found["value"].strip(), of=found["of"])
     if _ASKS_NOTES.match(question) and (tag := _TAG_NAMED.search(question)) is not None:
         return VaultAsk("tagged", tag=(tag["tag"] or tag["hashtag"]).rstrip(".:").lstrip("#"))
     return None

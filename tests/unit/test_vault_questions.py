@@ -42,6 +42,9 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ('Which notes have status set to "in progress"?', VaultAsk("property", name="status", value="in progress")),
         ("Which notes have the property due?", VaultAsk("property", name="due")),
         ("Which movies did I rate 7 or higher?", VaultAsk("property", name="rating", value="7 or higher", of="movies")),
+        ("What books have I rated 8 or more?", VaultAsk("property", name="rating", value="8 or more", of="books")),
+        ("Which places are rated over 6?", VaultAsk("property", name="rating", value="over 6", of="places")),
+        ("Which notes did I rate 7?", VaultAsk("property", name="rating", value="7")),
         (
             "What books have the author Kevin Kelly?",
             VaultAsk("property", name="author", value="Kevin Kelly", of="books"),
