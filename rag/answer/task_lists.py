@@ -59,6 +59,12 @@ _PLACE_OR_TOPIC = re.compile(
 )
 _OF_TASKS = re.compile(r"\bof\s+(?:(?:all\s+)?(?:my|the|our|these|those)\s+)?(?:tasks|to-?dos)\b", re.IGNORECASE)
 
+# Words of a question of its own after "And …": "And what did I cook …?", "And how was the race?".
+_OWN_QUESTION = re.compile(
+    r"\b(?:what|which|who|whom|whose|where|when|why|how|did|do|does|was|were|is|are|can|could|should|would|will)\b",
+    re.IGNORECASE,
+)
+
 State = Literal["all", "open", "done", "in progress"]
 
 
@@ -87,7 +93,11 @@ def list_ask(question: str, *, after_list: bool = False) -> ListAsk | None:
     if _FOR_THE_PASSAGES.search(question):
         return None
     names_tasks = bool(_TASK_LIST.search(question) or OF_THOSE.search(question))
-    follows = after_list and bool(FOLLOW_UP.match(question) or OF_THOSE.search(question))
+    opener = FOLLOW_UP.match(question)
+    # "And the done ones?", "And in ACME?": a follow-up naming no tasks asks of the list only if it asks nothing else;
+    # "And what did I cook on 2021-11-23?" asks a question of its own ("did I" is no state asked of the list).
+    asks_own = opener is not None and not names_tasks and bool(_OWN_QUESTION.search(question[opener.end() :]))
+    follows = after_list and bool(OF_THOSE.search(question) or (opener and not asks_own))
     if not follows and not _TASK_LIST.search(question):
         return None
     due_only = bool(_DUE_ASKED.search(question))

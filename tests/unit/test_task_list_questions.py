@@ -63,7 +63,11 @@ def test_after_a_list_of_tasks_a_follow_up_asks_again_and_says_what_it_names() -
     done = list_ask("Which of them are done?", after_list=True)
     elsewhere = list_ask("And in ACME?", after_list=True)
     other = list_ask("What did I cook yesterday?", after_list=True)
+    own = list_ask("And what did I cook on 2021-11-23?", after_list=True)  # "did I" is no state of the list
+    done_ones = list_ask("And the done ones?", after_list=True)
 
     assert done is not None and done.follows and done.state == "done" and done.names_state
     assert elsewhere is not None and elsewhere.follows and not elsewhere.names_state and not elsewhere.names_tasks
     assert other is None
+    assert own is None
+    assert done_ones is not None and done_ones.follows and done_ones.state == "done"
