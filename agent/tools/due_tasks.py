@@ -13,7 +13,6 @@ the usual way (its text may say what is to do).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import PurePosixPath
@@ -24,7 +23,7 @@ from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
 from core.domain import Task
 from core.errors import NotFound
-from rag.answer.due_questions import DueAsk, due_ask
+from rag.answer.due_questions import DueAsk
 from rag.answer.secrets import redact_secrets
 from rag.notes.task_fields import parse_task_fields
 from rag.notes.task_notes import TaskNote
@@ -89,18 +88,6 @@ class DueTasks:
     def __init__(self, reader: VaultReader, *, max_listed: int = MAX_LISTED) -> None:
         self._reader = reader
         self._max_listed = max_listed
-
-    def reply_for(self, question: str, earlier: Sequence[str] = ()) -> ListReply | None:
-        """Return the list of the open tasks `question` asks for by date (None: it asks for none).
-
-        None too when no task is found and no open task of the vault has a date: a vault that does not date its
-        tasks may keep what is to do in its text. One that does is told none is found, and the next one after.
-        `earlier`: the user's questions before it, oldest first: a follow-up naming only other days ("And tomorrow?")
-        asks the same as the one before.
-        """
-        ask = due_ask(question, self._reader.today(), earlier=earlier)
-        found = None if ask is None else self.days_reply(ask)
-        return None if found is None or found.is_empty else found
 
     def days_reply(self, ask: DueAsk, *, place: TaskPlace | None = None) -> ListReply:
         """Return the reply listing the open tasks of the days `ask` names (also the `tasks` tool's due, overdue).

@@ -22,21 +22,31 @@ class TagsArgs(ToolArgs):
     tag: str = Field("", description="No '#', e.g. 'area/garden'; sub-tags included.")
 
 
-def _tag_counts(snapshot: VaultSnapshot) -> Reply:
+def ranked_tags(snapshot: VaultSnapshot) -> list[tuple[str, int]]:
+    """Return each tag (as first written, any case one tag) and the number of notes carrying it, most used first."""
     counts: Counter[str] = Counter()
     spelling: dict[str, str] = {}
     for note in snapshot.notes.values():
         for tag in note.tags:
             spelling.setdefault(tag.casefold(), tag)
-            counts[tag.casefold()] += 1
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    lines = [f"- #{spelling[key]}: {count}" for key, count in ranked]
+        counts.update({tag.casefold() for tag in note.tags})  # a note is counted once per tag, whatever its cases
+    return [(spelling[key], count) for key, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def notes_with_tag(snapshot: VaultSnapshot, tag: str) -> list[str]:
+    """Return the paths of the notes carrying `tag` or a tag nested under it, any case, by path."""
+    return sorted((path for path, note in snapshot.notes.items() if has_tag(note.tags, tag)), key=str.lower)
+
+
+def _tag_counts(snapshot: VaultSnapshot) -> Reply:
+    ranked = ranked_tags(snapshot)
+    lines = [f"- #{tag}: {count}" for tag, count in ranked]
     return reply(f"{len(ranked)} tag(s), with the number of notes using each:", *lines)
 
 
 def _notes_with_tag(snapshot: VaultSnapshot, tag: str) -> Reply:
     wanted = tag.strip().lstrip("#")
-    paths = sorted((path for path, note in snapshot.notes.items() if has_tag(note.tags, wanted)), key=str.lower)
+    paths = notes_with_tag(snapshot, wanted)
     parts = []
     for path in paths:
         anchor = snapshot.anchor(path)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent.tools.outcome import format_value
-from agent.tools.snapshot import VaultSnapshot, property_value
+from agent.tools.snapshot import VaultSnapshot, parse_note_ref, property_value
 
 # Words standing for "any value": "a due date", "a rating set".
 _ANY_VALUE = frozenset({"date", "value", "set", "entry", "field", "property", "one", "any value"})
@@ -27,7 +27,6 @@ _COMPARED = re.compile(
     re.IGNORECASE,
 )
 _DOWN = ("most", "below", "under", "less", "lower", "fewer", "worse")
-_LINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +149,8 @@ def _items(held: object) -> list[object]:
 def _plain(text: str) -> str:
     """Return a value as compared: a link as its target, without quotes, case or surrounding spaces."""
     text = text.strip().strip("\"'“”")
-    link = _LINK.fullmatch(text)
-    return (link[1] if link else text).strip().casefold()
+    is_link = text.startswith("[[") and text.endswith("]]")
+    return (parse_note_ref(text)[0] if is_link else text).strip().casefold()
 
 
 def _number(item: object) -> float | None:

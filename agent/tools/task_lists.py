@@ -23,12 +23,12 @@ from core.domain import Task
 from rag.answer.due_questions import due_ask
 from rag.answer.secrets import redact_secrets
 from rag.answer.task_lists import ListAsk, State, asks_of_whole_vault, list_ask
+from rag.notes.inline import WIKILINK
 from rag.notes.task_fields import parse_task_fields
 from rag.notes.task_notes import TaskNote
 
 MIN_NAME_CHARS = 3  # a shorter title ("AI") names a note only as a [[link]]
 _MAX_FOLLOWED = 3  # questions back a follow-up may reach for the place asked of ("And the done ones?")
-_LINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 # A name is the tasks' place when it stands where a place does: "in/from/of [the/my] X [note]", "X note", "X's".
 _PLACE_BEFORE = re.compile(
     r"\b(?:in|from|of|inside|within|under|im|in\s+der|aus|von)\s+(?:(?:the|my|our|your|der|dem|meiner)\s+)?"
@@ -48,7 +48,7 @@ def named_place(snapshot: VaultSnapshot, question: str) -> TaskPlace | None:
     A [[link]] is a place wherever it stands; a title, alias or folder name only where a place stands (before
     "note" or "folder", after "in", "from", "of" ...), the longest name first: "in Important Project" is no "Project".
     """
-    linked = {path for target in _LINK.findall(question) if (path := snapshot.note_named(target)) is not None}
+    linked = {path for link in WIKILINK.finditer(question) if (path := snapshot.note_named(link[2])) is not None}
     if linked:
         return _note_place(snapshot, linked.pop()) if len(linked) == 1 else None
     text = question.casefold()
@@ -111,17 +111,19 @@ class TaskLists:
     def reply_for(self, question: str, earlier: Sequence[str] = ()) -> ListReply | None:
         """Return the list of tasks `question` asks for, or None when it asks for no list code can give.
 
-        By date ("What's overdue?"): as `DueTasks.reply_for`, of the place it names alone if it names one. Of a
-        place ("What tasks are in ACME?", then "Which of them are done?"): that place's tasks in the state asked.
-        `earlier`: the user's questions before it, oldest first.
+        By date ("What's overdue?"): `DueTasks.days_reply`, of the place it names alone if it names one; None when
+        no task is found and no open task of the vault has a date (a vault that does not date its tasks may keep
+        what is to do in its text). Of a place ("What tasks are in ACME?", then "Which of them are done?"): that
+        place's tasks in the state asked. `earlier`: the user's questions before it, oldest first: a follow-up naming
+        only other days ("And tomorrow?") asks the same as the one before.
         """
         due = due_ask(question, self._reader.today(), earlier=earlier)
         if due is None and list_ask(question, after_list=bool(earlier)) is None:
             return None  # read by its words alone: the vault is scanned only for a question about tasks
         snapshot = self._reader.snapshot()
         if due is not None:
-            place = named_place(snapshot, question)
-            return self._due.reply_for(question, earlier) if place is None else self._due.days_reply(due, place=place)
+            found = self._due.days_reply(due, place=named_place(snapshot, question))
+            return None if found.is_empty else found
         asked = self._asked(snapshot, question, earlier)
         return None if asked is None else self._list_reply(snapshot, asked)
 

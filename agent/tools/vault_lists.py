@@ -13,9 +13,10 @@ from collections import Counter
 from datetime import datetime
 
 from agent.tools.due_tasks import MAX_LISTED, ListReply
+from agent.tools.metadata import notes_with_tag, ranked_tags
 from agent.tools.property_lists import notes_by_property
 from agent.tools.reader import VaultReader
-from agent.tools.snapshot import VaultSnapshot, has_tag
+from agent.tools.snapshot import VaultSnapshot
 from rag.answer.days_named import days_named
 from rag.answer.vault_questions import vault_ask
 
@@ -56,16 +57,13 @@ class VaultLists:
 
     def _backlinks(self, snapshot: VaultSnapshot, path: str) -> ListReply:
         target = snapshot.anchor(path)
-        sources: dict[str, list[str]] = {}  # note -> how it links ("links", "embeds"), in file order
-        for item in sorted(snapshot.incoming.get(path, ()), key=lambda item: (item.source.lower(), item.link.line)):
+        embeds_only: dict[str, bool] = {}  # note -> whether each of its links to the target is an embed
+        for item in sorted(snapshot.incoming.get(path, ()), key=lambda item: item.source.lower()):
             if item.source != path:  # a link to its own heading is no backlink
-                sources.setdefault(item.source, []).append("embeds it" if item.link.is_embed else "links")
-        if not sources:
+                embeds_only[item.source] = embeds_only.get(item.source, True) and item.link.is_embed
+        if not embeds_only:
             return ListReply(f"No note links to {target}.", (target,))
-        lines = [
-            (snapshot.anchor(source), " (embeds it)" if all(kind == "embeds it" for kind in kinds) else "")
-            for source, kinds in sources.items()
-        ]
+        lines = [(snapshot.anchor(source), " (embeds it)" if embeds else "") for source, embeds in embeds_only.items()]
         header = f"{len(lines)} {'note links' if len(lines) == 1 else 'notes link'} to {target}:"
         return self._listed(header, lines, (target,))
 
@@ -87,7 +85,7 @@ class VaultLists:
         return self._listed(header, [(shown, "") for shown in targets.values()], (source,))
 
     def _tagged(self, snapshot: VaultSnapshot, tag: str) -> ListReply:
-        paths = sorted((path for path, note in snapshot.notes.items() if has_tag(note.tags, tag)), key=str.lower)
+        paths = notes_with_tag(snapshot, tag)
         if not paths:
             closest = _closest_tags(snapshot, tag)
             suggestion = f" The closest tags: {', '.join(f'#{name}' for name in closest)}." if closest else ""
@@ -168,17 +166,11 @@ class VaultLists:
 
 def _tag_counts(snapshot: VaultSnapshot) -> ListReply:
     """Return the vault's tags, most used first, with the number of notes carrying each."""
-    counts: Counter[str] = Counter()
-    spelling: dict[str, str] = {}
-    for note in snapshot.notes.values():
-        for key in {tag.casefold() for tag in note.tags}:
-            spelling.setdefault(key, next(tag for tag in note.tags if tag.casefold() == key))
-            counts[key] += 1
-    if not counts:
+    ranked = ranked_tags(snapshot)
+    if not ranked:
         return ListReply("No note has a tag.", ())
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     lines = [f"{len(ranked)} tag{'s' if len(ranked) != 1 else ''}, most used first (notes carrying each):"]
-    lines += [f"- #{spelling[key]}: {count}" for key, count in ranked[:MAX_TAGS]]
+    lines += [f"- #{tag}: {count}" for tag, count in ranked[:MAX_TAGS]]
     if len(ranked) > MAX_TAGS:
         lines.append(f"… and {len(ranked) - MAX_TAGS} more.")
     return ListReply("\n".join(lines), ())

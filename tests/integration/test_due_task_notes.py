@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools.due_tasks import DueTasks
 from agent.tools.reader import VaultReader
+from agent.tools.task_lists import TaskLists
 from core.settings import Settings
 from tests.edit_fakes import NoSearch
 from tests.vault_state import write_notes
@@ -32,16 +32,16 @@ NOTES = {
 
 
 @pytest.fixture
-def tasks(tmp_path: Path) -> DueTasks:
+def tasks(tmp_path: Path) -> TaskLists:
     vault = write_notes(tmp_path / "vault", NOTES)
     (vault / ".obsidian").mkdir()
     (vault / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}', encoding="utf-8")
     (vault / ".obsidian" / "daily-notes.json").write_text('{"folder": "Daily"}', encoding="utf-8")
     settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
-    return DueTasks(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 6, 9, 0)))
+    return TaskLists(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 6, 9, 0)))
 
 
-def test_an_open_task_note_past_its_due_date_is_overdue_beside_the_checkbox_tasks(tasks: DueTasks) -> None:
+def test_an_open_task_note_past_its_due_date_is_overdue_beside_the_checkbox_tasks(tasks: TaskLists) -> None:
     reply = tasks.reply_for("What's overdue?")
 
     assert reply is not None
@@ -53,7 +53,7 @@ def test_an_open_task_note_past_its_due_date_is_overdue_beside_the_checkbox_task
     assert reply.anchors == ("[[Renew passport]]",)
 
 
-def test_a_task_note_narrows_by_priority_and_counts_on_its_scheduled_day(tasks: DueTasks) -> None:
+def test_a_task_note_narrows_by_priority_and_counts_on_its_scheduled_day(tasks: TaskLists) -> None:
     high = tasks.reply_for("Which overdue tasks are high priority?")
     assert high is not None and "Renew passport (due 2020-03-15, priority high)" in high.text
 

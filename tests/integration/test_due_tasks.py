@@ -10,8 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.tools import ToolRegistry
-from agent.tools.due_tasks import DueTasks, ListReply
+from agent.tools.due_tasks import ListReply
 from agent.tools.reader import VaultReader
+from agent.tools.task_lists import TaskLists
 from app.http.main import create_app
 from app.wiring import Services
 from core.errors import InvalidRequest
@@ -47,8 +48,8 @@ def settings(tmp_path: Path) -> Settings:
     return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
 
 
-def due_tasks(settings: Settings) -> DueTasks:
-    return DueTasks(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0)))
+def due_tasks(settings: Settings) -> TaskLists:
+    return TaskLists(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0)))
 
 
 def test_open_tasks_due_on_the_day_are_listed_each_with_a_link_to_its_section(settings: Settings) -> None:
@@ -125,7 +126,7 @@ def test_a_follow_up_naming_a_priority_lists_those_of_the_list_before(tmp_path: 
         },
     )
     settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
-    tasks = DueTasks(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0)))
+    tasks = TaskLists(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0)))
 
     high = tasks.reply_for("Which of them are high priority?", ["What's overdue?"])
     low = tasks.reply_for("And the low priority ones?", ["What's overdue?", "Which of them are high priority?"])
@@ -159,7 +160,7 @@ def test_days_after_every_dated_task_are_told_none_is_due_then_nor_later(setting
 def test_a_vault_whose_tasks_have_no_dates_is_asked_the_usual_way(tmp_path: Path) -> None:
     vault = write_notes(tmp_path / "plain", {"Inbox.md": "# Inbox\n\n- [ ] Call the vet\n- [x] Post 📅 2021-11-20\n"})
     settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
-    tasks = DueTasks(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0)))
+    tasks = TaskLists(VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2021, 11, 22, 9, 0)))
 
     assert tasks.reply_for("Which tasks are due today?") is None  # no open task has a date: the text may say
 
@@ -181,7 +182,7 @@ def test_with_the_tasks_plugins_global_filter_a_checkbox_without_it_is_no_task(s
 def test_overdue_tasks_come_earliest_first_and_a_long_list_says_how_many_more(settings: Settings) -> None:
     reader = VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2024, 3, 10, 9, 0))
 
-    reply = DueTasks(reader, max_listed=2).reply_for("Which tasks are overdue?")
+    reply = TaskLists(reader, max_listed=2).reply_for("Which tasks are overdue?")
 
     assert reply is not None and reply.text.splitlines() == [
         "3 open tasks due before 2024-03-10 (overdue):",
