@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -174,16 +175,22 @@ class VaultSnapshot:
 
     def _suggest(self, target: str) -> str:
         """Return a hint naming notes whose title is close to `target` (typos, partial names)."""
+        paths = self.closest_notes(target)
+        if not paths:
+            return "; use search_notes to find it"
+        return "; did you mean: " + ", ".join(paths) + "?"
+
+    def closest_notes(self, target: str, limit: int = _MAX_SUGGESTIONS) -> list[str]:
+        """Return the paths of the notes whose title is close to `target` (typos, partial names), closest first."""
         wanted = PurePosixPath(target).stem.casefold()
         by_title: dict[str, list[str]] = defaultdict(list)
         for path in sorted(self.notes):
             by_title[PurePosixPath(path).stem.casefold()].append(path)
-        close = difflib.get_close_matches(wanted, by_title, n=_MAX_SUGGESTIONS, cutoff=0.6)
+        close = difflib.get_close_matches(wanted, by_title, n=limit, cutoff=0.6)
         close += [title for title in by_title if wanted in title and title not in close]
-        paths = [path for title in close for path in by_title[title]][:_MAX_SUGGESTIONS]
-        if not paths:
-            return "; use search_notes to find it"
-        return "; did you mean: " + ", ".join(paths) + "?"
+        # A title the name holds as words: "Dune Messiah" is closest to "Dune".
+        close += [title for title in by_title if _holds_words(wanted, title) and title not in close]
+        return [path for title in close for path in by_title[title]][:limit]
 
     def folder_exists(self, folder: str) -> bool:
         """Return True for "" (the vault root) or a folder holding at least one visible file."""
@@ -198,6 +205,11 @@ class VaultSnapshot:
             if self.in_folder(path, folder):
                 return path[: len(folder)]
         raise NotFound(f"no folder '{folder}' in the vault; use the vault tool's list_folder to see the folders")
+
+
+def _holds_words(text: str, words: str) -> bool:
+    """Return True when `text` holds `words` (four letters or more) as whole words."""
+    return len(words) >= 4 and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", text) is not None
 
 
 def _name_key(name: str) -> str:

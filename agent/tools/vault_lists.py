@@ -12,12 +12,14 @@ import difflib
 from collections import Counter
 from datetime import datetime
 
+from agent.tools.created_notes import created_notes
 from agent.tools.due_tasks import MAX_LISTED, ListReply
 from agent.tools.metadata import notes_with_tag, ranked_tags
+from agent.tools.outcome import format_value
 from agent.tools.property_lists import notes_by_property
 from agent.tools.reader import VaultReader
-from agent.tools.snapshot import VaultSnapshot
-from rag.answer.days_named import days_named
+from agent.tools.snapshot import VaultSnapshot, unwrap_note_ref
+from rag.answer.days_named import period_named
 from rag.answer.vault_questions import vault_ask
 
 MAX_TAGS = 30  # tags (or top-level folders) listed at most, most used first
@@ -50,9 +52,18 @@ class VaultLists:
             return _vault_count(snapshot)
         if ask.kind == "property":
             return self._property(snapshot, ask.name, ask.value, ask.of)
+        if ask.kind == "created":
+            return self._created(snapshot, question)
         path = snapshot.note_named(ask.name)
+        if path is None and ask.kind in ("note_tags", "note_properties"):
+            # Sent to the model, "What tags does the Dune note have?" over a vault with no Dune got another note's.
+            return _no_such_note(snapshot, ask.name)
         if path is None:
             return None
+        if ask.kind == "note_tags":
+            return _note_tags(snapshot, path)
+        if ask.kind == "note_properties":
+            return _note_properties(snapshot, path)
         return self._backlinks(snapshot, path) if ask.kind == "backlinks" else self._outgoing(snapshot, path)
 
     def _backlinks(self, snapshot: VaultSnapshot, path: str) -> ListReply:
@@ -99,7 +110,7 @@ class VaultLists:
             ((_local_time(stat.mtime_ns), path) for path, stat in snapshot.stats.items() if path in snapshot.notes),
             key=lambda item: (-item[0].timestamp(), item[1].casefold()),
         )
-        days = days_named(question, self._reader.today(), past=True)
+        days = period_named(question, self._reader.today())
         if days is None:
             last = changed[:MAX_RECENT]
             header = f"The {len(last)} notes changed last, latest first (by the files' modification times):"
@@ -115,6 +126,33 @@ class VaultLists:
         header = f"{len(within)} {'note' if len(within) == 1 else 'notes'} changed {when}, latest first (by the "
         header += "files' modification times):"
         return self._listed(header, [(snapshot.anchor(path), f" ({_shown(at)})") for at, path in within], ())
+
+    def _created(self, snapshot: VaultSnapshot, question: str) -> ListReply:
+        """Return the notes created in the period `question` names (the last ones created when it names none)."""
+        made = created_notes(snapshot)
+        if not made.dated:
+            changed = self._recent(snapshot, question)
+            said = "Your notes keep no creation date (no note has a `created` property, and a file's creation time is "
+            said += "not kept on every system). "
+            return ListReply(said + changed.text, changed.anchors)
+        source = f"by their `{made.property_names[0]}` property"
+        if made.undated:
+            source += f"; {made.undated} {'note has' if made.undated == 1 else 'notes have'} none"
+        days = period_named(question, self._reader.today())
+        if days is None:
+            last = made.dated[:MAX_RECENT]
+            header = f"The {len(last)} notes created last, latest first ({source}):"
+            return self._listed(header, [(snapshot.anchor(path), f" ({day})") for day, path in last], ())
+        first, end = days
+        when = f"on {first.isoformat()}" if first == end else f"from {first.isoformat()} to {end.isoformat()}"
+        within = [(day, path) for day, path in made.dated if first <= day <= end]
+        if not within:
+            before = next(((day, path) for day, path in made.dated if day < first), None)
+            said = f" The last one before: {snapshot.anchor(before[1])} ({before[0]})." if before else ""
+            anchors = (snapshot.anchor(before[1]),) if before else ()
+            return ListReply(f"No note was created {when} ({source}).{said}", anchors)
+        header = f"{len(within)} {'note' if len(within) == 1 else 'notes'} created {when}, latest first ({source}):"
+        return self._listed(header, [(snapshot.anchor(path), f" ({day})") for day, path in within], ())
 
     def _folder(self, snapshot: VaultSnapshot, name: str) -> ListReply:
         """Return the notes of the folder `name` (its sub-folders' too), or say no folder has that name."""
@@ -187,6 +225,34 @@ def _vault_count(snapshot: VaultSnapshot) -> ListReply:
     if len(ranked) > MAX_TAGS:
         lines.append(f"… and {len(ranked) - MAX_TAGS} more folders.")
     return ListReply("\n".join(lines), ())
+
+
+def _no_such_note(snapshot: VaultSnapshot, name: str) -> ListReply:
+    """Say that no single note has the name asked about, naming the closest titles."""
+    close = [snapshot.anchor(path) for path in snapshot.closest_notes(name, _MAX_CLOSEST)]
+    suggestion = f" The closest: {', '.join(close)}." if close else ""
+    return ListReply(f"No single note in the vault is called “{unwrap_note_ref(name)}”.{suggestion}", tuple(close))
+
+
+def _note_tags(snapshot: VaultSnapshot, path: str) -> ListReply:
+    """Return the tags of one note, in its properties and its text."""
+    anchor = snapshot.anchor(path)
+    tags = snapshot.notes[path].tags
+    if not tags:
+        return ListReply(f"{anchor} has no tags.", (anchor,))
+    listed = ", ".join(f"#{tag}" for tag in tags)
+    return ListReply(f"{anchor} has {len(tags)} tag{'s' if len(tags) != 1 else ''}: {listed}.", (anchor,))
+
+
+def _note_properties(snapshot: VaultSnapshot, path: str) -> ListReply:
+    """Return the properties of one note, as its frontmatter has them."""
+    anchor = snapshot.anchor(path)
+    properties = snapshot.notes[path].frontmatter
+    if not properties:
+        return ListReply(f"{anchor} has no properties.", (anchor,))
+    lines = [f"{anchor} has {len(properties)} propert{'ies' if len(properties) != 1 else 'y'}:"]
+    lines += [f"- {name}: {format_value(value)}" for name, value in properties.items()]
+    return ListReply("\n".join(lines), (anchor,))
 
 
 def _local_time(mtime_ns: int) -> datetime:

@@ -27,7 +27,8 @@ _MONTHS = {
     **dict.fromkeys(("november", "nov"), 11),
     **dict.fromkeys(("december", "dec", "dezember", "dez"), 12),
 }
-MONTH_WORDS = frozenset(_MONTHS)  # every month's names and abbreviations, lower case (English and German)
+MONTH_NUMBERS: dict[str, int] = _MONTHS  # every month's names and abbreviations, lower case (English and German)
+MONTH_WORDS = frozenset(_MONTHS)
 # "may" and "mar" are words too ("you may 3 times"): only capitalised are they months.
 _AMBIGUOUS = ("may", "mar", "mai")
 _MONTH = (

@@ -11,7 +11,7 @@ import calendar
 import re
 from datetime import date, timedelta
 
-from rag.answer.dates import MONTH_WORDS, Date, dates_in
+from rag.answer.dates import MONTH_NUMBERS, MONTH_WORDS, Date, dates_in
 
 # Days named relative to today, with how many days from today they are.
 _RELATIVE_DAYS = (
@@ -69,6 +69,11 @@ _LISTED_BEFORE = re.compile(_NUMBER_BEFORE + _LIST + r"$", re.IGNORECASE)
 _LISTED_AFTER = re.compile(r"^" + _LIST + _NUMBER_AFTER, re.IGNORECASE)
 _THIS_MONTH = re.compile(r"\bthis\s+month\b|\bdiese[nm]?\s+monat\b", re.IGNORECASE)
 _LAST_MONTH = re.compile(r"\b(?:last|past|previous)\s+month\b|\bletzte[nm]?\s+monat\b", re.IGNORECASE)
+# A whole year ("in 2023", "this year", "last year") or a month alone ("in March"), for a period gone by.
+_YEAR_NAMED = re.compile(r"\b(?:in|during|from|of|im\s+jahr)\s+(?P<year>(?:19|20)\d{2})\b", re.IGNORECASE)
+_THIS_YEAR = re.compile(r"\bthis\s+year\b|\bdieses\s+jahr\b", re.IGNORECASE)
+_LAST_YEAR = re.compile(r"\b(?:last|past|previous)\s+year\b|\bletztes\s+jahr\b", re.IGNORECASE)
+_MONTH_ALONE = re.compile(r"\b(?:in|during|im)\s+(?P<month>[A-Za-zä]{3,9})\b(?!\s+\d)", re.IGNORECASE)
 
 # Words that name a day or a span of days, lower case: "What did I write on 13 November?" is about no topic of words.
 DAY_WORDS = MONTH_WORDS | frozenset(
@@ -130,6 +135,27 @@ def days_named(question: str, today: date, *, past: bool = False) -> tuple[date,
     if _LAST_MONTH.search(question):
         last_month = today.replace(day=1) - timedelta(days=1)
         return _days_of(last_month.year, last_month.month, None)
+    return None
+
+
+def period_named(question: str, today: date) -> tuple[date, date] | None:
+    """Return the days of a period gone by that `question` names: any form `days_named` reads, a year, a month alone.
+
+    "Which notes did I create in 2023?", "… this year", "… in March" (the last March begun: this year's in March).
+    """
+    if (days := days_named(question, today, past=True)) is not None:
+        return days
+    if (year := _YEAR_NAMED.search(question)) is not None:
+        return date(int(year["year"]), 1, 1), date(int(year["year"]), 12, 31)
+    if _THIS_YEAR.search(question):
+        return date(today.year, 1, 1), date(today.year, 12, 31)
+    if _LAST_YEAR.search(question):
+        return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
+    for found in _MONTH_ALONE.finditer(question):
+        month = MONTH_NUMBERS.get(found["month"].casefold())
+        is_word = found["month"].casefold() in ("may", "mar", "mai") and not found["month"][0].isupper()  # "in may be"
+        if month is not None and not is_word:
+            return _days_of(today.year if month <= today.month else today.year - 1, month, None)
     return None
 
 

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from rag.answer.dates import MONTH_WORDS
+
 _END = r"\s*[?.!]*\s*$"
 _NAME = r"(?P<name>\S.{0,150}?)"
 # The notes linking to one: "Which notes link to Books?", "What links to [[Books]]?", "Show the backlinks of Books",
@@ -112,13 +114,71 @@ _RATED = re.compile(
     r"(?P<value>[^?!]{1,40}?)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# One note's own tags: "What tags does Dune have?", "What are the tags of [[Dune]]?", "How is the Dune note tagged?",
+# "Which tags are on Dune?", "Welche Tags hat Dune?". "What tags are in my vault?" asks for the tags in use.
+_NOTE_TAGS = re.compile(
+    rf"^\W*(?:(?:what|which)\s+tags\s+(?:does|did)\s+{_NAME}\s+(?:have|has|carry|use)"
+    rf"|(?:what|which)\s+(?:are\s+)?(?:the\s+)?tags\s+(?:are\s+)?(?:of|on|in|for)\s+{_NAME.replace('name', 'name2')}"
+    rf"|(?:how|what)\s+is\s+{_NAME.replace('name', 'name3')}\s+tagged(?:\s+(?:with|as))?"
+    rf"|(?:(?:please\s+)?(?:show|list|give|get)(?:\s+me)?\s+)(?:all\s+)?(?:the\s+)?tags\s+(?:of|on|in|for)\s+"
+    rf"{_NAME.replace('name', 'name4')}|welche\s+tags\s+hat\s+{_NAME.replace('name', 'name5')}){_END}",
+    re.IGNORECASE,
+)
+# One note's properties: "What properties does Dune have?", "Show the properties of Dune", "What is in the
+# frontmatter of Dune?", "Welche Eigenschaften hat Dune?".
+_PROPERTIES = r"(?:properties|metadata|frontmatter|front\s+matter|yaml)"
+_NOTE_PROPERTIES = re.compile(
+    rf"^\W*(?:(?:what|which)\s+{_PROPERTIES}\s+(?:does|did)\s+{_NAME}\s+have"
+    rf"|(?:what|which)\s+(?:are|is)\s+(?:(?:in\s+)?the\s+)?{_PROPERTIES}\s+(?:of|on|in|for)\s+"
+    rf"{_NAME.replace('name', 'name2')}"
+    rf"|(?:(?:please\s+)?(?:show|list|give|get)(?:\s+me)?\s+)(?:all\s+)?(?:the\s+)?{_PROPERTIES}\s+(?:of|on|in|for)\s+"
+    rf"{_NAME.replace('name', 'name3')}|welche\s+eigenschaften\s+hat\s+{_NAME.replace('name', 'name4')}){_END}",
+    re.IGNORECASE,
+)
+# Names that are the whole vault, not a note: "What tags are in my vault?".
+_WHOLE_VAULT = frozenset({"vault", "my vault", "the vault", "notes", "my notes", "all notes", "all my notes"})
+# The notes made in a period: "Which notes did I create in 2023?", "What notes were created this week?", "List the
+# notes I made last month". By the notes' creation-date property (agent/tools/created_notes.py). What follows the
+# verb may only say when: "Which notes did I write about Kyoto?" is for the search.
+_MADE = r"(?:create|created|make|made|start|started|add|added|write|wrote|written|begin|began|begun)"
+_CREATED = re.compile(
+    rf"^\W*(?:(?:which|what)\s+(?:new\s+)?(?:notes?|files?|pages?)\s+(?:did|have|had)\s+(?:i|we)\s+(?:recently\s+)?{_MADE}"
+    rf"|(?:which|what)\s+(?:new\s+)?(?:notes?|files?|pages?)\s+(?:were|was|have\s+been|has\s+been)\s+(?:recently\s+)?"
+    rf"{_MADE}|(?:(?:please\s+)?(?:list|show|give|get)(?:\s+me)?\s+)(?:all\s+)?(?:the\s+|my\s+)?(?:new\s+)?"
+    rf"(?:notes?|files?|pages?)\s+(?:(?:that\s+)?(?:i|we)\s+(?:have\s+)?)?{_MADE}"
+    rf"|how\s+many\s+(?:new\s+)?(?:notes?|files?|pages?)\s+(?:did\s+(?:i|we)\s+{_MADE}|(?:were|have\s+been)\s+{_MADE}))"
+    rf"\b(?P<when>[^?!]*?){_END}",
+    re.IGNORECASE,
+)
+# The words a period is said in; any other word after "Which notes did I create" is a topic.
+_PERIOD_WORDS = frozenset(
+    {
+        *("in", "on", "during", "since", "over", "from", "to", "until", "and", "between", "of", "the", "so", "far"),
+        *("this", "last", "past", "previous", "next", "recently", "lately", "today", "yesterday", "weekend"),
+        *("week", "weeks", "month", "months", "year", "years", "st", "nd", "rd", "th"),
+        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+    }
+)
+
 # Words naming any note, not a kind of them.
 _ANY_NOTE = frozenset({"note", "notes", "page", "pages", "file", "files"})
 # Tasks are listed by the task lists, checkboxes and task notes both ("Which tasks have priority high?").
 _TASK_KINDS = frozenset({"tasks", "todos", "to-dos", "aufgaben"})
 _CLEAN_NAME = re.compile(r"^(?:the|my|our)\s+|\s+(?:note|page|file)$", re.IGNORECASE)
 
-VaultAskKind = Literal["backlinks", "outgoing", "tagged", "tags", "recent", "folder", "count", "property"]
+VaultAskKind = Literal[
+    "backlinks",
+    "outgoing",
+    "tagged",
+    "tags",
+    "recent",
+    "folder",
+    "count",
+    "property",
+    "note_tags",
+    "note_properties",
+    "created",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +187,8 @@ class VaultAsk:
 
     The notes linking to `name` (backlinks), its links (outgoing), the notes of a `tag` (tagged), the tags in use
     (tags), the notes changed lately (recent), the notes of the folder `name` (folder), the number of notes (count),
-    the notes whose property `name` has `value` (property; "" for any value).
+    the notes whose property `name` has `value` (property; "" for any value), the tags (note_tags) or properties
+    (note_properties) of the note `name`, the notes made in the period the question names (created).
     """
 
     kind: VaultAskKind
@@ -143,6 +204,13 @@ def vault_ask(question: str) -> VaultAsk | None:
         return VaultAsk("backlinks", name=note_name(found["name"]))
     if (found := _OUTGOING.match(question)) is not None:
         return VaultAsk("outgoing", name=note_name(found["name"] or found["name2"]))
+    for pattern, kind in ((_NOTE_TAGS, "note_tags"), (_NOTE_PROPERTIES, "note_properties")):
+        if (found := pattern.match(question)) is not None:
+            name = note_name(next(value for value in found.groupdict().values() if value))
+            if name.casefold() not in _WHOLE_VAULT:
+                return VaultAsk("note_tags" if kind == "note_tags" else "note_properties", name=name)
+    if (made := _CREATED.match(question)) is not None and _says_only_when(made["when"]):
+        return VaultAsk("created")
     if _TAG_COUNTS.match(question):
         return VaultAsk("tags")
     if _RECENT.match(question):
@@ -163,6 +231,14 @@ def vault_ask(question: str) -> VaultAsk | None:
     if _ASKS_NOTES.match(question) and (tag := _TAG_NAMED.search(question)) is not None:
         return VaultAsk("tagged", tag=(tag["tag"] or tag["hashtag"]).rstrip(".:").lstrip("#"))
     return None
+
+
+def _says_only_when(words: str) -> bool:
+    """Return True when `words` say at most when ("in 2023", "last week", "on 12 March"), no topic."""
+    return all(
+        word in _PERIOD_WORDS or word in MONTH_WORDS or word[:1].isdigit()
+        for word in re.findall(r"[\w-]+", words.casefold())
+    )
 
 
 def note_name(written: str) -> str:

@@ -189,6 +189,70 @@ def test_a_name_no_note_has_is_left_to_the_model(settings: Settings) -> None:
     assert lines(settings, "Which notes link to Nowhere Land?") is None
 
 
+def test_one_notes_tags_and_properties_are_listed_and_a_note_not_in_the_vault_is_said_so(settings: Settings) -> None:
+    write_notes(settings.vault_path, {"Dune.md": NOTES["Dune.md"] + "\nA classic. #favourite\n"})
+    assert lines(settings, "What tags does the Dune note have?") == [
+        "[[Dune]] has 3 tags: #to-read, #scifi, #favourite."  # its properties' and its text's
+    ]
+    assert lines(settings, "What are the tags of [[Lonely]]?") == ["[[Lonely]] has no tags."]
+    assert lines(settings, "What properties does Dune have?") == [
+        "[[Dune]] has 5 properties:",
+        "- categories: [[Books]]",
+        "- tags: to-read, scifi",
+        "- rating: 9",
+        "- author: [[Frank Herbert]]",
+        "- Status: Reading",
+    ]
+    assert lines(settings, "Show me the frontmatter of Books") == ["[[Books]] has no properties."]
+    # Sent to the 0.5B over kepano-obsidian (no Dune there), this got the tags of the Journal Template.
+    assert lines(settings, "What tags does the Dune Messiah note have?") == [
+        "No single note in the vault is called “Dune Messiah”. The closest: [[Dune]]."
+    ]
+    assert lines(settings, "What tags does Foundation have?") == ["No single note in the vault is called “Foundation”."]
+
+
+def test_the_notes_created_in_a_period_are_listed_by_their_creation_property(settings: Settings) -> None:
+    write_notes(
+        settings.vault_path,
+        {
+            "Alien.md": "---\ncreated: 2023-09-12\n---\n# Alien\n",
+            "Stalker.md": "---\nDate Created: 2023-03-01T10:15\n---\n# Stalker\n",  # any case, a date and time
+            "Kyoto.md": "---\ncreated: '[[2026-12-01]]'\n---\n# Kyoto\n",  # a link to the day's note
+            "Templates/Movie.md": "---\ncreated: '{{date}}'\n---\n# {{title}}\n",  # no date: undated
+        },
+    )
+    assert lines(settings, "Which notes did I create in 2023?") == [
+        "2 notes created from 2023-01-01 to 2023-12-31, latest first (by their `created` property; 6 notes have none):",
+        "- [[Alien]] (2023-09-12)",
+        "- [[Stalker]] (2023-03-01)",
+    ]
+    assert lines(settings, "What notes were created this week?") == [
+        "1 note created from 2026-11-30 to 2026-12-06, latest first (by their `created` property; 6 notes have none):",
+        "- [[Kyoto]] (2026-12-01)",
+    ]
+    assert lines(settings, "Which notes did I add in June?") == [
+        "No note was created from 2026-06-01 to 2026-06-30 (by their `created` property; 6 notes have none). The last "
+        "one before: [[Alien]] (2023-09-12)."
+    ]
+    assert lines(settings, "Which notes did I create recently?") == [
+        "The 3 notes created last, latest first (by their `created` property; 6 notes have none):",
+        "- [[Kyoto]] (2026-12-01)",
+        "- [[Alien]] (2023-09-12)",
+        "- [[Stalker]] (2023-03-01)",
+    ]
+
+
+def test_without_a_creation_property_the_notes_changed_in_the_period_are_offered(settings: Settings) -> None:
+    at = datetime(2026, 12, 5, 10, 30).timestamp()
+    os.utime(settings.vault_path / "Dune.md", (at, at))
+    found = lines(settings, "Which notes did I create yesterday?")
+    assert found == [
+        "Your notes keep no creation date (no note has a `created` property, and a file's creation time is not kept on "
+        "every system). 1 note changed on 2026-12-05, latest first (by the files' modification times):",
+        "- [[Dune]] (2026-12-05 10:30)",
+    ]
+
+
 def test_over_chat_with_a_model_or_without_the_backlinks_are_listed_without_asking_it(
     settings: Settings, services: Services, llm: ScriptedLLMServer
 ) -> None:

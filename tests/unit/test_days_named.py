@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from rag.answer.days_named import days_named, listed_days, past_weekday
+from rag.answer.days_named import days_named, listed_days, past_weekday, period_named
 
 TODAY = date(2026, 12, 5)  # a Saturday
 
@@ -179,3 +179,24 @@ def test_a_week_day_listed_is_the_coming_one_unless_the_one_gone_by_is_asked_for
         date(2026, 12, 4),
         date(2026, 12, 11),
     }
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("Which notes did I create in 2023?", date(2023, 1, 1), date(2023, 12, 31)),
+        ("What did I change this year?", date(2026, 1, 1), date(2026, 12, 31)),
+        ("Which notes did I add last year?", date(2025, 1, 1), date(2025, 12, 31)),
+        ("What notes were created in March?", date(2026, 3, 1), date(2026, 3, 31)),  # the last March begun
+        ("What notes were created in December?", date(2026, 12, 1), date(2026, 12, 31)),
+        ("Which notes did I create on 28 December?", date(2025, 12, 28), date(2025, 12, 28)),  # the last gone by
+        ("Which notes did I create last week?", date(2026, 11, 23), date(2026, 11, 29)),
+    ],
+)
+def test_a_period_gone_by_is_read_as_a_year_or_a_month_alone_too(question: str, first: date, last: date) -> None:
+    assert period_named(question, TODAY) == (first, last)
+
+
+def test_a_question_naming_no_period_or_a_word_like_a_month_names_none() -> None:
+    assert period_named("Which notes did I create recently?", TODAY) is None
+    assert period_named("What did I write in may be a draft?", TODAY) is None  # "may" in lower case is a verb

@@ -45,6 +45,21 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ("What books have I rated 8 or more?", VaultAsk("property", name="rating", value="8 or more", of="books")),
         ("Which places are rated over 6?", VaultAsk("property", name="rating", value="over 6", of="places")),
         ("Which notes did I rate 7?", VaultAsk("property", name="rating", value="7")),
+        ("What tags does the Books note have?", VaultAsk("note_tags", name="Books")),
+        ("What are the tags of [[Dune]]?", VaultAsk("note_tags", name="[[Dune]]")),
+        ("How is my Dune note tagged?", VaultAsk("note_tags", name="Dune")),
+        ("Which tags are on Dune?", VaultAsk("note_tags", name="Dune")),
+        ("Welche Tags hat Dune?", VaultAsk("note_tags", name="Dune")),
+        ("What properties does Dune have?", VaultAsk("note_properties", name="Dune")),
+        ("Show me the frontmatter of the Dune note", VaultAsk("note_properties", name="Dune")),
+        ("What is in the metadata of Dune?", VaultAsk("note_properties", name="Dune")),
+        ("Which notes did I create today?", VaultAsk("created")),
+        ("What notes were created in 2023?", VaultAsk("created")),
+        ("List the notes I made last month", VaultAsk("created")),
+        ("How many notes did I add in March?", VaultAsk("created")),
+        ("Which notes did I create recently?", VaultAsk("created")),
+        ("What are the tags in my vault?", VaultAsk("tags")),  # the vault's, not a note's
+        ("What tags does my vault have?", VaultAsk("tags")),
         (
             "What books have the author Kevin Kelly?",
             VaultAsk("property", name="author", value="Kevin Kelly", of="books"),
@@ -61,13 +76,13 @@ def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(
         "Which notes mention the Tasks plugin?",  # words, not links: the search's
         "Which notes link ideas together?",
         "What does the author say about links?",
-        "What tags does the Books note have?",  # one note's tags are in its passage
         "What is tagged as important in my work notes?",
         "How do tags work in Obsidian?",
         "What did I change in the Sourdough note?",  # what the note says
         "What did I do yesterday?",  # the day's notes
         "What did I write yesterday?",  # what they say
-        "Which notes did I create today?",  # no creation time is kept
+        "Which notes did I write about Kyoto?",  # a topic: the search's
+        "Which notes did I create for the garden last year?",
         "Which tasks have priority high?",  # the task lists': checkboxes and task notes
     ],
 )
