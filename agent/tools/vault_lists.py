@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import date, datetime
 
 from agent.tools.created_notes import created_notes
 from agent.tools.due_tasks import MAX_LISTED, ListReply
@@ -45,7 +46,7 @@ class VaultLists:
         if ask.kind == "tagged":
             return self._tagged(snapshot, ask.tag)
         if ask.kind == "recent":
-            return self._recent(snapshot, question)
+            return self._recent(snapshot, question, ask.name)
         if ask.kind == "folder":
             return self._folder(snapshot, ask.name)
         if ask.kind == "count":
@@ -53,7 +54,7 @@ class VaultLists:
         if ask.kind == "property":
             return self._property(snapshot, ask.name, ask.value, ask.of)
         if ask.kind == "created":
-            return self._created(snapshot, question)
+            return self._created(snapshot, question, ask.name)
         path = snapshot.note_named(ask.name)
         if path is None and ask.kind in ("note_tags", "note_properties"):
             # Sent to the model, "What tags does the Dune note have?" over a vault with no Dune got another note's.
@@ -104,69 +105,69 @@ class VaultLists:
         header = f"{len(paths)} note{'s' if len(paths) != 1 else ''} tagged #{tag} (sub-tags included):"
         return self._listed(header, [(snapshot.anchor(path), "") for path in paths], ())
 
-    def _recent(self, snapshot: VaultSnapshot, question: str) -> ListReply:
+    def _recent(self, snapshot: VaultSnapshot, question: str, folder_name: str = "") -> ListReply:
         """Return the notes changed on the days `question` names (by modification time), or the last ones changed."""
-        changed = sorted(
-            ((_local_time(stat.mtime_ns), path) for path, stat in snapshot.stats.items() if path in snapshot.notes),
-            key=lambda item: (-item[0].timestamp(), item[1].casefold()),
-        )
-        days = period_named(question, self._reader.today())
-        if days is None:
-            last = changed[:MAX_RECENT]
-            header = f"The {len(last)} notes changed last, latest first (by the files' modification times):"
-            return self._listed(header, [(snapshot.anchor(path), f" ({_shown(at)})") for at, path in last], ())
-        first, end = days
-        when = f"on {first.isoformat()}" if first == end else f"from {first.isoformat()} to {end.isoformat()}"
-        within = [(at, path) for at, path in changed if first <= at.date() <= end]
-        if not within:
-            before = next(((at, path) for at, path in changed if at.date() < first), None)
-            said = f" The last change before: {snapshot.anchor(before[1])} ({_shown(before[0])})." if before else ""
-            anchors = (snapshot.anchor(before[1]),) if before else ()
-            return ListReply(f"No note was changed {when} (by the files' modification times).{said}", anchors)
-        header = f"{len(within)} {'note' if len(within) == 1 else 'notes'} changed {when}, latest first (by the "
-        header += "files' modification times):"
-        return self._listed(header, [(snapshot.anchor(path), f" ({_shown(at)})") for at, path in within], ())
+        changed = [
+            _Dated(at.date(), path, at.strftime("%Y-%m-%d %H:%M"), at.timestamp())
+            for path, stat in snapshot.stats.items()
+            if path in snapshot.notes
+            for at in (datetime.fromtimestamp(stat.mtime_ns / 1e9),)
+        ]
+        return self._in_period(snapshot, question, changed, "changed", "by the files' modification times", folder_name)
 
-    def _created(self, snapshot: VaultSnapshot, question: str) -> ListReply:
+    def _created(self, snapshot: VaultSnapshot, question: str, folder_name: str = "") -> ListReply:
         """Return the notes created in the period `question` names (the last ones created when it names none)."""
         made = created_notes(snapshot)
         if not made.dated:
-            changed = self._recent(snapshot, question)
+            changed = self._recent(snapshot, question, folder_name)
             said = "Your notes keep no creation date (no note has a `created` property, and a file's creation time is "
             said += "not kept on every system). "
             return ListReply(said + changed.text, changed.anchors)
         source = f"by their `{made.property_names[0]}` property"
         if made.undated:
             source += f"; {made.undated} {'note has' if made.undated == 1 else 'notes have'} none"
+        dated = [_Dated(day, path, day.isoformat(), day.toordinal()) for day, path in made.dated]
+        return self._in_period(snapshot, question, dated, "created", source, folder_name)
+
+    def _in_period(
+        self, snapshot: VaultSnapshot, question: str, dated: list[_Dated], done: str, source: str, folder_name: str
+    ) -> ListReply:
+        """Return the notes `done` ("changed", "created") in the period `question` names, latest first.
+
+        With no period named, the last MAX_RECENT; with `folder_name`, only that folder's (sub-folders included).
+        """
+        place = ""
+        if folder_name:
+            folder = _folder_named(snapshot, folder_name)
+            if isinstance(folder, ListReply):
+                return folder
+            dated = [item for item in dated if snapshot.in_folder(item.path, folder)]
+            place = f" in the folder {folder}"
+        dated.sort(key=lambda item: (-item.order, item.path.casefold()))
+        if not dated:
+            return ListReply(f"No note{place} has a date it was {done} on ({source}).", ())
         days = period_named(question, self._reader.today())
         if days is None:
-            last = made.dated[:MAX_RECENT]
-            header = f"The {len(last)} notes created last, latest first ({source}):"
-            return self._listed(header, [(snapshot.anchor(path), f" ({day})") for day, path in last], ())
+            last = dated[:MAX_RECENT]
+            header = f"The {len(last)} notes{place} {done} last, latest first ({source}):"
+            return self._listed(header, [(snapshot.anchor(item.path), f" ({item.shown})") for item in last], ())
         first, end = days
         when = f"on {first.isoformat()}" if first == end else f"from {first.isoformat()} to {end.isoformat()}"
-        within = [(day, path) for day, path in made.dated if first <= day <= end]
+        within = [item for item in dated if first <= item.day <= end]
         if not within:
-            before = next(((day, path) for day, path in made.dated if day < first), None)
-            said = f" The last one before: {snapshot.anchor(before[1])} ({before[0]})." if before else ""
-            anchors = (snapshot.anchor(before[1]),) if before else ()
-            return ListReply(f"No note was created {when} ({source}).{said}", anchors)
-        header = f"{len(within)} {'note' if len(within) == 1 else 'notes'} created {when}, latest first ({source}):"
-        return self._listed(header, [(snapshot.anchor(path), f" ({day})") for day, path in within], ())
+            before = next((item for item in dated if item.day < first), None)
+            said = f" The last one before: {snapshot.anchor(before.path)} ({before.shown})." if before else ""
+            anchors = (snapshot.anchor(before.path),) if before else ()
+            return ListReply(f"No note{place} was {done} {when} ({source}).{said}", anchors)
+        count = f"{len(within)} {'note' if len(within) == 1 else 'notes'}"
+        header = f"{count}{place} {done} {when}, latest first ({source}):"
+        return self._listed(header, [(snapshot.anchor(item.path), f" ({item.shown})") for item in within], ())
 
     def _folder(self, snapshot: VaultSnapshot, name: str) -> ListReply:
         """Return the notes of the folder `name` (its sub-folders' too), or say no folder has that name."""
-        folders = snapshot.note_folders()
-        matches = [folder for folder in folders if folder.casefold() == name.casefold()] or [
-            folder for folder in folders if folder.rsplit("/", 1)[-1].casefold() == name.casefold()
-        ]
-        if len(matches) != 1:
-            by_name = {folder.rsplit("/", 1)[-1].casefold(): folder for folder in sorted(folders)}
-            close = [by_name[key] for key in difflib.get_close_matches(name.casefold(), by_name, n=_MAX_CLOSEST)]
-            named = "several folders" if matches else "no folder"
-            closest = f" The closest: {', '.join(matches or close)}." if matches or close else ""
-            return ListReply(f"The vault has {named} called “{name}”.{closest}", ())
-        folder = matches[0]
+        folder = _folder_named(snapshot, name)
+        if isinstance(folder, ListReply):
+            return folder
         paths = sorted((path for path in snapshot.notes if snapshot.in_folder(path, folder)), key=str.lower)
         if not paths:
             return ListReply(f"The folder {folder} holds no notes.", ())
@@ -255,12 +256,29 @@ def _note_properties(snapshot: VaultSnapshot, path: str) -> ListReply:
     return ListReply("\n".join(lines), (anchor,))
 
 
-def _local_time(mtime_ns: int) -> datetime:
-    return datetime.fromtimestamp(mtime_ns / 1e9)
+@dataclass(frozen=True, slots=True)
+class _Dated:
+    """A note with the day it was changed or created, as shown, and its order (latest highest)."""
+
+    day: date
+    path: str
+    shown: str
+    order: float
 
 
-def _shown(at: datetime) -> str:
-    return at.strftime("%Y-%m-%d %H:%M")
+def _folder_named(snapshot: VaultSnapshot, name: str) -> str | ListReply:
+    """Return the folder `name` names (its path, or its last part when one folder alone ends so), else the reply."""
+    folders = snapshot.note_folders()
+    matches = [folder for folder in folders if folder.casefold() == name.casefold()] or [
+        folder for folder in folders if folder.rsplit("/", 1)[-1].casefold() == name.casefold()
+    ]
+    if len(matches) == 1:
+        return matches[0]
+    by_name = {folder.rsplit("/", 1)[-1].casefold(): folder for folder in sorted(folders)}
+    close = [by_name[key] for key in difflib.get_close_matches(name.casefold(), by_name, n=_MAX_CLOSEST)]
+    named = "several folders" if matches else "no folder"
+    closest = f" The closest: {', '.join(matches or close)}." if matches or close else ""
+    return ListReply(f"The vault has {named} called “{name}”.{closest}", ())
 
 
 def _closest_tags(snapshot: VaultSnapshot, tag: str) -> list[str]:

@@ -150,6 +150,11 @@ _CREATED = re.compile(
     rf"\b(?P<when>[^?!]*?){_END}",
     re.IGNORECASE,
 )
+# A folder the notes changed or made are asked of: "Which notes did I change in the Projects folder this week?".
+_FOLDER_NAMED = re.compile(
+    r"\s+(?:in|under|inside|from)\s+(?:the\s+|my\s+|our\s+)?(?P<folder>\S.{0,80}?)\s+(?:folder|ordner)\b",
+    re.IGNORECASE,
+)
 # The words a period is said in; any other word after "Which notes did I create" is a topic.
 _PERIOD_WORDS = frozenset(
     {
@@ -192,7 +197,7 @@ class VaultAsk:
     """
 
     kind: VaultAskKind
-    name: str = ""  # the note (backlinks, outgoing) or folder (folder) named, as written ("Books", "[[Books]]")
+    name: str = ""  # the note (backlinks, outgoing, note_tags, note_properties) or folder (folder, recent, created)
     tag: str = ""  # without "#", for tagged
     value: str = ""  # the property's value asked for, as written ("active", "7", "[[Frank Herbert]]")
     of: str = ""  # the kind of notes asked of, as written ("movies": a category, tag or folder); "" for any note
@@ -209,12 +214,15 @@ def vault_ask(question: str) -> VaultAsk | None:
             name = note_name(next(value for value in found.groupdict().values() if value))
             if name.casefold() not in _WHOLE_VAULT:
                 return VaultAsk("note_tags" if kind == "note_tags" else "note_properties", name=name)
-    if (made := _CREATED.match(question)) is not None and _says_only_when(made["when"]):
-        return VaultAsk("created")
+    if (made := _CREATED.match(question)) is not None:
+        folder = _FOLDER_NAMED.search(made["when"])
+        when = made["when"] if folder is None else made["when"][: folder.start()] + made["when"][folder.end() :]
+        if _says_only_when(when):
+            return VaultAsk("created", name=_folder_name(folder))
     if _TAG_COUNTS.match(question):
         return VaultAsk("tags")
     if _RECENT.match(question):
-        return VaultAsk("recent")
+        return VaultAsk("recent", name=_folder_name(_FOLDER_NAMED.search(question)))
     if (found := _IN_FOLDER.match(question)) is not None:
         return VaultAsk("folder", name=found["name"].strip().strip("\"'“”‘’«»/").strip())
     if _VAULT_COUNT.match(question):
@@ -231,6 +239,10 @@ def vault_ask(question: str) -> VaultAsk | None:
     if _ASKS_NOTES.match(question) and (tag := _TAG_NAMED.search(question)) is not None:
         return VaultAsk("tagged", tag=(tag["tag"] or tag["hashtag"]).rstrip(".:").lstrip("#"))
     return None
+
+
+def _folder_name(found: re.Match[str] | None) -> str:
+    return "" if found is None else found["folder"].strip().strip("\"'“”‘’«»/").strip()
 
 
 def _says_only_when(words: str) -> bool:

@@ -112,8 +112,15 @@ def test_the_notes_changed_on_the_days_asked_come_latest_first_by_modification_t
         "- [[Dune]] (2026-12-05 10:30)",
     ]
     assert lines(settings, "What did I change on 2026-11-25?") == [
-        "No note was changed on 2026-11-25 (by the files' modification times). The last change before: [[2026-11-05]]"
+        "No note was changed on 2026-11-25 (by the files' modification times). The last one before: [[2026-11-05]]"
         " (2026-11-20 09:00)."
+    ]
+    assert lines(settings, "Which notes did I change in the Journal folder this month?") == [
+        "No note in the folder Journal was changed from 2026-12-01 to 2026-12-31 (by the files' modification times). "
+        "The last one before: [[2026-11-05]] (2026-11-20 09:00)."
+    ]
+    assert lines(settings, "What notes were edited in the Jornal folder?") == [
+        "The vault has no folder called “Jornal”. The closest: Journal."
     ]
     recent = lines(settings, "Show my recently modified notes")
     assert (
@@ -233,6 +240,9 @@ def test_the_notes_created_in_a_period_are_listed_by_their_creation_property(set
     assert lines(settings, "Which notes did I add in June?") == [
         "No note was created from 2026-06-01 to 2026-06-30 (by their `created` property; 6 notes have none). The last "
         "one before: [[Alien]] (2023-09-12)."
+    ]
+    assert lines(settings, "Which notes were created in the Journal folder?") == [
+        "No note in the folder Journal has a date it was created on (by their `created` property; 6 notes have none)."
     ]
     assert lines(settings, "Which notes did I create recently?") == [
         "The 3 notes created last, latest first (by their `created` property; 6 notes have none):",

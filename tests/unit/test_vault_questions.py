@@ -58,6 +58,11 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ("List the notes I made last month", VaultAsk("created")),
         ("How many notes did I add in March?", VaultAsk("created")),
         ("Which notes did I create recently?", VaultAsk("created")),
+        ("Which notes did I create in the Clippings folder in 2023?", VaultAsk("created", name="Clippings")),
+        (
+            "Which notes did I change in my Projects/Librarian folder this week?",
+            VaultAsk("recent", name="Projects/Librarian"),
+        ),
         ("What are the tags in my vault?", VaultAsk("tags")),  # the vault's, not a note's
         ("What tags does my vault have?", VaultAsk("tags")),
         (
