@@ -19,6 +19,7 @@ race?" after the half marathon's goal), and the answer is read as any other.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,6 +28,8 @@ from rag.answer.excerpts import question_stems
 from rag.answer.near_copy import names_in
 from rag.answer.topic_passages import passages_holding, rarest_of, topic_words
 
+# Pronouns standing for the subject asked of before (not "that", "this": "that recipe" may name another).
+_SAME_SUBJECT = re.compile(r"\b(?:it|its|they|them|their|he|she|him|her|his)\b", re.IGNORECASE)
 ECHO_SHARE = 0.8  # of what an answer says beyond its question, the share an earlier reply holds for it to be an echo
 MIN_TERMS = 4  # fewer terms said ("Yes, 14 hours.") may be an earlier reply's, or a sentence's, by chance
 HELD_SHARE = 0.5  # of what the answer says, the share the passages on the new word must hold to bear it out
@@ -52,7 +55,10 @@ def answers_elsewhere(answer: str, question: str, passages: Sequence[Passage], t
     if len(said) < MIN_TERMS:
         return False
     echoed = [turn for turn in turns if len(said & terms_of(turn.reply)) >= ECHO_SHARE * len(said)]
-    new_word = _new_word(question, echoed) if echoed else _new_word(question, turns, names_only=True)
+    same_subject = asks_of_same_subject(question)
+    new_word = (
+        _new_word(question, echoed, names_only=same_subject) if echoed else _new_word(question, turns, names_only=True)
+    )
     holding = passages_holding(new_word, passages) if new_word is not None else []
     if not holding:
         # An earlier reply said again for a name no passage holds is about something else: over obsidian-tasks-demo
@@ -73,7 +79,22 @@ def may_answer_elsewhere(answer: str, question: str, turns: Sequence[EarlierTurn
     if _new_word(question, turns, names_only=True) is not None:
         return True
     said = said_beyond(answer, question)
-    return any(said <= terms_of(turn.reply) and _new_word(question, [turn]) is not None for turn in turns)
+    same_subject = asks_of_same_subject(question)
+    return any(
+        said <= terms_of(turn.reply) and _new_word(question, [turn], names_only=same_subject) is not None
+        for turn in turns
+    )
+
+
+def asks_of_same_subject(question: str) -> bool:
+    """Return True when `question` names its subject by a pronoun: "Who directed it?", "When was she born?".
+
+    Its new words in lower case are what it asks of that subject, not another subject: after "What properties does
+    Blade Runner have?", the 0.5B's "Ridley Scott directed Blade Runner." said again the listed `director`, and was
+    withheld as about something else ("directed" is in no passage but one with "directly" in it). A new name still
+    makes it about something else ("Does he link to Priya?").
+    """
+    return _SAME_SUBJECT.search(question) is not None
 
 
 def _new_word(question: str, turns: Sequence[EarlierTurn], *, names_only: bool = False) -> str | None:

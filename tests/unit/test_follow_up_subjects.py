@@ -185,3 +185,24 @@ def test_an_earlier_reply_given_again_for_a_name_no_passage_holds_is_withheld() 
     assert answers_elsewhere(listing, "Which of them mention Priya?", [baby], turns)
     # A word in lower case may be put otherwise in the notes, or ask for the reply again: that answer stands.
     assert not answers_elsewhere(listing, "Can you repeat that list?", [baby], turns)
+
+
+def test_a_question_asking_something_new_of_the_same_subject_may_say_again_what_an_earlier_reply_said() -> None:
+    # kepano-obsidian with the 0.5B: a properties list by code, then "Who directed it?". "directed" is new, and the
+    # only passage holding its stem held "directly", by chance.
+    turns = [
+        EarlierTurn(
+            "What properties does Blade Runner have?",
+            "[[Blade Runner]] has 3 properties:\n- genre: [[Sci-fi]]\n- director: [[Ridley Scott]]\n- year: 1982",
+        )
+    ]
+    passages = [
+        Passage("[[Blade Runner]]", "Blade Runner\ngenre: [[Sci-fi]]\ndirector: [[Ridley Scott]]\nyear: 1982"),
+        Passage("[[68 Bits of Unsolicited Advice]]", "- Don't say anything you would not say to them directly."),
+    ]
+    answer = "Ridley Scott directed Blade Runner."
+
+    assert not answers_elsewhere(answer, "Who directed it?", passages, turns)
+    assert not may_answer_elsewhere(answer, "Who directed it?", turns)
+    # Without the pronoun the new word names what it is about, and the echo is judged by the passages holding it.
+    assert answers_elsewhere(answer, "Who directed the other film?", passages, turns)
