@@ -35,6 +35,7 @@ from rag.answer.evidence import (
     repeats_sentences,
     sentences_of_rivals,
 )
+from rag.answer.list_references import MIN_ITEMS, listed_links, with_item_named
 from rag.answer.record_dates import MISDATED_CAUTION, misdated_places, record_date_rivals
 from rag.answer.rival_figures import RIVAL_CAUTION, Rival, rival_figures
 from rag.answer.unread_names import unread_names
@@ -260,9 +261,33 @@ def checked_question(state: AgentState) -> str:
 
 
 def latest_question(messages: list[MessageRecord]) -> str:
-    """Return the latest user message with text ("" when there is none)."""
+    """Return the latest user message with text ("" when there is none), an item of the list before it named.
+
+    "Summarize the first one" after a list of notes reads "Summarize [[68 Bits of Unsolicited Advice]]"
+    (rag/answer/list_references.py): searched, asked, checked and carried out as naming that note.
+    """
     texts = _user_texts(messages)
-    return texts[-1] if texts else ""
+    return with_item_named(texts[-1], _list_before_latest(messages)) if texts else ""
+
+
+LIST_REPLIES_BACK = 3  # "the second one" may name an item of a list this many replies back
+
+
+def _list_before_latest(messages: list[MessageRecord]) -> str:
+    """Return the latest of the last LIST_REPLIES_BACK replies that lists notes, without its footer ("": none).
+
+    "What tags does the second one have?" after "Summarize the first one" still points into the list before both.
+    """
+    latest = max((i for i, record in enumerate(messages) if record["role"] == "user"), default=-1)
+    replies = [
+        str(record.get("content") or "")
+        for record in messages[:latest]
+        if record["role"] == "assistant" and str(record.get("content") or "").strip()
+    ]
+    for reply in reversed(replies[-LIST_REPLIES_BACK:]):
+        if len(listed_links(listed := without_footer(reply))) >= MIN_ITEMS:
+            return listed
+    return ""
 
 
 def user_questions_before(messages: list[MessageRecord]) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agent.answer_footer import without_footer
+from agent.answer_footer import latest_question, without_footer
 from agent.source_question import asks_for_sources
 from agent.state import MessageRecord, turn_start
 from rag.answer.context import is_refusal
@@ -100,7 +100,10 @@ def model_history(records: list[MessageRecord]) -> list[MessageRecord]:
     kept.reverse()
     while kept and kept[0]["role"] != "user":
         kept.pop(0)
-    return [*kept, *records[start:]]
+    turn = records[start:]
+    if turn and turn[0]["role"] == "user":  # "Summarize the first one" of a list, as the note it names
+        turn = [{**turn[0], "content": latest_question(records)}, *turn[1:]]
+    return [*kept, *turn]
 
 
 def _telling(dialogue: Iterable[MessageRecord]) -> list[MessageRecord]:

@@ -17,7 +17,7 @@ from app.wiring import Services
 from core.settings import Settings
 from tests.edit_fakes import NoSearch
 from tests.live_server import agent_app, serve_in_thread
-from tests.scripted_llm import ScriptedLLMServer
+from tests.scripted_llm import ScriptedLLMServer, Turn
 from tests.vault_state import write_notes
 
 NOTES = {
@@ -279,3 +279,29 @@ def test_over_chat_with_a_model_or_without_the_backlinks_are_listed_without_aski
     expected = "2 notes link to [[Books]]:\n- [[Dune]]\n- [[Solaris]]"
     assert reply.choices[0].message.content == expected
     assert response.json()["choices"][0]["message"]["content"].startswith(expected)
+
+
+def test_an_item_of_a_list_named_by_its_place_is_what_the_next_questions_ask_about(
+    settings: Settings, services: Services, llm: ScriptedLLMServer
+) -> None:
+    # "What tags does the second one have?" reads as "What tags does [[Solaris]] have?", also two replies after the
+    # list; "Summarize the first one" reaches the model naming the note.
+    services.reindexer.run_once()
+    llm.add(Turn.text("Dune is a book by Frank Herbert [[Dune]]."))
+    conversation = [{"role": "user", "content": "Which notes have a rating?"}]
+    with serve_in_thread(agent_app(settings, services, llm.base_url)) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        for message in ("Summarize the first one", "What tags does the second one have?"):
+            reply = client.chat.completions.create(model="vault-librarian", messages=conversation)  # type: ignore[arg-type]
+            conversation += [
+                {"role": "assistant", "content": reply.choices[0].message.content or ""},
+                {"role": "user", "content": message},
+            ]
+        last = client.chat.completions.create(model="vault-librarian", messages=conversation)  # type: ignore[arg-type]
+
+    assert conversation[1]["content"] == "2 notes have rating:\n- [[Dune]]: 9\n- [[Solaris]]: 7"
+    assert len(llm.chat_requests) == 1
+    asked = llm.chat_requests[0].messages[-1]["content"]
+    assert asked.endswith("Question: Summarize [[Dune]]") or "Question: Summarize [[Dune]]\n" in asked
+    assert conversation[3]["content"].startswith("Dune is a book by Frank Herbert [[Dune]].")
+    assert last.choices[0].message.content == "[[Solaris]] has 1 tag: #scifi/classic."

@@ -1,0 +1,53 @@
+"""A message naming an item of the list before it by its place (rag/answer/list_references.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.list_references import listed_links, with_item_named
+
+CLIPPINGS = (
+    "3 notes in the folder Clippings (sub-folders included):\n- [[68 Bits of Unsolicited Advice]]\n- [[Buy wisely]]\n"
+    "- [[In good hands]] (2026-12-05 10:30)"
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "read_as"),
+    [
+        ("Summarize the first one", "Summarize [[68 Bits of Unsolicited Advice]]"),
+        ("What does the second say?", "What does [[Buy wisely]] say?"),
+        ("Tell me about the last note", "Tell me about [[In good hands]]"),
+        ("Summarize the 3rd", "Summarize [[In good hands]]"),
+        ("Add the tag reread to the second one", "Add the tag reread to [[Buy wisely]]"),
+        ("What tags does the first one have?", "What tags does [[68 Bits of Unsolicited Advice]] have?"),
+    ],
+)
+def test_a_place_in_the_list_before_is_read_as_the_item_there(message: str, read_as: str) -> None:
+    assert with_item_named(message, CLIPPINGS) == read_as
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "What is the first step?",  # a place of something else
+        "What did I do the last time?",
+        "Compare the first and the second",  # two places: as written
+        "And the 4th one?",  # the list has three
+        "Summarize my notes on advice",
+    ],
+)
+def test_a_message_naming_no_single_item_of_the_list_is_left_as_written(message: str) -> None:
+    assert with_item_named(message, CLIPPINGS) == message
+
+
+def test_only_a_list_of_two_links_or_more_has_places() -> None:
+    assert with_item_named("Summarize the first one", "1 note links to [[Books]]:\n- [[Dune]]") == (
+        "Summarize the first one"
+    )
+    assert with_item_named("Summarize the first one", "The sourdough rests 14 hours.") == "Summarize the first one"
+    assert listed_links("1. [[Dune]]: 9\n2. ![[Solaris]]\n- see [[Books]]\n- [[Kyoto#Days]] (2026-12-01)") == [
+        "[[Dune]]",
+        "[[Solaris]]",
+        "[[Kyoto#Days]]",
+    ]
