@@ -27,7 +27,7 @@ from agent.tools.reader import VaultReader
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import SearchHit
 from core.errors import InvalidRequest, NotFound
-from rag.answer.dates import day_keys, days_meet
+from rag.answer.dates import dates_in, day_keys, days_meet
 from rag.answer.days_named import days_named, listed_days, past_weekday
 from rag.answer.topic_passages import asks_about_days_alone
 from rag.follow_up import Query
@@ -91,15 +91,16 @@ def holds_day(passage_note: str, text: str, days: Sequence[str]) -> bool:
     Its note is named by one, or its text gives one ("Sat 14 Nov" in a running log's week; a date without a year
     matches its month and day).
     """
-    return bool(set(_ISO_DAY.findall(passage_note)) & set(days)) or days_meet(day_keys(text), frozenset(days))
+    return bool(_days_in_title(passage_note) & set(days)) or days_meet(day_keys(text), frozenset(days))
 
 
 def of_other_days(note: str, days: Sequence[str]) -> bool:
     """Return True when the note named `note` is named by ISO dates, none of which is among `days` (ISO dates).
 
-    "2026-11-10" or "2026-11-10 Allotment Committee" is of another day than 2026-10-20; "Running Log" is of none.
+    "2026-11-10" or "2026-11-10 Allotment Committee" (or "Entry of 10th Nov, 2026") is of another day than
+    2026-10-20; "Running Log" is of none.
     """
-    dated = [found for found in _ISO_DAY.findall(note) if len(found) == len("2026-11-10")]  # no week, no month
+    dated = [found for found in _days_in_title(note) if len(found) == len("2026-11-10")]  # no week, no month
     return bool(dated) and set(dated).isdisjoint(days)
 
 
@@ -176,6 +177,8 @@ class DayNotes:
 
     def __init__(self, reader: VaultReader) -> None:
         self._reader = reader
+        # A snapshot of the vault, and the days each of its notes' titles names (`_days_in_title`), if any.
+        self._titles: tuple[object, dict[str, frozenset[str]]] = (None, {})
 
     def named(self, question: str) -> NamedDays:
         """Return the days `question` names and their notes (both empty when it names none, or over MAX_DAYS).
@@ -210,14 +213,32 @@ class DayNotes:
         daily = {daily_note_path(config, day) for day in days}
         named = {day.isoformat() for day in days} | _weeks_covered(days) | _months_covered(days)
         templates = templates_folder_or_none(self._reader, snapshot)
-        return tuple(
-            sorted(
-                path
-                for path in snapshot.notes
-                if (path in daily or not named.isdisjoint(_ISO_DAY.findall(PurePosixPath(path).stem)))
-                and not (templates and snapshot.in_folder(path, templates))
-            )
-        )
+        read, title_days = self._titles
+        if read is not snapshot:  # read the titles once per state of the vault (one tuple: threads may race here)
+            title_days = {
+                path: in_title for path in snapshot.notes if (in_title := _days_in_title(PurePosixPath(path).stem))
+            }
+            self._titles = (snapshot, title_days)
+        named_notes = {path for path, in_title in title_days.items() if not named.isdisjoint(in_title)}
+        found = named_notes | {path for path in daily if path in snapshot.notes}
+        return tuple(sorted(path for path in found if not (templates and snapshot.in_folder(path, templates))))
+
+
+def _days_in_title(title: str) -> frozenset[str]:
+    """Return the days, weeks and months a note's title names: in ISO form, or a whole date written out.
+
+    "2026-11-16 1-on-1 Priya", "2026-W46 Weekly Review", and "Entry of 12th Mar, 2025" (vaultofknowledge's daily
+    notes, whose name no daily-notes setting gives), "March 12, 2025", "Wednesday, March 12th 2025". A date without
+    its year ("Meeting 12 March") is no day's.
+    """
+    found = set(_ISO_DAY.findall(title))
+    for written in dates_in(title)[0]:
+        if written.year is not None and written.day is not None:
+            try:
+                found.add(date(written.year, written.month, written.day).isoformat())
+            except ValueError:  # "31st Feb, 2025"
+                continue
+    return frozenset(found)
 
 
 def _weeks_covered(days: set[date]) -> set[str]:

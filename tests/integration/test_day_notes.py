@@ -13,7 +13,7 @@ import openai
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.day_notes import DayNotes, NamedDays, days_label, passages_for
+from agent.day_notes import DayNotes, NamedDays, days_label, of_other_days, passages_for
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services, build_services
@@ -133,6 +133,26 @@ def test_the_notes_of_the_days_named_are_found_by_name(
     day_settings: Settings, question: str, paths: tuple[str, ...]
 ) -> None:
     assert day_notes(day_settings).paths_for(question) == paths  # the template's sample day is no day's note
+
+
+def test_a_note_whose_title_writes_a_whole_date_out_is_that_days(day_settings: Settings) -> None:
+    # vaultofknowledge names its daily notes "Entry of 12th Mar, 2025", a format no daily-notes setting gives.
+    write_notes(
+        day_settings.vault_path,
+        {
+            "Diary/Entry of 17th Nov, 2026.md": "# Entry\n\nWrote to the allotment committee.\n",
+            "Diary/November 16, 2026 call.md": "# Call\n\nCalled the plumber.\n",
+            "Diary/Meeting 17 November.md": "# Meeting\n\nNo year: no day's note.\n",
+            "Diary/Entry of 31st Feb, 2026.md": "# No such day\n",
+        },
+    )
+    assert day_notes(day_settings).paths_for("What did I write yesterday?") == (
+        "Diary/Entry of 17th Nov, 2026.md",
+        "Journal/2026-11-17.md",
+    )
+    assert "Diary/November 16, 2026 call.md" in day_notes(day_settings).paths_for("What did I do on Monday?")
+    assert of_other_days("Entry of 17th Nov, 2026", ["2026-11-16"])
+    assert not of_other_days("Entry of 17th Nov, 2026", ["2026-11-17"])
 
 
 def test_the_days_are_named_to_the_model_as_a_day_a_span_or_a_list() -> None:
