@@ -54,6 +54,8 @@ class AgentDeps:
     base_embeds: Callable[[Sequence[SearchHit]], list[SearchHit]] | None = None
     # The properties a question asks for of the notes its passages come from, after them (rag/answer/property_records).
     property_records: Callable[[Sequence[SearchHit], str], list[SearchHit]] | None = None
+    # The sections of the note a question names by its title's words, after its passages (rag/answer/note_outlines).
+    note_outlines: Callable[[Sequence[SearchHit], str], list[SearchHit]] | None = None
     # The reply listing what a question asks for that code lists: tasks by date or of a note or folder, the notes
     # linking to a note, the notes of a tag, the tags (agent/tools/code_lists.py; None: not looked for). Called with
     # the question and the user's questions before it ("And tomorrow?", "Which of them are done?" ask again).

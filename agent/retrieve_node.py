@@ -100,6 +100,10 @@ class RetrieveNode:
             around = await _in_thread(deps.base_embeds, around)
         if deps.property_records is not None:  # "in which year?": the note's `year:` row, which no chunk holds
             around = await _in_thread(deps.property_records, around, question)
+        # "Which AI models did I test?": the sections of "AI Models I Tested". Not asked about days alone: the week's
+        # own note comes first already, and with its sections listed the 1.5B refused "Summarize the week of …".
+        if deps.note_outlines is not None and not only_days:
+            around = await _in_thread(deps.note_outlines, around, question)
         anchors = list(dict.fromkeys(hit.chunk.anchor for hit in [*hits, *around]))
         scratch_of(config).checker.allowed.update(anchors)
         # A model answering from the passages alone (no tools this turn) cites `source` and needs no path or lines.

@@ -38,6 +38,7 @@ from core.llm_endpoints import key_values
 from core.ports import Answerer, ChatModel, DocStore
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel, build_chat_model
+from rag.answer.note_outlines import NoteOutlines
 from rag.answer.property_records import PropertyRecords
 from rag.answer.relevance_gate import RelevanceGate
 from rag.answer.secrets import caching_redactor
@@ -199,6 +200,7 @@ async def _build_unguarded(
         neighbour_chunks=settings.answer.neighbour_chunks,
         base_embeds=base_embeds,
         property_records=property_records,
+        note_outlines=NoteOutlines(indexed_text(services.docstore)).add,
         code_lists=code_lists,
         day_notes=day_notes,
     )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from core.domain import Chunk, SearchHit
 from rag.answer.attribution import Passage
-from rag.answer.citations import sources_list
+from rag.answer.citations import note_of, sources_list
 from rag.answer.context import REFUSAL
 from rag.answer.excerpts import GAP, cut_at_space, key_sentences
 from rag.answer.external_links import named_hosts, neutralise_links
@@ -58,10 +58,24 @@ def quoted_passages(lead: str, passages: Sequence[Passage], question: str, *, li
     """
     hosts = named_hosts(question)
     shown = [
-        _numbered(number, passage.source, passage.text, question, hosts)
+        f"{number}. {passage.source}\n   > {EMPTY_NOTE}"
+        if _is_empty(passage)
+        else _numbered(number, passage.source, passage.text, question, hosts)
         for number, passage in enumerate(passages[:limit], start=1)
     ]
     return "\n\n".join([lead, *shown]) if shown else ""
+
+
+EMPTY_NOTE = "(an empty note)"
+
+
+def _is_empty(passage: Passage) -> bool:
+    """Return True for the passage of a note holding nothing but its title (its chunk's breadcrumb).
+
+    vaultofknowledge's daily notes "Entry of 12th Mar, 2025" are empty files: quoted, "> Entry of 12th Mar, 2025" read
+    as if the note said its own name.
+    """
+    return passage.text.strip() in ("", note_of(passage.source))
 
 
 def _passage(number: int, chunk: Chunk, question: str, hosts: frozenset[str]) -> str:

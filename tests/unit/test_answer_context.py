@@ -7,6 +7,7 @@ import re
 import pytest
 
 from core.domain import Chunk, SearchHit
+from rag.answer.attribution import Passage
 from rag.answer.context import (
     GROUNDING_RULES,
     REFUSAL,
@@ -17,7 +18,7 @@ from rag.answer.context import (
     is_refusal,
     ranked_shares,
 )
-from rag.answer.passages import NO_MODEL_NOTICE, retrieval_only_reply, snippet
+from rag.answer.passages import NO_MODEL_NOTICE, quoted_passages, retrieval_only_reply, snippet
 
 RECIPE = Chunk(
     path="Areas/Cooking/Sourdough.md",
@@ -228,3 +229,19 @@ def test_without_location_a_passage_is_its_citation_and_text_whole_or_cut() -> N
 )
 def test_a_bare_refusal_is_a_refusal_and_nothing_more(reply: str, expected: bool) -> None:
     assert is_bare_refusal(reply) is expected
+
+
+def test_a_quoted_note_holding_nothing_but_its_title_is_said_to_be_empty() -> None:
+    # vaultofknowledge's daily notes are empty files named "Entry of 12th Mar, 2025"; their chunk is the title.
+    quoted = quoted_passages(
+        "Here is what your notes of 2025-03-12 say:",
+        [
+            Passage("[[Entry of 12th Mar, 2025]]", "Entry of 12th Mar, 2025"),
+            Passage("[[2025-03-12 Standup]]", "Agreed to ship the beta."),
+        ],
+        "What did I write on 12 March 2025?",
+    )
+    assert quoted == (
+        "Here is what your notes of 2025-03-12 say:\n\n1. [[Entry of 12th Mar, 2025]]\n   > (an empty note)\n\n"
+        "2. [[2025-03-12 Standup]]\n   > Agreed to ship the beta."
+    )
