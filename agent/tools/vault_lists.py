@@ -149,7 +149,8 @@ class VaultLists:
         days = period_named(question, self._reader.today())
         if days is None:
             last = dated[:MAX_RECENT]
-            header = f"The {len(last)} notes{place} {done} last, latest first ({source}):"
+            listed = "The note" if len(last) == 1 else f"The {len(last)} notes"
+            header = f"{listed}{place} {done} last, latest first ({source}):"
             return self._listed(header, [(snapshot.anchor(item.path), f" ({item.shown})") for item in last], ())
         first, end = days
         when = f"on {first.isoformat()}" if first == end else f"from {first.isoformat()} to {end.isoformat()}"

@@ -119,6 +119,10 @@ def test_the_notes_changed_on_the_days_asked_come_latest_first_by_modification_t
         "No note in the folder Journal was changed from 2026-12-01 to 2026-12-31 (by the files' modification times). "
         "The last one before: [[2026-11-05]] (2026-11-20 09:00)."
     ]
+    assert lines(settings, "Which notes did I change in the Journal folder?") == [
+        "The note in the folder Journal changed last, latest first (by the files' modification times):",
+        "- [[2026-11-05]] (2026-11-20 09:00)",
+    ]
     assert lines(settings, "What notes were edited in the Jornal folder?") == [
         "The vault has no folder called “Jornal”. The closest: Journal."
     ]
