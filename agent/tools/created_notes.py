@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from agent.tools.snapshot import VaultSnapshot, unwrap_note_ref
+from core.domain import Note
 
 # Property names meaning "created", written without case, spaces, "-" and "_".
 _CREATION_NAMES = frozenset(
@@ -36,14 +37,21 @@ def created_notes(snapshot: VaultSnapshot) -> CreatedNotes:
     dated: list[tuple[date, str]] = []
     names: dict[str, int] = {}
     for path, note in snapshot.notes.items():
-        for name, value in note.frontmatter.items():
-            if _key(name) in _CREATION_NAMES and (day := _day_of(value)) is not None:
-                dated.append((day, path))
-                names[name] = names.get(name, 0) + 1
-                break
+        if (found := creation_date(note)) is not None:
+            name, day = found
+            dated.append((day, path))
+            names[name] = names.get(name, 0) + 1
     dated.sort(key=lambda item: (-item[0].toordinal(), item[1].casefold()))
     ranked = tuple(sorted(names, key=lambda name: -names[name]))
     return CreatedNotes(dated, ranked, len(snapshot.notes) - len(dated))
+
+
+def creation_date(note: Note) -> tuple[str, date] | None:
+    """Return the creation-date property of `note` (its name as written) and the day it gives, or None."""
+    for name, value in note.frontmatter.items():
+        if _key(name) in _CREATION_NAMES and (day := _day_of(value)) is not None:
+            return name, day
+    return None
 
 
 def _key(name: str) -> str:

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from agent.tools.created_notes import created_notes
+from agent.tools.created_notes import created_notes, creation_date
 from agent.tools.due_tasks import MAX_LISTED, ListReply
 from agent.tools.metadata import notes_with_tag, ranked_tags
 from agent.tools.outcome import format_value
@@ -56,7 +56,7 @@ class VaultLists:
         if ask.kind == "created":
             return self._created(snapshot, question, ask.name)
         path = snapshot.note_named(ask.name)
-        if path is None and ask.kind in ("note_tags", "note_properties"):
+        if path is None and ask.kind in ("note_tags", "note_properties", "note_created"):
             # Sent to the model, "What tags does the Dune note have?" over a vault with no Dune got another note's.
             return _no_such_note(snapshot, ask.name)
         if path is None:
@@ -65,6 +65,8 @@ class VaultLists:
             return _note_tags(snapshot, path)
         if ask.kind == "note_properties":
             return _note_properties(snapshot, path)
+        if ask.kind == "note_created":
+            return _note_created(snapshot, path)
         return self._backlinks(snapshot, path) if ask.kind == "backlinks" else self._outgoing(snapshot, path)
 
     def _backlinks(self, snapshot: VaultSnapshot, path: str) -> ListReply:
@@ -255,6 +257,19 @@ def _note_properties(snapshot: VaultSnapshot, path: str) -> ListReply:
     lines = [f"{anchor} has {len(properties)} propert{'ies' if len(properties) != 1 else 'y'}:"]
     lines += [f"- {name}: {format_value(value)}" for name, value in properties.items()]
     return ListReply("\n".join(lines), (anchor,))
+
+
+def _note_created(snapshot: VaultSnapshot, path: str) -> ListReply:
+    """Return the day one note was created, by its creation-date property, or say it keeps none."""
+    anchor = snapshot.anchor(path)
+    found = creation_date(snapshot.notes[path])
+    if found is not None:
+        return ListReply(f"{anchor} was created on {found[1].isoformat()} (its `{found[0]}` property).", (anchor,))
+    said = f"{anchor} keeps no creation date (no `created` property, and a file's creation time is not kept on every "
+    said += "system)"
+    stat = snapshot.stats.get(path)
+    changed = f"; it was last changed {datetime.fromtimestamp(stat.mtime_ns / 1e9):%Y-%m-%d %H:%M}" if stat else ""
+    return ListReply(f"{said}{changed}.", (anchor,))
 
 
 @dataclass(frozen=True, slots=True)

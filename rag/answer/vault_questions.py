@@ -135,6 +135,13 @@ _NOTE_PROPERTIES = re.compile(
     rf"{_NAME.replace('name', 'name3')}|welche\s+eigenschaften\s+hat\s+{_NAME.replace('name', 'name4')}){_END}",
     re.IGNORECASE,
 )
+# When one note was made: "When did I create the Kyoto note?", "When was [[Kyoto]] created?". Not "written" or
+# "started": "When did I start running?" asks the notes what they say.
+_NOTE_CREATED = re.compile(
+    rf"^\W*(?:when\s+did\s+(?:i|we)\s+(?:create|make|add)\s+{_NAME}"
+    rf"|when\s+(?:was|were)\s+{_NAME.replace('name', 'name2')}\s+(?:created|made|added)){_END}",
+    re.IGNORECASE,
+)
 # Names that are the whole vault, not a note: "What tags are in my vault?".
 _WHOLE_VAULT = frozenset({"vault", "my vault", "the vault", "notes", "my notes", "all notes", "all my notes"})
 # The notes made in a period: "Which notes did I create in 2023?", "What notes were created this week?", "List the
@@ -182,6 +189,7 @@ VaultAskKind = Literal[
     "property",
     "note_tags",
     "note_properties",
+    "note_created",
     "created",
 ]
 
@@ -192,15 +200,23 @@ class VaultAsk:
 
     The notes linking to `name` (backlinks), its links (outgoing), the notes of a `tag` (tagged), the tags in use
     (tags), the notes changed lately (recent), the notes of the folder `name` (folder), the number of notes (count),
-    the notes whose property `name` has `value` (property; "" for any value), the tags (note_tags) or properties
-    (note_properties) of the note `name`, the notes made in the period the question names (created).
+    the notes whose property `name` has `value` (property; "" for any value), the tags (note_tags), properties
+    (note_properties) or creation date (note_created) of the note `name`, the notes made in the period the question
+    names (created).
     """
 
     kind: VaultAskKind
-    name: str = ""  # the note (backlinks, outgoing, note_tags, note_properties) or folder (folder, recent, created)
+    name: str = ""  # the note (backlinks, outgoing, note_…) or folder (folder, recent, created) named, as written
     tag: str = ""  # without "#", for tagged
     value: str = ""  # the property's value asked for, as written ("active", "7", "[[Frank Herbert]]")
     of: str = ""  # the kind of notes asked of, as written ("movies": a category, tag or folder); "" for any note
+
+
+_OF_ONE_NOTE: tuple[tuple[re.Pattern[str], VaultAskKind], ...] = (
+    (_NOTE_TAGS, "note_tags"),
+    (_NOTE_PROPERTIES, "note_properties"),
+    (_NOTE_CREATED, "note_created"),
+)
 
 
 def vault_ask(question: str) -> VaultAsk | None:
@@ -209,11 +225,11 @@ def vault_ask(question: str) -> VaultAsk | None:
         return VaultAsk("backlinks", name=note_name(found["name"]))
     if (found := _OUTGOING.match(question)) is not None:
         return VaultAsk("outgoing", name=note_name(found["name"] or found["name2"]))
-    for pattern, kind in ((_NOTE_TAGS, "note_tags"), (_NOTE_PROPERTIES, "note_properties")):
+    for pattern, kind in _OF_ONE_NOTE:
         if (found := pattern.match(question)) is not None:
             name = note_name(next(value for value in found.groupdict().values() if value))
             if name.casefold() not in _WHOLE_VAULT:
-                return VaultAsk("note_tags" if kind == "note_tags" else "note_properties", name=name)
+                return VaultAsk(kind, name=name)
     if (made := _CREATED.match(question)) is not None:
         folder = _FOLDER_NAMED.search(made["when"])
         when = made["when"] if folder is None else made["when"][: folder.start()] + made["when"][folder.end() :]

@@ -248,6 +248,16 @@ def test_the_notes_created_in_a_period_are_listed_by_their_creation_property(set
     assert lines(settings, "Which notes were created in the Journal folder?") == [
         "No note in the folder Journal has a date it was created on (by their `created` property; 6 notes have none)."
     ]
+    assert lines(settings, "When did I create the Stalker note?") == [
+        "[[Stalker]] was created on 2023-03-01 (its `Date Created` property)."
+    ]
+    at = datetime(2026, 12, 5, 10, 30).timestamp()
+    os.utime(settings.vault_path / "Dune.md", (at, at))
+    assert lines(settings, "When was [[Dune]] created?") == [
+        "[[Dune]] keeps no creation date (no `created` property, and a file's creation time is not kept on every "
+        "system); it was last changed 2026-12-05 10:30."
+    ]
+    assert lines(settings, "When did I create Foundation?") == ["No single note in the vault is called “Foundation”."]
     assert lines(settings, "Which notes did I create recently?") == [
         "The 3 notes created last, latest first (by their `created` property; 6 notes have none):",
         "- [[Kyoto]] (2026-12-01)",

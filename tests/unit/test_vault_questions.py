@@ -58,6 +58,8 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ("List the notes I made last month", VaultAsk("created")),
         ("How many notes did I add in March?", VaultAsk("created")),
         ("Which notes did I create recently?", VaultAsk("created")),
+        ("When did I create the Kyoto note?", VaultAsk("note_created", name="Kyoto")),
+        ("When was [[Kyoto]] created?", VaultAsk("note_created", name="[[Kyoto]]")),
         ("Which notes did I create in the Clippings folder in 2023?", VaultAsk("created", name="Clippings")),
         (
             "Which notes did I change in my Projects/Librarian folder this week?",
@@ -87,6 +89,8 @@ def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(
         "What did I do yesterday?",  # the day's notes
         "What did I write yesterday?",  # what they say
         "Which notes did I write about Kyoto?",  # a topic: the search's
+        "When was Out of Control published?",  # a fact of the note, not when it was made
+        "When did I start running?",
         "Which notes did I create for the garden last year?",
         "Which tasks have priority high?",  # the task lists': checkboxes and task notes
     ],
