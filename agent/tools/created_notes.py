@@ -32,18 +32,21 @@ class CreatedNotes:
     undated: int  # notes without such a date
 
 
-def created_notes(snapshot: VaultSnapshot) -> CreatedNotes:
-    """Return the notes of the vault by their creation-date property."""
+def created_notes(snapshot: VaultSnapshot, *, templates: str | None = None) -> CreatedNotes:
+    """Return the notes of the vault by their creation-date property, none of the `templates` folder counted."""
     dated: list[tuple[date, str]] = []
     names: dict[str, int] = {}
-    for path, note in snapshot.notes.items():
+    notes = {
+        path: note for path, note in snapshot.notes.items() if not (templates and snapshot.in_folder(path, templates))
+    }
+    for path, note in notes.items():
         if (found := creation_date(note)) is not None:
             name, day = found
             dated.append((day, path))
             names[name] = names.get(name, 0) + 1
     dated.sort(key=lambda item: (-item[0].toordinal(), item[1].casefold()))
     ranked = tuple(sorted(names, key=lambda name: -names[name]))
-    return CreatedNotes(dated, ranked, len(snapshot.notes) - len(dated))
+    return CreatedNotes(dated, ranked, len(notes) - len(dated))
 
 
 def creation_date(note: Note) -> tuple[str, date] | None:

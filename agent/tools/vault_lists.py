@@ -20,6 +20,7 @@ from agent.tools.outcome import format_value
 from agent.tools.property_lists import notes_by_property
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, unwrap_note_ref
+from agent.tools.vault_tasks import templates_folder_or_none
 from rag.answer.days_named import period_named
 from rag.answer.vault_questions import vault_ask
 
@@ -119,7 +120,7 @@ class VaultLists:
 
     def _created(self, snapshot: VaultSnapshot, question: str, folder_name: str = "") -> ListReply:
         """Return the notes created in the period `question` names (the last ones created when it names none)."""
-        made = created_notes(snapshot)
+        made = created_notes(snapshot, templates=templates_folder_or_none(self._reader, snapshot))  # "{{date}}" no day
         if not made.dated:
             changed = self._recent(snapshot, question, folder_name)
             said = "Your notes keep no creation date (no note has a `created` property, and a file's creation time is "

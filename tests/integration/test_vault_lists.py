@@ -229,24 +229,24 @@ def test_the_notes_created_in_a_period_are_listed_by_their_creation_property(set
             "Alien.md": "---\ncreated: 2023-09-12\n---\n# Alien\n",
             "Stalker.md": "---\nDate Created: 2023-03-01T10:15\n---\n# Stalker\n",  # any case, a date and time
             "Kyoto.md": "---\ncreated: '[[2026-12-01]]'\n---\n# Kyoto\n",  # a link to the day's note
-            "Templates/Movie.md": "---\ncreated: '{{date}}'\n---\n# {{title}}\n",  # no date: undated
+            "Templates/Movie.md": "---\ncreated: '{{date}}'\n---\n# {{title}}\n",  # a template: not counted
         },
     )
     assert lines(settings, "Which notes did I create in 2023?") == [
-        "2 notes created from 2023-01-01 to 2023-12-31, latest first (by their `created` property; 6 notes have none):",
+        "2 notes created from 2023-01-01 to 2023-12-31, latest first (by their `created` property; 5 notes have none):",
         "- [[Alien]] (2023-09-12)",
         "- [[Stalker]] (2023-03-01)",
     ]
     assert lines(settings, "What notes were created this week?") == [
-        "1 note created from 2026-11-30 to 2026-12-06, latest first (by their `created` property; 6 notes have none):",
+        "1 note created from 2026-11-30 to 2026-12-06, latest first (by their `created` property; 5 notes have none):",
         "- [[Kyoto]] (2026-12-01)",
     ]
     assert lines(settings, "Which notes did I add in June?") == [
-        "No note was created from 2026-06-01 to 2026-06-30 (by their `created` property; 6 notes have none). The last "
+        "No note was created from 2026-06-01 to 2026-06-30 (by their `created` property; 5 notes have none). The last "
         "one before: [[Alien]] (2023-09-12)."
     ]
     assert lines(settings, "Which notes were created in the Journal folder?") == [
-        "No note in the folder Journal has a date it was created on (by their `created` property; 6 notes have none)."
+        "No note in the folder Journal has a date it was created on (by their `created` property; 5 notes have none)."
     ]
     assert lines(settings, "When did I create the Stalker note?") == [
         "[[Stalker]] was created on 2023-03-01 (its `Date Created` property)."
@@ -259,7 +259,7 @@ def test_the_notes_created_in_a_period_are_listed_by_their_creation_property(set
     ]
     assert lines(settings, "When did I create Foundation?") == ["No single note in the vault is called “Foundation”."]
     assert lines(settings, "Which notes did I create recently?") == [
-        "The 3 notes created last, latest first (by their `created` property; 6 notes have none):",
+        "The 3 notes created last, latest first (by their `created` property; 5 notes have none):",
         "- [[Kyoto]] (2026-12-01)",
         "- [[Alien]] (2023-09-12)",
         "- [[Stalker]] (2023-03-01)",
