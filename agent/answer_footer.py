@@ -276,7 +276,10 @@ LIST_REPLIES_BACK = 3  # "the second one" may name an item of a list this many r
 def _list_before_latest(messages: list[MessageRecord]) -> str:
     """Return the latest of the last LIST_REPLIES_BACK replies that lists notes, without its footer ("": none).
 
-    "What tags does the second one have?" after "Summarize the first one" still points into the list before both.
+    "What tags does the second one have?" after "Summarize the first one" still points into the list before both. A
+    reply listing none itself lists the notes under it: "What does the third one say?" after a refusal names the third
+    of its "Notes searched:" (over vaultofknowledge, searched as written, it found a passage on slaves, which the
+    0.5B copied).
     """
     latest = max((i for i, record in enumerate(messages) if record["role"] == "user"), default=-1)
     replies = [
@@ -285,8 +288,10 @@ def _list_before_latest(messages: list[MessageRecord]) -> str:
         if record["role"] == "assistant" and str(record.get("content") or "").strip()
     ]
     for reply in reversed(replies[-LIST_REPLIES_BACK:]):
-        if len(listed_links(listed := without_footer(reply))) >= MIN_ITEMS:
-            return listed
+        # The reply's own list, else the one code put under it: "Notes searched:" under a refusal, "Sources:".
+        for listed in (without_footer(reply), reply):
+            if len(listed_links(listed)) >= MIN_ITEMS:
+                return listed
     return ""
 
 

@@ -1,9 +1,11 @@
-"""A message naming an item of the list before it by its place (rag/answer/list_references.py)."""
+"""A message naming an item of the list before it by its place (rag/answer/list_references.py, latest_question)."""
 
 from __future__ import annotations
 
 import pytest
 
+from agent.answer_footer import latest_question
+from agent.state import MessageRecord
 from rag.answer.list_references import listed_links, with_item_named
 
 CLIPPINGS = (
@@ -51,3 +53,26 @@ def test_only_a_list_of_two_links_or_more_has_places() -> None:
         "[[Solaris]]",
         "[[Kyoto#Days]]",
     ]
+
+
+def test_the_list_is_the_latest_reply_listing_notes_its_own_or_the_notes_code_put_under_it() -> None:
+    refusal = (
+        "I couldn't find this in your notes.\n\nClosest in your notes:\n"
+        '- "Use Telescope.nvim to filter your notes." [[Replacing Obsidian with Vim#A Possible Workflow]]\n\n'
+        "Notes searched:\n- [[Search Engines#Features]]\n- [[Replacing Obsidian with Vim#A Possible Workflow]]\n"
+        "- [[Optical Filters]]"
+    )
+    conversation: list[MessageRecord] = [
+        {"role": "user", "content": "Which notes are in the Clippings folder?"},
+        {"role": "assistant", "content": CLIPPINGS},
+        {"role": "user", "content": "Summarize the first one"},
+        {"role": "assistant", "content": "Advice for the young.\n\nSources:\n- [[68 Bits of Unsolicited Advice]]"},
+        {"role": "user", "content": "What does the second say?"},
+    ]
+    assert latest_question(conversation) == "What does [[Buy wisely]] say?"  # two replies back: one source is no list
+    conversation += [
+        {"role": "assistant", "content": refusal},
+        {"role": "user", "content": "What does the third one say about when to use it?"},
+    ]
+    # Over vaultofknowledge, searched as written, this found a passage on slaves, which the 0.5B copied.
+    assert latest_question(conversation) == "What does [[Optical Filters]] say about when to use it?"
