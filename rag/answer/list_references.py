@@ -24,11 +24,12 @@ _ORDINALS = {
     **dict.fromkeys(("tenth", "10th"), 10),
     "last": -1,
 }
-# "the first one", "the second note", "the last", "the 3rd link". A word after the place that is not the list's
-# ("the first step", "the last time") names something else.
+# "the first one", "the second note", "the last", "the 3rd link", "the first of them". A word after the place that is
+# not the list's ("the first step", "the last time") names something else.
 _NOUNS = r"one|note|page|file|item|entry|link|result|hit|book|movie|project|person"
 _PLACE = re.compile(
-    rf"\bthe\s+(?P<place>{'|'.join(_ORDINALS)})\b(?:\s+(?P<noun>{_NOUNS})s?\b)?(?P<after>\s+\w+)?",
+    rf"\bthe\s+(?P<place>{'|'.join(_ORDINALS)})\b(?:\s+(?P<noun>{_NOUNS})s?\b)?"
+    rf"(?P<of>\s+(?:of|on|in)\s+(?:them|those|these|the\s+list)\b)?(?P<after>\s+\w+)?",
     re.IGNORECASE,
 )
 # Words that may follow a bare place: what it is asked of it ("What does the second say?", "Is the last about …").
@@ -73,4 +74,4 @@ def with_item_named(message: str, reply: str) -> str:
 def _is_place(found: re.Match[str]) -> bool:
     """Return True when the match names a list item, not "the first step" or "the last time"."""
     after = found["after"]
-    return found["noun"] is not None or after is None or after.strip().casefold() in _FOLLOWERS
+    return bool(found["noun"] or found["of"]) or after is None or after.strip().casefold() in _FOLLOWERS

@@ -21,6 +21,8 @@ CLIPPINGS = (
         ("What does the second say?", "What does [[Buy wisely]] say?"),
         ("Tell me about the last note", "Tell me about [[In good hands]]"),
         ("Summarize the 3rd", "Summarize [[In good hands]]"),
+        ("Which of these is the second of them?", "Which of these is [[Buy wisely]]?"),
+        ("Open the first on the list please", "Open [[68 Bits of Unsolicited Advice]] please"),
         ("Add the tag reread to the second one", "Add the tag reread to [[Buy wisely]]"),
         ("What tags does the first one have?", "What tags does [[68 Bits of Unsolicited Advice]] have?"),
     ],
