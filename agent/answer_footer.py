@@ -267,7 +267,12 @@ def latest_question(messages: list[MessageRecord]) -> str:
     (rag/answer/list_references.py): searched, asked, checked and carried out as naming that note.
     """
     texts = _user_texts(messages)
-    return with_item_named(texts[-1], _list_before_latest(messages)) if texts else ""
+    return with_listed_item(texts[-1], messages) if texts else ""
+
+
+def with_listed_item(question: str, messages: list[MessageRecord]) -> str:
+    """Return `question` (the latest user message of `messages`) with the list item it names by its place as a link."""
+    return with_item_named(question, _list_before_latest(messages))
 
 
 LIST_REPLIES_BACK = 3  # "the second one" may name an item of a list this many replies back

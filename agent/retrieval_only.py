@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
-from agent.answer_footer import SEARCHED_NOTES
+from agent.answer_footer import SEARCHED_NOTES, with_listed_item
 from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import is_surely_change_request
 from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
+from agent.state import MessageRecord
 from agent.tools.due_tasks import ListReply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.domain import SearchHit
@@ -22,11 +23,15 @@ from rag.retrieve import Retriever
 
 
 def latest_question(request: TurnRequest) -> str:
-    """Return the text of the last user message (the edge guarantees there is one)."""
+    """Return the text of the last user message (the edge guarantees there is one), a list item it names as a link.
+
+    "Summarize the second one" after a list of notes searches the second note, as with a model.
+    """
     questions = user_texts(request)
     if not questions:
         raise InvalidRequest("the conversation has no user message with text to answer")
-    return questions[-1]
+    records: list[MessageRecord] = [{"role": message.role, "content": message.content} for message in request.messages]
+    return with_listed_item(questions[-1], records)
 
 
 def user_texts(request: TurnRequest) -> list[str]:

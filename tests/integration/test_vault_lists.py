@@ -319,3 +319,19 @@ def test_an_item_of_a_list_named_by_its_place_is_what_the_next_questions_ask_abo
     assert asked.endswith("Question: Summarize [[Dune]]") or "Question: Summarize [[Dune]]\n" in asked
     assert conversation[3]["content"].startswith("Dune is a book by Frank Herbert [[Dune]].")
     assert last.choices[0].message.content == "[[Solaris]] has 1 tag: #scifi/classic."
+
+
+def test_without_a_model_an_item_of_a_list_named_by_its_place_is_that_note(
+    settings: Settings, services: Services
+) -> None:
+    services.reindexer.run_once()
+    app = create_app(settings.model_copy(update={"watch": False}), services)  # no model configured
+    conversation = [
+        {"role": "user", "content": "Which notes have a rating?"},
+        {"role": "assistant", "content": "2 notes have rating:\n- [[Dune]]: 9\n- [[Solaris]]: 7"},
+        {"role": "user", "content": "What tags does the second one have?"},
+    ]
+    with TestClient(app, base_url="http://127.0.0.1") as plain:
+        response = plain.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": conversation})
+
+    assert response.json()["choices"][0]["message"]["content"] == "[[Solaris]] has 1 tag: #scifi/classic."
