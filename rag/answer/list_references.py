@@ -42,6 +42,16 @@ _FOLLOWERS = frozenset(
 )
 # A list item led by a link: "- [[Note]]", "- [[Note#Heading]] (2026-12-05 10:30)", "2. [[Note]]: 9".
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+!?(?P<link>\[\[[^\[\]\n]+\]\])", re.MULTILINE)
+# A task of a task list, its section's link last: "- [ ] #task Something about interwebs 📅 2021-11-22 [[ACME#Tasks]]".
+# A task note: "- [open] Renew passport (due 2020-03-15, priority high) [[Renew passport]]".
+_TASK_ITEM = re.compile(
+    r"^\s*[-*+]\s+\[(?P<state>[^\]\n]|[a-z -]{2,20})\]\s+(?P<text>[^\n]+?)\s+(?P<link>\[\[[^\[\]\n]+\]\])[ \t]*$",
+    re.MULTILINE,
+)
+_NOTE_FACTS = re.compile(r"\s*\([^()]*\)$")  # a task note's "(due 2020-03-15, priority high)"
+# Where a task's description ends: its first Tasks-plugin field (dates, priority, recurrence, id, dependency).
+_TASK_FIELDS = re.compile(r"\s*(?:📅|⏳|🛫|✅|➕|❌|🔁|🔺|⏫|🔼|🔽|⏬|🆔|⛔|\[\w+::).*$")
+_TAG = re.compile(r"(?<![\w#])#[^\s#]+")
 MIN_ITEMS = 2  # "the first one" of a list of one is that one, which "it" names as well
 
 
@@ -50,8 +60,27 @@ def listed_links(reply: str) -> list[str]:
     return [found["link"] for found in _ITEM.finditer(reply)]
 
 
+def listed_items(reply: str) -> list[str]:
+    """Return what each item of the list of `reply` names, in order: a note's link, or a task in its note.
+
+    A task reads "the task “Something about interwebs” in [[Important Project]]": "Mark the first one as done" after a
+    task list is then a request the change contract reads, the task found among its note's open ones.
+    """
+    found = [(item.start(), item["link"]) for item in _ITEM.finditer(reply)]
+    found += [(task.start(), _task_named(task)) for task in _TASK_ITEM.finditer(reply)]
+    return [named for _, named in sorted(found)]
+
+
+def _task_named(task: re.Match[str]) -> str:
+    text = _TAG.sub("", _TASK_FIELDS.sub("", task["text"])).strip() or task["text"].strip()
+    if len(task["state"]) > 1:  # a task note, its facts in brackets after its title
+        text = _NOTE_FACTS.sub("", text) or text
+    note = task["link"][2:-2].split("#", 1)[0].split("|", 1)[0]
+    return f"the task “{text}” in [[{note}]]"
+
+
 def with_item_named(message: str, reply: str) -> str:
-    """Return `message` with the place it names in the list of `reply` put as that item's link ("[[Note]]").
+    """Return `message` with the place it names in the list of `reply` put as that item ("[[Note]]", a task in one).
 
     `message` unchanged when it names no place, or `reply` holds no list of MIN_ITEMS links or fewer items than
     the place. One place only: "Compare the first and the second" is left as written.
@@ -59,13 +88,13 @@ def with_item_named(message: str, reply: str) -> str:
     places = [found for found in _PLACE.finditer(message) if _is_place(found)]
     if len(places) != 1:
         return message
-    links = listed_links(reply)
-    if len(links) < MIN_ITEMS:
+    items = listed_items(reply)
+    if len(items) < MIN_ITEMS:
         return message
     number = _ORDINALS[places[0]["place"].casefold()]
-    if number > len(links):
+    if number > len(items):
         return message
-    link = links[number - 1] if number > 0 else links[-1]
+    link = items[number - 1] if number > 0 else items[-1]
     found = places[0]
     end = found.start("after") if found["after"] is not None else found.end()
     return f"{message[: found.start()]}{link}{message[end:]}"

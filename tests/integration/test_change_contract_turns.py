@@ -322,3 +322,21 @@ def test_a_due_date_the_request_gives_a_new_task_is_written_as_the_vaults_tasks_
     assert "+- [ ] Buy straw 📅 2099-03-01" in shown
     assert "Applied 1 change" in chat.say("yes")
     assert "- [ ] Buy straw 📅 2099-03-01" in (vault / GARLIC).read_text(encoding="utf-8")
+
+
+def test_a_task_of_a_task_list_named_by_its_place_is_the_one_marked_done(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # "Mark the second one as done" after a task list reads as "Mark the task “Buy three 9 V batteries” in [[Replace
+    # smoke detector batteries]] as done" (rag/answer/list_references.py): the contract gets that note and task.
+    smoke = "TaskNotes/Replace smoke detector batteries.md"
+    llm.add(contract(operation="complete_task", target=smoke, task="Buy three 9 V batteries 🔽"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    listed = chat.say("What tasks are in my Replace smoke detector batteries note?")
+    shown = chat.say("Mark the second one as done")  # the first is the task note itself
+
+    assert listed.splitlines()[2].startswith("- [ ] Buy three 9 V batteries 🔽 [[Replace smoke detector batteries")
+    asked = llm.chat_requests[0].json["messages"][-1]["content"]
+    assert "Mark the task “Buy three 9 V batteries” in [[Replace smoke detector batteries]] as done" in asked
+    assert "+- [x] Buy three 9 V batteries 🔽" in shown

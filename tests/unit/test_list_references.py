@@ -6,7 +6,7 @@ import pytest
 
 from agent.answer_footer import latest_question
 from agent.state import MessageRecord
-from rag.answer.list_references import listed_links, with_item_named
+from rag.answer.list_references import listed_items, listed_links, with_item_named
 
 CLIPPINGS = (
     "3 notes in the folder Clippings (sub-folders included):\n- [[68 Bits of Unsolicited Advice]]\n- [[Buy wisely]]\n"
@@ -78,3 +78,22 @@ def test_the_list_is_the_latest_reply_listing_notes_its_own_or_the_notes_code_pu
     ]
     # Over vaultofknowledge, searched as written, this found a passage on slaves, which the 0.5B copied.
     assert latest_question(conversation) == "What does [[Optical Filters]] say about when to use it?"
+
+
+def test_a_task_of_a_task_list_is_named_as_the_task_in_its_note() -> None:
+    tasks = (
+        "4 tasks in [[Important Project]], 3 open:\n"
+        "- [open] Renew passport (due 2020-03-15, priority high) [[Renew passport]]\n"
+        "- [ ] #task Something about interwebs 📅 2021-11-22 [[Important Project#Important Project]]\n"
+        "- [x] #task Something about s.th. ⏳ 2021-11-21 ✅ 2021-11-21 [[Important Project#Important Project]]\n"
+        "- [ ] Pay [[Dentist]] bill [due:: 2021-12-01] [[Important Project#Trash is important]]"
+    )
+    assert listed_items(tasks) == [
+        "the task “Renew passport” in [[Renew passport]]",  # a task note: its title, not its facts
+        "the task “Something about interwebs” in [[Important Project]]",  # no tag, no Tasks fields
+        "the task “Something about s.th.” in [[Important Project]]",
+        "the task “Pay [[Dentist]] bill” in [[Important Project]]",
+    ]
+    assert with_item_named("Mark the second one as done", tasks) == (
+        "Mark the task “Something about interwebs” in [[Important Project]] as done"
+    )
