@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 
 from agent.tools.snapshot import VaultSnapshot, unwrap_note_ref
 from core.domain import Note
+from rag.notes.frontmatter import property_day
 
 # Property names meaning "created", written without case, spaces, "-" and "_".
 _CREATION_NAMES = frozenset(
     {"created", "createdat", "createdon", "createddate", "creationdate", "creationtime", "datecreated", "dateadded"}
 )
-_ISO_DAY = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})(?![\d])")
+_ISO_DAY = re.compile(r"^\s*\d{4}-\d{2}-\d{2}(?!\d)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +64,7 @@ def _key(name: str) -> str:
 
 def _day_of(value: object) -> date | None:
     """Return the day a property value gives (a date, a date and time, "2023-09-12…", "[[2023-09-12]]"), or None."""
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str) and (found := _ISO_DAY.match(unwrap_note_ref(value.strip()))) is not None:
-        try:
-            return date(int(found[1]), int(found[2]), int(found[3]))
-        except ValueError:
-            return None
-    return None
+    if not isinstance(value, str):
+        return property_day(value)
+    day = unwrap_note_ref(value.strip())
+    return property_day(day) if _ISO_DAY.match(day) else None  # "2023-09-123" is no day

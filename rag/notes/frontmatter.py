@@ -198,6 +198,20 @@ def property_of(data: Mapping[str, object], name: str) -> tuple[bool, object]:
     return False, None
 
 
+def property_day(value: object) -> date | None:
+    """Return a date property's day: a YAML date, or text opening with YYYY-MM-DD ("2026-11-20T09:00")."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip()[:10])
+        except ValueError:
+            return None
+    return None
+
+
 def _values(data: Mapping[str, object], names: tuple[str, ...]) -> list[object]:
     """Return the values of the keys matching `names`, case-insensitively, in key order."""
     return [value for key, value in data.items() if key.lower() in names]

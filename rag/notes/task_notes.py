@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
 from core.domain import Note
-from rag.notes.frontmatter import frontmatter_tags, property_of
+from rag.notes.frontmatter import frontmatter_tags, property_day, property_of
 from rag.notes.obsidian_config import plugin_config, text_setting
 
 TASKNOTES_CONFIG = "plugins/tasknotes/data"  # .obsidian/<this>.json
@@ -114,8 +114,8 @@ def task_note(note: Note, config: TaskNotesConfig) -> TaskNote | None:
         status=status,
         is_done=status.casefold() in config.completed,
         priority=_PRIORITY_OF.get(priority),
-        due=_day(_lookup(note.frontmatter, config.key("due"))),
-        scheduled=_day(_lookup(note.frontmatter, config.key("scheduled"))),
+        due=property_day(_lookup(note.frontmatter, config.key("due"))),
+        scheduled=property_day(_lookup(note.frontmatter, config.key("scheduled"))),
     )
 
 
@@ -138,17 +138,4 @@ def _text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"  # the plugin's checkbox statuses
     return str(value).strip() if isinstance(value, str | int | float) else ""
-
-
-def _day(value: object) -> date | None:
-    """Return a date property's day: a YAML date, or text opening with YYYY-MM-DD ("2026-11-20T09:00")."""
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str):
-        try:
-            return date.fromisoformat(value.strip()[:10])
-        except ValueError:
-            return None
     return None
