@@ -23,6 +23,7 @@ from agent.tools.snapshot import VaultSnapshot, unwrap_note_ref
 from agent.tools.vault_tasks import templates_folder_or_none
 from rag.answer.days_named import period_named
 from rag.answer.vault_questions import vault_ask
+from rag.notes.vault import FileStat
 
 MAX_TAGS = 30  # tags (or top-level folders) listed at most, most used first
 MAX_RECENT = 10  # notes listed for "my recently changed notes", latest first
@@ -114,7 +115,7 @@ class VaultLists:
             _Dated(at.date(), path, at.strftime("%Y-%m-%d %H:%M"), at.timestamp())
             for path, stat in snapshot.stats.items()
             if path in snapshot.notes
-            for at in (datetime.fromtimestamp(stat.mtime_ns / 1e9),)
+            for at in (_changed_at(stat),)
         ]
         return self._in_period(snapshot, question, changed, "changed", "by the files' modification times", folder_name)
 
@@ -269,8 +270,13 @@ def _note_created(snapshot: VaultSnapshot, path: str) -> ListReply:
     said = f"{anchor} keeps no creation date (no `created` property, and a file's creation time is not kept on every "
     said += "system)"
     stat = snapshot.stats.get(path)
-    changed = f"; it was last changed {datetime.fromtimestamp(stat.mtime_ns / 1e9):%Y-%m-%d %H:%M}" if stat else ""
+    changed = f"; it was last changed {_changed_at(stat):%Y-%m-%d %H:%M}" if stat else ""
     return ListReply(f"{said}{changed}.", (anchor,))
+
+
+def _changed_at(stat: FileStat) -> datetime:
+    """Return when a file was last modified, in local time."""
+    return datetime.fromtimestamp(stat.mtime_ns / 1e9)
 
 
 @dataclass(frozen=True, slots=True)

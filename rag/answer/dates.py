@@ -30,10 +30,10 @@ _MONTHS = {
 MONTH_NUMBERS: dict[str, int] = _MONTHS  # every month's names and abbreviations, lower case (English and German)
 MONTH_WORDS = frozenset(_MONTHS)
 # "may" and "mar" are words too ("you may 3 times"): only capitalised are they months.
-_AMBIGUOUS = ("may", "mar", "mai")
+AMBIGUOUS_MONTHS = ("may", "mar", "mai")
 _MONTH = (
     "(?:(?i:"
-    + "|".join(sorted((name for name in _MONTHS if name not in _AMBIGUOUS), key=len, reverse=True))
+    + "|".join(sorted((name for name in _MONTHS if name not in AMBIGUOUS_MONTHS), key=len, reverse=True))
     + ")|May|Mar|Mai)"
 )
 _YEAR = r"[12]\d{3}"

@@ -11,7 +11,7 @@ import calendar
 import re
 from datetime import date, timedelta
 
-from rag.answer.dates import MONTH_NUMBERS, MONTH_WORDS, Date, dates_in
+from rag.answer.dates import AMBIGUOUS_MONTHS, MONTH_NUMBERS, MONTH_WORDS, Date, dates_in
 
 # Days named relative to today, with how many days from today they are.
 _RELATIVE_DAYS = (
@@ -153,7 +153,7 @@ def period_named(question: str, today: date) -> tuple[date, date] | None:
         return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
     for found in _MONTH_ALONE.finditer(question):
         month = MONTH_NUMBERS.get(found["month"].casefold())
-        is_word = found["month"].casefold() in ("may", "mar", "mai") and not found["month"][0].isupper()  # "in may be"
+        is_word = found["month"].casefold() in AMBIGUOUS_MONTHS and not found["month"][0].isupper()  # "in may be"
         if month is not None and not is_word:
             return _days_of(today.year if month <= today.month else today.year - 1, month, None)
     return None

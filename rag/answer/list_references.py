@@ -55,11 +55,6 @@ _TAG = re.compile(r"(?<![\w#])#[^\s#]+")
 MIN_ITEMS = 2  # "the first one" of a list of one is that one, which "it" names as well
 
 
-def listed_links(reply: str) -> list[str]:
-    """Return the links leading the list items of `reply`, in order (the list of a reply without its footer)."""
-    return [found["link"] for found in _ITEM.finditer(reply)]
-
-
 def listed_items(reply: str) -> list[str]:
     """Return what each item of the list of `reply` names, in order: a note's link, or a task in its note.
 

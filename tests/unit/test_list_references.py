@@ -6,7 +6,7 @@ import pytest
 
 from agent.answer_footer import latest_question
 from agent.state import MessageRecord
-from rag.answer.list_references import listed_items, listed_links, with_item_named
+from rag.answer.list_references import listed_items, with_item_named
 
 CLIPPINGS = (
     "3 notes in the folder Clippings (sub-folders included):\n- [[68 Bits of Unsolicited Advice]]\n- [[Buy wisely]]\n"
@@ -50,7 +50,7 @@ def test_only_a_list_of_two_links_or_more_has_places() -> None:
         "Summarize the first one"
     )
     assert with_item_named("Summarize the first one", "The sourdough rests 14 hours.") == "Summarize the first one"
-    assert listed_links("1. [[Dune]]: 9\n2. ![[Solaris]]\n- see [[Books]]\n- [[Kyoto#Days]] (2026-12-01)") == [
+    assert listed_items("1. [[Dune]]: 9\n2. ![[Solaris]]\n- see [[Books]]\n- [[Kyoto#Days]] (2026-12-01)") == [
         "[[Dune]]",
         "[[Solaris]]",
         "[[Kyoto#Days]]",
