@@ -240,7 +240,7 @@ def vault_ask(question: str) -> VaultAsk | None:
     if _RECENT.match(question):
         return VaultAsk("recent", name=_folder_name(_FOLDER_NAMED.search(question)))
     if (found := _IN_FOLDER.match(question)) is not None:
-        return VaultAsk("folder", name=found["name"].strip().strip("\"'“”‘’«»/").strip())
+        return VaultAsk("folder", name=_folder_written(found["name"]))
     if _VAULT_COUNT.match(question):
         return VaultAsk("count")
     if (found := _RATED.match(question)) is not None and found["of"].casefold() not in _TASK_KINDS:
@@ -258,7 +258,12 @@ def vault_ask(question: str) -> VaultAsk | None:
 
 
 def _folder_name(found: re.Match[str] | None) -> str:
-    return "" if found is None else found["folder"].strip().strip("\"'“”‘’«»/").strip()
+    return "" if found is None else _folder_written(found["folder"])
+
+
+def _folder_written(written: str) -> str:
+    """Return a folder's name as a question writes it, without quotes or slashes around it: "Projects/Librarian"."""
+    return written.strip().strip("\"'“”‘’«»/").strip()
 
 
 def _says_only_when(words: str) -> bool:
