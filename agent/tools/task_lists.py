@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
+from agent.tools.done_tasks import DoneTasks
 from agent.tools.due_tasks import MAX_LISTED, DueTasks, ListReply, TaskPlace
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
 from core.domain import Task
+from rag.answer.done_questions import done_ask
 from rag.answer.due_questions import due_ask
 from rag.answer.secrets import redact_secrets
 from rag.answer.task_lists import ListAsk, State, asks_of_whole_vault, list_ask
@@ -106,6 +108,7 @@ class TaskLists:
     def __init__(self, reader: VaultReader, *, max_listed: int = MAX_LISTED) -> None:
         self._reader = reader
         self._due = DueTasks(reader, max_listed=max_listed)
+        self._done = DoneTasks(reader, max_listed=max_listed)
         self._max_listed = max_listed
 
     def reply_for(self, question: str, earlier: Sequence[str] = ()) -> ListReply | None:
@@ -117,7 +120,13 @@ class TaskLists:
         place's tasks in the state asked. `earlier`: the user's questions before it, oldest first: a follow-up naming
         only other days ("And tomorrow?") asks the same as the one before.
         """
-        due = due_ask(question, self._reader.today(), earlier=earlier)
+        today = self._reader.today()
+        if (done := done_ask(question, today)) is not None:  # "Which tasks did I finish this week?"
+            place = named_place(self._reader.snapshot(), question)
+            if place is not None or done.of_whole_vault:
+                return self._done.reply(done, place or TaskPlace("", is_folder=True))
+            return None
+        due = due_ask(question, today, earlier=earlier)
         if due is None and list_ask(question, after_list=bool(earlier)) is None:
             return None  # read by its words alone: the vault is scanned only for a question about tasks
         snapshot = self._reader.snapshot()
@@ -148,14 +157,14 @@ class TaskLists:
     def _list_reply(self, snapshot: VaultSnapshot, asked: _Asked) -> ListReply:
         """Return the reply listing the place's tasks in the state asked: task notes first, then checkboxes."""
         ask, place = asked.ask, asked.place
-        lines: list[tuple[date, str, str]] = []  # (due date, or none for the order of the notes; line; anchor)
+        lines: list[tuple[date, date | None, str, str]] = []  # (due date, or none for note order; done; line; anchor)
         counted = open_count = 0
         # A task note (the TaskNotes plugin's one note per task) is a task itself: "Renew passport" is open.
         for note in task_notes(self._reader, snapshot, place.folder):
             if place.holds(note.path):
                 counted, open_count = counted + 1, open_count + (not note.is_done)
                 if _takes(ask, note_state(note), priority=note.priority, due=note.due):
-                    lines.append((note.due or date.min, note_line(note), snapshot.anchor(note.path)))
+                    lines.append((note.due or date.min, note.done, note_line(note), snapshot.anchor(note.path)))
         for path, tasks in vault_tasks(self._reader, snapshot, place.folder):
             if place.holds(path):
                 counted, open_count = counted + len(tasks), open_count + sum(map(is_open, tasks))
@@ -163,13 +172,17 @@ class TaskLists:
                     fields = parse_task_fields(task.text)
                     if _takes(ask, task_state(task), priority=fields.priority, due=fields.due):
                         anchor = snapshot.anchor(path, snapshot.heading_path_at(path, task.line))
-                        lines.append((fields.due or date.min, f"[{task.status}] {task.text}", anchor))
-        if ask.due_only or place.is_folder:
+                        lines.append((fields.due or date.min, fields.done, f"[{task.status}] {task.text}", anchor))
+        if ask.state == "done" and place.is_folder:
+            # The done ones of a folder or the vault: the latest done first, as asked what was done lately; those
+            # with no done date after, in note order.
+            lines.sort(key=lambda item: (item[1] is None, -(item[1] or date.min).toordinal()))
+        elif ask.due_only or place.is_folder:
             # The earliest due first, as the date lists are; across a folder or the vault, the undated ones after, in
             # note order (the list is capped: what is due soonest must not fall past the cap). One note's list keeps
             # the note's order.
             lines.sort(key=lambda item: (item[0] == date.min, item[0]))
-        listed = [(line, anchor) for _, line, anchor in lines]
+        listed = [(line, anchor) for _, _, line, anchor in lines]
         return self._reply(ask, place, listed, counted=counted, open_count=open_count)
 
     def _reply(

@@ -10,13 +10,15 @@ from pydantic import Field
 
 from agent.tools.daily import DATE_DESCRIPTION, existing_daily_note
 from agent.tools.definition import Tool, ToolArgs, require
-from agent.tools.due_tasks import DueTasks
+from agent.tools.done_tasks import DoneTasks
+from agent.tools.due_tasks import DueTasks, TaskPlace
 from agent.tools.outcome import Part, Reply, data_part, reply
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
 from core.domain import Task
 from core.errors import InvalidRequest
+from rag.answer.done_questions import DoneAsk
 from rag.answer.due_questions import DueAsk
 from rag.notes.moment import parse_day
 from rag.notes.task_notes import task_note, task_notes_config
@@ -29,11 +31,11 @@ class TasksArgs(ToolArgs):
     """Arguments of tasks."""
 
     command: Literal["open", "done", "in_note", "in_daily", "due", "overdue"] = Field(
-        description="open/done: vault or folder; in_note: note's; in_daily: date's daily note; due: date..until"
+        description="open/done: vault or folder; in_note: note's; in_daily: date's daily note; due, done: date..until"
     )
     note: str = Field("", description="The note's name, path or [[link]].")
     date: str = Field("", description=DATE_DESCRIPTION)
-    until: str = Field("", description="due: last day")
+    until: str = Field("", description="last day")
     folder: str = Field("", description="Only under this folder.")
 
 
@@ -76,6 +78,8 @@ def run_tasks(reader: VaultReader, args: TasksArgs) -> Reply:
     snapshot = reader.snapshot()
     if args.command in ("open", "done"):
         folder = snapshot.require_folder(args.folder)
+        if args.command == "done" and args.date.strip():
+            return _done_between(reader, args, folder)
         return _across_vault(reader, snapshot, folder, done=args.command == "done")
     if args.command == "in_note":
         path = snapshot.find_note(require(args.note, "note", "tasks in_note"))
@@ -101,13 +105,29 @@ def _by_date(reader: VaultReader, args: TasksArgs) -> Reply:
     if args.command == "overdue":
         ask = DueAsk(date.min, today - timedelta(days=1), by_due_only=True)
     else:
-        first = parse_day(args.date, today)
-        last = parse_day(args.until, today) if args.until.strip() else first
-        if last < first:
-            raise InvalidRequest(f"tasks due: until ({last.isoformat()}) is before date ({first.isoformat()})")
-        ask = DueAsk(first, last)
+        ask = DueAsk(*_days(reader, args, "due"))
     found = DueTasks(reader).days_reply(ask)
     return reply(data_part("tasks", found.text, found.anchors))
+
+
+def _done_between(reader: VaultReader, args: TasksArgs, folder: str) -> Reply:
+    """List the tasks done from `date` to `until` by their done dates, latest first, as a chat question gets them."""
+    first, last = _days(reader, args, "done")
+    found = DoneTasks(reader).reply(DoneAsk(first, last, names_tasks=True), TaskPlace(folder, is_folder=True))
+    if found is None:
+        scope = f" under '{folder}'" if folder else ""
+        return reply(f"No done task{scope} has a done date (✅ YYYY-MM-DD, [completion:: …] or completedDate).")
+    return reply(data_part("tasks", found.text, found.anchors))
+
+
+def _days(reader: VaultReader, args: TasksArgs, command: str) -> tuple[date, date]:
+    """Return the days from `date` to `until` (the one day `date` without it); `until` before `date` is refused."""
+    today = reader.today()
+    first = parse_day(args.date, today)
+    last = parse_day(args.until, today) if args.until.strip() else first
+    if last < first:
+        raise InvalidRequest(f"tasks {command}: until ({last.isoformat()}) is before date ({first.isoformat()})")
+    return first, last
 
 
 # Words of a message that call for tasks (agent.tools.cues).

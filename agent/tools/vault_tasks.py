@@ -63,6 +63,7 @@ def note_line(note: TaskNote) -> str:
     facts = [
         f"due {note.due.isoformat()}" if note.due else "",
         f"scheduled {note.scheduled.isoformat()}" if note.scheduled else "",
+        f"done {note.done.isoformat()}" if note.done else "",
     ]
     facts.append(f"priority {note.priority}" if note.priority else "")
     said = ", ".join(fact for fact in facts if fact)

@@ -19,7 +19,12 @@ from rag.answer.due_questions import DONE_ASKED, FOLLOW_UP, OF_THOSE, priorities
 # A question asking for a list of tasks: "What tasks …", "Which open tasks …", "What are my high-priority to-dos …",
 # "List/Show the tasks …", "How many tasks …", "Are there any tasks …". "How do I group tasks in the Grouping note?"
 # asks no list, nor "What's the battery task in …" (one task): the model answers those from the passages.
-_TASKS = r"(?:tasks|to-?dos|checkboxes|check-?list\s+items|aufgaben)"
+# "Tasks" naming the plugin or a thing of it ("Which Tasks version …", "What does the Tasks plugin do …?") is no list.
+_TASKS = (
+    r"(?:tasks|to-?dos|checkboxes|check-?list\s+items|aufgaben)"
+    r"(?!\s+(?:plugin|version|release|query|queries|block|blocks|format|api|settings?|filters?|commands?|syntax|emoji"
+    r"|docs?|documentation|code|script|css|theme|snippets?|search|view|layout)\b)"
+)
 _FEW_WORDS = r"(?:[\w-]+\s+){0,3}?"
 _OPENING = r"^\W*(?:(?:please|so|ok(?:ay)?|and|also|now)[,\s]+)*(?:(?:can|could|would|will)\s+you\s+)?"
 _TASK_LIST = re.compile(
@@ -29,6 +34,13 @@ _TASK_LIST = re.compile(
     rf"|how\s+many\s+{_FEW_WORDS}(?:tasks?|to-?dos?|checkbox(?:es)?|aufgaben?)"
     rf"|(?:are|is)\s+there\s+(?:(?:any|still|more)\s+)*{_FEW_WORDS}(?:tasks?|to-?dos?)"
     rf"|(?:welche|wie\s+viele|zeig\w*(?:\s+mir)?(?:\s+die|\s+alle|\s+meine)?)\s+{_FEW_WORDS}aufgaben?)\b",
+    re.IGNORECASE,
+)
+# What a thing does with tasks, not which tasks there are: "How many tasks does the stress test script create by
+# default?" ("How many tasks does ACME have?" still asks for a list).
+_WHAT_IT_DOES = re.compile(
+    r"\b(?:tasks?|to-?dos?)\s+(?:does|do|did|will|would|can|should)\s+(?!(?:i|we|you)\b)(?:[\w.-]+\s+){1,4}?"
+    r"(?:create|generate|make|produce|add|show|display|render|return|use|support|need|import|export)\b",
     re.IGNORECASE,
 )
 # What makes a list question one for the passages: a topic to filter by ("Which tasks in ACME are about trash?"), or a
@@ -90,7 +102,7 @@ def list_ask(question: str, *, after_list: bool = False) -> ListAsk | None:
     `after_list`: the question before asked for a list of tasks, so "Which of them are done?" and "And in ACME?"
     (a follow-up naming no tasks) ask for one too.
     """
-    if _FOR_THE_PASSAGES.search(question):
+    if _FOR_THE_PASSAGES.search(question) or _WHAT_IT_DOES.search(question):
         return None
     names_tasks = bool(_TASK_LIST.search(question) or OF_THOSE.search(question))
     opener = FOLLOW_UP.match(question)

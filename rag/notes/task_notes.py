@@ -58,6 +58,7 @@ class TaskNote:
     priority: str | None  # one of rag.notes.task_fields.PRIORITIES, or None
     due: date | None
     scheduled: date | None
+    done: date | None = None  # the day it was completed (the plugin's `completedDate`), when written
 
 
 def task_notes_config(root: Path) -> TaskNotesConfig:
@@ -116,6 +117,7 @@ def task_note(note: Note, config: TaskNotesConfig) -> TaskNote | None:
         priority=_PRIORITY_OF.get(priority),
         due=property_day(_lookup(note.frontmatter, config.key("due"))),
         scheduled=property_day(_lookup(note.frontmatter, config.key("scheduled"))),
+        done=property_day(_lookup(note.frontmatter, config.key("completedDate"))),
     )
 
 

@@ -98,7 +98,8 @@ def test_task_notes_are_listed_with_the_tasks_of_their_state(tools: ToolRegistry
     assert "- [in-progress] File the tax return (due 2099-07-31) [[File the tax return]]" in found.text
     assert "Cancel the streaming subscription" not in found.text and "[[Renew passport]]" in found.anchors
     done = call(tools, "tasks", command="done", folder="TaskNotes")
-    assert "- [done] Cancel the streaming subscription [[Cancel the streaming subscription]]" in done.text
+    cancelled = "- [done] Cancel the streaming subscription (done 2026-11-01) [[Cancel the streaming subscription]]"
+    assert cancelled in done.text
     own = call(tools, "tasks", command="in_note", note="Renew passport")
     assert own.text.startswith("TaskNotes/Renew passport.md: 2 task(s), 2 open. The note is a task itself (open).")
     assert "- [open] Renew passport (due 2020-03-15, priority high) [[Renew passport]]" in own.text

@@ -15,6 +15,7 @@ from rag.answer.task_lists import list_ask
         ("List the tasks in ACME", "all"),
         ("Show me all unfinished to-dos in the How To folder", "open"),
         ("How many tasks are left in ACME?", "open"),
+        ("How many tasks does ACME have?", "all"),
         ("Are there any tasks not done yet in ACME?", "open"),
         ("What tasks did I finish in ACME?", "done"),
         ("Give me the completed tasks of ACME", "done"),
@@ -45,6 +46,10 @@ def test_a_question_asking_for_a_list_of_tasks_is_read_with_the_state_it_asks_fo
         "Which statuses are core to Tasks, and which extra checkboxes does the ITS theme add?",
         "Which tasks in the Important Project are about trash, and how does the styling example search for them?",
         "Which tasks in ACME mention the baby?",  # a topic to filter by: the passages'
+        # "Tasks" naming the plugin or a thing of it, and what a thing does with tasks (obsidian-tasks-demo's sets):
+        "What does the Tasks plugin do when a recurring task is completed?",
+        "Which Tasks version first shipped the query.searchCache mechanism?",
+        "How many tasks does the stress test script create by default?",
     ],
 )
 def test_a_question_asking_for_no_list_of_tasks_is_left_to_the_model(question: str) -> None:

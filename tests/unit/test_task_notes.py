@@ -42,7 +42,7 @@ def test_done_normal_archived_and_untagged_notes_read_as_the_plugin_reads_them()
     done = task_note(note("T/Cancel.md", status="done", completedDate="2026-11-01"), config)
     normal = task_note(note("T/Slides.md", priority="normal", scheduled="2099-01-12T09:00"), config)
 
-    assert done is not None and done.is_done
+    assert done is not None and done.is_done and done.done == date(2026, 11, 1)
     assert normal is not None and normal.priority is None  # the plugin's default priority is no priority
     assert normal.scheduled == date(2099, 1, 12) and normal.title == "Slides"  # no title property: the file name
     assert task_note(note("T/Old.md", tags=("task", "archived"), status="open"), config) is None
