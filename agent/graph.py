@@ -59,6 +59,7 @@ class AgentNodes:
             "hit_paths": [],
             "follows": "",
             "named_days": {},
+            "named_note": "",
         }
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from langchain_core.runnables import RunnableConfig
 
 from agent.context_fit import ContextWindow
 from agent.day_notes import NamedDays
+from agent.named_note import NamedNote
 from agent.tool_use import ToolUse
 from agent.tools.due_tasks import ListReply
 from agent.turn import ToolBox, TurnScratch
@@ -62,6 +63,8 @@ class AgentDeps:
     code_lists: Callable[[str, Sequence[str]], ListReply | None] | None = None
     # The notes of the days a question names, searched beside its words (agent/day_notes.py; None: not looked for).
     day_notes: Callable[[str], NamedDays] | None = None
+    # The one note a request asks about as a whole ("Summarize the ACME note"), read alone (agent/named_note.py).
+    named_notes: Callable[[str], NamedNote | None] | None = None
 
     @property
     def max_tool_rounds(self) -> int:

@@ -74,6 +74,7 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
         turns=earlier_turns(messages),
         follows=state.get("follows", ""),
         days=NamedDays.from_record(state.get("named_days")),
+        note=state.get("named_note", ""),
     )
 
 
@@ -93,6 +94,7 @@ def earlier_turns(messages: Sequence[MessageRecord]) -> list[EarlierTurn]:
 
 NO_DAYS = NamedDays()
 DAYS_QUOTED_LEAD = "Here is what your notes of"
+NOTE_QUOTED_LEAD = "Here is what"  # "Here is what [[ACME]] says:"
 
 
 def answer_check(
@@ -103,6 +105,7 @@ def answer_check(
     turns: Sequence[EarlierTurn] = (),
     follows: str = "",
     days: NamedDays = NO_DAYS,
+    note: str = "",
 ) -> OpeningCheck:
     """Return the check of an answer to `question` written from `passages`, after the conversation's `earlier` turns.
 
@@ -120,6 +123,9 @@ def answer_check(
     "How does the on-call rotation change from January 2027?" is answered by a meeting note of 2026-11-16. And asked
     what was on them (`is_past`: "What did I cook on 2026-11-15?", a day without a note), an answer must draw on a
     passage of those days: both models answered that one from the meal-prep routine, a note of no day.
+    `note`: the link of the one note a request asks about as a whole ("Summarize the ACME note", agent/named_note.py):
+    the answer must draw on that note's passages, and in place of a refusal of them, or of an answer withheld, the
+    reply quotes them, as for the days.
     """
     meant = days.meant
     # Days to come are planned in notes of earlier days: only a day gone by has its own note as the record of it.
@@ -142,25 +148,29 @@ def answer_check(
     # About the days alone, with their notes read, a refusal is no answer: the notes of the days are all it asks of,
     # and the 0.5B refused "What did I do on 2026-11-08?" with only that day's notes, told whose they are. In place
     # of a refusal, or of an answer withheld, the reply quotes them.
-    days_quoted = ""
+    quoted_instead = ""
     if alone:
         lead = f"{DAYS_QUOTED_LEAD} {days_label(days.days)} say:"
-        days_quoted = quoted_passages(lead, each_note_in_turn(of_the_days), question)
+        quoted_instead = quoted_passages(lead, each_note_in_turn(of_the_days), question)
+    of_the_note = [passage for passage in passages if note and note_of(passage.source) == note_of(note)]
+    if of_the_note:
+        quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {note} says:", of_the_note, question)
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
-        if days_quoted and opens_like_refusal(text):
+        if quoted_instead and opens_like_refusal(text):
             return False
         return (
             is_borne_out(text, read, question=read_as, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
             and (not (past or alone) or draws_on(text, question, of_the_days))
+            and (not of_the_note or draws_on(text, question, of_the_note))
             and not answers_elsewhere(text, question, passages, turns)
         )
 
     def bears_out_so_far(text: str) -> bool:
         return not may_answer_elsewhere(text, question, turns) and bears_out(text, is_whole=False)
 
-    return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=days_quoted or REFUSAL)
+    return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=quoted_instead or REFUSAL)
 
 
 def each_note_in_turn(passages: Sequence[Passage]) -> list[Passage]:

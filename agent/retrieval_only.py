@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from agent.answer_footer import SEARCHED_NOTES, with_listed_item
 from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import is_surely_change_request
+from agent.named_note import NamedNote, note_passages
 from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
 from agent.state import MessageRecord
@@ -66,9 +67,11 @@ class RetrievalOnlyAnswerer:
         property_records: Callable[[Sequence[SearchHit], str], list[SearchHit]] | None = None,
         code_lists: Callable[[str, Sequence[str]], ListReply | None] | None = None,
         day_notes: Callable[[str], NamedDays] | None = None,
+        named_notes: Callable[[str], NamedNote | None] | None = None,
     ) -> None:
         self._retriever = retriever
         self._day_notes = day_notes  # the notes of the days a question names, found by name (agent/day_notes.py)
+        self._named_notes = named_notes  # the one note a request asks about as a whole (agent/named_note.py)
         self._code_lists = code_lists  # tasks by date or place, links, tags: listed by code (agent/tools/code_lists.py)
         self._base_embeds = base_embeds  # the rows of the base views passages embed (agent/tools/bases/embeds.py)
         self._property_records = property_records  # the properties asked for (rag/answer/property_records.py)
@@ -117,14 +120,17 @@ class RetrievalOnlyAnswerer:
         days = self._day_notes(question) if self._day_notes is not None else NamedDays()
         # A request about the days alone ("What did I do yesterday?") is covered by their notes, whatever its words.
         only_days = is_about_days_alone(days, question)
-        covered = only_days or self._gate.covers(query)
+        # "Summarize the ACME note": that note's passages, whatever its words.
+        note = self._named_notes(question) if self._named_notes is not None and not only_days else None
+        hits = note_passages(self._retriever, query, note, k=self._top_k) if note else []
+        covered = bool(hits) or only_days or self._gate.covers(query)
         # "List my notes about X": the notes found about it (agent/notes_list.py).
         if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):
             return listed.text
         if not covered:  # the nearest sections all the same, as with a model (agent/retrieve_node.floor_refusal)
             nearest = self._retriever.nearest_sections(query, limit=SEARCHED_NOTES)
             return retrieval_only_reply(question, [], covered=False, nearest=nearest)
-        hits = passages_for(self._retriever, query, days, k=self._top_k, alone=only_days)
+        hits = hits or passages_for(self._retriever, query, days, k=self._top_k, alone=only_days)
         if hits and self._base_embeds is not None:
             hits = self._base_embeds(hits)
         if hits and self._property_records is not None:

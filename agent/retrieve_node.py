@@ -17,6 +17,7 @@ from agent.answer_footer import SEARCHED_NOTES, earlier_question, latest_questio
 from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
+from agent.named_note import NamedNote, note_passages
 from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, sources_reply
 from agent.state import AgentState, MessageRecord, turn_start
@@ -68,7 +69,9 @@ class RetrieveNode:
         # did I do yesterday?") is covered by them whatever its words; any other question still meets the floor.
         days = NamedDays() if edit_like or deps.day_notes is None else await _in_thread(deps.day_notes, question)
         only_days = is_about_days_alone(days, question)
-        if not is_edit and not only_days and not await _in_thread(lambda: deps.gate.covers(query)):
+        # The one note a request asks about as a whole ("Summarize the ACME note"): covered by it, and read alone.
+        note = None if edit_like or only_days else await _in_thread(_named_note, deps, question)
+        if not is_edit and not only_days and note is None and not await _in_thread(lambda: deps.gate.covers(query)):
             # Below the floor, still the nearest sections, as a refusal of the model's lists them: a question worded
             # unlike its note ("the quick way", "credential") may fall under it with that note found first.
             nearest = await _in_thread(lambda: deps.retriever.nearest_sections(query, limit=SEARCHED_NOTES))
@@ -80,7 +83,12 @@ class RetrieveNode:
         if not edit_like and (listed := await _in_thread(listed_notes, question, deps.retriever, query, deps.top_k)):
             scratch_of(config).checker.allowed.update(listed.anchors)
             return {"is_covered": False, "answer": listed.text}
-        hits = await _in_thread(lambda: passages_for(deps.retriever, query, days, k=deps.top_k, alone=only_days))
+        hits = []
+        if note is not None:
+            hits = await _in_thread(partial(note_passages, deps.retriever, query, note, k=deps.top_k))
+        if not hits:  # no note named, or one not indexed yet
+            note = None
+            hits = await _in_thread(lambda: passages_for(deps.retriever, query, days, k=deps.top_k, alone=only_days))
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if is_contract_request(deps, question, scratch_of(config)):
             scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)
@@ -120,7 +128,12 @@ class RetrieveNode:
             "hit_paths": hit_paths,
             "follows": follows,
             "named_days": days.as_record(),
+            "named_note": note.anchor if note else "",
         }
+
+
+def _named_note(deps: AgentDeps, question: str) -> NamedNote | None:
+    return deps.named_notes(question) if deps.named_notes is not None else None
 
 
 def floor_refusal(nearest: list[str]) -> str:

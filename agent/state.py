@@ -25,6 +25,7 @@ class AgentState(TypedDict, total=False):
     hit_paths: list[str]  # the notes retrieved for this turn, in rank order (the contract's fallback targets)
     follows: str  # the questions a follow-up leans on, as the search read it ("" for a question on its own)
     named_days: dict[str, Any]  # the days the question names and their notes (agent/day_notes.NamedDays.as_record)
+    named_note: str  # the link of the one note a request asks about as a whole, read alone ("" for none)
 
 
 # Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that

@@ -22,6 +22,7 @@ from agent.gate.edit_gate import EditGate
 from agent.gate.vault_writes import AfterWrite
 from agent.graph import build_graph
 from agent.graph_deps import AgentDeps
+from agent.named_note import NamedNotes
 from agent.prompt_cache import warm_up as warm_up_model
 from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer
@@ -163,7 +164,7 @@ async def _build_unguarded(
         stack.push_async_callback(_cancel, preparing)
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
     base_embeds, code_lists = BaseEmbeds(reader).expand, CodeLists(reader).reply_for
-    day_notes = DayNotes(reader).named
+    day_notes, named_notes = DayNotes(reader).named, NamedNotes(reader).named
     property_records = PropertyRecords(indexed_text(services.docstore), redact=settings.redact_secrets).add
     passages = RetrievalOnlyAnswerer(
         services.retriever,
@@ -174,6 +175,7 @@ async def _build_unguarded(
         property_records=property_records,
         code_lists=code_lists,
         day_notes=day_notes,
+        named_notes=named_notes,
     )
     if chat_model is None:
         return passages  # said once, at start (app/http/main.py), and in the reply itself
@@ -203,6 +205,7 @@ async def _build_unguarded(
         note_outlines=NoteOutlines(indexed_text(services.docstore)).add,
         code_lists=code_lists,
         day_notes=day_notes,
+        named_notes=named_notes,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None

@@ -1,0 +1,58 @@
+"""Requests about one note as a whole: "Summarize the ACME note", "What is [[Dune]] about?", "What's in Inbox Ideas?".
+
+Asked "What is the ACME note about?" over obsidian-tasks-demo, the 0.5B answered "The ACME note about is [[ACME#Model
+test]]."; asked "Summarize the Important Project note" after it, it answered with ACME again, from its own reply
+before. Which note is meant is no judgment: the name is read here, the note found by the agent (agent/named_note.py)
+by its title or alias, and that note's passages are what the model reads; it must draw on them, and its refusal of a
+note that is there is no answer (code quotes the note instead).
+
+Only the name a request writes whole counts, where a note's name stands: after "summarize", "what's in", "tell me
+about" (then with "note" after it), between "what is" and "about", "what does" and "say". The agent takes it only when
+a note has exactly that title or alias, or it is a [[link]]: "Summarize my notes on sourdough" names no note, and is a
+request about a topic (rag/answer/topic_passages.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+_OPENING = r"^\W*(?:(?:please|so|ok(?:ay)?|and|now)[,\s]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+_OWNER = r"(?:(?:the|my|our|this|that)\s+)?"
+_NAME = r"(?P<name>[^?!\n]+?)"
+_KIND = r"(?P<kind>\s+(?:note|page|file|notiz|seite))"
+_END = r"\s*[.?!]*\s*$"
+_REQUESTS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        # "Summarize the ACME note", "Give me a summary of [[Dune]]", "Sum up Inbox Ideas."
+        rf"{_OPENING}(?:summari[sz]e|sum\s+up|recap|give\s+me\s+(?:a\s+)?(?:short\s+|quick\s+|brief\s+)?"
+        rf"(?:summary|overview|recap|rundown)\s+of)\s+{_OWNER}{_NAME}{_KIND}?{_END}",
+        # "What's in the Important Project note?", "What is in [[ACME]]?"
+        rf"{_OPENING}what(?:'s|\s+is|\s+are)?\s+(?:in|inside)\s+{_OWNER}{_NAME}{_KIND}?{_END}",
+        # "What is the ACME note about?", "What's [[Dune]] about?"
+        rf"{_OPENING}what(?:'s|\s+is)\s+{_OWNER}{_NAME}{_KIND}?\s+(?:all\s+)?about{_END}",
+        # "What does the ACME note say?", "What does [[Dune]] contain?"
+        rf"{_OPENING}what\s+does\s+{_OWNER}{_NAME}{_KIND}?\s+(?:say|contain|hold|cover){_END}",
+        # "Tell me about the ACME note" (the word "note" needed: "Tell me about sourdough" asks about a topic)
+        rf"{_OPENING}(?:tell\s+me\s+about|describe)\s+{_OWNER}{_NAME}{_KIND}{_END}",
+        # "Fasse die Notiz ACME zusammen", "Was steht in der Notiz ACME?"
+        rf"{_OPENING}fasse\s+(?:(?:die|meine)\s+(?:notiz|seite)\s+)?{_NAME}\s+zusammen{_END}",
+        rf"{_OPENING}was\s+steht\s+(?:in|im)\s+(?:(?:der|meiner)\s+(?:notiz|seite)\s+)?{_NAME}{_END}",
+    )
+)
+_LINK = re.compile(r"^!?\[\[(?P<target>[^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]$")
+_QUOTES = "\"'“”‘’«»„"
+
+
+def note_asked(question: str) -> str | None:
+    """Return the name of the one note `question` asks about as a whole, as written (a link: its target), or None.
+
+    The agent decides whether a note has that name; here only the words of the request are read.
+    """
+    for request in _REQUESTS:
+        if (found := request.match(question.strip())) is not None:
+            name = found["name"].strip().strip(_QUOTES).strip()
+            if (link := _LINK.match(name)) is not None:
+                return link["target"].strip()
+            return name or None
+    return None

@@ -1,0 +1,136 @@
+"""A request about one note as a whole reads that note alone, and its refusal becomes the note quoted."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import openai
+import pytest
+from fastapi.testclient import TestClient
+
+from agent.named_note import NamedNote, NamedNotes
+from agent.tools.reader import VaultReader
+from app.http.main import create_app
+from app.wiring import Services, build_services
+from core.settings import Settings
+from tests.edit_fakes import NoSearch
+from tests.fakes import HashingEmbedder
+from tests.live_server import agent_app, serve_in_thread
+from tests.scripted_llm import ScriptedLLMServer
+from tests.scripted_llm_turns import Turn
+from tests.vault_state import write_notes
+
+NOTES = {
+    "Projects/ACME.md": (
+        "---\naliases: [Acme Corp]\n---\n# ACME\n\nThe ACME launch plan, agreed with Priya.\n\n"
+        "## Steps\n\n- [ ] Print the flyers\n- [ ] Book the hall for 12 March\n\n"
+        "## Budget\n\nThe hall costs 400 euros; the flyers 60.\n"
+    ),
+    "Projects/Beacon.md": "# Beacon\n\nThe Beacon project ships a lighthouse app in May.\n",
+    "Reading/The Machine Stops.md": "# The Machine Stops\n\nA story by E. M. Forster.\n",
+    "Reading/Evergreen notes turn ideas into objects.md": "# Evergreen notes\n\nIdeas as objects.\n",
+    "Reading/Evergreen notes are short.md": "# Short\n\nKeep them short.\n",
+    "Journal/2026-11-16.md": "# Monday\n\nTalked about ACME and Beacon with Priya over lunch.\n",
+    "Templates/Daily.md": "# Daily\n\n## Log\n",
+}
+
+
+@pytest.fixture
+def note_settings(tmp_path: Path) -> Settings:
+    vault = write_notes(tmp_path / "vault", NOTES)
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}', encoding="utf-8")
+    return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def note_services(note_settings: Settings) -> Iterator[Services]:
+    built = build_services(note_settings, embedder=HashingEmbedder())
+    built.reindexer.run_once()
+    yield built
+    built.close()
+
+
+def named(settings: Settings, question: str) -> NamedNote | None:
+    return NamedNotes(VaultReader(settings.vault, NoSearch())).named(question)
+
+
+def reply_to(question: str, settings: Settings, services: Services, llm: ScriptedLLMServer) -> str:
+    """Ask `question` over chat, streamed, and return the reply as the user saw it (the scripted model answers)."""
+    with serve_in_thread(agent_app(settings, services, llm.base_url)) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        stream = client.chat.completions.create(
+            model="vault-librarian", messages=[{"role": "user", "content": question}], stream=True
+        )
+        return "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+
+
+def test_the_note_named_by_title_alias_or_link_is_found(note_settings: Settings) -> None:
+    acme = NamedNote("Projects/ACME.md", "[[ACME]]")
+
+    assert named(note_settings, "Summarize the ACME note") == acme
+    assert named(note_settings, "What is Acme Corp about?") == acme  # an alias
+    assert named(note_settings, "What's in [[ACME]]?") == acme
+    assert named(note_settings, "What is the Machine Stops note about?") == NamedNote(
+        "Reading/The Machine Stops.md", "[[The Machine Stops]]"
+    )  # the request's "the" is the title's
+    # A long title named by its start, when it begins one title only.
+    assert named(note_settings, "Summarize the Evergreen notes turn ideas note") == NamedNote(
+        "Reading/Evergreen notes turn ideas into objects.md", "[[Evergreen notes turn ideas into objects]]"
+    )
+    assert named(note_settings, "Summarize the Evergreen notes note") is None  # two titles begin so
+    assert named(note_settings, "Summarize my notes on ACME") is None  # a topic: no note has that name
+    assert named(note_settings, "Summarize the Daily note") is None  # a template is no note asked about
+    assert named(note_settings, "How do I book the hall?") is None
+
+
+def test_the_model_reads_the_named_notes_passages_alone_in_the_notes_order(
+    note_settings: Settings, note_services: Services, llm: ScriptedLLMServer
+) -> None:
+    llm.add(Turn.text("The ACME launch plan: flyers and the hall, 460 euros in all [[ACME]]."))
+
+    reply = reply_to("Summarize the ACME note", note_settings, note_services, llm)
+
+    sent = str(llm.chat_requests[-1].messages[-1]["content"])
+    sources = re.findall(r'<note source="\[\[([^\]]+)\]\]', sent)
+    assert sources[:3] == ["ACME#ACME", "ACME#Steps", "ACME#Budget"]  # the note's opening first
+    assert not any(source.startswith(("Beacon", "2026-11-16")) for source in sources)
+    assert reply.startswith("The ACME launch plan")
+
+
+@pytest.mark.parametrize(
+    "model_reply",
+    [
+        "I couldn't find this in your notes.",  # the 0.5B's refusal, the note before it
+        "The Beacon project ships a lighthouse app in May.",  # another note's words: withheld
+    ],
+)
+def test_a_refusal_of_the_named_note_or_an_answer_from_elsewhere_gets_the_note_quoted(
+    note_settings: Settings, note_services: Services, llm: ScriptedLLMServer, model_reply: str
+) -> None:
+    llm.add(Turn.text(model_reply))
+
+    reply = reply_to("What is the ACME note about?", note_settings, note_services, llm)
+
+    assert reply.startswith("Here is what [[ACME]] says:\n\n1. [[ACME")
+    assert "The ACME launch plan, agreed with Priya." in reply
+    assert "couldn't find" not in reply and "Beacon" not in reply
+
+
+def test_without_a_model_the_named_notes_passages_are_the_reply_whatever_the_relevance_floor(
+    note_settings: Settings, note_services: Services
+) -> None:
+    app = create_app(note_settings.model_copy(update={"watch": False, "relevance_floor": 0.99}), note_services)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+
+        def ask(question: str) -> str:
+            body = {"model": "vault-librarian", "messages": [{"role": "user", "content": question}]}
+            return str(client.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]["content"])
+
+        summary = ask("Summarize the Beacon note")
+        refused = ask("Summarize the Lighthouse note")  # no such note: the floor judges it, and refuses
+
+    assert "[[Beacon" in summary and "lighthouse app in May" in summary and "[[ACME" not in summary
+    assert refused.startswith("I couldn't find this in your notes.")
