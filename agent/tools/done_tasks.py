@@ -87,7 +87,8 @@ class DoneTasks:
         when = f"on {ask.first.isoformat()}" if ask.first == ask.last else f"from {ask.first} to {ask.last}"
         within = [task for task in dated if ask.first <= (task.day or date.min) <= ask.last]
         if within:
-            header = f"{_count(within)}{kind} done{where} {when}, latest first ({source}):"
+            order = ", latest first" if len(within) > 1 and ask.first != ask.last else ""
+            header = f"{_count(within)}{kind} done{where} {when}{order} ({source}):"
             return self._listed(header, within, place)
         if not ask.names_tasks:
             return None

@@ -63,7 +63,7 @@ def test_the_tasks_done_in_a_period_are_listed_latest_first_from_their_done_date
         "- [x] Write the brief ✅ 2021-11-16 [[ACME#Steps]]",
     ]  # not the cancelled bike, nor October's gutters, nor the template's placeholder
     assert lines(settings, "What tasks did I complete on 2021-11-18?") == [
-        "1 task done on 2021-11-18, latest first (by their done dates; 1 done task has none):",
+        "1 task done on 2021-11-18 (by their done dates; 1 done task has none):",
         "- [x] Fix the tap ⏫ ✅ 2021-11-18 [[Home#Home]]",
     ]
     assert lines(settings, "Welche Aufgaben habe ich letzte Woche erledigt?") == found
@@ -85,7 +85,7 @@ def test_a_place_named_beside_the_period_narrows_the_list_to_it(settings: Settin
         "- [x] Write the brief ✅ 2021-11-16 [[ACME#Steps]]",
     ]
     assert lines(settings, "Which high priority tasks did I finish last week?") == [
-        "1 task of highest or high priority done from 2021-11-15 to 2021-11-21, latest first (by their done dates):",
+        "1 task of highest or high priority done from 2021-11-15 to 2021-11-21 (by their done dates):",
         "- [x] Fix the tap ⏫ ✅ 2021-11-18 [[Home#Home]]",
     ]
     # A topic no note is named by is the search's: the list would not be what was asked.
