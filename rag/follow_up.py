@@ -28,6 +28,10 @@ _POINTS_BACK = re.compile(
     re.IGNORECASE,
 )
 
+# A person named before, by a pronoun: "What did I discuss with her last time?" after "Who is Priya?" has three weighed
+# words of its own, and was refused as a new topic, while "her" can only be someone the conversation named.
+_PERSON_BEFORE = re.compile(r"\b(?:she|her|hers|he|him|his)\b", re.IGNORECASE)
+
 
 # The words of a message that only asks for more of the answer before it ("Tell me more", "And why?", "What else?",
 # "Go on, please"): searched alone, "tell me more" found The Machine Stops, a list of advice and a tart recipe.
@@ -101,10 +105,15 @@ def leans_on_context(question: str, embedding: Embedding) -> bool:
 
     That is one asking only for more ("Tell me more"), or one pointing back with at most POINTING_MAX_TERMS weighed
     words of its own ("And why did I replace it?": searched alone too, "replace" brought the smoke detector note);
-    "How does it work in Python?" says what it is about and is searched alone too.
+    "How does it work in Python?" says what it is about and is searched alone too. So is one naming a person by "she",
+    "her", "him" … in at most FOLLOW_UP_MAX_TERMS weighed words, whose person only the conversation names: "What did I
+    discuss with her last time?" after "Who is Priya?" was refused as a new topic (three words of its own), and
+    searched alone it found a novel's botanist and a race plan.
     """
     if is_continuation(question):
         return True
+    if _PERSON_BEFORE.search(question):
+        return len(embedding.terms) <= FOLLOW_UP_MAX_TERMS
     return points_back(question) and len(embedding.terms) <= POINTING_MAX_TERMS
 
 

@@ -15,9 +15,11 @@ from datetime import date, timedelta
 
 from rag.answer.days_named import days_named, listed_days
 
-# A question about tasks: it names them, or asks what is due.
+# A question about tasks: it names them, or asks what is due, or what is "on my plate" (the 0.5B, asked "What's on
+# my plate this week?" over sample_vault, answered "The sourdough recipe.").
 _TASKS = re.compile(
-    r"\b(?:tasks?|to-?dos?|to\s+do|due|overdue|deadlines?|aufgaben?|fällig|überfällig|erledigen|erledigt\s+werden)\b",
+    r"\b(?:tasks?|to-?dos?|to\s+do|due|overdue|deadlines?|aufgaben?|fällig|überfällig|erledigen|erledigt\s+werden"
+    r"|on\s+(?:my|our)\s+plates?)\b",
     re.IGNORECASE,
 )
 _DUE = re.compile(r"\b(?:due|overdue|deadlines?|fällig|überfällig)\b", re.IGNORECASE)

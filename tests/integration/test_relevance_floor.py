@@ -120,6 +120,18 @@ def test_a_follow_up_pointing_back_is_searched_in_the_context_of_the_question_be
     assert "TaskNotes/Replace smoke detector batteries.md" not in {hit.chunk.path for hit in hits}
 
 
+def test_a_follow_up_naming_a_person_by_a_pronoun_is_searched_in_the_context_that_names_them(
+    indexed: Services, gate: RelevanceGate
+) -> None:
+    # Three words of its own: judged alone, a new topic the floor refused; searched alone, it found a novel's botanist.
+    query = indexed.retriever.prepare("What did I discuss with her last time?", "Who is Priya?")
+
+    hits = indexed.retriever.search_for(query, k=6)
+
+    assert query.only_in_context and gate.covers(query)
+    assert hits[0].chunk.path == "Meetings/2026-11-16 1-on-1 Priya.md"
+
+
 @pytest.mark.parametrize("question", ["How does it work in Python?", "What time is it in Tokyo?", "Who else attended?"])
 def test_a_new_question_with_a_pronoun_and_words_of_its_own_is_searched_alone_too(
     indexed: Services, question: str

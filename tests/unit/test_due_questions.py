@@ -18,6 +18,7 @@ TODAY = date(2026, 12, 5)  # a Saturday
         ("What is due on 22 November?", date(2026, 11, 22), date(2026, 11, 22)),  # no year: this year's
         ("Which of my tasks are due in January 2027?", date(2027, 1, 1), date(2027, 1, 31)),
         ("What do I have to do today?", TODAY, TODAY),
+        ("What's on my plate today?", TODAY, TODAY),
         ("Any tasks for tomorrow?", date(2026, 12, 6), date(2026, 12, 6)),
         ("Was ist heute fällig?", TODAY, TODAY),
         ("Which tasks are due this week?", date(2026, 11, 30), date(2026, 12, 6)),  # Monday to Sunday
