@@ -3,8 +3,9 @@
 A search ranks sections by their words, and "Summarize the Important Project note" shares a word or two with any
 section; in a conversation the 0.5B answered it from the note it had named the turn before. The name is read by
 rag/answer/note_requests.py and found here as Obsidian finds a link's target: a title, alias or path the vault has
-exactly once ("the" may be the title's own), or the start of one title only (`_begun_by`). The note's own passages are then what is read (`note_passages`), the relevance floor does not judge
-the request (the note is there, whatever its words), and an answer must draw on them (agent/opening_check.py).
+exactly once ("the" may be the title's own), or the start of one title only (`_begun_by`). The note's own passages
+are then what is read (`note_passages`), the relevance floor does not judge the request (the note is there, whatever
+its words), and an answer must draw on them (agent/opening_check.py).
 """
 
 from __future__ import annotations
