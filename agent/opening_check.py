@@ -27,7 +27,7 @@ from pathlib import PurePosixPath
 from agent.answer_footer import latest_question, turn_passages
 from agent.day_notes import NamedDays, days_label, holds_day, of_other_days
 from agent.state import AgentState, MessageRecord, turn_start
-from rag.answer.attribution import Passage
+from rag.answer.attribution import Passage, said_beyond
 from rag.answer.citations import note_of
 from rag.answer.context import REFUSAL, opens_like_refusal
 from rag.answer.evidence import is_borne_out
@@ -95,6 +95,10 @@ def earlier_turns(messages: Sequence[MessageRecord]) -> list[EarlierTurn]:
 NO_DAYS = NamedDays()
 DAYS_QUOTED_LEAD = "Here is what your notes of"
 NOTE_QUOTED_LEAD = "Here is what"  # "Here is what [[ACME]] says:"
+# Words (stems) and numbers beyond the question's an answer about a note as a whole says at least: asked "What is the
+# second one about?" of "Buy wisely", the 0.5B answered "Investment.", and "What is the Analysis of Caste note
+# about?" with "The Analysis of Caste note about is: advaita-vedanta.org"; the note quoted says more.
+NOTE_ANSWER_MIN_TERMS = 4
 
 
 def answer_check(
@@ -159,6 +163,8 @@ def answer_check(
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
         if quoted_instead and opens_like_refusal(text):
             return False
+        if of_the_note and is_whole and len(said_beyond(text, question)) < NOTE_ANSWER_MIN_TERMS:
+            return False  # "Investment.", "The Analysis of Caste note about is: advaita-vedanta.org": no account of it
         return (
             is_borne_out(text, read, question=read_as, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))

@@ -105,6 +105,7 @@ def test_the_model_reads_the_named_notes_passages_alone_in_the_notes_order(
     [
         "I couldn't find this in your notes.",  # the 0.5B's refusal, the note before it
         "The Beacon project ships a lighthouse app in May.",  # another note's words: withheld
+        "The ACME note about is: Priya.",  # the question's words again, and one of the note's: no account of it
     ],
 )
 def test_a_refusal_of_the_named_note_or_an_answer_from_elsewhere_gets_the_note_quoted(
