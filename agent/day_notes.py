@@ -24,11 +24,12 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import SearchHit
 from core.errors import InvalidRequest, NotFound
 from rag.answer.dates import dates_in, day_keys, days_meet
-from rag.answer.days_named import days_named, listed_days, past_weekday
+from rag.answer.days_named import LATEST_ENTRY, days_named, listed_days, past_weekday
 from rag.answer.topic_passages import asks_about_days_alone
 from rag.follow_up import Query
 from rag.notes.obsidian_config import daily_note_path
@@ -191,6 +192,8 @@ class DayNotes:
         past = asks_of_past_days(question)
         days = _days_of(question, today, past=past)
         try:
+            if not days and LATEST_ENTRY.search(question):  # "my last daily entry": the latest day with a note
+                days = self._latest_day(today)
             paths = self._paths_of(days) if days else ()
         except (InvalidRequest, NotFound, OSError) as error:  # a broken daily-notes setting fails no question
             _log.warning("notes of %s not looked up: %s", days_label(sorted(d.isoformat() for d in days)), error)
@@ -213,15 +216,38 @@ class DayNotes:
         daily = {daily_note_path(config, day) for day in days}
         named = {day.isoformat() for day in days} | _weeks_covered(days) | _months_covered(days)
         templates = templates_folder_or_none(self._reader, snapshot)
+        title_days = self._title_days(snapshot)
+        named_notes = {path for path, in_title in title_days.items() if not named.isdisjoint(in_title)}
+        found = named_notes | {path for path in daily if path in snapshot.notes}
+        return tuple(sorted(path for path in found if not (templates and snapshot.in_folder(path, templates))))
+
+    def _title_days(self, snapshot: VaultSnapshot) -> dict[str, frozenset[str]]:
+        """Return the days, weeks and months each note's title names, by path (read once per state of the vault)."""
         read, title_days = self._titles
-        if read is not snapshot:  # read the titles once per state of the vault (one tuple: threads may race here)
+        if read is not snapshot:  # one tuple: threads may race here
             title_days = {
                 path: in_title for path in snapshot.notes if (in_title := _days_in_title(PurePosixPath(path).stem))
             }
             self._titles = (snapshot, title_days)
-        named_notes = {path for path, in_title in title_days.items() if not named.isdisjoint(in_title)}
-        found = named_notes | {path for path in daily if path in snapshot.notes}
-        return tuple(sorted(path for path in found if not (templates and snapshot.in_folder(path, templates))))
+        return title_days
+
+    def _latest_day(self, today: date) -> set[date]:
+        """Return the latest day, today or before, a note outside the templates folder is named by (none: empty).
+
+        An empty file is no entry: vaultofknowledge's latest daily notes are empty files made ahead.
+        """
+        snapshot = self._reader.snapshot()
+        templates = templates_folder_or_none(self._reader, snapshot)
+        days = [
+            day
+            for path, in_title in self._title_days(snapshot).items()
+            if not (templates and snapshot.in_folder(path, templates))
+            and (stat := snapshot.stats.get(path)) is not None
+            and stat.size > 0
+            for day in in_title
+            if len(day) == len("2026-11-16") and day <= today.isoformat()
+        ]
+        return {date.fromisoformat(max(days))} if days else set()
 
 
 def _days_in_title(title: str) -> frozenset[str]:

@@ -138,6 +138,20 @@ def days_named(question: str, today: date, *, past: bool = False) -> tuple[date,
     return None
 
 
+# The latest day's entry, named so rather than by its date: "What did I write in my last daily entry?" (over
+# vaultofknowledge, refused by the relevance floor: its words are in no note), "Summarize my latest journal entry".
+LATEST_ENTRY = re.compile(
+    r"\b(?:(?:in|on|from|of)\s+)?(?:my|the)\s+(?:last|latest|most\s+recent|newest)\s+"
+    r"(?:daily\s+(?:note|entry|page|log)|journal(?:\s+entry)?|diary(?:\s+entry)?|day\s+note|entry)\b",
+    re.IGNORECASE,
+)
+
+
+def latest_entry_as_day(question: str) -> str:
+    """Return `question` with "my last daily entry" put as "today" (the checks read it so): one day, not a topic."""
+    return LATEST_ENTRY.sub("today", question)
+
+
 def period_named(question: str, today: date) -> tuple[date, date] | None:
     """Return the days of a period gone by that `question` names: any form `days_named` reads, a year, a month alone.
 

@@ -19,7 +19,7 @@ from rag.answer.attribution import Passage, said_beyond, terms_of
 from rag.answer.citations import heading_in, is_note_title, note_of
 from rag.answer.context import opens_like_refusal
 from rag.answer.dates import dates_in
-from rag.answer.days_named import DAY_WORDS
+from rag.answer.days_named import DAY_WORDS, latest_entry_as_day
 from rag.answer.excerpts import question_stems, stem
 from rag.answer.question_kind import asks_about_topic, topic_of
 from rag.answer.quote_words import WORDS, normalised
@@ -47,8 +47,10 @@ def asks_about_days_alone(question: str) -> bool:
     """Return True for a request about what the notes of some days say, naming no topic besides them.
 
     "What did I do on 2026-11-16?", "What happened yesterday?", "Summarize last week.": the days' notes are the
-    answer's whole ground (agent/day_notes.py); "Tell me about planting garlic today." names a topic too.
+    answer's whole ground (agent/day_notes.py); "Tell me about planting garlic today." names a topic too. "My last
+    daily entry" names a day (the latest with a note).
     """
+    question = latest_entry_as_day(question)
     return asks_about_topic(question) and not topic_words(topic_of(question))
 
 

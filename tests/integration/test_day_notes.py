@@ -13,7 +13,7 @@ import openai
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.day_notes import DayNotes, NamedDays, days_label, of_other_days, passages_for
+from agent.day_notes import DayNotes, NamedDays, days_label, is_about_days_alone, of_other_days, passages_for
 from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services, build_services
@@ -153,6 +153,20 @@ def test_a_note_whose_title_writes_a_whole_date_out_is_that_days(day_settings: S
     assert "Diary/November 16, 2026 call.md" in day_notes(day_settings).paths_for("What did I do on Monday?")
     assert of_other_days("Entry of 17th Nov, 2026", ["2026-11-16"])
     assert not of_other_days("Entry of 17th Nov, 2026", ["2026-11-17"])
+
+
+def test_the_last_daily_entry_is_the_latest_day_today_or_before_with_a_note(day_settings: Settings) -> None:
+    # vaultofknowledge: "What did I write in my last daily entry?" names no word of any note; the floor refused it.
+    write_notes(
+        day_settings.vault_path, {"Journal/2026-11-20.md": "# Friday\n\nA day to come.\n", "Journal/2026-11-18.md": ""}
+    )
+    named = day_notes(day_settings).named("What did I write in my last daily entry?")
+
+    # Not the 20th, to come, nor today's empty file.
+    assert named.days == ("2026-11-17",) and named.paths == ("Journal/2026-11-17.md",)
+    assert named.is_past and is_about_days_alone(named, "What did I write in my last daily entry?")
+    assert day_notes(day_settings).paths_for("Summarize my latest journal entry") == ("Journal/2026-11-17.md",)
+    assert day_notes(day_settings).paths_for("What was my last note about the greenhouse?") == ()  # no entry named
 
 
 def test_the_days_are_named_to_the_model_as_a_day_a_span_or_a_list() -> None:
