@@ -98,7 +98,7 @@ NOTE_QUOTED_LEAD = "Here is what"  # "Here is what [[ACME]] says:"
 # Words (stems) and numbers beyond the question's an answer about a note as a whole says at least: asked "What is the
 # second one about?" of "Buy wisely", the 0.5B answered "Investment.", and "What is the Analysis of Caste note
 # about?" with "The Analysis of Caste note about is: advaita-vedanta.org"; the note quoted says more.
-NOTE_ANSWER_MIN_TERMS = 4
+NOTE_ANSWER_MIN_TERMS = 3  # "Dune is a book by Frank Herbert." says three (book, frank, herbert)
 
 
 def answer_check(
