@@ -27,6 +27,10 @@ _COMPARED = re.compile(
     re.IGNORECASE,
 )
 _DOWN = ("most", "below", "under", "less", "lower", "fewer", "worse")
+# The value asked for as the best or the worst: "Which books did I rate highest?" (read as the value "highest", no
+# note's, it was answered "None of the books has rating: highest").
+_HIGHEST = frozenset({"highest", "the highest", "best", "the best", "top", "the top", "most", "the most"})
+_LOWEST = frozenset({"lowest", "the lowest", "worst", "the worst", "least", "the least"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +62,16 @@ def notes_by_property(snapshot: VaultSnapshot, name: str, value: str, of: str = 
         return None
     if value.casefold() in _ANY_VALUE:
         value = ""
+    size = len(among or ())
+    if (extreme := value.strip().casefold()) in _HIGHEST | _LOWEST and (
+        ranked := _extremes(holders, highest=extreme in _HIGHEST)
+    ):
+        bound, found = ranked
+        asked = f"the {'highest' if extreme in _HIGHEST else 'lowest'} {name} ({bound})"
+        return PropertyNotes(asked, found, shows_values=False, kind_size=size)
     test, is_equal = value_test(value)
     asked = f"{name}: {value}" if is_equal else f"{name} {value}".strip()
     found = [(path, format_value(held)) for path, held in holders if test(held)]
-    size = len(among or ())
     if found:
         return PropertyNotes(asked, found, shows_values=not is_equal, kind_size=size)
     counts = Counter(format_value(item) for _, held in holders for item in _items(held))
@@ -140,6 +150,23 @@ def _holders(snapshot: VaultSnapshot, name: str, among: set[str] | None = None) 
         if present:
             found.append((path, held))
     return found
+
+
+def _extremes(holders: list[tuple[str, object]], *, highest: bool) -> tuple[str, list[tuple[str, str]]] | None:
+    """Return the highest (or lowest) number the holders' values give, as shown, and the notes holding it.
+
+    None when no value is a number: "the best status" is no ranking.
+    """
+    numbered = [(path, number, held) for path, held in holders for number in _numbers(held)]
+    if not numbered:
+        return None
+    bound = (max if highest else min)(number for _, number, _ in numbered)
+    found = dict.fromkeys((path, format_value(held)) for path, number, held in numbered if number == bound)
+    return (f"{bound:g}", list(found))
+
+
+def _numbers(held: object) -> list[float]:
+    return [number for item in _items(held) if (number := _number(item)) is not None]
 
 
 def _items(held: object) -> list[object]:

@@ -194,6 +194,16 @@ def test_the_notes_of_a_kind_are_those_linking_its_note_tagged_or_filed_so(setti
         "None of the movies (2 in all) has rating above 9. Its values: 8 (1), 9 (1)."
     ]
     assert lines(settings, "Which podcasts have a rating?") is None  # no note of that kind: for the search
+    # The best or the worst by number, not a value "highest" no note has (kepano-obsidian: "None of the books has
+    # rating: highest").
+    assert lines(settings, "Which books did I rate highest?") == [
+        "1 of the books (2 in all) has the highest rating (9):",
+        "- [[Dune]]",
+    ]
+    assert lines(settings, "Which movies did I rate lowest?") == [
+        "1 of the movies (2 in all) has the lowest rating (8):",
+        "- [[Alien]]",
+    ]
 
 
 def test_a_name_no_note_has_is_left_to_the_model(settings: Settings) -> None:
