@@ -133,7 +133,8 @@ class AgentNodes:
         if not self._deps.check_answers:
             return None
         # "Tell me more" asks about the questions before it.
-        return opening_check_for(state, question=self._continued(state) or latest_question(state["messages"]))
+        question = self._continued(state) or latest_question(state["messages"])
+        return opening_check_for(state, question=question, today=self._deps.clock().date())
 
     @staticmethod
     def _days_alone_label(state: AgentState, asked: str) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from datetime import date
 from itertools import zip_longest
 from pathlib import PurePosixPath
 
@@ -32,6 +33,7 @@ from rag.answer.citations import note_of
 from rag.answer.context import REFUSAL, opens_like_refusal
 from rag.answer.evidence import is_borne_out
 from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
+from rag.answer.next_dates import dates_only_gone_by
 from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
@@ -50,7 +52,7 @@ CHECKED_QUESTION_CHARS = 400  # a longer message carries text of its own to work
 EARLIER_IN_CONVERSATION = "(earlier in this conversation)"  # what an earlier message is read as, for the check
 
 
-def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | None:
+def opening_check_for(state: AgentState, *, question: str, today: date | None = None) -> OpeningCheck | None:
     """Return the check for this turn's plain answer to `question` (None: nothing to check against, or no need).
 
     Read against the passages sent and the conversation so far (an answer may repeat an earlier reply, or what the
@@ -75,6 +77,7 @@ def opening_check_for(state: AgentState, *, question: str) -> OpeningCheck | Non
         follows=state.get("follows", ""),
         days=NamedDays.from_record(state.get("named_days")),
         note=state.get("named_note", ""),
+        today=today,
     )
 
 
@@ -110,6 +113,7 @@ def answer_check(
     follows: str = "",
     days: NamedDays = NO_DAYS,
     note: str = "",
+    today: date | None = None,
 ) -> OpeningCheck:
     """Return the check of an answer to `question` written from `passages`, after the conversation's `earlier` turns.
 
@@ -129,7 +133,8 @@ def answer_check(
     passage of those days: both models answered that one from the meal-prep routine, a note of no day.
     `note`: the link of the one note a request asks about as a whole ("Summarize the ACME note", agent/named_note.py):
     the answer must draw on that note's passages, and in place of a refusal of them, or of an answer withheld, the
-    reply quotes them, as for the days.
+    reply quotes them, as for the days. `today`: an answer to when something next comes that dates it only before
+    today is no answer (rag/answer/next_dates.py).
     """
     meant = days.meant
     # Days to come are planned in notes of earlier days: only a day gone by has its own note as the record of it.
@@ -170,6 +175,7 @@ def answer_check(
             and (not is_topic or draws_on_topic(text, question, passages))
             and (not (past or alone) or draws_on(text, question, of_the_days))
             and (not of_the_note or draws_on(text, question, of_the_note))
+            and not (today is not None and dates_only_gone_by(text, question, today))
             and not answers_elsewhere(text, question, passages, turns)
         )
 
