@@ -26,6 +26,8 @@ _LIST_NOTES = re.compile(
     rf"|(?:which|what) {_NOTES}(?: do i have| have i (?:written|got))?(?: in my vault)? (?:are |is )?{_ABOUT}"
     rf"|(?:which|what) {_NOTES} (?:mention|cover|discuss|talk about)"
     rf"|do i have (?:any )?{_NOTES} {_ABOUT}|where are my {_NOTES} {_ABOUT}"
+    # "What are my notes on Python?" (vaultofknowledge: the 0.5B refused with the CPython and PyPy notes found)
+    rf"|what(?: are|'re) (?:all )?(?:the |my )?{_NOTES}(?: i have)? {_ABOUT}"
     rf"|welche {_NOTES} (?:habe ich )?{_ABOUT}|(?:zeig|zeige|liste|finde)(?: mir)?(?: alle| meine)* {_NOTES} {_ABOUT}"
     r")\s+(?P<topic>\S.*)$",
     re.IGNORECASE | re.DOTALL,

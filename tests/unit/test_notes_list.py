@@ -19,6 +19,7 @@ from rag.answer.notes_questions import notes_topic
         ("Do I have any notes about Ansible?", "Ansible"),
         ("Where are my notes on garlic?", "garlic"),
         ("What notes do I have on sourdough?", "sourdough"),
+        ("What are my notes on Python?", "Python"),
         ("Welche Notizen habe ich über Käsespätzle?", "Käsespätzle"),
         ("Zeig mir alle Notizen zu Kyoto", "Kyoto"),
     ],
