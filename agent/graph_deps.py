@@ -12,6 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from agent.context_fit import ContextWindow
 from agent.day_notes import NamedDays
 from agent.named_note import NamedNote
+from agent.notes_list import ChangedAt
 from agent.tool_use import ToolUse
 from agent.tools.due_tasks import ListReply
 from agent.turn import ToolBox, TurnScratch
@@ -65,6 +66,8 @@ class AgentDeps:
     day_notes: Callable[[str], NamedDays] | None = None
     # The one note a request asks about as a whole ("Summarize the ACME note"), read alone (agent/named_note.py).
     named_notes: Callable[[str], NamedNote | None] | None = None
+    # When the notes' files last changed, for "When did I last write about X?" (agent/notes_list.py; None: not said).
+    changed_at: ChangedAt | None = None
 
     @property
     def max_tool_rounds(self) -> int:

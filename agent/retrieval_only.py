@@ -9,7 +9,7 @@ from agent.answer_footer import SEARCHED_NOTES, with_listed_item
 from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import is_surely_change_request
 from agent.named_note import NamedNote, note_passages
-from agent.notes_list import listed_notes
+from agent.notes_list import ChangedAt, listed_notes
 from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
 from agent.state import MessageRecord
 from agent.tools.due_tasks import ListReply
@@ -68,10 +68,12 @@ class RetrievalOnlyAnswerer:
         code_lists: Callable[[str, Sequence[str]], ListReply | None] | None = None,
         day_notes: Callable[[str], NamedDays] | None = None,
         named_notes: Callable[[str], NamedNote | None] | None = None,
+        changed_at: ChangedAt | None = None,
     ) -> None:
         self._retriever = retriever
         self._day_notes = day_notes  # the notes of the days a question names, found by name (agent/day_notes.py)
         self._named_notes = named_notes  # the one note a request asks about as a whole (agent/named_note.py)
+        self._changed_at = changed_at  # when the notes' files last changed ("When did I last write about X?")
         self._code_lists = code_lists  # tasks by date or place, links, tags: listed by code (agent/tools/code_lists.py)
         self._base_embeds = base_embeds  # the rows of the base views passages embed (agent/tools/bases/embeds.py)
         self._property_records = property_records  # the properties asked for (rag/answer/property_records.py)
@@ -125,7 +127,9 @@ class RetrievalOnlyAnswerer:
         hits = note_passages(self._retriever, query, note, k=self._top_k) if note else []
         covered = bool(hits) or only_days or self._gate.covers(query)
         # "List my notes about X": the notes found about it (agent/notes_list.py).
-        if covered and (listed := listed_notes(question, self._retriever, query, self._top_k)):
+        if covered and (
+            listed := listed_notes(question, self._retriever, query, self._top_k, changed_at=self._changed_at)
+        ):
             return listed.text
         if not covered:  # the nearest sections all the same, as with a model (agent/retrieve_node.floor_refusal)
             nearest = self._retriever.nearest_sections(query, limit=SEARCHED_NOTES)

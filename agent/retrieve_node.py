@@ -80,7 +80,8 @@ class RetrieveNode:
         # "When is the race?" is answered about the half marathon asked of before: its answer is checked so too.
         follows = earlier if query.in_context is not None and not query.is_topic_switch else ""
         # "List my notes about Hyprland": the notes the search finds about it, listed by code (agent/notes_list.py).
-        if not edit_like and (listed := await _in_thread(listed_notes, question, deps.retriever, query, deps.top_k)):
+        listing = partial(listed_notes, question, deps.retriever, query, deps.top_k, changed_at=deps.changed_at)
+        if not edit_like and (listed := await _in_thread(listing)):
             scratch_of(config).checker.allowed.update(listed.anchors)
             return {"is_covered": False, "answer": listed.text}
         hits = []

@@ -23,6 +23,7 @@ from agent.gate.vault_writes import AfterWrite
 from agent.graph import build_graph
 from agent.graph_deps import AgentDeps
 from agent.named_note import NamedNotes
+from agent.notes_list import files_changed_at
 from agent.prompt_cache import warm_up as warm_up_model
 from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer
@@ -165,6 +166,7 @@ async def _build_unguarded(
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
     base_embeds, code_lists = BaseEmbeds(reader).expand, CodeLists(reader).reply_for
     day_notes, named_notes = DayNotes(reader).named, NamedNotes(reader).named
+    changed_at = files_changed_at(reader)
     property_records = PropertyRecords(indexed_text(services.docstore), redact=settings.redact_secrets).add
     passages = RetrievalOnlyAnswerer(
         services.retriever,
@@ -176,6 +178,7 @@ async def _build_unguarded(
         code_lists=code_lists,
         day_notes=day_notes,
         named_notes=named_notes,
+        changed_at=changed_at,
     )
     if chat_model is None:
         return passages  # said once, at start (app/http/main.py), and in the reply itself
@@ -206,6 +209,7 @@ async def _build_unguarded(
         code_lists=code_lists,
         day_notes=day_notes,
         named_notes=named_notes,
+        changed_at=changed_at,
     )
     graph = build_graph(deps).compile(checkpointer=saver)
     write_tools = toolbox_factory(edits, reader, local_now) if edits is not None and edits.writer else None

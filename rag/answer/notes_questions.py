@@ -34,7 +34,23 @@ _LIST_NOTES = re.compile(
 )
 
 
+# When the notes about a topic were last written: "When did I last write about cryptography?" (vaultofknowledge: the
+# 0.5B refused, the Cryptography note found first), "When was the last time I mentioned Priya?". The notes found are
+# listed by when they last changed.
+_LAST_WRITTEN = re.compile(
+    POLITE_OPENING + r"(?:when\s+(?:did|have)\s+i\s+last\s+(?:write|written|wrote|note|noted|mention(?:ed)?"
+    r"|edit(?:ed)?|update(?:d)?|work(?:ed)?\s+on)|when\s+was\s+the\s+last\s+time\s+i\s+(?:wrote|mentioned|noted"
+    r"|edited|updated|worked\s+on))\s+(?:about\s+|on\s+|of\s+)?(?P<topic>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
 def notes_topic(question: str) -> str:
     """Return the topic of a request for the notes about it ("Hyprland" of "List my notes on Hyprland."), else ""."""
-    match = _LIST_NOTES.match(question.strip())
+    match = _LIST_NOTES.match(question.strip()) or _LAST_WRITTEN.match(question.strip())
     return match["topic"].strip().rstrip("?.!").strip() if match else ""
+
+
+def asks_when_last_written(question: str) -> bool:
+    """Return True for a request for the notes about a topic by when they last changed ("When did I last write …?")."""
+    return _LAST_WRITTEN.match(question.strip()) is not None

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+
 import pytest
 
 from agent.notes_list import MAX_LISTED, notes_reply
 from core.domain import Chunk, SearchHit
-from rag.answer.notes_questions import notes_topic
+from rag.answer.notes_questions import asks_when_last_written, notes_topic
 
 
 @pytest.mark.parametrize(
@@ -93,3 +96,41 @@ def test_a_long_list_says_how_many_more() -> None:
     assert lines[0] == f"{MAX_LISTED + 3} notes about garlic, the best match first:"
     assert lines[1] == "- [[Garlic 0]]" and lines[-1] == "… and 3 more."
     assert len(reply.anchors) == MAX_LISTED
+
+
+def test_asked_when_last_written_the_notes_come_the_latest_changed_first_with_their_times() -> None:
+    changed = {
+        "My custom Hyprland config.md": datetime(2025, 3, 2, 9, 30),
+        "Fractional Scaling.md": datetime(2025, 6, 1, 18, 5),
+        "Hyprland.md": datetime(2024, 12, 24, 8, 0),
+    }
+
+    def changed_at(paths: Sequence[str]) -> dict[str, datetime]:
+        return {path: changed[path] for path in paths if path in changed}
+
+    reply = notes_reply("When did I last write about Hyprland?", HITS, changed_at=changed_at)
+
+    assert reply is not None
+    assert reply.text.splitlines() == [
+        "3 notes about Hyprland, the latest changed first (by the files' modification times):",
+        "- [[Fractional Scaling]] (2025-06-01 18:05)",
+        "- [[My custom Hyprland config]] (2025-03-02 09:30)",
+        "- [[Hyprland]] (2024-12-24 08:00)",
+    ]
+    assert reply.anchors[0] == "[[Fractional Scaling]]"
+    # Not asked when: the best match first, as before.
+    listed = notes_reply("List the notes I have about Hyprland.", HITS, changed_at=changed_at)
+    assert listed is not None and listed.text.startswith("3 notes about Hyprland, the best match first:")
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("When did I last write about cryptography?", "cryptography"),
+        ("When was the last time I mentioned Priya?", "Priya"),
+        ("When did I last update the Garden Plan?", "the Garden Plan"),
+    ],
+)
+def test_asking_when_the_notes_about_a_topic_were_last_written_is_read(question: str, topic: str) -> None:
+    assert notes_topic(question) == topic and asks_when_last_written(question)
+    assert not asks_when_last_written("When did I last water the tomatoes?")  # a fact the notes may give
