@@ -17,7 +17,7 @@ from agent.tools.created_notes import created_notes, creation_date
 from agent.tools.due_tasks import MAX_LISTED, ListReply
 from agent.tools.metadata import notes_with_tag, ranked_tags
 from agent.tools.outcome import format_value
-from agent.tools.property_lists import notes_by_property
+from agent.tools.property_lists import notes_by_property, notes_of_kind
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, unwrap_note_ref
 from agent.tools.vault_tasks import templates_folder_or_none
@@ -57,6 +57,8 @@ class VaultLists:
             return self._property(snapshot, ask.name, ask.value, ask.of)
         if ask.kind == "created":
             return self._created(snapshot, question, ask.name)
+        if ask.kind == "of_kind":
+            return self._of_kind(snapshot, ask.of)
         path = snapshot.note_named(ask.name)
         if path is None and ask.kind in ("note_tags", "note_properties", "note_created"):
             # Sent to the model, "What tags does the Dune note have?" over a vault with no Dune got another note's.
@@ -167,6 +169,29 @@ class VaultLists:
         count = f"{len(within)} {'note' if len(within) == 1 else 'notes'}"
         header = f"{count}{place} {done} {when}, latest first ({source}):"
         return self._listed(header, [(snapshot.anchor(item.path), f" ({item.shown})") for item in within], ())
+
+    def _of_kind(self, snapshot: VaultSnapshot, kind: str) -> ListReply | None:
+        """Return the notes of the kind `kind` names ("books"), or None when the vault files no note so.
+
+        A note is of the kind as `notes_of_kind` reads it (a category link, a tag, a folder); the kind's own note
+        ("Books") and the templates are none of them.
+        """
+        templates = templates_folder_or_none(self._reader, snapshot)
+        own = kind.casefold()
+        paths = sorted(
+            (
+                path
+                for path in notes_of_kind(snapshot, kind)
+                if snapshot.notes[path].title.casefold() not in (own, own.rstrip("s"))
+                and not (templates and snapshot.in_folder(path, templates))
+            ),
+            key=lambda path: snapshot.notes[path].title.casefold(),
+        )
+        if not paths:
+            return None
+        count = f"{len(paths)} {'note' if len(paths) == 1 else 'notes'}"
+        header = f"{count} filed as {kind.casefold()} (by a category, a tag or a folder):"
+        return self._listed(header, [(snapshot.anchor(path), "") for path in paths], ())
 
     def _folder(self, snapshot: VaultSnapshot, name: str) -> ListReply:
         """Return the notes of the folder `name` (its sub-folders' too), or say no folder has that name."""

@@ -194,6 +194,19 @@ def test_the_notes_of_a_kind_are_those_linking_its_note_tagged_or_filed_so(setti
         "None of the movies (2 in all) has rating above 9. Its values: 8 (1), 9 (1)."
     ]
     assert lines(settings, "Which podcasts have a rating?") is None  # no note of that kind: for the search
+    # The notes of a kind themselves (kepano-obsidian: the 0.5B answered "Which books do I have?" with "Kevin Kelly, Out
+    # of Control, Blade Runner"); the kind's own note is none of them, and a kind no note is filed as is the model's.
+    assert lines(settings, "Which books do I have?") == [
+        "2 notes filed as books (by a category, a tag or a folder):",
+        "- [[Children of Time]]",
+        "- [[Dune]]",
+    ]
+    assert lines(settings, "List my movies") == [
+        "2 notes filed as movies (by a category, a tag or a folder):",
+        "- [[Alien]]",
+        "- [[Stalker]]",
+    ]
+    assert lines(settings, "What are my podcasts?") is None
     # The best or the worst by number, not a value "highest" no note has (kepano-obsidian: "None of the books has
     # rating: highest").
     assert lines(settings, "Which books did I rate highest?") == [

@@ -42,6 +42,8 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ('Which notes have status set to "in progress"?', VaultAsk("property", name="status", value="in progress")),
         ("Which notes have the property due?", VaultAsk("property", name="due")),
         ("Which movies did I rate 7 or higher?", VaultAsk("property", name="rating", value="7 or higher", of="movies")),
+        ("Show me my recipes", VaultAsk("of_kind", of="recipes")),
+        ("What movies do I have?", VaultAsk("of_kind", of="movies")),
         ("What books have I rated 8 or more?", VaultAsk("property", name="rating", value="8 or more", of="books")),
         ("Which places are rated over 6?", VaultAsk("property", name="rating", value="over 6", of="places")),
         ("Which notes did I rate 7?", VaultAsk("property", name="rating", value="7")),
@@ -93,6 +95,9 @@ def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(
         "When did I start running?",
         "Which notes did I create for the garden last year?",
         "Which tasks have priority high?",  # the task lists': checkboxes and task notes
+        "List my tasks",  # the task lists' too
+        "What are my notes on Python?",  # the notes about a topic
+        "What books did I read in 2023?",  # a question of them, not the list of a kind
     ],
 )
 def test_other_questions_are_left_to_the_search_and_the_model(question: str) -> None:
