@@ -19,7 +19,7 @@ from agent.tools.metadata import notes_with_tag, ranked_tags
 from agent.tools.outcome import format_value
 from agent.tools.property_lists import notes_by_property, notes_of_kind
 from agent.tools.reader import VaultReader
-from agent.tools.snapshot import VaultSnapshot, unwrap_note_ref
+from agent.tools.snapshot import VaultSnapshot, property_value, unwrap_note_ref
 from agent.tools.vault_tasks import templates_folder_or_none
 from rag.answer.days_named import period_named
 from rag.answer.vault_questions import vault_ask
@@ -58,7 +58,7 @@ class VaultLists:
         if ask.kind == "created":
             return self._created(snapshot, question, ask.name)
         if ask.kind == "of_kind":
-            return self._of_kind(snapshot, ask.of)
+            return self._of_kind(snapshot, ask.of, only_open=ask.value == "open")
         path = snapshot.note_named(ask.name)
         if path is None and ask.kind in ("note_tags", "note_properties", "note_created"):
             # Sent to the model, "What tags does the Dune note have?" over a vault with no Dune got another note's.
@@ -170,11 +170,12 @@ class VaultLists:
         header = f"{count}{place} {done} {when}, latest first ({source}):"
         return self._listed(header, [(snapshot.anchor(item.path), f" ({item.shown})") for item in within], ())
 
-    def _of_kind(self, snapshot: VaultSnapshot, kind: str) -> ListReply | None:
+    def _of_kind(self, snapshot: VaultSnapshot, kind: str, *, only_open: bool = False) -> ListReply | None:
         """Return the notes of the kind `kind` names ("books"), or None when the vault files no note so.
 
         A note is of the kind as `notes_of_kind` reads it (a category link, a tag, a folder); the kind's own note
-        ("Books") and the templates are none of them.
+        ("Books") and the templates are none of them. `only_open`: those with a status that is no closed one, each
+        shown with it (what "open" covers differs between vaults: "paused", "backlog", "draft" are listed, to judge).
         """
         templates = templates_folder_or_none(self._reader, snapshot)
         own = kind.casefold()
@@ -189,9 +190,21 @@ class VaultLists:
         )
         if not paths:
             return None
+        kind_said = f"filed as {kind.casefold()} (by a category, a tag or a folder)"
+        if only_open:
+            return self._open_of_kind(snapshot, paths, kind_said)
         count = f"{len(paths)} {'note' if len(paths) == 1 else 'notes'}"
-        header = f"{count} filed as {kind.casefold()} (by a category, a tag or a folder):"
-        return self._listed(header, [(snapshot.anchor(path), "") for path in paths], ())
+        return self._listed(f"{count} {kind_said}:", [(snapshot.anchor(path), "") for path in paths], ())
+
+    def _open_of_kind(self, snapshot: VaultSnapshot, paths: list[str], kind_said: str) -> ListReply:
+        """Return the notes of `paths` whose status is no closed one, each with its status; say how many have none."""
+        statuses = {path: _status(snapshot, path) for path in paths}
+        listed = [(path, status) for path, status in statuses.items() if status and status.casefold() not in _CLOSED]
+        without = sum(1 for status in statuses.values() if not status)
+        after = f"; {without} {'has' if without == 1 else 'have'} no status" if without else ""
+        count = f"{len(listed)} {'note' if len(listed) == 1 else 'notes'}"
+        header = f"{count} {kind_said} whose status is not a closed one (done, abandoned …){after}:"
+        return self._listed(header, [(snapshot.anchor(path), f" ({status})") for path, status in listed], ())
 
     def _folder(self, snapshot: VaultSnapshot, name: str) -> ListReply:
         """Return the notes of the folder `name` (its sub-folders' too), or say no folder has that name."""
@@ -231,6 +244,23 @@ class VaultLists:
             text.append(f"… and {len(lines) - len(shown)} more.")
         links = (link for link, _ in shown if link.startswith("[[") and "(no such note" not in link)
         return ListReply("\n".join(text), tuple(dict.fromkeys((*anchors, *links))))
+
+
+# Statuses that close a note's matter, as vaults write them ("done", "Abandoned", "completed", "cancelled" …).
+_CLOSED = frozenset(
+    {"done", "completed", "complete", "finished", "abandoned", "cancelled", "canceled", "archived", "closed",
+     "dropped", "shelved", "rejected", "won't do", "wontfix"}
+)  # fmt: skip
+_STATUS_NAMES = ("status", "state", "stage")
+
+
+def _status(snapshot: VaultSnapshot, path: str) -> str:
+    """Return a note's status as written (its `status`, `state` or `stage` property), "" for none."""
+    for name in _STATUS_NAMES:
+        present, value = property_value(snapshot.notes[path], name)
+        if present and isinstance(value, str | int | float) and str(value).strip():
+            return str(value).strip()
+    return ""
 
 
 def _tag_counts(snapshot: VaultSnapshot) -> ListReply:

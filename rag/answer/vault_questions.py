@@ -179,10 +179,14 @@ _TASK_KINDS = frozenset({"tasks", "todos", "to-dos", "aufgaben"})
 # The notes of a kind, as a vault files them (a category, a tag, a folder): "List my books", "Show me my recipes",
 # "What movies do I have?", "Which books do I have?" (kepano-obsidian: the 0.5B refused "Show me my recipes" with the
 # tart recipe quoted, and answered "Which books do I have?" with "Kevin Kelly, Out of Control, Blade Runner").
+# "What are my open projects?", "List my active projects", "Which projects are still open?": those of the kind whose
+# status is not a closed one (sample_vault: the 0.5B answered "[Home](MOCs/Home.md) is the top-level map.").
+_OPEN = r"(?:open|active|current|ongoing|unfinished|running|in[-\s]progress)"
 _OF_KIND = re.compile(
-    r"^\W*(?:(?:please|can\s+you|could\s+you)\s+)*(?:(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+of)?\s+(?:my|the)"
-    r"\s+(?P<of>[\w-]+)|(?:what|which)\s+(?P<of2>[\w-]+)\s+do\s+(?:i|we)\s+have|what\s+are\s+(?:all\s+)?my"
-    r"\s+(?P<of3>[\w-]+))\s*[?.!]*\s*$",
+    rf"^\W*(?:(?:please|can\s+you|could\s+you)\s+)*(?:(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+of)?\s+(?:my|the)"
+    rf"(?:\s+(?P<open>{_OPEN}))?\s+(?P<of>[\w-]+)|(?:what|which)(?:\s+(?P<open2>{_OPEN}))?\s+(?P<of2>[\w-]+)\s+do\s+"
+    rf"(?:i|we)\s+have|what\s+are\s+(?:all\s+)?my(?:\s+(?P<open3>{_OPEN}))?\s+(?P<of3>[\w-]+)"
+    rf"|which\s+(?P<of4>[\w-]+)\s+are\s+(?:still\s+)?(?P<open4>{_OPEN}))\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 # Kinds that are no category: the vault's own nouns (notes, tags, folders), tasks, and words for time.
@@ -217,7 +221,8 @@ class VaultAsk:
     (tags), the notes changed lately (recent), the notes of the folder `name` (folder), the number of notes (count),
     the notes whose property `name` has `value` (property; "" for any value), the tags (note_tags), properties
     (note_properties) or creation date (note_created) of the note `name`, the notes made in the period the question
-    names (created), the notes of the kind `of` (of_kind: "List my books").
+    names (created), the notes of the kind `of` (of_kind: "List my books"; `value` "open": those whose status is
+    no closed one).
     """
 
     kind: VaultAskKind
@@ -270,9 +275,10 @@ def vault_ask(question: str) -> VaultAsk | None:
     if _ASKS_NOTES.match(question) and (tag := _TAG_NAMED.search(question)) is not None:
         return VaultAsk("tagged", tag=(tag["tag"] or tag["hashtag"]).rstrip(".:").lstrip("#"))
     if (found := _OF_KIND.match(question)) is not None:
-        of = found["of"] or found["of2"] or found["of3"]
+        of = found["of"] or found["of2"] or found["of3"] or found["of4"]
+        is_open = any(found[group] for group in ("open", "open2", "open3", "open4"))
         if of.casefold() not in _NO_KIND:
-            return VaultAsk("of_kind", of=of)
+            return VaultAsk("of_kind", of=of, value="open" if is_open else "")
     return None
 
 

@@ -207,6 +207,23 @@ def test_the_notes_of_a_kind_are_those_linking_its_note_tagged_or_filed_so(setti
         "- [[Stalker]]",
     ]
     assert lines(settings, "What are my podcasts?") is None
+    # The open ones: a status no closed one, shown (sample_vault: the 0.5B answered "What are my open projects?" with
+    # "[Home](MOCs/Home.md) is the top-level map.").
+    write_notes(
+        settings.vault_path,
+        {
+            "Projects/Garden.md": "---\nstatus: active\n---\n# Garden\n",
+            "Projects/Shed.md": "---\nstatus: Done\n---\n# Shed\n",
+            "Projects/Boat.md": "---\nstate: paused\n---\n# Boat\n",
+            "Projects/Plan.md": "# Plan\n",
+        },
+    )
+    assert lines(settings, "What are my open projects?") == [
+        "2 notes filed as projects (by a category, a tag or a folder) whose status is not a closed one (done, abandoned"
+        " …); 1 has no status:",
+        "- [[Boat]] (paused)",
+        "- [[Garden]] (active)",
+    ]
     # The best or the worst by number, not a value "highest" no note has (kepano-obsidian: "None of the books has
     # rating: highest").
     assert lines(settings, "Which books did I rate highest?") == [
