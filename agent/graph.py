@@ -60,6 +60,7 @@ class AgentNodes:
             "follows": "",
             "named_days": {},
             "named_note": "",
+            "titled_note": "",
         }
 
     async def call_model(self, state: AgentState, config: RunnableConfig) -> dict[str, Any]:

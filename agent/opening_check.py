@@ -34,6 +34,7 @@ from rag.answer.context import REFUSAL, opens_like_refusal
 from rag.answer.evidence import is_borne_out
 from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
 from rag.answer.next_dates import dates_only_gone_by
+from rag.answer.note_outlines import OUTLINE_LEAD
 from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
@@ -77,6 +78,7 @@ def opening_check_for(state: AgentState, *, question: str, today: date | None = 
         follows=state.get("follows", ""),
         days=NamedDays.from_record(state.get("named_days")),
         note=state.get("named_note", ""),
+        titled=state.get("titled_note", ""),
         today=today,
     )
 
@@ -113,6 +115,7 @@ def answer_check(
     follows: str = "",
     days: NamedDays = NO_DAYS,
     note: str = "",
+    titled: str = "",
     today: date | None = None,
 ) -> OpeningCheck:
     """Return the check of an answer to `question` written from `passages`, after the conversation's `earlier` turns.
@@ -133,8 +136,10 @@ def answer_check(
     passage of those days: both models answered that one from the meal-prep routine, a note of no day.
     `note`: the link of the one note a request asks about as a whole ("Summarize the ACME note", agent/named_note.py):
     the answer must draw on that note's passages, and in place of a refusal of them, or of an answer withheld, the
-    reply quotes them, as for the days. `today`: an answer to when something next comes that dates it only before
-    today is no answer (rag/answer/next_dates.py).
+    reply quotes them, as for the days. `titled`: the link of the best passage's note when the question is worded as
+    its title ("Which AI models did I test?" of "AI Models I Tested"): a refusal of its passages is replaced by them
+    quoted, and no more (another note may answer such a question). `today`: an answer to when something next comes
+    that dates it only before today is no answer (rag/answer/next_dates.py).
     """
     meant = days.meant
     # Days to come are planned in notes of earlier days: only a day gone by has its own note as the record of it.
@@ -161,9 +166,12 @@ def answer_check(
     if alone:
         lead = f"{DAYS_QUOTED_LEAD} {days_label(days.days)} say:"
         quoted_instead = quoted_passages(lead, each_note_in_turn(of_the_days), question)
-    of_the_note = [passage for passage in passages if note and note_of(passage.source) == note_of(note)]
+    of_the_note = _of_note(note, passages)
     if of_the_note:
         quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {note} says:", of_the_note, question)
+    of_the_title = _of_note(titled, passages)
+    if of_the_title and not quoted_instead:
+        quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {titled} says:", of_the_title, question)
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
         if quoted_instead and opens_like_refusal(text):
@@ -183,6 +191,15 @@ def answer_check(
         return not may_answer_elsewhere(text, question, turns) and bears_out(text, is_whole=False)
 
     return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=quoted_instead or REFUSAL)
+
+
+def _of_note(link: str, passages: Sequence[Passage]) -> list[Passage]:
+    """Return the passages of the note `link` names (none for ""), its list of sections first, if it has one.
+
+    Quoted in place of a refusal of "Which AI models did I test?", the sections (the models) came third.
+    """
+    found = [passage for passage in passages if link and note_of(passage.source) == note_of(link)]
+    return sorted(found, key=lambda passage: not passage.text.startswith(OUTLINE_LEAD))
 
 
 def each_note_in_turn(passages: Sequence[Passage]) -> list[Passage]:

@@ -22,8 +22,10 @@ from agent.notes_list import listed_notes
 from agent.source_question import answer_before, asks_for_sources, sources_reply
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.tool_offer import is_contract_request, offers_tools
-from rag.answer.citations import sources_list
+from core.domain import SearchHit
+from rag.answer.citations import note_of, sources_list
 from rag.answer.context import REFUSAL, build_context
+from rag.answer.note_outlines import is_about_note
 
 T = TypeVar("T")
 
@@ -130,7 +132,19 @@ class RetrieveNode:
             "follows": follows,
             "named_days": days.as_record(),
             "named_note": note.anchor if note else "",
+            "titled_note": _titled_note(question, hits) if note is None and not only_days else "",
         }
+
+
+def _titled_note(question: str, hits: list[SearchHit]) -> str:
+    """Return the link of the best hit's note when `question` is worded as its title ("" for none).
+
+    "Which AI models did I test?" over vaultofknowledge: the note "AI Models I Tested" first, its sections listed
+    beside (rag/answer/note_outlines.py), and the 0.5B refused; the note is then quoted in place of the refusal.
+    """
+    if not hits or not is_about_note(question, hits[0].chunk.title):
+        return ""
+    return f"[[{note_of(hits[0].chunk.anchor)}]]"
 
 
 def _named_note(deps: AgentDeps, question: str) -> NamedNote | None:

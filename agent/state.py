@@ -26,6 +26,7 @@ class AgentState(TypedDict, total=False):
     follows: str  # the questions a follow-up leans on, as the search read it ("" for a question on its own)
     named_days: dict[str, Any]  # the days the question names and their notes (agent/day_notes.NamedDays.as_record)
     named_note: str  # the link of the one note a request asks about as a whole, read alone ("" for none)
+    titled_note: str  # the link of the best hit's note when the question is worded as its title ("" for none)
 
 
 # Written by the last node of a turn: the client's history and the retrieved notes are per-turn input that

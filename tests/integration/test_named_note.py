@@ -32,6 +32,22 @@ NOTES = {
     "Reading/The Machine Stops.md": "# The Machine Stops\n\nA story by E. M. Forster.\n",
     "Reading/Evergreen notes turn ideas into objects.md": "# Evergreen notes\n\nIdeas as objects.\n",
     "Reading/Evergreen notes are short.md": "# Short\n\nKeep them short.\n",
+    "Lab/AI Models I Tested.md": (
+        "# AI Models I Tested\n\n| Hardware | Spec |\n| --- | --- |\n| CPU | Pentium Gold |\n\n"
+        + "".join(
+            f"## {model}\n\n{model} ran at {speed} tokens per second on the Pentium.\n\n"
+            for model, speed in (
+                ("TinyLlama 1.1B", 9),
+                ("Llama-8B Distilled", 1),
+                ("Phi-2", 4),
+                ("Gemma 2B", 3),
+                ("Qwen 0.5B", 12),
+                ("Mistral 7B", 1),
+                ("SmolLM 360M", 20),
+                ("StableLM 3B", 2),
+            )
+        )
+    ),
     "Journal/2026-11-16.md": "# Monday\n\nTalked about ACME and Beacon with Priya over lunch.\n",
     "Templates/Daily.md": "# Daily\n\n## Log\n",
 }
@@ -135,3 +151,28 @@ def test_without_a_model_the_named_notes_passages_are_the_reply_whatever_the_rel
 
     assert "[[Beacon" in summary and "lighthouse app in May" in summary and "[[ACME" not in summary
     assert refused.startswith("I couldn't find this in your notes.")
+
+
+def test_a_refusal_of_the_note_the_question_is_worded_as_gets_it_quoted_its_sections_first(
+    note_settings: Settings, note_services: Services, llm: ScriptedLLMServer
+) -> None:
+    # vaultofknowledge: "Which AI models did I test?" found "AI Models I Tested" first, its sections (the models)
+    # listed beside its passages, and the 0.5B refused.
+    llm.add(Turn.text("I couldn't find this in your notes."))
+
+    reply = reply_to("Which AI models did I test?", note_settings, note_services, llm)
+
+    assert reply.startswith("Here is what [[AI Models I Tested]] says:\n\n1. [[AI Models I Tested]]")
+    assert "Sections of this note: TinyLlama 1.1B; Llama-8B Distilled; Phi-2" in reply.split("2. ")[0]
+
+
+def test_an_answer_to_a_question_worded_as_a_title_is_shown_as_written(
+    note_settings: Settings, note_services: Services, llm: ScriptedLLMServer
+) -> None:
+    llm.add(
+        Turn.text("TinyLlama 1.1B ran at 9 tokens per second on the Pentium [[AI Models I Tested#TinyLlama 1.1B]].")
+    )
+
+    reply = reply_to("Which AI models did I test?", note_settings, note_services, llm)
+
+    assert reply.startswith("TinyLlama 1.1B ran at 9 tokens per second on the Pentium")
