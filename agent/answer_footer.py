@@ -35,7 +35,7 @@ from rag.answer.evidence import (
     repeats_sentences,
     sentences_of_rivals,
 )
-from rag.answer.list_references import MIN_ITEMS, listed_items, with_item_named
+from rag.answer.list_references import is_list, listed_items, with_item_named
 from rag.answer.record_dates import MISDATED_CAUTION, misdated_places, record_date_rivals
 from rag.answer.rival_figures import RIVAL_CAUTION, Rival, rival_figures
 from rag.answer.unread_names import unread_names
@@ -295,7 +295,7 @@ def _list_before_latest(messages: list[MessageRecord]) -> str:
     for reply in reversed(replies[-LIST_REPLIES_BACK:]):
         # The reply's own list, else the one code put under it: "Notes searched:" under a refusal, "Sources:".
         for listed in (without_footer(reply), reply):
-            if len(listed_items(listed)) >= MIN_ITEMS:
+            if is_list(listed_items(listed)):
                 return listed
     return ""
 

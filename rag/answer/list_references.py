@@ -53,6 +53,16 @@ _NOTE_FACTS = re.compile(r"\s*\([^()]*\)$")  # a task note's "(due 2020-03-15, p
 _TASK_FIELDS = re.compile(r"\s*(?:📅|⏳|🛫|✅|➕|❌|🔁|🔺|⏫|🔼|🔽|⏬|🆔|⛔|\[\w+::).*$")
 _TAG = re.compile(r"(?<![\w#])#[^\s#]+")
 MIN_ITEMS = 2  # "the first one" of a list of one is that one, which "it" names as well
+TASK_ITEM = "the task “"  # how a task item reads (`_task_named`)
+
+
+def is_list(items: list[str]) -> bool:
+    """Return True when `items` (`listed_items`) make a list a place names: MIN_ITEMS, or one task.
+
+    A list of one task is a list too: "Mark the first one as done" after "1 open task in [[Home Server Migration]]"
+    went to the change contract as written, and the 0.5B named a task of another note (sample_vault).
+    """
+    return len(items) >= MIN_ITEMS or (len(items) == 1 and items[0].startswith(TASK_ITEM))
 
 
 def listed_items(reply: str) -> list[str]:
@@ -71,20 +81,20 @@ def _task_named(task: re.Match[str]) -> str:
     if len(task["state"]) > 1:  # a task note, its facts in brackets after its title
         text = _NOTE_FACTS.sub("", text) or text
     note = task["link"][2:-2].split("#", 1)[0].split("|", 1)[0]
-    return f"the task “{text}” in [[{note}]]"
+    return f"{TASK_ITEM}{text}” in [[{note}]]"
 
 
 def with_item_named(message: str, reply: str) -> str:
     """Return `message` with the place it names in the list of `reply` put as that item ("[[Note]]", a task in one).
 
-    `message` unchanged when it names no place, or `reply` holds no list of MIN_ITEMS links or fewer items than
-    the place. One place only: "Compare the first and the second" is left as written.
+    `message` unchanged when it names no place, or `reply` holds no list (`is_list`) or fewer items than the place.
+    One place only: "Compare the first and the second" is left as written.
     """
     places = [found for found in _PLACE.finditer(message) if _is_place(found)]
     if len(places) != 1:
         return message
     items = listed_items(reply)
-    if len(items) < MIN_ITEMS:
+    if not is_list(items):
         return message
     number = _ORDINALS[places[0]["place"].casefold()]
     if number > len(items):

@@ -97,3 +97,12 @@ def test_a_task_of_a_task_list_is_named_as_the_task_in_its_note() -> None:
     assert with_item_named("Mark the second one as done", tasks) == (
         "Mark the task “Something about interwebs” in [[Important Project]] as done"
     )
+    # A list of one task is a list: sample_vault's "Mark the first one as done" after it named a task of another note.
+    one = (
+        "1 open task in [[Home Server Migration]] (4 tasks in all, 1 open):\n"
+        "- [ ] Wipe the old SD card 📅 2026-11-30 [[Home Server Migration#Left to do]]"
+    )
+    assert with_item_named("Mark the first one as done", one) == (
+        "Mark the task “Wipe the old SD card” in [[Home Server Migration]] as done"
+    )
+    assert with_item_named("Mark the second one as done", one) == "Mark the second one as done"
