@@ -226,10 +226,11 @@ OVERSTORY_REPLY = (
 )
 
 
-def test_a_follow_up_about_another_book_answered_with_the_first_books_reply_again_is_refused(
+def test_a_follow_up_about_another_book_answered_with_the_first_books_reply_again_is_withheld(
     serve: Callable[..., Ask], llm: ScriptedLLMServer
 ) -> None:
-    # The 1.5B answered "And what about Shortcut?" with what it had said of Linear, over vaultofknowledge.
+    # The 1.5B answered "And what about Shortcut?" with what it had said of Linear, over vaultofknowledge. Worded as
+    # the title of its best passage's note, the question gets that note quoted in place of the reply withheld.
     llm.add(Turn.text("From Teaming with Microbes: " + OVERSTORY_REPLY.removesuffix(".")))
     messages = [
         user(OVERSTORY),
@@ -240,7 +241,7 @@ def test_a_follow_up_about_another_book_answered_with_the_first_books_reply_agai
     reply = serve()(messages)
 
     assert "Teaming with Microbes" in llm.chat_requests[0].messages[-1]["content"]  # its own note was read
-    assert reply.startswith(REFUSAL) and "Westerford" not in reply.split(CLOSEST_HEADING)[0]
+    assert reply.startswith("Here is what [[Teaming with Microbes]] says:") and "Westerford" not in reply
 
 
 def test_a_follow_up_answered_from_its_own_note_is_shown(serve: Callable[..., Ask], llm: ScriptedLLMServer) -> None:
