@@ -9,6 +9,7 @@ lists the notes, each a link, as the `links` and `tags` tools count them; no mod
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -21,12 +22,19 @@ from agent.tools.property_lists import notes_by_property, notes_of_kind
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, property_value, unwrap_note_ref
 from agent.tools.vault_tasks import templates_folder_or_none
+from core.errors import AppError
 from rag.answer.days_named import period_named
+from rag.answer.excerpts import shortened
+from rag.answer.secrets import redact_secrets
 from rag.answer.vault_questions import vault_ask
+from rag.notes.frontmatter import read_frontmatter
+from rag.notes.inline import WIKILINK
+from rag.notes.scanner import split_lines
 from rag.notes.vault import FileStat
 
 MAX_TAGS = 30  # tags (or top-level folders) listed at most, most used first
 MAX_RECENT = 10  # notes listed for "my recently changed notes", latest first
+OPENING_CHARS = 140  # of a note's opening line, listed to sum a folder up
 _MAX_CLOSEST = 3
 
 
@@ -50,7 +58,7 @@ class VaultLists:
         if ask.kind == "recent":
             return self._recent(snapshot, question, ask.name)
         if ask.kind == "folder":
-            return self._folder(snapshot, ask.name)
+            return self._folder(snapshot, ask.name, with_openings=ask.value == "openings")
         if ask.kind == "count":
             return _vault_count(snapshot)
         if ask.kind == "property":
@@ -206,8 +214,11 @@ class VaultLists:
         header = f"{count} {kind_said} whose status is not a closed one (done, abandoned …){after}:"
         return self._listed(header, [(snapshot.anchor(path), f" ({status})") for path, status in listed], ())
 
-    def _folder(self, snapshot: VaultSnapshot, name: str) -> ListReply:
-        """Return the notes of the folder `name` (its sub-folders' too), or say no folder has that name."""
+    def _folder(self, snapshot: VaultSnapshot, name: str, *, with_openings: bool = False) -> ListReply:
+        """Return the notes of the folder `name` (its sub-folders' too), or say no folder has that name.
+
+        `with_openings`: each with its first line of text, asked to sum the folder up.
+        """
         folder = _folder_named(snapshot, name)
         if isinstance(folder, ListReply):
             return folder
@@ -215,7 +226,26 @@ class VaultLists:
         if not paths:
             return ListReply(f"The folder {folder} holds no notes.", ())
         header = f"{len(paths)} {'note' if len(paths) == 1 else 'notes'} in the folder {folder} (sub-folders included):"
+        if with_openings:
+            header = header.removesuffix(":") + ", each with its opening line:"
+            shown = paths[: self._max_listed]  # read only those listed
+            openings = [(path, self._opening(snapshot, path)) for path in shown]
+            lines = [(snapshot.anchor(path), f": {opening}" if opening else "") for path, opening in openings]
+            return self._listed(header, lines + [(snapshot.anchor(path), "") for path in paths[len(shown) :]], ())
         return self._listed(header, [(snapshot.anchor(path), "") for path in paths], ())
+
+    def _opening(self, snapshot: VaultSnapshot, path: str) -> str:
+        """Return a note's first line of text (no property, heading or embed), shortened; "" for none."""
+        try:
+            lines = split_lines(self._reader.read_text(snapshot, path))
+        except (AppError, OSError):  # a note gone since the scan: listed without its opening
+            return ""
+        for line in lines[read_frontmatter(lines).body_start :]:
+            text = line.strip().lstrip(">-*+ ").strip()
+            if text and not text.startswith(("#", "![[", "```", "|", "%%")):
+                shown = shortened(WIKILINK.sub(_link_text, text), OPENING_CHARS)
+                return redact_secrets(shown) if self._reader.redacts_secrets else shown
+        return ""
 
     def _property(self, snapshot: VaultSnapshot, name: str, value: str, of: str) -> ListReply | None:
         """Return the notes (of the kind `of`) whose property `name` holds `value` (any value for "").
@@ -362,3 +392,9 @@ def _folder_named(snapshot: VaultSnapshot, name: str) -> str | ListReply:
 def _closest_tags(snapshot: VaultSnapshot, tag: str) -> list[str]:
     tags = {name.casefold(): name for note in snapshot.notes.values() for name in note.tags}
     return [tags[key] for key in difflib.get_close_matches(tag.casefold(), tags, n=_MAX_CLOSEST)]
+
+
+def _link_text(link: re.Match[str]) -> str:
+    """Return a wikilink as its words read: its alias, else its target ("[[Dune|the book]]": "the book")."""
+    target, _, alias = link[2].partition("|")
+    return alias or target.split("#", 1)[0]

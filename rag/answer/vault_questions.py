@@ -88,6 +88,14 @@ _IN_FOLDER = re.compile(
     r"\s+(?:the\s+|my\s+|our\s+)?(?:folder\s+)?(?P<name>\S.{0,150}?)\s+(?:folder|ordner)(?:\s+have)?\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# A folder summed up: "Summarize the Clippings folder", "Give me an overview of my Projects folder" (kepano-obsidian:
+# the 0.5B refused the first with the Clippings category note's table quoted). Its notes, each with its opening.
+_FOLDER_SUMMARY = re.compile(
+    r"^\W*(?:(?:please|can\s+you|could\s+you)\s+)*(?:summari[sz]e|sum\s+up|recap|give\s+me\s+(?:an?\s+)?"
+    r"(?:overview|summary|rundown)\s+of)\s+(?:the\s+|my\s+|our\s+)?(?:folder\s+)?(?P<name>\S.{0,150}?)\s+"
+    r"(?:folder|ordner)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 # The whole vault's count: "How many notes do I have?", "How many notes are in my vault?".
 _VAULT_COUNT = re.compile(
     r"^\W*how\s+many\s+(?:notes?|files?|pages?)\s+(?:do\s+(?:i|we)\s+have|are\s+(?:there\s+)?in\s+(?:my|the|this)"
@@ -218,7 +226,8 @@ class VaultAsk:
     """What a question asks of the vault's links or tags.
 
     The notes linking to `name` (backlinks), its links (outgoing), the notes of a `tag` (tagged), the tags in use
-    (tags), the notes changed lately (recent), the notes of the folder `name` (folder), the number of notes (count),
+    (tags), the notes changed lately (recent), the notes of the folder `name` (folder; `value` "openings": each with
+    its opening, asked to sum the folder up), the number of notes (count),
     the notes whose property `name` has `value` (property; "" for any value), the tags (note_tags), properties
     (note_properties) or creation date (note_created) of the note `name`, the notes made in the period the question
     names (created), the notes of the kind `of` (of_kind: "List my books"; `value` "open": those whose status is
@@ -261,6 +270,8 @@ def vault_ask(question: str) -> VaultAsk | None:
         return VaultAsk("recent", name=_folder_name(_FOLDER_NAMED.search(question)))
     if (found := _IN_FOLDER.match(question)) is not None:
         return VaultAsk("folder", name=_folder_written(found["name"]))
+    if (found := _FOLDER_SUMMARY.match(question)) is not None:
+        return VaultAsk("folder", name=_folder_written(found["name"]), value="openings")
     if _VAULT_COUNT.match(question):
         return VaultAsk("count")
     if (found := _RATED.match(question)) is not None and found["of"].casefold() not in _TASK_KINDS:

@@ -142,10 +142,21 @@ def test_the_notes_of_a_folder_and_of_the_vault_are_counted(settings: Settings) 
     assert lines(settings, "What's in the Jornal folder?") == [
         "The vault has no folder called “Jornal”. The closest: Journal."
     ]
+    # Summed up: each note with its opening line, its properties, heading and embeds passed over, a link as its words
+    # (kepano-obsidian: the 0.5B refused "Summarize the Clippings folder").
+    write_notes(
+        settings.vault_path,
+        {"Journal/2026-11-06.md": "---\nmood: 4\n---\n# Friday\n\n![[cover.png]]\n- Lent [[Dune|the book]] to Ana.\n"},
+    )
+    assert lines(settings, "Summarize the Journal folder") == [
+        "2 notes in the folder Journal (sub-folders included), each with its opening line:",
+        "- [[2026-11-05]]: Finished Dune. #journal #scifi",
+        "- [[2026-11-06]]: Lent the book to Ana.",
+    ]
     assert lines(settings, "How many notes do I have?") == [
-        "5 notes in the vault, and 1 other file (images, PDFs, bases …), by top-level folder:",
+        "6 notes in the vault, and 1 other file (images, PDFs, bases …), by top-level folder:",
         "- at the top of the vault: 4",
-        "- Journal: 1",
+        "- Journal: 2",
     ]
 
 

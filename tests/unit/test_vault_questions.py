@@ -45,6 +45,7 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ("Show me my recipes", VaultAsk("of_kind", of="recipes")),
         ("What movies do I have?", VaultAsk("of_kind", of="movies")),
         ("Which projects are still open?", VaultAsk("of_kind", of="projects", value="open")),
+        ("Summarize the Clippings folder", VaultAsk("folder", name="Clippings", value="openings")),
         ("What books have I rated 8 or more?", VaultAsk("property", name="rating", value="8 or more", of="books")),
         ("Which places are rated over 6?", VaultAsk("property", name="rating", value="over 6", of="places")),
         ("Which notes did I rate 7?", VaultAsk("property", name="rating", value="7")),
