@@ -3,24 +3,22 @@
 A search ranks sections by their words, and "Summarize the Important Project note" shares a word or two with any
 section; in a conversation the 0.5B answered it from the note it had named the turn before. The name is read by
 rag/answer/note_requests.py and found here as Obsidian finds a link's target: a title, alias or path the vault has
-exactly once ("the" may be the title's own), or the start of one title only (`_begun_by`). The note's own passages
-are then what is read (`note_passages`), the relevance floor does not judge the request (the note is there, whatever
-its words), and an answer must draw on them (agent/opening_check.py).
+exactly once ("the" may be the title's own), or the start of one title only (agent/tools/note_names.py). The note's
+own passages are then what is read (`note_passages`), the relevance floor does not judge the request (the note is
+there, whatever its words), and an answer must draw on them (agent/opening_check.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent.tools.note_names import note_by_name
 from agent.tools.reader import VaultReader
-from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import SearchHit
 from rag.answer.note_requests import note_asked
 from rag.follow_up import Query
 from rag.retrieve import Retriever
-
-MIN_START_WORDS = 2  # a note named by the start of its title: at least this many of its words
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,31 +45,8 @@ class NamedNotes:
         if name is None:
             return None
         snapshot = self._reader.snapshot()
-        templates = templates_folder_or_none(self._reader, snapshot)
-        # "the Machine Stops note": the request's "the" may be the title's own ("The Machine Stops").
-        path = snapshot.note_named(name) or snapshot.note_named(f"The {name}") or _begun_by(snapshot, name, templates)
-        if path is None or (templates and snapshot.in_folder(path, templates)):
-            return None
-        return NamedNote(path, snapshot.anchor(path))
-
-
-def _begun_by(snapshot: VaultSnapshot, name: str, templates: str | None) -> str | None:
-    """Return the one note whose title begins with `name` as whole words, or None (none, several, or a short name).
-
-    A long title is named by its start: "What is the Evergreen notes note about?" asks of "Evergreen notes turn ideas
-    into objects that you can manipulate" (kepano-obsidian), which the 0.5B then refused with its lines quoted as
-    closest. Two words at least: "Project" begins too many titles to name one.
-    """
-    wanted = name.casefold().split()
-    if len(wanted) < MIN_START_WORDS:
-        return None
-    found = [
-        path
-        for path, note in snapshot.notes.items()
-        if note.title.casefold().split()[: len(wanted)] == wanted
-        and not (templates and snapshot.in_folder(path, templates))
-    ]
-    return found[0] if len(found) == 1 else None
+        path = note_by_name(snapshot, name, templates_folder_or_none(self._reader, snapshot))
+        return None if path is None else NamedNote(path, snapshot.anchor(path))
 
 
 def note_passages(retriever: Retriever, query: Query, note: NamedNote, *, k: int) -> list[SearchHit]:

@@ -17,6 +17,7 @@ from datetime import date, datetime
 from agent.tools.created_notes import created_notes, creation_date
 from agent.tools.due_tasks import MAX_LISTED, ListReply
 from agent.tools.metadata import notes_with_tag, ranked_tags
+from agent.tools.note_names import note_by_name
 from agent.tools.outcome import format_value
 from agent.tools.property_lists import notes_by_property, notes_of_kind
 from agent.tools.reader import VaultReader
@@ -25,6 +26,7 @@ from agent.tools.vault_tasks import templates_folder_or_none
 from core.errors import AppError
 from rag.answer.days_named import period_named
 from rag.answer.excerpts import shortened
+from rag.answer.note_requests import note_asked_by_name
 from rag.answer.secrets import redact_secrets
 from rag.answer.vault_questions import vault_ask
 from rag.notes.frontmatter import read_frontmatter
@@ -47,6 +49,10 @@ class VaultLists:
 
     def reply_for(self, question: str) -> ListReply | None:
         """Return the list `question` asks for, or None when it asks for none (or names no note of the vault)."""
+        if (name := note_asked_by_name(question)) is not None:  # "Summarize the Old idea note", no such note
+            snapshot = self._reader.snapshot()
+            templates = templates_folder_or_none(self._reader, snapshot)
+            return _no_such_note(snapshot, name) if note_by_name(snapshot, name, templates) is None else None
         ask = vault_ask(question)
         if ask is None:
             return None

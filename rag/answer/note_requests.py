@@ -49,10 +49,27 @@ def note_asked(question: str) -> str | None:
 
     The agent decides whether a note has that name; here only the words of the request are read.
     """
+    asked = _asked(question)
+    return asked[0] if asked else None
+
+
+def note_asked_by_name(question: str) -> str | None:
+    """Return the name `note_asked` reads when the request says it is a note's ("the X note", "[[X]]"), else None.
+
+    Such a name no note has is said so ("Summarize the Old idea note": the 0.5B summarised the Ideas note instead);
+    "Summarize my notes on composting" says no note's name.
+    """
+    asked = _asked(question)
+    return asked[0] if asked and asked[1] else None
+
+
+def _asked(question: str) -> tuple[str, bool] | None:
+    """Return the name a request writes and whether it says it is a note's (the word "note" after it, or a link)."""
     for request in _REQUESTS:
         if (found := request.match(question.strip())) is not None:
             name = found["name"].strip().strip(_QUOTES).strip()
             if (link := _LINK.match(name)) is not None:
-                return link["target"].strip()
-            return name or None
+                return link["target"].strip(), True
+            says_note = "kind" in found.groupdict() and found["kind"] is not None
+            return (name, says_note) if name else None
     return None

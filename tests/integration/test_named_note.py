@@ -147,10 +147,10 @@ def test_without_a_model_the_named_notes_passages_are_the_reply_whatever_the_rel
             return str(client.post("/v1/chat/completions", json=body).json()["choices"][0]["message"]["content"])
 
         summary = ask("Summarize the Beacon note")
-        refused = ask("Summarize the Lighthouse note")  # no such note: the floor judges it, and refuses
+        refused = ask("Summarize the Lighthouse note")  # no such note: said so
 
     assert "[[Beacon" in summary and "lighthouse app in May" in summary and "[[ACME" not in summary
-    assert refused.startswith("I couldn't find this in your notes.")
+    assert refused.startswith("No single note in the vault is called “Lighthouse”.")
 
 
 def test_a_refusal_of_the_note_the_question_is_worded_as_gets_it_quoted_its_sections_first(
@@ -176,3 +176,15 @@ def test_an_answer_to_a_question_worded_as_a_title_is_shown_as_written(
     reply = reply_to("Which AI models did I test?", note_settings, note_services, llm)
 
     assert reply.startswith("TinyLlama 1.1B ran at 9 tokens per second on the Pentium")
+
+
+def test_a_note_the_request_names_that_the_vault_lacks_is_said_so_with_the_closest(
+    note_settings: Settings, note_services: Services, llm: ScriptedLLMServer
+) -> None:
+    # sample_vault: "Summarize the Old idea note" (a note of the trash, never indexed): the 0.5B summarised the Ideas
+    # note instead. Without a model too.
+    reply = reply_to("Summarize the Beakon note", note_settings, note_services, llm)
+
+    assert reply.startswith("No single note in the vault is called “Beakon”. The closest: [[Beacon]]")
+    assert llm.chat_requests == []
+    assert named(note_settings, "Summarize my notes on Beakon") is None  # no note's name said: the search's

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.note_requests import note_asked
+from rag.answer.note_requests import note_asked, note_asked_by_name
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,11 @@ def test_the_name_of_the_note_asked_about_is_read(question: str, name: str) -> N
 )
 def test_questions_naming_no_whole_note_are_read_as_none(question: str) -> None:
     assert note_asked(question) is None
+
+
+def test_a_name_said_to_be_a_notes_is_told_from_one_that_may_be_a_topic() -> None:
+    assert note_asked_by_name("Summarize the Old idea note") == "Old idea"
+    assert note_asked_by_name("What is [[Dune]] about?") == "Dune"
+    assert note_asked_by_name("Summarize ACME.") is None  # may be a topic: a note of that name is read, none said
+    assert note_asked("Summarize ACME.") == "ACME"
+    assert note_asked_by_name("Summarize my notes on composting") is None
