@@ -59,3 +59,15 @@ def agent_app(settings: Settings, services: Services, llm_base_url: str, **updat
     defaults: dict[str, Any] = {"llm_base_url": (llm_base_url,), "relevance_floor": -1.0, "watch": False}
     configured = settings.model_copy(update=defaults | update)
     return create_app(configured, services, chat_model=OpenAICompatibleChatModel(configured.llm))
+
+
+def streamed_reply(question: str, settings: Settings, services: Services, llm_base_url: str) -> str:
+    """Ask `question` over chat with the openai SDK, streamed as chat apps ask, and return the reply the user saw."""
+    import openai
+
+    with serve_in_thread(agent_app(settings, services, llm_base_url)) as base_url:
+        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+        stream = client.chat.completions.create(
+            model="vault-librarian", messages=[{"role": "user", "content": question}], stream=True
+        )
+        return "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)

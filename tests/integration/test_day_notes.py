@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-import openai
 import pytest
 from fastapi.testclient import TestClient
 
@@ -22,7 +21,7 @@ from rag.answer.citations import SEARCHED_HEADING
 from rag.answer.context import REFUSAL
 from tests.edit_fakes import NoSearch
 from tests.fakes import HashingEmbedder
-from tests.live_server import agent_app, serve_in_thread
+from tests.live_server import streamed_reply
 from tests.scripted_llm import ScriptedLLMServer
 from tests.scripted_llm_turns import Turn
 from tests.vault_state import write_notes
@@ -76,13 +75,7 @@ def prompt_for(question: str, settings: Settings, services: Services, llm: Scrip
 
 def reply_to(question: str, settings: Settings, services: Services, llm: ScriptedLLMServer) -> str:
     """Ask `question` over chat, streamed, and return the reply as the user saw it (the scripted model answers)."""
-    app = agent_app(settings, services, llm.base_url)
-    with serve_in_thread(app) as base_url:
-        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
-        stream = client.chat.completions.create(
-            model="vault-librarian", messages=[{"role": "user", "content": question}], stream=True
-        )
-        return "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+    return streamed_reply(question, settings, services, llm.base_url)
 
 
 @contextmanager

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import openai
 import pytest
 
 from app.wiring import Services, build_services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
 from tests.fakes import HashingEmbedder
-from tests.live_server import agent_app, serve_in_thread
+from tests.live_server import streamed_reply
 from tests.scripted_llm import ScriptedLLMServer
 from tests.scripted_llm_turns import Turn
 from tests.vault_state import write_notes
@@ -38,12 +37,8 @@ def next_services(next_settings: Settings) -> Iterator[Services]:
 
 
 def reply_to(question: str, settings: Settings, services: Services, llm: ScriptedLLMServer) -> str:
-    with serve_in_thread(agent_app(settings, services, llm.base_url)) as base_url:
-        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
-        stream = client.chat.completions.create(
-            model="vault-librarian", messages=[{"role": "user", "content": question}], stream=True
-        )
-        return "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+    """Ask `question` over chat, streamed, and return the reply as the user saw it (the scripted model answers)."""
+    return streamed_reply(question, settings, services, llm.base_url)
 
 
 def test_the_next_appointment_dated_before_today_is_withheld(
