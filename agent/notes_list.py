@@ -116,6 +116,6 @@ def files_changed_at(reader: VaultReader) -> ChangedAt:
 
     def changed_at(paths: Sequence[str]) -> dict[str, datetime]:
         stats = reader.snapshot().stats
-        return {path: datetime.fromtimestamp(stats[path].mtime_ns / 1e9) for path in paths if path in stats}
+        return {path: stats[path].modified for path in paths if path in stats}
 
     return changed_at

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
@@ -123,8 +122,7 @@ def run_vault(reader: VaultReader, args: VaultArgs) -> Reply:
     if args.command == "recent":
         paths.sort(key=lambda path: snapshot.stats[path].mtime_ns, reverse=True)
         modified = {
-            path: "modified " + datetime.fromtimestamp(snapshot.stats[path].mtime_ns / 1e9).strftime("%Y-%m-%d %H:%M")
-            for path in paths[: args.limit]
+            path: "modified " + snapshot.stats[path].modified.strftime("%Y-%m-%d %H:%M") for path in paths[: args.limit]
         }
         return _note_lines(snapshot, paths, args.limit, modified)
     path = reader.rng.choice(paths)

@@ -12,7 +12,7 @@ import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 
 from agent.tools.created_notes import created_notes, creation_date
 from agent.tools.due_tasks import MAX_LISTED, ListReply
@@ -32,7 +32,6 @@ from rag.answer.vault_questions import vault_ask
 from rag.notes.frontmatter import read_frontmatter
 from rag.notes.inline import WIKILINK
 from rag.notes.scanner import split_lines
-from rag.notes.vault import FileStat
 
 MAX_TAGS = 30  # tags (or top-level folders) listed at most, most used first
 MAX_RECENT = 10  # notes listed for "my recently changed notes", latest first
@@ -131,7 +130,7 @@ class VaultLists:
             _Dated(at.date(), path, at.strftime("%Y-%m-%d %H:%M"), at.timestamp())
             for path, stat in snapshot.stats.items()
             if path in snapshot.notes
-            for at in (_changed_at(stat),)
+            for at in (stat.modified,)
         ]
         return self._in_period(snapshot, question, changed, "changed", "by the files' modification times", folder_name)
 
@@ -361,13 +360,8 @@ def _note_created(snapshot: VaultSnapshot, path: str) -> ListReply:
     said = f"{anchor} keeps no creation date (no `created` property, and a file's creation time is not kept on every "
     said += "system)"
     stat = snapshot.stats.get(path)
-    changed = f"; it was last changed {_changed_at(stat):%Y-%m-%d %H:%M}" if stat else ""
+    changed = f"; it was last changed {stat.modified:%Y-%m-%d %H:%M}" if stat else ""
     return ListReply(f"{said}{changed}.", (anchor,))
-
-
-def _changed_at(stat: FileStat) -> datetime:
-    """Return when a file was last modified, in local time."""
-    return datetime.fromtimestamp(stat.mtime_ns / 1e9)
 
 
 @dataclass(frozen=True, slots=True)

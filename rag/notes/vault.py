@@ -6,6 +6,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -21,6 +22,11 @@ class FileStat:
 
     mtime_ns: int
     size: int
+
+    @property
+    def modified(self) -> datetime:
+        """Return when the file was last modified, in local time (as a user reads a note's date)."""
+        return datetime.fromtimestamp(self.mtime_ns / 1e9)
 
 
 @dataclass(slots=True)

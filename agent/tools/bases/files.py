@@ -6,7 +6,6 @@ They take the file's path rather than the row, so `file.x` (the row's file) and 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import PurePosixPath
 
 from agent.tools.bases.expressions import UnsupportedExpression
@@ -36,7 +35,7 @@ def file_property(snapshot: VaultSnapshot, path: str, name: str) -> object:
         "folder": str(pure.parent) if str(pure.parent) != "." else "/",
         "ext": pure.suffix.lstrip("."),
         "tags": list(note.tags) if note else [],
-        "mtime": datetime.fromtimestamp(stat.mtime_ns / 1e9).isoformat(timespec="minutes") if stat else None,
+        "mtime": stat.modified.isoformat(timespec="minutes") if stat else None,
         "size": stat.size if stat else None,
         "file": FileRef(path),
     }
