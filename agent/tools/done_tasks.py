@@ -17,6 +17,7 @@ from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import note_line, task_notes, vault_tasks
 from rag.answer.done_questions import DoneAsk
+from rag.answer.due_questions import takes_priority
 from rag.answer.secrets import redact_secrets
 from rag.notes.task_fields import parse_task_fields
 
@@ -42,13 +43,13 @@ def done_tasks(
     """
     found: list[DoneTask] = []
     for note in task_notes(reader, snapshot, place.folder):
-        if note.is_done and place.holds(note.path) and _of(priorities, note.priority):
+        if note.is_done and place.holds(note.path) and takes_priority(priorities, note.priority):
             found.append(DoneTask(note.done, note_line(note), snapshot.anchor(note.path)))
     for path, tasks in vault_tasks(reader, snapshot, place.folder):
         if place.holds(path):
             for task in tasks:
                 fields = parse_task_fields(task.text)
-                if task.is_done and _of(priorities, fields.priority):
+                if task.is_done and takes_priority(priorities, fields.priority):
                     anchor = snapshot.anchor(path, snapshot.heading_path_at(path, task.line))
                     found.append(DoneTask(fields.done, f"[{task.status}] {task.text}", anchor))
     dated = sorted((task for task in found if task.day), key=lambda task: task.day or date.min, reverse=True)
@@ -107,10 +108,6 @@ class DoneTasks:
 
     def _shown(self, line: str) -> str:
         return redact_secrets(line) if self._reader.redacts_secrets else line
-
-
-def _of(priorities: tuple[str, ...], priority: str | None) -> bool:
-    return not priorities or (priority or "normal") in priorities
 
 
 def _count(tasks: list[DoneTask]) -> str:

@@ -100,7 +100,7 @@ def value_test(value: str) -> tuple[Callable[[object], bool], bool]:
     inclusive = bool(compared["after"]) or "least" in words or "most" in words
 
     def beyond(held: object) -> bool:
-        numbers = [number for item in _items(held) if (number := _number(item)) is not None]
+        numbers = _numbers(held)
         return any((n < bound if down else n > bound) or (inclusive and n == bound) for n in numbers)
 
     return beyond, False

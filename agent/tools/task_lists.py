@@ -22,7 +22,7 @@ from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
 from core.domain import Task
 from rag.answer.done_questions import done_ask
-from rag.answer.due_questions import due_ask
+from rag.answer.due_questions import due_ask, takes_priority
 from rag.answer.secrets import redact_secrets
 from rag.answer.task_lists import ListAsk, State, asks_of_whole_vault, list_ask
 from rag.notes.inline import WIKILINK
@@ -212,11 +212,7 @@ def _takes(ask: ListAsk, states: frozenset[State], *, priority: str | None, due:
     A cancelled task is listed only when all are asked for.
     """
     in_state = ask.state == "all" or ask.state in states
-    return (
-        in_state
-        and (not ask.priorities or (priority or "normal") in ask.priorities)
-        and not (ask.due_only and due is None)
-    )
+    return in_state and takes_priority(ask.priorities, priority) and not (ask.due_only and due is None)
 
 
 def task_state(task: Task) -> frozenset[State]:

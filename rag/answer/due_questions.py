@@ -110,7 +110,7 @@ class DueAsk:
 
     def takes(self, priority: str | None) -> bool:
         """Return True when a task of `priority` (None: none given, "normal") is of those asked for."""
-        return not self.priorities or (priority or "normal") in self.priorities
+        return takes_priority(self.priorities, priority)
 
     def describe_priorities(self) -> str:
         """Return the priorities asked for as a reply says them: "of high or highest priority" ("": any)."""
@@ -185,6 +185,11 @@ def _asks_other_thing(question: str) -> bool:
 def _listed_asked(question: str, today: date) -> tuple[date, ...]:
     """Return the days `question` lists beside the first it names, sorted (none for what is overdue)."""
     return () if _OVERDUE.search(question) else tuple(sorted(listed_days(question, today)))
+
+
+def takes_priority(priorities: tuple[str, ...], priority: str | None) -> bool:
+    """Return True when a task of `priority` (None: none given, "normal") is of `priorities` (none asked: any)."""
+    return not priorities or (priority or "normal") in priorities
 
 
 def priorities_asked(question: str) -> tuple[str, ...]:
