@@ -27,10 +27,11 @@ from core.errors import AppError
 from rag.answer.days_named import period_named
 from rag.answer.excerpts import shortened
 from rag.answer.note_requests import note_asked_by_name
+from rag.answer.reading_view import visible_text
 from rag.answer.secrets import redact_secrets
 from rag.answer.vault_questions import vault_ask
 from rag.notes.frontmatter import read_frontmatter
-from rag.notes.inline import WIKILINK
+from rag.notes.inline import WIKILINK, parse_wikilink
 from rag.notes.scanner import split_lines
 
 MAX_TAGS = 30  # tags (or top-level folders) listed at most, most used first
@@ -240,14 +241,17 @@ class VaultLists:
         return self._listed(header, [(snapshot.anchor(path), "") for path in paths], ())
 
     def _opening(self, snapshot: VaultSnapshot, path: str) -> str:
-        """Return a note's first line of text (no property, heading or embed), shortened; "" for none."""
+        """Return a note's first line of text (no property, heading, embed or comment), shortened; "" for none.
+
+        What reading view hides (`%%…%%`, `<!-- … -->`) is never quoted (rag/answer/reading_view.py).
+        """
         try:
-            lines = split_lines(self._reader.read_text(snapshot, path))
+            lines = split_lines(visible_text(self._reader.read_text(snapshot, path)))
         except (AppError, OSError):  # a note gone since the scan: listed without its opening
             return ""
         for line in lines[read_frontmatter(lines).body_start :]:
             text = line.strip().lstrip(">-*+ ").strip()
-            if text and not text.startswith(("#", "![[", "```", "|", "%%")):
+            if text and not text.startswith(("#", "![[", "```", "|")):
                 shown = shortened(WIKILINK.sub(_link_text, text), OPENING_CHARS)
                 return redact_secrets(shown) if self._reader.redacts_secrets else shown
         return ""
@@ -396,5 +400,5 @@ def _closest_tags(snapshot: VaultSnapshot, tag: str) -> list[str]:
 
 def _link_text(link: re.Match[str]) -> str:
     """Return a wikilink as its words read: its alias, else its target ("[[Dune|the book]]": "the book")."""
-    target, _, alias = link[2].partition("|")
-    return alias or target.split("#", 1)[0]
+    parsed = parse_wikilink(link[2], is_embed=False, line=0)
+    return link[0] if parsed is None else parsed.alias or parsed.target

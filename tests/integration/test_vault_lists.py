@@ -142,11 +142,17 @@ def test_the_notes_of_a_folder_and_of_the_vault_are_counted(settings: Settings) 
     assert lines(settings, "What's in the Jornal folder?") == [
         "The vault has no folder called “Jornal”. The closest: Journal."
     ]
-    # Summed up: each note with its opening line, its properties, heading and embeds passed over, a link as its words
+    # Summed up: each note with its opening line, its properties, heading, embeds and comments passed over (a comment
+    # is hidden in reading view, never quoted), a link as its words
     # (kepano-obsidian: the 0.5B refused "Summarize the Clippings folder").
     write_notes(
         settings.vault_path,
-        {"Journal/2026-11-06.md": "---\nmood: 4\n---\n# Friday\n\n![[cover.png]]\n- Lent [[Dune|the book]] to Ana.\n"},
+        {
+            "Journal/2026-11-06.md": (
+                "---\nmood: 4\n---\n# Friday\n\n![[cover.png]]\n<!-- owe Ana 20 euros -->\n"
+                "- Lent [[Dune|the book]] to Ana.\n"
+            )
+        },
     )
     assert lines(settings, "Summarize the Journal folder") == [
         "2 notes in the folder Journal (sub-folders included), each with its opening line:",
