@@ -71,8 +71,11 @@ class RetrieveNode:
         # did I do yesterday?") is covered by them whatever its words; any other question still meets the floor.
         days = NamedDays() if edit_like or deps.day_notes is None else await _in_thread(deps.day_notes, question)
         only_days = is_about_days_alone(days, question)
-        # The one note a request asks about as a whole ("Summarize the ACME note"): covered by it, and read alone.
+        # The one note a request asks about as a whole ("Summarize the ACME note"): covered by its passages, and read
+        # alone; a note not indexed yet has none, and the request goes on as any other.
         note = None if edit_like or only_days else await _in_thread(_named_note, deps, question)
+        hits = await _in_thread(partial(note_passages, deps.retriever, query, note, k=deps.top_k)) if note else []
+        note = note if hits else None
         if not is_edit and not only_days and note is None and not await _in_thread(lambda: deps.gate.covers(query)):
             # Below the floor, still the nearest sections, as a refusal of the model's lists them: a question worded
             # unlike its note ("the quick way", "credential") may fall under it with that note found first.
@@ -86,11 +89,7 @@ class RetrieveNode:
         if not edit_like and (listed := await _in_thread(listing)):
             scratch_of(config).checker.allowed.update(listed.anchors)
             return {"is_covered": False, "answer": listed.text}
-        hits = []
-        if note is not None:
-            hits = await _in_thread(partial(note_passages, deps.retriever, query, note, k=deps.top_k))
-        if not hits:  # no note named, or one not indexed yet
-            note = None
+        if not hits:
             hits = await _in_thread(lambda: passages_for(deps.retriever, query, days, k=deps.top_k, alone=only_days))
         hit_paths = list(dict.fromkeys(hit.chunk.path for hit in hits))
         if is_contract_request(deps, question, scratch_of(config)):
