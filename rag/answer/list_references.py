@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from rag.notes.task_fields import parse_task_fields
+
 _ORDINALS = {
     **dict.fromkeys(("first", "1st"), 1),
     **dict.fromkeys(("second", "2nd"), 2),
@@ -49,8 +51,6 @@ _TASK_ITEM = re.compile(
     re.MULTILINE,
 )
 _NOTE_FACTS = re.compile(r"\s*\([^()]*\)$")  # a task note's "(due 2020-03-15, priority high)"
-# Where a task's description ends: its first Tasks-plugin field (dates, priority, recurrence, id, dependency).
-_TASK_FIELDS = re.compile(r"\s*(?:📅|⏳|🛫|✅|➕|❌|🔁|🔺|⏫|🔼|🔽|⏬|🆔|⛔|\[\w+::).*$")
 _TAG = re.compile(r"(?<![\w#])#[^\s#]+")
 MIN_ITEMS = 2  # "the first one" of a list of one is that one, which "it" names as well
 TASK_ITEM = "the task “"  # how a task item reads (`_task_named`)
@@ -77,7 +77,7 @@ def listed_items(reply: str) -> list[str]:
 
 
 def _task_named(task: re.Match[str]) -> str:
-    text = _TAG.sub("", _TASK_FIELDS.sub("", task["text"])).strip() or task["text"].strip()
+    text = _TAG.sub("", parse_task_fields(task["text"]).description).strip() or task["text"].strip()
     if len(task["state"]) > 1:  # a task note, its facts in brackets after its title
         text = _NOTE_FACTS.sub("", text) or text
     note = task["link"][2:-2].split("#", 1)[0].split("|", 1)[0]
