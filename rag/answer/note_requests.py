@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from rag.notes.inline import WIKILINK, parse_wikilink
+
 _OPENING = r"^\W*(?:(?:please|so|ok(?:ay)?|and|now)[,\s]+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
 _OWNER = r"(?:(?:the|my|our|this|that)\s+)?"
 _NAME = r"(?P<name>[^?!\n]+?)"
@@ -40,7 +42,6 @@ _REQUESTS = tuple(
         rf"{_OPENING}was\s+steht\s+(?:in|im)\s+(?:(?:der|meiner)\s+(?:notiz|seite)\s+)?{_NAME}{_END}",
     )
 )
-_LINK = re.compile(r"^!?\[\[(?P<target>[^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]$")
 _QUOTES = "\"'“”‘’«»„"
 
 
@@ -68,8 +69,10 @@ def _asked(question: str) -> tuple[str, bool] | None:
     for request in _REQUESTS:
         if (found := request.match(question.strip())) is not None:
             name = found["name"].strip().strip(_QUOTES).strip()
-            if (link := _LINK.match(name)) is not None:
-                return link["target"].strip(), True
+            link = WIKILINK.fullmatch(name)
+            parsed = parse_wikilink(link[2], is_embed=bool(link[1]), line=0) if link else None
+            if parsed is not None and parsed.target:  # "[[#Heading]]" names no note
+                return parsed.target, True
             says_note = "kind" in found.groupdict() and found["kind"] is not None
             return (name, says_note) if name else None
     return None
