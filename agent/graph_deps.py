@@ -14,7 +14,7 @@ from agent.day_notes import NamedDays
 from agent.named_note import NamedNote
 from agent.notes_list import ChangedAt
 from agent.tool_use import ToolUse
-from agent.tools.due_tasks import ListReply
+from agent.tools.list_reply import ListReply
 from agent.turn import ToolBox, TurnScratch
 from core.domain import SearchHit
 from core.ports import ChatModel

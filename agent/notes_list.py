@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from agent.tools.list_reply import capped
 from agent.tools.reader import VaultReader
 from core.domain import SearchHit
 from rag.answer.attribution import Passage
@@ -84,9 +85,10 @@ def notes_reply(question: str, hits: Sequence[SearchHit], *, changed_at: Changed
     listed = list(sections.items())[:MAX_LISTED]
     count = len(sections)
     lines = [f"{count} note{'s' if count != 1 else ''} about {topic}, the best match first:"]
-    lines += [f"- [[{note}]]" + (f" ({', '.join(headings)})" if headings else "") for note, headings in listed]
-    if count > len(listed):
-        lines.append(f"… and {count - len(listed)} more.")
+    lines += capped(
+        [f"- [[{note}]]" + (f" ({', '.join(headings)})" if headings else "") for note, headings in sections.items()],
+        MAX_LISTED,
+    )
     return NotesReply("\n".join(lines), tuple(f"[[{note}]]" for note, _ in listed))
 
 

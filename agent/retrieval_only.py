@@ -12,7 +12,7 @@ from agent.named_note import NamedNote, note_passages
 from agent.notes_list import ChangedAt, listed_notes
 from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
 from agent.state import MessageRecord
-from agent.tools.due_tasks import ListReply
+from agent.tools.list_reply import ListReply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.domain import SearchHit
 from core.errors import InvalidRequest

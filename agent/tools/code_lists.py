@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent.tools.due_tasks import ListReply
+from agent.tools.list_reply import ListReply
 from agent.tools.reader import VaultReader
 from agent.tools.task_lists import TaskLists
 from agent.tools.vault_lists import VaultLists

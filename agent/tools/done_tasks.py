@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from agent.tools.due_tasks import MAX_LISTED, ListReply, TaskPlace
+from agent.tools.due_tasks import TaskPlace
+from agent.tools.list_reply import MAX_LISTED, ListReply, capped
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import note_line, task_notes, vault_tasks
@@ -101,9 +102,7 @@ class DoneTasks:
 
     def _listed(self, header: str, tasks: list[DoneTask], place: TaskPlace) -> ListReply:
         listed = tasks[: self._max_listed]
-        lines = [header, *(f"- {self._shown(task.line)} {task.anchor}" for task in listed)]
-        if len(tasks) > len(listed):
-            lines.append(f"… and {len(tasks) - len(listed)} more.")
+        lines = [header, *capped([f"- {self._shown(task.line)} {task.anchor}" for task in tasks], self._max_listed)]
         return ListReply("\n".join(lines), tuple(dict.fromkeys((*place.anchors, *(task.anchor for task in listed)))))
 
     def _shown(self, line: str) -> str:

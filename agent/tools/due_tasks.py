@@ -18,6 +18,7 @@ from datetime import date
 from pathlib import PurePosixPath
 
 from agent.tools.daily import existing_daily_note
+from agent.tools.list_reply import MAX_LISTED, ListReply, capped
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
@@ -27,8 +28,6 @@ from rag.answer.due_questions import DueAsk
 from rag.answer.secrets import redact_secrets
 from rag.notes.task_fields import parse_task_fields
 from rag.notes.task_notes import TaskNote
-
-MAX_LISTED = 50  # tasks listed at most, earliest first; the reply says how many more there are
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,15 +72,6 @@ class TaskPlace:
         return () if self.is_folder else (self.label,)
 
 
-@dataclass(frozen=True, slots=True)
-class ListReply:
-    """A list code answers a question with (tasks by date or place, links, tags), and the links it holds."""
-
-    text: str
-    anchors: tuple[str, ...]
-    is_empty: bool = False  # no open task is of the days asked, nor after them
-
-
 class DueTasks:
     """Answer a question about tasks by date from the tasks' own dates."""
 
@@ -108,9 +98,7 @@ class DueTasks:
         has_daily = any(task.path == daily for task in found)
         tasks = " ".join(filter(None, (f"open task{'s' if len(found) != 1 else ''}", ask.describe_priorities())))
         lines = [f"{len(found)} {tasks}{where} {_what(ask, has_daily=has_daily)}:"]
-        lines += [f"- {task.line} {task.anchor}" for task in listed]
-        if len(found) > len(listed):
-            lines.append(f"… and {len(found) - len(listed)} more.")
+        lines += capped([f"- {task.line} {task.anchor}" for task in found], self._max_listed)
         anchors = (*(place.anchors if place else ()), *(task.anchor for task in listed))
         return ListReply("\n".join(lines), tuple(dict.fromkeys(anchors)))
 

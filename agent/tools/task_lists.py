@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from agent.tools.done_tasks import DoneTasks
-from agent.tools.due_tasks import MAX_LISTED, DueTasks, ListReply, TaskPlace
+from agent.tools.due_tasks import DueTasks, TaskPlace
+from agent.tools.list_reply import MAX_LISTED, ListReply, capped
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
@@ -199,9 +200,7 @@ class TaskLists:
         listed = lines[: self._max_listed]
         narrowed = ask.state != "all" or ask.priorities or ask.due_only
         header = f"{len(lines)} {what} in {where}" + (f" ({overall}):" if narrowed else f", {open_count} open:")
-        text = [header, *(f"- {_redacted(self._reader, line)} {anchor}" for line, anchor in listed)]
-        if len(lines) > len(listed):
-            text.append(f"… and {len(lines) - len(listed)} more.")
+        text = [header, *capped([f"- {_redacted(self._reader, line)} {anchor}" for line, anchor in lines], len(listed))]
         anchors = dict.fromkeys((*place.anchors, *(anchor for _, anchor in listed)))
         return ListReply("\n".join(text), tuple(anchors))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from agent.tools.created_notes import created_notes, creation_date
-from agent.tools.due_tasks import MAX_LISTED, ListReply
+from agent.tools.list_reply import MAX_LISTED, ListReply, capped
 from agent.tools.metadata import notes_with_tag, ranked_tags
 from agent.tools.note_names import note_by_name
 from agent.tools.outcome import format_value
@@ -278,9 +278,7 @@ class VaultLists:
     def _listed(self, header: str, lines: list[tuple[str, str]], anchors: tuple[str, ...]) -> ListReply:
         """Return the reply of `header` and `lines` (a link, and what follows it), at most `max_listed` of them."""
         shown = lines[: self._max_listed]
-        text = [header, *(f"- {link}{after}" for link, after in shown)]
-        if len(lines) > len(shown):
-            text.append(f"… and {len(lines) - len(shown)} more.")
+        text = [header, *capped([f"- {link}{after}" for link, after in lines], self._max_listed)]
         links = (link for link, _ in shown if link.startswith("[[") and "(no such note" not in link)
         return ListReply("\n".join(text), tuple(dict.fromkeys((*anchors, *links))))
 
@@ -308,9 +306,7 @@ def _tag_counts(snapshot: VaultSnapshot) -> ListReply:
     if not ranked:
         return ListReply("No note has a tag.", ())
     lines = [f"{len(ranked)} tag{'s' if len(ranked) != 1 else ''}, most used first (notes carrying each):"]
-    lines += [f"- #{tag}: {count}" for tag, count in ranked[:MAX_TAGS]]
-    if len(ranked) > MAX_TAGS:
-        lines.append(f"… and {len(ranked) - MAX_TAGS} more.")
+    lines += capped([f"- #{tag}: {count}" for tag, count in ranked], MAX_TAGS)
     return ListReply("\n".join(lines), ())
 
 
@@ -321,9 +317,9 @@ def _vault_count(snapshot: VaultSnapshot) -> ListReply:
     besides = f", and {others} other file{'s' if others != 1 else ''} (images, PDFs, bases …)" if others else ""
     lines = [f"{len(snapshot.notes)} notes in the vault{besides}, by top-level folder:"]
     ranked = sorted(by_folder.items(), key=lambda item: (-item[1], item[0].casefold()))
-    lines += [f"- {folder or 'at the top of the vault'}: {count}" for folder, count in ranked[:MAX_TAGS]]
-    if len(ranked) > MAX_TAGS:
-        lines.append(f"… and {len(ranked) - MAX_TAGS} more folders.")
+    lines += capped(
+        [f"- {folder or 'at the top of the vault'}: {count}" for folder, count in ranked], MAX_TAGS, more="more folders"
+    )
     return ListReply("\n".join(lines), ())
 
 

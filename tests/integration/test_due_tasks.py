@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent.tools import ToolRegistry
-from agent.tools.due_tasks import ListReply
+from agent.tools.list_reply import ListReply
 from agent.tools.reader import VaultReader
 from agent.tools.task_lists import TaskLists
 from app.http.main import create_app
