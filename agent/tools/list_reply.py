@@ -26,3 +26,13 @@ def capped(lines: Sequence[str], limit: int, *, more: str = "more") -> list[str]
     shown = list(lines[:limit])
     left = len(lines) - len(shown)
     return [*shown, f"… and {left} {more}."] if left > 0 else shown
+
+
+def links_listed(header: str, lines: Sequence[tuple[str, str]], limit: int, anchors: tuple[str, ...] = ()) -> ListReply:
+    """Return the reply of `header` and `lines` (a link, and what follows it), capped at `limit` lines.
+
+    Its links: `anchors`, then those listed that name a note of the vault.
+    """
+    text = [header, *capped([f"- {link}{after}" for link, after in lines], limit)]
+    links = (link for link, _ in lines[:limit] if link.startswith("[[") and "(no such note" not in link)
+    return ListReply("\n".join(text), tuple(dict.fromkeys((*anchors, *links))))

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from datetime import date
 
 from agent.tools.created_notes import created_notes, creation_date
-from agent.tools.list_reply import MAX_LISTED, ListReply, capped
+from agent.tools.kind_lists import KindLists
+from agent.tools.list_reply import MAX_LISTED, ListReply, capped, links_listed
 from agent.tools.metadata import notes_with_tag, ranked_tags
 from agent.tools.note_names import note_by_name
 from agent.tools.outcome import format_value
-from agent.tools.property_lists import notes_by_property, notes_of_kind
+from agent.tools.property_lists import notes_by_property
 from agent.tools.reader import VaultReader
-from agent.tools.snapshot import VaultSnapshot, property_value, unwrap_note_ref
+from agent.tools.snapshot import VaultSnapshot, unwrap_note_ref
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.errors import AppError
 from rag.answer.days_named import period_named
@@ -46,6 +47,7 @@ class VaultLists:
     def __init__(self, reader: VaultReader, *, max_listed: int = MAX_LISTED) -> None:
         self._reader = reader
         self._max_listed = max_listed
+        self._kinds = KindLists(reader, max_listed=max_listed)
 
     def reply_for(self, question: str) -> ListReply | None:
         """Return the list `question` asks for, or None when it asks for none (or names no note of the vault)."""
@@ -72,7 +74,7 @@ class VaultLists:
         if ask.kind == "created":
             return self._created(snapshot, question, ask.name)
         if ask.kind == "of_kind":
-            return self._of_kind(snapshot, ask.of, only_open=ask.value == "open")
+            return self._kinds.reply_for(snapshot, ask)
         path = snapshot.note_named(ask.name)
         if path is None and ask.kind in ("note_tags", "note_properties", "note_created"):
             # Sent to the model, "What tags does the Dune note have?" over a vault with no Dune got another note's.
@@ -184,42 +186,6 @@ class VaultLists:
         header = f"{count}{place} {done} {when}, latest first ({source}):"
         return self._listed(header, [(snapshot.anchor(item.path), f" ({item.shown})") for item in within], ())
 
-    def _of_kind(self, snapshot: VaultSnapshot, kind: str, *, only_open: bool = False) -> ListReply | None:
-        """Return the notes of the kind `kind` names ("books"), or None when the vault files no note so.
-
-        A note is of the kind as `notes_of_kind` reads it (a category link, a tag, a folder); the kind's own note
-        ("Books") and the templates are none of them. `only_open`: those with a status that is no closed one, each
-        shown with it (what "open" covers differs between vaults: "paused", "backlog", "draft" are listed, to judge).
-        """
-        templates = templates_folder_or_none(self._reader, snapshot)
-        own = kind.casefold()
-        paths = sorted(
-            (
-                path
-                for path in notes_of_kind(snapshot, kind)
-                if snapshot.notes[path].title.casefold() not in (own, own.rstrip("s"))
-                and not (templates and snapshot.in_folder(path, templates))
-            ),
-            key=lambda path: snapshot.notes[path].title.casefold(),
-        )
-        if not paths:
-            return None
-        kind_said = f"filed as {kind.casefold()} (by a category, a tag or a folder)"
-        if only_open:
-            return self._open_of_kind(snapshot, paths, kind_said)
-        count = f"{len(paths)} {'note' if len(paths) == 1 else 'notes'}"
-        return self._listed(f"{count} {kind_said}:", [(snapshot.anchor(path), "") for path in paths], ())
-
-    def _open_of_kind(self, snapshot: VaultSnapshot, paths: list[str], kind_said: str) -> ListReply:
-        """Return the notes of `paths` whose status is no closed one, each with its status; say how many have none."""
-        statuses = {path: _status(snapshot, path) for path in paths}
-        listed = [(path, status) for path, status in statuses.items() if status and status.casefold() not in _CLOSED]
-        without = sum(1 for status in statuses.values() if not status)
-        after = f"; {without} {'has' if without == 1 else 'have'} no status" if without else ""
-        count = f"{len(listed)} {'note' if len(listed) == 1 else 'notes'}"
-        header = f"{count} {kind_said} whose status is not a closed one (done, abandoned …){after}:"
-        return self._listed(header, [(snapshot.anchor(path), f" ({status})") for path, status in listed], ())
-
     def _folder(self, snapshot: VaultSnapshot, name: str, *, with_openings: bool = False) -> ListReply:
         """Return the notes of the folder `name` (its sub-folders' too), or say no folder has that name.
 
@@ -276,28 +242,7 @@ class VaultLists:
         return self._listed(header, lines, ())
 
     def _listed(self, header: str, lines: list[tuple[str, str]], anchors: tuple[str, ...]) -> ListReply:
-        """Return the reply of `header` and `lines` (a link, and what follows it), at most `max_listed` of them."""
-        shown = lines[: self._max_listed]
-        text = [header, *capped([f"- {link}{after}" for link, after in lines], self._max_listed)]
-        links = (link for link, _ in shown if link.startswith("[[") and "(no such note" not in link)
-        return ListReply("\n".join(text), tuple(dict.fromkeys((*anchors, *links))))
-
-
-# Statuses that close a note's matter, as vaults write them ("done", "Abandoned", "completed", "cancelled" …).
-_CLOSED = frozenset(
-    {"done", "completed", "complete", "finished", "abandoned", "cancelled", "canceled", "archived", "closed",
-     "dropped", "shelved", "rejected", "won't do", "wontfix"}
-)  # fmt: skip
-_STATUS_NAMES = ("status", "state", "stage")
-
-
-def _status(snapshot: VaultSnapshot, path: str) -> str:
-    """Return a note's status as written (its `status`, `state` or `stage` property), "" for none."""
-    for name in _STATUS_NAMES:
-        present, value = property_value(snapshot.notes[path], name)
-        if present and isinstance(value, str | int | float) and str(value).strip():
-            return str(value).strip()
-    return ""
+        return links_listed(header, lines, self._max_listed, anchors)
 
 
 def _tag_counts(snapshot: VaultSnapshot) -> ListReply:

@@ -197,6 +197,15 @@ _OF_KIND = re.compile(
     rf"|which\s+(?P<of4>[\w-]+)\s+are\s+(?:still\s+)?(?P<open4>{_OPEN}))\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+# The notes of a kind in hand now: "What books am I reading right now?", "Which projects am I working on?", "What
+# series am I currently watching?" (sample_vault: the 0.5B answered the first with the year's favourite, not the book
+# marked in progress). "What books am I planning to read?" and "What recipes am I making for Christmas?" are none.
+_NOW = r"(?:right\s+now|now|currently|at\s+the\s+moment|at\s+present|these\s+days)"
+_OF_KIND_NOW = re.compile(
+    rf"^\W*(?:so\s+|and\s+)?(?:what|which)\s+(?P<of>[\w-]+)\s+(?:am\s+i|are\s+we)\s+(?:{_NOW}\s+|still\s+)?"
+    rf"(?P<verb>[a-z]+ing)(?:\s+on)?(?:\s+{_NOW})?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 # Kinds that are no category: the vault's own nouns (notes, tags, folders), tasks, and words for time.
 _NO_KIND = frozenset(
     {"notes", "note", "pages", "files", "tags", "folders", "links", "backlinks", "properties", "tasks", "todos",
@@ -231,11 +240,13 @@ class VaultAsk:
     the notes whose property `name` has `value` (property; "" for any value), the tags (note_tags), properties
     (note_properties) or creation date (note_created) of the note `name`, the notes made in the period the question
     names (created), the notes of the kind `of` (of_kind: "List my books"; `value` "open": those whose status is
-    no closed one).
+    no closed one; "in progress": those in hand now, `name` the verb asked, "reading").
     """
 
     kind: VaultAskKind
-    name: str = ""  # the note (backlinks, outgoing, note_…) or folder (folder, recent, created) named, as written
+    # the note (backlinks, outgoing, note_…) or folder (folder, recent, created) named, as written; of_kind in
+    # progress: the verb asked ("reading")
+    name: str = ""
     tag: str = ""  # without "#", for tagged
     value: str = ""  # the property's value asked for, as written ("active", "7", "[[Frank Herbert]]")
     of: str = ""  # the kind of notes asked of, as written ("movies": a category, tag or folder); "" for any note
@@ -285,6 +296,8 @@ def vault_ask(question: str) -> VaultAsk | None:
         return VaultAsk("property", name=found["prop"].strip(), value=(found["value"] or "").strip(), of=of)
     if _ASKS_NOTES.match(question) and (tag := _TAG_NAMED.search(question)) is not None:
         return VaultAsk("tagged", tag=(tag["tag"] or tag["hashtag"]).rstrip(".:").lstrip("#"))
+    if (found := _OF_KIND_NOW.match(question)) is not None and found["of"].casefold() not in _NO_KIND:
+        return VaultAsk("of_kind", name=found["verb"].casefold(), of=found["of"], value="in progress")
     if (found := _OF_KIND.match(question)) is not None:
         of = found["of"] or found["of2"] or found["of3"] or found["of4"]
         is_open = any(found[group] for group in ("open", "open2", "open3", "open4"))

@@ -251,6 +251,32 @@ def test_the_notes_of_a_kind_are_those_linking_its_note_tagged_or_filed_so(setti
         "1 of the movies (2 in all) has the lowest rating (8):",
         "- [[Alien]]",
     ]
+    # Those in hand now: a status saying so (the verb asked, "in progress" …), and a task marked in progress in a
+    # note of the kind (sample_vault: the 0.5B answered "What books am I reading right now?" with the year's
+    # favourite, not the book marked "[/]" in the reading list). Nothing marked so is for the search.
+    write_notes(
+        settings.vault_path,
+        {
+            "Reading list.md": (
+                "---\ntags: [books]\n---\n# Reading list\n\n## Up next\n\n- [/] *The Dispossessed* — page 120\n"
+                "- [ ] *Klara and the Sun*\n- [x] *Solaris*\n"
+            ),
+            "Projects/Kiln.md": "---\nstatus: In_Progress\n---\n# Kiln\n",
+        },
+    )
+    assert lines(settings, "What books am I reading right now?") == [
+        "In hand now among the notes filed as books (by a category, a tag or a folder): a status saying so, or a task"
+        " marked in progress ([/]):",
+        "- [[Dune]] (Reading)",  # its `Status: Reading`
+        "- [[Reading list#Up next]]: [/] *The Dispossessed* — page 120",
+    ]
+    assert lines(settings, "Which projects am I working on?") == [
+        "In hand now among the notes filed as projects (by a category, a tag or a folder): a status saying so, or a"
+        " task marked in progress ([/]):",
+        "- [[Garden]] (active)",
+        "- [[Kiln]] (In_Progress)",
+    ]
+    assert lines(settings, "What movies am I watching at the moment?") is None
 
 
 def test_a_name_no_note_has_is_left_to_the_model(settings: Settings) -> None:

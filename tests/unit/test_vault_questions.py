@@ -45,6 +45,15 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ("Show me my recipes", VaultAsk("of_kind", of="recipes")),
         ("What movies do I have?", VaultAsk("of_kind", of="movies")),
         ("Which projects are still open?", VaultAsk("of_kind", of="projects", value="open")),
+        (
+            "What books am I reading right now?",
+            VaultAsk("of_kind", name="reading", of="books", value="in progress"),
+        ),
+        ("Which projects am I working on?", VaultAsk("of_kind", name="working", of="projects", value="in progress")),
+        (
+            "What series are we currently watching?",
+            VaultAsk("of_kind", name="watching", of="series", value="in progress"),
+        ),
         ("Summarize the Clippings folder", VaultAsk("folder", name="Clippings", value="openings")),
         ("What books have I rated 8 or more?", VaultAsk("property", name="rating", value="8 or more", of="books")),
         ("Which places are rated over 6?", VaultAsk("property", name="rating", value="over 6", of="places")),
@@ -100,6 +109,9 @@ def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(
         "List my tasks",  # the task lists' too
         "What are my notes on Python?",  # the notes about a topic
         "What books did I read in 2023?",  # a question of them, not the list of a kind
+        "What books am I planning to read?",  # not those in hand now
+        "What recipes am I making for Christmas?",
+        "What notes am I editing right now?",  # any note: no kind
     ],
 )
 def test_other_questions_are_left_to_the_search_and_the_model(question: str) -> None:
