@@ -28,7 +28,7 @@ from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import SearchHit
 from core.errors import InvalidRequest, NotFound
-from rag.answer.dates import dates_in, day_keys, days_meet
+from rag.answer.dates import day_keys, days_in_title, days_meet
 from rag.answer.days_named import LATEST_ENTRY, days_named, listed_days, past_weekday
 from rag.answer.topic_passages import asks_about_days_alone
 from rag.follow_up import Query
@@ -41,7 +41,6 @@ MAX_DAYS = 62
 # A week's or a month's own note: "2026-W46 Weekly Review", "2026-11" (the Periodic Notes plugin's formats).
 _ISO_PERIOD = re.compile(r"(?<!\d)\d{4}-(?:W\d{2}(?!\d)|\d{2}(?!-?\d))")
 # The days a note's name gives: 2026-11-16, and a week's 2026-W46 or a month's 2026-11.
-_ISO_DAY = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}(?!\d)|W\d{2}(?!\d)|\d{2}(?!-?\d))")
 
 
 def periods_first(hits: Sequence[SearchHit]) -> list[SearchHit]:
@@ -92,7 +91,7 @@ def holds_day(passage_note: str, text: str, days: Sequence[str]) -> bool:
     Its note is named by one, or its text gives one ("Sat 14 Nov" in a running log's week; a date without a year
     matches its month and day).
     """
-    return bool(_days_in_title(passage_note) & set(days)) or days_meet(day_keys(text), frozenset(days))
+    return bool(days_in_title(passage_note) & set(days)) or days_meet(day_keys(text), frozenset(days))
 
 
 def of_other_days(note: str, days: Sequence[str]) -> bool:
@@ -101,7 +100,7 @@ def of_other_days(note: str, days: Sequence[str]) -> bool:
     "2026-11-10" or "2026-11-10 Allotment Committee" (or "Entry of 10th Nov, 2026") is of another day than
     2026-10-20; "Running Log" is of none.
     """
-    dated = [found for found in _days_in_title(note) if len(found) == len("2026-11-10")]  # no week, no month
+    dated = [found for found in days_in_title(note) if len(found) == len("2026-11-10")]  # no week, no month
     return bool(dated) and set(dated).isdisjoint(days)
 
 
@@ -178,7 +177,7 @@ class DayNotes:
 
     def __init__(self, reader: VaultReader) -> None:
         self._reader = reader
-        # A snapshot of the vault, and the days each of its notes' titles names (`_days_in_title`), if any.
+        # A snapshot of the vault, and the days each of its notes' titles names (`days_in_title`), if any.
         self._titles: tuple[object, dict[str, frozenset[str]]] = (None, {})
 
     def named(self, question: str) -> NamedDays:
@@ -226,7 +225,7 @@ class DayNotes:
         read, title_days = self._titles
         if read is not snapshot:  # one tuple: threads may race here
             title_days = {
-                path: in_title for path in snapshot.notes if (in_title := _days_in_title(PurePosixPath(path).stem))
+                path: in_title for path in snapshot.notes if (in_title := days_in_title(PurePosixPath(path).stem))
             }
             self._titles = (snapshot, title_days)
         return title_days
@@ -248,23 +247,6 @@ class DayNotes:
             if len(day) == len("2026-11-16") and day <= today.isoformat()
         ]
         return {date.fromisoformat(max(days))} if days else set()
-
-
-def _days_in_title(title: str) -> frozenset[str]:
-    """Return the days, weeks and months a note's title names: in ISO form, or a whole date written out.
-
-    "2026-11-16 1-on-1 Priya", "2026-W46 Weekly Review", and "Entry of 12th Mar, 2025" (vaultofknowledge's daily
-    notes, whose name no daily-notes setting gives), "March 12, 2025", "Wednesday, March 12th 2025". A date without
-    its year ("Meeting 12 March") is no day's.
-    """
-    found = set(_ISO_DAY.findall(title))
-    for written in dates_in(title)[0]:
-        if written.year is not None and written.day is not None:
-            try:
-                found.add(date(written.year, written.month, written.day).isoformat())
-            except ValueError:  # "31st Feb, 2025"
-                continue
-    return frozenset(found)
 
 
 def _weeks_covered(days: set[date]) -> set[str]:

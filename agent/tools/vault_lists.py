@@ -9,7 +9,6 @@ lists the notes, each a link, as the `links` and `tags` tools count them; no mod
 from __future__ import annotations
 
 import difflib
-import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date
@@ -32,7 +31,7 @@ from rag.answer.reading_view import visible_text
 from rag.answer.secrets import redact_secrets
 from rag.answer.vault_questions import vault_ask
 from rag.notes.frontmatter import read_frontmatter
-from rag.notes.inline import WIKILINK, parse_wikilink
+from rag.notes.inline import links_as_words
 from rag.notes.scanner import split_lines
 
 MAX_TAGS = 30  # tags (or top-level folders) listed at most, most used first
@@ -218,7 +217,7 @@ class VaultLists:
         for line in lines[read_frontmatter(lines).body_start :]:
             text = line.strip().lstrip(">-*+ ").strip()
             if text and not text.startswith(("#", "![[", "```", "|")):
-                shown = shortened(WIKILINK.sub(_link_text, text), OPENING_CHARS)
+                shown = shortened(links_as_words(text), OPENING_CHARS)
                 return redact_secrets(shown) if self._reader.redacts_secrets else shown
         return ""
 
@@ -337,9 +336,3 @@ def _folder_named(snapshot: VaultSnapshot, name: str) -> str | ListReply:
 def _closest_tags(snapshot: VaultSnapshot, tag: str) -> list[str]:
     tags = {name.casefold(): name for note in snapshot.notes.values() for name in note.tags}
     return [tags[key] for key in difflib.get_close_matches(tag.casefold(), tags, n=_MAX_CLOSEST)]
-
-
-def _link_text(link: re.Match[str]) -> str:
-    """Return a wikilink as its words read: its alias, else its target ("[[Dune|the book]]": "the book")."""
-    parsed = parse_wikilink(link[2], is_embed=False, line=0)
-    return link[0] if parsed is None else parsed.alias or parsed.target

@@ -133,3 +133,24 @@ def days_meet(these: AbstractSet[str], those: AbstractSet[str]) -> bool:
         return {key for key in keys if len(key) == len("11-15")}
 
     return bool(these & those or yearless(these) & month_days(those) or yearless(those) & month_days(these))
+
+
+# A day, week or month in ISO form in a note's title: "2026-11-16", "2026-W46", "2026-11".
+_ISO_DAY_IN_TITLE = re.compile(r"(?<!\d)\d{4}-(?:\d{2}-\d{2}(?!\d)|W\d{2}(?!\d)|\d{2}(?!-?\d))")
+
+
+def days_in_title(title: str) -> frozenset[str]:
+    """Return the days, weeks and months a note's title names: in ISO form, or a whole date written out.
+
+    "2026-11-16 1-on-1 Priya", "2026-W46 Weekly Review", and "Entry of 12th Mar, 2025" (vaultofknowledge's daily
+    notes, whose name no daily-notes setting gives), "March 12, 2025", "Wednesday, March 12th 2025". A date without
+    its year ("Meeting 12 March") is no day's.
+    """
+    found = set(_ISO_DAY_IN_TITLE.findall(title))
+    for written in dates_in(title)[0]:
+        if written.year is not None and written.day is not None:
+            try:
+                found.add(Day(written.year, written.month, written.day).isoformat())
+            except ValueError:  # "31st Feb, 2025"
+                continue
+    return frozenset(found)

@@ -207,3 +207,16 @@ def find_task(visible: str, line: int) -> Task | None:
         return None
     text = BLOCK_ID.sub("", match[2] or "").strip()
     return Task(text, match[1], line)
+
+
+def links_as_words(text: str) -> str:
+    """Return `text` with each wikilink as its words read: its alias, else its target ("[[Dune|the book]]": "the book").
+
+    For a line quoted where its links are no citations (a folder's openings, a subject's dated mentions).
+    """
+
+    def words(link: re.Match[str]) -> str:
+        parsed = parse_wikilink(link[2], is_embed=False, line=0)
+        return link[0] if parsed is None else parsed.alias or parsed.target
+
+    return WIKILINK.sub(words, text)

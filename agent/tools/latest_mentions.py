@@ -1,0 +1,160 @@
+"""How something stands now, listed by code: the latest dated mentions of a subject ("How is my knee doing?").
+
+Which note is the latest is a date, not a judgment (rag/answer/state_questions.py has what the 0.5B made of such a
+question). A mention is a line holding the subject's words, counting its note's title, aliases and the line's
+headings as held ("Knee Rehab"'s progress table speaks of the knee in every row), and dated: by the latest whole date
+in the line that is not after today (a table row's "2026-11-10", "on 22 September 2026"), else by the day its note is
+of (a daily note "2026-11-10"). A line whose dates are all after today is a plan, not how things stand; a line with
+no date in an undated note says nothing of when. The mentions are listed latest first, each with its day and its
+section's link, a table row with its column names; a subject no dated line mentions is for the search and the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+
+from agent.tools.list_reply import ListReply, capped
+from agent.tools.reader import VaultReader
+from agent.tools.vault_tasks import templates_folder_or_none
+from core.domain import Note, Section
+from rag.answer.attribution import terms_of
+from rag.answer.dates import dates_in, days_in_title
+from rag.answer.excerpts import shortened
+from rag.answer.secrets import redact_secrets
+from rag.answer.state_questions import state_subject, subject_terms
+from rag.chunks.pieces import TABLE_DIVIDER, table_cells
+from rag.notes.inline import TAG, WIKILINK, links_as_words
+
+MAX_MENTIONS = 8  # listed at most, latest first: how it stands, and how it got there
+MENTION_CHARS = 220  # of a mention's line, shown
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A dated line mentioning the subject: its day, where it is, and its text as shown."""
+
+    day: date
+    path: str
+    heading_path: tuple[str, ...]
+    line: int  # 1-based line of its note, for the order within a day
+    text: str
+
+
+class LatestMentions:
+    """Answer "How is my knee doing?", "What's the latest on the migration?" with the subject's latest mentions."""
+
+    def __init__(self, reader: VaultReader, *, max_listed: int = MAX_MENTIONS) -> None:
+        self._reader = reader
+        self._max_listed = max_listed
+
+    def reply_for(self, question: str) -> ListReply | None:
+        """Return the latest dated mentions of what `question` asks the state of; None for another question or none."""
+        subject = state_subject(question)
+        if subject is None:
+            return None
+        snapshot = self._reader.snapshot()
+        templates = templates_folder_or_none(self._reader, snapshot)
+        terms = subject_terms(subject)
+        today = self._reader.today()
+        found = [
+            mention
+            for path, note in snapshot.notes.items()
+            if not (templates and snapshot.in_folder(path, templates))
+            for mention in _mentions(note, terms, today)
+        ]
+        if not found:
+            return None
+        found.sort(key=lambda mention: (-mention.day.toordinal(), mention.path.casefold(), mention.line))
+        anchors = [snapshot.anchor(mention.path, mention.heading_path) for mention in found]
+        lines = [
+            f"- {mention.day.isoformat()}: {self._shown(mention.text)} {anchor}"
+            for mention, anchor in zip(found, anchors, strict=True)
+        ]
+        count = f"{len(found)} dated line{'s' if len(found) != 1 else ''}"
+        header = f"What your notes say about “{subject}”, latest first ({count}; each dated by a date it gives, else"
+        header += " by its note's day):"
+        text = "\n".join([header, *capped(lines, self._max_listed)])
+        return ListReply(text, tuple(dict.fromkeys(anchors[: self._max_listed])))
+
+    def _shown(self, text: str) -> str:
+        text = shortened(links_as_words(text), MENTION_CHARS)
+        return redact_secrets(text) if self._reader.redacts_secrets else text
+
+
+def _mentions(note: Note, terms: frozenset[str], today: date) -> Iterator[Mention]:
+    """Yield the dated lines of `note` mentioning the subject of `terms`."""
+    if not _may_hold(note, terms):
+        return
+    named = terms_of(" ".join((note.title, *note.aliases)))
+    note_days = [day for day in days_in_title(note.title) if len(day) == len("2026-11-10")]
+    note_day = date.fromisoformat(note_days[0]) if len(note_days) == 1 else None
+    for section in note.sections:
+        held = named | terms_of(" ".join(section.heading_path))
+        for line, text in _rows(section):
+            if _is_tags_only(text):
+                continue
+            if terms <= held or terms <= held | terms_of(text):
+                day = _day_of(text, today, note_day)
+                if day is not None:
+                    yield Mention(day, note.path, section.heading_path, line, text)
+
+
+def _may_hold(note: Note, terms: frozenset[str]) -> bool:
+    """Return False when `note` cannot mention the subject: a stem of it is nowhere in its title, aliases or text.
+
+    A cheap test before each line is read: a stem is the start of the words it stands for ("knee" of "knees").
+    """
+    text = " ".join(
+        (
+            note.title,
+            *note.aliases,
+            *(section.text for section in note.sections),
+            *(" ".join(section.heading_path) for section in note.sections),
+        )
+    ).casefold()
+    return all(term in text for term in terms)
+
+
+def _rows(section: Section) -> Iterator[tuple[int, str]]:
+    """Yield the lines of a section with text, by file line; a table row as its cells under their column names."""
+    first = section.body_line or section.line_start + (1 if section.level else 0)
+    rows = section.text.split("\n")
+    header: list[str] = []
+    for at, row in enumerate(rows):
+        text = row.strip()
+        if not text or TABLE_DIVIDER.match(text):
+            continue
+        if text.startswith("|"):
+            cells = table_cells(text)
+            if at + 1 < len(rows) and TABLE_DIVIDER.match(rows[at + 1].strip()):
+                header = cells
+                continue
+            if len(header) == len(cells):
+                text = " · ".join(f"{name}: {cell}" if name else cell for name, cell in zip(header, cells, strict=True))
+        yield first + at, text.lstrip("-*+> ").strip()
+
+
+def _day_of(text: str, today: date, note_day: date | None) -> date | None:
+    """Return the day a line is of: its latest whole date not after today, else its note's day; None for neither.
+
+    A date in a link is a note's name, not the line's ("see [[2026-11-10 Allotment Committee]]" in a later daily
+    note). A line giving only dates after today is a plan ("Base phase starts 2026-11-23" read before then): None.
+    """
+    days = []
+    for written in dates_in(WIKILINK.sub(" ", text))[0]:  # not a linked note's name: "[[2026-11-10 Committee]]"
+        if written.year is not None and written.day is not None:
+            try:
+                days.append(date(written.year, written.month, written.day))
+            except ValueError:  # "31 February 2026"
+                continue
+    if days:
+        past = [day for day in days if day <= today]
+        return max(past) if past else None
+    return note_day if note_day is not None and note_day <= today else None
+
+
+def _is_tags_only(text: str) -> bool:
+    """Return True for a line of tags alone ("#daily #area/garden"): it files the note, it says nothing."""
+    return not TAG.sub(" ", text).strip()

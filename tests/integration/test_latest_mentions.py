@@ -1,0 +1,79 @@
+"""How something stands now: its latest dated mentions, listed by code (agent/tools/latest_mentions.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from agent.tools.code_lists import CodeLists
+from agent.tools.latest_mentions import LatestMentions
+from agent.tools.reader import VaultReader
+from core.settings import Settings
+from tests.edit_fakes import NoSearch
+from tests.vault_state import write_notes
+
+NOTES = {
+    "Knee Rehab.md": (
+        "---\naliases: [Runner's knee]\n---\n# Knee Rehab\n\nDiagnosis on 22 September 2026: **patellofemoral pain**."
+        "\n\n## Progress\n\n| Date | Pain (0–10) | Notes |\n| --- | --- | --- |\n| 2026-09-22 | 5 | First session |\n"
+        "| 2026-11-10 | 1 | Slight tightness after long runs only |\n\n## Next\n\nCheck-up on 2027-01-12.\n"
+    ),
+    "Daily/2026-11-04.md": "# 4 November\n\n#daily #knee\n\n- [x] Knee routine\n- 17:30 Groceries.\n",
+    "Daily/2026-11-12.md": (
+        "# 12 November\n\n- Knee pain on the stairs: 1 out of 10. See [[2026-11-10 Physio knee]].\n"
+        "- Rebook the knee physio for 2027-01-12.\n"
+    ),
+    "Daily/2026-11-13.md": "# 13 November\n\nNothing about it today.\n",
+    "Cycling.md": "# Cycling\n\nThe knee was quiet on the long ride.\n",  # undated: says nothing of when
+    "Templates/Daily.md": "# {{date}}\n\n- [ ] Knee routine 2026-11-30\n",
+}
+
+
+@pytest.fixture
+def reader(tmp_path: Path) -> VaultReader:
+    vault = write_notes(tmp_path / "vault", NOTES)
+    write_notes(vault, {".obsidian/templates.json": '{"folder": "Templates"}'})
+    settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
+    return VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 6, 9, 0))
+
+
+def lines(reader: VaultReader, question: str) -> list[str] | None:
+    found = CodeLists(reader).reply_for(question)
+    return None if found is None else found.text.splitlines()
+
+
+def test_the_latest_dated_mentions_of_the_subject_come_first(reader: VaultReader) -> None:
+    # sample_vault: the 0.5B answered "How is my knee doing?" with September's diagnosis, a daily note of November
+    # with the pain at 1 out of 10 in its prompt.
+    assert lines(reader, "How is my knee doing?") == [
+        "What your notes say about “knee”, latest first (5 dated lines; each dated by a date it gives, else by its"
+        " note's day):",
+        # a daily note's line by its day: a date in a link is a note's name, a date after today a plan
+        "- 2026-11-12: Knee pain on the stairs: 1 out of 10. See 2026-11-10 Physio knee. [[2026-11-12#12 November]]",
+        # the note about the knee (its title) speaks of it in every row; a row with its column names
+        "- 2026-11-10: Date: 2026-11-10 · Pain (0–10): 1 · Notes: Slight tightness after long runs only"
+        " [[Knee Rehab#Progress]]",
+        "- 2026-11-04: [x] Knee routine [[2026-11-04#4 November]]",  # not its line of tags, nor the groceries
+        "- 2026-09-22: Diagnosis on 22 September 2026: **patellofemoral pain**. [[Knee Rehab#Knee Rehab]]",
+        "- 2026-09-22: Date: 2026-09-22 · Pain (0–10): 5 · Notes: First session [[Knee Rehab#Progress]]",
+    ]  # not the template's task, nor the check-up of 2027 ("Next"), nor the undated run
+
+
+def test_the_list_is_capped_and_its_links_are_those_shown(reader: VaultReader) -> None:
+    found = LatestMentions(reader, max_listed=2).reply_for("What's the latest on my knee?")
+    assert found is not None
+    assert found.text.splitlines()[1:] == [
+        "- 2026-11-12: Knee pain on the stairs: 1 out of 10. See 2026-11-10 Physio knee. [[2026-11-12#12 November]]",
+        "- 2026-11-10: Date: 2026-11-10 · Pain (0–10): 1 · Notes: Slight tightness after long runs only"
+        " [[Knee Rehab#Progress]]",
+        "… and 3 more.",
+    ]
+    assert found.anchors == ("[[2026-11-12#12 November]]", "[[Knee Rehab#Progress]]")
+
+
+def test_a_subject_no_dated_line_mentions_is_for_the_search(reader: VaultReader) -> None:
+    assert lines(reader, "How is the half marathon training going?") is None  # no note mentions it
+    assert lines(reader, "How is my cycling going?") is None  # only an undated note does
+    assert lines(reader, "How are you doing?") is None  # no question of the notes

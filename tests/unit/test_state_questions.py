@@ -1,0 +1,45 @@
+"""Which questions ask how something stands now, and about what (rag/answer/state_questions.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.state_questions import state_subject
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("How is my knee doing?", "knee"),
+        ("How's the home server migration going?", "home server migration"),
+        ("How are my tomatoes coming along?", "tomatoes"),
+        ("So how is the garden doing these days?", "garden"),
+        ("How's my knee?", "knee"),
+        ("How is my garden now?", "garden"),
+        ("What's the latest on the Kafka migration?", "Kafka migration"),
+        ("What is the status of my knee?", "knee"),
+        ("Where am I with the half marathon training?", "half marathon training"),
+        ("Where do we stand on the migration?", "migration"),
+        ("How is Priya doing?", "Priya"),
+    ],
+)
+def test_a_question_about_how_something_stands_is_read_with_its_subject(question: str, subject: str) -> None:
+    assert state_subject(question) == subject
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How are you doing?",  # no subject of the notes
+        "How are things going?",
+        "How is it going?",
+        "How is the weather?",  # no "my", no "doing"/"going": not the notes' matter
+        "How are my home server backups done?",  # how they are made
+        "How is the Tasks plugin doing its filtering?",
+        "How was the race?",  # one past event: the search's
+        "How do I sort tasks?",
+        "What's the latest note I wrote?",
+    ],
+)
+def test_other_questions_are_no_questions_of_how_something_stands(question: str) -> None:
+    assert state_subject(question) is None
