@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -90,9 +89,12 @@ class VaultSnapshot:
         return folders
 
     def note_named(self, ref: str) -> str | None:
-        """Return the path of the note `ref` names as `find_note` finds it, or None (none, several, or no name)."""
+        """Return the path of the note `ref` names as `find_note` finds it, or None (none, several, or no name).
+
+        No closest titles are looked for: asked once or twice a turn, that took 0.36 s over 2,721 notes.
+        """
         try:
-            return self.find_note(ref)
+            return self._resolve(ref, suggest=False)[0]
         except AppError:
             return None
 
@@ -108,6 +110,10 @@ class VaultSnapshot:
         reads it, a note and a heading, and as a whole name only when no note has the name before "#": our citations
         of such notes ("[[F# tips]]") come back that way, and "[[Q#1]]" stays heading 1 of Q beside a "Sub/Q#1.md".
         """
+        return self._resolve(ref, suggest=True)
+
+    def _resolve(self, ref: str, *, suggest: bool) -> tuple[str, str]:
+        """Return what `resolve_note_ref` returns; `suggest`: its NotFound names the closest titles."""
         whole = unwrap_note_ref(ref)
         is_path = "#" in whole and not ref.strip().startswith("[[") and ("/" in whole or whole.lower().endswith(".md"))
         found = self._lookup_whole(whole) if is_path else None
@@ -124,7 +130,7 @@ class VaultSnapshot:
             if whole_found is not None:
                 return whole_found, ""
         if found is None:
-            raise NotFound(f"no note named '{target}'" + self._suggest(target))
+            raise NotFound(f"no note named '{target}'" + (self._suggest(target) if suggest else ""))
         return found, subpath
 
     def _holds(self, path: str, subpath: str) -> bool:
@@ -208,8 +214,24 @@ class VaultSnapshot:
 
 
 def _holds_words(text: str, words: str) -> bool:
-    """Return True when `text` holds `words` (four letters or more) as whole words."""
-    return len(words) >= 4 and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", text) is not None
+    """Return True when `text` holds `words` (four letters or more) as whole words.
+
+    Found by `str.find`, not a pattern per title: a vault's thousands of titles each compiled one, every time.
+    """
+    if len(words) < 4:
+        return False
+    start = text.find(words)
+    while start >= 0:
+        end = start + len(words)
+        if not (start and _is_word_char(text[start - 1])) and not (end < len(text) and _is_word_char(text[end])):
+            return True
+        start = text.find(words, start + 1)
+    return False
+
+
+def _is_word_char(char: str) -> bool:
+    r"""Return True for a character of a word, as a pattern's `\w` reads one: a letter, a digit or "_"."""
+    return char.isalnum() or char == "_"
 
 
 def _name_key(name: str) -> str:
