@@ -17,6 +17,7 @@ from datetime import date
 
 from agent.tools.list_reply import ListReply, capped
 from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import Note, Section
 from rag.answer.attribution import terms_of
@@ -56,14 +57,13 @@ class LatestMentions:
             return None
         snapshot = self._reader.snapshot()
         templates = templates_folder_or_none(self._reader, snapshot)
-        terms = subject_terms(subject)
-        today = self._reader.today()
-        found = [
-            mention
-            for path, note in snapshot.notes.items()
-            if not (templates and snapshot.in_folder(path, templates))
-            for mention in _mentions(note, terms, today)
-        ]
+        found = self._found(snapshot, subject, templates)
+        # "How is the ACME project going?" of a note "ACME" that never says "project": the note the subject names
+        # before its last word ("project", "plan", "training" …) stands for it.
+        shorter = subject.rsplit(maxsplit=1)[0] if " " in subject else ""
+        if not found and shorter and (path := snapshot.note_named(shorter)) is not None:
+            subject = snapshot.notes[path].title
+            found = self._found(snapshot, subject, templates)
         if not found:
             return None
         found.sort(key=lambda mention: (-mention.day.toordinal(), mention.path.casefold(), mention.line))
@@ -77,6 +77,16 @@ class LatestMentions:
         header += " by its note's day):"
         text = "\n".join([header, *capped(lines, self._max_listed)])
         return ListReply(text, tuple(dict.fromkeys(anchors[: self._max_listed])))
+
+    def _found(self, snapshot: VaultSnapshot, subject: str, templates: str | None) -> list[Mention]:
+        """Return the dated mentions of `subject` in the notes outside the templates folder, in no order."""
+        terms, today = subject_terms(subject), self._reader.today()
+        return [
+            mention
+            for path, note in snapshot.notes.items()
+            if not (templates and snapshot.in_folder(path, templates))
+            for mention in _mentions(note, terms, today)
+        ]
 
     def _shown(self, text: str) -> str:
         text = shortened(links_as_words(text), MENTION_CHARS)

@@ -58,8 +58,16 @@ _OPEN_ASKED = re.compile(
     re.IGNORECASE,
 )
 
-# In progress: the Tasks plugin's "[/]" (TaskNotes' "in-progress" status).
-_IN_PROGRESS_ASKED = re.compile(r"\b(?:in[-\s]progress|started|in\s+arbeit|begonnen\w*)\b", re.IGNORECASE)
+# In progress: the Tasks plugin's "[/]" (TaskNotes' "in-progress" status). "What tasks am I working on right now?"
+# asks for them too ("on" names no place there).
+_WORKING_ON = (
+    r"(?:am\s+i|are\s+we)\s+(?:currently\s+|still\s+)?working\s+on"
+    r"(?:\s+(?:right\s+now|now|currently|at\s+the\s+moment))?"
+)
+_IN_PROGRESS_ASKED = re.compile(
+    rf"\b(?:in[-\s]progress|started|in\s+arbeit|begonnen\w*|{_WORKING_ON})\b", re.IGNORECASE
+)
+_WORKING_ON_WORDS = re.compile(rf"\b{_WORKING_ON}\b", re.IGNORECASE)
 # Due: "Which tasks in ACME are due?", with no day named (a day named is a question by date: due_questions).
 _DUE_ASKED = re.compile(r"\b(?:due|deadlines?|fällig\w*)\b", re.IGNORECASE)
 
@@ -137,4 +145,4 @@ def asks_of_whole_vault(question: str) -> bool:
 
     "What are my open tasks?", "Which of my tasks are done?"; "What tasks do I have about the garden?": the search.
     """
-    return not _PLACE_OR_TOPIC.search(_OF_TASKS.sub(" ", question))
+    return not _PLACE_OR_TOPIC.search(_WORKING_ON_WORDS.sub(" ", _OF_TASKS.sub(" ", question)))

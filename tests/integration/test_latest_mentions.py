@@ -73,6 +73,18 @@ def test_the_list_is_capped_and_its_links_are_those_shown(reader: VaultReader) -
     assert found.anchors == ("[[2026-11-12#12 November]]", "[[Knee Rehab#Progress]]")
 
 
+def test_a_note_named_before_the_subjects_last_word_stands_for_it(reader: VaultReader) -> None:
+    # "How is the ACME project going?" of a note "ACME" that never says "project" (obsidian-tasks-demo)
+    assert lines(reader, "How is the Knee Rehab project going?") == [
+        "What your notes say about “Knee Rehab”, latest first (3 dated lines; each dated by a date it gives, else by"
+        " its note's day):",
+        "- 2026-11-10: Date: 2026-11-10 · Pain (0–10): 1 · Notes: Slight tightness after long runs only"
+        " [[Knee Rehab#Progress]]",
+        "- 2026-09-22: Diagnosis on 22 September 2026: **patellofemoral pain**. [[Knee Rehab#Knee Rehab]]",
+        "- 2026-09-22: Date: 2026-09-22 · Pain (0–10): 5 · Notes: First session [[Knee Rehab#Progress]]",
+    ]
+
+
 def test_a_subject_no_dated_line_mentions_is_for_the_search(reader: VaultReader) -> None:
     assert lines(reader, "How is the half marathon training going?") is None  # no note mentions it
     assert lines(reader, "How is my cycling going?") is None  # only an undated note does

@@ -92,6 +92,11 @@ def test_the_state_priority_or_due_date_asked_for_narrows_the_list(settings: Set
         "1 task in progress in [[Important Project]] (5 tasks in all, 3 open):",
         "- [/] #task Throw the trash away 📅 2021-11-20 [[Important Project#Trash is important]]",
     ]
+    # "on" after "working" names no place: the vault's tasks in progress, not a search for "working"
+    assert lines(settings, "What tasks am I working on right now?") == [
+        "1 task in progress in the vault (9 tasks in all, 7 open):",
+        "- [/] #task Throw the trash away 📅 2021-11-20 [[Important Project#Trash is important]]",
+    ]
     high = lines(settings, "What are the high priority tasks in Important Project?")
     assert high is not None and high[1:] == [
         "- [ ] #task Also: take out the trash! ⏫ [[Important Project#Trash is important]]"

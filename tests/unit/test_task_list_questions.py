@@ -20,6 +20,8 @@ from rag.answer.task_lists import list_ask
         ("What tasks did I finish in ACME?", "done"),
         ("Give me the completed tasks of ACME", "done"),
         ("What tasks are in progress in ACME?", "in progress"),
+        ("What tasks am I working on right now?", "in progress"),  # the ones marked "[/]"
+        ("Which tasks are we currently working on?", "in progress"),
         ("Which tasks in ACME are due?", "open"),
         ("Welche offenen Aufgaben stehen in ACME?", "open"),
         ("Wie viele Aufgaben hat ACME?", "all"),
