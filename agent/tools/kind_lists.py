@@ -11,7 +11,7 @@ sample_vault: "What books am I reading right now?" with the year's favourite, no
 from __future__ import annotations
 
 from agent.tools.list_reply import MAX_LISTED, ListReply, links_listed
-from agent.tools.property_lists import notes_of_kind
+from agent.tools.property_lists import notes_of_kind, property_numbers
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, property_value
 from agent.tools.vault_tasks import templates_folder_or_none, vault_tasks
@@ -26,6 +26,7 @@ _CLOSED = frozenset(
 # Statuses saying a note's matter is in hand now, besides the verb asked ("reading" for "What am I reading?").
 _IN_HAND = frozenset({"in progress", "inprogress", "wip", "started", "ongoing", "active", "current", "doing", "now"})
 _STATUS_NAMES = ("status", "state", "stage")
+_RATING = "rating"  # how a note of a kind is liked: kepano-obsidian's, and the Bases and Book Search templates'
 _IN_PROGRESS = "/"  # the Tasks plugin's mark of a task in progress: "- [/] The Dispossessed — on page 120"
 
 
@@ -61,6 +62,8 @@ class KindLists:
             return self._open(snapshot, paths, kind_said)
         if ask.value == "in progress":
             return self._in_hand(snapshot, paths, kind_said, ask.name)
+        if ask.value == "liked":
+            return self._liked(snapshot, paths, kind_said)
         count = f"{len(paths)} {'note' if len(paths) == 1 else 'notes'}"
         return links_listed(f"{count} {kind_said}:", [(snapshot.anchor(path), "") for path in paths], self._max_listed)
 
@@ -73,6 +76,24 @@ class KindLists:
         count = f"{len(listed)} {'note' if len(listed) == 1 else 'notes'}"
         header = f"{count} {kind_said} whose status is not a closed one (done, abandoned …){after}:"
         lines = [(snapshot.anchor(path), f" ({status})") for path, status in listed]
+        return links_listed(header, lines, self._max_listed)
+
+    def _liked(self, snapshot: VaultSnapshot, paths: list[str], kind_said: str) -> ListReply | None:
+        """Return the notes of `paths` by their rating, the highest first, and how many have none.
+
+        None when none is rated: what is liked may be said in words ("I loved Catan"), for the search.
+        """
+        rated = sorted(
+            ((rating, path) for path in paths if (rating := _rating(snapshot, path)) is not None),
+            key=lambda item: (-item[0], snapshot.notes[item[1]].title.casefold()),
+        )
+        if not rated:
+            return None
+        unrated = len(paths) - len(rated)
+        after = f"; {unrated} {'has' if unrated == 1 else 'have'} none" if unrated else ""
+        count = f"{len(rated)} {'note' if len(rated) == 1 else 'notes'}"
+        header = f"{count} {kind_said} with a rating, the highest first{after}:"
+        lines = [(snapshot.anchor(path), f" (rating {rating:g})") for rating, path in rated]
         return links_listed(header, lines, self._max_listed)
 
     def _in_hand(self, snapshot: VaultSnapshot, paths: list[str], kind_said: str, verb: str) -> ListReply | None:
@@ -101,6 +122,13 @@ class KindLists:
             return None
         header = f"In hand now among the notes {kind_said}: a status saying so, or a task marked in progress ([/]):"
         return links_listed(header, lines, self._max_listed)
+
+
+def _rating(snapshot: VaultSnapshot, path: str) -> float | None:
+    """Return a note's `rating` as a number, as "Which books did I rate highest?" reads it; None for none."""
+    present, value = property_value(snapshot.notes[path], _RATING)
+    numbers = property_numbers(value) if present else []
+    return max(numbers) if numbers else None
 
 
 def _status(snapshot: VaultSnapshot, path: str) -> str:

@@ -100,7 +100,7 @@ def value_test(value: str) -> tuple[Callable[[object], bool], bool]:
     inclusive = bool(compared["after"]) or "least" in words or "most" in words
 
     def beyond(held: object) -> bool:
-        numbers = _numbers(held)
+        numbers = property_numbers(held)
         return any((n < bound if down else n > bound) or (inclusive and n == bound) for n in numbers)
 
     return beyond, False
@@ -157,7 +157,7 @@ def _extremes(holders: list[tuple[str, object]], *, highest: bool) -> tuple[str,
 
     None when no value is a number: "the best status" is no ranking.
     """
-    numbered = [(path, number, held) for path, held in holders for number in _numbers(held)]
+    numbered = [(path, number, held) for path, held in holders for number in property_numbers(held)]
     if not numbered:
         return None
     bound = (max if highest else min)(number for _, number, _ in numbered)
@@ -165,7 +165,8 @@ def _extremes(holders: list[tuple[str, object]], *, highest: bool) -> tuple[str,
     return (f"{bound:g}", list(found))
 
 
-def _numbers(held: object) -> list[float]:
+def property_numbers(held: object) -> list[float]:
+    """Return the numbers a property's value holds: each item read whole as a number ("7", 4.5; not "8/10")."""
     return [number for item in _items(held) if (number := _number(item)) is not None]
 
 

@@ -189,12 +189,21 @@ _TASK_KINDS = frozenset({"tasks", "todos", "to-dos", "aufgaben"})
 # tart recipe quoted, and answered "Which books do I have?" with "Kevin Kelly, Out of Control, Blade Runner").
 # "What are my open projects?", "List my active projects", "Which projects are still open?": those of the kind whose
 # status is not a closed one (sample_vault: the 0.5B answered "[Home](MOCs/Home.md) is the top-level map.").
+# A kind is named in one word or two ("board games", "podcast episodes", as kepano-obsidian's categories are).
 _OPEN = r"(?:open|active|current|ongoing|unfinished|running|in[-\s]progress)"
+_KIND = r"[\w-]+(?:\s+[\w-]+)?"
 _OF_KIND = re.compile(
     rf"^\W*(?:(?:please|can\s+you|could\s+you)\s+)*(?:(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+of)?\s+(?:my|the)"
-    rf"(?:\s+(?P<open>{_OPEN}))?\s+(?P<of>[\w-]+)|(?:what|which)(?:\s+(?P<open2>{_OPEN}))?\s+(?P<of2>[\w-]+)\s+do\s+"
-    rf"(?:i|we)\s+have|what\s+are\s+(?:all\s+)?my(?:\s+(?P<open3>{_OPEN}))?\s+(?P<of3>[\w-]+)"
-    rf"|which\s+(?P<of4>[\w-]+)\s+are\s+(?:still\s+)?(?P<open4>{_OPEN}))\s*[?.!]*\s*$",
+    rf"(?:\s+(?P<open>{_OPEN}))?\s+(?P<of>{_KIND})|(?:what|which)(?:\s+(?P<open2>{_OPEN}))?\s+(?P<of2>{_KIND})\s+do\s+"
+    rf"(?:i|we)\s+have|what\s+are\s+(?:all\s+)?my(?:\s+(?P<open3>{_OPEN}))?\s+(?P<of3>{_KIND})"
+    rf"|which\s+(?P<of4>{_KIND})\s+are\s+(?:still\s+)?(?P<open4>{_OPEN}))\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# The ones liked: "What board games do I like?", "Which movies did I enjoy most?" (kepano-obsidian: the 0.5B named
+# Catan and a video game). Ranked by the notes' `rating`.
+_LIKED = re.compile(
+    rf"^\W*(?:what|which)\s+(?P<of>{_KIND})\s+(?:do|did)\s+(?:i|we)\s+(?:like|love|enjoy)(?:\s+(?:the\s+)?(?:most|best))?"
+    r"\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 # The notes of a kind in hand now: "What books am I reading right now?", "Which projects am I working on?", "What
@@ -240,7 +249,7 @@ class VaultAsk:
     the notes whose property `name` has `value` (property; "" for any value), the tags (note_tags), properties
     (note_properties) or creation date (note_created) of the note `name`, the notes made in the period the question
     names (created), the notes of the kind `of` (of_kind: "List my books"; `value` "open": those whose status is
-    no closed one; "in progress": those in hand now, `name` the verb asked, "reading").
+    no closed one; "in progress": those in hand now, `name` the verb asked, "reading"; "liked": by their rating).
     """
 
     kind: VaultAskKind
@@ -296,14 +305,21 @@ def vault_ask(question: str) -> VaultAsk | None:
         return VaultAsk("property", name=found["prop"].strip(), value=(found["value"] or "").strip(), of=of)
     if _ASKS_NOTES.match(question) and (tag := _TAG_NAMED.search(question)) is not None:
         return VaultAsk("tagged", tag=(tag["tag"] or tag["hashtag"]).rstrip(".:").lstrip("#"))
-    if (found := _OF_KIND_NOW.match(question)) is not None and found["of"].casefold() not in _NO_KIND:
+    if (found := _OF_KIND_NOW.match(question)) is not None and not _names_no_kind(found["of"]):
         return VaultAsk("of_kind", name=found["verb"].casefold(), of=found["of"], value="in progress")
+    if (found := _LIKED.match(question)) is not None and not _names_no_kind(found["of"]):
+        return VaultAsk("of_kind", of=found["of"], value="liked")
     if (found := _OF_KIND.match(question)) is not None:
         of = found["of"] or found["of2"] or found["of3"] or found["of4"]
         is_open = any(found[group] for group in ("open", "open2", "open3", "open4"))
-        if of.casefold() not in _NO_KIND:
+        if not _names_no_kind(of):
             return VaultAsk("of_kind", of=of, value="open" if is_open else "")
     return None
+
+
+def _names_no_kind(words: str) -> bool:
+    """Return True when `words` ("notes", "daily tasks") name no kind of note: its last word is the vault's own."""
+    return words.split()[-1].casefold() in _NO_KIND
 
 
 def _folder_name(found: re.Match[str] | None) -> str:

@@ -277,6 +277,14 @@ def test_the_notes_of_a_kind_are_those_linking_its_note_tagged_or_filed_so(setti
         "- [[Kiln]] (In_Progress)",
     ]
     assert lines(settings, "What movies am I watching at the moment?") is None
+    # The ones liked, by their rating (kepano-obsidian: the 0.5B answered "What board games do I like?" with Catan and
+    # a video game); none rated is for the search (the notes may say it in words).
+    assert lines(settings, "Which books do I like most?") == [
+        "2 notes filed as books (by a category, a tag or a folder) with a rating, the highest first; 1 has none:",
+        "- [[Dune]] (rating 9)",
+        "- [[Children of Time]] (rating 8)",
+    ]
+    assert lines(settings, "What projects do I like?") is None
 
 
 def test_a_name_no_note_has_is_left_to_the_model(settings: Settings) -> None:

@@ -45,6 +45,9 @@ from rag.answer.vault_questions import VaultAsk, vault_ask
         ("Show me my recipes", VaultAsk("of_kind", of="recipes")),
         ("What movies do I have?", VaultAsk("of_kind", of="movies")),
         ("Which projects are still open?", VaultAsk("of_kind", of="projects", value="open")),
+        ("Which board games do I have?", VaultAsk("of_kind", of="board games")),  # a kind in two words
+        ("What board games do I like?", VaultAsk("of_kind", of="board games", value="liked")),
+        ("Which movies did I enjoy most?", VaultAsk("of_kind", of="movies", value="liked")),
         (
             "What books am I reading right now?",
             VaultAsk("of_kind", name="reading", of="books", value="in progress"),
@@ -112,6 +115,9 @@ def test_questions_about_links_and_tags_are_read_with_the_note_or_tag_they_name(
         "What books am I planning to read?",  # not those in hand now
         "What recipes am I making for Christmas?",
         "What notes am I editing right now?",  # any note: no kind
+        "List my daily notes",  # notes: the vault's own word, no kind
+        "What are my weekly tasks?",  # tasks: the task lists'
+        "What do I like?",
     ],
 )
 def test_other_questions_are_left_to_the_search_and_the_model(question: str) -> None:
