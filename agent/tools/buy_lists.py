@@ -1,0 +1,72 @@
+"""What there is to buy, listed by code: the open tasks saying so, and those under a heading saying so.
+
+A task is one to buy when its words start so ("Buy straw …", "Order seed potatoes", "Purchase …", "Pick up …"), or
+when a heading above it says so ("To buy for 2027", "Shopping", "Groceries"); asked what it is for ("… for the
+garden"), only those whose words, note path (title and folders) or headings hold it. Open ones only, the earliest
+due first, then in the vault's order; none found is for the search (the vault may keep its shopping list in prose).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from agent.tools.list_reply import MAX_LISTED, ListReply, capped
+from agent.tools.reader import VaultReader
+from agent.tools.vault_tasks import is_open, vault_tasks
+from rag.answer.attribution import terms_of
+from rag.answer.buy_questions import buying_asked
+from rag.answer.secrets import redact_secrets
+from rag.answer.state_questions import subject_terms
+from rag.notes.inline import TAG
+from rag.notes.task_fields import parse_task_fields
+
+# A task's opening words saying it is a purchase (English and German, as the vaults here write them).
+_BUYING = re.compile(r"^(?:buy|order|purchase|re-?order|restock|pick\s+up|kaufen|besorgen|bestellen)\b", re.IGNORECASE)
+# A heading saying the tasks under it are purchases.
+_BUYING_HEADING = re.compile(r"\b(?:to\s+buy|buy|shopping|groceries|grocery|einkauf\w*|einkaufsliste)\b", re.IGNORECASE)
+
+
+class BuyLists:
+    """Answer "What do I need to buy?" from the vault's open tasks."""
+
+    def __init__(self, reader: VaultReader, *, max_listed: int = MAX_LISTED) -> None:
+        self._reader = reader
+        self._max_listed = max_listed
+
+    def reply_for(self, question: str) -> ListReply | None:
+        """Return the open tasks to buy `question` asks for, or None (another question, or none found)."""
+        purpose = buying_asked(question)
+        if purpose is None:
+            return None
+        wanted = subject_terms(purpose)
+        snapshot = self._reader.snapshot()
+        found: list[tuple[date, int, str, str]] = []  # (due date, or none; order; line; anchor)
+        for path, tasks in vault_tasks(self._reader, snapshot):
+            for task in tasks:
+                if not is_open(task):
+                    continue
+                fields = parse_task_fields(task.text)
+                words = TAG.sub(" ", fields.description).strip()
+                headings = snapshot.heading_path_at(path, task.line)
+                if not (_BUYING.match(words) or any(_BUYING_HEADING.search(heading) for heading in headings)):
+                    continue
+                if wanted and not wanted <= terms_of(" ".join((words, path.removesuffix(".md"), *headings))):
+                    continue  # the note's path holds its title and folders: "Areas/Garden/Seed Inventory"
+                line = f"[{task.status}] {task.text}"
+                anchor = snapshot.anchor(path, headings)
+                found.append((fields.due or date.max, len(found), line, anchor))
+        if not found:
+            return None
+        found.sort()
+        lines = [f"- {self._shown(line)} {anchor}" for _, _, line, anchor in found]
+        count = f"{len(found)} open task{'s' if len(found) != 1 else ''}"
+        purpose_said = f" for {purpose}" if purpose else ""
+        header = f"{count} to buy{purpose_said} (saying buy, order or purchase, or under a heading such as “To buy” or"
+        header += " “Shopping”)"
+        header += ", the earliest due first:" if any(due != date.max for due, *_ in found) else ":"
+        anchors = tuple(dict.fromkeys(anchor for *_, anchor in found[: self._max_listed]))
+        return ListReply("\n".join([header, *capped(lines, self._max_listed)]), anchors)
+
+    def _shown(self, line: str) -> str:
+        return redact_secrets(line) if self._reader.redacts_secrets else line

@@ -1,0 +1,62 @@
+"""What there is to buy, listed by code from the open tasks (agent/tools/buy_lists.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from agent.tools.code_lists import CodeLists
+from agent.tools.reader import VaultReader
+from core.settings import Settings
+from tests.edit_fakes import NoSearch
+from tests.vault_state import write_notes
+
+NOTES = {
+    "Daily/2026-11-06.md": (
+        "# 6 November\n\n## Plan\n\n- [ ] Buy straw for the garlic mulch\n- [x] Buy flour\n- [ ] Call the vet\n"
+        "- [ ] #task Order seed potatoes 📅 2027-02-01\n"
+    ),
+    "Areas/Garden/Seed Inventory.md": (
+        "# Seed Inventory\n\n## To buy for 2027\n\n- [ ] Sungold F1 📅 2027-02-15\n- [ ] Matina, 1 packet\n\n"
+        "## Stored\n\n- [ ] Test the carrot seed\n"
+    ),
+    "Templates/Daily.md": "# {{date}}\n\n- [ ] Buy something\n",
+    "Kitchen.md": "# Kitchen\n\nWe buy flour in 5 kg bags.\n",
+}
+
+
+@pytest.fixture
+def reader(tmp_path: Path) -> VaultReader:
+    vault = write_notes(tmp_path / "vault", NOTES)
+    write_notes(vault, {".obsidian/templates.json": '{"folder": "Templates"}'})
+    settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
+    return VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 6, 9, 0))
+
+
+def lines(reader: VaultReader, question: str) -> list[str] | None:
+    found = CodeLists(reader).reply_for(question)
+    return None if found is None else found.text.splitlines()
+
+
+def test_the_open_tasks_to_buy_are_listed_the_earliest_due_first(reader: VaultReader) -> None:
+    # sample_vault: the 0.5B answered "What do I need to buy?" with one of five ("To buy three 9 V batteries at once.")
+    assert lines(reader, "What do I need to buy?") == [
+        "4 open tasks to buy (saying buy, order or purchase, or under a heading such as “To buy” or “Shopping”), the"
+        " earliest due first:",
+        "- [ ] #task Order seed potatoes 📅 2027-02-01 [[2026-11-06#Plan]]",  # its tag is no word of it
+        "- [ ] Sungold F1 📅 2027-02-15 [[Seed Inventory#To buy for 2027]]",  # by its heading
+        "- [ ] Matina, 1 packet [[Seed Inventory#To buy for 2027]]",  # the undated ones in the vault's order
+        "- [ ] Buy straw for the garlic mulch [[2026-11-06#Plan]]",
+    ]  # not the flour bought, the vet, the carrot seed stored, nor the template's placeholder
+
+
+def test_what_the_buying_is_for_narrows_it_by_the_tasks_words_note_path_or_headings(reader: VaultReader) -> None:
+    found = lines(reader, "What do I need to buy for the garden?")
+    assert found is not None
+    assert found[1:] == [
+        "- [ ] Sungold F1 📅 2027-02-15 [[Seed Inventory#To buy for 2027]]",  # Areas/Garden/
+        "- [ ] Matina, 1 packet [[Seed Inventory#To buy for 2027]]",
+    ]
+    assert lines(reader, "What do I need to buy for the boat?") is None  # nothing to buy for it: the search's
