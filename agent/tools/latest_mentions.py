@@ -1,4 +1,6 @@
-"""How something stands now, listed by code: the latest dated mentions of a subject ("How is my knee doing?").
+"""How something stands now, or when it last happened: the latest dated mentions of a subject, listed by code.
+
+"How is my knee doing?", "When did I last water the tomatoes?".
 
 Which note is the latest is a date, not a judgment (rag/answer/state_questions.py has what the 0.5B made of such a
 question). A mention is a line holding the subject's words, counting its note's title, aliases and the line's
@@ -11,6 +13,7 @@ section's link, a table row with its column names; a subject no dated line menti
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -24,10 +27,13 @@ from rag.answer.attribution import terms_of
 from rag.answer.dates import dates_in, days_in_title
 from rag.answer.excerpts import shortened
 from rag.answer.secrets import redact_secrets
-from rag.answer.state_questions import state_subject, subject_terms
+from rag.answer.state_questions import last_time_subject, state_subject, subject_terms
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import TAG, WIKILINK, links_as_words
+from rag.notes.task_fields import parse_task_fields
 
+# A task's line as `_rows` gives it: its checkbox, then its text ("[x] Knee routine ✅ 2026-11-04").
+_TASK_LINE = re.compile(r"^\[[^\]]\]\s+(.*)$")
 MAX_MENTIONS = 8  # listed at most, latest first: how it stands, and how it got there
 MENTION_CHARS = 220  # of a mention's line, shown
 
@@ -51,8 +57,14 @@ class LatestMentions:
         self._max_listed = max_listed
 
     def reply_for(self, question: str) -> ListReply | None:
-        """Return the latest dated mentions of what `question` asks the state of; None for another question or none."""
+        """Return the latest dated mentions of what `question` asks the state of, or when it last happened.
+
+        None for another question, or when no dated line mentions it.
+        """
         subject = state_subject(question)
+        asks_last = subject is None
+        if asks_last:
+            subject = last_time_subject(question)
         if subject is None:
             return None
         snapshot = self._reader.snapshot()
@@ -73,8 +85,12 @@ class LatestMentions:
             for mention, anchor in zip(found, anchors, strict=True)
         ]
         count = f"{len(found)} dated line{'s' if len(found) != 1 else ''}"
-        header = f"What your notes say about “{subject}”, latest first ({count}; each dated by a date it gives, else"
-        header += " by its note's day):"
+        dated = "each dated by a date it gives, else by its note's day"
+        header = f"What your notes say about “{subject}”, latest first ({count}; {dated}):"
+        if asks_last:  # "When did I last water the tomatoes?": the latest day, said first
+            header = (
+                f"Your notes last mention “{subject}” on {found[0].day.isoformat()}; {count}, latest first ({dated}):"
+            )
         text = "\n".join([header, *capped(lines, self._max_listed)])
         return ListReply(text, tuple(dict.fromkeys(anchors[: self._max_listed])))
 
@@ -151,7 +167,14 @@ def _day_of(text: str, today: date, note_day: date | None) -> date | None:
 
     A date in a link is a note's name, not the line's ("see [[2026-11-10 Allotment Committee]]" in a later daily
     note). A line giving only dates after today is a plan ("Base phase starts 2026-11-23" read before then): None.
+    A task is of the day it was done ("✅ 2026-11-16"); its due, scheduled or start date is a plan, gone by or not
+    (an open task due 2026-12-04 was not done then), so an open one is of its words' dates or its note's day.
     """
+    if (task := _TASK_LINE.match(text)) is not None:
+        fields = parse_task_fields(task[1])
+        if fields.done is not None:
+            return fields.done if fields.done <= today else None
+        text = fields.description
     days = []
     for written in dates_in(WIKILINK.sub(" ", text))[0]:  # not a linked note's name: "[[2026-11-10 Committee]]"
         if written.year is not None and written.day is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from rag.answer.attribution import terms_of
+from rag.answer.notes_questions import asks_when_last_written
 
 _PARTICIPLE = r"(?:\w+ed|done|made|set|kept|run|built|written|taken|held|shown|grown|known|used|stored)\b"
 _NOW_WORD = r"(?:now|lately|these|so|at|right|recently)\b"
@@ -49,6 +50,37 @@ def state_subject(question: str) -> str | None:
     if not terms or terms <= _VAGUE:
         return None
     return subject
+
+
+# When something last happened: "When did I last water the tomatoes?", "When was the last time I saw Katrin?", "When
+# was my last physio session?". "When did I last write about X?" asks for the notes about X by when they changed
+# (rag/answer/notes_questions.py).
+_LAST_TIME = re.compile(
+    r"^\W*(?:(?:so|and|ok(?:ay)?)[,\s]+)*(?:when\s+(?:did|have)\s+(?:i|we)\s+last\s+(?P<did>.+?)"
+    r"|when\s+was\s+the\s+last\s+time\s+(?:i|we)\s+(?P<time>.+?)|when\s+was\s+(?:my|our)\s+last\s+(?P<mine>.+?))"
+    r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# Verbs that say nothing of what happened, so that a line need not hold them: "see Katrin", "go to the physio".
+_LIGHT_VERB = re.compile(
+    r"^(?:see|saw|seen|do|did|done|go(?:ne)?\s+to|went\s+to|have|had|get|got|make|made|meet|met|talk(?:ed)?\s+(?:to|with)"
+    r"|spoke\s+(?:to|with)|speak\s+(?:to|with)|call(?:ed)?|visit(?:ed)?)\s+",
+    re.IGNORECASE,
+)
+
+
+def last_time_subject(question: str) -> str | None:
+    """Return what `question` asks when it last happened, as written ("water the tomatoes", "Katrin"), or None.
+
+    A verb that says nothing of what happened is left out ("When did I last see Katrin?": "Katrin").
+    """
+    found = _LAST_TIME.match(question.strip())
+    if found is None or asks_when_last_written(question):
+        return None
+    subject = next(value for value in found.groupdict().values() if value)
+    subject = _LEADING.sub("", _LIGHT_VERB.sub("", subject)).strip(" \t\"'“”")
+    terms = subject_terms(subject)
+    return subject if terms and not terms <= _VAGUE else None
 
 
 def subject_terms(subject: str) -> frozenset[str]:

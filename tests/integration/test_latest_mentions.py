@@ -85,6 +85,28 @@ def test_a_note_named_before_the_subjects_last_word_stands_for_it(reader: VaultR
     ]
 
 
+def test_when_something_last_happened_is_its_latest_mention_and_a_task_is_of_its_done_day(reader: VaultReader) -> None:
+    write_notes(
+        reader.root,
+        {
+            "Daily/2026-11-20.md": (
+                "# 20 November\n\n- [ ] Water the tomatoes 📅 2026-11-30\n- [x] Water the tomatoes ✅ 2026-11-21\n"
+            ),
+            "Garden.md": "# Garden\n\n- [x] Watered the tomatoes ✅ 2026-11-02\n",
+        },
+    )
+    assert lines(reader, "When did I last water the tomatoes?") == [
+        "Your notes last mention “water the tomatoes” on 2026-11-21; 3 dated lines, latest first (each dated by a date"
+        " it gives, else by its note's day):",
+        "- 2026-11-21: [x] Water the tomatoes ✅ 2026-11-21 [[2026-11-20#20 November]]",  # the day it was done
+        "- 2026-11-20: [ ] Water the tomatoes 📅 2026-11-30 [[2026-11-20#20 November]]",  # not done: its note's day
+        "- 2026-11-02: [x] Watered the tomatoes ✅ 2026-11-02 [[Garden#Garden]]",
+    ]
+    # a verb saying nothing of what happened is no word the line must hold
+    found = lines(reader, "When was the last time I did the knee routine?")
+    assert found is not None and found[0].startswith("Your notes last mention “knee routine” on 2026-11-04;")
+
+
 def test_a_subject_no_dated_line_mentions_is_for_the_search(reader: VaultReader) -> None:
     assert lines(reader, "How is the half marathon training going?") is None  # no note mentions it
     assert lines(reader, "How is my cycling going?") is None  # only an undated note does

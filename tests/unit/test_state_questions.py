@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.state_questions import state_subject
+from rag.answer.state_questions import last_time_subject, state_subject
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,29 @@ def test_a_question_about_how_something_stands_is_read_with_its_subject(question
 )
 def test_other_questions_are_no_questions_of_how_something_stands(question: str) -> None:
     assert state_subject(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("When did I last water the tomatoes?", "water the tomatoes"),
+        ("When was the last time I saw Katrin?", "Katrin"),  # "saw" says nothing of what happened
+        ("When did we last go to the allotment?", "allotment"),
+        ("When was my last physio session?", "physio session"),
+        ("When did I last do the knee routine?", "knee routine"),
+    ],
+)
+def test_a_question_about_when_something_last_happened_is_read_with_it(question: str, subject: str) -> None:
+    assert last_time_subject(question) == subject
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When did I last write about Kafka?",  # the notes about it by when they changed: the notes list's
+        "When did I last do it?",  # nothing named
+        "When is my next physio session?",
+    ],
+)
+def test_other_questions_are_no_questions_of_when_something_last_happened(question: str) -> None:
+    assert last_time_subject(question) is None
