@@ -1,8 +1,9 @@
 """What there is to buy, listed by code: the open tasks saying so, and those under a heading saying so.
 
-A task is one to buy when its words start so ("Buy straw …", "Order seed potatoes", "Purchase …", "Pick up …"), or
-when a heading above it says so ("To buy for 2027", "Shopping", "Groceries"); asked what it is for ("… for the
-garden"), only those whose words, note path (title and folders) or headings hold it. Open ones only, the earliest
+A task is one to buy when its words start so ("Buy straw …", "Order seed potatoes", "Purchase …"), when a tag says so
+("#shopping", "#groceries"), or when a heading above it names a list of purchases ("To buy for 2027", "Shopping",
+"Groceries"); asked what it is for ("… for the garden"), only those whose words, tags, note path (title and folders)
+or headings hold it. Open ones only, the earliest
 due first, then in the vault's order; none found is for the search (the vault may keep its shopping list in prose).
 """
 
@@ -21,10 +22,18 @@ from rag.answer.state_questions import subject_terms
 from rag.notes.inline import TAG
 from rag.notes.task_fields import parse_task_fields
 
-# A task's opening words saying it is a purchase (English and German, as the vaults here write them).
-_BUYING = re.compile(r"^(?:buy|order|purchase|re-?order|restock|pick\s+up|kaufen|besorgen|bestellen)\b", re.IGNORECASE)
-# A heading saying the tasks under it are purchases.
-_BUYING_HEADING = re.compile(r"\b(?:to\s+buy|buy|shopping|groceries|grocery|einkauf\w*|einkaufsliste)\b", re.IGNORECASE)
+# A task's opening words saying it is a purchase (English and German, as the vaults here write them); not "Buy-in
+# from Priya", nor "Pick up the kids".
+_BUYING = re.compile(r"^(?:buy|order|purchase|re-?order|restock|kaufen|besorgen|bestellen)\b(?!-)", re.IGNORECASE)
+# A heading naming a list of purchases, whole: "To buy for 2027", "Shopping list", "Groceries"; not "Buy vs build" or
+# "Online Shopping Checkout Revamp".
+_BUYING_HEADING = re.compile(
+    r"^(?:(?:things\s+)?to\s+buy|shopping(?:\s+list)?|groceries|grocery\s+list|einkauf(?:sliste|en)?|zu\s+kaufen)"
+    r"(?:\s+(?:for|in|at|bei|für)\b.*|\s+\d{4})?$",
+    re.IGNORECASE,
+)
+# A tag marking a purchase: "- [ ] oat milk #groceries".
+_BUYING_TAGS = frozenset({"shopping", "groceries", "grocery", "buy", "to-buy", "tobuy", "einkauf", "einkaufen"})
 
 
 class BuyLists:
@@ -48,11 +57,18 @@ class BuyLists:
                     continue
                 fields = parse_task_fields(task.text)
                 words = TAG.sub(" ", fields.description).strip()
+                tags = {tag.casefold() for tag in TAG.findall(fields.description)}
                 headings = snapshot.heading_path_at(path, task.line)
-                if not (_BUYING.match(words) or any(_BUYING_HEADING.search(heading) for heading in headings)):
+                if not (
+                    _BUYING.match(words)
+                    or any(tag.split("/")[-1] in _BUYING_TAGS for tag in tags)
+                    or any(_BUYING_HEADING.match(heading.strip()) for heading in headings)
+                ):
                     continue
-                if wanted and not wanted <= terms_of(" ".join((words, path.removesuffix(".md"), *headings))):
-                    continue  # the note's path holds its title and folders: "Areas/Garden/Seed Inventory"
+                # Where it is for: its words, tags ("#garden"), note path ("Areas/Garden/Seed Inventory"), headings.
+                held = " ".join((words, *(tag.replace("/", " ") for tag in tags), path.removesuffix(".md"), *headings))
+                if wanted and not wanted <= terms_of(held):
+                    continue
                 line = f"[{task.status}] {task.text}"
                 anchor = snapshot.anchor(path, headings)
                 found.append((fields.due or date.max, len(found), line, anchor))

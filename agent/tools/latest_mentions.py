@@ -24,7 +24,7 @@ from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import Note, Section
 from rag.answer.attribution import terms_of
-from rag.answer.dates import dates_in, days_in_title
+from rag.answer.dates import days_in_title, whole_days
 from rag.answer.excerpts import shortened
 from rag.answer.secrets import redact_secrets
 from rag.answer.state_questions import last_time_subject, state_subject, subject_terms
@@ -34,6 +34,7 @@ from rag.notes.task_fields import parse_task_fields
 
 # A task's line as `_rows` gives it: its checkbox, then its text ("[x] Knee routine ✅ 2026-11-04").
 _TASK_LINE = re.compile(r"^\[[^\]]\]\s+(.*)$")
+_STEM_START = 4  # letters of a stem that every spelling of its words shares ("colo" of "colour" and "color")
 MAX_MENTIONS = 8  # listed at most, latest first: how it stands, and how it got there
 MENTION_CHARS = 220  # of a mention's line, shown
 
@@ -128,9 +129,10 @@ def _mentions(note: Note, terms: frozenset[str], today: date) -> Iterator[Mentio
 
 
 def _may_hold(note: Note, terms: frozenset[str]) -> bool:
-    """Return False when `note` cannot mention the subject: a stem of it is nowhere in its title, aliases or text.
+    """Return False when `note` cannot mention the subject: a stem's start is nowhere in its title, aliases or text.
 
-    A cheap test before each line is read: a stem is the start of the words it stands for ("knee" of "knees").
+    A cheap test before each line is read. A stem's first letters start the words it stands for ("knee" of "knees"),
+    however spelled: "neighbor", the stem of "neighbour", is not in "My neighbour fixed the fence", "neig" is.
     """
     text = " ".join(
         (
@@ -140,7 +142,7 @@ def _may_hold(note: Note, terms: frozenset[str]) -> bool:
             *(" ".join(section.heading_path) for section in note.sections),
         )
     ).casefold()
-    return all(term in text for term in terms)
+    return all(term[:_STEM_START] in text for term in terms)
 
 
 def _rows(section: Section) -> Iterator[tuple[int, str]]:
@@ -163,10 +165,12 @@ def _rows(section: Section) -> Iterator[tuple[int, str]]:
 
 
 def _day_of(text: str, today: date, note_day: date | None) -> date | None:
-    """Return the day a line is of: its latest whole date not after today, else its note's day; None for neither.
+    """Return the day a line is of: its latest whole date not after today, or its note's day if later; None for none.
 
-    A date in a link is a note's name, not the line's ("see [[2026-11-10 Allotment Committee]]" in a later daily
-    note). A line giving only dates after today is a plan ("Base phase starts 2026-11-23" read before then): None.
+    A line of a day's note was written that day: "Knee flared up, worst since the fall on 2026-10-01" in the note of
+    2026-11-22 says how the knee stands on 2026-11-22. A date in a link is a note's name, not the line's ("see
+    [[2026-11-10 Allotment Committee]]" in a later daily note). A line giving only dates after today is a plan ("Base
+    phase starts 2026-11-23" read before then): None.
     A task is of the day it was done ("✅ 2026-11-16"); its due, scheduled or start date is a plan, gone by or not
     (an open task due 2026-12-04 was not done then), so an open one is of its words' dates or its note's day.
     """
@@ -175,17 +179,13 @@ def _day_of(text: str, today: date, note_day: date | None) -> date | None:
         if fields.done is not None:
             return fields.done if fields.done <= today else None
         text = fields.description
-    days = []
-    for written in dates_in(WIKILINK.sub(" ", text))[0]:  # not a linked note's name: "[[2026-11-10 Committee]]"
-        if written.year is not None and written.day is not None:
-            try:
-                days.append(date(written.year, written.month, written.day))
-            except ValueError:  # "31 February 2026"
-                continue
-    if days:
-        past = [day for day in days if day <= today]
-        return max(past) if past else None
-    return note_day if note_day is not None and note_day <= today else None
+    days = whole_days(WIKILINK.sub(" ", text))  # not a linked note's name: "[[2026-11-10 Committee]]"
+    past = [day for day in days if day <= today]
+    if days and not past:
+        return None
+    if note_day is not None and note_day <= today:
+        return max([note_day, *past])  # written that day: "worse since the fall on 2026-10-01" is of the note's day
+    return max(past) if past else None
 
 
 def _is_tags_only(text: str) -> bool:

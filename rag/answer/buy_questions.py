@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 
+MAX_QUESTION_CHARS = 200  # a question of what to buy is short; a pasted page is not read as one
 _TO_BUY = re.compile(
     r"^\W*(?:(?:so|and|ok(?:ay)?|please)[,\s]+)*(?:"
-    # "What do I need to buy?", "What should we order?", "What do I still have to pick up?"
-    r"what\s+(?:do|should|must)\s+(?:i|we)\s+(?:still\s+)?(?:need\s+to\s+|have\s+to\s+)?(?:buy|order|purchase|pick\s+up)"
+    # "What do I need to buy?", "What should we order?", "What do I still have to get from the shop?"
+    r"what\s+(?:do|should|must)\s+(?:i|we)\s+(?:still\s+)?(?:need\s+to\s+|have\s+to\s+)?(?:buy|order|purchase"
+    r"|get\s+(?:from|at)\s+the\s+(?:shop|store|supermarket))"
     # "What's on my shopping list?", "Show me my grocery list"
     r"|what(?:'s|\s+is)\s+on\s+(?:my|our|the)\s+(?:shopping|grocery|groceries)\s+list"
     r"|(?:show|list|give)\s+(?:me\s+)?(?:my|our|the)\s+(?:shopping|grocery)\s+list"
@@ -29,7 +31,7 @@ def buying_asked(question: str) -> str | None:
 
     None when `question` does not ask what there is to buy.
     """
-    found = _TO_BUY.match(question.strip())
+    found = _TO_BUY.match(" ".join(question.split())[:MAX_QUESTION_CHARS])
     if found is None:
         return None
     return (found["purpose"] or "").strip()

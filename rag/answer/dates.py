@@ -144,13 +144,28 @@ def days_in_title(title: str) -> frozenset[str]:
 
     "2026-11-16 1-on-1 Priya", "2026-W46 Weekly Review", and "Entry of 12th Mar, 2025" (vaultofknowledge's daily
     notes, whose name no daily-notes setting gives), "March 12, 2025", "Wednesday, March 12th 2025". A date without
-    its year ("Meeting 12 March") is no day's.
+    its year ("Meeting 12 March") is no day's, nor is a day no calendar has ("2026-02-31", a typo in a file name).
     """
-    found = set(_ISO_DAY_IN_TITLE.findall(title))
-    for written in dates_in(title)[0]:
+    found = {found for found in _ISO_DAY_IN_TITLE.findall(title) if len(found) != len("2026-11-16") or _is_day(found)}
+    found.update(day.isoformat() for day in whole_days(title))
+    return frozenset(found)
+
+
+def whole_days(text: str) -> list[Day]:
+    """Return the days `text` gives whole, with their year, in its order ("31 February 2026" is none)."""
+    found = []
+    for written in dates_in(text)[0]:
         if written.year is not None and written.day is not None:
             try:
-                found.add(Day(written.year, written.month, written.day).isoformat())
+                found.append(Day(written.year, written.month, written.day))
             except ValueError:  # "31st Feb, 2025"
                 continue
-    return frozenset(found)
+    return found
+
+
+def _is_day(iso: str) -> bool:
+    try:
+        Day.fromisoformat(iso)
+    except ValueError:
+        return False
+    return True

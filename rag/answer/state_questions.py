@@ -15,7 +15,10 @@ import re
 from rag.answer.attribution import terms_of
 from rag.answer.notes_questions import asks_when_last_written
 
-_PARTICIPLE = r"(?:\w+ed|done|made|set|kept|run|built|written|taken|held|shown|grown|known|used|stored)\b"
+_PARTICIPLE = (
+    r"(?:\w+ed|done|made|set|kept|run|built|written|taken|held|shown|grown|known|laid|paid|spent|put|split|cut|sold"
+    r"|bought|found|given|hung|spread|left|meant)\b"
+)
 _NOW_WORD = r"(?:now|lately|these|so|at|right|recently)\b"
 _NOW = r"(?:\s+(?:now|lately|these\s+days|so\s+far|at\s+the\s+moment|right\s+now|recently))?"
 _STATE = re.compile(
@@ -32,6 +35,8 @@ _STATE = re.compile(
     r")\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
+MAX_QUESTION_CHARS = 200  # a question of how something stands is short
+_SECOND_QUESTION = re.compile(r"[,;:]|\b(?:and|or)\s+(?:what|how|why|when|where|who|which|did|do|does|is|are)\b", re.I)
 _LEADING = re.compile(r"^(?:(?:my|our|the|this|that|your)\s+)+", re.IGNORECASE)
 # Subjects too vague to look up: "How are things going?", "How is everything?", "How are you doing?".
 _VAGUE = frozenset({"thing", "everyth", "stuff", "all", "life", "i", "you", "we", "it", "they"})
@@ -42,14 +47,36 @@ def state_subject(question: str) -> str | None:
 
     None too for a subject with no word to look up, or a vague one ("How are you doing?", "How are things going?").
     """
-    found = _STATE.match(question.strip())
+    found = _STATE.match(_short(question))
     if found is None:
         return None
     subject = _LEADING.sub("", next(value for value in found.groupdict().values() if value)).strip(" \t\"'“”")
+    return subject if _is_subject(subject) else None
+
+
+def _short(question: str) -> str:
+    """Return `question` with its spaces collapsed, or "" when it is too long to be a short question of a subject.
+
+    The patterns here read a subject between words with `.+?`; over a pasted page, or runs of spaces, they would
+    try every way to split it ("How is" and 2,000 spaces took 62 s).
+    """
+    text = " ".join(question.split())
+    return text if len(text) <= MAX_QUESTION_CHARS else ""
+
+
+def _is_subject(subject: str) -> bool:
+    """Return True for a subject to look up: a word that is no filler, no number, nothing vague, no second question.
+
+    "What's the latest on my knee, and what did the doctor say?" asks two things; "the status of my order #123" names
+    a number, which a line of the notes about orders need not hold.
+    """
     terms = subject_terms(subject)
-    if not terms or terms <= _VAGUE:
-        return None
-    return subject
+    return (
+        bool(terms)
+        and not terms <= _VAGUE
+        and not _SECOND_QUESTION.search(subject)
+        and not any(character.isdigit() or character == "#" for character in subject)
+    )
 
 
 # When something last happened: "When did I last water the tomatoes?", "When was the last time I saw Katrin?", "When
@@ -74,13 +101,12 @@ def last_time_subject(question: str) -> str | None:
 
     A verb that says nothing of what happened is left out ("When did I last see Katrin?": "Katrin").
     """
-    found = _LAST_TIME.match(question.strip())
+    found = _LAST_TIME.match(_short(question))
     if found is None or asks_when_last_written(question):
         return None
     subject = next(value for value in found.groupdict().values() if value)
     subject = _LEADING.sub("", _LIGHT_VERB.sub("", subject)).strip(" \t\"'“”")
-    terms = subject_terms(subject)
-    return subject if terms and not terms <= _VAGUE else None
+    return subject if _is_subject(subject) else None
 
 
 def subject_terms(subject: str) -> frozenset[str]:

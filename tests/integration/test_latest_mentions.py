@@ -107,6 +107,28 @@ def test_when_something_last_happened_is_its_latest_mention_and_a_task_is_of_its
     assert found is not None and found[0].startswith("Your notes last mention “knee routine” on 2026-11-04;")
 
 
+def test_a_days_note_dates_its_lines_and_spellings_and_misnamed_days_are_borne(reader: VaultReader) -> None:
+    write_notes(
+        reader.root,
+        {
+            # written on 2026-11-22: how the knee stands then, whatever day it looks back to
+            "Daily/2026-11-22.md": "# 22 November\n\n- Knee flared up, worst since the fall on 2026-10-01.\n",
+            "Daily/2026-02-31.md": "# A day no calendar has\n\n- Knee fine.\n",  # no day: its line says nothing of when
+            "Daily/2026-11-23.md": "# 23 November\n\n- My neighbour fixed the fence.\n",
+        },
+    )
+    found = lines(reader, "How is my knee doing?")
+    assert found is not None
+    assert found[1] == "- 2026-11-22: Knee flared up, worst since the fall on 2026-10-01. [[2026-11-22#22 November]]"
+    assert not any("Knee fine" in line for line in found)
+    # "neighbour" is stemmed as "neighbor": found however the note spells it
+    assert lines(reader, "How's my neighbour?") == [
+        "What your notes say about “neighbour”, latest first (1 dated line; each dated by a date it gives, else by its"
+        " note's day):",
+        "- 2026-11-23: My neighbour fixed the fence. [[2026-11-23#23 November]]",
+    ]
+
+
 def test_a_subject_no_dated_line_mentions_is_for_the_search(reader: VaultReader) -> None:
     assert lines(reader, "How is the half marathon training going?") is None  # no note mentions it
     assert lines(reader, "How is my cycling going?") is None  # only an undated note does

@@ -12,7 +12,7 @@ from rag.answer.buy_questions import buying_asked
     [
         ("What do I need to buy?", ""),
         ("What should we order?", ""),
-        ("What do I still have to pick up?", ""),
+        ("What do I still have to get from the shop?", ""),
         ("What's on my shopping list?", ""),
         ("Show me my grocery list", ""),
         ("What is left to buy?", ""),
@@ -30,6 +30,7 @@ def test_a_question_asking_what_to_buy_is_read_with_what_it_is_for(question: str
         "Where do I buy seeds?",
         "Should I buy a new chain?",
         "What order do the beds rotate in?",
+        "What do I still have to pick up?",  # the kids, a parcel: no purchase
     ],
 )
 def test_other_questions_ask_for_no_list_to_buy(question: str) -> None:
