@@ -14,20 +14,19 @@ from agent.tools.list_reply import MAX_LISTED, ListReply, links_listed
 from agent.tools.property_lists import notes_of_kind, property_numbers
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, property_value
-from agent.tools.vault_tasks import templates_folder_or_none, vault_tasks
+from agent.tools.vault_tasks import is_in_progress, status_words, templates_folder_or_none, vault_tasks
 from rag.answer.secrets import redact_secrets
 from rag.answer.vault_questions import VaultAsk
 
 # Statuses that close a note's matter, as vaults write them ("done", "Abandoned", "completed", "cancelled" …).
 _CLOSED = frozenset(
     {"done", "completed", "complete", "finished", "abandoned", "cancelled", "canceled", "archived", "closed",
-     "dropped", "shelved", "rejected", "won't do", "wontfix"}
+     "dropped", "shelved", "rejected", "won't do", "wont do", "wontfix", "wont fix"}
 )  # fmt: skip
 # Statuses saying a note's matter is in hand now, besides the verb asked ("reading" for "What am I reading?").
 _IN_HAND = frozenset({"in progress", "inprogress", "wip", "started", "ongoing", "active", "current", "doing", "now"})
 _STATUS_NAMES = ("status", "state", "stage")
 _RATING = "rating"  # how a note of a kind is liked: kepano-obsidian's, and the Bases and Book Search templates'
-_IN_PROGRESS = "/"  # the Tasks plugin's mark of a task in progress: "- [/] The Dispossessed — on page 120"
 
 
 class KindLists:
@@ -70,7 +69,7 @@ class KindLists:
     def _open(self, snapshot: VaultSnapshot, paths: list[str], kind_said: str) -> ListReply:
         """Return the notes of `paths` whose status is no closed one, each with its status; say how many have none."""
         statuses = {path: _status(snapshot, path) for path in paths}
-        listed = [(path, status) for path, status in statuses.items() if status and status.casefold() not in _CLOSED]
+        listed = [(path, status) for path, status in statuses.items() if status and status_words(status) not in _CLOSED]
         without = sum(1 for status in statuses.values() if not status)
         after = f"; {without} {'has' if without == 1 else 'have'} no status" if without else ""
         count = f"{len(listed)} {'note' if len(listed) == 1 else 'notes'}"
@@ -108,13 +107,13 @@ class KindLists:
         lines = [
             (snapshot.anchor(path), f" ({status})")
             for path in paths
-            if (status := _status(snapshot, path)) and _said(status) in in_hand
+            if (status := _status(snapshot, path)) and status_words(status) in in_hand
         ]
         kind_paths = set(paths)
         for path, tasks in vault_tasks(self._reader, snapshot):
             if path in kind_paths:
                 for task in tasks:
-                    if task.status == _IN_PROGRESS:
+                    if is_in_progress(task):  # "- [/] The Dispossessed — on page 120"
                         text = redact_secrets(task.text) if self._reader.redacts_secrets else task.text
                         anchor = snapshot.anchor(path, snapshot.heading_path_at(path, task.line))
                         lines.append((anchor, f": [/] {text}"))
@@ -135,11 +134,6 @@ def _status(snapshot: VaultSnapshot, path: str) -> str:
     """Return a note's status as written (its `status`, `state` or `stage` property), "" for none."""
     for name in _STATUS_NAMES:
         present, value = property_value(snapshot.notes[path], name)
-        if present and isinstance(value, str | int | float) and str(value).strip():
+        if present and isinstance(value, str | int | float) and not isinstance(value, bool) and str(value).strip():
             return str(value).strip()
     return ""
-
-
-def _said(status: str) -> str:
-    """Return a status as compared: "In-Progress", "in_progress" and "in progress" alike."""
-    return " ".join(status.casefold().replace("-", " ").replace("_", " ").split())

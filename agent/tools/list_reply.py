@@ -18,7 +18,9 @@ class ListReply:
 
     text: str
     anchors: tuple[str, ...]
-    is_empty: bool = False  # no open task is of the days asked, nor after them
+    # Nothing of what was asked is there (no open task of the days asked, nor after them; no task worked on): the
+    # caller may leave the question to the search, where the notes may say it in words.
+    is_empty: bool = False
 
 
 def capped(lines: Sequence[str], limit: int, *, more: str = "more") -> list[str]:

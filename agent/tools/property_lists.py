@@ -9,6 +9,7 @@ as a number), a number compared ("7 or higher", "over 3", "at most 2"), or any v
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -166,8 +167,8 @@ def _extremes(holders: list[tuple[str, object]], *, highest: bool) -> tuple[str,
 
 
 def property_numbers(held: object) -> list[float]:
-    """Return the numbers a property's value holds: each item read whole as a number ("7", 4.5; not "8/10")."""
-    return [number for item in _items(held) if (number := _number(item)) is not None]
+    """Return the numbers a property's value holds: each item read whole as a number ("7", 4.5; not "8/10", "nan")."""
+    return [number for item in _items(held) if (number := _number(item)) is not None and math.isfinite(number)]
 
 
 def _items(held: object) -> list[object]:

@@ -20,12 +20,12 @@ from agent.tools.due_tasks import DueTasks, TaskPlace
 from agent.tools.list_reply import MAX_LISTED, ListReply, capped
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
-from agent.tools.vault_tasks import is_open, note_line, task_notes, vault_tasks
+from agent.tools.vault_tasks import is_in_progress, is_in_progress_status, is_open, note_line, task_notes, vault_tasks
 from core.domain import Task
 from rag.answer.done_questions import done_ask
 from rag.answer.due_questions import due_ask, takes_priority
 from rag.answer.secrets import redact_secrets
-from rag.answer.task_lists import ListAsk, State, asks_of_whole_vault, list_ask
+from rag.answer.task_lists import ListAsk, State, asks_of_whole_vault, asks_what_worked_on, list_ask
 from rag.notes.inline import WIKILINK
 from rag.notes.task_fields import parse_task_fields
 from rag.notes.task_notes import TaskNote
@@ -135,7 +135,11 @@ class TaskLists:
             found = self._due.days_reply(due, place=named_place(snapshot, question))
             return None if found.is_empty else found
         asked = self._asked(snapshot, question, earlier)
-        return None if asked is None else self._list_reply(snapshot, asked)
+        if asked is None:
+            return None
+        found = self._list_reply(snapshot, asked)
+        # "What tasks am I working on?" in a vault marking none in progress: its notes may say it in words.
+        return None if found.is_empty and asks_what_worked_on(question) else found
 
     def _asked(self, snapshot: VaultSnapshot, question: str, earlier: Sequence[str]) -> _Asked | None:
         """Return the list `question` asks for and of which place, after the questions `earlier` if it follows one."""
@@ -196,7 +200,7 @@ class TaskLists:
             return ListReply(f"No tasks in {where}.", place.anchors)
         overall = f"{counted} task{'s' if counted != 1 else ''} in all, {open_count} open"
         if not lines:
-            return ListReply(f"No {what} in {where} ({overall}).", place.anchors)
+            return ListReply(f"No {what} in {where} ({overall}).", place.anchors, is_empty=True)
         listed = lines[: self._max_listed]
         narrowed = ask.state != "all" or ask.priorities or ask.due_only
         header = f"{len(lines)} {what} in {where}" + (f" ({overall}):" if narrowed else f", {open_count} open:")
@@ -220,15 +224,14 @@ def task_state(task: Task) -> frozenset[State]:
         return frozenset({"done"})
     if not is_open(task):
         return frozenset()
-    return frozenset({"open", "in progress"}) if task.status == "/" else frozenset({"open"})
+    return frozenset({"open", "in progress"}) if is_in_progress(task) else frozenset({"open"})
 
 
 def note_state(note: TaskNote) -> frozenset[State]:
     """Return the states a task note is in, as `task_state` a checkbox's (TaskNotes' "in-progress" status)."""
     if note.is_done:
         return frozenset({"done"})
-    in_progress = note.status.casefold().replace("_", "-").replace(" ", "-") == "in-progress"
-    return frozenset({"open", "in progress"}) if in_progress else frozenset({"open"})
+    return frozenset({"open", "in progress"}) if is_in_progress_status(note.status) else frozenset({"open"})
 
 
 def _state_word(ask: ListAsk) -> str:

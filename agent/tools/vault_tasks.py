@@ -12,11 +12,27 @@ from rag.notes.obsidian_config import counts_as_task
 from rag.notes.task_notes import TaskNote, task_note, task_notes_config
 
 _CLOSED = frozenset("xX-")  # done or cancelled: not "open" ("/" in progress and other marks still are)
+_IN_PROGRESS = "/"
 
 
 def is_open(task: Task) -> bool:
     """Return True for a task that is neither done nor cancelled."""
     return task.status not in _CLOSED
+
+
+def is_in_progress(task: Task) -> bool:
+    """Return True for a task marked in progress: the Tasks plugin's "[/]"."""
+    return task.status == _IN_PROGRESS
+
+
+def is_in_progress_status(status: str) -> bool:
+    """Return True for a status saying in progress, however written: "in-progress" (TaskNotes), "In Progress"."""
+    return status_words(status) == "in progress"
+
+
+def status_words(status: str) -> str:
+    """Return a status as compared: "In-Progress", "in_progress" and "in progress" alike."""
+    return " ".join(status.casefold().replace("-", " ").replace("_", " ").split())
 
 
 def templates_folder_or_none(reader: VaultReader, snapshot: VaultSnapshot) -> str | None:

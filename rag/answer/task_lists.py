@@ -146,3 +146,8 @@ def asks_of_whole_vault(question: str) -> bool:
     "What are my open tasks?", "Which of my tasks are done?"; "What tasks do I have about the garden?": the search.
     """
     return not _PLACE_OR_TOPIC.search(_WORKING_ON_WORDS.sub(" ", _OF_TASKS.sub(" ", question)))
+
+
+def asks_what_worked_on(question: str) -> bool:
+    """Return True for a question asking what is worked on now ("What tasks am I working on right now?")."""
+    return _WORKING_ON_WORDS.search(question) is not None

@@ -218,7 +218,8 @@ _OF_KIND_NOW = re.compile(
 # Kinds that are no category: the vault's own nouns (notes, tags, folders), tasks, and words for time.
 _NO_KIND = frozenset(
     {"notes", "note", "pages", "files", "tags", "folders", "links", "backlinks", "properties", "tasks", "todos",
-     "to-dos", "days", "weeks", "months", "years", "options", "things", "thoughts", "ideas"}
+     "to-dos", "days", "weeks", "months", "years", "options", "things", "thoughts", "ideas", "time", "else",
+     "ones", "one"}
 )  # fmt: skip
 _CLEAN_NAME = re.compile(r"^(?:the|my|our)\s+|\s+(?:note|page|file)$", re.IGNORECASE)
 

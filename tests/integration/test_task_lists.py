@@ -97,6 +97,10 @@ def test_the_state_priority_or_due_date_asked_for_narrows_the_list(settings: Set
         "1 task in progress in the vault (9 tasks in all, 7 open):",
         "- [/] #task Throw the trash away 📅 2021-11-20 [[Important Project#Trash is important]]",
     ]
+    # with none in progress in a place asked of, so it is said; asked what is worked on, the notes may say it in words
+    assert lines(settings, "Which tasks are in progress in ACME?") == [
+        "No tasks in progress in [[ACME]] (1 task in all, 1 open)."
+    ]
     high = lines(settings, "What are the high priority tasks in Important Project?")
     assert high is not None and high[1:] == [
         "- [ ] #task Also: take out the trash! ⏫ [[Important Project#Trash is important]]"
@@ -109,6 +113,9 @@ def test_the_state_priority_or_due_date_asked_for_narrows_the_list(settings: Set
         "- [/] #task Throw the trash away 📅 2021-11-20",
         "- [ ] #task Something about interwebs 📅 2021-11-22",
     ]
+    # with none marked in progress in the vault, "What am I working on?" is the search's: the notes may say it
+    (settings.vault_path / "Important Project.md").unlink()
+    assert lines(settings, "What tasks am I working on right now?") is None
 
 
 def test_a_note_named_by_link_alias_or_as_a_note_and_a_folder_named_as_a_folder_are_places(settings: Settings) -> None:

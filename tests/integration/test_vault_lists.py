@@ -285,6 +285,22 @@ def test_the_notes_of_a_kind_are_those_linking_its_note_tagged_or_filed_so(setti
         "- [[Children of Time]] (rating 8)",
     ]
     assert lines(settings, "What projects do I like?") is None
+    # A rating no number is ("nan"), a status that is a yes or no, a closed status however written
+    write_notes(
+        settings.vault_path,
+        {
+            "Projects/Odd.md": "---\nstatus: true\nrating: .nan\n---\n# Odd\n",
+            "Projects/Quit.md": "---\nstatus: Won't-Do\n---\n# Quit\n",
+        },
+    )
+    assert lines(settings, "What projects do I like?") is None
+    assert lines(settings, "What are my open projects?") == [
+        "3 notes filed as projects (by a category, a tag or a folder) whose status is not a closed one (done, abandoned"
+        " …); 2 have no status:",  # Plan, and Odd's `true`
+        "- [[Boat]] (paused)",
+        "- [[Garden]] (active)",
+        "- [[Kiln]] (In_Progress)",
+    ]  # not Quit's "Won't-Do"
 
 
 def test_a_name_no_note_has_is_left_to_the_model(settings: Settings) -> None:
