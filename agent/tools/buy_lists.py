@@ -15,10 +15,9 @@ from datetime import date
 from agent.tools.list_reply import MAX_LISTED, ListReply, capped
 from agent.tools.reader import VaultReader
 from agent.tools.vault_tasks import is_open, vault_tasks
-from rag.answer.attribution import terms_of
+from rag.answer.attribution import terms_of, word_terms
 from rag.answer.buy_questions import buying_asked
 from rag.answer.secrets import redact_secrets
-from rag.answer.state_questions import subject_terms
 from rag.notes.inline import TAG
 from rag.notes.task_fields import parse_task_fields
 
@@ -48,7 +47,7 @@ class BuyLists:
         purpose = buying_asked(question)
         if purpose is None:
             return None
-        wanted = subject_terms(purpose)
+        wanted = word_terms(purpose)
         snapshot = self._reader.snapshot()
         found: list[tuple[date, int, str, str]] = []  # (due date, or none; order; line; anchor)
         for path, tasks in vault_tasks(self._reader, snapshot):

@@ -23,11 +23,11 @@ from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import Note, Section
-from rag.answer.attribution import terms_of
+from rag.answer.attribution import terms_of, word_terms
 from rag.answer.dates import days_in_title, whole_days
 from rag.answer.excerpts import shortened
 from rag.answer.secrets import redact_secrets
-from rag.answer.state_questions import last_time_subject, state_subject, subject_terms
+from rag.answer.state_questions import last_time_subject, state_subject
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import TAG, WIKILINK, links_as_words
 from rag.notes.task_fields import parse_task_fields
@@ -97,7 +97,7 @@ class LatestMentions:
 
     def _found(self, snapshot: VaultSnapshot, subject: str, templates: str | None) -> list[Mention]:
         """Return the dated mentions of `subject` in the notes outside the templates folder, in no order."""
-        terms, today = subject_terms(subject), self._reader.today()
+        terms, today = word_terms(subject), self._reader.today()
         return [
             mention
             for path, note in snapshot.notes.items()

@@ -251,6 +251,14 @@ def terms_of(text: str, *, bare_numbers: bool = False) -> set[str]:
     return numbers | words | {name.casefold() for name in _NAME.findall(text) if _is_name(name)}
 
 
+def word_terms(text: str) -> frozenset[str]:
+    """Return the word stems of `text` as `terms_of` reads them, without its numbers and dates.
+
+    What a subject is called ("knee", "the garden"): a line about it need not give the question's numbers.
+    """
+    return frozenset(term for term in terms_of(text) if not term[:1].isdigit())
+
+
 def _unit(word: str) -> str:
     """Return the unit `word` after a number writes, as compared ("" for none): "Hours" -> "h", "cm", "%"."""
     unit = word.replace(" ", "").casefold()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from rag.answer.attribution import terms_of
+from rag.answer.attribution import word_terms
 from rag.answer.notes_questions import asks_when_last_written
 
 _PARTICIPLE = (
@@ -70,7 +70,7 @@ def _is_subject(subject: str) -> bool:
     "What's the latest on my knee, and what did the doctor say?" asks two things; "the status of my order #123" names
     a number, which a line of the notes about orders need not hold.
     """
-    terms = subject_terms(subject)
+    terms = word_terms(subject)
     return (
         bool(terms)
         and not terms <= _VAGUE
@@ -107,8 +107,3 @@ def last_time_subject(question: str) -> str | None:
     subject = next(value for value in found.groupdict().values() if value)
     subject = _LEADING.sub("", _LIGHT_VERB.sub("", subject)).strip(" \t\"'“”")
     return subject if _is_subject(subject) else None
-
-
-def subject_terms(subject: str) -> frozenset[str]:
-    """Return the word stems a mention of `subject` holds, as the answer checks read words (no numbers, no filler)."""
-    return frozenset(term for term in terms_of(subject) if not term[:1].isdigit())
