@@ -10,13 +10,14 @@ due first, then in the vault's order; none found is for the search (the vault ma
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date
 
 from agent.tools.list_reply import MAX_LISTED, ListReply, capped
 from agent.tools.reader import VaultReader
 from agent.tools.vault_tasks import is_open, vault_tasks
 from rag.answer.attribution import terms_of, word_terms
-from rag.answer.buy_questions import buying_asked
+from rag.answer.buy_questions import buying_asked, purpose_after
 from rag.answer.secrets import redact_secrets
 from rag.notes.inline import TAG
 from rag.notes.task_fields import parse_task_fields
@@ -42,9 +43,14 @@ class BuyLists:
         self._reader = reader
         self._max_listed = max_listed
 
-    def reply_for(self, question: str) -> ListReply | None:
-        """Return the open tasks to buy `question` asks for, or None (another question, or none found)."""
+    def reply_for(self, question: str, earlier: Sequence[str] = ()) -> ListReply | None:
+        """Return the open tasks to buy `question` asks for, or None (another question, or none found).
+
+        `earlier`: the user's questions before it, oldest first ("And for the garden?" after "What do I need to buy?").
+        """
         purpose = buying_asked(question)
+        if purpose is None and earlier:
+            purpose = purpose_after(question, earlier[-1])
         if purpose is None:
             return None
         wanted = word_terms(purpose)

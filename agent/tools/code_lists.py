@@ -34,6 +34,6 @@ class CodeLists:
         return (
             self._vault.reply_for(question)
             or self._tasks.reply_for(question, earlier)
-            or self._latest.reply_for(question)
-            or self._buying.reply_for(question)
+            or self._latest.reply_for(question, earlier)
+            or self._buying.reply_for(question, earlier)
         )

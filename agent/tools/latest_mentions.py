@@ -14,7 +14,7 @@ section's link, a table row with its column names; a subject no dated line menti
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -27,7 +27,7 @@ from rag.answer.attribution import terms_of, word_terms
 from rag.answer.dates import days_in_title, whole_days
 from rag.answer.excerpts import shortened
 from rag.answer.secrets import redact_secrets
-from rag.answer.state_questions import last_time_subject, state_subject
+from rag.answer.state_questions import last_time_subject, state_subject, subject_after
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import TAG, WIKILINK, links_as_words
 from rag.notes.task_fields import parse_task_fields
@@ -57,15 +57,18 @@ class LatestMentions:
         self._reader = reader
         self._max_listed = max_listed
 
-    def reply_for(self, question: str) -> ListReply | None:
+    def reply_for(self, question: str, earlier: Sequence[str] = ()) -> ListReply | None:
         """Return the latest dated mentions of what `question` asks the state of, or when it last happened.
 
+        `earlier`: the user's questions before it, oldest first ("And the garden?" after "How is my knee doing?").
         None for another question, or when no dated line mentions it.
         """
         subject = state_subject(question)
         asks_last = subject is None
         if asks_last:
             subject = last_time_subject(question)
+        if subject is None and earlier and (after := subject_after(question, earlier[-1])) is not None:
+            subject, asks_last = after
         if subject is None:
             return None
         snapshot = self._reader.snapshot()

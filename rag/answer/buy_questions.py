@@ -35,3 +35,20 @@ def buying_asked(question: str) -> str | None:
     if found is None:
         return None
     return (found["purpose"] or "").strip()
+
+
+# A follow-up asking the same for something else: "And for the garden?", "What about for the kitchen?".
+_FOR_ANOTHER = re.compile(
+    r"^\W*(?:and|what\s+about|how\s+about)\s+for\s+(?P<purpose>[^?.!]{1,60}?)\s*[?.!]*\s*$", re.IGNORECASE
+)
+
+
+def purpose_after(question: str, before: str) -> str | None:
+    """Return what a follow-up asks to buy for ("And for the garden?": "the garden"), after `before` asked what to buy.
+
+    None when `before` asked something else, or the follow-up names no purpose.
+    """
+    if buying_asked(before) is None:
+        return None
+    found = _FOR_ANOTHER.match(" ".join(question.split())[:MAX_QUESTION_CHARS])
+    return found["purpose"].strip() if found else None

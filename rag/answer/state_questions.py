@@ -107,3 +107,36 @@ def last_time_subject(question: str) -> str | None:
     subject = next(value for value in found.groupdict().values() if value)
     subject = _LEADING.sub("", _LIGHT_VERB.sub("", subject)).strip(" \t\"'“”")
     return subject if _is_subject(subject) else None
+
+
+# A follow-up naming only another subject: "And the garden?", "What about Priya?", "And my tomatoes?".
+_ANOTHER_SUBJECT = re.compile(
+    r"^\W*(?:and|what\s+about|how\s+about)\s+(?P<subject>(?:(?:my|our|the)\s+)?[\w'-]+(?:\s+[\w'-]+){0,3})\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+# Words a follow-up's subject does not start with: a question of its own, or a place ("in ACME": the task lists').
+_NO_SUBJECT_START = frozenset(
+    {"what", "how", "why", "when", "where", "who", "which", "did", "do", "does", "is", "are", "was", "were", "can",
+     "could", "should", "would", "will", "in", "on", "for", "of", "with", "at", "to", "from", "about", "then"}
+)  # fmt: skip
+
+
+def subject_after(question: str, before: str) -> tuple[str, bool] | None:
+    """Return the subject a follow-up asks the same of as the question `before`, and whether it asks when it last was.
+
+    "And the garden?" after "How is my knee doing?" asks how the garden is doing; after "When did I last water the
+    tomatoes?", "And the beans?" asks when the beans last were (their mentions, the latest first). None when
+    `before` asked neither, or `question` names more than another subject.
+    """
+    found = _ANOTHER_SUBJECT.match(_short(question))
+    if found is None:
+        return None
+    asks_last = state_subject(before) is None
+    if asks_last and last_time_subject(before) is None:
+        return None
+    subject = _LEADING.sub("", found["subject"]).strip()
+    if subject.split()[0].casefold() in _NO_SUBJECT_START:  # "And what did she say?", "And in ACME?"
+        return None
+    return (subject, asks_last) if _is_subject(subject) else None

@@ -40,8 +40,8 @@ def reader(tmp_path: Path) -> VaultReader:
     return VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 6, 9, 0))
 
 
-def lines(reader: VaultReader, question: str) -> list[str] | None:
-    found = CodeLists(reader).reply_for(question)
+def lines(reader: VaultReader, question: str, earlier: tuple[str, ...] = ()) -> list[str] | None:
+    found = CodeLists(reader).reply_for(question, earlier)
     return None if found is None else found.text.splitlines()
 
 
@@ -69,3 +69,6 @@ def test_what_the_buying_is_for_narrows_it_by_the_tasks_words_note_path_or_headi
         "- [ ] Buy compost #garden [[2026-11-07#7 November]]",  # by its tag
     ]
     assert lines(reader, "What do I need to buy for the boat?") is None  # nothing to buy for it: the search's
+    # asked after what to buy, "And for the garden?" asks the same for the garden
+    assert lines(reader, "And for the garden?", ("What do I need to buy?",)) == found
+    assert lines(reader, "And for the garden?", ("How is my knee doing?",)) is None

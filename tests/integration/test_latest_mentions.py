@@ -39,8 +39,8 @@ def reader(tmp_path: Path) -> VaultReader:
     return VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 6, 9, 0))
 
 
-def lines(reader: VaultReader, question: str) -> list[str] | None:
-    found = CodeLists(reader).reply_for(question)
+def lines(reader: VaultReader, question: str, earlier: tuple[str, ...] = ()) -> list[str] | None:
+    found = CodeLists(reader).reply_for(question, earlier)
     return None if found is None else found.text.splitlines()
 
 
@@ -127,6 +127,16 @@ def test_a_days_note_dates_its_lines_and_spellings_and_misnamed_days_are_borne(r
         " note's day):",
         "- 2026-11-23: My neighbour fixed the fence. [[2026-11-23#23 November]]",
     ]
+
+
+def test_a_follow_up_naming_another_subject_asks_the_same_of_it(reader: VaultReader) -> None:
+    assert lines(reader, "And the Knee Rehab?", ("How is the garden doing?",)) == lines(
+        reader, "How is the Knee Rehab doing?"
+    )
+    found = lines(reader, "What about my knee?", ("When did I last water the tomatoes?",))
+    assert found is not None and found[0].startswith("Your notes last mention “knee” on 2026-11-12;")
+    assert lines(reader, "And the knee?", ("What is the capital of France?",)) is None  # no such question before
+    assert lines(reader, "And what did the physio say?", ("How is my knee doing?",)) is None  # a question of its own
 
 
 def test_a_subject_no_dated_line_mentions_is_for_the_search(reader: VaultReader) -> None:

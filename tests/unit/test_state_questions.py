@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.state_questions import last_time_subject, state_subject
+from rag.answer.state_questions import last_time_subject, state_subject, subject_after
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,20 @@ def test_a_question_about_when_something_last_happened_is_read_with_it(question:
 )
 def test_other_questions_are_no_questions_of_when_something_last_happened(question: str) -> None:
     assert last_time_subject(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "before", "after"),
+    [
+        ("And the garden?", "How is my knee doing?", ("garden", False)),
+        ("What about my tomatoes?", "How are my beans coming along?", ("tomatoes", False)),
+        ("And Priya?", "When was the last time I saw Katrin?", ("Priya", True)),
+        ("And the garden?", "What is the capital of France?", None),  # no such question before
+        ("And what about the budget?", "How is my knee doing?", None),  # a question of its own
+        ("And in ACME?", "How is my knee doing?", None),  # a place: the task lists'
+    ],
+)
+def test_a_follow_up_naming_another_subject_asks_the_same_of_it(
+    question: str, before: str, after: tuple[str, bool] | None
+) -> None:
+    assert subject_after(question, before) == after
