@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from agent.tools.code_lists import CodeLists
 from agent.tools.reader import VaultReader
-from core.settings import Settings
-from tests.edit_fakes import NoSearch
-from tests.vault_state import write_notes
+from tests.code_list_vault import code_list_lines, code_list_reader
 
 NOTES = {
     "Daily/2026-11-06.md": (
@@ -34,15 +30,10 @@ NOTES = {
 
 @pytest.fixture
 def reader(tmp_path: Path) -> VaultReader:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    write_notes(vault, {".obsidian/templates.json": '{"folder": "Templates"}'})
-    settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
-    return VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 6, 9, 0))
+    return code_list_reader(tmp_path, NOTES)
 
 
-def lines(reader: VaultReader, question: str, earlier: tuple[str, ...] = ()) -> list[str] | None:
-    found = CodeLists(reader).reply_for(question, earlier)
-    return None if found is None else found.text.splitlines()
+lines = code_list_lines
 
 
 def test_the_open_tasks_to_buy_are_listed_the_earliest_due_first(reader: VaultReader) -> None:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from agent.tools.code_lists import CodeLists
 from agent.tools.latest_mentions import LatestMentions
 from agent.tools.reader import VaultReader
-from core.settings import Settings
-from tests.edit_fakes import NoSearch
+from tests.code_list_vault import code_list_lines, code_list_reader
 from tests.vault_state import write_notes
 
 NOTES = {
@@ -33,15 +30,10 @@ NOTES = {
 
 @pytest.fixture
 def reader(tmp_path: Path) -> VaultReader:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    write_notes(vault, {".obsidian/templates.json": '{"folder": "Templates"}'})
-    settings = Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
-    return VaultReader(settings.vault, NoSearch(), clock=lambda: datetime(2026, 12, 6, 9, 0))
+    return code_list_reader(tmp_path, NOTES)
 
 
-def lines(reader: VaultReader, question: str, earlier: tuple[str, ...] = ()) -> list[str] | None:
-    found = CodeLists(reader).reply_for(question, earlier)
-    return None if found is None else found.text.splitlines()
+lines = code_list_lines
 
 
 def test_the_latest_dated_mentions_of_the_subject_come_first(reader: VaultReader) -> None:
