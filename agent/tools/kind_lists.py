@@ -11,7 +11,7 @@ sample_vault: "What books am I reading right now?" with the year's favourite, no
 from __future__ import annotations
 
 from agent.tools.list_reply import MAX_LISTED, ListReply, links_listed
-from agent.tools.property_lists import notes_of_kind, property_numbers
+from agent.tools.property_lists import kind_members, property_numbers
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot, property_value
 from agent.tools.vault_tasks import is_in_progress, status_words, templates_folder_or_none, vault_tasks
@@ -44,19 +44,12 @@ class KindLists:
         differs between vaults: "paused", "backlog", "draft" are listed, to judge); "in progress": those in hand now.
         """
         templates = templates_folder_or_none(self._reader, snapshot)
-        own = ask.of.casefold()
         paths = sorted(
-            (
-                path
-                for path in notes_of_kind(snapshot, ask.of)
-                if snapshot.notes[path].title.casefold() not in (own, own.rstrip("s"))
-                and not (templates and snapshot.in_folder(path, templates))
-            ),
-            key=lambda path: snapshot.notes[path].title.casefold(),
+            kind_members(snapshot, ask.of, templates), key=lambda path: snapshot.notes[path].title.casefold()
         )
         if not paths:
             return None
-        kind_said = f"filed as {own} (by a category, a tag or a folder)"
+        kind_said = f"filed as {ask.of.casefold()} (by a category, a tag or a folder)"
         if ask.value == "open":
             return self._open(snapshot, paths, kind_said)
         if ask.value == "in progress":

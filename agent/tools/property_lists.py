@@ -45,13 +45,16 @@ class PropertyNotes:
     kind_size: int = 0  # the notes of the kind asked of ("movies"), 0 for any note
 
 
-def notes_by_property(snapshot: VaultSnapshot, name: str, value: str, of: str = "") -> PropertyNotes | None:
+def notes_by_property(
+    snapshot: VaultSnapshot, name: str, value: str, of: str = "", *, templates: str | None = None
+) -> PropertyNotes | None:
     """Return the notes whose property `name` holds `value` ("" for any), or None when no note has the property.
 
     "a due date" reads as the property "due date" where notes have one, else `due` with any value. `of`: only the
-    notes of that kind ("movies", see `notes_of_kind`); None too when no note of it has the property.
+    notes of that kind ("movies", see `kind_members`; `templates`: the templates folder, whose notes are none); None
+    too when no note of it has the property.
     """
-    among = notes_of_kind(snapshot, of) if of else None
+    among = kind_members(snapshot, of, templates) if of else None
     if of and not among:
         return None
     holders = _holders(snapshot, f"{name} {value}", among) if value else []
@@ -105,6 +108,20 @@ def value_test(value: str) -> tuple[Callable[[object], bool], bool]:
         return any((n < bound if down else n > bound) or (inclusive and n == bound) for n in numbers)
 
     return beyond, False
+
+
+def kind_members(snapshot: VaultSnapshot, kind: str, templates: str | None) -> set[str]:
+    """Return the notes of the kind `kind` names, as `notes_of_kind` finds them, but its own note and the templates.
+
+    The kind's own note ("Books") lists them; a template (kepano-obsidian's Book Template) is filed as one to be
+    copied.
+    """
+    own = _forms(kind)
+    return {
+        path
+        for path in notes_of_kind(snapshot, kind)
+        if snapshot.notes[path].title.casefold() not in own and not (templates and snapshot.in_folder(path, templates))
+    }
 
 
 def notes_of_kind(snapshot: VaultSnapshot, word: str) -> set[str]:

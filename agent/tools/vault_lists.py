@@ -226,7 +226,7 @@ class VaultLists:
 
         None when no note (of that kind) has the property: the words were something else ("notes have links to …").
         """
-        found = notes_by_property(snapshot, name, value, of)
+        found = notes_by_property(snapshot, name, value, of, templates=templates_folder_or_none(self._reader, snapshot))
         if found is None:
             return None
         count = len(found.notes)

@@ -118,7 +118,8 @@ _PROPERTY_ASKED = re.compile(
 # "Which movies did I rate 7 or higher?", "… have I rated 8 or more?", "… are rated over 7?": the notes of a kind
 # by their rating.
 _RATED = re.compile(
-    r"^\W*(?:which|what)\s+(?:of\s+my\s+)?(?P<of>[\w-]+)\s+(?:did\s+(?:i|we)\s+(?:rate|score|give)|have\s+(?:i|we)\s+"
+    r"^\W*(?:which|what)\s+(?:of\s+my\s+)?(?P<of>[\w-]+(?:\s+[\w-]+)?)\s+(?:did\s+(?:i|we)\s+(?:rate|score|give)"
+    r"|have\s+(?:i|we)\s+"
     r"(?:rated|scored|given)|(?:are|were)\s+rated)\s+(?:a\s+)?"
     r"(?P<value>[^?!]{1,40}?)\s*[?.!]*\s*$",
     re.IGNORECASE,

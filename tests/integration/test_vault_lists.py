@@ -285,6 +285,24 @@ def test_the_notes_of_a_kind_are_those_linking_its_note_tagged_or_filed_so(setti
         "- [[Children of Time]] (rating 8)",
     ]
     assert lines(settings, "What projects do I like?") is None
+    # A template filed as a book is no book (kepano-obsidian's Book Template counted among "the books (3 in all)"),
+    # and a kind may be named in two words when rated too.
+    write_notes(
+        settings.vault_path,
+        {
+            ".obsidian/templates.json": '{"folder": "Templates"}',
+            "Templates/Book.md": "---\ncategories: ['[[Books]]']\nrating: 10\n---\n# {{title}}\n",
+            "Games/Catan.md": "---\ncategories: ['[[Board games]]']\nrating: 7\n---\n# Catan\n",
+        },
+    )
+    assert lines(settings, "Which books did I rate highest?") == [
+        "1 of the books (3 in all) has the highest rating (9):",
+        "- [[Dune]]",
+    ]
+    assert lines(settings, "Which board games did I rate 7 or higher?") == [
+        "1 of the board games (1 in all) has rating 7 or higher:",
+        "- [[Catan]]: 7",
+    ]
     # A rating no number is ("nan"), a status that is a yes or no, a closed status however written
     write_notes(
         settings.vault_path,
