@@ -125,10 +125,16 @@ def _mentions(note: Note, terms: frozenset[str], today: date) -> Iterator[Mentio
         for line, text in _rows(section):
             if _is_tags_only(text):
                 continue
-            if terms <= held or terms <= held | terms_of(text):
+            if terms <= held or (_may_say(text, terms - held) and terms <= held | terms_of(text)):
                 day = _day_of(text, today, note_day)
                 if day is not None:
                     yield Mention(day, note.path, section.heading_path, line, text)
+
+
+def _may_say(text: str, terms: frozenset[str]) -> bool:
+    """Return False when the line `text` cannot hold `terms`: a stem's start is not in it (read before its words)."""
+    lowered = text.casefold()
+    return all(term[:_STEM_START] in lowered for term in terms)
 
 
 def _may_hold(note: Note, terms: frozenset[str]) -> bool:
