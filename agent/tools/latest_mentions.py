@@ -180,13 +180,15 @@ def _day_of(text: str, today: date, note_day: date | None) -> date | None:
     2026-11-22 says how the knee stands on 2026-11-22. A date in a link is a note's name, not the line's ("see
     [[2026-11-10 Allotment Committee]]" in a later daily note). A line giving only dates after today is a plan ("Base
     phase starts 2026-11-23" read before then): None.
-    A task is of the day it was done ("✅ 2026-11-16"); its due, scheduled or start date is a plan, gone by or not
-    (an open task due 2026-12-04 was not done then), so an open one is of its words' dates or its note's day.
+    A task is of the day it was done ("✅ 2026-11-16"), else of the day it was written down ("➕ 2026-11-02"); its
+    due, scheduled or start date is a plan, gone by or not (an open task due 2026-12-04 was not done then), so an
+    open one without those is of its words' dates or its note's day.
     """
     if (task := _TASK_LINE.match(text)) is not None:
         fields = parse_task_fields(task[1])
-        if fields.done is not None:
-            return fields.done if fields.done <= today else None
+        written = fields.done or fields.created  # the day it was done, else the day it was written down ("➕")
+        if written is not None:
+            return written if written <= today else None
         text = fields.description
     days = whole_days(WIKILINK.sub(" ", text))  # not a linked note's name: "[[2026-11-10 Committee]]"
     past = [day for day in days if day <= today]

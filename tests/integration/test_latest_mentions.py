@@ -83,15 +83,17 @@ def test_when_something_last_happened_is_its_latest_mention_and_a_task_is_of_its
         {
             "Daily/2026-11-20.md": (
                 "# 20 November\n\n- [ ] Water the tomatoes 📅 2026-11-30\n- [x] Water the tomatoes ✅ 2026-11-21\n"
+                "- [ ] Water the tomatoes again ➕ 2026-11-15\n"
             ),
             "Garden.md": "# Garden\n\n- [x] Watered the tomatoes ✅ 2026-11-02\n",
         },
     )
     assert lines(reader, "When did I last water the tomatoes?") == [
-        "Your notes last mention “water the tomatoes” on 2026-11-21; 3 dated lines, latest first (each dated by a date"
+        "Your notes last mention “water the tomatoes” on 2026-11-21; 4 dated lines, latest first (each dated by a date"
         " it gives, else by its note's day):",
         "- 2026-11-21: [x] Water the tomatoes ✅ 2026-11-21 [[2026-11-20#20 November]]",  # the day it was done
         "- 2026-11-20: [ ] Water the tomatoes 📅 2026-11-30 [[2026-11-20#20 November]]",  # not done: its note's day
+        "- 2026-11-15: [ ] Water the tomatoes again ➕ 2026-11-15 [[2026-11-20#20 November]]",  # the day written down
         "- 2026-11-02: [x] Watered the tomatoes ✅ 2026-11-02 [[Garden#Garden]]",
     ]
     # a verb saying nothing of what happened is no word the line must hold
