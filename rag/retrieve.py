@@ -15,6 +15,7 @@ from rag.answer.neighbours import MAX_DISTANCE, Place, with_neighbours
 from rag.answer.secrets import redact_secrets
 from rag.diversity import FAR_STRONGER, diversify_by_note
 from rag.follow_up import Query, fuse_by_rank, is_follow_up, is_topic_switch, leans_on_context, with_earlier
+from rag.named_sections import named_sections_first
 from rag.search_trace import SearchTrace, trace_hits
 
 RERANK_QUERY_CHARS = 4_096
@@ -177,6 +178,7 @@ class Retriever:
             # A cross-encoder reads at most its window too: a pasted megabyte costs no more than a page.
             # Every candidate is ranked, so the diversity step has the next notes to fill slots with.
             reranked = self._reranker.rerank(text[:RERANK_QUERY_CHARS], hits, top_k=len(hits))
+            reranked = named_sections_first(text, reranked)  # "… in week 45?": the section "Week 45 (2 – 8 Nov)"
             reranked = saying_something(reranked) if passages else reranked
             outweigh = FAR_STRONGER if passages and self._settings.reranker is None else 0.0
             ranked = diversify_by_note(
