@@ -124,16 +124,26 @@ def kind_members(snapshot: VaultSnapshot, kind: str, templates: str | None) -> s
     }
 
 
+# Properties linking a note to another it is related to, not one it is of: "related", "see also".
+_RELATED_KEYS = frozenset({"related", "see also", "seealso", "similar", "siehe auch"})
+
+
 def notes_of_kind(snapshot: VaultSnapshot, word: str) -> set[str]:
     """Return the notes of the kind a plural names ("movies", "books", "people"), as vaults file them.
 
     A note linking to the kind's own note in a property (`categories: [[Movies]]`, `type: [[Book]]`: kepano's
-    vault, Bases), a tag (`#movie`, `#books/read`) or a folder (`Movies/`), singular or plural.
+    vault, Bases), a tag (`#movie`, `#books/read`) or a folder (`Movies/`), singular or plural. Not a property saying
+    the notes are related only: kepano's category note Podcasts has `related: [[Podcast episodes]]`, and is none.
     """
     forms = _forms(word)
     found: set[str] = set()
     for path, note in snapshot.notes.items():
-        linked = (_plain(format_value(item)) for held in note.frontmatter.values() for item in _items(held))
+        linked = (
+            _plain(format_value(item))
+            for key, held in note.frontmatter.items()
+            if " ".join(str(key).casefold().replace("_", " ").replace("-", " ").split()) not in _RELATED_KEYS
+            for item in _items(held)
+        )
         folders = (part.casefold() for part in path.split("/")[:-1])
         if (
             any(text in forms for text in linked)

@@ -293,6 +293,8 @@ def test_the_notes_of_a_kind_are_those_linking_its_note_tagged_or_filed_so(setti
             ".obsidian/templates.json": '{"folder": "Templates"}',
             "Templates/Book.md": "---\ncategories: ['[[Books]]']\nrating: 10\n---\n# {{title}}\n",
             "Games/Catan.md": "---\ncategories: ['[[Board games]]']\nrating: 7\n---\n# Catan\n",
+            # related to the kind, not of it (kepano-obsidian's category note Podcasts)
+            "Categories/Card games.md": "---\nrelated: '[[Board games]]'\nrating: 9\n---\n# Card games\n",
         },
     )
     assert lines(settings, "Which books did I rate highest?") == [
