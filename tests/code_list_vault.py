@@ -1,4 +1,4 @@
-"""A vault for the lists code answers with (agent/tools/code_lists.py): its notes, a templates folder, a fixed day."""
+"""A test vault with a templates folder, and the lists code answers with over it (agent/tools/code_lists.py)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,19 @@ from tests.vault_state import write_notes
 TODAY = datetime(2026, 12, 6, 9, 0)
 
 
-def code_list_reader(root: Path, notes: Mapping[str, str], *, now: datetime = TODAY) -> VaultReader:
-    """Return a reader of a vault at `root` holding `notes`, "Templates" its templates folder, `now` its clock."""
+def templates_vault(root: Path, notes: Mapping[str, str]) -> Settings:
+    """Return settings for a vault at `root`/vault holding `notes`, "Templates" its templates folder.
+
+    A template's tasks are placeholders, never counted; the DATA_DIR is `root`/data.
+    """
     vault = write_notes(root / "vault", notes)
     write_notes(vault, {".obsidian/templates.json": '{"folder": "Templates"}'})
-    settings = Settings(_env_file=None, vault_path=vault, data_dir=root / "data")
-    return VaultReader(settings.vault, NoSearch(), clock=lambda: now)
+    return Settings(_env_file=None, vault_path=vault, data_dir=root / "data")
+
+
+def code_list_reader(root: Path, notes: Mapping[str, str], *, now: datetime = TODAY) -> VaultReader:
+    """Return a reader of a `templates_vault` holding `notes`, `now` its clock."""
+    return VaultReader(templates_vault(root, notes).vault, NoSearch(), clock=lambda: now)
 
 
 def code_list_lines(reader: VaultReader, question: str, earlier: tuple[str, ...] = ()) -> list[str] | None:

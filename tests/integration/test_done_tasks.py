@@ -15,6 +15,7 @@ from app.http.main import create_app
 from app.wiring import Services
 from core.errors import InvalidRequest
 from core.settings import Settings
+from tests.code_list_vault import templates_vault
 from tests.edit_fakes import NoSearch
 from tests.integration.tool_calls import call
 from tests.vault_state import write_notes
@@ -40,10 +41,7 @@ NOTES = {
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    (vault / ".obsidian").mkdir()
-    (vault / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}', encoding="utf-8")
-    return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
+    return templates_vault(tmp_path, NOTES)
 
 
 def lines(settings: Settings, question: str) -> list[str] | None:

@@ -14,12 +14,12 @@ from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services, build_services
 from core.settings import Settings
+from tests.code_list_vault import templates_vault
 from tests.edit_fakes import NoSearch
 from tests.fakes import HashingEmbedder
 from tests.live_server import streamed_reply
 from tests.scripted_llm import ScriptedLLMServer
 from tests.scripted_llm_turns import Turn
-from tests.vault_state import write_notes
 
 NOTES = {
     "Projects/ACME.md": (
@@ -54,10 +54,7 @@ NOTES = {
 
 @pytest.fixture
 def note_settings(tmp_path: Path) -> Settings:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    (vault / ".obsidian").mkdir()
-    (vault / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}', encoding="utf-8")
-    return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
+    return templates_vault(tmp_path, NOTES)
 
 
 @pytest.fixture

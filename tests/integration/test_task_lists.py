@@ -15,10 +15,10 @@ from agent.tools.task_lists import TaskLists, named_place
 from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
+from tests.code_list_vault import templates_vault
 from tests.edit_fakes import NoSearch
 from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer
-from tests.vault_state import write_notes
 
 NOTES = {
     "Important Project.md": (
@@ -42,10 +42,7 @@ NOTES = {
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    (vault / ".obsidian").mkdir()
-    (vault / ".obsidian" / "templates.json").write_text('{"folder": "Templates"}', encoding="utf-8")
-    return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
+    return templates_vault(tmp_path, NOTES)
 
 
 def reader(settings: Settings) -> VaultReader:
