@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
@@ -21,26 +22,26 @@ class Candidate:
     tasks: tuple[CandidateTask, ...] = ()  # its checkbox tasks, for completing or reopening one
     note_task: NoteTask | None = None  # set when the note is itself a task (a task note of the TaskNotes plugin)
 
-    def task_texts(self, state: TaskState) -> list[str]:
-        """Return the texts of the note's tasks in `state`, once each; the note's own task last, if it is one."""
-        own = [self.note_task.title] if self.note_task is not None and self.note_task.state == state else []
-        return list(dict.fromkeys([*(task.text for task in self.tasks if task.state == state), *own]))
+    def task_texts(self, states: Sequence[TaskState]) -> list[str]:
+        """Return the texts of the note's tasks in `states`, once each; the note's own task last, if it is one."""
+        own = [self.note_task.title] if self.note_task is not None and self.note_task.state in states else []
+        return list(dict.fromkeys([*(task.text for task in self.tasks if task.state in states), *own]))
 
-    def task_line(self, text: str, state: TaskState) -> int | None:
-        """Return the line of the first task with this text in `state` (None: no such task; 0: the note itself)."""
-        if self.status_change(text, state) is not None:
+    def task_line(self, text: str, states: Sequence[TaskState]) -> int | None:
+        """Return the line of the first task with this text in `states` (None: no such task; 0: the note itself)."""
+        if self.status_change(text, states) is not None:
             return 0
-        return next((task.line for task in self.tasks if task.text == text and task.state == state), None)
+        return next((task.line for task in self.tasks if task.text == text and task.state in states), None)
 
-    def status_change(self, text: str, state: TaskState) -> tuple[str, str] | None:
-        """Return the property and value that complete (state "open") or reopen ("done") the note's own task.
+    def status_change(self, text: str, states: Sequence[TaskState]) -> tuple[str, str] | None:
+        """Return the property and value that complete (an open task) or reopen (a done one) the note's own task.
 
-        None unless `text` picks the note's own task, in that state.
+        None unless `text` picks the note's own task, in one of `states`.
         """
         own = self.note_task
-        if own is None or text != own.title or own.state != state:
+        if own is None or text != own.title or own.state not in states:
             return None
-        return own.key, own.done if state == "open" else own.reopened
+        return own.key, own.reopened if own.state == "done" else own.done
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +68,7 @@ class CandidateTask:
 
 
 def task_state(status: str) -> TaskState:
-    """Return the state of a task's status character: a toggle completes only "open" and reopens only "done"."""
+    """Return the state of a task's status character: "open" (`[ ]`), "done" (done or cancelled) or "other"."""
     return "open" if status == " " else "done" if status in _CLOSED_TASK else "other"
 
 

@@ -37,7 +37,7 @@ OPERATIONS: dict[str, Operation] = {
         Operation("prepend", "add text at the start of the note (after its properties)", ("text",), is_daily_ok=True),
         Operation("append_to_section", "add text at the end of one heading's section", ("heading", "text")),
         Operation("add_task", "add a task (a '- [ ]' line)", ("text",), is_daily_ok=True),
-        Operation("complete_task", "mark one of the note's open tasks as done", ("task",)),
+        Operation("complete_task", "mark one of the note's open or in-progress tasks as done", ("task",)),
         Operation("reopen_task", "mark one of the note's done tasks as not done", ("task",)),
         Operation("add_tag", "add a tag to the note's properties", ("tag",)),
         Operation("remove_tag", "remove a tag from the note", ("tag",)),
@@ -50,7 +50,9 @@ OPERATIONS: dict[str, Operation] = {
         Operation("delete_note", "delete the note (into .trash/)", ()),
     )
 }
-TASK_STATES: dict[str, TaskState] = {"complete_task": "open", "reopen_task": "done"}  # the tasks each may pick
+# The tasks each may pick: a task not done (open, in progress `[/]`, any other mark) is completed, a done or
+# cancelled one reopened.
+TASK_STATES: dict[str, tuple[TaskState, ...]] = {"complete_task": ("open", "other"), "reopen_task": ("done",)}
 GENERAL = ("append", "add_task", "add_tag", "set_property", "append_to_section", "create_note")
 
 _REMOVAL = {
@@ -164,9 +166,11 @@ def tool_call(operation: str, values: Values, target: Candidate | None) -> tuple
         if (change := target.status_change(values["task"], TASK_STATES[operation])) is not None:
             # The note is the task (a task note): its status property says it is done, there is no checkbox.
             return "edit_note", {"path": path, "command": "set_property", "property": change[0], "value": change[1]}
-        # By line: the model picked the text from the note's own tasks; two tasks of that text take the first.
+        # By line: the model picked the text from the note's own tasks; two tasks of that text take the first. A
+        # completion never toggles: a toggle would reopen a task in progress.
         line = target.task_line(values["task"], TASK_STATES[operation])
-        return "edit_note", {"command": "toggle_task", "path": path, "line": line or 0, "content": values["task"]}
+        command = "complete_task" if operation == "complete_task" else "toggle_task"
+        return "edit_note", {"command": command, "path": path, "line": line or 0, "content": values["task"]}
     return "edit_note", {"path": path, **_edit_note_values(operation, values)}
 
 

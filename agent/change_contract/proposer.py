@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from agent.change_contract.candidates import gather
 from agent.change_contract.due_dates import with_due
-from agent.change_contract.findings import Findings
+from agent.change_contract.findings import Findings, TaskState
 from agent.change_contract.operations import (
     OPERATIONS,
     TASK_STATES,
@@ -33,6 +33,8 @@ from core.errors import AppError, OutOfScope
 from core.ports import ChatModel
 from llm_client.replies.reply_json import extract_json
 
+# How the prompt names the tasks in each state; "other" is a task in progress (`[/]`) or of another mark.
+_STATE_NAMES: dict[TaskState, str] = {"open": "open", "done": "done", "other": "in-progress or other"}
 CONTRACT_TOKENS = 300  # the longest contract (a create with 500 characters of text) fits; a loop stops early
 # Said when the request seems to ask for more than the one change proposed (the 0.5B dropped the rest silently).
 ONE_CHANGE = (
@@ -121,14 +123,16 @@ def contract_prompt(operations: Sequence[str], findings: Findings) -> str:
         *(f"- {name}: {OPERATIONS[name].description}" for name in operations),
     ]
     # The tasks a complete or reopen may pick, per note: open ones to complete, done ones to reopen.
-    states = [state for name, state in TASK_STATES.items() if name in operations]
+    states = [state for name, picked in TASK_STATES.items() if name in operations for state in picked]
     if any(OPERATIONS[name].has_target for name in operations):
         lines.append("Notes the change may target (write the path exactly):")
         for candidate in findings.candidates:
             headings = f"; headings: {', '.join(candidate.headings)}" if candidate.headings else ""
             missing = " (does not exist yet; created when the change is applied)" if not candidate.exists else ""
             tasks = "".join(
-                f"; {state} tasks: {' | '.join(texts)}" for state in states if (texts := candidate.task_texts(state))
+                f"; {_STATE_NAMES[state]} tasks: {' | '.join(texts)}"
+                for state in states
+                if (texts := candidate.task_texts((state,)))
             )
             lines.append(f"- {candidate.path}: {candidate.label}{missing}{headings}{tasks}")
     lines.append("Copy texts, names, tags and values from the request exactly; add nothing of your own.")

@@ -82,8 +82,8 @@ def task_choices(operation: str, findings: Findings, targets: Sequence[Candidate
     checkbox, though the note is named too); else all, less a task note named only as the place of the task
     ("Tick off the battery task in the Replace smoke detector batteries note": the 1.5B picked the note itself).
     """
-    state = TASK_STATES[operation]
-    tasks = list(dict.fromkeys(text for target in targets for text in target.task_texts(state)))
+    states = TASK_STATES[operation]
+    tasks = list(dict.fromkeys(text for target in targets for text in target.task_texts(states)))
     quoted = [value.casefold() for value in findings.quoted]
     named = [text for text in tasks if any(value in text.casefold() for value in quoted)]
     own = {target.note_task.title for target in targets if target.note_task is not None}

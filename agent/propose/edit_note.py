@@ -31,6 +31,7 @@ EditCommand = Literal[
     "add_alias",
     "add_task",
     "toggle_task",
+    "complete_task",
 ]
 
 
@@ -41,7 +42,8 @@ class EditNoteArgs(ToolArgs):
         description="create: a new note (content, template; refused if it exists). append/prepend: content at "
         "the end/start. *_section: content in heading's section. set_property/remove_property: property, value. "
         "add_tag/remove_tag/add_alias: value. add_task: content as a task (under heading). toggle_task: the task "
-        "at line (or with text content)."
+        "at line (or with text content), checked or unchecked. complete_task: that task marked done (open or in "
+        "progress)."
     )
     path: str = Field(description="A path ('Projects/Garden.md'), or an existing note's name, alias or [[link]].")
     content: str = Field("", description="Markdown to add or put in place; the task text.")
@@ -63,7 +65,8 @@ def _text_value(args: EditNoteArgs, usage: str) -> str:
 def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None = None) -> str:
     """Return the note's text after the edit `args` describes (pure: nothing is read or written).
 
-    toggle_task here only flips the checkbox; `plan_edit_note` adds what the vault's Tasks plugin writes with it.
+    toggle_task and complete_task here only change the checkbox; `plan_edit_note` adds what the vault's Tasks
+    plugin writes with them.
 
     Args:
         before: the note's text now ("" for create).
@@ -102,6 +105,8 @@ def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None 
         return fm.add_alias(before, _text_value(args, "edit_note add_alias"))
     if command == "add_task":
         return ops.add_task(before, content, heading=args.heading)
+    if command == "complete_task":
+        return ops.mark_task_done(before, line=args.line, task=content).text
     return ops.toggle_task(before, line=args.line, task=content).text
 
 
@@ -116,8 +121,8 @@ def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedE
         before = context.read(path)
         if before is None:
             raise NotFound(f"{path!r} does not exist; use command create to make a new note")
-        if args.command == "toggle_task":
-            return [_plan_toggle_task(context, path, before, args)]
+        if args.command in ("toggle_task", "complete_task"):
+            return [_plan_task_change(context, path, before, args)]
         return [PlannedEdit(args.command.replace("_", " "), path, before, compute_after(before, args))]
     path = new_note_path(context, args.path)
     if context.read(path) is not None:
@@ -127,13 +132,15 @@ def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedE
     return [PlannedEdit("create" if after else "create (empty note)", path, None, after)]
 
 
-def _plan_toggle_task(context: ProposeContext, path: str, before: str, args: EditNoteArgs) -> PlannedEdit:
-    # A vault with the Tasks plugin gets what the plugin writes on a toggle (done date, next occurrence), dated by
+def _plan_task_change(context: ProposeContext, path: str, before: str, args: EditNoteArgs) -> PlannedEdit:
+    # A vault with the Tasks plugin gets what the plugin writes on completion (done date, next occurrence), dated by
     # the user's today; the summary says what the plugin's part left out.
     settings = tasks_plugin_settings(context.root)
     plugin = None if settings is None else TasksPlugin(settings, context.today())
-    toggled = ops.toggle_task(before, line=args.line, task=args.content, plugin=plugin)
-    operation = f"toggle task ({toggled.remark})" if toggled.remark else "toggle task"
+    change = ops.toggle_task if args.command == "toggle_task" else ops.mark_task_done
+    toggled = change(before, line=args.line, task=args.content, plugin=plugin)
+    name = args.command.replace("_", " ")
+    operation = f"{name} ({toggled.remark})" if toggled.remark else name
     return PlannedEdit(operation, path, before, toggled.text)
 
 

@@ -197,7 +197,7 @@ def _task_line(note: NoteLines, *, line: int, task: str) -> int:
         return line - 1
     wanted = task.strip()
     if not wanted:
-        raise InvalidRequest("toggle_task needs the task's line number or its exact text")
+        raise InvalidRequest("a task edit needs the task's line number or its exact text")
     found = []
     for scanned in note.scan().lines:
         match = _TASK.match(note.lines[scanned.number - 1]) if _is_task_region(scanned) else None
@@ -227,21 +227,51 @@ def toggle_task(text: str, *, line: int = 0, task: str = "", plugin: TasksPlugin
 
     With the vault's Tasks plugin (`plugin`), the line changes as the plugin changes it: a done date on completion
     and a recurring task's next occurrence next to it; reopening drops the done date. Without it, or on a checkbox
-    the plugin does not count (no global filter), only the mark changes.
+    the plugin does not count (no global filter), only the mark changes, as Obsidian's own click changes it: any
+    mark but a space (in progress `[/]` too) is unchecked.
     """
     note = NoteLines.parse(text)
+    index, lead, mark, after = _task_parts(note, line=line, task=task)
+    if plugin is None or not plugin.is_task(after):
+        note.lines[index] = f"{lead}{'x' if mark == ' ' else ' '}]{after}"
+        return ToggledTask(note.render())
+    if mark in _CLOSED:  # the plugin's default statuses: done and cancelled reopen, in progress ("/") ends
+        note.lines[index] = f"{lead} ]{reopen_task(after, plugin)}"
+        return ToggledTask(note.render())
+    return _completed(note, index, lead, after, plugin)
+
+
+def mark_task_done(text: str, *, line: int = 0, task: str = "", plugin: TasksPlugin | None = None) -> ToggledTask:
+    """Return the note with one task that is not done (open `[ ]`, in progress `[/]`, ...) checked as done (`[x]`).
+
+    Unlike a toggle, this never reopens: "mark it as done" of a task in progress must not make it open again. With
+    the vault's Tasks plugin the line gets what the plugin writes on completion (done date, next occurrence).
+
+    Raises:
+        InvalidRequest: the task is done or cancelled already.
+
+    """
+    note = NoteLines.parse(text)
+    index, lead, mark, after = _task_parts(note, line=line, task=task)
+    if mark in _CLOSED:
+        state = "cancelled" if mark == "-" else "done"
+        raise InvalidRequest(f"the task on line {index + 1} is {state} already ({lead.strip()}{mark}])")
+    if plugin is None or not plugin.is_task(after):
+        note.lines[index] = f"{lead}x]{after}"
+        return ToggledTask(note.render())
+    return _completed(note, index, lead, after, plugin)
+
+
+def _task_parts(note: NoteLines, *, line: int, task: str) -> tuple[int, str, str, str]:
+    """Return a task's line index, its text up to the checkbox's `[`, its mark and its text after the `]`."""
     index = _task_line(note, line=line, task=task)
     match = _TASK.match(note.lines[index])
     if match is None:  # _task_line only returns task lines
         raise NotFound(f"line {index + 1} is not a task")
-    lead, after = match["lead"], match["rest"][1:]
-    if plugin is None or not plugin.is_task(after):
-        mark = "x" if match["mark"] == " " else " "
-        note.lines[index] = f"{lead}{mark}]{after}"
-        return ToggledTask(note.render())
-    if match["mark"] in _CLOSED:  # the plugin's default statuses: done and cancelled reopen, in progress ("/") ends
-        note.lines[index] = f"{lead} ]{reopen_task(after, plugin)}"
-        return ToggledTask(note.render())
+    return index, match["lead"], match["mark"], match["rest"][1:]
+
+
+def _completed(note: NoteLines, index: int, lead: str, after: str, plugin: TasksPlugin) -> ToggledTask:
     completed = complete_task(lead, after, plugin)
     note.lines[index : index + 1] = completed.lines
     return ToggledTask(note.render(), completed.remark)

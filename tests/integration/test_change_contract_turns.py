@@ -340,3 +340,25 @@ def test_a_task_of_a_task_list_named_by_its_place_is_the_one_marked_done(
     asked = llm.chat_requests[0].json["messages"][-1]["content"]
     assert "Mark the task “Buy three 9 V batteries” in [[Replace smoke detector batteries]] as done" in asked
     assert "+- [x] Buy three 9 V batteries 🔽" in shown
+
+
+def test_a_task_in_progress_named_by_its_place_is_marked_done_not_reopened(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # After "What tasks am I working on right now?" (tasks `[/]`), "Mark the second one as done" was answered "I
+    # could not tell which change to make": the contract offered open `[ ]` tasks only, and a toggle would reopen it.
+    day = "Daily/2026-11-02.md"
+    task = "Read up on RabbitMQ → Kafka migrations for work"
+    llm.add(contract(operation="complete_task", target=day, task=task))
+    chat = factory.start(llm_tools="auto").chat()
+
+    listed = chat.say("What tasks am I working on right now?")
+    shown = chat.say("Mark the second one as done")
+
+    assert listed.splitlines()[2] == f"- [/] {task} [[2026-11-02#Plan]]"
+    prompt = llm.chat_requests[0].json["messages"][0]["content"]
+    assert f"in-progress or other tasks: {task}" in prompt
+    assert f"-- [/] {task}" in shown and f"+- [x] {task}" in shown
+    assert "Applied 1 change" in chat.say("yes")
+    text = (vault / day).read_text(encoding="utf-8")
+    assert f"- [x] {task}" in text and f"- [/] {task}" not in text and f"- [ ] {task}" not in text

@@ -1,4 +1,4 @@
-"""toggle_task in a vault with the Tasks plugin, proposed, applied and undone on a copy of sample_vault."""
+"""toggle_task and complete_task, with and without the Tasks plugin: proposed, applied and undone on sample_vault."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from agent.propose import ProposalToolbox
 from core.edits import ProposedEdit
+from core.errors import InvalidRequest
 from edits.apply import apply_edits
 from edits.changelog import SqliteChangeLog
 from edits.messages.entries import proposal_entries
@@ -47,13 +48,13 @@ def with_tasks_plugin(vault: Path, **settings: object) -> None:
     data.write_text(json.dumps({"globalFilter": "", "taskFormat": "tasksPluginEmoji", **settings}), encoding="utf-8")
 
 
-def propose_toggle(vault: Path, store: SqliteProposalStore, line: int) -> ProposedEdit:
+def propose_toggle(vault: Path, store: SqliteProposalStore, line: int, command: str = "toggle_task") -> ProposedEdit:
     toolbox = ProposalToolbox(
         write_tools_reader(vault, NOW), store, write_settings(), conversation_id="c1", clock=lambda: NOW
     )
-    asyncio.run(toolbox.run("edit_note", json.dumps({"command": "toggle_task", "path": NOTE, "line": line})))
-    [proposal] = toolbox.proposals
-    return proposal
+    reply = asyncio.run(toolbox.run("edit_note", json.dumps({"command": command, "path": NOTE, "line": line})))
+    assert len(toolbox.proposals) == 1, reply
+    return toolbox.proposals[0]
 
 
 def changed_lines(diff: str) -> list[str]:
@@ -157,3 +158,38 @@ def test_the_plugins_settings_are_read_from_its_data_json(tmp_path: Path) -> Non
     }  # fmt: skip
     data.write_text(json.dumps(settings), encoding="utf-8")
     assert tasks_plugin_settings(tmp_path) == TasksPluginSettings("#task", True, False, True, True, True)
+
+
+IN_PROGRESS = "# Chores\n- [/] Paint the fence 📅 2024-03-08\n- [x] Water plants ✅ 2024-03-01\n"
+
+
+@pytest.mark.parametrize(
+    ("has_plugin", "completed"),
+    [
+        (True, "+- [x] Paint the fence 📅 2024-03-08 ✅ 2024-03-06"),  # as the plugin completes `[/]`: done date
+        (False, "+- [x] Paint the fence 📅 2024-03-08"),  # a toggle here would uncheck it to `[ ]`, as Obsidian does
+    ],
+)
+def test_completing_a_task_in_progress_marks_it_done_never_reopens_it_and_undo_restores_it(
+    vault: Path, store: SqliteProposalStore, log: SqliteChangeLog, has_plugin: bool, completed: str
+) -> None:
+    if has_plugin:
+        with_tasks_plugin(vault)
+    (vault / NOTE).write_text(IN_PROGRESS, encoding="utf-8")
+    proposal = propose_toggle(vault, store, 2, command="complete_task")
+
+    assert proposal.operation == "complete task"
+    assert changed_lines(proposal.diff) == ["-- [/] Paint the fence 📅 2024-03-08", completed]
+    applied, undone = apply_then_undo(vault, proposal, log)
+    assert applied.splitlines()[1] == completed[1:]
+    assert undone == IN_PROGRESS
+
+
+def test_completing_a_done_task_is_refused_with_its_state(vault: Path, store: SqliteProposalStore) -> None:
+    (vault / NOTE).write_text(IN_PROGRESS, encoding="utf-8")
+    toolbox = ProposalToolbox(
+        write_tools_reader(vault, NOW), store, write_settings(), conversation_id="c1", clock=lambda: NOW
+    )
+    with pytest.raises(InvalidRequest, match=r"the task on line 3 is done already \(- \[x\]\)"):
+        asyncio.run(toolbox.run("edit_note", json.dumps({"command": "complete_task", "path": NOTE, "line": 3})))
+    assert toolbox.proposals == []

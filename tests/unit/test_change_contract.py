@@ -71,23 +71,32 @@ def test_a_task_to_mark_is_one_of_the_notes_own_tasks_in_the_right_state() -> No
     tasks = (
         CandidateTask("Buy three 9 V batteries 🔽", "open", 15),
         CandidateTask("Test the alarm", "done", 16),
-        CandidateTask("Call the landlord", "other", 17),  # in progress: a toggle would reopen it
+        CandidateTask("Call the landlord", "other", 17),  # in progress: completed by marking it done, not a toggle
     )
     smoke = Candidate("TaskNotes/Replace smoke detector batteries.md", "Replace smoke detector batteries", tasks=tasks)
     found = findings(smoke)
 
     assert offered(["complete_task", "reopen_task"], found) == ["complete_task", "reopen_task"]
     schema = contract_schema(["complete_task"], found, "Mark the battery task as done")
-    assert schema["properties"]["task"] == {"type": "string", "enum": ["Buy three 9 V batteries 🔽"]}
+    assert schema["properties"]["task"] == {
+        "type": "string",
+        "enum": ["Buy three 9 V batteries 🔽", "Call the landlord"],
+    }
     assert contract_schema(["reopen_task"], found, "x")["properties"]["task"]["enum"] == ["Test the alarm"]
-    assert "open tasks: Buy three 9 V batteries 🔽" in contract_prompt(["complete_task"], found)
+    prompt = contract_prompt(["complete_task"], found)
+    assert "open tasks: Buy three 9 V batteries 🔽; in-progress or other tasks: Call the landlord" in prompt
+    assert "Test the alarm" not in prompt
 
     reply = {"operation": "complete_task", "target": smoke.path, "task": "Buy three 9 V batteries 🔽"}
     contract = validate(reply, ["complete_task"], found, "Mark the battery task as done")
     assert tool_call(contract.operation, contract.values, contract.target) == (
         "edit_note",
-        {"command": "toggle_task", "path": smoke.path, "line": 15, "content": "Buy three 9 V batteries 🔽"},
+        {"command": "complete_task", "path": smoke.path, "line": 15, "content": "Buy three 9 V batteries 🔽"},
     )
+    in_progress = validate({**reply, "task": "Call the landlord"}, ["complete_task"], found, "Mark it done")
+    assert tool_call(in_progress.operation, in_progress.values, in_progress.target)[1]["line"] == 17
+    reopened = validate({**reply, "operation": "reopen_task", "task": "Test the alarm"}, ["reopen_task"], found, "x")
+    assert tool_call(reopened.operation, reopened.values, reopened.target)[1]["command"] == "toggle_task"
     with pytest.raises(OutputInvalid, match="'task' must be one of"):
         validate({**reply, "task": "Test the alarm"}, ["complete_task"], found, "Mark it done")
     other = Candidate("Areas/Garden/Garlic.md", "Garlic", tasks=(CandidateTask("Buy straw", "open", 9),))
