@@ -48,8 +48,10 @@ class AgentDeps:
     check_answers: bool = False
     # Under an answer, the sentences of the notes it read that hold what it says (SHOW_EVIDENCE).
     show_evidence: bool = True
-    # Characters of note text sent with each question (ANSWER_PASSAGE_CHARS).
+    # Characters of note text sent with each question (ANSWER_PASSAGE_CHARS), at most.
     passage_chars: int = PASSAGE_CHARS
+    # Seconds the model may take to read them (ANSWER_FIRST_TOKEN_SECONDS; 0: no limit): fewer for a slow reader.
+    first_token_seconds: float = 0.0
     # Chunks around the best hit that may fill the room the passages leave (ANSWER_NEIGHBOUR_CHUNKS; 0: none).
     neighbour_chunks: int = 0
     # The base views passages embed, written out as the embedding note shows them (agent/tools/bases/embeds.py).

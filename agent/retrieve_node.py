@@ -19,6 +19,7 @@ from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
 from agent.named_note import NamedNote, note_passages
 from agent.notes_list import listed_notes
+from agent.passage_budget import passage_chars
 from agent.source_question import answer_before, asks_for_sources, sources_reply
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.tool_offer import is_contract_request, offers_tools
@@ -95,13 +96,17 @@ class RetrieveNode:
         if is_contract_request(deps, question, scratch_of(config)):
             scratch_of(config).checker.allowed.update(hit.chunk.anchor for hit in hits)
             return {"is_covered": True, "is_contract": True, "hit_paths": hit_paths}
+        budget = passage_chars(
+            deps.passage_chars,
+            first_token_seconds=deps.first_token_seconds,
+            tokens_per_second=deps.chat_model.prompt_tokens_per_second(),
+            question=question,
+        )
         # Room the hits leave in the passages may go to the chunks around the best one (rag/answer/neighbours.py);
         # the hits' sections stay first in `allowed`, which "Notes searched:" lists from.
         around = (
             await _in_thread(
-                lambda: deps.retriever.with_neighbours(
-                    hits, max_chars=deps.passage_chars, max_distance=deps.neighbour_chunks
-                )
+                lambda: deps.retriever.with_neighbours(hits, max_chars=budget, max_distance=deps.neighbour_chunks)
             )
             if deps.neighbour_chunks
             else hits
@@ -120,7 +125,7 @@ class RetrieveNode:
         with_location = offers_tools(deps, question)
         context = await _in_thread(
             lambda: build_context(
-                around, question, max_chars=deps.passage_chars, note_text=deps.note_text, with_location=with_location
+                around, question, max_chars=budget, note_text=deps.note_text, with_location=with_location
             )
         )
         return {

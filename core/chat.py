@@ -45,6 +45,10 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     is_estimate: bool = False
+    cached_tokens: int = 0  # prompt tokens the server took from its prompt cache, not read again
+    # How long the rest of the prompt took to read: the server's own figure (llama.cpp's `timings`), else the time
+    # to the first streamed chunk of output; None when neither is known (a whole reply from another server).
+    prompt_seconds: float | None = None
 
     @property
     def total_tokens(self) -> int:

@@ -21,6 +21,7 @@ from llm_client.endpoints.failover import EndpointDown, EndpointHealth
 from llm_client.endpoints.model_catalog import ModelCatalog
 from llm_client.endpoints.reachability import probe_models
 from llm_client.endpoints.rotation import EndpointRotation
+from llm_client.prompt_speed import PromptSpeed
 from llm_client.secrets.masking import Mask
 from llm_client.secrets.redaction import MIN_SECRET_LENGTH, redact
 
@@ -75,6 +76,7 @@ class OpenAICompatibleChatModel:
         self._health = EndpointHealth(
             settings, self._endpoints, self._connections, auth=auth, models=self._models, redact=self._redact
         )
+        self._prompt_speed = PromptSpeed()
         self._catalog = ModelCatalog(
             settings, self._endpoints, self._connections, self._health, models=self._models, redact=self._redact
         )
@@ -135,7 +137,9 @@ class OpenAICompatibleChatModel:
                     model = await self._catalog.model_for(base)
                     call.at_endpoint(base, model)
                     self._disclosure.note_use(base)
-                    return await self._requests.complete_at(base, model, messages, tools, wanted)
+                    result = await self._requests.complete_at(base, model, messages, tools, wanted)
+                    self._prompt_speed.record(model, result.usage)
+                    return result
             except EndpointDown as exc:
                 self._health.record_failure(base, exc, failures, given_up)
         raise self._health.all_failed(failures)
@@ -179,6 +183,7 @@ class OpenAICompatibleChatModel:
                     self._disclosure.note_use(base)
                     async for delta in self._requests.stream_at(base, model, messages, tools, wanted):
                         has_text = has_text or bool(delta.text)
+                        self._prompt_speed.record(model, delta.usage)
                         yield delta
                     return
             except EndpointDown as exc:
@@ -187,6 +192,13 @@ class OpenAICompatibleChatModel:
                     raise UpstreamUnavailable("llm", self._redact(detail), was_reached=True) from exc
                 self._health.record_failure(base, exc, failures, given_up)
         raise self._health.all_failed(failures)
+
+    def prompt_tokens_per_second(self) -> float | None:
+        """Return how fast the model reads prompts (tokens a second), measured on its latest replies; None: unknown.
+
+        Of the model that answered last (after a failover, another endpoint's may be another speed).
+        """
+        return self._prompt_speed.tokens_per_second()
 
     async def is_available(self) -> bool:
         """Return True when one endpoint answers GET /models now (short timeout, never cached)."""

@@ -46,6 +46,8 @@ class Turn:
     usage: tuple[int, int] | None = None  # (prompt, completion); None: counted by the server
     report_usage: bool = True  # False: a provider that never reports usage
     finish_reason: str | None = None  # None: "tool_calls" when there are calls, else "stop"
+    # llama.cpp's `timings` ({"prompt_n", "prompt_ms", "cache_n", ...}), sent as it sends them: in the last chunk.
+    timings: Mapping[str, Any] | None = None
     # Mid-stream, after `hold_after` streamed events, wait until the test sets `hold` (a run caught while it goes).
     hold: threading.Event | None = None
     hold_after: int = 0
@@ -65,6 +67,7 @@ class Turn:
         usage: tuple[int, int] | None = None,
         report_usage: bool = True,
         finish_reason: str | None = None,
+        timings: Mapping[str, Any] | None = None,
     ) -> Turn:
         """Answer with text; a sequence gives the exact streamed tokens, a string is split into words."""
         pieces = split_tokens(content) if isinstance(content, str) else tuple(content)
@@ -75,6 +78,7 @@ class Turn:
             usage=usage,
             report_usage=report_usage,
             finish_reason=finish_reason,
+            timings=timings,
         )
 
     @classmethod

@@ -53,6 +53,8 @@ def completion_body(
     }
     if usage is not None:
         body["usage"] = _usage(usage)
+    if turn.timings is not None:
+        body["timings"] = dict(turn.timings)
     return body
 
 
@@ -66,6 +68,8 @@ def stream_events(
     def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
         body = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model}
+        if finish is not None and turn.timings is not None:  # llama.cpp's own field, beside the finish reason
+            body["timings"] = dict(turn.timings)
         return json.dumps({**body, "choices": [choice]})
 
     yield chunk({"role": "assistant", "content": ""})

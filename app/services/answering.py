@@ -202,6 +202,7 @@ async def _build_unguarded(
         check_answers=settings.answer.check_answers,
         show_evidence=settings.answer.show_evidence,
         passage_chars=settings.answer.passage_chars,
+        first_token_seconds=settings.answer.first_token_seconds,
         neighbour_chunks=settings.answer.neighbour_chunks,
         base_embeds=base_embeds,
         property_records=property_records,

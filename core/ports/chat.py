@@ -46,6 +46,10 @@ class ChatModel(Protocol):
         """Return True when an endpoint answers now (probed, never cached for the life of the process)."""
         ...
 
+    def prompt_tokens_per_second(self) -> float | None:
+        """Return how fast the model reads prompts (tokens a second), measured on its latest replies; None: unknown."""
+        ...
+
 
 class Answerer(Protocol):
     """Answers one chat turn from the vault (the agent, or retrieval-only mode without an LLM)."""

@@ -105,7 +105,8 @@ class AnswerSettings(BaseModel):
     relevance_term_weight: float  # the floor rises by this much when the notes hold none of the words
     show_sources: bool
     show_evidence: bool  # "Your notes say:" under answers, chosen by code (rag/answer/evidence)
-    passage_chars: int  # note text sent with each question (rag/answer/context.build_context)
+    passage_chars: int  # note text sent with each question (rag/answer/context.build_context), at most
+    first_token_seconds: float  # the time the model may take to read it (agent/passage_budget.py; 0: no limit)
     neighbour_chunks: int  # chunks around the best hit that may fill the room left (rag/answer/neighbours.py)
     quote_first: bool  # questions answered without tools quote the passages first (agent/quoting)
     check_answers: bool  # a plain answer's opening is shown only when the notes bear it out (agent/opening_check)

@@ -57,6 +57,15 @@ class ServiceFields(BaseModel):
         "0.875 on sample_vault and from 0.667 to 0.567 on a vault of long notes); raise it for a fast model with a "
         "large context.",
     )
+    answer_first_token_seconds: float = Field(
+        7.0,
+        ge=0,
+        le=600,
+        description="Seconds the model may take to read a question's passages before its first word: where it reads "
+        "too slowly for `ANSWER_PASSAGE_CHARS` in that time (measured on its latest replies: a 1.5B model on two CPU "
+        "cores reads about 70 tokens a second), fewer are sent, at least 800 characters. A fast model (a GPU, a hosted "
+        "API) is never cut. 0: always `ANSWER_PASSAGE_CHARS`.",
+    )
     answer_neighbour_chunks: int = Field(
         0,
         ge=0,

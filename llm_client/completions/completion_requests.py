@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import replace
 
@@ -75,6 +76,7 @@ class CompletionRequests:
         fields = self._refusals.fields_for(base, stream=True, wanted=wanted)
         while True:
             payload = self._payload(model, messages, tools, fields, stream=True)
+            started = time.monotonic()
             async with self._connections.client().stream("POST", f"{base}/chat/completions", json=payload) as response:
                 retry = await self._refused(base, fields, response)
                 if retry is not None:
@@ -87,7 +89,10 @@ class CompletionRequests:
                 scrubber = self._scrubber()
                 # Read to the end even after [DONE], so the connection goes back to the pool.
                 async for line in response.aiter_lines():
-                    if (text := thinking.feed(assembler.feed_line(line))) and (shown := scrubber.feed(text)):
+                    text = thinking.feed(assembler.feed_line(line))
+                    if assembler.has_output and assembler.first_output_seconds is None:
+                        assembler.first_output_seconds = time.monotonic() - started
+                    if text and (shown := scrubber.feed(text)):
                         yield ChatDelta(text=shown)
                 if not assembler.is_complete:
                     raise EndpointDown("the stream ended before the reply was complete")

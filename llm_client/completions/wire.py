@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.chat import ChatDelta, ChatMessage, ChatResult, ToolCall, ToolSpec, Usage
@@ -91,14 +91,37 @@ def estimate_usage(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], r
     return Usage(prompt_tokens=estimate_tokens(prompt), completion_tokens=estimate_tokens(reply), is_estimate=True)
 
 
-def usage_from_wire(value: object) -> Usage | None:
-    """Return the provider's usage, or None when it reported none."""
+def usage_from_wire(value: object, timings: object = None) -> Usage | None:
+    """Return the provider's usage, or None when it reported none.
+
+    Prompt tokens served from the server's cache come from OpenAI's `prompt_tokens_details.cached_tokens` (llama.cpp,
+    vLLM, OpenAI send it); llama.cpp's `timings` (a field of its own) also says how long the rest took to read.
+    """
     if not isinstance(value, Mapping):
         return None
     prompt, completion = value.get("prompt_tokens"), value.get("completion_tokens")
     if not isinstance(prompt, int) or not isinstance(completion, int):
         return None
-    return Usage(prompt_tokens=prompt, completion_tokens=completion)
+    details = value.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, Mapping) else None
+    usage = Usage(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=_count(cached))
+    return with_timings(usage, timings)
+
+
+def with_timings(usage: Usage, timings: object) -> Usage:
+    """Return `usage` with the prompt's reading time and cached tokens llama.cpp's `timings` give, if it gave them."""
+    if not isinstance(timings, Mapping):
+        return usage
+    read, millis, cached = timings.get("prompt_n"), timings.get("prompt_ms"), timings.get("cache_n")
+    if not isinstance(millis, int | float) or isinstance(millis, bool) or millis < 0 or _count(read) <= 0:
+        return usage
+    # The tokens read are the prompt less those from the cache (prompt_n = prompt_tokens - cache_n).
+    cached_tokens = max(usage.cached_tokens, _count(cached), usage.prompt_tokens - _count(read))
+    return replace(usage, cached_tokens=cached_tokens, prompt_seconds=millis / 1000)
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _arguments_text(value: object) -> str:
@@ -131,7 +154,7 @@ def result_from_wire(body: object, messages: Sequence[ChatMessage], tools: Seque
         if isinstance(call, Mapping) and isinstance(function := call.get("function"), Mapping)
         for args in [_arguments_text(function.get("arguments"))]
     )
-    usage = usage_from_wire(body.get("usage"))
+    usage = usage_from_wire(body.get("usage"), body.get("timings"))
     if usage is None:
         usage = estimate_usage(messages, tools, text + "".join(c.name + c.arguments for c in calls))
     finish = choice.get("finish_reason") if choice else None
@@ -157,6 +180,11 @@ class StreamAssembler:
     is_done: bool = False  # `data: [DONE]` seen
     finish_reason: str | None = None
     usage: Usage | None = None
+    timings: Mapping[str, Any] | None = None  # llama.cpp's, in its last chunk
+    has_output: bool = False  # a chunk has brought text, reasoning or a tool call: the prompt has been read
+    # Seconds from the request to that chunk (set by the caller, who holds the clock): the prompt's reading time
+    # where the server gives none of its own, a little long (it holds connecting and the first token too).
+    first_output_seconds: float | None = None
     text: list[str] = field(default_factory=list)
     calls: dict[int, _CallParts] = field(default_factory=dict)
 
@@ -183,6 +211,8 @@ class StreamAssembler:
             raise ProviderError(error_text(chunk))
         usage = usage_from_wire(chunk.get("usage"))
         self.usage = usage or self.usage
+        if isinstance(timings := chunk.get("timings"), Mapping):
+            self.timings = timings
         choice = _first_choice(chunk)
         if choice is None:
             return ""
@@ -194,6 +224,9 @@ class StreamAssembler:
         for fragment in delta.get("tool_calls") or []:
             if isinstance(fragment, Mapping):
                 self._add_call_fragment(fragment)
+        self.has_output = self.has_output or any(
+            delta.get(key) for key in ("content", "tool_calls", "reasoning_content", "reasoning")
+        )
         content = delta.get("content")
         if isinstance(content, str) and content:
             self.text.append(content)
@@ -227,6 +260,9 @@ class StreamAssembler:
         usage = self.usage or estimate_usage(
             messages, tools, "".join(self.text) + "".join(c.name + c.arguments for c in calls)
         )
+        usage = usage if usage.is_estimate else with_timings(usage, self.timings)
+        if usage.prompt_seconds is None and self.first_output_seconds is not None and not usage.is_estimate:
+            usage = replace(usage, prompt_seconds=self.first_output_seconds)
         finish = self.finish_reason or ("tool_calls" if calls else "stop")
         return ChatDelta(tool_calls=calls, usage=usage, finish_reason=finish)
 

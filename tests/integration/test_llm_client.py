@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -91,11 +92,14 @@ def test_stream_yields_each_token_then_one_closing_delta_with_usage() -> None:
         assert [d.text for d in deltas[:-1]] == tokens
         closing = deltas[-1]
         assert closing.text == ""
-        assert closing.usage == Usage(prompt_tokens=9, completion_tokens=5)
+        assert closing.usage is not None and closing.usage.prompt_seconds is not None
+        # No timings from this server: the prompt's reading is timed to the first chunk of text (the reply's delay).
+        assert 0.2 <= closing.usage.prompt_seconds < 10
+        assert replace(closing.usage, prompt_seconds=None) == Usage(prompt_tokens=9, completion_tokens=5)
         assert closing.finish_reason == "stop"
         assert closing.tool_calls == ()
 
-    with ScriptedLLMServer([Turn.text(tokens, usage=(9, 5))]) as llm:
+    with ScriptedLLMServer([Turn.text(tokens, usage=(9, 5), delay=0.2)]) as llm:
         asyncio.run(scenario())
     body = llm.chat_requests[0].json
     assert body["stream"] is True
@@ -312,3 +316,26 @@ def test_the_configured_key_is_removed_from_reply_text_even_when_split_over_toke
 
     with ScriptedLLMServer([Turn.text(tokens), Turn.text(tokens)], api_key=key) as llm:
         asyncio.run(scenario())
+
+
+def test_the_prompts_reading_speed_is_measured_on_the_replies_llama_cpp_times() -> None:
+    # llama.cpp's `timings`: 600 tokens read (190 more from its cache) in 4 s, then 900 in 6 s; short reads (a
+    # warm-up's one token) are no measure of reading.
+    turns = [
+        Turn.text("Twelve hours.", usage=(790, 3), timings={"prompt_n": 600, "prompt_ms": 4000.0, "cache_n": 190}),
+        Turn.text("Hello.", usage=(791, 2), timings={"prompt_n": 1, "prompt_ms": 40.0, "cache_n": 790}),
+        Turn.text("Twelve hours.", usage=(1090, 3), timings={"prompt_n": 900, "prompt_ms": 6000.0, "cache_n": 190}),
+    ]
+
+    async def scenario() -> list[float | None]:
+        speeds = []
+        async with chat_model(llm_settings(llm.base_url)) as model:
+            speeds.append(model.prompt_tokens_per_second())
+            for _ in turns:
+                closing = (await collect(model))[-1]
+                assert closing.usage is not None and closing.usage.cached_tokens >= 190
+                speeds.append(model.prompt_tokens_per_second())
+        return speeds
+
+    with ScriptedLLMServer(turns) as llm:
+        assert asyncio.run(scenario()) == [None, 150.0, 150.0, 150.0]

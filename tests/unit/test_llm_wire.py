@@ -101,6 +101,39 @@ def test_a_reply_without_usage_is_estimated_from_characters() -> None:
     assert result.usage == Usage(prompt_tokens=5, completion_tokens=2, is_estimate=True)
 
 
+def test_cached_tokens_and_llama_cpps_reading_time_come_with_the_usage() -> None:
+    message = {"message": {"role": "assistant", "content": "Twelve hours."}, "finish_reason": "stop"}
+    openai_shape = {"prompt_tokens": 790, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 512}}
+    assert result_from_wire({"choices": [message], "usage": openai_shape}, PROMPT, ()).usage == Usage(
+        prompt_tokens=790, completion_tokens=3, cached_tokens=512
+    )
+    timings = {"cache_n": 190, "prompt_n": 600, "prompt_ms": 4000.0, "predicted_n": 3}
+    body = {"choices": [message], "usage": {"prompt_tokens": 790, "completion_tokens": 3}, "timings": timings}
+    assert result_from_wire(body, PROMPT, ()).usage == Usage(790, 3, cached_tokens=190, prompt_seconds=4.0)
+    # Timings that make no sense (a negative time, no tokens read) are not taken.
+    for odd in ({"prompt_n": 0, "prompt_ms": 10.0}, {"prompt_n": 600, "prompt_ms": -1}, {"prompt_ms": "4000"}):
+        assert result_from_wire({**body, "timings": odd}, PROMPT, ()).usage == Usage(790, 3)
+
+
+def test_a_streamed_reply_gets_llama_cpps_timings_from_its_last_chunk_or_the_time_to_its_first_output() -> None:
+    usage = {"prompt_tokens": 790, "completion_tokens": 1}
+    timings = {"cache_n": 190, "prompt_n": 600, "prompt_ms": 4000.0}
+    lines = [chunk({"role": "assistant", "content": ""}), chunk({"content": "Hi"}), chunk({}, "stop", timings=timings)]
+    _, assembler = feed([*lines, "data: " + json.dumps({"choices": [], "usage": usage})])
+    assert assembler.has_output
+    assembler.first_output_seconds = 9.0  # the server's own figure wins
+    assert assembler.final_delta(PROMPT, ()).usage == Usage(790, 1, cached_tokens=190, prompt_seconds=4.0)
+
+    _, plain = feed(
+        [chunk({"role": "assistant", "content": ""}), chunk({}, "stop"), "data: " + json.dumps({"usage": usage})]
+    )
+    assert not plain.has_output  # a role and no text: no output yet
+    plain.first_output_seconds = 2.5
+    assert plain.final_delta(PROMPT, ()).usage == Usage(790, 1, prompt_seconds=2.5)
+    _, thinking = feed([chunk({"reasoning_content": "Let me see"})])
+    assert thinking.has_output  # a reasoning model's thinking is output too: the prompt has been read
+
+
 def test_a_reply_without_choices_is_malformed() -> None:
     with pytest.raises(MalformedReply):
         result_from_wire({"object": "chat.completion", "choices": []}, PROMPT, ())
