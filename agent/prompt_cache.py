@@ -10,13 +10,15 @@ Before it, with LLM_TOOLS=auto, the model is asked once to search the notes with
 call (`tool_calls`) shows it calls tools, and questions and change requests are then offered them
 (agent/tool_use.py); a model that writes the call as text, or none, answers questions in one completion, and its
 change requests go through a change contract (agent/change_contract/). What it costs: a prompt of about
-600 tokens and a reply of at most PROBE_TOKENS, then one of about 300 tokens, once per start, while nobody waits.
+600 tokens and a reply of at most PROBE_TOKENS, then one of about 450 tokens (its last 150 time the model's reading),
+once per start, while nobody waits.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import AsyncGenerator, Sequence
 from datetime import date
 
@@ -30,17 +32,24 @@ from core.ports import ChatModel
 logger = logging.getLogger(__name__)
 
 WARM_UP_QUESTION = "Hello."  # after the prefix: what it says does not matter, only that the prefix precedes it
+# Read after the cached prefix, behind a mark no cache holds (a new one each start), so the warm-up also times how
+# fast the model reads (llm_client/prompt_speed.py counts a read of 100 tokens or more): the first question is then
+# sent what the model reads in ANSWER_FIRST_TOKEN_SECONDS, as later ones are (agent/passage_budget.py).
+TIMING_TEXT = " ".join(["This text only times the model's reading; it needs no answer."] * 10)
+MAX_WARM_UP_DELTAS = 16  # a server that ignores max_tokens=1 is not read to the end of a long reply
 PROBE_QUESTION = "Search my notes for the word 'zebra'."  # asks for a call: no note is sent with it
 PROBE_TOKENS = 64  # enough for one call of search_notes, structured or written as text
 
 
-def warm_up_messages(*, has_tools: bool, quote_first: bool = False) -> list[ChatMessage]:
+def warm_up_messages(*, has_tools: bool, quote_first: bool = False, mark: str = "") -> list[ChatMessage]:
     """Return the messages of the warm-up request: the system message a question gets, then a throwaway one.
 
     A question without tools, with ANSWER_QUOTES on, begins with the quote call's system message (agent/quoting).
+    `mark`: a text no earlier prompt held, after which TIMING_TEXT is read afresh ("": the question alone).
     """
     system = QUOTE_SYSTEM if quote_first and not has_tools else system_prompt(has_tools=has_tools)
-    return [ChatMessage("system", system), ChatMessage("user", WARM_UP_QUESTION)]
+    throwaway = f"({mark}) {TIMING_TEXT} {WARM_UP_QUESTION}" if mark else WARM_UP_QUESTION
+    return [ChatMessage("system", system), ChatMessage("user", throwaway)]
 
 
 async def warm_up(
@@ -83,12 +92,16 @@ async def _makes_structured_call(chat_model: ChatModel, tools: Sequence[ToolSpec
 
 
 async def _evaluate_prefix(chat_model: ChatModel, tools: Sequence[ToolSpec], *, quote_first: bool) -> None:
-    # One token is enough (the server stops even if closing the stream does not reach it).
-    messages = warm_up_messages(has_tools=bool(tools), quote_first=quote_first)
+    # One token is enough; the reply is read to its closing delta, whose usage times the reading (the client
+    # measures it), but no further than a few deltas (the server stops even if closing the stream does not reach it).
+    messages = warm_up_messages(has_tools=bool(tools), quote_first=quote_first, mark=uuid.uuid4().hex[:12])
     deltas = chat_model.stream(messages, tools=tools, max_tokens=1)
     try:
-        async for _delta in deltas:
-            break  # the prompt has been evaluated once a token comes: the rest is not needed
+        count = 0
+        async for delta in deltas:
+            count += 1
+            if delta.usage is not None or delta.finish_reason is not None or count >= MAX_WARM_UP_DELTAS:
+                break
     finally:
         if isinstance(deltas, AsyncGenerator):
             await deltas.aclose()  # closes the HTTP stream, so the server stops generating

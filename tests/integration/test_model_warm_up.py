@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from agent.prompt_cache import PROBE_TOKENS
+from agent.prompt_cache import PROBE_TOKENS, TIMING_TEXT
 from agent.quoting.prompt import QUOTE_SYSTEM
 from app.wiring import Services
 from core.settings import Settings
@@ -57,6 +58,27 @@ def test_the_warm_up_sends_the_prefix_of_a_plain_question_and_stops_at_the_first
     assert question["messages"][-1]["content"].endswith("in the fridge?")
     assert rendered_prefix(warm_up) == rendered_prefix(question)  # the same bytes, so the cache holds them
     assert "<note source=" not in json.dumps(warm_up) and "Today is" not in json.dumps(warm_up)
+
+
+def test_the_warm_up_times_the_models_reading_so_a_slow_model_gets_fewer_passages_from_the_first_question(
+    factory: LibrarianFactory, llm: ScriptedLLMServer
+) -> None:
+    # llama.cpp read the warm-up's 160 tokens after the cached prefix in 3.2 s: 50 tokens a second, as a 1.5B model
+    # on a slow CPU. In ANSWER_FIRST_TOKEN_SECONDS (7) it reads ~350 tokens: the first question gets the floor,
+    # 800 characters of passages, where an unmeasured model got up to ANSWER_PASSAGE_CHARS (2,000).
+    timed = Turn.text("Hi", usage=(350, 1), timings={"prompt_n": 160, "prompt_ms": 3200.0, "cache_n": 190})
+    llm.add(timed, Turn.text("14 hours [[Sourdough]]."))
+    librarian = factory.start(llm_warm_up=True)
+    wait_for_requests(llm, 1)
+    time.sleep(0.5)  # the warm-up's closing delta, which holds the timings, comes after its request
+
+    librarian.chat().say("How long does the sourdough proof in the fridge?")
+
+    warm_up, question = (request.json["messages"][-1]["content"] for request in llm.chat_requests)
+    passages = re.findall(r"<note [^>]*>(.*?)</note>", question, re.DOTALL)
+    assert passages and sum(len(text.strip()) for text in passages) <= 800
+    # After the cached prefix: a mark no cache holds (a new one each start), then text the model reads afresh.
+    assert re.fullmatch(rf"\([0-9a-f]{{12}}\) {re.escape(TIMING_TEXT)} Hello\.", warm_up)
 
 
 def test_a_model_that_is_down_at_start_is_warmed_up_never_and_the_service_still_answers(
