@@ -20,7 +20,9 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass
 from datetime import date
+from typing import Literal
 
 from agent.prompts import model_messages, system_prompt
 from agent.quoting.prompt import QUOTE_SYSTEM
@@ -41,6 +43,16 @@ PROBE_QUESTION = "Search my notes for the word 'zebra'."  # asks for a call: no 
 PROBE_TOKENS = 64  # enough for one call of search_notes, structured or written as text
 
 
+WarmUpStatus = Literal["off", "running", "done", "failed"]
+
+
+@dataclass(slots=True)
+class WarmUp:
+    """Where the start-up warm-up stands, for /ready: a question asked while it runs waits behind it at the server."""
+
+    status: WarmUpStatus = "off"
+
+
 def warm_up_messages(*, has_tools: bool, quote_first: bool = False, mark: str = "") -> list[ChatMessage]:
     """Return the messages of the warm-up request: the system message a question gets, then a throwaway one.
 
@@ -53,15 +65,23 @@ def warm_up_messages(*, has_tools: bool, quote_first: bool = False, mark: str = 
 
 
 async def warm_up(
-    chat_model: ChatModel, tools: Sequence[ToolSpec], tool_use: ToolUse, *, quote_first: bool = False
+    chat_model: ChatModel,
+    tools: Sequence[ToolSpec],
+    tool_use: ToolUse,
+    *,
+    quote_first: bool = False,
+    progress: WarmUp | None = None,
 ) -> bool:
     """Learn whether the model calls tools (LLM_TOOLS=auto), then cache the prefix questions will begin with.
 
     `tools`: those every question would be offered ([] when the model gets none). `quote_first`: questions
     without tools are answered by quoting first (their prefix is the quote call's). Returns True when the
     server answered; a failure is logged and never raised (the first question then pays for the prefix).
+    `progress`: set to "running", then "done" or "failed".
     """
     started = time.monotonic()
+    progress = progress or WarmUp()
+    progress.status = "running"
     try:
         probed = bool(tools) and not tool_use.is_offered_on_questions(chat_model.model_name)
         if probed and await _makes_structured_call(chat_model, tools):
@@ -73,7 +93,12 @@ async def warm_up(
         # A warning: at start this is the first word that the LLM is unreachable or misconfigured (a base URL
         # without /v1 is named as such by the client), before any question fails on it.
         logger.warning("warming the model up failed (is the LLM running? /ready says more): %s", exc.message)
+        progress.status = "failed"
         return False
+    except BaseException:  # cancelled at shutdown
+        progress.status = "failed"
+        raise
+    progress.status = "done"
     model = chat_model.model_name
     logger.info(
         "warmed the model %s up in %.1f s; tools: %s", model, time.monotonic() - started, tool_use.describe(model)

@@ -74,6 +74,22 @@ class LibrarianApi:
             await asyncio.sleep(INDEX_POLL_SECONDS)
         return ServiceMode(str(body.get("mode", "")), str(checks.get("llm", "")), str(checks.get("writes", "")))
 
+    async def wait_for_warm_up(self, *, wait_seconds: float) -> float | None:
+        """Return the model's prompt-reading speed once its warm-up is over (None: not timed, or not within the wait).
+
+        Timing from the first item on is the service after warm-up: a first question sent during it waits behind it
+        in the model server's queue, and is sent every passage a model not yet timed gets.
+        """
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            body = await self._json("GET", "/ready", accept=(200, 503))
+            model = body.get("model")
+            model = model if isinstance(model, dict) else {}
+            speed = model.get("prompt_tokens_per_second")
+            if model.get("warm_up") != "running" or time.monotonic() > deadline:
+                return float(speed) if isinstance(speed, int | float) else None
+            await asyncio.sleep(INDEX_POLL_SECONDS)
+
     async def ranked_notes(self, question: str, k: int) -> tuple[str, ...]:
         """Return the distinct note paths of `POST /v1/search` for the question, best first."""
         body = await self._json("POST", "/v1/search", json={"query": question, "k": k})

@@ -22,6 +22,8 @@ from core.errors import AppError, InvalidRequest
 
 logger = logging.getLogger(__name__)
 
+WARM_UP_WAIT_SECONDS = 120.0  # a 1.5B model on two cores loads and reads its warm-up prompts in about 30 s
+
 
 class Judge(Protocol):
     """Grades an answer against the item's reference evidence."""
@@ -64,11 +66,14 @@ async def run_eval(
             f"the service at {api.base_url} applies proposals without asking (WRITE_CONFIRM=false), so an eval "
             "could change its vault; evaluate a service with WRITE_CONFIRM=true, or let the eval start its own"
         )
+    # Issue 16's first-text figure is the service's after warm-up (LLM_WARM_UP off: not waited for long).
+    speed = await api.wait_for_warm_up(wait_seconds=WARM_UP_WAIT_SECONDS) if mode.mode == "agent" else None
     run_id = uuid.uuid4().hex[:8]
     info: dict[str, object] = {
         "url": api.base_url,
         "mode": mode.mode,
         "llm": mode.llm,
+        "prompt_tokens_per_second": speed,
         "writes": mode.writes,
         "k": k,
         "streamed": stream,

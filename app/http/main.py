@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from agent.cancellation import streams_unwound
+from agent.prompt_cache import WarmUp
 from agent.tool_use import ToolUse
 from app.http.errors import install_error_handlers
 from app.http.in_flight import InFlight, TrackRequests
@@ -158,7 +159,7 @@ async def start_services(
     if answerer is None and chat_model is None:
         chat_model = await find_chat_model(settings, stack)
     crews, crew_schedule = await start_crews(stack, settings, services, edits, chat_model, runner)
-    tool_use = ToolUse(settings.llm.tools)
+    tool_use, warm_up = ToolUse(settings.llm.tools), WarmUp()
     if answerer is None:
         answerer = await build_answerer(
             settings,
@@ -169,7 +170,7 @@ async def start_services(
             after_write=lambda: runner.run("edit"),
             crews=crews,
             tool_use=tool_use,
-            warm_up=True,  # serving: prepare what the first question would wait for (the model: LLM_WARM_UP)
+            warm_up=warm_up,  # serving: prepare what the first question would wait for (the model: LLM_WARM_UP)
         )
     if answerer.mode == "retrieval-only":
         logger.warning("no LLM endpoint configured or found: answering in retrieval-only mode (passages, no model)")
@@ -186,6 +187,7 @@ async def start_services(
         crews=crews,
         crew_schedule=crew_schedule,
         tool_use=tool_use,
+        warm_up=warm_up,
         chat_model=chat_model,
         answerer=answerer,
         ready_probes=ProbeSlots(secrets_of(settings)),

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from agent.prompt_cache import WarmUp
 from agent.tool_use import ToolUse
 from app.http.probes import ProbeSlots
 from app.process.ownership import DataDirOwnership
@@ -36,6 +37,7 @@ class Runtime:
     crews: CrewService
     crew_schedule: CrewSchedule
     tool_use: ToolUse  # what the model does with tools; /ready shows it
+    warm_up: WarmUp  # where the model's start-up warm-up stands; /ready shows it
     chat_model: ChatModel | None  # None: retrieval-only mode
     answerer: Answerer
     ready_probes: ProbeSlots

@@ -24,6 +24,7 @@ from agent.graph import build_graph
 from agent.graph_deps import AgentDeps
 from agent.named_note import NamedNotes
 from agent.notes_list import files_changed_at
+from agent.prompt_cache import WarmUp
 from agent.prompt_cache import warm_up as warm_up_model
 from agent.propose import ProposalToolbox
 from agent.retrieval_only import RetrievalOnlyAnswerer
@@ -87,7 +88,7 @@ async def build_answerer(
     after_write: AfterWrite | None = None,
     crews: CrewService | None = None,
     tool_use: ToolUse | None = None,
-    warm_up: bool = False,
+    warm_up: WarmUp | None = None,
 ) -> Answerer:
     """Return the answerer for this configuration; resources it opens are closed by `stack`.
 
@@ -96,7 +97,7 @@ async def build_answerer(
     With `edits`, the agent gets the propose-only write tools (unless the vault is read-only) and every turn
     passes the edit gate, which applies or undoes changes only on the user's yes. `warm_up`: do now, in the
     background, what the first question would wait for: the relevance gate's probe embeddings, and the model
-    server's evaluation of the stable prompt prefix (agent/prompt_cache.py).
+    server's evaluation of the stable prompt prefix (agent/prompt_cache.py), its progress kept there for /ready.
     """
     answerer = await _build_unguarded(settings, services, chat_model, stack, edits, tool_use, warm_up=warm_up)
     if edits is None:
@@ -157,10 +158,10 @@ async def _build_unguarded(
     edits: EditServices | None,
     tool_use: ToolUse | None = None,
     *,
-    warm_up: bool = False,
+    warm_up: WarmUp | None = None,
 ) -> Answerer:
     gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
-    if warm_up:  # the probe questions of the relevance gate, embedded in a worker thread
+    if warm_up is not None:  # the probe questions of the relevance gate, embedded in a worker thread
         preparing = asyncio.create_task(asyncio.to_thread(gate.prepare), name="prepare-relevance-gate")
         stack.push_async_callback(_cancel, preparing)
     reader = VaultReader(settings.vault, services.retriever)  # one reader: its parsed-notes cache serves every turn
@@ -219,10 +220,11 @@ async def _build_unguarded(
     )
     expiry = asyncio.create_task(expire_conversations_daily(agent), name="expire-conversations")
     stack.push_async_callback(_cancel, expiry)
-    if warm_up and settings.llm.warm_up:
+    if warm_up is not None and settings.llm.warm_up:
         # The tools every question would be offered (the cued ones and the write tools come after them).
         offered = deps.tools.specs("") if deps.tool_use.is_offered(chat_model.model_name) else []
-        warming_up = warm_up_model(chat_model, offered, deps.tool_use, quote_first=deps.quote_first)
+        warm_up.status = "running"  # from now: a question asked before the task starts waits behind it too
+        warming_up = warm_up_model(chat_model, offered, deps.tool_use, quote_first=deps.quote_first, progress=warm_up)
         warming = asyncio.create_task(warming_up, name="warm-up-model")
         stack.push_async_callback(_cancel, warming)
     # A probed endpoint is known only to the client; a configured one is in the settings too.

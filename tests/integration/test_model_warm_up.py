@@ -70,7 +70,11 @@ def test_the_warm_up_times_the_models_reading_so_a_slow_model_gets_fewer_passage
     llm.add(timed, Turn.text("14 hours [[Sourdough]]."))
     librarian = factory.start(llm_warm_up=True)
     wait_for_requests(llm, 1)
-    time.sleep(0.5)  # the warm-up's closing delta, which holds the timings, comes after its request
+    deadline = time.monotonic() + 10
+    while (model := librarian.http.get("/ready").json()["model"])["warm_up"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert model["warm_up"] == "done" and model["prompt_tokens_per_second"] == 50.0  # /ready says both
 
     librarian.chat().say("How long does the sourdough proof in the fridge?")
 

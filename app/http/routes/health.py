@@ -62,7 +62,13 @@ async def ready(runtime: RuntimeDep) -> JSONResponse:
         "checks": checks,
     }
     if chat_model is not None:
-        body["model"] = {"id": chat_model.model_name, "tools": runtime.tool_use.describe(chat_model.model_name)}
+        speed = chat_model.prompt_tokens_per_second()  # None until a reply is timed (the warm-up is the first)
+        body["model"] = {
+            "id": chat_model.model_name,
+            "tools": runtime.tool_use.describe(chat_model.model_name),
+            "warm_up": runtime.warm_up.status,  # "running": a question asked now waits behind it
+            "prompt_tokens_per_second": None if speed is None else round(speed, 1),
+        }
     body["llm"] = {**llm, "leaves_machine": hosts_off_machine(_endpoints(runtime.settings, chat_model))}
     settings = runtime.settings
     body["retrieval"] = {"reranker": settings.retrieval.reranker}  # None: hits keep their fused (RRF) order
