@@ -41,6 +41,7 @@ class OpenAICompatibleChatModel:
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.AsyncBaseTransport | None = None,
         mask: Mask | None = None,
+        prompt_speed: PromptSpeed | None = None,
     ) -> None:
         """Build a client; nothing is contacted until the first call.
 
@@ -52,6 +53,7 @@ class OpenAICompatibleChatModel:
             clock: monotonic seconds, for the cool-down.
             transport: an httpx transport to use instead of the network.
             mask: applied to every text sent to the model (llm_client.secrets.masking); None sends them as they are.
+            prompt_speed: where the model's prompt-reading speed is measured (and kept); None: a new one, not kept.
 
         """
         if not settings.base_urls:
@@ -76,7 +78,7 @@ class OpenAICompatibleChatModel:
         self._health = EndpointHealth(
             settings, self._endpoints, self._connections, auth=auth, models=self._models, redact=self._redact
         )
-        self._prompt_speed = PromptSpeed()
+        self._prompt_speed = prompt_speed or PromptSpeed()
         self._catalog = ModelCatalog(
             settings, self._endpoints, self._connections, self._health, models=self._models, redact=self._redact
         )

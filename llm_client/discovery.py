@@ -11,6 +11,7 @@ import httpx
 from core.settings import LlmSettings
 from llm_client.client import OpenAICompatibleChatModel
 from llm_client.completions.wire import is_chat_model_id, model_ids
+from llm_client.prompt_speed import PromptSpeed
 from llm_client.secrets.masking import Mask
 
 logger = logging.getLogger(__name__)
@@ -25,15 +26,17 @@ async def build_chat_model(
     probe_urls: Sequence[str] = LOCAL_PROBE_URLS,
     probe_timeout_seconds: float = PROBE_TIMEOUT_SECONDS,
     mask: Mask | None = None,
+    prompt_speed: PromptSpeed | None = None,
 ) -> OpenAICompatibleChatModel | None:
     """Return a client for the configured endpoints, else for a local server found by probing, else None.
 
     Async because probing is network I/O: call it once at start-up (lifespan, or `asyncio.run` in the CLI).
     A probed server counts only if it lists a chat model (or LLM_MODEL is set); None means retrieval-only mode.
-    `mask` is applied to every text the client sends (credentials, REDACT_SECRETS).
+    `mask` is applied to every text the client sends (credentials, REDACT_SECRETS); `prompt_speed` keeps how fast
+    the model reads prompts.
     """
     if settings.base_urls:
-        return OpenAICompatibleChatModel(settings, mask=mask)
+        return OpenAICompatibleChatModel(settings, mask=mask, prompt_speed=prompt_speed)
     if not settings.probe_local_ports:
         return None
     headers = {"Authorization": f"Bearer {settings.api_key.get_secret_value()}"} if settings.api_key else {}
@@ -50,5 +53,6 @@ async def build_chat_model(
                 continue
             if has_model:
                 logger.info("found a local LLM endpoint at %s", base)
-                return OpenAICompatibleChatModel(settings.model_copy(update={"base_urls": (base,)}), mask=mask)
+                found = settings.model_copy(update={"base_urls": (base,)})
+                return OpenAICompatibleChatModel(found, mask=mask, prompt_speed=prompt_speed)
     return None  # the caller says, once, that it answers without a model

@@ -41,6 +41,7 @@ from core.llm_endpoints import key_values
 from core.ports import Answerer, ChatModel, DocStore
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel, build_chat_model
+from llm_client.prompt_speed import PromptSpeed
 from rag.answer.note_outlines import NoteOutlines
 from rag.answer.property_records import PropertyRecords
 from rag.answer.relevance_gate import RelevanceGate
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 CHECKPOINTS_FILE = "checkpoints.sqlite"
+SPEED_FILE = "prompt_speed.json"  # how fast the model reads prompts (llm_client/prompt_speed.py), per model
 AUTO_APPLY_WARNING = (
     "WRITE_CONFIRM=false: every change the model proposes is APPLIED WITHOUT ASKING. Any note the model reads, "
     "including one with planted instructions, can make it change your vault. Use this only with a trusted model "
@@ -69,10 +71,11 @@ def local_now() -> datetime:
 async def find_chat_model(settings: Settings, stack: AsyncExitStack) -> ChatModel | None:
     """Return the configured (or probed) LLM endpoint, closed with `stack`; None means retrieval-only mode.
 
-    With REDACT_SECRETS every text it sends is masked, history a chat client resends included.
+    With REDACT_SECRETS every text it sends is masked, history a chat client resends included. How fast the model
+    reads prompts is kept in DATA_DIR (SPEED_FILE), so a process starts from what the last one measured.
     """
     mask = caching_redactor(PROMPT_MASK_CACHE) if settings.redact_secrets else None
-    model = await build_chat_model(settings.llm, mask=mask)
+    model = await build_chat_model(settings.llm, mask=mask, prompt_speed=PromptSpeed(settings.data_dir / SPEED_FILE))
     if model is not None:
         stack.push_async_callback(model.aclose)
     return model

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import openai
 import pytest
+from typer.testing import CliRunner
 
+from app.cli.main import cli
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import PASSAGE_CHARS
@@ -73,3 +77,28 @@ def test_a_fast_model_or_the_limit_turned_off_keeps_answer_passage_chars(
     )
 
     assert second == first > 800
+
+
+def test_a_new_process_starts_from_the_speed_the_last_one_measured(tmp_path: Path) -> None:
+    # `librarian ask` with no server running is a process of one question: it has timed nothing yet when its
+    # passages are chosen, so it reads the speed kept in DATA_DIR.
+    vault = tmp_path / "vault"
+    (vault / "Kitchen").mkdir(parents=True)
+    steps = [f"Step {n}: fold the sourdough, rest it {n * 5} minutes, and note how the dough feels." for n in range(40)]
+    (vault / "Kitchen" / "Bread.md").write_text("# Bread\n\n## Method\n\n" + "\n".join(steps) + "\n", encoding="utf-8")
+    env = {"VAULT_PATH": str(vault), "DATA_DIR": str(tmp_path / "data"), "LLM_PROBE_LOCAL_PORTS": "false"}
+    assert CliRunner().invoke(cli, ["index"], env=env).exit_code == 0
+    slow = Turn.text("Fold it [[Bread#Method]].", usage=(790, 5), timings={"prompt_n": 600, "prompt_ms": 12_000.0})
+    sent = []
+    with ScriptedLLMServer([slow, Turn.text("Fold it [[Bread#Method]].")]) as llm:
+        for _ in range(2):
+            result = CliRunner().invoke(
+                cli, ["ask", "How do I fold the sourdough?"], env={**env, "LLM_BASE_URL": llm.base_url}
+            )
+            assert result.exit_code == 0, result.output
+            prompt = llm.chat_requests[-1].messages[-1]["content"]
+            sent.append(sum(len(text.strip()) for text in re.findall(r"<note [^>]*>(.*?)</note>", prompt, re.DOTALL)))
+
+    assert sent[0] > 800 >= sent[1] > 0
+    kept = json.loads((tmp_path / "data" / "prompt_speed.json").read_text(encoding="utf-8"))
+    assert list(kept) == [llm.models[0]] and kept[llm.models[0]][0] == 50.0  # then the second reply's

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from agent.passage_budget import MIN_PASSAGE_CHARS, passage_chars
@@ -55,3 +58,23 @@ def test_the_passages_are_what_the_model_reads_in_the_time_allowed_within_the_co
     )  # below the floor
     assert passage_chars(2000, first_token_seconds=0.0, tokens_per_second=5.0, question=question) == 2000  # off
     assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=None, question=question) == 2000  # unmeasured
+
+
+def test_the_speeds_are_kept_so_the_next_process_starts_from_them(tmp_path: Path) -> None:
+    store = tmp_path / "data" / "prompt_speed.json"
+    first = PromptSpeed(store)
+    first.record("qwen-0.5b", read(700, 5.0))
+    first.record("qwen-1.5b", read(700, 10.0))
+    first.record("qwen-1.5b", read(1, 0.04, cached=790))  # no measure, but the latest reply: still the 1.5B's
+
+    later = PromptSpeed(store)  # `librarian ask` with no server running, say
+    assert later.tokens_per_second() == 70.0  # the model of the latest reply
+    assert later.tokens_per_second("qwen-0.5b") == 140.0
+    assert json.loads(store.read_text(encoding="utf-8")) == {"qwen-0.5b": [140.0], "qwen-1.5b": [70.0]}
+
+
+@pytest.mark.parametrize("text", ["{not json", '["a list"]', '{"m": "fast"}', '{"m": [true, -3, "x"]}'])
+def test_a_damaged_file_of_speeds_is_no_measurement(tmp_path: Path, text: str) -> None:
+    store = tmp_path / "prompt_speed.json"
+    store.write_text(text, encoding="utf-8")
+    assert PromptSpeed(store).tokens_per_second() is None
