@@ -12,6 +12,7 @@ room (a model too slow for even that gets it anyway: an answer late beats one fr
 from __future__ import annotations
 
 import logging
+import math
 
 from agent.context_fit import CHARS_PER_TOKEN, estimate_tokens
 
@@ -35,7 +36,7 @@ def passage_chars(
         question: what the user asked, read with them.
 
     """
-    if first_token_seconds <= 0 or tokens_per_second is None or tokens_per_second <= 0:
+    if first_token_seconds <= 0 or tokens_per_second is None or not 0 < tokens_per_second < math.inf:
         return configured
     tokens = tokens_per_second * first_token_seconds - TURN_TOKENS - estimate_tokens(question)
     budget = max(min(configured, MIN_PASSAGE_CHARS), min(configured, int(tokens * CHARS_PER_TOKEN)))

@@ -131,6 +131,23 @@ def is_this_machine(host: str) -> bool:
     return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
+def is_nearby_host(host: str) -> bool:
+    """Return True for a host on this machine or the local network.
+
+    Loopback, a private address, a name without a dot (Docker Compose's `ollama`, a LAN's `gpu-box`), or one ending
+    in .local, .lan, .internal or .home.arpa.
+    """
+    host = host.strip("[]").rstrip(".").lower()
+    if is_this_machine(host) or (host and "." not in host and ":" not in host):
+        return True
+    if host.endswith((".local", ".lan", ".internal", ".home.arpa")):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_private
+    except ValueError:
+        return False
+
+
 def hosts_off_machine(base_urls: Sequence[str]) -> list[str]:
     """Return the hosts, once each in configured order, that note text sent to these endpoints leaves for."""
     hosts: list[str] = []

@@ -198,9 +198,12 @@ class OpenAICompatibleChatModel:
     def prompt_tokens_per_second(self) -> float | None:
         """Return how fast the model reads prompts (tokens a second), measured on its latest replies; None: unknown.
 
-        Of the model that answered last (after a failover, another endpoint's may be another speed).
+        Of the model the client answers with (after a failover, another endpoint's may be another speed).
         """
-        return self._prompt_speed.tokens_per_second()
+        # The model the client answers with (configured or discovered); before either, the one the last process
+        # measured (DATA_DIR), most likely the same local server's.
+        model = self.model_name
+        return self._prompt_speed.tokens_per_second(None if model == "auto" else model)
 
     async def is_available(self) -> bool:
         """Return True when one endpoint answers GET /models now (short timeout, never cached)."""

@@ -10,16 +10,20 @@ the model anything yet (`librarian ask` with no server running, an MCP server ju
 last one measured. Processes sharing a DATA_DIR each write their own view; the last write wins, which is harmless
 for a median that only sets a budget.
 
-A reply's reading time is the server's own figure where it gives one (llama.cpp's `timings`), else the time to its
-first streamed chunk, which also holds connecting and the first token: a little slow, so the budget errs short. The
-tokens read are the prompt's less those the server says came from its cache; a server that says nothing of its
-cache (Ollama) seems to read faster than it does, so the budget errs long there, as it did before it existed.
+A reply's reading time is the server's own figure where it gives one (llama.cpp's `timings`), else, for a server on
+this machine or the local network only, the time to its first streamed output, which also holds connecting, the
+first token, a wait in the server's queue and loading a model it had unloaded (Ollama after 5 idle minutes): a slow
+sample now and then, which the median of eight outweighs. A hosted API is timed by its own figures only: its first
+output also waits on hidden reasoning (OpenAI's o-series) and the network. The tokens read are the prompt's less
+those the server says came from its cache; a server that says nothing of its cache (Ollama) seems to read faster
+than it does, so the budget errs long there.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import statistics
 import tempfile
@@ -32,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 MIN_TOKENS_READ = 100  # a shorter read (a warm-up's one token, a cached prompt) is mostly fixed cost, not reading
 SAMPLES = 8  # the latest replies the speed is the median of: one slow reply (a busy machine) does not set it
+MAX_SPEED = 1e9  # tokens a second no server reads at: a kept figure above it is damage, not a measurement
 
 
 class PromptSpeed:
@@ -59,8 +64,8 @@ class PromptSpeed:
         if usage.is_estimate or usage.prompt_seconds is None or usage.prompt_seconds <= 0:
             return
         read = usage.prompt_tokens - usage.cached_tokens
-        if read >= MIN_TOKENS_READ:
-            self._samples.setdefault(model, deque(maxlen=SAMPLES)).append(read / usage.prompt_seconds)
+        if read >= MIN_TOKENS_READ and math.isfinite(speed := read / usage.prompt_seconds):
+            self._samples.setdefault(model, deque(maxlen=SAMPLES)).append(speed)
             self._save()
 
     def tokens_per_second(self, model: str | None = None) -> float | None:
@@ -69,7 +74,8 @@ class PromptSpeed:
         `model`: by default the model of the latest reply (after a failover, the endpoint that answered).
         """
         samples = self._samples.get(self._latest if model is None else model)
-        return statistics.median(samples) if samples else None
+        median = statistics.median(samples) if samples else None
+        return median if median is not None and math.isfinite(median) else None
 
     def _save(self) -> None:
         if self._store is None:
@@ -77,13 +83,21 @@ class PromptSpeed:
         # The latest model last, so a process reading the file takes it as the one in use.
         ordered = sorted(self._samples.items(), key=lambda item: item[0] == self._latest)
         text = json.dumps({model: [round(speed, 2) for speed in speeds] for model, speeds in ordered})
+        temporary = None
         try:
             self._store.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=self._store.parent, delete=False, encoding="utf-8") as file:
+            with tempfile.NamedTemporaryFile(
+                "w", dir=self._store.parent, prefix=f".{self._store.name}.", delete=False, encoding="utf-8"
+            ) as file:
+                temporary = file.name
                 file.write(text)
-            os.replace(file.name, self._store)  # whole or not at all, for a process reading it meanwhile
+            os.replace(temporary, self._store)  # whole or not at all, for a process reading it meanwhile
+            temporary = None
         except OSError as exc:  # a read-only DATA_DIR costs only the next process's first measurement
             logger.debug("could not keep the model's reading speed in %s: %s", self._store, exc)
+        finally:
+            if temporary is not None:
+                Path(temporary).unlink(missing_ok=True)
 
 
 def _read(store: Path) -> dict[str, list[float]]:
@@ -95,7 +109,9 @@ def _read(store: Path) -> dict[str, list[float]]:
     if not isinstance(data, dict):
         return {}
     return {
-        str(model): [float(v) for v in speeds if isinstance(v, int | float) and not isinstance(v, bool) and v > 0]
+        str(model): [
+            float(v) for v in speeds if isinstance(v, int | float) and not isinstance(v, bool) and 0 < v < MAX_SPEED
+        ]
         for model, speeds in data.items()
         if isinstance(speeds, list)
     }

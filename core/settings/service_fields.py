@@ -63,8 +63,8 @@ class ServiceFields(BaseModel):
         le=600,
         description="Seconds the model may take to read a question's passages before its first word: where it reads "
         "too slowly for `ANSWER_PASSAGE_CHARS` in that time (measured on its latest replies: a 1.5B model on two CPU "
-        "cores reads about 70 tokens a second), fewer are sent, at least 800 characters. A fast model (a GPU, a hosted "
-        "API) is never cut. 0: always `ANSWER_PASSAGE_CHARS`.",
+        "cores reads about 70 tokens a second), fewer are sent, at least 800 characters. A model on a GPU is not cut; "
+        "a hosted API is timed only where it reports its own reading time. 0: always `ANSWER_PASSAGE_CHARS`.",
     )
     answer_neighbour_chunks: int = Field(
         0,

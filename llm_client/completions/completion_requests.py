@@ -6,10 +6,12 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import replace
+from urllib.parse import urlsplit
 
 import httpx
 
 from core.chat import ChatDelta, ChatMessage, ChatResult, ToolSpec
+from core.llm_endpoints import is_nearby_host
 from core.settings import LlmSettings
 from llm_client.completions.refusals import REFUSAL_STATUS, FieldRefusals, OptionalFields, refused_field
 from llm_client.completions.wire import StreamAssembler, build_payload, error_text_from_bytes, result_from_wire
@@ -74,6 +76,10 @@ class CompletionRequests:
     ) -> AsyncIterator[ChatDelta]:
         """Yield the endpoint's text deltas, keys scrubbed, then the closing delta; raise EndpointDown if cut short."""
         fields = self._refusals.fields_for(base, stream=True, wanted=wanted)
+        # Timed by its first output only on this machine or the local network: a hosted API's first output also
+        # waits on its hidden reasoning (OpenAI's o-series, Gemini's thinking) and the network, which no budget
+        # of passages should be cut for (llm_client/prompt_speed.py).
+        is_nearby = is_nearby_host(urlsplit(base).hostname or "")
         while True:
             payload = self._payload(model, messages, tools, fields, stream=True)
             started = time.monotonic()
@@ -90,7 +96,7 @@ class CompletionRequests:
                 # Read to the end even after [DONE], so the connection goes back to the pool.
                 async for line in response.aiter_lines():
                     text = thinking.feed(assembler.feed_line(line))
-                    if assembler.has_output and assembler.first_output_seconds is None:
+                    if is_nearby and assembler.has_output and assembler.first_output_seconds is None:
                         assembler.first_output_seconds = time.monotonic() - started
                     if text and (shown := scrubber.feed(text)):
                         yield ChatDelta(text=shown)

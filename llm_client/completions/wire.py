@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -113,10 +114,13 @@ def with_timings(usage: Usage, timings: object) -> Usage:
     if not isinstance(timings, Mapping):
         return usage
     read, millis, cached = timings.get("prompt_n"), timings.get("prompt_ms"), timings.get("cache_n")
-    if not isinstance(millis, int | float) or isinstance(millis, bool) or millis < 0 or _count(read) <= 0:
+    usage = replace(usage, cached_tokens=max(usage.cached_tokens, _count(cached)))
+    if not isinstance(millis, int | float) or isinstance(millis, bool) or not 0 <= millis < math.inf:
+        return usage
+    if _count(read) <= 0:
         return usage
     # The tokens read are the prompt less those from the cache (prompt_n = prompt_tokens - cache_n).
-    cached_tokens = max(usage.cached_tokens, _count(cached), usage.prompt_tokens - _count(read))
+    cached_tokens = max(usage.cached_tokens, usage.prompt_tokens - _count(read))
     return replace(usage, cached_tokens=cached_tokens, prompt_seconds=millis / 1000)
 
 
@@ -261,7 +265,9 @@ class StreamAssembler:
             messages, tools, "".join(self.text) + "".join(c.name + c.arguments for c in calls)
         )
         usage = usage if usage.is_estimate else with_timings(usage, self.timings)
-        if usage.prompt_seconds is None and self.first_output_seconds is not None and not usage.is_estimate:
+        # A server giving timings of its own (llama.cpp) is not timed by its first output, even when they say nothing.
+        is_untimed = self.timings is None and usage.prompt_seconds is None
+        if is_untimed and self.first_output_seconds is not None and not usage.is_estimate:
             usage = replace(usage, prompt_seconds=self.first_output_seconds)
         finish = self.finish_reason or ("tool_calls" if calls else "stop")
         return ChatDelta(tool_calls=calls, usage=usage, finish_reason=finish)

@@ -113,6 +113,12 @@ def test_cached_tokens_and_llama_cpps_reading_time_come_with_the_usage() -> None
     # Timings that make no sense (a negative time, no tokens read) are not taken.
     for odd in ({"prompt_n": 0, "prompt_ms": 10.0}, {"prompt_n": 600, "prompt_ms": -1}, {"prompt_ms": "4000"}):
         assert result_from_wire({**body, "timings": odd}, PROMPT, ()).usage == Usage(790, 3)
+    assert result_from_wire(
+        {**body, "timings": {"prompt_n": 600, "prompt_ms": float("nan")}}, PROMPT, ()
+    ).usage == Usage(790, 3)
+    # The cached tokens count even where the reading time does not: the prompt was not all read.
+    cached_only = {"prompt_n": 0, "prompt_ms": 0.0, "cache_n": 789}
+    assert result_from_wire({**body, "timings": cached_only}, PROMPT, ()).usage == Usage(790, 3, cached_tokens=789)
 
 
 def test_a_streamed_reply_gets_llama_cpps_timings_from_its_last_chunk_or_the_time_to_its_first_output() -> None:
@@ -130,6 +136,11 @@ def test_a_streamed_reply_gets_llama_cpps_timings_from_its_last_chunk_or_the_tim
     assert not plain.has_output  # a role and no text: no output yet
     plain.first_output_seconds = 2.5
     assert plain.final_delta(PROMPT, ()).usage == Usage(790, 1, prompt_seconds=2.5)
+    # Timings that give no reading time: the server's figures stand, the time to its first output is not taken.
+    _, cached = feed([chunk({"content": "Hi"}), chunk({}, "stop", timings={"prompt_n": 0, "cache_n": 789})])
+    cached.usage = Usage(790, 1)
+    cached.first_output_seconds = 0.5
+    assert cached.final_delta(PROMPT, ()).usage == Usage(790, 1, cached_tokens=789)
     _, thinking = feed([chunk({"reasoning_content": "Let me see"})])
     assert thinking.has_output  # a reasoning model's thinking is output too: the prompt has been read
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 from agent.passage_budget import MIN_PASSAGE_CHARS, passage_chars
 from core.chat import Usage
+from core.llm_endpoints import is_nearby_host
+from core.settings import Settings
+from llm_client.client import OpenAICompatibleChatModel
 from llm_client.prompt_speed import SAMPLES, PromptSpeed
 
 
@@ -78,3 +82,46 @@ def test_a_damaged_file_of_speeds_is_no_measurement(tmp_path: Path, text: str) -
     store = tmp_path / "prompt_speed.json"
     store.write_text(text, encoding="utf-8")
     assert PromptSpeed(store).tokens_per_second() is None
+
+
+def test_the_client_asks_for_the_speed_of_the_model_it_answers_with_not_another_kept_one(tmp_path: Path) -> None:
+    store = tmp_path / "prompt_speed.json"
+    kept = PromptSpeed(store)
+    kept.record("qwen2.5-coder-1.5b", read(400, 10.0))  # a CPU model another process timed at 40 a second
+    settings = Settings(_env_file=None, llm_base_url=("http://127.0.0.1:9/v1",), llm_model="gpt-4o-mini").llm
+
+    assert OpenAICompatibleChatModel(settings, prompt_speed=PromptSpeed(store)).prompt_tokens_per_second() is None
+    unnamed = settings.model_copy(update={"model": None})  # no model configured, none asked yet: the kept one
+    assert OpenAICompatibleChatModel(unnamed, prompt_speed=PromptSpeed(store)).prompt_tokens_per_second() == 40.0
+
+
+def test_figures_that_are_no_speed_are_never_taken(tmp_path: Path) -> None:
+    speed = PromptSpeed()
+    speed.record("m", Usage(700, 5, prompt_seconds=1e-320))  # a speed that overflows to infinity
+    assert speed.tokens_per_second() is None
+    store = tmp_path / "prompt_speed.json"
+    store.write_text('{"m": [1e308, 1e308, Infinity, NaN]}', encoding="utf-8")  # the median of two 1e308 is inf
+    assert PromptSpeed(store).tokens_per_second() is None
+    assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=math.inf, question="q") == 2000
+
+
+def test_a_speed_that_cannot_be_kept_leaves_no_file_behind(tmp_path: Path) -> None:
+    store = tmp_path / "prompt_speed.json"
+    store.mkdir()  # a directory where the file goes: the replace fails
+    speed = PromptSpeed(store)
+    speed.record("m", read(700, 5.0))
+
+    assert speed.tokens_per_second() == 140.0  # measured all the same
+    assert [path.name for path in tmp_path.iterdir()] == ["prompt_speed.json"]
+
+
+@pytest.mark.parametrize(
+    ("host", "is_nearby"),
+    [
+        ("127.0.0.1", True), ("localhost", True), ("host.docker.internal", True), ("ollama", True),
+        ("192.168.1.20", True), ("10.0.0.5", True), ("gpu-box.lan", True), ("studio.local", True),
+        ("api.openai.com", False), ("8.8.8.8", False), ("openrouter.ai", False),
+    ],
+)  # fmt: skip
+def test_only_a_server_nearby_is_timed_by_its_first_output(host: str, is_nearby: bool) -> None:
+    assert is_nearby_host(host) is is_nearby
