@@ -25,20 +25,22 @@ TURN_TOKENS = 120
 
 
 def passage_chars(
-    configured: int, *, first_token_seconds: float, tokens_per_second: float | None, question: str
+    configured: int, *, first_token_seconds: float, tokens_per_second: float | None, read_with: str
 ) -> int:
-    """Return the characters of note text to send with `question`.
+    """Return the characters of note text to send with a question.
 
     Args:
         configured: ANSWER_PASSAGE_CHARS, the most sent.
         first_token_seconds: ANSWER_FIRST_TOKEN_SECONDS, the time the model may take to read them (0: no limit).
         tokens_per_second: the model's measured reading speed (None: not measured yet, so not limited).
-        question: what the user asked, read with them.
+        read_with: what the model reads afresh with them: the question, and in a conversation the earlier exchange
+            it is sent again (the prompt cache holds it only up to the earlier question, which was sent with
+            passages then and without them now).
 
     """
     if first_token_seconds <= 0 or tokens_per_second is None or not 0 < tokens_per_second < math.inf:
         return configured
-    tokens = tokens_per_second * first_token_seconds - TURN_TOKENS - estimate_tokens(question)
+    tokens = tokens_per_second * first_token_seconds - TURN_TOKENS - estimate_tokens(read_with)
     budget = max(min(configured, MIN_PASSAGE_CHARS), min(configured, int(tokens * CHARS_PER_TOKEN)))
     if budget < configured:
         logger.info(

@@ -17,6 +17,7 @@ from agent.answer_footer import SEARCHED_NOTES, earlier_question, latest_questio
 from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import looks_like_edit_request
 from agent.graph_deps import AgentDeps, scratch_of
+from agent.history import model_history
 from agent.named_note import NamedNote, note_passages
 from agent.notes_list import listed_notes
 from agent.passage_budget import passage_chars
@@ -100,7 +101,7 @@ class RetrieveNode:
             deps.passage_chars,
             first_token_seconds=deps.first_token_seconds,
             tokens_per_second=deps.chat_model.prompt_tokens_per_second(),
-            question=question,
+            read_with="\n".join(str(record.get("content", "")) for record in model_history(state["messages"])),
         )
         # Room the hits leave in the passages may go to the chunks around the best one (rag/answer/neighbours.py);
         # the hits' sections stay first in `allowed`, which "Notes searched:" lists from.

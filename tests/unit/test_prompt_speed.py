@@ -53,15 +53,18 @@ def test_what_is_no_measure_of_reading_is_left_out(usage: Usage | None) -> None:
 
 def test_the_passages_are_what_the_model_reads_in_the_time_allowed_within_the_configured_bounds() -> None:
     question = "How long does the sourdough autolyse rest?"  # 14 tokens by the estimate (3 characters a token)
-    budget = passage_chars(2000, first_token_seconds=7.0, tokens_per_second=72.0, question=question)
+    budget = passage_chars(2000, first_token_seconds=7.0, tokens_per_second=72.0, read_with=question)
     assert budget == int((72 * 7 - 120 - 14) * 3) == 1110  # a 1.5B model on two cores
-    assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=2000.0, question=question) == 2000
-    assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=5.0, question=question) == MIN_PASSAGE_CHARS
-    assert (
-        passage_chars(500, first_token_seconds=7.0, tokens_per_second=5.0, question=question) == 500
-    )  # below the floor
-    assert passage_chars(2000, first_token_seconds=0.0, tokens_per_second=5.0, question=question) == 2000  # off
-    assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=None, question=question) == 2000  # unmeasured
+    assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=2000.0, read_with=question) == 2000
+    assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=5.0, read_with=question) == MIN_PASSAGE_CHARS
+    # ANSWER_PASSAGE_CHARS below the floor stays as set; the limit off, or no speed measured yet: never cut.
+    assert passage_chars(500, first_token_seconds=7.0, tokens_per_second=5.0, read_with=question) == 500
+    assert passage_chars(2000, first_token_seconds=0.0, tokens_per_second=5.0, read_with=question) == 2000
+    assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=None, read_with=question) == 2000
+    # A follow-up: the earlier exchange the conversation sends again is read afresh too.
+    exchange = f"{question}\nThe autolyse rests 45 minutes. " + "It is the first step of the recipe. " * 3
+    followed = passage_chars(2000, first_token_seconds=7.0, tokens_per_second=72.0, read_with=exchange)
+    assert followed == int((72 * 7 - 120 - math.ceil(len(exchange) / 3)) * 3) < budget
 
 
 def test_the_speeds_are_kept_so_the_next_process_starts_from_them(tmp_path: Path) -> None:
@@ -102,7 +105,7 @@ def test_figures_that_are_no_speed_are_never_taken(tmp_path: Path) -> None:
     store = tmp_path / "prompt_speed.json"
     store.write_text('{"m": [1e308, 1e308, Infinity, NaN]}', encoding="utf-8")  # the median of two 1e308 is inf
     assert PromptSpeed(store).tokens_per_second() is None
-    assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=math.inf, question="q") == 2000
+    assert passage_chars(2000, first_token_seconds=7.0, tokens_per_second=math.inf, read_with="q") == 2000
 
 
 def test_a_speed_that_cannot_be_kept_leaves_no_file_behind(tmp_path: Path) -> None:
