@@ -138,7 +138,7 @@ def is_nearby_host(host: str) -> bool:
     in .local, .lan, .internal or .home.arpa.
     """
     host = host.strip("[]").rstrip(".").lower()
-    if is_this_machine(host) or (host and "." not in host and ":" not in host):
+    if is_this_machine(host) or (bool(host) and "." not in host and ":" not in host):
         return True
     if host.endswith((".local", ".lan", ".internal", ".home.arpa")):
         return True

@@ -92,11 +92,11 @@ def estimate_usage(messages: Sequence[ChatMessage], tools: Sequence[ToolSpec], r
     return Usage(prompt_tokens=estimate_tokens(prompt), completion_tokens=estimate_tokens(reply), is_estimate=True)
 
 
-def usage_from_wire(value: object, timings: object = None) -> Usage | None:
+def usage_from_wire(value: object) -> Usage | None:
     """Return the provider's usage, or None when it reported none.
 
     Prompt tokens served from the server's cache come from OpenAI's `prompt_tokens_details.cached_tokens` (llama.cpp,
-    vLLM, OpenAI send it); llama.cpp's `timings` (a field of its own) also says how long the rest took to read.
+    vLLM, OpenAI send it); llama.cpp's `timings`, a field of its own, add to it (`with_timings`).
     """
     if not isinstance(value, Mapping):
         return None
@@ -105,8 +105,7 @@ def usage_from_wire(value: object, timings: object = None) -> Usage | None:
         return None
     details = value.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, Mapping) else None
-    usage = Usage(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=_count(cached))
-    return with_timings(usage, timings)
+    return Usage(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=_count(cached))
 
 
 def with_timings(usage: Usage, timings: object) -> Usage:
@@ -158,9 +157,11 @@ def result_from_wire(body: object, messages: Sequence[ChatMessage], tools: Seque
         if isinstance(call, Mapping) and isinstance(function := call.get("function"), Mapping)
         for args in [_arguments_text(function.get("arguments"))]
     )
-    usage = usage_from_wire(body.get("usage"), body.get("timings"))
+    usage = usage_from_wire(body.get("usage"))
     if usage is None:
         usage = estimate_usage(messages, tools, text + "".join(c.name + c.arguments for c in calls))
+    else:  # as for a streamed reply (StreamAssembler.final_delta): timings only with the server's own usage
+        usage = with_timings(usage, body.get("timings"))
     finish = choice.get("finish_reason") if choice else None
     return ChatResult(
         content=text,
