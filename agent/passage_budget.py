@@ -25,7 +25,12 @@ TURN_TOKENS = 120
 
 
 def passage_chars(
-    configured: int, *, first_token_seconds: float, tokens_per_second: float | None, read_with: str
+    configured: int,
+    *,
+    first_token_seconds: float,
+    tokens_per_second: float | None,
+    read_with: str,
+    sample: str = "",
 ) -> int:
     """Return the characters of note text to send with a question.
 
@@ -36,12 +41,15 @@ def passage_chars(
         read_with: what the model reads afresh with them: the question, and in a conversation the earlier exchange
             it is sent again (the prompt cache holds it only up to the earlier question, which was sent with
             passages then and without them now).
+        sample: note text of the kind to be sent (the hits'), whose script sets the characters a token: about
+            CHARS_PER_TOKEN in Latin script, one in Chinese or Japanese (whose passages are cut to a third so).
 
     """
     if first_token_seconds <= 0 or tokens_per_second is None or not 0 < tokens_per_second < math.inf:
         return configured
     tokens = tokens_per_second * first_token_seconds - TURN_TOKENS - estimate_tokens(read_with)
-    budget = max(min(configured, MIN_PASSAGE_CHARS), min(configured, int(tokens * CHARS_PER_TOKEN)))
+    per_token = len(sample) / estimate_tokens(sample) if sample else CHARS_PER_TOKEN
+    budget = max(min(configured, MIN_PASSAGE_CHARS), min(configured, int(tokens * per_token)))
     if budget < configured:
         logger.info(
             "passages cut to %d characters (ANSWER_PASSAGE_CHARS=%d): the model reads %.0f tokens a second, "

@@ -10,8 +10,8 @@ Before it, with LLM_TOOLS=auto, the model is asked once to search the notes with
 call (`tool_calls`) shows it calls tools, and questions and change requests are then offered them
 (agent/tool_use.py); a model that writes the call as text, or none, answers questions in one completion, and its
 change requests go through a change contract (agent/change_contract/). What it costs: a prompt of about
-600 tokens and a reply of at most PROBE_TOKENS, then one of about 450 tokens (its last 150 time the model's reading),
-once per start, while nobody waits.
+600 tokens and a reply of at most PROBE_TOKENS, then one of about 450 tokens (its last 150 time the model's reading;
+after a structured call its prefix is the probe's, cached), once per start, while nobody waits.
 """
 
 from __future__ import annotations
@@ -87,8 +87,9 @@ async def warm_up(
         if probed and await _makes_structured_call(chat_model, tools):
             tool_use.record(chat_model.model_name, has_called=True, is_unusable=False, is_structured=True)
         asked = list(tools) if tool_use.is_offered_on_questions(chat_model.model_name) else []
-        if not (probed and asked):  # after a structured call the probe has cached the prefix with tools already
-            await _evaluate_prefix(chat_model, asked, quote_first=quote_first)
+        # Also after a structured call, whose probe cached the prefix with tools already: the probe's prompt may be
+        # in the cache of a server started before us, and then only this request's marked text times the reading.
+        await _evaluate_prefix(chat_model, asked, quote_first=quote_first)
     except AppError as exc:
         # A warning: at start this is the first word that the LLM is unreachable or misconfigured (a base URL
         # without /v1 is named as such by the client), before any question fails on it.

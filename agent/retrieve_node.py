@@ -102,6 +102,7 @@ class RetrieveNode:
             first_token_seconds=deps.first_token_seconds,
             tokens_per_second=deps.chat_model.prompt_tokens_per_second(),
             read_with="\n".join(str(record.get("content", "")) for record in model_history(state["messages"])),
+            sample="".join(hit.chunk.text for hit in hits),
         )
         # Room the hits leave in the passages may go to the chunks around the best one (rag/answer/neighbours.py);
         # the hits' sections stay first in `allowed`, which "Notes searched:" lists from.

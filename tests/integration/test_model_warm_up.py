@@ -39,6 +39,13 @@ def wait_for_requests(llm: ScriptedLLMServer, count: int, seconds: float = 10.0)
         time.sleep(0.02)
 
 
+def wait_for_warm_up(librarian: Librarian, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while librarian.http.get("/ready").json()["model"]["warm_up"] != "done":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 def rendered_prefix(body: dict[str, Any]) -> str:
     """Return what a server renders first: the system message, then the tool schemas."""
     return json.dumps([body["messages"][0], body.get("tools")])
@@ -133,18 +140,17 @@ def test_with_llm_tools_auto_the_warm_up_asks_for_a_call_and_a_model_writing_it_
 def test_a_model_making_a_structured_call_at_the_warm_up_gets_tools_on_plain_questions(
     factory: LibrarianFactory, llm: ScriptedLLMServer
 ) -> None:
-    llm.add(Turn.tool_call("search_notes", {"query": "zebra"}), Turn.text("14 hours [[Sourdough]]."))
+    probe, prime = Turn.tool_call("search_notes", {"query": "zebra"}), Turn.text("Hello")
+    llm.add(probe, prime, Turn.text("14 hours [[Sourdough]]."))
     librarian: Librarian = factory.start(llm_warm_up=True, llm_tools="auto")
-    wait_for_requests(llm, 1)
-    deadline = time.monotonic() + 10  # the warm-up records the call once its reply has ended
-    while "made tool calls" not in librarian.http.get("/ready").json()["model"]["tools"]:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_for_warm_up(librarian)
 
     librarian.chat().say("How long does the sourdough proof in the fridge?")
 
-    probe, question = (request.json for request in llm.chat_requests)  # the probe cached the prefix with tools
-    assert rendered_prefix(probe) == rendered_prefix(question)
+    probe, prime, question = (request.json for request in llm.chat_requests)
+    assert rendered_prefix(probe) == rendered_prefix(prime) == rendered_prefix(question)  # tools in each
+    # The probe's prompt may be cached by a server started before the service: the prime times the reading.
+    assert prime["max_tokens"] == 1 and TIMING_TEXT in prime["messages"][-1]["content"]
 
 
 @pytest.mark.parametrize("is_structured", [False, True], ids=["call-as-text", "structured-call"])
@@ -152,7 +158,7 @@ def test_the_warm_up_probe_decides_whether_a_change_request_goes_through_a_contr
     factory: LibrarianFactory, llm: ScriptedLLMServer, is_structured: bool
 ) -> None:
     if is_structured:
-        llm.add(Turn.tool_call("search_notes", {"query": "zebra"}))
+        llm.add(Turn.tool_call("search_notes", {"query": "zebra"}), Turn.text("Hello"))
         llm.add(
             Turn.tool_call("edit_note", {"command": "add_tag", "path": "Garlic", "value": "mulch"}), Turn.text("Ok.")
         )
@@ -160,15 +166,11 @@ def test_the_warm_up_probe_decides_whether_a_change_request_goes_through_a_contr
         llm.add(Turn.text('{"name": "search_notes", "arguments": {"query": "zebra"}}'), Turn.text("Hello"))
         llm.add(Turn.text('{"operation": "add_tag", "target": "Areas/Garden/Garlic.md", "tag": "mulch"}'))
     librarian: Librarian = factory.start(llm_warm_up=True, llm_tools="auto")
-    wait_for_requests(llm, 1 if is_structured else 2)
-    deadline = time.monotonic() + 10  # the warm-up records what it saw once the probe's reply has ended
-    while is_structured and "made tool calls" not in librarian.http.get("/ready").json()["model"]["tools"]:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_for_warm_up(librarian)
 
     shown = librarian.chat().say("Add the tag mulch to the Garlic note.")
 
-    change = llm.chat_requests[1 if is_structured else 2].json
+    change = llm.chat_requests[2].json
     assert "+  - mulch" in shown
     assert ("response_format" in change) is not is_structured
     assert ("edit_note" in json.dumps(change.get("tools", []))) is is_structured

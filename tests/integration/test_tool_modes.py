@@ -83,9 +83,9 @@ def test_an_unusable_reply_is_never_shown_and_the_turn_is_answered_without_tools
     assert "Notes for this message" in second.messages[-1]["content"]  # the same passages, retrieved once
 
 
-def wait_for_structured_probe(librarian: Served) -> None:
-    deadline = time.monotonic() + 10  # the warm-up records the call once its reply has ended
-    while "made tool calls" not in librarian.model_info()["tools"]:
+def wait_for_warm_up(librarian: Served) -> None:
+    deadline = time.monotonic() + 10  # the warm-up records the probe's call once its reply has ended
+    while librarian.model_info()["warm_up"] != "done":
         assert time.monotonic() < deadline
         time.sleep(0.05)
 
@@ -94,8 +94,9 @@ def test_a_model_that_calls_tools_keeps_them_after_one_unusable_reply(
     serve: Callable[..., Served], llm: ScriptedLLMServer
 ) -> None:
     llm.add(Turn.tool_call("search_notes", {"query": "zebra"}))  # the warm-up probe: a structured call
+    llm.add(Turn.text("Hello"))  # the warm-up's prefix, which times the model's reading
     librarian = serve(llm_warm_up=True)
-    wait_for_structured_probe(librarian)
+    wait_for_warm_up(librarian)
     llm.add(Turn.tool_call("read_note", {"note": "Sourdough"}), Turn.text(ANSWER))
     llm.add(BROKEN_CALL, Turn.text(ANSWER))
     llm.add(Turn.text(ANSWER))
@@ -103,7 +104,7 @@ def test_a_model_that_calls_tools_keeps_them_after_one_unusable_reply(
     answers = [librarian.ask() for _ in range(3)]
 
     assert all(answer.startswith(ANSWER) for answer in answers)
-    assert [offered_tools(r) == [] for r in llm.chat_requests[1:]] == [False, False, False, True, False]
+    assert [offered_tools(r) == [] for r in llm.chat_requests[2:]] == [False, False, False, True, False]
     assert librarian.model_info()["tools"] == "on (the model has made tool calls)"
 
 

@@ -67,6 +67,18 @@ def test_the_passages_are_what_the_model_reads_in_the_time_allowed_within_the_co
     assert followed == int((72 * 7 - 120 - math.ceil(len(exchange) / 3)) * 3) < budget
 
 
+def test_passages_in_a_script_of_about_a_token_a_character_get_a_third_of_the_characters() -> None:
+    question = "How long does the sourdough autolyse rest?"
+    latin = "The dough rests for 45 minutes before the salt goes in. " * 4
+    cjk = "面团在加盐之前静置四十五分钟。" * 10  # Qwen2.5's tokenizer: about a token a character
+    by_latin = passage_chars(2000, first_token_seconds=7.0, tokens_per_second=100.0, read_with=question, sample=latin)
+    by_cjk = passage_chars(2000, first_token_seconds=7.0, tokens_per_second=150.0, read_with=question, sample=cjk)
+    unknown = passage_chars(2000, first_token_seconds=7.0, tokens_per_second=100.0, read_with=question)
+    assert unknown == (100 * 7 - 120 - 14) * 3  # CHARS_PER_TOKEN characters a token: what ASCII text gets too
+    assert by_latin == pytest.approx(unknown, rel=0.01)  # (less a token rounded up)
+    assert by_cjk == 150 * 7 - 120 - 14  # one character a token: 916 characters, where Latin text gets 2,000
+
+
 def test_the_speeds_are_kept_so_the_next_process_starts_from_them(tmp_path: Path) -> None:
     store = tmp_path / "data" / "prompt_speed.json"
     first = PromptSpeed(store)
