@@ -19,6 +19,7 @@ logger = logging.getLogger(__name__)
 
 # Seconds before retrying a failed run (a Redis or Qdrant that went away), then every minute until it succeeds.
 RETRY_DELAYS = (2.0, 5.0, 10.0, 20.0, 40.0, 60.0)
+START_RUN_GRACE_SECONDS = 5.0  # how long `settled` waits for the run at start to begin
 EARLY_RETRY_AFTER = 2.0  # a status call that finds the stores answering retries early, at most this often
 
 
@@ -90,6 +91,18 @@ class IndexRunner:
     def last_report(self) -> ReindexReport | None:
         """Return the report of the latest successful run of this process."""
         return self._last_report
+
+    async def settled(self, *, begun_within: float = START_RUN_GRACE_SECONDS) -> None:
+        """Return when no run is going, first waiting up to `begun_within` seconds for a first run to begin.
+
+        The run at start is begun by the scheduler just after the service starts: what should not share the cores
+        with it (the model's warm-up, which times its reading) waits here. A failed run ends the wait too.
+        """
+        deadline = time.monotonic() + begun_within
+        while not self._started and not self._closed and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        while (active := self._active) is not None and not active.done():
+            await asyncio.wait({active})  # not `await active`: a cancelled waiter must not cancel the run
 
     async def run(self, reason: str = "manual") -> ReindexReport | None:
         """Re-index now, or once more after the current run if one is going; return the report of a run made.

@@ -159,7 +159,7 @@ async def start_services(
     if answerer is None and chat_model is None:
         chat_model = await find_chat_model(settings, stack)
     crews, crew_schedule = await start_crews(stack, settings, services, edits, chat_model, runner)
-    tool_use, warm_up = ToolUse(settings.llm.tools), WarmUp()
+    tool_use, warm_up = ToolUse(settings.llm.tools), WarmUp(after=runner.settled)
     if answerer is None:
         answerer = await build_answerer(
             settings,

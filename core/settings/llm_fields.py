@@ -71,8 +71,9 @@ class LlmFields(BaseModel):
     )
     llm_warm_up: bool = Field(
         True,
-        description="At start, ask the model once whether it makes structured tool calls, then send the prompt prefix "
-        "every question begins with and stop at its first token: a local server then holds the prefix in its cache.",
+        description="At start (after the index run at start), ask the model once whether it makes structured tool "
+        "calls, then send the prompt prefix every question begins with and stop at its first token: a local server "
+        "then holds the prefix in its cache, and the reply times how fast the model reads.",
     )
     llm_tools: Literal["auto", "on", "off"] = Field(
         "auto",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -186,3 +187,47 @@ def test_a_redis_outage_is_ridden_out_and_the_emptied_docstore_refilled(settings
             assert services.docstore.count() == sum(1 for m in services.watermarks.all().values() if m.sha256)
         finally:
             services.close()
+
+
+class GatedReindexer:
+    """The real reindexer, each run held until the test opens the gate (a first build taking its time)."""
+
+    def __init__(self, inner: Reindexer) -> None:
+        self.inner = inner
+        self.gate = threading.Event()
+
+    def run_once(self, on_progress: ProgressCallback | None = None) -> ReindexReport:
+        assert self.gate.wait(WAIT_S)
+        return self.inner.run_once(on_progress)
+
+
+def test_settled_waits_for_the_run_at_start_to_begin_and_end(services: Services) -> None:
+    job = GatedReindexer(services.reindexer)
+    runner = make_runner(services, job, delays=(0.05,))
+
+    async def scenario() -> None:
+        waiting = asyncio.create_task(runner.settled(begun_within=5.0))
+        await asyncio.sleep(0.2)
+        assert not waiting.done()  # no run has begun yet: the one at start is still to come
+        started = asyncio.create_task(runner.run("start"))
+        await asyncio.sleep(0.3)
+        assert runner.is_running and not waiting.done()
+        job.gate.set()
+        await asyncio.wait_for(waiting, WAIT_S)
+        assert (await started) is not None and not runner.is_running
+        await asyncio.wait_for(runner.settled(), 1.0)  # after a run: at once
+        await runner.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_settled_gives_up_on_a_run_at_start_that_never_begins(services: Services) -> None:
+    runner = make_runner(services, services.reindexer, delays=(0.05,))
+
+    async def scenario() -> None:
+        began = asyncio.get_running_loop().time()
+        await asyncio.wait_for(runner.settled(begun_within=0.3), WAIT_S)
+        assert asyncio.get_running_loop().time() - began >= 0.3
+        await runner.aclose()
+
+    asyncio.run(scenario())

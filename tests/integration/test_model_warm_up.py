@@ -6,6 +6,7 @@ the warm-up request must therefore begin with exactly the bytes a plain question
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -15,11 +16,13 @@ from typing import Any
 
 import pytest
 
-from agent.prompt_cache import PROBE_TOKENS, TIMING_TEXT
+from agent.prompt_cache import PROBE_TOKENS, TIMING_TEXT, WarmUp, warm_up
 from agent.quoting.prompt import QUOTE_SYSTEM
+from agent.tool_use import ToolUse
 from app.wiring import Services
 from core.settings import Settings
 from tests.integration.edit_flow_support import Librarian, LibrarianFactory, librarian_factory
+from tests.integration.llm_client_support import chat_model, llm_settings
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
 # The services start from sample_vault's index, built once per session (tests/conftest.py).
@@ -174,3 +177,23 @@ def test_the_warm_up_probe_decides_whether_a_change_request_goes_through_a_contr
     assert "+  - mulch" in shown
     assert ("response_format" in change) is not is_structured
     assert ("edit_note" in json.dumps(change.get("tools", []))) is is_structured
+
+
+def test_the_warm_up_asks_the_model_only_after_what_it_waits_for_has_ended() -> None:
+    """The index run at start takes the cores: timed during it, the model's reading looked half as fast."""
+
+    async def scenario(llm: ScriptedLLMServer) -> WarmUp:
+        index_built = asyncio.Event()
+        progress = WarmUp(after=index_built.wait)
+        async with chat_model(llm_settings(llm.base_url)) as model:
+            warming = asyncio.create_task(warm_up(model, [], ToolUse("off"), progress=progress))
+            await asyncio.sleep(0.3)
+            assert progress.status == "running" and llm.chat_requests == []  # nothing asked while it waits
+            index_built.set()
+            assert await asyncio.wait_for(warming, 10.0)
+        return progress
+
+    with ScriptedLLMServer([Turn.text("Hello")]) as llm:
+        assert asyncio.run(scenario(llm)).status == "done"
+        (prime,) = llm.chat_requests
+    assert TIMING_TEXT in prime.messages[-1]["content"]
