@@ -36,14 +36,6 @@ PASSAGE_CHARS = 2_000
 # the answer most often, and an even split cut it first: bench.context_recall on sample_vault, kepano-obsidian and
 # vaultofknowledge found as much evidence and as many facts in 2,000 characters shared so as in 2,800 shared evenly.
 RANK_WEIGHTS = (3, 2)
-# A passage cut to fewer characters is one or two sentences picked by the question's words, seldom the answer, and
-# its room is taken from the better-ranked ones: the worst-ranked passages are left out until every passage cut gets
-# this much. It matters only where the budget is cut for a slow model (agent/passage_budget.py): at 1,000 characters
-# `bench.context_recall` found on vaultofknowledge's golden set facts 0.543 -> 0.686 of the golden answers' facts
-# (evidence 0.433 -> 0.533), on its topic set and sample_vault's days set more, kepano-obsidian's and
-# sample_vault's topic set the same, sample_vault's golden set one fact fewer (0.976 -> 0.952); at 2,000 every set
-# the same. 350 lost evidence at 2,000 on vaultofknowledge, 150 gained less.
-MIN_CUT_SHARE = 250
 
 # Short on purpose: small local models read every word of it each turn (issue 10), so each rule is one line.
 GROUNDING_RULES = f"""\
@@ -107,8 +99,7 @@ def build_context(
 
     The passages share `max_chars` of text, the best ones more (RANK_WEIGHTS): one shorter than its share is kept
     whole and leaves the rest to the others; a longer one is cut to its part that shares most words with
-    `question`, marked with "…" where text was left out, its `lines` those of the part kept. The worst-ranked are
-    left out while a passage would be cut to less than MIN_CUT_SHARE.
+    `question`, marked with "…" where text was left out, its `lines` those of the part kept.
 
     Args:
         hits: the retrieved hits, best first.
@@ -122,21 +113,11 @@ def build_context(
     """
     chunks = join_adjacent(list({(hit.chunk.path, hit.chunk.index): hit.chunk for hit in hits}.values()))
     chunks = without_repeated_lines(chunks)  # what an embed repeats is sent once, from the note that holds it
-    chunks, shares = _worth_sending(chunks, max_chars)
+    shares = ranked_shares([len(chunk.text) for chunk in chunks], max_chars)
     return "\n\n".join(
         _passage(chunk, question, share, note_text, with_location=with_location)
         for chunk, share in zip(chunks, shares, strict=True)
     )
-
-
-def _worth_sending(chunks: list[Chunk], max_chars: int) -> tuple[list[Chunk], list[int]]:
-    """Return the best-ranked `chunks` no one of which is cut to less than MIN_CUT_SHARE, and their shares."""
-    while True:
-        shares = ranked_shares([len(chunk.text) for chunk in chunks], max_chars)
-        cut_short = any(share < min(len(c.text), MIN_CUT_SHARE) for c, share in zip(chunks, shares, strict=True))
-        if not cut_short or len(chunks) == 1:
-            return chunks, shares
-        chunks = chunks[:-1]  # the worst-ranked passage gives its share to the better ones
 
 
 def ranked_shares(sizes: Sequence[int], budget: int) -> list[int]:
