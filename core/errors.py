@@ -21,6 +21,10 @@ class OutOfScope(InvalidRequest):
     """A write to a path no edit may write (outside WRITABLE_FOLDERS, a private folder): naming it again won't help."""
 
 
+class AlreadyDone(InvalidRequest):
+    """The note is already as the change would make it (it has the tag, the task is done): there is nothing to do."""
+
+
 class EmptyVault(InvalidRequest):
     """The vault holds no notes (wrong VAULT_PATH, an unmounted drive, or simply nothing written yet)."""
 

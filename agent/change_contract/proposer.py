@@ -29,7 +29,7 @@ from agent.change_contract.operations import (
 from agent.change_contract.schema import Contract, contract_schema, offered, response_format, validate
 from agent.turn import WriteToolBox
 from core.chat import ChatMessage, ChatResult, Usage
-from core.errors import AppError, OutOfScope
+from core.errors import AlreadyDone, AppError, OutOfScope
 from core.ports import ChatModel
 from llm_client.replies.reply_json import extract_json
 
@@ -45,8 +45,9 @@ OUT_OF_SCOPE = (
     "Nothing was proposed and nothing in your vault changed: only notes in the writable folders can be changed "
     "(WRITABLE_FOLDERS in the librarian's settings)."
 )
+NOTHING_CHANGED = "Nothing was proposed and nothing in your vault changed."
 REPHRASE = (
-    "Nothing was proposed and nothing in your vault changed. Try naming the note and the change, e.g. "
+    f"{NOTHING_CHANGED} Try naming the note and the change, e.g. "
     '“Add the tag garden to the note Garlic”, “Add a task "Water the beans" to the Garden note”, '
     '“Set the property status to done in the note X”, or “Append "…" to the Ideas section of the note X”.'
 )
@@ -97,6 +98,8 @@ class ContractProposer:
                 await writes.run(name, json.dumps(arguments))
             except AppError as exc:  # a bad reply, or the write tool's checks (a note that exists, no change)
                 error = exc
+                if isinstance(exc, AlreadyDone):  # understood, and so already: asked again, a model may pick another
+                    break
                 reason = exc.message.rstrip(".")
                 repair = f"That reply cannot be used: {reason}. Reply with the corrected JSON object only."
                 messages = [*messages, ChatMessage("assistant", result.content), ChatMessage("user", repair)]
@@ -154,6 +157,8 @@ def _nothing_found(findings: Findings) -> str:
 
 def _failed(understood: Contract | None, error: AppError | None) -> str:
     what = f" I understood: {describe_contract(understood)}." if understood is not None else ""
+    if isinstance(error, AlreadyDone):  # "the note already has the tag 'baking'": no rephrasing helps
+        return f"Nothing to change: {error.message.removesuffix('; nothing to change')}.{what} {NOTHING_CHANGED}"
     reason = error.message.rstrip(".") if error is not None else "no reply could be used"
     # Naming the note again does not help with a folder no edit may write.
     advice = OUT_OF_SCOPE if isinstance(error, OutOfScope) else REPHRASE

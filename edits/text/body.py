@@ -12,7 +12,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from core.errors import InvalidRequest, NotFound
+from core.errors import AlreadyDone, InvalidRequest, NotFound
 from edits.text.note_lines import NoteLines
 from edits.text.task_completion import TasksPlugin, complete_task, reopen_task
 from rag.notes.links import heading_key
@@ -248,14 +248,16 @@ def mark_task_done(text: str, *, line: int = 0, task: str = "", plugin: TasksPlu
     the vault's Tasks plugin the line gets what the plugin writes on completion (done date, next occurrence).
 
     Raises:
-        InvalidRequest: the task is done or cancelled already.
+        AlreadyDone: the task is done already.
+        InvalidRequest: the task is cancelled.
 
     """
     note = NoteLines.parse(text)
     index, lead, mark, after = _task_parts(note, line=line, task=task)
     if mark in _CLOSED:
         state = "cancelled" if mark == "-" else "done"
-        raise InvalidRequest(f"the task on line {index + 1} is {state} already ({lead.strip()}{mark}])")
+        closed = AlreadyDone if state == "done" else InvalidRequest  # completing a cancelled task is a choice to make
+        raise closed(f"the task on line {index + 1} is {state} already ({lead.strip()}{mark}])")
     if plugin is None or not plugin.is_task(after):
         note.lines[index] = f"{lead}x]{after}"
         return ToggledTask(note.render())

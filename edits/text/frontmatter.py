@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from core.errors import InvalidRequest, NotFound
+from core.errors import AlreadyDone, InvalidRequest, NotFound
 from edits.text.frontmatter_splice import edit_frontmatter
 from rag.notes.inline import is_valid_tag
 
@@ -97,7 +97,7 @@ def _add_item(text: str, names: Sequence[str], item: str, what: str, split: re.P
         if not isinstance(current, CommentedSeq):
             current = CommentedSeq(_items(current, split))
         if any(str(existing).casefold() == item.casefold() for existing in current):
-            raise InvalidRequest(f"the note already has the {what} {item!r}; nothing to change")
+            raise AlreadyDone(f"the note already has the {what} {item!r}; nothing to change")
         current.append(item)
         data[key] = current
         return key

@@ -201,18 +201,33 @@ def test_a_request_the_contract_cannot_satisfy_is_answered_plainly_and_nothing_i
     factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
 ) -> None:
     hashes = vault_hashes(vault)
-    # The tag is there already: the edit tool finds nothing to change, twice.
-    llm.add(contract(operation="add_tag", target=SOURDOUGH, tag="baking"))
-    llm.add(contract(operation="add_tag", target=SOURDOUGH, tag="baking"))
+    # A target that is none of the notes offered, twice: the reply, then its repair.
+    llm.add(contract(operation="add_tag", target="Areas/Cooking/Sourdough", tag="baking"))
+    llm.add(contract(operation="add_tag", target="Areas/Cooking/Sourdough", tag="baking"))
     librarian = factory.start(llm_tools="auto")
     chat = librarian.chat()
 
-    shown = chat.say("Add the tag baking to the Sourdough note.")
+    shown = chat.say("Add the tag bread to the Sourdough note.")
 
-    assert "I could not turn this request into a change I can propose" in shown
-    assert f"I understood: add the tag “baking” to `{SOURDOUGH}`" in shown and "Nothing was proposed" in shown
+    assert "I could not turn this request into a change I can propose" in shown and "Nothing was proposed" in shown
     assert "nothing is written yet" not in shown and len(llm.chat_requests) == 2
     chat.say("yes")
+    assert vault_hashes(vault) == hashes
+
+
+def test_a_change_the_note_already_has_is_answered_as_nothing_to_change_without_asking_again(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    hashes = vault_hashes(vault)
+    llm.add(contract(operation="add_tag", target=SOURDOUGH, tag="baking"))  # the tag is there already
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Add the tag baking to the Sourdough note.")
+
+    # Asked again, a model could only pick another note or tag: the request was understood and is satisfied.
+    assert shown.startswith("Nothing to change: the note already has the tag 'baking'.")
+    assert f"I understood: add the tag “baking” to `{SOURDOUGH}`" in shown and "Nothing was proposed" in shown
+    assert "Try naming the note" not in shown and len(llm.chat_requests) == 1
     assert vault_hashes(vault) == hashes
 
 
