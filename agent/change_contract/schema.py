@@ -195,7 +195,7 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
         if field in values:
             values[field] = _as_written(values[field], request, field)
     if values.get("task") and target is not None and not _has_task(target, str(operation), values["task"]):
-        raise OutputInvalid(f"'{values['task']}' is not a task of {target.path} that this change can mark")
+        target = _note_of_task(findings, str(operation), values["task"], chosen=target)
     if values.get("heading") and target is not None and values["heading"] not in target.headings:
         raise OutputInvalid(
             f"'{values['heading']}' is not a heading of {target.path}; its headings are: "
@@ -225,6 +225,19 @@ def _as_written(value: str, request: str, field: str) -> str:
 
 def _has_task(target: Candidate, operation: str, text: str) -> bool:
     return target.task_line(text, TASK_STATES[operation]) is not None
+
+
+def _note_of_task(findings: Findings, operation: str, text: str, *, chosen: Candidate) -> Candidate:
+    """Return the one note found whose task `text` is, where the model paired it with another (`chosen`).
+
+    Both are picked from what code found, and the task says which note it is in: asked "Mark the task 'Order seed
+    potatoes' as done", the 1.5B named the task of a daily note and, as its target, the seed inventory, twice. Not
+    where the request names its notes (the user's note is meant, and lacks that task), nor when several hold it.
+    """
+    holding = [] if findings.is_named else [c for c in findings.candidates if _has_task(c, operation, text)]
+    if len(holding) != 1:
+        raise OutputInvalid(f"'{text}' is not a task of {chosen.path} that this change can mark")
+    return holding[0]
 
 
 def _enum_cased(data: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:

@@ -407,3 +407,30 @@ def test_a_new_tasks_words_found_by_code_are_the_only_text_the_model_may_give() 
     contract = validate({"operation": "add_task", "target": TODAY.path, "text": "call the plumber"}, ["add_task"],
                         found, request)  # fmt: skip
     assert contract.values["text"] == "call the plumber"
+
+
+def test_a_task_paired_with_another_note_found_is_marked_in_the_one_note_holding_it() -> None:
+    potatoes = CandidateTask("Order seed potatoes 📅 2027-02-01", "open", 21)
+    daily = Candidate("Daily/2026-11-02.md", "daily note 2026-11-02", tasks=(potatoes,))
+    inventory = Candidate(
+        "Areas/Garden/Seed Inventory.md", "Seed Inventory", tasks=(CandidateTask("Sow peas", "open", 4),)
+    )
+    found = Findings(candidates=(inventory, daily), quoted=(), folders=(), is_named=False)
+    request = "Mark the task 'Order seed potatoes' as done"
+    # The 1.5B's reply, twice: the daily note's task, the inventory as its target.
+    reply = {"operation": "complete_task", "target": inventory.path, "task": potatoes.text}
+
+    contract = validate(reply, ["complete_task"], found, request)
+
+    assert tool_call(contract.operation, contract.values, contract.target) == (
+        "edit_note",
+        {"command": "complete_task", "path": daily.path, "line": 21, "content": potatoes.text},
+    )
+    # A note the request names is the one meant: its lacking the task is said, not mended by another note.
+    named = Findings(candidates=(inventory, daily), quoted=(), folders=(), is_named=True)
+    with pytest.raises(OutputInvalid, match="is not a task of Areas/Garden/Seed Inventory.md"):
+        validate(reply, ["complete_task"], named, "Mark 'Order seed potatoes' as done in the Seed Inventory")
+    twice = Candidate("Daily/2026-11-03.md", "daily note 2026-11-03", tasks=(potatoes,))  # which one is not known
+    both = Findings(candidates=(inventory, daily, twice), quoted=(), folders=(), is_named=False)
+    with pytest.raises(OutputInvalid, match="is not a task of Areas/Garden/Seed Inventory.md"):
+        validate(reply, ["complete_task"], both, request)
