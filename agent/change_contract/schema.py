@@ -194,6 +194,8 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
     for field in COPIED:
         if field in values:
             values[field] = _as_written(values[field], request, field)
+    if "value" in values:  # "to paused": not the 1.5B's "Paused" (a value may be composed, so it is not refused)
+        values["value"] = _in_request_case(values["value"], request)
     if values.get("task") and target is not None and not _has_task(target, str(operation), values["task"]):
         target = _note_of_task(findings, str(operation), values["task"], chosen=target)
     if values.get("heading") and target is not None and values["heading"] not in target.headings:
@@ -221,6 +223,12 @@ def _as_written(value: str, request: str, field: str) -> str:
     if found is None:
         raise OutputInvalid(f"'{field}' must be copied from the request; '{value}' is not in it")
     return found[0]
+
+
+def _in_request_case(value: str, request: str) -> str:
+    """Return `value` as the request spells it where the request holds it but for case, else `value` as it is."""
+    found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", request, re.IGNORECASE)
+    return found[0] if found is not None else value
 
 
 def _has_task(target: Candidate, operation: str, text: str) -> bool:

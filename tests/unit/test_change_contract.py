@@ -434,3 +434,14 @@ def test_a_task_paired_with_another_note_found_is_marked_in_the_one_note_holding
     both = Findings(candidates=(inventory, daily, twice), quoted=(), folders=(), is_named=False)
     with pytest.raises(OutputInvalid, match="is not a task of Areas/Garden/Seed Inventory.md"):
         validate(reply, ["complete_task"], both, request)
+
+
+def test_a_property_value_keeps_the_requests_spelling_and_a_composed_one_stays() -> None:
+    request = "Set the status of the Garlic note to paused"
+    reply = {"operation": "set_property", "target": GARLIC.path, "property": "status", "value": "Paused"}
+
+    contract = validate(reply, ["set_property"], findings(GARLIC), request)
+
+    assert contract.values["value"] == "paused"  # the 1.5B wrote "Paused"; the note's other values are lower case
+    composed = validate({**reply, "value": "2026-12-06"}, ["set_property"], findings(GARLIC), "Set started to today")
+    assert composed.values["value"] == "2026-12-06"  # not in the request's words: kept as the model wrote it
