@@ -21,7 +21,7 @@ from agent.tools.reader import VaultReader
 from agent.tools.registry import parse_arguments, run_traced
 from core.chat import ToolSpec
 from core.edits import ProposedEdit
-from core.errors import InvalidRequest
+from core.errors import AlreadyDone, InvalidRequest
 from core.settings import WriteSettings
 from edits.proposals import SqliteProposalStore, new_proposal
 from edits.scope import check_size, check_writable
@@ -90,7 +90,7 @@ class ProposalToolbox:
         context = ProposeContext(self._reader, self._settings, root=self._reader.root, overlay=self._overlay)
         planned = tool.plan(context, arguments)
         if not planned:
-            raise InvalidRequest(f"{name} found nothing to change; nothing was proposed")
+            raise AlreadyDone(f"the note is already as asked ({name} would change nothing); nothing to change")
         for edit in planned:
             self._check(edit)
             # Every tool that creates a note (create, daily note, base item, move target) is held to one rule.
@@ -132,7 +132,9 @@ class ProposalToolbox:
         if edit.after is not None:
             check_size(edit.after, settings=self._settings)
         if edit.new_path is None and edit.after == edit.before:
-            raise InvalidRequest(f"the edit would not change {edit.path!r}; nothing was proposed")
+            raise AlreadyDone(
+                f"the note is already as asked (the edit would not change {edit.path!r}); nothing to change"
+            )
         if edit.after is not None and count_masks(edit.after) > count_masks(edit.before or ""):
             # The model saw a credential as its mask; writing the mask back would lose the credential.
             raise InvalidRequest(

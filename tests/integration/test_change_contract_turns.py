@@ -377,3 +377,19 @@ def test_a_task_in_progress_named_by_its_place_is_marked_done_not_reopened(
     assert "Applied 1 change" in chat.say("yes")
     text = (vault / day).read_text(encoding="utf-8")
     assert f"- [x] {task}" in text and f"- [/] {task}" not in text and f"- [ ] {task}" not in text
+
+
+def test_a_property_already_holding_the_value_asked_is_nothing_to_change(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    hashes = vault_hashes(vault)
+    assert "\nstatus: paused\n" in (vault / "Projects/Balcony Irrigation.md").read_text(encoding="utf-8")
+    llm.add(
+        contract(operation="set_property", target="Projects/Balcony Irrigation.md", property="status", value="paused")
+    )
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Set the status of the Balcony Irrigation note to paused")
+
+    assert shown.startswith("Nothing to change: the note is already as asked"), shown
+    assert "Try naming the note" not in shown and len(llm.chat_requests) == 1 and vault_hashes(vault) == hashes
