@@ -195,7 +195,7 @@ def validate(data: object, operations: Sequence[str], findings: Findings, reques
         if field in values:
             values[field] = _as_written(values[field], request, field)
     if "value" in values:  # "to paused": not the 1.5B's "Paused" (a value may be composed, so it is not refused)
-        values["value"] = _in_request_case(values["value"], request)
+        values["value"] = _in_request_case(values["value"], request) or values["value"]
     if values.get("task") and target is not None and not _has_task(target, str(operation), values["task"]):
         target = _note_of_task(findings, str(operation), values["task"], chosen=target)
     if values.get("heading") and target is not None and values["heading"] not in target.headings:
@@ -216,19 +216,28 @@ def _as_written(value: str, request: str, field: str) -> str:
 
     Tags and names keep the user's case: Obsidian shows a tag as first written, and a note's name is its file name.
     """
-    word = rf"(?<!\w){re.escape(value)}(?!\w)"
-    if re.search(word, request) is not None:  # as written somewhere ("the tag garden" beside "Garden Plan")
-        return value
-    found = re.search(word, request, re.IGNORECASE) or re.search(re.escape(value), request, re.IGNORECASE)
+    found = _in_request_case(value, request) or _within_request(value, request)
     if found is None:
         raise OutputInvalid(f"'{field}' must be copied from the request; '{value}' is not in it")
-    return found[0]
+    return found
 
 
-def _in_request_case(value: str, request: str) -> str:
-    """Return `value` as the request spells it where the request holds it but for case, else `value` as it is."""
-    found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", request, re.IGNORECASE)
-    return found[0] if found is not None else value
+def _in_request_case(value: str, request: str) -> str | None:
+    """Return `value` as the request writes it as a word, None when the request holds no such word.
+
+    As given where the request has it so ("the tag garden" beside "Garden Plan"), else in the request's case.
+    """
+    word = rf"(?<!\w){re.escape(value)}(?!\w)"
+    if re.search(word, request) is not None:
+        return value
+    found = re.search(word, request, re.IGNORECASE)
+    return found[0] if found is not None else None
+
+
+def _within_request(value: str, request: str) -> str | None:
+    """Return `value` as the request writes it inside a longer word, case aside (None: not in it)."""
+    found = re.search(re.escape(value), request, re.IGNORECASE)
+    return found[0] if found is not None else None
 
 
 def _has_task(target: Candidate, operation: str, text: str) -> bool:
