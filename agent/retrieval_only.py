@@ -10,7 +10,14 @@ from agent.day_notes import NamedDays, is_about_days_alone, passages_for
 from agent.gate.intent import is_surely_change_request
 from agent.named_note import NamedNote, note_passages
 from agent.notes_list import ChangedAt, listed_notes
-from agent.source_question import answer_before, asks_for_sources, earlier_context, questions_before, sources_reply
+from agent.source_question import (
+    answer_before,
+    asks_for_sources,
+    earlier_context,
+    questions_before,
+    sources_reply,
+    with_answer_notes,
+)
 from agent.state import MessageRecord
 from agent.tools.list_reply import ListReply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
@@ -96,7 +103,7 @@ class RetrievalOnlyAnswerer:
             reply = await asyncio.to_thread(self._sources_reply, last_reply)
         else:
             yield AnswerStatus("searching your notes…")
-            reply = await asyncio.to_thread(self._reply, question, earlier, questions_before(asked))
+            reply = await asyncio.to_thread(self._reply, question, earlier, questions_before(asked), last_reply)
         for line in reply.splitlines(keepends=True):
             yield AnswerText(line)
         prompt = sum(estimate_tokens(m.content) for m in request.messages)
@@ -110,7 +117,7 @@ class RetrievalOnlyAnswerer:
 
         return sources_reply(last_reply, checked=checked)
 
-    def _reply(self, question: str, earlier: str, asked_before: Sequence[str]) -> str:
+    def _reply(self, question: str, earlier: str, asked_before: Sequence[str], last_reply: str) -> str:
         if is_surely_change_request(question):  # a question starting with an edit verb still gets passages
             return NO_MODEL_CHANGES
         unready = self._retriever.unready_reason()  # an empty vault, or the first index still running
@@ -119,6 +126,11 @@ class RetrievalOnlyAnswerer:
         if self._code_lists is not None and (code_list := self._code_lists(question, asked_before)) is not None:
             return code_list.text  # "Which tasks are due today?", "Which notes link to Books?": code lists them
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
+        if query.in_context is not None:  # "Which one was the fastest?": also among the notes of the reply before
+            resolver = LinkResolver(self._note_paths())
+            query = with_answer_notes(
+                query, last_reply, lambda link: resolver.resolve(note_of(link), source_path="").path
+            )
         days = self._day_notes(question) if self._day_notes is not None else NamedDays()
         # A request about the days alone ("What did I do yesterday?") is covered by their notes, whatever its words.
         only_days = is_about_days_alone(days, question)

@@ -21,7 +21,7 @@ from agent.history import model_history
 from agent.named_note import NamedNote, note_passages
 from agent.notes_list import listed_notes
 from agent.passage_budget import passage_chars
-from agent.source_question import answer_before, asks_for_sources, sources_reply
+from agent.source_question import answer_before, asks_for_sources, sources_reply, with_answer_notes
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.tool_offer import is_contract_request, offers_tools
 from core.domain import SearchHit
@@ -45,11 +45,14 @@ class RetrieveNode:
         """
         deps = self._deps
         question = latest_question(state["messages"])
-        earlier = previous_reply(state["messages"])
+        reply_before = previous_reply(state["messages"])
+        checker = scratch_of(config).checker
         if asks_for_sources(question):  # "which note says that?": the reply before it, not a search
-            checker = scratch_of(config).checker
             checked = partial(_linked, checker.check)  # a link the client sent back, as the vault has it
-            return {"is_covered": False, "answer": await _in_thread(lambda: sources_reply(earlier, checked=checked))}
+            return {
+                "is_covered": False,
+                "answer": await _in_thread(lambda: sources_reply(reply_before, checked=checked)),
+            }
         get_stream_writer()({"status": "searching your notes…"})
         unready = await _in_thread(deps.retriever.unready_reason)  # an empty vault, or the first index running
         if unready is not None:
@@ -69,6 +72,7 @@ class RetrieveNode:
         # Embedded once, for the floor and the search; "How did I rate it?" also after the question before it.
         earlier = earlier_question(state["messages"])
         query = await _in_thread(deps.retriever.prepare, question, earlier)
+        query = with_answer_notes(query, reply_before, checker.note_path)  # "Which one was the fastest?"
         # The notes of the days it names, found by name (agent/day_notes.py). A request about those days alone ("What
         # did I do yesterday?") is covered by them whatever its words; any other question still meets the floor.
         days = NamedDays() if edit_like or deps.day_notes is None else await _in_thread(deps.day_notes, question)

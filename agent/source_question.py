@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from rag.answer.citations import SEARCHED_HEADING, SOURCES_BLOCK, SOURCES_HEADING, without_alias
 from rag.answer.context import opens_like_refusal
 from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
 from rag.answer.passages import PASSAGE_HEAD
-from rag.follow_up import MAX_CHAIN, context_before
+from rag.follow_up import MAX_CHAIN, Query, context_before
 from rag.notes.inline import WIKILINK
 
 # A question about where the reply before came from, and about nothing else: "Which note says that?" is one,
@@ -112,6 +113,31 @@ def sources_reply(earlier: str, *, checked: Callable[[str], str | None] = lambda
     # No list under it: the passages shown without a model, or the links it wrote (SHOW_SOURCES and SHOW_EVIDENCE
     # off).
     return _came_from(quoted, PASSAGE_HEAD.findall(earlier) or _links(earlier), checked)
+
+
+def answered_from(earlier: str) -> list[str]:
+    """Return the links to the notes the assistant's reply `earlier` answered from, as written under it ([] for none).
+
+    Its "Sources:" list; without one, the passages shown without a model or the links it wrote. A refusal, and a reply
+    listing only "Notes searched:" (no note held what it said), answered from no note.
+    """
+    listed = _last(SOURCES_BLOCK, earlier)
+    if listed.startswith(SOURCES_HEADING):
+        return _links(listed)
+    if listed or opens_like_refusal(earlier):
+        return []
+    return list(dict.fromkeys(PASSAGE_HEAD.findall(earlier))) or _links(earlier)
+
+
+def with_answer_notes(query: Query, earlier: str, note_path: Callable[[str], str | None]) -> Query:
+    """Return a follow-up's `query` with the notes the reply `earlier` answered from (`note_path`: a link's note path).
+
+    "Which one was the fastest?" reads them too (`Query.earlier_notes`); a question asked on its own does not.
+    """
+    if query.in_context is None:
+        return query
+    paths = (note_path(link) for link in answered_from(earlier))
+    return replace(query, answered_from=tuple(dict.fromkeys(path for path in paths if path)))
 
 
 def _came_from(quoted: str, links: Sequence[str], checked: Callable[[str], str | None]) -> str:

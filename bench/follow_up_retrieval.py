@@ -6,6 +6,9 @@ Two figures per question set, both over the same index:
   follow-up after the question before it too (rag/follow_up.py).
 - topic switches (`--questions`, any question set): each question asked right after the one before it in the set,
   an unrelated question. What the service does must not lose here.
+Each as served, then as served after an answer: a follow-up pointing back also reads the notes the answer before it
+came from (`Query.answered_from`), here taken to be the first ANSWER_NOTES notes of the earlier question's passages;
+and the MRR of both.
 
 Usage:
   python -m bench.follow_up_retrieval --vault sample_vault --follow-ups bench/questions/sample_vault.follow_ups.yaml \
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ruamel.yaml import YAML
@@ -30,6 +33,7 @@ from rag.evaluation import load_question_set
 from rag.retrieve import Retriever
 
 K = 6
+ANSWER_NOTES = 2  # the notes an answer usually cites
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,12 @@ def recall(hits: Sequence[SearchHit], expected: Sequence[str]) -> float:
     return len({hit.chunk.path for hit in hits} & set(expected)) / len(expected)
 
 
+def reciprocal_rank(hits: Sequence[SearchHit], expected: Sequence[str]) -> float:
+    """Return 1 / the rank of the first note holding an answer among the hits' notes (0 when none does)."""
+    notes = list(dict.fromkeys(hit.chunk.path for hit in hits))
+    return next((1 / rank for rank, note in enumerate(notes, start=1) if note in expected), 0.0)
+
+
 def unanswerable_switches(path: Path, questions: Path) -> list[Turn]:
     """Return each question of `path` the notes don't answer, asked right after each question of `questions`."""
     rows = YAML(typ="safe").load(path.read_text(encoding="utf-8"))["unanswerable"]
@@ -84,17 +94,32 @@ def unanswerable_switches(path: Path, questions: Path) -> list[Turn]:
 
 @dataclass(frozen=True, slots=True)
 class Figures:
-    """What one set of turns gave: recall alone and as served, follow-ups searched, turns the gate let through."""
+    """What one set of turns gave: recall and MRR as searched, the follow-ups searched, the turns the floor passed.
+
+    Recall alone, as served, and as served after an answer (from the earlier question's first notes).
+    """
 
     alone: float
     served: float
+    after_answer: float
+    served_mrr: float
+    after_answer_mrr: float
     as_follow_up: int
     covered: int
 
 
+def earlier_answer_notes(retriever: Retriever, earlier: str) -> tuple[str, ...]:
+    """Return the notes an answer to `earlier` is taken to come from: the first ANSWER_NOTES its passages hold."""
+    hits = retriever.search_for(retriever.prepare(earlier), k=K, passages=True)
+    return tuple(dict.fromkeys(hit.chunk.path for hit in hits))[:ANSWER_NOTES]
+
+
 def measure(retriever: Retriever, gate: RelevanceGate, turns: list[Turn]) -> Figures:
-    """Return recall@K alone and as served, the turns searched as follow-ups and those the floor lets through."""
-    alone = served = 0.0
+    """Return the figures of `turns` (see `Figures`).
+
+    After an answer: `Query.answered_from` holds the notes an answer to the earlier question is taken to come from.
+    """
+    alone = served = after_answer = served_mrr = after_answer_mrr = 0.0
     as_follow_up = covered = 0
     for turn in turns:
         query = retriever.prepare(turn.question, turn.earlier)
@@ -102,8 +127,23 @@ def measure(retriever: Retriever, gate: RelevanceGate, turns: list[Turn]) -> Fig
         covered += gate.covers(query)
         if turn.expected:
             alone += recall(retriever.search(turn.question, k=K), turn.expected)
-            served += recall(retriever.search_for(query, k=K), turn.expected)
-    return Figures(alone / len(turns), served / len(turns), as_follow_up, covered)
+            hits = retriever.search_for(query, k=K, passages=True)
+            served += recall(hits, turn.expected)
+            served_mrr += reciprocal_rank(hits, turn.expected)
+            answered = replace(query, answered_from=earlier_answer_notes(retriever, turn.earlier))
+            hits = retriever.search_for(answered, k=K, passages=True)
+            after_answer += recall(hits, turn.expected)
+            after_answer_mrr += reciprocal_rank(hits, turn.expected)
+    count = len(turns)
+    return Figures(
+        alone / count,
+        served / count,
+        after_answer / count,
+        served_mrr / count,
+        after_answer_mrr / count,
+        as_follow_up,
+        covered,
+    )
 
 
 def main() -> None:
@@ -112,14 +152,17 @@ def main() -> None:
     sets = [("follow-ups", follow_ups, args.follow_ups), ("topic switches", topic_switches, args.questions)]
     with indexed_vault(args.vault, args.data_dir) as (settings, services):
         gate = RelevanceGate.from_settings(services.embedder, services.store, settings.answer)
-        print(f"vault {args.vault}  ({services.store.count()} chunks)  recall@{K}: alone -> as served")
+        figures = f"recall@{K}: alone -> as served -> after an answer; MRR as served -> after an answer"
+        print(f"vault {args.vault}  ({services.store.count()} chunks)  {figures}")
         for label, load, path in sets:
             if path is None:
                 continue
             turns = load(path)
             got = measure(services.retriever, gate, turns)
             print(
-                f"  {label:15} {path.name:45} n={len(turns):3}  {got.alone:.3f} -> {got.served:.3f}  "
+                f"  {label:15} {path.name:45} n={len(turns):3}  "
+                f"{got.alone:.3f} -> {got.served:.3f} -> {got.after_answer:.3f}  "
+                f"MRR {got.served_mrr:.3f} -> {got.after_answer_mrr:.3f}  "
                 f"({got.as_follow_up} searched as follow-ups, {got.covered} pass the relevance floor)"
             )
         if args.unanswerable is not None and args.questions is not None:

@@ -24,7 +24,7 @@ SWITCH_MIN_TERMS = 2  # with no word pointing back, two weighed words of its own
 # tried?", "And the poor ones?"). English only, as BM25's stopwords: "Is there a gym nearby?" points nowhere.
 _POINTS_BACK = re.compile(
     r"\b(?:it|its|that|this|these|those|they|them|their|he|she|him|her|his|ones|other|others|another|else|same|"
-    r"either|both|such)\b",
+    r"either|both|such|(?:which|that|this)\s+one)\b",  # "Which one was the fastest?" after a list
     re.IGNORECASE,
 )
 
@@ -60,6 +60,20 @@ class Query:
     # Searched in its context only: it asks only for more of the answer before ("Tell me more"), or points back at
     # the question before ("And why did I replace it?"; searched alone too, "replace" found the smoke detector note).
     only_in_context: bool = False
+    # The notes the answer before it drew from (its sources): a follow-up on the same topic reads them too, searched
+    # apart ("Which one was the fastest?" after the models tested were listed from "AI Models I Tested").
+    answered_from: tuple[str, ...] = ()
+
+    @property
+    def earlier_notes(self) -> tuple[str, ...]:
+        """Return the notes of the answer before that this question points back at (none for a new question).
+
+        Only for a question pointing back ("Which one was the fastest?", "How much did it cost?") or asking for more:
+        "And LiquidPlanner?" after Linear's features names a sibling, and the Linear note took its slots.
+        """
+        if self.in_context is None or self.is_topic_switch:
+            return ()
+        return self.answered_from if points_back(self.text) or is_continuation(self.text) else ()
 
     @property
     def says_nothing(self) -> bool:

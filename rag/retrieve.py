@@ -25,6 +25,7 @@ _HEADING_LINE = re.compile(r"^#{1,6}\s.*$", re.MULTILINE)
 # fusion: their second best chunk stands beside the search's best. Asked "What did I write yesterday?", the words
 # find nothing of that day, and at weight 1 the day's Plan lost its slot to other days' notes.
 NAMED_NOTES_WEIGHT = 2.0
+ANSWERED_FROM_WEIGHT = 0.5
 EMPTY_VAULT_META = "vault_empty"  # watermarks meta: the vault path when the last scan found no notes, else ""
 INDEX_BUILDING = (
     "Your vault is still being indexed, so I can't search it yet. Ask again in a minute "
@@ -114,7 +115,8 @@ class Retriever:
             return self.search(text, k=k, embedding=embedding, filters=paths, passages=passages)
         if query.in_context is None and not among:
             return self.search(query.text, k=k, embedding=query.embedding, passages=passages)
-        if query.in_context is not None and query.only_in_context and not among:
+        earlier_notes = query.earlier_notes
+        if query.in_context is not None and query.only_in_context and not among and not earlier_notes:
             text, embedding = query.in_context
             return self.search(text, k=k, embedding=embedding, passages=passages)
         limit = k or self._settings.top_k
@@ -127,6 +129,10 @@ class Retriever:
         if among:
             lists.append(self.search(text, k=depth, embedding=embedding, filters=SearchFilters(paths=tuple(among))))
             weights.append(NAMED_NOTES_WEIGHT)
+        if earlier_notes:
+            paths = SearchFilters(paths=earlier_notes)
+            lists.append(self.search(text, k=depth, embedding=embedding, filters=paths))
+            weights.append(ANSWERED_FROM_WEIGHT)
         fused = fuse_by_rank(lists, rrf_k=self._settings.rrf_k, weights=weights)
         fused = saying_something(fused) if passages else fused
         outweigh = FAR_STRONGER if passages else 0.0  # fused by rank: one scale, whatever ranked the lists

@@ -146,3 +146,12 @@ def test_links_are_checked_off_the_event_loop() -> None:
 
     assert "".join(shown) == "See [[Sourdough#Final recipe]]."
     assert threads and threading.main_thread().name not in threads
+
+
+def test_a_link_names_the_path_of_its_note_whatever_its_heading_or_alias() -> None:
+    check = checker()
+
+    assert check.note_path("[[Sourdough#Final recipe|the recipe]]") == check.note_path("Sourdough")
+    assert check.note_path("Sourdough") is not None
+    assert check.note_path("[[No Such Note]]") is None
+    assert check.note_path("[[#Heading]]") is None  # names no note outside a note

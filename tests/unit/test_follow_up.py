@@ -88,6 +88,8 @@ def test_a_question_pointing_back_names_what_it_asks_about_by_the_question_befor
     assert points_back("Were other values tried?")
     assert not points_back("Is there a gym nearby?")
     assert not points_back("Where is the italic text?")  # "it" inside a word
+    assert points_back("Which one was the fastest?")  # after a list
+    assert not points_back("Is one enough?")
 
 
 def test_a_follow_up_leans_on_the_questions_its_question_before_follows() -> None:
@@ -155,3 +157,15 @@ def test_a_word_searched_in_its_other_spelling_too_counts_once() -> None:
     colour_crust = Embedding(dense=(1.0, 0.0), sparse=SparseVector((2, 3, 12), (1.0,) * 3), alternates=((12, 2),))
     assert not is_topic_switch("The colour of the crust?", colour_crust, earlier=terms(12, 5, 7))
     assert is_topic_switch("The colour of the crust?", colour_crust, earlier=terms(5, 7))
+
+
+def test_only_a_follow_up_pointing_back_or_asking_for_more_reads_the_notes_the_answer_before_came_from() -> None:
+    notes = ("AI Models I Tested.md",)
+    context = ("…", terms(1, 2, 3))
+
+    assert Query("Which one was the fastest?", terms(4), context, answered_from=notes).earlier_notes == notes
+    assert Query("Tell me more", terms(), context, answered_from=notes).earlier_notes == notes
+    # "And LiquidPlanner?" after Linear's features names a sibling: the Linear note took its slots.
+    assert Query("And LiquidPlanner?", terms(4), context, answered_from=notes).earlier_notes == ()
+    assert Query("Which one was it?", terms(4), context, is_topic_switch=True, answered_from=notes).earlier_notes == ()
+    assert Query("Which one was the fastest?", terms(4), answered_from=notes).earlier_notes == ()  # no follow-up

@@ -10,10 +10,14 @@ from agent.source_question import (
     NO_ANSWER_BEFORE,
     NOTHING_CITED,
     REFUSED_BEFORE,
+    answered_from,
     asks_for_sources,
     sources_reply,
+    with_answer_notes,
 )
+from core.domain import Embedding, SparseVector
 from rag.answer.context import REFUSAL
+from rag.follow_up import Query
 
 
 @pytest.mark.parametrize(
@@ -124,3 +128,36 @@ def test_a_link_naming_no_note_is_left_out_and_one_written_twice_is_listed_once(
 
     assert reply == f"{CAME_FROM}\n\n{EVIDENCE}\n\nSources:\n- [[Sourdough#Final recipe]]"
     assert sources_reply(earlier, checked=lambda link: None) == NOTHING_CITED
+
+
+def test_the_notes_an_answer_came_from_are_its_sources_or_else_the_passages_or_links_it_shows() -> None:
+    # What a follow-up pointing back reads too ("Which one was the fastest?", rag/follow_up.py `answered_from`).
+    listed = f"It rests 45 minutes [[Oven]].\n\n{EVIDENCE}\n\nSources:\n- [[Sourdough#Final recipe]]\n- [[Oven]]"
+    shown = "Here is what your notes say:\n\n1. [[Evergreen notes#Idea]] (Notes/Evergreen notes.md, line 3)\n   > [[X]]"
+
+    assert answered_from(listed) == ["[[Sourdough#Final recipe]]", "[[Oven]]"]
+    assert answered_from(shown) == ["[[Evergreen notes#Idea]]"]
+    assert answered_from("Rest it 45 minutes [[Sourdough#Final recipe|the recipe]].") == ["[[Sourdough#Final recipe]]"]
+
+
+def test_a_refusal_or_a_reply_listing_only_the_notes_searched_answered_from_no_note() -> None:
+    assert answered_from(f"{REFUSAL}\n\nNotes searched:\n- [[Sourdough]]") == []
+    assert answered_from("It was sunny.\n\nNotes searched:\n- [[Sourdough]]") == []
+    assert answered_from("") == []
+
+
+def test_a_follow_up_gets_the_paths_of_the_notes_the_reply_before_answered_from_and_a_new_question_none() -> None:
+    embedding = Embedding(dense=(1.0, 0.0), sparse=SparseVector(indices=(1,), values=(1.0,)))
+    paths = {"Oven": "Kitchen/Oven.md", "Sourdough": "Areas/Cooking/Sourdough.md"}
+
+    def note_path(link: str) -> str | None:
+        return paths.get(link.strip("[]").partition("#")[0])
+
+    earlier = "It rests.\n\nSources:\n- [[Sourdough#Final recipe]]\n- [[Fake]]\n- [[Sourdough]]\n- [[Oven]]"
+    follow_up = Query("Which one?", embedding, ("…", embedding))
+
+    assert with_answer_notes(follow_up, earlier, note_path).answered_from == (
+        "Areas/Cooking/Sourdough.md",
+        "Kitchen/Oven.md",
+    )
+    assert with_answer_notes(Query("Which one?", embedding), earlier, note_path).answered_from == ()
