@@ -24,6 +24,10 @@ class OutOfScope(InvalidRequest):
 class AlreadyDone(InvalidRequest):
     """The note is already as the change would make it (it has the tag, the task is done): there is nothing to do."""
 
+    def __init__(self, state: str) -> None:
+        super().__init__(f"{state}; nothing to change")
+        self.state = state  # "the note already has the tag 'baking'", as a reply says it
+
 
 class EmptyVault(InvalidRequest):
     """The vault holds no notes (wrong VAULT_PATH, an unmounted drive, or simply nothing written yet)."""

@@ -158,7 +158,7 @@ def _nothing_found(findings: Findings) -> str:
 def _failed(understood: Contract | None, error: AppError | None) -> str:
     what = f" I understood: {describe_contract(understood)}." if understood is not None else ""
     if isinstance(error, AlreadyDone):  # "the note already has the tag 'baking'": no rephrasing helps
-        return f"Nothing to change: {error.message.removesuffix('; nothing to change')}.{what} {NOTHING_CHANGED}"
+        return f"Nothing to change: {error.state}.{what} {NOTHING_CHANGED}"
     reason = error.message.rstrip(".") if error is not None else "no reply could be used"
     # Naming the note again does not help with a folder no edit may write.
     advice = OUT_OF_SCOPE if isinstance(error, OutOfScope) else REPHRASE

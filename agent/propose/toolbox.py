@@ -90,7 +90,7 @@ class ProposalToolbox:
         context = ProposeContext(self._reader, self._settings, root=self._reader.root, overlay=self._overlay)
         planned = tool.plan(context, arguments)
         if not planned:
-            raise AlreadyDone(f"the note is already as asked ({name} would change nothing); nothing to change")
+            raise AlreadyDone(f"the note is already as asked ({name} would change nothing)")
         for edit in planned:
             self._check(edit)
             # Every tool that creates a note (create, daily note, base item, move target) is held to one rule.
@@ -132,9 +132,7 @@ class ProposalToolbox:
         if edit.after is not None:
             check_size(edit.after, settings=self._settings)
         if edit.new_path is None and edit.after == edit.before:
-            raise AlreadyDone(
-                f"the note is already as asked (the edit would not change {edit.path!r}); nothing to change"
-            )
+            raise AlreadyDone(f"the note is already as asked (the edit would not change {edit.path!r})")
         if edit.after is not None and count_masks(edit.after) > count_masks(edit.before or ""):
             # The model saw a credential as its mask; writing the mask back would lose the credential.
             raise InvalidRequest(

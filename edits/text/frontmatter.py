@@ -97,7 +97,7 @@ def _add_item(text: str, names: Sequence[str], item: str, what: str, split: re.P
         if not isinstance(current, CommentedSeq):
             current = CommentedSeq(_items(current, split))
         if any(str(existing).casefold() == item.casefold() for existing in current):
-            raise AlreadyDone(f"the note already has the {what} {item!r}; nothing to change")
+            raise AlreadyDone(f"the note already has the {what} {item!r}")
         current.append(item)
         data[key] = current
         return key
