@@ -28,6 +28,12 @@ _POINTS_BACK = re.compile(
     re.IGNORECASE,
 )
 
+# Words picking an item of what the answer before listed: "How many layers does that one have?", "Which of them …?".
+_PICKS_AN_ITEM = re.compile(
+    r"\b(?:(?:which|that|this|the\s+other)\s+one|(?:each|one|any|all|some|none|which|both)\s+of\s+(?:them|those|these))\b",
+    re.IGNORECASE,
+)
+
 # A person named before, by a pronoun: "What did I discuss with her last time?" after "Who is Priya?" has three weighed
 # words of its own, and was refused as a new topic, while "her" can only be someone the conversation named.
 _PERSON_BEFORE = re.compile(r"\b(?:she|her|hers|he|him|his)\b", re.IGNORECASE)
@@ -69,10 +75,15 @@ class Query:
         """Return the notes of the answer before that this question points back at (none for a new question).
 
         Only for a question pointing back ("Which one was the fastest?", "How much did it cost?") or asking for more:
-        "And LiquidPlanner?" after Linear's features names a sibling, and the Linear note took its slots.
+        "And LiquidPlanner?" after Linear's features names a sibling, and the Linear note took its slots. A topic
+        switch (three words of its own) reads them only when it picks an item of the answer ("How many layers does
+        that one have?": alone, "layers" found the OSI model's seven); "How do I use Google Sheets for it?" after
+        LiquidPlanner's Agile mapping names its own subject, and the LiquidPlanner note came before it.
         """
-        if self.in_context is None or self.is_topic_switch:
+        if self.in_context is None:
             return ()
+        if self.is_topic_switch:
+            return self.answered_from if picks_an_item(self.text) else ()
         return self.answered_from if points_back(self.text) or is_continuation(self.text) else ()
 
     @property
@@ -92,9 +103,14 @@ class Query:
         return [self.coverage, alone] if self.is_topic_switch and self.in_context else [self.coverage]
 
 
-def is_follow_up(question: Embedding, earlier: str) -> bool:
-    """Return True for a question with few weighed words after an earlier one (see the module docstring)."""
-    return bool(earlier.strip()) and len(question.terms) <= FOLLOW_UP_MAX_TERMS
+def is_follow_up(question: Embedding, earlier: str, *, text: str = "") -> bool:
+    """Return True for a question with few weighed words after an earlier one (see the module docstring).
+
+    A question `text` picking an item of what was said ("Which one gave the most per plant?") may have one more: BM25
+    weighs the "one" naming the item. Searched alone, that question found last year's garden review first.
+    """
+    limit = FOLLOW_UP_MAX_TERMS + 1 if picks_an_item(text) else FOLLOW_UP_MAX_TERMS
+    return bool(earlier.strip()) and len(question.terms) <= limit
 
 
 def is_topic_switch(question: str, embedding: Embedding, *, earlier: Embedding) -> bool:
@@ -129,6 +145,11 @@ def leans_on_context(question: str, embedding: Embedding) -> bool:
     if _PERSON_BEFORE.search(question):
         return len(embedding.terms) <= FOLLOW_UP_MAX_TERMS
     return points_back(question) and len(embedding.terms) <= POINTING_MAX_TERMS
+
+
+def picks_an_item(question: str) -> bool:
+    """Return True when a question asks about an item of what was said before ("Which one …?", "that one")."""
+    return bool(_PICKS_AN_ITEM.search(question))
 
 
 def points_back(question: str) -> bool:

@@ -14,7 +14,14 @@ from core.tracing import OPERATION, span
 from rag.answer.neighbours import MAX_DISTANCE, Place, with_neighbours
 from rag.answer.secrets import redact_secrets
 from rag.diversity import FAR_STRONGER, diversify_by_note
-from rag.follow_up import Query, fuse_by_rank, is_follow_up, is_topic_switch, leans_on_context, with_earlier
+from rag.follow_up import (
+    Query,
+    fuse_by_rank,
+    is_follow_up,
+    is_topic_switch,
+    leans_on_context,
+    with_earlier,
+)
 from rag.named_sections import named_sections_first
 from rag.search_trace import SearchTrace, trace_hits
 
@@ -83,7 +90,7 @@ class Retriever:
         """Embed `question` once for the relevance gate and the search; a follow-up of `earlier` also after it."""
         embedding = self.embed_query(question)
         leans = bool(earlier.strip()) and leans_on_context(question, embedding)
-        if not leans and not is_follow_up(embedding, earlier):
+        if not leans and not is_follow_up(embedding, earlier, text=question):
             return Query(question.strip(), embedding)
         text = with_earlier(question, earlier)
         in_context = (text, self.embed_query(text))

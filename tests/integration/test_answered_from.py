@@ -75,3 +75,16 @@ def test_after_a_refusal_no_note_is_read_for_it(settings: Settings, services: Se
     earlier_reply = f"{REFUSAL}\n\nNotes searched:\n- [[Models Tested#Speeds]]"
 
     assert SPEEDS not in prompt_after(earlier_reply, settings, services, llm)
+
+
+def test_a_question_picking_an_item_may_weigh_one_word_more_and_be_searched_after_the_one_before(
+    services: Services,
+) -> None:
+    # "Which one gave the most per plant?" has four weighed words, "one" among them: searched alone, it found last
+    # year's garden review first.
+    retriever = services.retriever
+
+    assert retriever.prepare("Which one ran the most tokens a second?", EARLIER).in_context  # four weighed words
+    assert retriever.prepare("Which model ran the most tokens a second?", EARLIER).in_context is None
+    assert retriever.prepare("Which one ran the most tokens per second on my laptop?", EARLIER).in_context is None
+    assert retriever.prepare("Which one ran the most tokens a second?", "").in_context is None

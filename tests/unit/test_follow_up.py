@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.domain import Chunk, Embedding, SearchHit, SparseVector
@@ -13,6 +15,7 @@ from rag.follow_up import (
     is_continuation,
     is_follow_up,
     is_topic_switch,
+    picks_an_item,
     points_back,
     with_earlier,
 )
@@ -32,6 +35,10 @@ def test_a_question_of_few_weighed_words_after_another_is_a_follow_up() -> None:
     assert is_follow_up(query_with_terms(FOLLOW_UP_MAX_TERMS), "What did I think of The Overstory?")
     assert not is_follow_up(query_with_terms(FOLLOW_UP_MAX_TERMS + 1), "What did I think of The Overstory?")
     assert not is_follow_up(query_with_terms(1), "  ")  # the first question of a conversation
+    # Picking an item ("Which one gave the most per plant?"), BM25 weighs "one": one word more.
+    earlier = "Which tomatoes did I grow?"
+    assert is_follow_up(query_with_terms(FOLLOW_UP_MAX_TERMS + 1), earlier, text="Which one gave the most per plant?")
+    assert not is_follow_up(query_with_terms(FOLLOW_UP_MAX_TERMS + 2), earlier, text="Which one gave most per plant?")
 
 
 def test_a_follow_up_is_searched_after_the_earlier_question_and_judged_in_that_context() -> None:
@@ -167,5 +174,18 @@ def test_only_a_follow_up_pointing_back_or_asking_for_more_reads_the_notes_the_a
     assert Query("Tell me more", terms(), context, answered_from=notes).earlier_notes == notes
     # "And LiquidPlanner?" after Linear's features names a sibling: the Linear note took its slots.
     assert Query("And LiquidPlanner?", terms(4), context, answered_from=notes).earlier_notes == ()
-    assert Query("Which one was it?", terms(4), context, is_topic_switch=True, answered_from=notes).earlier_notes == ()
+    switched = Query("How many layers does that one have?", terms(4, 5, 6), context, is_topic_switch=True)
+    assert replace(switched, answered_from=notes).earlier_notes == notes  # pointing back, in words of its own
+    google = Query("How do I use Google Sheets for it?", terms(4, 5, 6), context, is_topic_switch=True)
+    assert replace(google, answered_from=notes).earlier_notes == ()  # names its own subject
+    peru = Query("And the capital of Peru?", terms(4, 5), context, is_topic_switch=True, answered_from=notes)
+    assert peru.earlier_notes == ()
     assert Query("Which one was the fastest?", terms(4), answered_from=notes).earlier_notes == ()  # no follow-up
+
+
+def test_a_question_picking_an_item_of_what_was_said_before() -> None:
+    assert picks_an_item("Which one gave the most per plant?")
+    assert picks_an_item("How much salt did that one need?")
+    assert picks_an_item("Which of them did I rate 5?")
+    assert not picks_an_item("Is one enough?")
+    assert not picks_an_item("Which tomato gave the most per plant?")
