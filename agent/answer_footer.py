@@ -35,6 +35,7 @@ from rag.answer.evidence import (
     repeats_sentences,
     sentences_of_rivals,
 )
+from rag.answer.figure_owners import owned_elsewhere
 from rag.answer.list_references import is_list, listed_items, with_item_named
 from rag.answer.record_dates import MISDATED_CAUTION, misdated_places, record_date_rivals
 from rag.answer.rival_figures import RIVAL_CAUTION, Rival, rival_figures
@@ -184,7 +185,12 @@ def _closest_block(
     """
     searched = _searched(state)
     read = [passage for passage in passages if passage.source in searched]
-    rivals = _rivals(withheld, passages, question=question) if withheld else []
+    # The figures it misread, then the names it gave others' figures: the notes' statements of both come first.
+    rivals = (
+        [*_rivals(withheld, passages, question=question), *owned_elsewhere(withheld, passages, question=question)]
+        if withheld
+        else []
+    )
     first = sentences_of_rivals(rivals)[:MAX_EVIDENCE]
     rest = [item for item in closest_to(question, read) if item not in first]
     chosen = [*first, *rest][:MAX_EVIDENCE]

@@ -25,6 +25,7 @@ from rag.answer.counted_nouns import counted_elsewhere
 from rag.answer.dates import day_keys, days_meet
 from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
+from rag.answer.figure_owners import owned_elsewhere
 from rag.answer.link_answers import links_passages_read, unread_links_as_text
 from rag.answer.named_subject import about_named
 from rag.answer.passages import BLOCK_MARK
@@ -260,6 +261,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     if copied_from(answer, passages):
         return True
     if rival_figures(answer, passages, question=question):  # "5 hours" in the fridge, where the notes say 14
+        return False
+    if owned_elsewhere(answer, passages, question=question):  # "Green Zebra … 3.1 kg each", which is Sungold's
         return False
     if counted_elsewhere(answer, passages, question=question):  # "10" folders, of "10 Categories"; "43 folders"
         return False

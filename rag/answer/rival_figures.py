@@ -160,6 +160,18 @@ def _given_for_another(
     return rivals
 
 
+def figures_stated(text: str, *, exclude: str = "") -> list[str]:
+    """Return the figures with a unit `text` states, as compared ("3.1 kg", "14 h"), not those `exclude` states."""
+    excluded = {(f.value, f.unit) for f in _figures(_unlinked(exclude))} if exclude else set()
+    found = [(f.value, f.unit) for f in _figures(_unlinked(text)) if (f.value, f.unit) not in excluded]
+    return [f"{value} {unit}" for value, unit in dict.fromkeys(found)]
+
+
+def without_figures(text: str) -> str:
+    """Return `text` with its figures with a unit left out ("Er bleibt 14 Std." -> "Er bleibt  .")."""
+    return _FIGURE.sub(" ", text)
+
+
 def _first_of_each(rivals: Sequence[Rival]) -> list[Rival]:
     """Return `rivals` with each figure once, where it was first found."""
     first: dict[str, Rival] = {}

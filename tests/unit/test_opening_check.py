@@ -6,6 +6,8 @@ from agent.opening_check import HOLD_CHARS, MAX_HOLD_CHARS, OpeningCheck
 from rag.answer.attribution import Passage
 from rag.answer.evidence import is_borne_out
 from rag.answer.question_kind import kind_asked
+from tests.unit.test_figure_owners import QUESTION as PER_PLANT
+from tests.unit.test_figure_owners import RESULTS as TOMATO_RESULTS
 
 KITCHEN = Passage(
     "[[Kitchen MOC#Recipes]]",
@@ -371,3 +373,16 @@ def test_a_sentence_giving_the_day_asked_about_is_on_topic_in_any_form() -> None
     assert is_borne_out("13 km.", [week], question=question)
     assert not is_borne_out("8 km.", [week], question=question)  # a sentence of another day, under the week's heading
     assert not is_borne_out("13 km.", [week], question="How far did I run on 2026-11-14?")
+
+
+def test_an_opening_is_not_released_early_on_a_number_whose_unit_may_follow() -> None:
+    # The 1.5B streamed "Green Zebra gave the most per plant (3.1 " and it was released, before the "kg each" the notes
+    # give to Sungold; judged whole, the opening is withheld (rag/answer/figure_owners.py).
+    check = OpeningCheck(
+        lambda text: is_borne_out(text, [TOMATO_RESULTS], question=PER_PLANT),
+        is_borne_out_so_far=lambda text: is_borne_out(text, [TOMATO_RESULTS], question=PER_PLANT, is_whole=False),
+    )
+
+    shown = "".join(check.feed(piece) for piece in ["Green Zebra gave the most per plant (3.1", " ", "kg each", ")."])
+
+    assert shown == "" and check.finish() == "" and check.is_withheld
