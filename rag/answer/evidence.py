@@ -244,7 +244,7 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     "Whole wheat flour" row), whatever follows.
     """
     passages = about_named(question, passages)  # rag/answer/named_subject.py
-    answer = unread_links_as_text(answer, passages)  # "[[kepano]]", a value in link brackets
+    written, answer = answer, unread_links_as_text(answer, passages)  # "[[kepano]]", a value in link brackets
     said = frozenset(said_beyond(answer, question))
     if not is_whole and weight_of(said) < MIN_EVIDENCE:  # too little said yet to judge
         return False
@@ -262,7 +262,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return True
     if rival_figures(answer, passages, question=question):  # "5 hours" in the fridge, where the notes say 14
         return False
-    if owned_elsewhere(answer, passages, question=question):  # "Green Zebra … 3.1 kg each", which is Sungold's
+    # "Green Zebra … 3.1 kg each", which is Sungold's; as written: a link cited names no one the figure is given to
+    if owned_elsewhere(written, passages, question=question):
         return False
     if counted_elsewhere(answer, passages, question=question):  # "10" folders, of "10 Categories"; "43 folders"
         return False

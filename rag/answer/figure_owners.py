@@ -24,7 +24,7 @@ from rag.answer.attribution import WIKILINK, Passage
 from rag.answer.excerpts import answer_sentences, sentences_of
 from rag.answer.rival_figures import Rival, figures_stated, without_figures
 
-_WORD = re.compile(r"[^\W\d_][\w'-]*")
+_WORD = re.compile(r"[^\W\d_](?:[\w'-]*\w)?")  # "Germidour" of "'Germidour'"
 MIN_NAME_CHARS = 3  # "Sungold", "Krim", "Llama"; not "I" or "A"
 # Words a sentence may open with that name nothing (English and German, as the notes here are written).
 _OPENERS = frozenset(

@@ -85,3 +85,15 @@ def test_a_table_rows_first_cell_names_its_figures() -> None:
 
     assert owned_elsewhere("Matina gave 6.2 kg in 2026.", [rows], question="Which tomato gave most?")
     assert owned_elsewhere("Sungold gave 6.2 kg in 2026.", [rows], question="Which tomato gave most?") == []
+
+
+def test_a_quoted_name_is_the_name_and_a_link_cited_names_no_one() -> None:
+    # sample_vault's Garlic note quotes its variety; "[[Garlic]]" cites the note, it gives the figure to no one.
+    garlic = Passage(
+        "[[2026-11-08#Plan]]",
+        "42 cloves of 'Germidour' (a French softneck) planted on **8 November 2026** in bed 3.",
+    )
+    question = "How many cloves did I plant?"
+
+    assert owned_elsewhere("You planted 42 cloves of Germidour [[Garlic]].", [garlic], question=question) == []
+    assert is_borne_out("You planted 42 cloves [[Garlic]].", [garlic], question=question)
