@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Literal
 
-from rag.answer.citations import note_of, verify_citations
+from rag.answer.citations import note_path, verify_citations
 from rag.answer.external_links import neutralise_prose
 from rag.notes.links import LinkResolver
 
@@ -46,8 +46,7 @@ class CitationChecker:
 
     def note_path(self, link: str) -> str | None:
         """Return the path of the note `link` ("[[Note#Heading]]" or "Note") names, None when it names none."""
-        target = note_of(link)
-        return self._resolver.resolve(target, source_path="").path if target.strip() else None
+        return note_path(self._resolver, link)
 
     def check(self, text: str) -> str:
         """Return `text` with each link kept, fixed or unlinked; remember the anchors it cites."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from functools import partial
 
 from agent.answer_footer import SEARCHED_NOTES, with_listed_item
 from agent.day_notes import NamedDays, is_about_days_alone, passages_for
@@ -23,7 +24,7 @@ from agent.tools.list_reply import ListReply
 from core.chat import AnswerDone, AnswerEvent, AnswerStatus, AnswerText, TurnRequest, Usage
 from core.domain import SearchHit
 from core.errors import InvalidRequest
-from rag.answer.citations import note_of
+from rag.answer.citations import note_path
 from rag.answer.passages import NO_MODEL_CHANGES, retrieval_only_reply
 from rag.answer.relevance_gate import RelevanceGate
 from rag.notes.links import LinkResolver
@@ -113,7 +114,7 @@ class RetrievalOnlyAnswerer:
         resolver = LinkResolver(self._note_paths())
 
         def checked(link: str) -> str | None:
-            return link if resolver.resolve(note_of(link), source_path="").path is not None else None
+            return link if note_path(resolver, link) is not None else None
 
         return sources_reply(last_reply, checked=checked)
 
@@ -128,9 +129,7 @@ class RetrievalOnlyAnswerer:
         query = self._retriever.prepare(question, earlier)  # a follow-up is also searched after `earlier`
         if query.in_context is not None:  # "Which one was the fastest?": also among the notes of the reply before
             resolver = LinkResolver(self._note_paths())
-            query = with_answer_notes(
-                query, last_reply, lambda link: resolver.resolve(note_of(link), source_path="").path
-            )
+            query = with_answer_notes(query, last_reply, partial(note_path, resolver))
         days = self._day_notes(question) if self._day_notes is not None else NamedDays()
         # A request about the days alone ("What did I do yesterday?") is covered by their notes, whatever its words.
         only_days = is_about_days_alone(days, question)

@@ -24,7 +24,7 @@ SWITCH_MIN_TERMS = 2  # with no word pointing back, two weighed words of its own
 # tried?", "And the poor ones?"). English only, as BM25's stopwords: "Is there a gym nearby?" points nowhere.
 _POINTS_BACK = re.compile(
     r"\b(?:it|its|that|this|these|those|they|them|their|he|she|him|her|his|ones|other|others|another|else|same|"
-    r"either|both|such|(?:which|that|this)\s+one)\b",  # "Which one was the fastest?" after a list
+    r"either|both|such)\b",
     re.IGNORECASE,
 )
 
@@ -153,8 +153,11 @@ def picks_an_item(question: str) -> bool:
 
 
 def points_back(question: str) -> bool:
-    """Return True when a question names what it asks about by a word pointing back ("it", "that", "other" ...)."""
-    return bool(_POINTS_BACK.search(question))
+    """Return True when a question names what it asks about by a word pointing back ("it", "that", "other" ...).
+
+    Picking an item of what was said points back too: "Which one was the fastest?" after a list.
+    """
+    return bool(_POINTS_BACK.search(question)) or picks_an_item(question)
 
 
 MAX_CHAIN = 6  # questions a follow-up's context reaches back over, to the last that says what it is about

@@ -145,6 +145,12 @@ def _parse(content: str) -> _Written:
     return _Written(html.unescape(link).strip(), alias if separator else None, pipe)
 
 
+def note_path(resolver: LinkResolver, link: str) -> str | None:
+    """Return the path of the note `link` ("[[Note#Heading|alias]]" or "Note") names, None when it names none."""
+    target = note_of(link)
+    return resolver.resolve(target, source_path="").path if target.strip() else None
+
+
 def note_of(anchor: str) -> str:
     """Return the note a link names: "[[Garlic#Planting|when]]" -> "Garlic" (a table's escaped pipe too)."""
     inner = anchor.strip()

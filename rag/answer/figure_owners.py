@@ -38,10 +38,15 @@ _OPENERS = frozenset(
 def owned_elsewhere(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
     """Return the notes' statements giving a figure of `answer` to another name than the answer gives it to."""
     asked = {word.casefold() for word in _WORD.findall(question)}
-    read = {word.casefold() for passage in passages for word in _WORD.findall(passage.text)}
+    read: set[str] | None = None  # the passages' words: read once an answer's sentence names anyone (most do not)
     rivals: list[Rival] = []
     for sentence in answer_sentences(WIKILINK.sub(" ", answer)):
-        names = (_names(sentence) - asked) & read
+        names = _names(sentence) - asked
+        if not names:
+            continue
+        if read is None:
+            read = {word.casefold() for passage in passages for word in _WORD.findall(passage.text)}
+        names &= read
         if not names:
             continue
         for figure in figures_stated(sentence, exclude=question):
