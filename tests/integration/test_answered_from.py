@@ -11,7 +11,9 @@ from pathlib import Path
 
 import openai
 import pytest
+from fastapi.testclient import TestClient
 
+from app.http.main import create_app
 from app.wiring import Services, build_services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
@@ -88,3 +90,21 @@ def test_a_question_picking_an_item_may_weigh_one_word_more_and_be_searched_afte
     assert retriever.prepare("Which model ran the most tokens a second?", EARLIER).in_context is None
     assert retriever.prepare("Which one ran the most tokens per second on my laptop?", EARLIER).in_context is None
     assert retriever.prepare("Which one ran the most tokens a second?", "").in_context is None
+
+
+def test_without_a_model_a_follow_up_pointing_back_gets_the_notes_the_answer_before_came_from(
+    settings: Settings, services: Services
+) -> None:
+    update = {"relevance_floor": -1.0, "watch": False, "top_k": 2, "neighbour_chunks": 0}
+    messages = [
+        {"role": "user", "content": EARLIER},
+        {"role": "assistant", "content": "1. [[Models Tested#Speeds]] (Models Tested.md, line 5)\n   > …"},
+        {"role": "user", "content": FOLLOW_UP},
+    ]
+    with TestClient(create_app(settings.model_copy(update=update), services), base_url="http://127.0.0.1") as client:
+        response = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": messages})
+        unrelated = [messages[0], {"role": "assistant", "content": REFUSAL}, messages[2]]
+        refused = client.post("/v1/chat/completions", json={"model": "vault-librarian", "messages": unrelated})
+
+    assert SPEEDS in response.json()["choices"][0]["message"]["content"]
+    assert SPEEDS not in refused.json()["choices"][0]["message"]["content"]  # a refusal answered from no note
