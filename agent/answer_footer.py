@@ -28,6 +28,7 @@ from rag.answer.evidence import (
     EVIDENCE_HEADING,
     MAX_EVIDENCE,
     QUOTES_BLOCK,
+    Evidence,
     closest_to,
     copied_from,
     evidence_block,
@@ -40,6 +41,7 @@ from rag.answer.list_references import is_list, listed_items, with_item_named
 from rag.answer.record_dates import MISDATED_CAUTION, misdated_places, record_date_rivals
 from rag.answer.rival_figures import RIVAL_CAUTION, Rival, rival_figures
 from rag.answer.unread_names import unread_names
+from rag.answer.yes_no import denials, sentences_saying_no
 from rag.follow_up import in_context
 
 UNSUPPORTED_NOTICE = "\n\n*(Nothing in this answer was found in the notes searched: it may not come from your notes.)*"
@@ -102,7 +104,7 @@ def answer_footer(
     if cited and _OWN_SOURCES.search(reply):  # the model ended with its own list of (checked) links: nothing after
         return caution
     evidence = (
-        evidence_for(reply, passages, question=question)
+        _denials_first(reply, passages, question, evidence_for(reply, passages, question=question))
         if show_evidence and not read.is_unsupported and EVIDENCE_HEADING not in reply
         else []
     )
@@ -185,9 +187,14 @@ def _closest_block(
     """
     searched = _searched(state)
     read = [passage for passage in passages if passage.source in searched]
-    # The figures it misread, then the names it gave others' figures: the notes' statements of both come first.
+    # The sentences denying its "Yes", the figures it misread, then the names it gave others' figures: the notes'
+    # statements of these come first.
     rivals = (
-        [*_rivals(withheld, passages, question=question), *owned_elsewhere(withheld, passages, question=question)]
+        [
+            *denials(withheld, passages, question=question),
+            *_rivals(withheld, passages, question=question),
+            *owned_elsewhere(withheld, passages, question=question),
+        ]
         if withheld
         else []
     )
@@ -198,6 +205,12 @@ def _closest_block(
         left = MAX_EVIDENCE - len(chosen)
         chosen += closest_in_meaning(question, read, similarity, besides=chosen, limit=left)
     return evidence_block(chosen, heading=CLOSEST_HEADING)
+
+
+def _denials_first(reply: str, passages: list[Passage], question: str, evidence: list[Evidence]) -> list[Evidence]:
+    """Return `evidence` under a "No" to a yes-or-no question with the sentences denying what was asked first."""
+    denying = sentences_of_rivals(sentences_saying_no(reply, passages, question=question))
+    return [*denying, *(item for item in evidence if item not in denying)][:MAX_EVIDENCE] if denying else evidence
 
 
 def _rivals(answer: str, passages: list[Passage], *, question: str) -> list[Rival]:

@@ -32,7 +32,7 @@ from agent.turn import ToolBox, TurnScratch, note_orders_notice, stopped_notice
 from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
 from rag.answer.context import REFUSAL, is_bare_refusal, is_refusal
-from rag.answer.question_kind import asks_about_topic
+from rag.answer.question_kind import asks_about_topic, asks_only_yes_or_no
 from rag.answer.topic_passages import asks_about_days_alone
 from rag.follow_up import is_continuation
 
@@ -168,6 +168,7 @@ class AgentNodes:
             continues=self._continued(state),
             about_topic=not can_propose and asks_about_topic(asked),
             about_days=self._days_alone_label(state, asked),
+            yes_or_no=not can_propose and asks_only_yes_or_no(asked),
         )
         messages = await fit_messages(messages, tools, self._deps.context)
         # A cap, so that a small model repeating itself stops (finish_reason "length") before its context is full.

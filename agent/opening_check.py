@@ -31,13 +31,14 @@ from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.attribution import Passage, said_beyond
 from rag.answer.citations import note_of
 from rag.answer.context import REFUSAL, opens_like_refusal
-from rag.answer.evidence import is_borne_out
+from rag.answer.evidence import MAX_EVIDENCE, evidence_block, is_borne_out, sentences_of_rivals
 from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
 from rag.answer.next_dates import dates_only_gone_by
 from rag.answer.note_outlines import OUTLINE_LEAD
 from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
+from rag.answer.yes_no import NOT_SO, denials
 from rag.follow_up import in_context
 
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
@@ -193,7 +194,20 @@ def answer_check(
     def bears_out_so_far(text: str) -> bool:
         return not may_answer_elsewhere(text, question, turns) and bears_out(text, is_whole=False)
 
-    return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=quoted_instead or REFUSAL)
+    def reply_instead(opening: str) -> str:
+        return quoted_instead or denied_reply(opening, read, question=read_as) or REFUSAL
+
+    return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=reply_instead)
+
+
+def denied_reply(opening: str, passages: Sequence[Passage], *, question: str) -> str:
+    """Return code's reply in place of a "Yes" the notes deny: NOT_SO, then the sentences denying it ("" for none).
+
+    Asked "Is it an emulator?" after "What is Wine?", the 1.5B's "Yes / Wine is not an emulator." was withheld, and
+    "I couldn't find this in your notes." said the notes lack what two of their sentences say.
+    """
+    denying = sentences_of_rivals(denials(opening, passages, question=question))[:MAX_EVIDENCE]
+    return f"{NOT_SO}\n\n{evidence_block(denying)}" if denying else ""
 
 
 def _of_note(link: str, passages: Sequence[Passage]) -> list[Passage]:
@@ -227,10 +241,11 @@ class OpeningCheck:
         *,
         is_borne_out_so_far: Callable[[str], bool] | None = None,
         hold_chars: int = HOLD_CHARS,
-        withheld_reply: str = REFUSAL,
+        withheld_reply: str | Callable[[str], str] = REFUSAL,
     ) -> None:
         self._is_borne_out = is_borne_out
-        self.withheld_reply = withheld_reply  # what the reply is when the opening is withheld: code's own words
+        # What the reply is when the opening is withheld, code's own words: fixed, or made from the opening withheld.
+        self._reply_instead = withheld_reply
         # Whether a part of the opening, judged early, is borne out already: then it is released at once.
         self._is_borne_out_so_far = is_borne_out_so_far
         self._hold_chars = hold_chars
@@ -239,6 +254,12 @@ class OpeningCheck:
         self._is_decided = False
         self.is_withheld = False  # the opening was judged and the notes do not bear it out
         self.opening = ""  # what was judged, for the log
+
+    @property
+    def withheld_reply(self) -> str:
+        """Return what the reply is in place of the opening withheld (code's own words)."""
+        instead = self._reply_instead
+        return instead if isinstance(instead, str) else instead(self.opening)
 
     def feed(self, text: str) -> str:
         """Return what may be shown of the reply so far ("" while the opening is held or after it was withheld)."""

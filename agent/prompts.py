@@ -38,6 +38,12 @@ TOPIC_ADVICE = "(Say what the notes say about it, citing them; refuse only if no
 # occurred on 2026-11-10" two times of three (their date stands only in their links); told whose notes they are,
 # none of three.
 DAYS_ADVICE = "(The notes above are your notes of {days}: say what they say, citing them.)"
+# After a question asking only yes or no (rag/answer/question_kind.asks_only_yes_or_no): the 1.5B refused 5 of
+# sample_vault's 5 whose notes say no ("Did foam rolling help my knee?" over "Doesn't help: foam rolling …"), reading
+# a "no" as a fact the notes lack. Told only to reply yes or no first, it said "Yes" to 7 of 9 (one "Yes / Foam rolling
+# … did not help"); with the last sentence, to 5 of 9, 5 rightly. The 0.5B says "No." to all with it, and "No" to
+# all but two without: a bare "No" is shown only over a sentence denying (rag/answer/yes_no.py).
+YES_NO_ADVICE = "(Reply Yes or No first, then why, citing the note. If the notes say it is not so, reply No.)"
 QUESTION_LABEL = "Question"  # before the latest message in the prompt: "Question: <what the user asked>"
 REQUEST_LABEL = "Request"  # the same when write tools are offered
 
@@ -83,6 +89,7 @@ def model_messages(
     continues: str = "",
     about_topic: bool = False,
     about_days: str = "",
+    yes_or_no: bool = False,
 ) -> list[ChatMessage]:
     """Return the messages of one model call: the system message, then `history` with the turn's preamble.
 
@@ -103,6 +110,7 @@ def model_messages(
             fact: TOPIC_ADVICE follows it.
         about_days: the message asks only what the notes of these days say ("2026-11-10", "2026-11-09 to
             2026-11-15"), which the passages are: DAYS_ADVICE follows it instead.
+        yes_or_no: the message asks only yes or no ("Did foam rolling help?"): YES_NO_ADVICE follows it.
 
     """
     preamble = turn_preamble(
@@ -115,7 +123,7 @@ def model_messages(
     else:
         label = REQUEST_LABEL if can_propose else QUESTION_LABEL
         about = f" (about: {' '.join(continues.split())})" if continues.strip() else ""
-        advice = f"\n{TOPIC_ADVICE}" if about_topic else ""
+        advice = f"\n{TOPIC_ADVICE}" if about_topic else f"\n{YES_NO_ADVICE}" if yes_or_no else ""
         advice = f"\n{DAYS_ADVICE.format(days=about_days)}" if about_days else advice
         content = f"{preamble}\n\n{label}: {messages[latest].content}{about}{advice}"
         messages[latest] = replace(messages[latest], content=content)

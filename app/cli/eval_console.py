@@ -50,7 +50,7 @@ def _result(score: ItemScore) -> str:
         return escape(shown + written)
     if score.is_refused:
         return "refused (false refusal)"
-    missing = [fact[0] for fact, found in zip(item.facts, score.facts_found, strict=True) if not found]
+    missing = [label for label, found in zip(item.fact_labels, score.facts_found, strict=True) if not found]
     return escape("missing: " + "; ".join(missing)) if missing else "all facts"
 
 

@@ -48,6 +48,15 @@ class GoldenItem(BaseModel):
         (), description="What a correct answer says: each fact is one wording or a list of accepted wordings."
     )
     edit: ExpectedEdit | None = None
+    # A question asking only yes or no: the answer's reply to it, by its first word or its first sentence (scored as
+    # one more fact: "Wine is not an emulator." says "no").
+    answer_is: Literal["yes", "no"] | None = None
+
+    @property
+    def fact_labels(self) -> tuple[str, ...]:
+        """Return a label per fact scored, as reports name a missing one: its first wording, then "reply: no"."""
+        reply = (f"reply: {self.answer_is}",) if self.answer_is is not None else ()
+        return (*(fact[0] for fact in self.facts), *reply)
 
     @field_validator("facts", mode="before")
     @classmethod
@@ -58,8 +67,10 @@ class GoldenItem(BaseModel):
 
     @model_validator(mode="after")
     def _fields_fit_the_kind(self) -> Self:
-        if self.kind == "answer" and not (self.expected and self.evidence and self.facts):
-            raise ValueError("an answer item needs expected notes, evidence quotes and facts")
+        if self.kind == "answer" and not (self.expected and self.evidence and (self.facts or self.answer_is)):
+            raise ValueError("an answer item needs expected notes, evidence quotes and facts (or answer_is)")
+        if self.kind != "answer" and self.answer_is is not None:
+            raise ValueError("only an answer item may have `answer_is`")
         if self.kind == "refuse" and (self.expected or self.evidence or self.facts or self.edit):
             raise ValueError("a refuse item has only a question: the vault holds no answer to expect")
         if self.kind == "edit" and self.edit is None:

@@ -30,7 +30,7 @@ def item_json(score: ItemScore) -> dict[str, object]:
         "refused": score.is_refused,
         "fact_recall": score.fact_recall,
         "answer_fact_recall": score.answer_fact_recall,
-        "facts_missing": [fact[0] for fact, found in zip(item.facts, score.facts_found, strict=True) if not found],
+        "facts_missing": [label for label, found in zip(item.fact_labels, score.facts_found, strict=True) if not found],
         "judge": seen.judge,
         "proposals": [asdict(proposal) for proposal in score.proposals],
         "edit_matches": score.edit_matches,

@@ -29,6 +29,7 @@ from app.eval.matching import (
 )
 from app.eval.shown_proposals import ShownProposal, shown_proposals
 from rag.answer.citations import SOURCES_HEADING
+from rag.answer.yes_no import reads_as
 
 
 class LinkCheck(Protocol):
@@ -149,7 +150,10 @@ def _facts_said(text: str, item: GoldenItem, links: LinkCheck) -> list[bool]:
         for link in cited_links(before_evidence(text))  # a quoted sentence's link is where it is from, not an answer
         if (path := links.note_of(link)) and " ".join(tokens(title := PurePosixPath(path).stem)) in wordings
     ]
-    return found_facts("\n".join([without_links(text), *titles]), item.facts)
+    found = found_facts("\n".join([without_links(text), *titles]), item.facts)
+    if item.answer_is is not None:  # "Yes, …", "No." or "Wine is not an emulator." (not a refusal's "couldn't")
+        found.append(not is_refusal_reply(text) and reads_as(without_links(text)) == item.answer_is)
+    return found
 
 
 def _share(expected: Sequence[str], found: Sequence[str]) -> float:

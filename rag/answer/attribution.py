@@ -36,7 +36,8 @@ _ELEMENT = re.compile(r'<note source="([^"]*)"[^>]*>\n(.*?)\n</note>', re.DOTALL
 WIKILINK = re.compile(r"!?\[\[[^\]\n]*\]\]")  # a wikilink or embed as an answer writes it
 # Words an answer uses for itself, not for the note's content.
 _ANSWER_WORDS = frozenset(
-    ("notes", "note", "according", "mentioned", "mentions", "says", "states", "based", "following")
+    ("notes", "note", "according", "mentioned", "mentions", "says", "states", "stated", "based", "following")
+    + ("citing", "cited", "citation")  # "as stated in [[…]]", "Citation: [[…]]": told to reply yes or no, then why
 )  # "the following books:" frames a list
 
 

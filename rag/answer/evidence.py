@@ -38,6 +38,7 @@ from rag.answer.quote_words import normalised
 from rag.answer.record_dates import misdated
 from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival, given_for_another, rival_figures
+from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
 
@@ -248,6 +249,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     said = frozenset(said_beyond(answer, question))
     if not is_whole and weight_of(said) < MIN_EVIDENCE:  # too little said yet to judge
         return False
+    if not is_whole and gives_no_reason_yet(written, question=question):  # "Yes / … is not a good temperature"
+        return False
     if opens_like_refusal(answer):
         return True
     if asks_for_figure(question) and not gives_figure(answer):  # asked "which year", a copied sentence dating nothing
@@ -257,6 +260,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     if given_for_another(answer, passages, question=question):  # "36 dBm" asked for 5 GHz, given for 2.4GHz
         return False
     if misdated(answer, passages, question=question):  # "published on" a note's "created:" date, or another's
+        return False
+    if answers_yes_or_no_wrongly(answer, said, passages, question=question):  # "Yes" over "not an emulator"
         return False
     if copied_from(answer, passages):
         return True

@@ -37,6 +37,21 @@ def asks_for_something(question: str) -> bool:
     return bool(_ASKS_FOR.search(text)) and not _OFFERS_CHOICE.search(text) and not _YES_OR_NO_OPENING.match(text)
 
 
+def asks_only_yes_or_no(question: str) -> bool:
+    """Return True when `question` asks only for a yes or a no ("Is Wine an emulator?"), not for a choice or a name.
+
+    Not "Is Wine an emulator, and which …?" (a part asks for a name), nor "Did I pick bge or nomic?" (a choice), nor
+    a request put as a question ("Can you list my notes on X?", "Do you know what …?").
+    """
+    text = question.strip()
+    if _REQUEST.match(text) or _ASKS_FOR.search(text) or _OFFERS_CHOICE.search(text):
+        return False
+    return bool(_YES_OR_NO_OPENING.match(text))
+
+
+_REQUEST = re.compile(r"^(?:can|could|would|will|do)\s+you\b", re.IGNORECASE)
+
+
 # A question asking for an amount or a time, which no note's name gives ("How much did the cassette cost?").
 _ASKS_FOR_AMOUNT = re.compile(
     r"\b(?:how (?:much|many|long|often|far|old|big|fast)|when|what (?:time|date|year|day)|which (?:date|year|day)"

@@ -90,6 +90,31 @@ def test_facts_only_the_notes_sentences_under_the_answer_state_are_counted_apart
     assert summarise([score]).answer_fact_recall == 0.5 and summarise([score]).correct == Ratio(0, 1)
 
 
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        ("No, it rests in the fridge [[Sourdough#Final recipe]].", True),
+        ("It does not rest at room temperature [[Sourdough#Final recipe]].", True),  # read from its first sentence
+        ("Yes, it rests on the counter [[Sourdough#Final recipe]].", False),
+        (REFUSAL, False),  # "couldn't" is no reply
+    ],
+)
+def test_a_yes_or_no_item_scores_the_reply_read_from_the_answer(links: VaultLinks, reply: str, said: bool) -> None:
+    item = GoldenItem(
+        id="counter",
+        kind="answer",
+        question="Does the loaf rest on the counter overnight?",
+        expected=(SOURDOUGH,),
+        evidence=("Cold retard: 14 hours in the fridge at 4 °C, covered.",),
+        answer_is="no",
+    )
+
+    score = score_item(item, Observation(ranked_notes=RANKED, reply=reply), links)
+
+    assert score.facts_found == (said,) and score.facts_in_answer == (said,)
+    assert score.passed is said
+
+
 def test_a_link_inside_a_quoted_sentence_is_the_notes_not_a_citation(links: VaultLinks) -> None:
     reply = (
         "It rests 14 hours at 4 °C.\n\nYour notes say:\n"

@@ -16,6 +16,7 @@ from app.eval.golden import (
 )
 from app.eval.matching import found_facts, has_phrase, tokens
 from core.errors import InvalidRequest
+from rag.answer.question_kind import asks_only_yes_or_no
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_VAULT = ROOT / "sample_vault"
@@ -55,6 +56,17 @@ def test_the_vaultofknowledge_set_has_every_kind_and_each_fact_in_its_evidence()
     assert all(all(found_facts(" ".join(item.evidence), item.facts)) for item in golden.items)
 
 
+def test_the_yes_or_no_sets_ask_only_yes_or_no_and_hold_both_replies() -> None:
+    yes_no = load_golden_set(ROOT / "bench" / "golden" / "sample_vault-yes-no.yaml")
+    other = load_golden_set(ROOT / "bench" / "golden" / "vaultofknowledge-yes-no.yaml")  # checked by the bench
+    assert stale_items(yes_no, SAMPLE_VAULT) == []
+    for golden in (yes_no, other):
+        replies = [item.answer_is for item in golden.items]
+        assert all(asks_only_yes_or_no(item.question) for item in golden.items)
+        assert replies.count("yes") >= 4 and replies.count("no") >= 4 and None not in replies
+        assert all(all(found_facts(" ".join(item.evidence), item.facts)) for item in golden.items)
+
+
 @pytest.mark.parametrize("item", EDITS, ids=lambda item: item.id)
 def test_edits_name_an_existing_note_or_create_a_new_one(item) -> None:  # type: ignore[no-untyped-def]
     assert item.edit is not None
@@ -71,6 +83,7 @@ def test_edits_name_an_existing_note_or_create_a_new_one(item) -> None:  # type:
         ("items:\n  - {id: e, kind: edit, question: q}", "item 1 (e): an edit item needs `edit`"),
         ("items:\n  - {id: x, kind: ask, question: q}", "item 1 (x).kind: Input should be 'answer'"),
         ("items:\n  - {id: x, kind: refuse, question: q}\n  - {id: x, kind: refuse, question: p}", "used twice"),
+        ("items:\n  - {id: r, kind: refuse, question: q, answer_is: 'no'}", "item 1 (r): only an answer item may have"),
         ("items: [", "is not valid YAML"),
     ],
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from agent.prompts import EDIT_ADVICE, READ_ONLY, TOPIC_ADVICE, model_messages, system_prompt
+from agent.prompts import EDIT_ADVICE, READ_ONLY, TOPIC_ADVICE, YES_NO_ADVICE, model_messages, system_prompt
 from agent.tools.registry import READ_TOOLS
 from core.chat import ChatMessage
 from llm_client.completions.wire import build_payload
@@ -86,3 +86,12 @@ def test_a_request_about_a_topic_is_told_to_refuse_only_when_no_note_is_about_it
     assert plain[-1].content.endswith("Question: Summarize my notes on garlic.")
     assert about[-1].content == f"{plain[-1].content}\n{TOPIC_ADVICE}"
     assert about[0] == plain[0]  # the system message stays the same bytes
+
+
+def test_a_question_asking_yes_or_no_is_told_to_reply_so_first() -> None:
+    question = [ChatMessage("user", "Did I plant garlic?")]
+
+    plain = model_messages(question, today=date(2026, 11, 6), context=GARLIC)
+    asked = model_messages(question, today=date(2026, 11, 6), context=GARLIC, yes_or_no=True)
+
+    assert asked[-1].content == f"{plain[-1].content}\n{YES_NO_ADVICE}" and asked[0] == plain[0]

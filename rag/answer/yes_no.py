@@ -1,0 +1,213 @@
+"""A "Yes" the notes deny: a yes-or-no question answered against the sentence that says "not".
+
+Small models lean to "Yes". Asked "Is it an emulator?" after questions about Wine, the 1.5B answered "Yes, an
+emulator will have to emulate the entire underlying hardware …", a sentence copied from the Wine note, which says
+twice that Wine is not an emulator. Every word of it is the note's, so the word tests bear it out. What they cannot
+see is the answer's polarity: the sentences saying most about what was asked deny it ("it is not an emulator").
+
+Code reads that much and no more: a "Yes" opening an answer to a question asking only yes or no, where one of the
+sentences sharing most of the question's words puts a negation right before one of them ("not an emulator", "does
+not help", "not on Windows"). Those sentences are shown in place of the answer (`denials`, as rivals are). A "No" is
+not judged against the notes, as a sentence affirming is rarely worded as the question is ("The Pi stays on" for "Is the
+Pi still running?"), but a bare "No" is shown only over a sentence denying (`bare_no_unsupported`), and a "Yes" whose
+own words then deny what was asked is withheld (`denies_itself`), and not released before its first sentence ends.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+
+from rag.answer.attribution import Passage
+from rag.answer.citations import heading_in, note_title
+from rag.answer.context import opens_like_refusal
+from rag.answer.excerpts import answer_sentences, question_stems, sentences_of, stem
+from rag.answer.question_kind import asks_only_yes_or_no
+from rag.answer.rival_figures import Rival
+
+NOT_SO = "Not according to your notes."  # code's reply in place of a "Yes" they deny, over the sentences denying it
+NEGATION_REACH = 3  # words from a negation to the word it denies: "not (1) an (2) emulator (3)", "not on Windows"
+MIN_SHARED = 2  # question words a denying sentence holds (with its note's title and heading), or all of the question's
+
+# An answer opening on its polarity ("Yes, …", "**Yes**.", "Ja, …"); "Correct." answers a yes-or-no question too.
+_OPENS_YES = re.compile(r"^[\W_]*(?:yes|yeah|yep|ja|correct)\b", re.IGNORECASE)
+_OPENS_NO = re.compile(r"^[\W_]*(?:no|nope|nein)\b", re.IGNORECASE)
+_WORD = re.compile(r"\w+(?:'\w+)?")
+# Words denying what follows them (English and German, as the notes here): "isn't" and "doesn't" by their ending.
+_NEGATIONS = frozenset(
+    {"not", "never", "no", "cannot", "neither", "nor", "without", "nicht", "nie", "niemals", "kein", "keine", "keinen"}
+    | {"keiner", "keines", "keinem"}
+)
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+_FIRST_SENTENCE = re.compile(r"^.*?(?:[.!?](?=\s|$)|\n|$)", re.DOTALL)
+
+
+def opens_with(answer: str) -> str | None:
+    """Return "yes" or "no" when `answer` opens on it ("Yes, Wine …", "No."), None otherwise."""
+    if _OPENS_YES.match(answer):
+        return "yes"
+    if _OPENS_NO.match(answer):
+        return "no"
+    return None
+
+
+def reads_as(answer: str) -> str | None:
+    """Return how `answer` replies to a yes-or-no question: by its first word, or else by its first sentence.
+
+    "Wine is not an emulator." reads as "no", "Iotas stores its data in SQLite." as "yes"; an empty answer as None.
+    """
+    if (opening := opens_with(answer)) is not None:
+        return opening
+    first = _FIRST_SENTENCE.match(answer.strip())
+    words = _words(first[0]) if first else []
+    if not words:
+        return None
+    return "no" if any(_is_negation(word) for word in words) else "yes"
+
+
+def answers_yes_or_no_wrongly(
+    answer: str, said: AbstractSet[str], passages: Sequence[Passage], *, question: str
+) -> bool:
+    """Return True for a "Yes" the notes or its own words deny, or a "No" bare or from silence (see above)."""
+    return (
+        bool(denials(answer, passages, question=question))
+        or denies_itself(answer, question=question)
+        or bare_no_unsupported(answer, said, passages, question=question)
+        or no_from_silence(answer, question=question)
+    )
+
+
+def denies_itself(answer: str, *, question: str) -> bool:
+    """Return True for a "Yes" whose own words then deny what was asked.
+
+    The 1.5B, told to reply yes or no first: "Yes / The note … states that at 150 °C the flakes burned …,
+    indicating that 150 °C is not a good temperature for pouring the chili oil."
+    """
+    if not _judged(answer, question):
+        return False
+    wanted = question_stems(question)
+    return any(_denied(sentence, wanted) for sentence in answer_sentences(_after_opening(answer)))
+
+
+def gives_no_reason_yet(answer: str, *, question: str) -> bool:
+    """Return True for the start of a "Yes" or "No" to a question asking only that, before its first sentence ends.
+
+    It is judged early, to show it sooner, only with the sentence after it: the chili oil's "not a good temperature"
+    came at the end of the sentence, after the words the check had found in the note; "No. The notes do not mention
+    Haiku …" gives the "No" no reason (`no_from_silence`).
+    """
+    if opens_with(answer) is None or not _asks_yes_or_no(question):
+        return False
+    return not _SENTENCE_END.search(_after_opening(answer))
+
+
+def no_from_silence(answer: str, *, question: str) -> bool:
+    """Return True for a "No" resting on what the notes do not say ("No. The notes do not mention Haiku …").
+
+    A "No" must be what the notes say: told to reply "No" if they say it is not so, the 1.5B answered "Does it run
+    Windows programs on Haiku?" so after "What is Wine?", over the Wine note's "… on other operating systems such as
+    UNIX systems, Haiku, etc.". Withheld, the refusal quotes that sentence first.
+    """
+    if opens_with(answer) != "no" or not _asks_yes_or_no(question):
+        return False
+    return opens_like_refusal(_after_opening(answer))
+
+
+def denials(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the sentences of `passages` that deny what `answer`'s "Yes" affirms ([] when none do, or no "Yes")."""
+    return denied_in(passages, question=question) if _judged(answer, question) else []
+
+
+def sentences_saying_no(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the sentences denying what was asked, for a "No" to a question asking only yes or no ([] otherwise).
+
+    Shown first under it: the 0.5B's bare "No" to "Does Plume support images for free?" was shown over a sentence on
+    free licences holding the question's words, not over what the notes deny.
+    """
+    if opens_with(answer) != "no" or not _asks_yes_or_no(question):
+        return []
+    return denied_in(passages, question=question, best_only=False)
+
+
+def bare_no_unsupported(answer: str, said: AbstractSet[str], passages: Sequence[Passage], *, question: str) -> bool:
+    """Return True for a "No" saying nothing more (`said`: its words beyond the question) that no sentence denies.
+
+    Told to reply yes or no first, the 0.5B replied "No." and nothing else to all nine of sample_vault's yes-or-no
+    questions, five of them rightly: a bare "No" is shown only over a sentence saying so ("Doesn't help: foam
+    rolling the IT band" for "Did foam rolling help my knee?"), as a bare "Yes" only over sentences about the question.
+    """
+    if said or opens_with(answer) != "no" or not _asks_yes_or_no(question):
+        return False
+    return not denied_in(passages, question=question, best_only=False)
+
+
+def denied_in(passages: Sequence[Passage], *, question: str, best_only: bool = True) -> list[Rival]:
+    """Return the sentences of `passages` denying what `question` asks, of those saying most about it.
+
+    The sentences judged are those holding most of the question's words (at least MIN_SHARED, or all of a question
+    with fewer), counting their note's title and heading: "it is not an emulator" in the Wine note holds "Wine".
+    `best_only` False: any holding that many, as bears out a "No" ("you cannot get it back", asked whether the
+    new-site trick brings Sela back to a site whose theme was changed, holds three words where another holds five).
+    """
+    wanted = question_stems(question)
+    if not wanted:
+        return []
+    scored: list[tuple[int, str, Passage]] = []
+    for passage in passages:
+        around = {stem(word) for word in _words(f"{note_title(passage.source)} {heading_in(passage.source)}")}
+        for sentence in sentences_of(passage.text):
+            stems = [stem(word) for word in _words(sentence)]
+            shared = len(wanted & (around | set(stems)))
+            scored.append((shared, sentence, passage))
+    least = min(MIN_SHARED, len(wanted))
+    best = max((shared for shared, _, _ in scored), default=0)
+    if best < least:
+        return []
+    return [
+        Rival(figure=denied, sentence=sentence, source=passage.source)
+        for shared, sentence, passage in scored
+        if (shared == best or (not best_only and shared >= least)) and (denied := _denied(sentence, wanted))
+    ]
+
+
+def _after_opening(answer: str) -> str:
+    """Return what follows an answer's "Yes" or "No" ("No. The notes …" -> "The notes …")."""
+    rest = _OPENS_NO.sub("", _OPENS_YES.sub("", answer, count=1), count=1)
+    return rest.lstrip(" \t\n.,:;!-\u2014*")
+
+
+def _judged(answer: str, question: str) -> bool:
+    """Return True for a "Yes" to a question asking only yes or no, which denies nothing itself."""
+    return opens_with(answer) == "yes" and _asks_yes_or_no(question)
+
+
+def _asks_yes_or_no(question: str) -> bool:
+    """Return True when `question` asks only yes or no and denies nothing itself, read after what it follows.
+
+    A follow-up is judged in its context (rag.follow_up.in_context: "What is Wine?", then "Is it an emulator?" on the
+    next line), whose last line is the question. "Is it true that Nix does not run on Windows?" is rightly answered
+    "Yes, it does not …".
+    """
+    asked = question.strip().rsplit("\n", 1)[-1]
+    return asks_only_yes_or_no(asked) and not any(_is_negation(word) for word in _words(asked))
+
+
+def _denied(sentence: str, wanted: frozenset[str]) -> str:
+    """Return the words of `sentence` from a negation to a `wanted` word it denies ("not an emulator"), or ""."""
+    words = _words(sentence)
+    for start, word in enumerate(words):
+        if not _is_negation(word):
+            continue
+        for end in range(start + 1, min(start + 1 + NEGATION_REACH, len(words))):
+            if stem(words[end]) in wanted:
+                return " ".join(words[start : end + 1])
+    return ""
+
+
+def _words(text: str) -> list[str]:
+    return [word.casefold() for word in _WORD.findall(text.replace("\u2019", "'"))]  # "doesn’t" as "doesn't"
+
+
+def _is_negation(word: str) -> bool:
+    return word in _NEGATIONS or word.endswith("n't")
