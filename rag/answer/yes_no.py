@@ -7,10 +7,12 @@ see is the answer's polarity: the sentences saying most about what was asked den
 
 Code reads that much and no more: a "Yes" opening an answer to a question asking only yes or no, where one of the
 sentences sharing most of the question's words puts a negation right before one of them ("not an emulator", "does
-not help", "not on Windows"). Those sentences are shown in place of the answer (`denials`, as rivals are). A "No" is
-not judged against the notes, as a sentence affirming is rarely worded as the question is ("The Pi stays on" for "Is the
-Pi still running?"), but a bare "No" is shown only over a sentence denying (`bare_no_unsupported`), and a "Yes" whose
-own words then deny what was asked is withheld (`denies_itself`), and not released before its first sentence ends.
+not help", "not on Windows"). Code replies in its place NOT_SO over those sentences (`denials`; see
+agent/opening_check.py). A "Yes" whose own words then deny what was asked is withheld too (`denies_itself`). A "No" is
+not judged against the notes, as a sentence affirming is rarely worded as the question is ("The Pi stays on" for "Is
+the Pi still running?"), but a bare "No" is shown only over a sentence denying (`bare_no_unsupported`), that sentence
+first, and one resting on what the notes do not say is withheld (`no_from_silence`). Neither is released before the
+sentence after it ends.
 """
 
 from __future__ import annotations
