@@ -41,6 +41,10 @@ _NEGATIONS = frozenset(
     {"not", "never", "no", "cannot", "neither", "nor", "without", "nicht", "nie", "niemals", "kein", "keine", "keinen"}
     | {"keiner", "keines", "keinem"}
 )
+# The yes-or-no part a question opens on, before a part asking for something ("…, and which …?", "…; what …?").
+_FIRST_CLAUSE = re.compile(
+    r"^(?P<part>[^,;?]+?)\s*(?:,\s*and\b|;|,\s*(?=(?:which|what|who|how|where|when|why)\b))", re.I
+)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 _FIRST_SENTENCE = re.compile(r"^.*?(?:[.!?](?=\s|$)|\n|$)", re.DOTALL)
 
@@ -88,7 +92,7 @@ def denies_itself(answer: str, *, question: str) -> bool:
     """
     if not _judged(answer, question):
         return False
-    wanted = question_stems(question)
+    wanted = question_stems(_yes_or_no_part(question))
     return any(_denied(sentence, wanted) for sentence in answer_sentences(_after_opening(answer)))
 
 
@@ -152,7 +156,7 @@ def denied_in(passages: Sequence[Passage], *, question: str, best_only: bool = T
     `best_only` False: any holding that many, as bears out a "No" ("you cannot get it back", asked whether the
     new-site trick brings Sela back to a site whose theme was changed, holds three words where another holds five).
     """
-    wanted = question_stems(question)
+    wanted = question_stems(_yes_or_no_part(question) or question)
     if not wanted:
         return []
     scored: list[tuple[int, str, Passage]] = []
@@ -185,14 +189,26 @@ def _judged(answer: str, question: str) -> bool:
 
 
 def _asks_yes_or_no(question: str) -> bool:
-    """Return True when `question` asks only yes or no and denies nothing itself, read after what it follows.
+    """Return True when `question` asks yes or no (alone or first) and denies nothing itself (see `_yes_or_no_part`)."""
+    return bool(_yes_or_no_part(question))
+
+
+def _yes_or_no_part(question: str) -> str:
+    """Return what of `question` asks only yes or no, after the questions it follows ("" for none).
 
     A follow-up is judged in its context (rag.follow_up.in_context: "What is Wine?", then "Is it an emulator?" on the
-    next line), whose last line is the question. "Is it true that Nix does not run on Windows?" is rightly answered
-    "Yes, it does not …".
+    next line), whose last line is the question. A question may open on a yes-or-no part: "Is Wine an emulator, and
+    which Vulkan-based implementations of Direct3D do my notes list?" was answered "Yes, Wine is an emulator. …" by
+    the 1.5B; that part is judged, with its own words. One denying ("Is it true that Nix does not run on Windows?") is
+    rightly answered "Yes, it does not …": none.
     """
-    asked = question.strip().rsplit("\n", 1)[-1]
-    return asks_only_yes_or_no(asked) and not any(_is_negation(word) for word in _words(asked))
+    *before, asked = question.strip().split("\n")
+    if not asks_only_yes_or_no(asked):
+        opening = _FIRST_CLAUSE.match(asked)
+        asked = f"{opening['part']}?" if opening and asks_only_yes_or_no(f"{opening['part']}?") else ""
+    if not asked or any(_is_negation(word) for word in _words(asked)):
+        return ""
+    return "\n".join([*before, asked])
 
 
 def _denied(sentence: str, wanted: frozenset[str]) -> str:

@@ -49,6 +49,16 @@ def test_a_yes_the_sentences_asked_about_deny_is_withheld_even_when_copied(quest
     assert not is_borne_out(COPIED_YES, [WINE, DIFFERENCE], question=question)
 
 
+def test_a_question_opening_on_a_yes_or_no_part_has_that_part_judged() -> None:
+    # vaultofknowledge's golden item, the 1.5B at stop 54.
+    question = "Is Wine an emulator, and which Vulkan-based implementations of Direct3D do my notes list?"
+    answer = "Yes, Wine is an emulator. The notes list Vulkan-based implementations of Direct3D: DXVK and Gallium Nine."
+
+    assert {rival.figure for rival in denials(answer, [WINE], question=question)} == {"not an emulator"}
+    assert not is_borne_out(answer, [WINE], question=question)
+    assert denials("Yes, it is.", [WINE], question="Is it true that Wine is not an emulator, and why?") == []
+
+
 def test_a_no_and_a_yes_the_notes_do_not_deny_pass() -> None:
     assert is_borne_out(
         "No, Wine is not an emulator; it is a compatibility layer.", [WINE], question="Is Wine an emulator?"
@@ -71,7 +81,6 @@ def test_a_negation_denies_only_a_word_of_the_question_close_after_it() -> None:
 
 
 def test_only_a_question_asking_yes_or_no_and_an_answer_opening_on_yes_are_judged() -> None:
-    assert denials("Yes, it is.", [WINE], question="Is Wine an emulator, and what does it translate?") == []
     assert denials("Yes, an emulator.", [WINE], question="Can you tell me whether it is an emulator?") == []
     assert denials("It is an emulator.", [WINE], question="Is it an emulator?") == []  # no "Yes": the word tests judge
     assert denials("Yes, it is.", [WINE], question="Was Wine renamed?") == []  # no sentence shares the words
