@@ -75,9 +75,8 @@ class AnswerJudge:
 
     async def grade(self, item: GoldenItem, reply: str) -> float | None:
         """Return the judge's 0-1 score for `reply` to the item, or None when its reply holds no score."""
-        facts = "\n".join(f"- {' / '.join(fact)}" for fact in item.facts)
-        if item.answer_is is not None:
-            facts += f"\n- the answer to the question is {item.answer_is!r}"
+        reply_is = [f"the reply to the question is {item.answer_is!r}"] if item.answer_is is not None else []
+        facts = "\n".join(f"- {' / '.join(fact)}" for fact in [*item.facts, reply_is] if fact)
         evidence = "\n".join(f"> {quote}" for quote in item.evidence)
         prompt = (
             f"Question: {item.question}\n\nReference evidence:\n{evidence}\n\nKey facts:\n{facts}\n\nAnswer:\n{reply}"

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from app.eval.judge import parse_grade
+from app.eval.golden import GoldenItem
+from app.eval.judge import AnswerJudge, parse_grade
 from app.eval.matching import cited_links, found_facts, is_refusal_reply, split_sources, tokens, without_links
 from app.eval.shown_proposals import shown_proposals
 from core.edits import ProposedEdit
 from edits.messages.entries import proposal_entries
 from rag.answer.context import REFUSAL
+from tests.scripted_llm import ScriptedLLMServer, Turn
 
 
 @pytest.mark.parametrize(
@@ -175,3 +179,28 @@ def test_proposals_are_read_back_from_the_entries_the_gate_writes() -> None:
 )
 def test_the_judge_score_is_read_from_json_or_the_first_number_in_range(text: str, grade: float | None) -> None:
     assert parse_grade(text) == grade
+
+
+def test_the_judge_is_told_the_reply_a_yes_or_no_item_expects() -> None:
+    item = GoldenItem(
+        id="emulator",
+        kind="answer",
+        question="Is Wine an emulator?",
+        expected=("Wine Compatibility Layer.md",),
+        evidence=("it is not an emulator",),
+        answer_is="no",
+    )
+
+    async def grade(base_url: str) -> float | None:
+        judge = AnswerJudge(base_url, model=None, api_key=None, timeout_seconds=10)
+        try:
+            return await judge.grade(item, "No.")
+        finally:
+            await judge.aclose()
+
+    with ScriptedLLMServer(lambda _request: Turn.text('{"score": 1, "reason": "ok"}')) as server:
+        graded = asyncio.run(grade(server.base_url))
+        prompt = server.chat_requests[-1].messages[-1]["content"]
+
+    assert graded == 1.0
+    assert "Key facts:\n- the reply to the question is 'no'\n\nAnswer:\nNo." in prompt
