@@ -11,8 +11,8 @@ not help", "not on Windows"). Code replies in its place NOT_SO over those senten
 agent/opening_check.py). A "Yes" whose own words then deny what was asked is withheld too (`denies_itself`). A "No" is
 not judged against the notes, as a sentence affirming is rarely worded as the question is ("The Pi stays on" for "Is
 the Pi still running?"), but a bare "No" is shown only over a sentence denying (`bare_no_unsupported`), that sentence
-first, and one resting on what the notes do not say is withheld (`no_from_silence`). Neither is released before the
-sentence after it ends.
+first. A "Yes" or "No" resting on what the notes do not say is withheld (`from_silence`). Neither is released before
+the sentence after it ends.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def answers_yes_or_no_wrongly(
         bool(denials(answer, passages, question=question))
         or denies_itself(answer, question=question)
         or bare_no_unsupported(answer, said, passages, question=question)
-        or no_from_silence(answer, question=question)
+        or from_silence(answer, question=question)
     )
 
 
@@ -101,21 +101,21 @@ def gives_no_reason_yet(answer: str, *, question: str) -> bool:
 
     It is judged early, to show it sooner, only with the sentence after it: the chili oil's "not a good temperature"
     came at the end of the sentence, after the words the check had found in the note; "No. The notes do not mention
-    Haiku …" gives the "No" no reason (`no_from_silence`).
+    Haiku …" gives the "No" no reason (`from_silence`).
     """
     if opens_with(answer) is None or not _asks_yes_or_no(question):
         return False
     return not _SENTENCE_END.search(_after_opening(answer))
 
 
-def no_from_silence(answer: str, *, question: str) -> bool:
-    """Return True for a "No" resting on what the notes do not say ("No. The notes do not mention Haiku …").
+def from_silence(answer: str, *, question: str) -> bool:
+    """Return True for a "Yes" or "No" resting on what the notes do not say ("No. The notes do not mention Haiku …").
 
-    A "No" must be what the notes say: told to reply "No" if they say it is not so, the 1.5B answered "Does it run
+    A reply must be what the notes say: told to reply "No" if they say it is not so, the 1.5B answered "Does it run
     Windows programs on Haiku?" so after "What is Wine?", over the Wine note's "… on other operating systems such as
-    UNIX systems, Haiku, etc.". Withheld, the refusal quotes that sentence first.
+    UNIX systems, Haiku, etc.". Withheld, the refusal quotes that sentence first. A "Yes" so says nothing at all.
     """
-    if opens_with(answer) != "no" or not _asks_yes_or_no(question):
+    if opens_with(answer) is None or not _asks_yes_or_no(question):
         return False
     return opens_like_refusal(_after_opening(answer))
 

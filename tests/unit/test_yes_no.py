@@ -14,8 +14,8 @@ from rag.answer.yes_no import (
     bare_no_unsupported,
     denials,
     denies_itself,
+    from_silence,
     gives_no_reason_yet,
-    no_from_silence,
     opens_with,
     reads_as,
     sentences_saying_no,
@@ -174,15 +174,16 @@ def test_a_no_is_shown_over_the_sentences_denying_what_was_asked_not_those_shari
     assert sentences_saying_no("Yes.", [licences, plume], question=question) == []
 
 
-def test_a_no_resting_on_what_the_notes_do_not_say_is_withheld_and_waits_for_its_reason() -> None:
+def test_a_reply_resting_on_what_the_notes_do_not_say_is_withheld_and_waits_for_its_reason() -> None:
     # The 1.5B, after "What is Wine?" (stop 54), over the Wine note's "… such as UNIX systems, Haiku, etc.".
     question = "What is Wine?\nDoes it run Windows programs on Haiku?"
     silence = "No. The notes do not mention Haiku or any other operating system that Wine can run Windows programs on."
 
-    assert no_from_silence(silence, question=question)
+    assert from_silence(silence, question=question)
     assert not is_borne_out(silence, [WINE], question=question)
     assert gives_no_reason_yet("No. The notes do not", question=question)
-    assert not no_from_silence("No, Wine is not an emulator.", question="Is Wine an emulator?")
+    assert not from_silence("No, Wine is not an emulator.", question="Is Wine an emulator?")
+    assert from_silence("Yes. The notes don't say whether it runs on Haiku.", question=question)
 
 
 def test_a_yes_framed_as_stated_in_a_note_says_nothing_more() -> None:
