@@ -40,9 +40,10 @@ TOPIC_ADVICE = "(Say what the notes say about it, citing them; refuse only if no
 DAYS_ADVICE = "(The notes above are your notes of {days}: say what they say, citing them.)"
 # After a question asking only yes or no (rag/answer/question_kind.asks_only_yes_or_no): the 1.5B refused 5 of
 # sample_vault's 5 whose notes say no ("Did foam rolling help my knee?" over "Doesn't help: foam rolling …"), reading
-# a "no" as a fact the notes lack. Told only to reply yes or no first, it said "Yes" to 7 of 9 (one "Yes / Foam rolling
-# … did not help"); with the last sentence, to 5 of 9, 5 rightly. The 0.5B says "No." to all with it, and "No" to
-# all but two without: a bare "No" is shown only over a sentence denying (rag/answer/yes_no.py).
+# a "no" as a fact the notes lack. Told only to reply yes or no first, it said "Yes" to 7 of 9, 4 of them wrongly
+# ("Yes / Foam rolling … did not help"); with the last sentence, what it showed read right 5 of 7, 5 of 6 and 6 of 6
+# times (three runs). The 0.5B says "No." to all with it, and "No" to all but two without: a bare "No" is shown only
+# over a sentence denying (rag/answer/yes_no.py).
 YES_NO_ADVICE = "(Reply Yes or No first, then why, citing the note. If the notes say it is not so, reply No.)"
 QUESTION_LABEL = "Question"  # before the latest message in the prompt: "Question: <what the user asked>"
 REQUEST_LABEL = "Request"  # the same when write tools are offered
