@@ -195,7 +195,8 @@ def answer_check(
         return not may_answer_elsewhere(text, question, turns) and bears_out(text, is_whole=False)
 
     def reply_instead(opening: str) -> str:
-        return quoted_instead or denied_reply(opening, read, question=read_as) or REFUSAL
+        # A "Yes" the notes deny is answered by the sentences denying it, before any note quoted whole.
+        return denied_reply(opening, read, question=read_as) or quoted_instead or REFUSAL
 
     return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=reply_instead)
 

@@ -28,7 +28,7 @@ from core.domain import Chunk, SearchHit
 from rag.answer.citations import note_of
 from rag.answer.dates import day_keys
 from rag.answer.excerpts import question_stems, stem
-from rag.answer.question_kind import asks_for_amount_anywhere, asks_when
+from rag.answer.question_kind import asks_for_amount_anywhere, asks_only_yes_or_no, asks_when
 from rag.answer.records import record_text
 from rag.answer.secrets import redact_secrets
 from rag.chunks.chunking import property_rows
@@ -49,6 +49,10 @@ _ASKED_BY = {
     "director": frozenset(stem(word) for word in ("directed", "direct")),
     "rating": frozenset(stem(word) for word in ("rated", "rate", "stars", "score")),
 }
+# What a question asking yes or no asks of a note's properties too: how it stands. Asked "Did I file the tax return?",
+# the 1.5B read the task note's "[x] Download the annual statement" and said "Yes"; its `status: in-progress` is a
+# property, which its passages leave out.
+_STATE_KEYS = frozenset({stem("status")})
 # A date a note keeps about itself (`created:`, `last:` …) is shown only when the question asks about the keeping by
 # such a verb: "Which questions help me judge whether something will last?" is not asking for kepano's `last:` rows.
 _KEEPING_VERBS = frozenset(stem(word) for word in KEEPING_VERBS)
@@ -100,6 +104,8 @@ class PropertyRecords:
             return None
         title = hit.chunk.title
         wanted = _with_key_names(asked) - _stems(title) - _stems(" ".join(frontmatter_aliases(frontmatter.data)))
+        if asks_only_yes_or_no(question):  # "Did I file the tax return?" of a task note whose `status:` is in-progress
+            wanted |= _STATE_KEYS
         keeping = bool(asked & _KEEPING_VERBS)
         dates, amounts = asks_when(question), asks_for_amount_anywhere(question)
         # Only the rows asked for: the rest of a record gave the 0.5B figures of its own to answer with. A row's value

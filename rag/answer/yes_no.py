@@ -27,6 +27,7 @@ from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import answer_sentences, question_stems, sentences_of, stem
 from rag.answer.question_kind import asks_only_yes_or_no
 from rag.answer.rival_figures import Rival
+from rag.answer.undone_notes import undone_notes_asked
 
 NOT_SO = "Not according to your notes."  # code's reply in place of a "Yes" they deny, over the sentences denying it
 NEGATION_REACH = 3  # words from a negation to the word it denies: "not (1) an (2) emulator (3)", "not on Windows"
@@ -121,8 +122,14 @@ def from_silence(answer: str, *, question: str) -> bool:
 
 
 def denials(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
-    """Return the sentences of `passages` that deny what `answer`'s "Yes" affirms ([] when none do, or no "Yes")."""
-    return denied_in(passages, question=question) if _judged(answer, question) else []
+    """Return the sentences of `passages` that deny what `answer`'s "Yes" affirms ([] when none do, or no "Yes").
+
+    Those putting a negation before a word asked about, and the `status:` row of a note asked whether it was done
+    that says it was not (rag/answer/undone_notes.py: "Did I file the tax return?" over `status: in-progress`).
+    """
+    if not _judged(answer, question):
+        return []
+    return [*denied_in(passages, question=question), *undone_notes_asked(passages, question=question)]
 
 
 def sentences_saying_no(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:

@@ -71,3 +71,15 @@ def test_a_no_is_shown_over_the_sentence_saying_so(librarian: openai.OpenAI, llm
 
     assert reply.startswith(f'No.\n\n{EVIDENCE_HEADING}\n- "Paperless needed its database exported'), reply
     assert unsaid.startswith(REFUSAL)  # "At 150 °C the flakes burned": no sentence says "not"
+
+
+def test_a_yes_to_whether_a_task_note_was_done_is_denied_by_its_status(
+    librarian: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
+    # The 1.5B, over sample_vault's "Renew passport" task note (`status: open`), stop 54.
+    llm.add(Turn.text("Yes\nThe passport runs out before the Lisbon trip [[Renew passport]]."))
+
+    reply = ask(librarian, [{"role": "user", "content": "Did I renew my passport?"}], stream=True)
+
+    assert reply == f'{NOT_SO}\n\n{EVIDENCE_HEADING}\n- "status: open" [[Renew passport]]'
+    assert "status: open" in llm.chat_requests[0].messages[-1]["content"]  # the model read the row too

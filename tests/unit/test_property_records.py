@@ -24,6 +24,10 @@ NOTES = {
         "---\nopenai_token: sk-live-51HXtq9Zr3VbN0aQw8LmP2sD7fK4uY6c\n---\n## Setup\n\nThe key is below.\n"
     ),
     "Books/Out of Control.md": "---\nauthor: '[[Kevin Kelly]]'\nyear: 1992\n---\n",
+    "TaskNotes/File the tax return.md": (
+        "---\ntitle: File the tax return\nstatus: in-progress\ndue: 2099-07-31\ntags:\n  - task\n---\n\n"
+        "Through ELSTER.\n\n- [x] Download the annual statement from the bank ✅ 2026-11-12\n"
+    ),
 }
 
 
@@ -114,3 +118,14 @@ def test_a_date_is_shown_when_a_day_is_asked_and_a_longer_key_s_figure_when_an_a
     assert counted == "Balcony Irrigation\npump_runs: 14"
     # A key that is the question's word itself is asked whatever its value.
     assert records("What is the status of the irrigation?", pump)[-1].chunk.text == "Balcony Irrigation\nstatus: paused"
+
+
+def test_a_question_asking_yes_or_no_asks_how_its_note_stands() -> None:
+    # sample_vault's task note: the 1.5B read "[x] Download the annual statement" and said "Yes" (stop 54).
+    body = "Through ELSTER.\n\n- [x] Download the annual statement from the bank ✅ 2026-11-12"
+    task = [hit("TaskNotes/File the tax return.md", "File the tax return", body)]
+
+    found = records("Did I file the tax return?", task)
+
+    assert found[-1].chunk.text == "File the tax return\nstatus: in-progress"
+    assert records("What do I download for the tax return?", task) == task  # no yes or no: how it stands not asked
