@@ -91,7 +91,7 @@ def denies_itself(answer: str, *, question: str) -> bool:
     The 1.5B, told to reply yes or no first: "Yes / The note … states that at 150 °C the flakes burned …,
     indicating that 150 °C is not a good temperature for pouring the chili oil."
     """
-    if not _judged(answer, question):
+    if not _judged(answer, question, reply="yes"):
         return False
     wanted = question_stems(_yes_or_no_part(question))
     return any(_denied(sentence, wanted) for sentence in answer_sentences(_after_opening(answer)))
@@ -104,9 +104,7 @@ def gives_no_reason_yet(answer: str, *, question: str) -> bool:
     came at the end of the sentence, after the words the check had found in the note; "No. The notes do not mention
     Haiku …" gives the "No" no reason (`from_silence`).
     """
-    if opens_with(answer) is None or not _asks_yes_or_no(question):
-        return False
-    return not _SENTENCE_END.search(_after_opening(answer))
+    return _judged(answer, question) and not _SENTENCE_END.search(_after_opening(answer))
 
 
 def from_silence(answer: str, *, question: str) -> bool:
@@ -116,9 +114,7 @@ def from_silence(answer: str, *, question: str) -> bool:
     Windows programs on Haiku?" so after "What is Wine?", over the Wine note's "… on other operating systems such as
     UNIX systems, Haiku, etc.". Withheld, the refusal quotes that sentence first. A "Yes" so says nothing at all.
     """
-    if opens_with(answer) is None or not _asks_yes_or_no(question):
-        return False
-    return opens_like_refusal(_after_opening(answer))
+    return _judged(answer, question) and opens_like_refusal(_after_opening(answer))
 
 
 def denials(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
@@ -127,7 +123,7 @@ def denials(answer: str, passages: Sequence[Passage], *, question: str) -> list[
     Those putting a negation before a word asked about, and the `status:` row of a note asked whether it was done
     that says it was not (rag/answer/undone_notes.py: "Did I file the tax return?" over `status: in-progress`).
     """
-    if not _judged(answer, question):
+    if not _judged(answer, question, reply="yes"):
         return []
     return [*denied_in(passages, question=question), *undone_notes_asked(passages, question=question)]
 
@@ -138,9 +134,7 @@ def sentences_saying_no(answer: str, passages: Sequence[Passage], *, question: s
     Shown first under it: the 0.5B's bare "No" to "Does Plume support images for free?" was shown over a sentence on
     free licences holding the question's words, not over what the notes deny.
     """
-    if opens_with(answer) != "no" or not _asks_yes_or_no(question):
-        return []
-    return denied_in(passages, question=question, best_only=False)
+    return denied_in(passages, question=question, best_only=False) if _judged(answer, question, reply="no") else []
 
 
 def bare_no_unsupported(answer: str, said: AbstractSet[str], passages: Sequence[Passage], *, question: str) -> bool:
@@ -150,7 +144,7 @@ def bare_no_unsupported(answer: str, said: AbstractSet[str], passages: Sequence[
     questions, five of them rightly: a bare "No" is shown only over a sentence saying so ("Doesn't help: foam
     rolling the IT band" for "Did foam rolling help my knee?"), as a bare "Yes" only over sentences about the question.
     """
-    if said or opens_with(answer) != "no" or not _asks_yes_or_no(question):
+    if said or not _judged(answer, question, reply="no"):
         return False
     return not denied_in(passages, question=question, best_only=False)
 
@@ -190,14 +184,13 @@ def _after_opening(answer: str) -> str:
     return rest.lstrip(" \t\n.,:;!-\u2014*")
 
 
-def _judged(answer: str, question: str) -> bool:
-    """Return True for a "Yes" to a question asking only yes or no, which denies nothing itself."""
-    return opens_with(answer) == "yes" and _asks_yes_or_no(question)
+def _judged(answer: str, question: str, *, reply: str | None = None) -> bool:
+    """Return True for an answer opening on `reply` ("yes", "no"; None: either) to a question asking yes or no.
 
-
-def _asks_yes_or_no(question: str) -> bool:
-    """Return True when `question` asks yes or no (alone or first) and denies nothing itself (see `_yes_or_no_part`)."""
-    return bool(_yes_or_no_part(question))
+    The question asks it alone or first, and denies nothing itself (see `_yes_or_no_part`).
+    """
+    opening = opens_with(answer)
+    return opening is not None and reply in (None, opening) and bool(_yes_or_no_part(question))
 
 
 def _yes_or_no_part(question: str) -> str:
