@@ -18,6 +18,7 @@ from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import PASSAGE_CHARS, REFUSAL
 from rag.answer.evidence import CLOSEST_HEADING, EVIDENCE_HEADING
+from tests.integration.openai_librarian import ask, openai_librarian
 from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
@@ -30,18 +31,8 @@ AUTOLYSE_SENTENCE = "**Autolyse:** mix flours and 350 g of the water, rest 45 mi
 
 @pytest.fixture
 def librarian(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[openai.OpenAI]:
-    services.reindexer.run_once()
-    app = agent_app(settings, services, llm.base_url)
-    with serve_in_thread(app) as base_url:
-        yield openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
-
-
-def ask(client: openai.OpenAI, messages: list[dict[str, Any]], *, stream: bool) -> str:
-    if not stream:
-        completion = client.chat.completions.create(model="vault-librarian", messages=messages)  # type: ignore[arg-type]
-        return completion.choices[0].message.content or ""
-    pieces = client.chat.completions.create(model="vault-librarian", messages=messages, stream=True)  # type: ignore[arg-type]
-    return "".join(chunk.choices[0].delta.content or "" for chunk in pieces if chunk.choices)
+    with openai_librarian(settings, services, llm.base_url) as client:
+        yield client
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["non-stream", "stream"])

@@ -16,8 +16,7 @@ from core.settings import Settings
 from rag.answer.context import REFUSAL
 from rag.answer.evidence import CLOSEST_HEADING, EVIDENCE_HEADING
 from rag.answer.yes_no import NOT_SO
-from tests.integration.test_agent_e2e import ask
-from tests.live_server import agent_app, serve_in_thread
+from tests.integration.openai_librarian import ask, openai_librarian
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
 # The services start from sample_vault's index, built once per session (tests/conftest.py).
@@ -26,10 +25,8 @@ pytestmark = pytest.mark.indexed
 
 @pytest.fixture
 def librarian(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[openai.OpenAI]:
-    services.reindexer.run_once()
-    app = agent_app(settings, services, llm.base_url)
-    with serve_in_thread(app) as base_url:
-        yield openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
+    with openai_librarian(settings, services, llm.base_url) as client:
+        yield client
 
 
 def test_a_yes_the_notes_deny_is_replaced_by_the_sentences_denying_it(
