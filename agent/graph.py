@@ -33,6 +33,7 @@ from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.errors import AppError, UpstreamUnavailable
 from rag.answer.context import REFUSAL, is_bare_refusal, is_refusal
 from rag.answer.question_kind import asks_about_topic, asks_only_yes_or_no
+from rag.answer.question_parts import question_parts
 from rag.answer.topic_passages import asks_about_days_alone
 from rag.follow_up import is_continuation
 
@@ -169,6 +170,7 @@ class AgentNodes:
             about_topic=not can_propose and asks_about_topic(asked),
             about_days=self._days_alone_label(state, asked),
             yes_or_no=not can_propose and asks_only_yes_or_no(asked),
+            parts=() if can_propose else question_parts(asked),
         )
         messages = await fit_messages(messages, tools, self._deps.context)
         # A cap, so that a small model repeating itself stops (finish_reason "length") before its context is full.

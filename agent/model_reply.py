@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.call_feedback import as_offered_call, command_values, without_schema_words
-from agent.echo_trim import EchoTrim
+from agent.echo_trim import EchoTrim, PartEchoTrim
 from agent.opening_check import OpeningCheck
 from agent.repetition import NOTICE as LOOP_NOTICE
 from agent.repetition import RepetitionWatch
@@ -18,6 +18,7 @@ from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.ports import ChatModel
 from llm_client.replies.call_hold import CallHold
 from llm_client.replies.text_tool_calls import Reading
+from rag.answer.question_parts import question_parts
 
 Write = Callable[[Any], None]
 logger = logging.getLogger(__name__)
@@ -65,12 +66,13 @@ async def stream_reply(
     finish_reason = "stop"
     watch = RepetitionWatch()
     echo = EchoTrim(asked)  # the prompt's "Question: …" line a small model repeats
+    part_echo = PartEchoTrim(question_parts(asked))  # and the question's parts it was told one by one
     is_looping = False
     deltas = chat_model.stream(messages, tools=tools, max_tokens=max_tokens)
     async for delta in deltas:
         if delta.text:
             text.append(delta.text)
-            await _show(scratch, write, _checked(opening, hold.feed(echo.feed(delta.text))))
+            await _show(scratch, write, _checked(opening, hold.feed(part_echo.feed(echo.feed(delta.text)))))
             is_looping = watch.feed(delta.text)
         calls = calls or delta.tool_calls
         finish_reason = delta.finish_reason or finish_reason
@@ -82,7 +84,7 @@ async def stream_reply(
                 await deltas.aclose()  # closes the HTTP stream now, so the server stops generating
             finish_reason = "length" if is_looping else finish_reason  # cut short, as by the token cap
             break
-    await _show(scratch, write, _checked(opening, hold.feed(echo.finish())))
+    await _show(scratch, write, _checked(opening, hold.feed(part_echo.feed(echo.finish()) + part_echo.finish())))
     held = hold.finish()
     is_structured = bool(calls)
     is_unusable = False

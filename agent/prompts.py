@@ -45,6 +45,10 @@ DAYS_ADVICE = "(The notes above are your notes of {days}: say what they say, cit
 # times (three runs). The 0.5B says "No." to all with it, and "No" to all but two without: a bare "No" is shown only
 # over a sentence denying (rag/answer/yes_no.py).
 YES_NO_ADVICE = "(Reply Yes or No first, then why, citing the note. If the notes say it is not so, reply No.)"
+# After a question asking two or three things (rag/answer/question_parts.py), its parts one by one: replayed over
+# sample_vault's 14 such golden questions, the 0.5B's replies held 66 of 96 expected facts with the parts listed
+# (three runs) and 34 of 64 without (two runs); the 1.5B's 61 and 59 of 64 (two runs each; docs/benchmarks.md).
+PARTS_LEAD = {2: "Answer both parts:", 3: "Answer each part:"}
 QUESTION_LABEL = "Question"  # before the latest message in the prompt: "Question: <what the user asked>"
 REQUEST_LABEL = "Request"  # the same when write tools are offered
 
@@ -78,6 +82,13 @@ def turn_preamble(*, today: date, context: str, client_instructions: str = "", f
     return "\n\n".join(parts)
 
 
+def parts_advice(parts: Sequence[str]) -> str:
+    """Return the lines listing a question's `parts` for the model to answer each ("" for a question of one part)."""
+    if len(parts) not in PARTS_LEAD:
+        return ""
+    return "\n".join([PARTS_LEAD[len(parts)], *(f"{number}. {part}" for number, part in enumerate(parts, 1))])
+
+
 def model_messages(
     history: Sequence[ChatMessage],
     *,
@@ -91,6 +102,7 @@ def model_messages(
     about_topic: bool = False,
     about_days: str = "",
     yes_or_no: bool = False,
+    parts: Sequence[str] = (),
 ) -> list[ChatMessage]:
     """Return the messages of one model call: the system message, then `history` with the turn's preamble.
 
@@ -112,6 +124,8 @@ def model_messages(
         about_days: the message asks only what the notes of these days say ("2026-11-10", "2026-11-09 to
             2026-11-15"), which the passages are: DAYS_ADVICE follows it instead.
         yes_or_no: the message asks only yes or no ("Did foam rolling help?"): YES_NO_ADVICE follows it.
+        parts: the questions the message asks at once ("How long …?", "At what temperature?"), listed after it
+            (`parts_advice`) unless another advice follows it.
 
     """
     preamble = turn_preamble(
@@ -125,6 +139,7 @@ def model_messages(
         label = REQUEST_LABEL if can_propose else QUESTION_LABEL
         about = f" (about: {' '.join(continues.split())})" if continues.strip() else ""
         advice = f"\n{TOPIC_ADVICE}" if about_topic else f"\n{YES_NO_ADVICE}" if yes_or_no else ""
+        advice = advice or (f"\n{parts_advice(parts)}" if parts_advice(parts) else "")
         advice = f"\n{DAYS_ADVICE.format(days=about_days)}" if about_days else advice
         content = f"{preamble}\n\n{label}: {messages[latest].content}{about}{advice}"
         messages[latest] = replace(messages[latest], content=content)

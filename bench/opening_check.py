@@ -35,7 +35,7 @@ from typing import Any
 
 from agent.day_notes import DayNotes, NamedDays
 from agent.opening_check import EARLIER_IN_CONVERSATION, NO_DAYS, OpeningCheck, answer_check
-from agent.prompts import DAYS_ADVICE, TOPIC_ADVICE, YES_NO_ADVICE
+from agent.prompts import DAYS_ADVICE, PARTS_LEAD, TOPIC_ADVICE, YES_NO_ADVICE
 from agent.tools.reader import VaultReader
 from app.eval.golden import GoldenItem, load_golden_set
 from app.eval.matching import found_facts
@@ -47,8 +47,8 @@ from tests.edit_fakes import NoSearch
 from tests.recorded_replies import load_recording
 
 _QUESTION = re.compile(r"\n(?:Question|Request): (?P<question>.*)\Z", re.S)
-# The line after a request about a topic, about days alone or asking yes or no (agent/prompts.py), which the
-# question is not.
+# The line after a request about a topic, about days alone or asking yes or no, or the lines listing a question's
+# parts (agent/prompts.py), which the question is not.
 _ADVICE = re.compile(
     "\n(?:"
     + "|".join(
@@ -56,6 +56,7 @@ _ADVICE = re.compile(
             re.escape(TOPIC_ADVICE),
             re.escape(YES_NO_ADVICE),
             re.escape(DAYS_ADVICE).replace(re.escape("{days}"), "[^:]+"),
+            *(rf"{re.escape(lead)}(?:\n\d\. [^\n]*)+" for lead in PARTS_LEAD.values()),
         ]
     )
     + ")$"

@@ -95,3 +95,25 @@ def test_a_question_asking_yes_or_no_is_told_to_reply_so_first() -> None:
     asked = model_messages(question, today=date(2026, 11, 6), context=GARLIC, yes_or_no=True)
 
     assert asked[-1].content == f"{plain[-1].content}\n{YES_NO_ADVICE}" and asked[0] == plain[0]
+
+
+def test_a_question_asking_two_things_has_its_parts_listed_after_it() -> None:
+    question = [ChatMessage("user", "How many cloves did I plant, and on what date?")]
+    parts = ("How many cloves did I plant?", "On what date?")
+
+    plain = model_messages(question, today=date(2026, 11, 6), context=GARLIC)
+    asked = model_messages(question, today=date(2026, 11, 6), context=GARLIC, parts=parts)
+
+    listed = "Answer both parts:\n1. How many cloves did I plant?\n2. On what date?"
+    assert asked[-1].content == f"{plain[-1].content}\n{listed}" and asked[0] == plain[0]
+
+
+def test_three_parts_are_listed_and_one_part_or_another_advice_lists_none() -> None:
+    question = [ChatMessage("user", "What, why, and how?")]
+    three = model_messages(question, today=date(2026, 11, 6), context=GARLIC, parts=("A b?", "C d?", "E f?"))
+    one = model_messages(question, today=date(2026, 11, 6), context=GARLIC, parts=("A b?",))
+    topic = model_messages(question, today=date(2026, 11, 6), context=GARLIC, parts=("A b?", "C d?"), about_topic=True)
+
+    assert three[-1].content.endswith("\nAnswer each part:\n1. A b?\n2. C d?\n3. E f?")
+    assert one[-1].content.endswith("Question: What, why, and how?")
+    assert topic[-1].content.endswith(f"Question: What, why, and how?\n{TOPIC_ADVICE}")

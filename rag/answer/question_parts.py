@@ -1,0 +1,49 @@
+"""The parts of a question asking two or three things at once: "How long does it rest, and at what temperature?".
+
+Most questions people put to their notes ask more than one thing, and a small model answers one of them:
+Qwen2.5-Coder 0.5B answered "What finish time am I aiming for …, and on which date is the race?" with "1:49:00",
+and "Which constant k …, and which other values were tried?" with "k = 60". Told the parts one by one after the
+question (agent/prompts.py), it stated more of the facts asked for (docs/benchmarks.md). Code splits the question
+where "and" opens a new question: a question word ("…, and why not nomic?"), a preposition before one ("…, and at
+what temperature?"), or, after a comma, a verb opening a yes-or-no part ("…, and did it help?"). "Salt and pepper",
+"How and when …?", "What did I plant and harvest?" are one question.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_PARTS = 3  # "A, B, and C?" asks three things; a longer list is a list, not parts
+MIN_PART_WORDS = 2  # "How and when do I prune?": "How" asks nothing alone
+MAX_QUESTION_CHARS = 300  # a longer message carries text of its own; it is not a question in parts
+
+_QUESTION_WORD = (
+    r"(?:what|which|who|whom|whose|when|where|why|how"
+    r"|welche[rsnm]?|wer|wen|wem|wessen|wann|wo|wohin|woher|warum|weshalb|wieso|wie)\b"
+)
+_PREPOSITION = r"(?:at|on|in|for|of|with|from|to|by|since|until|an|auf|für|mit|von|bis|seit)\s+"
+# A verb opening a yes-or-no part, only after a comma: "…, and did it help?" (not "Did I cook and eat it?").
+_YES_OR_NO_VERB = (
+    r"(?:is|are|was|were|do|does|did|can|could|will|would|has|have|had"
+    r"|ist|sind|war|waren|hat|hatte|habe|kann|wird|gibt)\b"
+)
+_JOINT = re.compile(
+    rf",\s*(?:and|und)\s+(?=(?:{_PREPOSITION})?{_QUESTION_WORD}|{_YES_OR_NO_VERB})"
+    rf"|\s+(?:and|und)\s+(?={_QUESTION_WORD})|\s+und\s+(?=was\b)",  # German "was" is "what", English "was" a verb
+    re.IGNORECASE,
+)
+_END = "?!. \t"
+
+
+def question_parts(question: str) -> tuple[str, ...]:
+    """Return the questions `question` asks, each ending in "?" and capitalised, or () when it asks one thing.
+
+    Only a one-line question: a follow-up read in context, or a message carrying text, is not split.
+    """
+    text = question.strip()
+    if "\n" in text or len(text) > MAX_QUESTION_CHARS or not text.endswith("?"):
+        return ()
+    parts = [part.strip(_END) for part in _JOINT.split(text.rstrip(_END))]
+    if not 2 <= len(parts) <= MAX_PARTS or any(len(part.split()) < MIN_PART_WORDS for part in parts):
+        return ()
+    return tuple(f"{part[0].upper()}{part[1:]}?" for part in parts)
