@@ -37,6 +37,7 @@ from rag.answer.next_dates import dates_only_gone_by
 from rag.answer.note_outlines import OUTLINE_LEAD
 from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic
+from rag.answer.question_parts import part_answers, question_parts
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
 from rag.answer.yes_no import NOT_SO, denials
 from rag.follow_up import in_context
@@ -177,13 +178,29 @@ def answer_check(
     if of_the_title and not quoted_instead:
         quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {titled} says:", of_the_title, question)
 
+    asked_parts = question_parts(question)
+
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
+        # An answer in numbered parts is judged part by part: one copied sentence bore out the 1.5B's "1. I had 1 TENS
+        # session for my cervical spine. 2. The TENS session was treated by Transcutaneous Electrical Nerve …".
+        answers = part_answers(text, len(asked_parts))
+        if not answers:
+            return bears_out_whole(text, is_whole=is_whole)
+        wholes = [*(True for _ in answers[:-1]), is_whole]  # the last part may still be being written
+        return all(
+            bears_out_whole(answer, is_whole=whole) or bears_out_whole(answer, is_whole=whole, asked=part)
+            for answer, part, whole in zip(answers, asked_parts, wholes, strict=True)
+        )
+
+    def bears_out_whole(text: str, *, is_whole: bool = True, asked: str = read_as) -> bool:
+        # `asked`: what the answer is read as answering; a part of the question for an answer to it ("2. €432", the
+        # garden plan's whole budget, read with the whole question gave the allotment fee's €302 as the figure asked).
         if quoted_instead and opens_like_refusal(text):
             return False
         if of_the_note and is_whole and len(said_beyond(text, question)) < NOTE_ANSWER_MIN_TERMS:
             return False  # "Investment.", "The Analysis of Caste note about is: advaita-vedanta.org": no account of it
         return (
-            is_borne_out(text, read, question=read_as, is_whole=is_whole)
+            is_borne_out(text, read, question=asked, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
             and (not (past or alone) or draws_on(text, question, of_the_days))
             and (not of_the_note or draws_on(text, question, of_the_note))

@@ -139,7 +139,8 @@ def model_messages(
         label = REQUEST_LABEL if can_propose else QUESTION_LABEL
         about = f" (about: {' '.join(continues.split())})" if continues.strip() else ""
         advice = f"\n{TOPIC_ADVICE}" if about_topic else f"\n{YES_NO_ADVICE}" if yes_or_no else ""
-        advice = advice or (f"\n{parts_advice(parts)}" if parts_advice(parts) else "")
+        listed = parts_advice(parts)
+        advice = advice or (f"\n{listed}" if listed else "")
         advice = f"\n{DAYS_ADVICE.format(days=about_days)}" if about_days else advice
         content = f"{preamble}\n\n{label}: {messages[latest].content}{about}{advice}"
         messages[latest] = replace(messages[latest], content=content)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.day_notes import DayNotes, NamedDays
+from agent.echo_trim import EchoTrim, PartEchoTrim
 from agent.opening_check import EARLIER_IN_CONVERSATION, NO_DAYS, OpeningCheck, answer_check
 from agent.prompts import DAYS_ADVICE, PARTS_LEAD, TOPIC_ADVICE, YES_NO_ADVICE
 from agent.tools.reader import VaultReader
@@ -43,6 +44,7 @@ from core.settings import Settings
 from rag.answer.attribution import Passage, passages_in
 from rag.answer.context import opens_like_refusal
 from rag.answer.follow_up_subjects import EarlierTurn
+from rag.answer.question_parts import question_parts
 from tests.edit_fakes import NoSearch
 from tests.recorded_replies import load_recording
 
@@ -147,10 +149,13 @@ def replay(
     check = answer_check(
         question, passages, earlier, turns=(turns or []) if checks_new_subjects else [], follows=follows, days=days
     )
+    # What the service shows the check: without the question or its parts echoed (agent/echo_trim.py).
+    echo, part_echo = EchoTrim(question), PartEchoTrim(question_parts(question))
     for piece in pieces:
-        check.feed(piece)
+        check.feed(part_echo.feed(echo.feed(piece)))
         if check.is_withheld:
             return check
+    check.feed(part_echo.feed(echo.finish()) + part_echo.finish())
     check.finish()
     return check
 

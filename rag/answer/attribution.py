@@ -269,6 +269,10 @@ def _unit(word: str) -> str:
 
 
 def _is_name(token: str) -> bool:
-    """Return True for a joined name of three parts or more, or of two with a digit ("polkit-kde-agent", "v1-5")."""
+    """Return True for a joined name of three parts or more, or of two with a digit ("polkit-kde-agent", "v1-5").
+
+    A letter anywhere makes it a name: "Q4_0", a quantization, was no term of "used Q4_0 quantization", which was
+    then judged by "used" alone.
+    """
     parts = re.split(r"[-_]", token)
-    return any(part.isalpha() for part in parts) and (len(parts) >= 3 or any(c.isdigit() for c in token))
+    return any(c.isalpha() for c in token) and (len(parts) >= 3 or any(c.isdigit() for c in token))

@@ -47,3 +47,20 @@ def question_parts(question: str) -> tuple[str, ...]:
     if not 2 <= len(parts) <= MAX_PARTS or any(len(part.split()) < MIN_PART_WORDS for part in parts):
         return ()
     return tuple(f"{part[0].upper()}{part[1:]}?" for part in parts)
+
+
+# A numbered line opening an answer's part: "1. …", "2) …" (at a line's start, not indented: "   1." is within a part).
+_NUMBERED = re.compile(r"^(?:\*\*)?\d[.)]\s", re.MULTILINE)
+
+
+def part_answers(answer: str, parts: int) -> list[str]:
+    """Return the answer to each of `parts` parts when `answer` numbers them so ("1. …", "2. …"), else [].
+
+    What comes before the first number ("Here are the answers:") goes with the first part. A list of another length
+    is no answer in parts (the ingredients listed one by one). The last part may still be being written.
+    """
+    starts = [match.start() for match in _NUMBERED.finditer(answer)]
+    if len(starts) != parts or parts < 2:
+        return []
+    ends = [*starts[1:], len(answer)]
+    return [answer[: ends[0]], *(answer[start:end] for start, end in zip(starts[1:], ends[1:], strict=True))]

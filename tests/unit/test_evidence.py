@@ -357,6 +357,15 @@ def test_a_joined_name_is_said_beyond_the_question_words_it_is_made_of() -> None
     assert not is_borne_out("The agent my config starts is `polkit-xfce-agent`.", [agents], question=question)
 
 
+def test_a_name_joining_letters_and_digits_is_said_too() -> None:
+    # "Q4_0" was no term at all: the 1.5B's "used Q4_0 quantization" was judged by "used" alone, and withheld.
+    tested = Passage("[[AI Models I Tested#TinyLlama 1.1B]]", "- Quantization: Q4_0\n- Layers: 22")
+    question = "Which quantization did the TinyLlama 1.1B model I tested use?"
+
+    assert is_borne_out("The TinyLlama 1.1B model I tested used Q4_0 quantization.", [tested], question=question)
+    assert not is_borne_out("The TinyLlama 1.1B model I tested used Q8_0 quantization.", [tested], question=question)
+
+
 def test_an_answer_stating_no_figure_does_not_answer_a_question_asking_for_one() -> None:
     # The 1.5B's reply to a near miss over vaultofknowledge: a sentence of the note, copied, which dates nothing.
     cdma = Passage(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.question_parts import question_parts
+from agent.opening_check import answer_check
+from rag.answer.attribution import Passage
+from rag.answer.question_parts import part_answers, question_parts
 
 
 @pytest.mark.parametrize(
@@ -57,3 +59,50 @@ def test_a_question_asking_more_than_one_thing_is_split_where_and_opens_a_new_qu
 )
 def test_a_question_asking_one_thing_has_no_parts(question: str) -> None:
     assert question_parts(question) == ()
+
+
+def test_an_answer_numbering_the_parts_is_split_into_them() -> None:
+    answer = "Here are the answers:\n1. Sungold\n   - 3.1 kg each, the notes say.\n2. 3.1 kg"
+
+    first = "Here are the answers:\n1. Sungold\n   - 3.1 kg each, the notes say.\n"
+    assert part_answers(answer, 2) == [first, "2. 3.1 kg"]
+    assert part_answers("**1.** no", 2) == []  # one number: not yet, or not, an answer in parts
+    assert part_answers("1. Flour\n2. Water\n3. Salt", 2) == []  # a list of another length is no answer in parts
+    assert part_answers("1. A\n2. B", 1) == []
+    assert part_answers("Sungold, 3.1 kg.", 2) == []
+
+
+TENS = Passage(
+    "[[Entry of 29th Jan, 2025#Topics]]",
+    "What I got for my cervical spine: Transcutaneous Electrical Nerve Stimulation (TENS) / Electropathy",
+)
+BUDGET = Passage(
+    "[[Garden Plan 2027#Budget]]",
+    "| Annual fee (2027, after the committee vote) | €302 |\n| Seeds and plants | €85 |\n| Total | €432 |",
+)
+
+
+def judged(question: str, passages: list[Passage], answer: str) -> str:
+    check = answer_check(question, passages)
+    return check.feed(answer) + check.finish()
+
+
+def test_an_answer_in_numbered_parts_is_judged_part_by_part() -> None:
+    # The 1.5B on vaultofknowledge, stop 55: a made-up count, borne out as a whole by the second part's copied words.
+    question = "How many TENS sessions did I have for my cervical spine, and who treated me?"
+    answer = (
+        "1. I had 1 TENS session for my cervical spine.\n"
+        "2. The TENS session was treated by Transcutaneous Electrical Nerve Stimulation (TENS) / Electropathy."
+    )
+
+    assert judged(question, [TENS], answer) == ""
+    # Run on in one paragraph, it is judged whole, as any answer is: the copied words bear it out.
+    assert judged(question, [TENS], answer.replace("\n2.", " And")) != ""
+
+
+def test_a_part_is_read_as_answering_its_own_part_too() -> None:
+    # Read with the whole question, "€432" was the allotment fee's figure given wrong (the fee is €302).
+    question = "What will the allotment fee be in 2027, and what does the garden plan estimate for the whole year?"
+
+    assert judged(question, [BUDGET], "1. €302\n2. €432") == "1. €302\n2. €432"
+    assert judged(question, [BUDGET], "1. €85\n2. €432") == ""  # the seeds' figure given as the fee
