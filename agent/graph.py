@@ -157,6 +157,7 @@ class AgentNodes:
     ) -> ModelReply:
         """Ask the model once, with `tools` (maybe none); stream its reply (`known`, `opening`: see stream_reply)."""
         asked = latest_question(state["messages"])
+        parts = question_parts(asked)  # listed for the model (not with a change request), and trimmed if it copies them
         can_propose = scratch.writes is not None and any(scratch.writes.has_tool(tool.name) for tool in tools)
         messages = model_messages(
             list(map(from_record, model_history(state["messages"]))),
@@ -170,7 +171,7 @@ class AgentNodes:
             about_topic=not can_propose and asks_about_topic(asked),
             about_days=self._days_alone_label(state, asked),
             yes_or_no=not can_propose and asks_only_yes_or_no(asked),
-            parts=() if can_propose else question_parts(asked),
+            parts=() if can_propose else parts,
         )
         messages = await fit_messages(messages, tools, self._deps.context)
         # A cap, so that a small model repeating itself stops (finish_reason "length") before its context is full.
@@ -185,6 +186,7 @@ class AgentNodes:
             known=known or [],
             max_tokens=max_tokens,
             asked=asked,
+            parts=parts,
             opening=opening,
         )
 

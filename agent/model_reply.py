@@ -18,7 +18,6 @@ from core.chat import ChatMessage, ToolCall, ToolSpec
 from core.ports import ChatModel
 from llm_client.replies.call_hold import CallHold
 from llm_client.replies.text_tool_calls import Reading
-from rag.answer.question_parts import question_parts
 
 Write = Callable[[Any], None]
 logger = logging.getLogger(__name__)
@@ -46,13 +45,15 @@ async def stream_reply(
     known: Sequence[ToolSpec] = (),
     max_tokens: int | None = None,
     asked: str = "",
+    parts: tuple[str, ...] = (),
     opening: OpeningCheck | None = None,
 ) -> ModelReply:
     """Stream one reply to the user; a reply that opens like a tool call is shown only once it reads as text.
 
     `known`: tools offered earlier in the turn but not now (the rounds ran out). A call of them written as text is
     returned like a structured one would be (the model wanted more steps), never shown. `asked`: the user's latest
-    message, which a small model may echo before its answer (agent/echo_trim.py). `opening`: hold the answer's
+    message, which a small model may echo before its answer (agent/echo_trim.py), and `parts` its parts, which it may
+    copy before each answer (rag/answer/question_parts.py). `opening`: hold the answer's
     opening until code has checked the notes bear it out; when they do not, the model is stopped and the reply is
     the service's refusal (agent/opening_check.py); with `tools` offered the model is read to its end first, and a
     call it makes then is made (what it wrote before the call was no answer).
@@ -66,7 +67,7 @@ async def stream_reply(
     finish_reason = "stop"
     watch = RepetitionWatch()
     echo = EchoTrim(asked)  # the prompt's "Question: …" line a small model repeats
-    part_echo = PartEchoTrim(question_parts(asked))  # and the question's parts it was told one by one
+    part_echo = PartEchoTrim(parts)  # and the question's parts it was told one by one
     is_looping = False
     deltas = chat_model.stream(messages, tools=tools, max_tokens=max_tokens)
     async for delta in deltas:

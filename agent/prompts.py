@@ -138,10 +138,16 @@ def model_messages(
     else:
         label = REQUEST_LABEL if can_propose else QUESTION_LABEL
         about = f" (about: {' '.join(continues.split())})" if continues.strip() else ""
-        advice = f"\n{TOPIC_ADVICE}" if about_topic else f"\n{YES_NO_ADVICE}" if yes_or_no else ""
-        listed = parts_advice(parts)
-        advice = advice or (f"\n{listed}" if listed else "")
-        advice = f"\n{DAYS_ADVICE.format(days=about_days)}" if about_days else advice
+        advice = (
+            DAYS_ADVICE.format(days=about_days)
+            if about_days
+            else TOPIC_ADVICE
+            if about_topic
+            else YES_NO_ADVICE
+            if yes_or_no
+            else parts_advice(parts)
+        )
+        advice = f"\n{advice}" if advice else ""
         content = f"{preamble}\n\n{label}: {messages[latest].content}{about}{advice}"
         messages[latest] = replace(messages[latest], content=content)
     system = ChatMessage(role="system", content=system_prompt(has_tools=has_tools, can_propose=can_propose))
