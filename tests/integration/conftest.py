@@ -1,4 +1,5 @@
-"""Fixtures shared by the Local REST API stand-in tests: the running stand-in over a module's `vault`, a client."""
+"""Fixtures shared by integration tests: the Local REST API stand-in over a module's `vault` and a client of it, the
+stores, the scripted model, and the librarian asked through the `openai` client."""
 
 from __future__ import annotations
 
@@ -6,11 +7,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import openai
 import pytest
 
+from app.wiring import Services
+from core.settings import Settings
 from edits.changelog import SqliteChangeLog
 from edits.proposals import SqliteProposalStore
 from tests.edit_fakes import open_change_log
+from tests.integration.openai_librarian import openai_librarian
 from tests.obsidian_standin import StandinVault
 from tests.scripted_llm import ScriptedLLMServer
 
@@ -52,3 +57,10 @@ def llm() -> Iterator[ScriptedLLMServer]:
     """Return a running scripted OpenAI-compatible server with an empty script (tests add turns)."""
     with ScriptedLLMServer() as server:
         yield server
+
+
+@pytest.fixture
+def openai_client(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[openai.OpenAI]:
+    """Return an `openai` client of the librarian over the session's index, answering with the scripted `llm`."""
+    with openai_librarian(settings, services, llm.base_url) as client:
+        yield client

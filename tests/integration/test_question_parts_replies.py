@@ -4,15 +4,11 @@ told its parts one by one, and a part it copies before its answer is not shown (
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import openai
 import pytest
 
-from app.wiring import Services
-from core.settings import Settings
 from rag.answer.evidence import EVIDENCE_HEADING
-from tests.integration.openai_librarian import ask, openai_librarian
+from tests.integration.openai_librarian import ask
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
 # The services start from sample_vault's index, built once per session (tests/conftest.py).
@@ -21,15 +17,9 @@ pytestmark = pytest.mark.indexed
 QUESTION = "On which port does the librarian API listen on kestrel, and what sits in front of it?"
 
 
-@pytest.fixture
-def librarian(settings: Settings, services: Services, llm: ScriptedLLMServer) -> Iterator[openai.OpenAI]:
-    with openai_librarian(settings, services, llm.base_url) as client:
-        yield client
-
-
 @pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
 def test_the_parts_are_listed_for_the_model_and_not_shown_when_it_copies_them(
-    librarian: openai.OpenAI, llm: ScriptedLLMServer, stream: bool
+    openai_client: openai.OpenAI, llm: ScriptedLLMServer, stream: bool
 ) -> None:
     # The 0.5B's way with the parts listed (stop 55), with the right second answer.
     llm.add(
@@ -39,7 +29,7 @@ def test_the_parts_are_listed_for_the_model_and_not_shown_when_it_copies_them(
         )
     )
 
-    reply = ask(librarian, [{"role": "user", "content": QUESTION}], stream=stream)
+    reply = ask(openai_client, [{"role": "user", "content": QUESTION}], stream=stream)
 
     listed = "1. On which port does the librarian API listen on kestrel?\n2. What sits in front of it?"
     sent = llm.chat_requests[0].messages[-1]["content"]
@@ -47,10 +37,10 @@ def test_the_parts_are_listed_for_the_model_and_not_shown_when_it_copies_them(
     assert reply.startswith(f"1. 8765\n2. Caddy [[Deployment Notes#Ports]]\n\n{EVIDENCE_HEADING}\n"), reply
 
 
-def test_a_question_of_one_part_is_sent_as_asked(librarian: openai.OpenAI, llm: ScriptedLLMServer) -> None:
+def test_a_question_of_one_part_is_sent_as_asked(openai_client: openai.OpenAI, llm: ScriptedLLMServer) -> None:
     llm.add(Turn.text("8765 [[Deployment Notes#Ports]]"))
     question = "On which port does the librarian API listen on kestrel?"
 
-    ask(librarian, [{"role": "user", "content": question}], stream=True)
+    ask(openai_client, [{"role": "user", "content": question}], stream=True)
 
     assert llm.chat_requests[0].messages[-1]["content"].endswith(f"Question: {question}")
