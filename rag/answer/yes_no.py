@@ -33,9 +33,11 @@ NOT_SO = "Not according to your notes."  # code's reply in place of a "Yes" they
 NEGATION_REACH = 3  # words from a negation to the word it denies: "not (1) an (2) emulator (3)", "not on Windows"
 MIN_SHARED = 2  # question words a denying sentence holds (with its note's title and heading), or all of the question's
 
-# An answer opening on its polarity ("Yes, …", "**Yes**.", "Ja, …"); "Correct." answers a yes-or-no question too.
-_OPENS_YES = re.compile(r"^[\W_]*(?:yes|yeah|yep|ja|correct)\b", re.IGNORECASE)
-_OPENS_NO = re.compile(r"^[\W_]*(?:no|nope|nein)\b", re.IGNORECASE)
+# An answer opening on its polarity ("Yes, …", "**Yes**.", "Ja, …"); "Correct." answers a yes-or-no question too. The
+# answer to the first of a question's numbered parts opens on its number: "1. Yes, Wine is an emulator." (the 0.5B).
+_NUMBERED = r"(?:\d+[.)]\s+[\W_]*)?"
+_OPENS_YES = re.compile(rf"^[\W_]*{_NUMBERED}(?:yes|yeah|yep|ja|correct)\b", re.IGNORECASE)
+_OPENS_NO = re.compile(rf"^[\W_]*{_NUMBERED}(?:no|nope|nein)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+(?:'\w+)?")
 # Words denying what follows them (English and German, as the notes here): "isn't" and "doesn't" by their ending.
 _NEGATIONS = frozenset(

@@ -59,6 +59,18 @@ def test_a_question_opening_on_a_yes_or_no_part_has_that_part_judged() -> None:
     assert denials("Yes, it is.", [WINE], question="Is it true that Wine is not an emulator, and why?") == []
 
 
+def test_a_yes_opening_the_first_of_numbered_parts_is_judged_too() -> None:
+    # The 0.5B, told the question's parts one by one (stop 55): "1. Yes, Wine is an emulator." had been read as no
+    # "Yes" at all, its number first.
+    question = "Is Wine an emulator, and which Vulkan-based implementations of Direct3D do my notes list?"
+    answer = "1. Yes, Wine is an emulator.\n2. DXVK and VKD3D."
+
+    assert opens_with(answer) == "yes" and opens_with("2) **No**, it is not.") == "no"
+    assert opens_with("2 % of the cabbage's weight.") is None  # a number is no list number
+    assert {rival.figure for rival in denials(answer, [WINE], question=question)} == {"not an emulator"}
+    assert not is_borne_out(answer, [WINE], question=question)
+
+
 def test_a_no_and_a_yes_the_notes_do_not_deny_pass() -> None:
     assert is_borne_out(
         "No, Wine is not an emulator; it is a compatibility layer.", [WINE], question="Is Wine an emulator?"
