@@ -39,7 +39,7 @@ from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.question_parts import part_answers, question_parts
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
-from rag.answer.yes_no import NOT_SO, denials
+from rag.answer.yes_no import NOT_SO, denials, opens_with
 from rag.follow_up import in_context
 
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
@@ -187,9 +187,19 @@ def answer_check(
         if not answers:
             return bears_out_whole(text, is_whole=is_whole)
         wholes = [*(True for _ in answers[:-1]), is_whole]  # the last part may still be being written
-        return all(
+        verdicts = [
             bears_out_whole(answer, is_whole=whole) or bears_out_whole(answer, is_whole=whole, asked=part)
             for answer, part, whole in zip(answers, asked_parts, wholes, strict=True)
+        ]
+        # A finished part that claims nothing (its question's words again, or the notes do not say) is no false answer:
+        # the 0.5B's "1. BAAI/bge-small-en-v1.5 2. nomic" to "Which model did I choose, and why not nomic?" was
+        # withheld for its second part, and "I couldn't find this" said over the right first one.
+        if all(verdicts):
+            return True
+        empty = [whole and claims_nothing(answer, question) for answer, whole in zip(answers, wholes, strict=True)]
+        pairs = list(zip(verdicts, empty, strict=True))
+        return all(verdict or no_claim for verdict, no_claim in pairs) and any(
+            verdict and not no_claim for verdict, no_claim in pairs
         )
 
     def bears_out_whole(text: str, *, is_whole: bool = True, asked: str = read_as) -> bool:
@@ -216,6 +226,20 @@ def answer_check(
         return denied_reply(opening, read, question=read_as) or quoted_instead or REFUSAL
 
     return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=reply_instead)
+
+
+def claims_nothing(answer: str, question: str) -> bool:
+    """Return True when `answer` (one part of a numbered answer) says nothing the question does not, or refuses.
+
+    A "Yes" or a "No" is a claim, though its words may all be the question's ("2. Yes, it helped.").
+    """
+    statement = _LIST_NUMBER.sub("", answer, count=1)
+    if opens_like_refusal(statement):
+        return True
+    return opens_with(statement) is None and not said_beyond(statement, question)
+
+
+_LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s*")
 
 
 def denied_reply(opening: str, passages: Sequence[Passage], *, question: str) -> str:

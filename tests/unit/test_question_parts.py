@@ -106,3 +106,29 @@ def test_a_part_is_read_as_answering_its_own_part_too() -> None:
 
     assert judged(question, [BUDGET], "1. €302\n2. €432") == "1. €302\n2. €432"
     assert judged(question, [BUDGET], "1. €85\n2. €432") == ""  # the seeds' figure given as the fee
+
+
+CHOICE = Passage(
+    "[[Embedding Model Choice#Decision]]",
+    "Going with BAAI/bge-small-en-v1.5: nomic-embed-text was 3.6 times slower to index the vault for 0.02 more recall.",
+)
+CHOICE_QUESTION = "Which embedding model did I choose for the librarian, and why not nomic?"
+
+
+def test_a_part_that_claims_nothing_does_not_withhold_the_parts_borne_out() -> None:
+    # The 0.5B on sample_vault, stop 56: the model chosen right, then the question's own word for the reason.
+    answer = "1. BAAI/bge-small-en-v1.5\n2. nomic"
+
+    assert judged(CHOICE_QUESTION, [CHOICE], answer) == answer
+    refusing = "1. BAAI/bge-small-en-v1.5\n2. The notes don't say why."
+    assert judged(CHOICE_QUESTION, [CHOICE], refusing) == refusing
+
+
+def test_parts_that_claim_nothing_beyond_the_question_bear_out_nothing() -> None:
+    # "nomic" is in the notes, but not as the model chosen: no part says more than the question asked.
+    assert judged(CHOICE_QUESTION, [CHOICE], "1. nomic\n2. nomic") == ""
+    echoed = "1. Which embedding model did I choose for the librarian?\n2. nomic"
+    assert judged(CHOICE_QUESTION, [CHOICE], echoed) == ""
+    # A "Yes" is a claim, though it says no word beyond the question; a part the notes do not bear out still withholds.
+    assert judged(CHOICE_QUESTION, [CHOICE], "1. BAAI/bge-small-en-v1.5\n2. Yes.") == ""
+    assert judged(CHOICE_QUESTION, [CHOICE], "1. BAAI/bge-small-en-v1.5\n2. It needs a GPU.") == ""
