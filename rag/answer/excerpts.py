@@ -2,11 +2,11 @@
 
 A passage is split into rows (its lines) and each row into sentences. For the model, `best_excerpt` keeps the one
 run of sentences, within a character budget, that holds the most distinct question words (compared by a crude
-stem, so "proofing" meets "proof"), so its lines can be named, or a shorter run and one sentence apart from it
-when the two hold more of them (a gap marked by a line of "…"); for a one-line snippet, `key_sentences` keeps
-each sentence that adds a question word, with what follows it. Cuts fall only between sentences or at spaces,
-never inside a `[[wikilink]]`, `![[embed]]`, `[text](url)` or inline code: a link cut in half swallows what
-follows it.
+stem, so "proofing" meets "proof", and found at a compound's end, so "Bergkäse" holds "Käse"), so its lines can be
+named, or a shorter run and one sentence apart from it when the two hold more of them (a gap marked by a line of
+"…"); for a one-line snippet, `key_sentences` keeps each sentence that adds a question word, with what follows it.
+Cuts fall only between sentences or at spaces, never inside a `[[wikilink]]`, `![[embed]]`, `[text](url)` or inline
+code: a link cut in half swallows what follows it.
 """
 
 from __future__ import annotations
@@ -289,13 +289,30 @@ def _units(number: int, row: str, wanted: frozenset[str] = frozenset()) -> list[
     units = []
     for start, end in bounds:
         if row[start:end].strip():
-            stems = (
-                frozenset(stem(word.casefold()) for word in _WORD.findall(row[start:end])) & wanted
-                if wanted
-                else frozenset()
-            )
+            stems = _wanted_in(row[start:end], wanted) if wanted else frozenset()
             units.append(_Unit(number, start, end, stems))
     return units
+
+
+MIN_COMPOUND_PART = 4  # the letters a question word must have to be found at a longer word's end
+MIN_COMPOUND_HEAD = 3  # and the letters before it there: "Bergkäse" holds "käse", "string" no "ring"
+
+
+def _wanted_in(text: str, wanted: frozenset[str]) -> frozenset[str]:
+    """Return the stems of `wanted` that words of `text` have, or end with as a compound's last part.
+
+    German writes its nouns together: asked "Welchen Käse nimmt Oma?", the Käsespätzle recipe's lines "250 g würziger
+    Bergkäse" and "100 g Emmentaler" were cut from the passage, and its steps sent, which say "Käse" eight times.
+    """
+    found = set()
+    parts = [part for part in wanted if len(part) >= MIN_COMPOUND_PART]
+    for word in _WORD.findall(text):
+        stemmed = stem(word.casefold())
+        if stemmed in wanted:
+            found.add(stemmed)
+            continue
+        found.update(part for part in parts if len(stemmed) - len(part) >= MIN_COMPOUND_HEAD and stemmed.endswith(part))
+    return frozenset(found)
 
 
 def _best_run(units: Sequence[_Unit], max_chars: int) -> tuple[int, int]:

@@ -46,6 +46,25 @@ def test_the_part_kept_holds_the_answer_and_says_what_was_left_out() -> None:
     assert part.text == "\n".join(RECIPE_STEPS.split("\n")[4:7])  # whole rows, line breaks kept
 
 
+# sample_vault's Käsespätzle "Zutaten" section, as the chunker keeps it.
+ZUTATEN = (
+    "**Spätzleteig**\n\n- 400 g Mehl (Type 405 oder Spätzlemehl)\n- 4 Eier (Größe M)\n"
+    "- 150 ml kaltes Mineralwasser mit Kohlensäure\n- 1 TL Salz\n- eine Prise Muskat\n\n**Zum Schichten**\n\n"
+    "- 250 g würziger Bergkäse, mindestens 6 Monate gereift, grob gerieben\n- 100 g Emmentaler, gerieben\n"
+    "- 3 große Zwiebeln, in Ringe geschnitten\n- 40 g Butter\n- Schnittlauch zum Bestreuen"
+)
+
+
+def test_a_question_word_at_the_end_of_a_compound_counts() -> None:
+    # Asked which cheese, the 0.5B was sent the dough's ingredients: "Bergkäse" did not hold "Käse".
+    part = best_excerpt(ZUTATEN, "Welchen Käse nimmt Oma für die Käsespätzle?", max_chars=150)
+
+    assert "Bergkäse" in part.text
+    # Only after a few letters of another word: "airport" holds "port", "report" does not (or it would come first).
+    rows = "A report was filed on Monday.\nNothing else was said that day.\nThe ferry docks by the airport."
+    assert best_excerpt(rows, "Which port?", max_chars=40).text == "The ferry docks by the airport."
+
+
 def test_the_snippet_no_longer_stops_before_the_answer() -> None:
     # The retrieval-only reply used to start at "rest 45 minutes" and run out of room before step 5.
     shown = snippet(RECIPE_STEPS, "How long does the sourdough rest in the fridge?")
