@@ -191,16 +191,8 @@ def answer_check(
             bears_out_whole(answer, is_whole=whole) or bears_out_whole(answer, is_whole=whole, asked=part)
             for answer, part, whole in zip(answers, asked_parts, wholes, strict=True)
         ]
-        # A finished part that claims nothing (its question's words again, or the notes do not say) is no false answer:
-        # the 0.5B's "1. BAAI/bge-small-en-v1.5 2. nomic" to "Which model did I choose, and why not nomic?" was
-        # withheld for its second part, and "I couldn't find this" said over the right first one.
-        if all(verdicts):
-            return True
         empty = [whole and claims_nothing(answer, question) for answer, whole in zip(answers, wholes, strict=True)]
-        pairs = list(zip(verdicts, empty, strict=True))
-        return all(verdict or no_claim for verdict, no_claim in pairs) and any(
-            verdict and not no_claim for verdict, no_claim in pairs
-        )
+        return parts_borne_out(verdicts, empty)
 
     def bears_out_whole(text: str, *, is_whole: bool = True, asked: str = read_as) -> bool:
         # `asked`: what the answer is read as answering; a part of the question for an answer to it ("2. €432", the
@@ -226,6 +218,22 @@ def answer_check(
         return denied_reply(opening, read, question=read_as) or quoted_instead or REFUSAL
 
     return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=reply_instead)
+
+
+def parts_borne_out(verdicts: Sequence[bool], claims_none: Sequence[bool]) -> bool:
+    """Return True when every part of an answer is borne out, or claims nothing beside one borne out that says more.
+
+    A finished part that claims nothing (the question's words again, or "the notes don't say") is no false answer:
+    the 0.5B's "1. BAAI/bge-small-en-v1.5 2. nomic" to "Which model did I choose, and why not nomic?" was withheld
+    for its second part, and "I couldn't find this" said over the right first one. Parts that all claim nothing
+    ("1. [[Balcony Irrigation#Hardware]] 2. [[Balcony Irrigation#Logic]]") are judged by their verdicts alone.
+    """
+    if all(verdicts):
+        return True
+    pairs = list(zip(verdicts, claims_none, strict=True))
+    return all(verdict or no_claim for verdict, no_claim in pairs) and any(
+        verdict and not no_claim for verdict, no_claim in pairs
+    )
 
 
 def claims_nothing(answer: str, question: str) -> bool:

@@ -44,3 +44,17 @@ def test_a_question_of_one_part_is_sent_as_asked(openai_client: openai.OpenAI, l
     ask(openai_client, [{"role": "user", "content": question}], stream=True)
 
     assert llm.chat_requests[0].messages[-1]["content"].endswith(f"Question: {question}")
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+def test_a_part_answered_with_the_questions_own_word_does_not_withhold_the_other(
+    openai_client: openai.OpenAI, llm: ScriptedLLMServer, stream: bool
+) -> None:
+    # Recorded from the 0.5B on sample_vault (stop 56): the model chosen right, then "nomic" for why not nomic.
+    llm.add(Turn.text("1. BAAI/bge-small-en-v1.5\n2. nomic"))
+    question = "Which embedding model did I choose for the librarian, and why not nomic?"
+
+    reply = ask(openai_client, [{"role": "user", "content": question}], stream=stream)
+
+    assert reply.startswith(f"1. BAAI/bge-small-en-v1.5\n2. nomic\n\n{EVIDENCE_HEADING}\n"), reply
+    assert "3.6 times as long to index" in reply  # the note's reason, quoted under it
