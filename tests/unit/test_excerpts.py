@@ -6,7 +6,15 @@ import re
 
 import pytest
 
-from rag.answer.excerpts import best_excerpt, cut_at_space, key_sentences, question_stems, sentences_of, stem
+from rag.answer.excerpts import (
+    best_excerpt,
+    cut_at_space,
+    excerpt_stems,
+    key_sentences,
+    question_stems,
+    sentences_of,
+    stem,
+)
 from rag.answer.passages import snippet
 
 # sample_vault's Sourdough "Final recipe" steps (lines 38-44), as the chunker keeps them.
@@ -159,3 +167,17 @@ def test_abbreviations_and_a_german_dates_day_end_no_sentence() -> None:
     assert sentences_of("Am 8. November gesetzt. Gut.") == ["Am 8. November gesetzt.", "Gut."]
     assert sentences_of("Use e.g. the oven. Dr. Vogt agreed.") == ["Use e.g. the oven.", "Dr. Vogt agreed."]
     assert sentences_of("Rest it at 4 °C. Before that, fold.") == ["Rest it at 4 °C.", "Before that, fold."]
+
+
+def test_a_three_letter_word_of_the_question_counts_unless_it_says_nothing() -> None:
+    # sample_vault's garden plan: "fee" had no say, and the budget's rows were kept in place of the fee's line.
+    plan = (
+        "Seeds and plants: €85.\nCompost and manure: €45.\nAnnual fee for 2027 rises from €284 to €302 per plot.\n"
+        "Tools and repairs: €0, everything works."
+    )
+
+    part = best_excerpt(plan, "What will the allotment fee be next year?", max_chars=60)
+
+    assert part.text == "Annual fee for 2027 rises from €284 to €302 per plot."
+    assert "fee" in excerpt_stems("What will the allotment fee be?")
+    assert not {"the", "how", "did", "was", "und"} & excerpt_stems("How did the run go, and was it fun? Und?")
