@@ -33,6 +33,7 @@ from rag.answer.citations import note_of
 from rag.answer.context import REFUSAL, opens_like_refusal
 from rag.answer.evidence import MAX_EVIDENCE, evidence_block, is_borne_out, sentences_of_rivals
 from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
+from rag.answer.named_subject import about_named
 from rag.answer.next_dates import dates_only_gone_by
 from rag.answer.note_outlines import OUTLINE_LEAD
 from rag.answer.passages import quoted_passages
@@ -179,6 +180,9 @@ def answer_check(
         quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {titled} says:", of_the_title, question)
 
     asked_parts = question_parts(question)
+    # A part read alone keeps the question's subject: "How many layers does it have?" asked of the TinyLlama model is
+    # not answered by the OSI model's "7 layers" (the 0.5B's "2. 7 layers" was shown, read with its part alone).
+    read_about_names = about_named(read_as, read)
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
         # An answer in numbered parts is judged part by part: one copied sentence bore out the 1.5B's "1. I had 1 TENS
@@ -202,7 +206,7 @@ def answer_check(
         if of_the_note and is_whole and len(said_beyond(text, question)) < NOTE_ANSWER_MIN_TERMS:
             return False  # "Investment.", "The Analysis of Caste note about is: advaita-vedanta.org": no account of it
         return (
-            is_borne_out(text, read, question=asked, is_whole=is_whole)
+            is_borne_out(text, read if asked == read_as else read_about_names, question=asked, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
             and (not (past or alone) or draws_on(text, question, of_the_days))
             and (not of_the_note or draws_on(text, question, of_the_note))

@@ -132,3 +132,14 @@ def test_parts_that_claim_nothing_beyond_the_question_bear_out_nothing() -> None
     # A "Yes" is a claim, though it says no word beyond the question; a part the notes do not bear out still withholds.
     assert judged(CHOICE_QUESTION, [CHOICE], "1. BAAI/bge-small-en-v1.5\n2. Yes.") == ""
     assert judged(CHOICE_QUESTION, [CHOICE], "1. BAAI/bge-small-en-v1.5\n2. It needs a GPU.") == ""
+
+
+def test_a_part_read_alone_keeps_the_subject_the_question_names() -> None:
+    # The 0.5B on vaultofknowledge (stop 56): "2. 7 layers", the OSI model's, read with "How many layers does it
+    # have?" alone, had been borne out; the question asks about the TinyLlama model.
+    tested = Passage("[[AI Models I Tested#TinyLlama 1.1B]]", "- Quantization: Q4_0\n- Layers: 22")
+    osi = Passage("[[OSI Model#Layers of OSI Model]]", "The OSI model has 7 layers, from physical to application.")
+    question = "Which quantization did the TinyLlama 1.1B model I tested use, and how many layers does it have?"
+
+    assert judged(question, [tested, osi], "1. Q4_0\n2. 7 layers") == ""
+    assert judged(question, [tested, osi], "1. Q4_0\n2. 22") == "1. Q4_0\n2. 22"
