@@ -24,20 +24,16 @@ from rag.answer.closest_meaning import Similarity, closest_in_meaning
 from rag.answer.context import is_refusal
 from rag.answer.counted_nouns import counted_elsewhere
 from rag.answer.evidence import (
-    CLOSEST_HEADING,
-    EVIDENCE_HEADING,
     MAX_EVIDENCE,
-    QUOTES_BLOCK,
-    Evidence,
     closest_to,
     copied_from,
-    evidence_block,
     evidence_for,
     repeats_sentences,
     sentences_of_rivals,
 )
 from rag.answer.figure_owners import owned_elsewhere
 from rag.answer.list_references import is_list, listed_items, with_item_named
+from rag.answer.quoted_evidence import CLOSEST_HEADING, EVIDENCE_HEADING, QUOTES_BLOCK, Evidence, evidence_block
 from rag.answer.record_dates import MISDATED_CAUTION, misdated_places, record_date_rivals
 from rag.answer.rival_figures import RIVAL_CAUTION, Rival, rival_figures
 from rag.answer.unread_names import unread_names

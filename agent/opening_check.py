@@ -31,7 +31,7 @@ from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.attribution import Passage, said_beyond
 from rag.answer.citations import note_of
 from rag.answer.context import REFUSAL, opens_like_refusal
-from rag.answer.evidence import MAX_EVIDENCE, evidence_block, is_borne_out, sentences_of_rivals
+from rag.answer.evidence import MAX_EVIDENCE, is_borne_out, sentences_of_rivals
 from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
 from rag.answer.named_subject import about_named
 from rag.answer.next_dates import dates_only_gone_by
@@ -39,6 +39,7 @@ from rag.answer.note_outlines import OUTLINE_LEAD
 from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic
 from rag.answer.question_parts import part_answers, question_parts
+from rag.answer.quoted_evidence import evidence_block
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
 from rag.answer.yes_no import NOT_SO, denials, opens_with
 from rag.follow_up import in_context

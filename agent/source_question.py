@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from rag.answer.citations import SEARCHED_HEADING, SOURCES_BLOCK, SOURCES_HEADING, without_alias
 from rag.answer.context import opens_like_refusal
-from rag.answer.evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
 from rag.answer.passages import PASSAGE_HEAD
+from rag.answer.quoted_evidence import EVIDENCE_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
 from rag.follow_up import MAX_CHAIN, Query, context_before
 from rag.notes.inline import WIKILINK
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL, is_refusal
-from rag.answer.evidence import EVIDENCE_HEADING, quoted_line
 from rag.answer.near_copy import names_in, unquoted_names
+from rag.answer.quoted_evidence import EVIDENCE_HEADING, quoted_line
 from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, unquoted_numbers
 from rag.answer.rival_figures import rival_figures
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from rag.answer.citations import SOURCES_BLOCK
 from rag.answer.code_spans import code_ranges, is_inside
 from rag.answer.context import opens_like_refusal
-from rag.answer.evidence import CLOSEST_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
+from rag.answer.quoted_evidence import CLOSEST_BLOCK, EVIDENCE_HEADING, QUOTED_LINE
 
 # Numbers stay whole ("0.75", "1,184"), so "4" never matches inside "14"; %, currency and degree signs are words
 # of their own, so "2 %" and "2%" are the same phrase and "2 %" is not just "2".

@@ -23,7 +23,7 @@ from rag.answer.citations import note_of, note_title
 from rag.answer.context import opens_like_refusal
 from rag.answer.counted_nouns import counted_elsewhere
 from rag.answer.dates import day_keys, days_meet
-from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, shortened, stem
+from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, short_words, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.figure_owners import owned_elsewhere
 from rag.answer.link_answers import links_passages_read, unread_links_as_text
@@ -35,6 +35,7 @@ from rag.answer.question_kind import (
     gives_figure,
 )
 from rag.answer.quote_words import normalised
+from rag.answer.quoted_evidence import Evidence
 from rag.answer.record_dates import misdated
 from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival, given_for_another, rival_figures
@@ -42,22 +43,6 @@ from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
 
-EVIDENCE_HEADING = "Your notes say:"  # also heads the quote-first answer's verified quotes (agent/quoting)
-# One quoted line as `quoted_line` writes it, and the block under the heading, as they read in a reply a client
-# sends back (regular-expression sources, for the patterns that cut them from history and read them in the eval).
-QUOTED_LINE = r'- (?:"[^\n]*"|\u201c[^\n]*\u201d) (?P<link>!?\[\[[^\[\]\n]+\]\])[ \t]*'
-# Under the model's refusal, the sentences of the passages it read that say most about what was asked (`closest_to`).
-CLOSEST_HEADING = "Closest in your notes:"
-
-
-def _quoted_block(*headings: str) -> str:
-    """Return the regular-expression source of a block of quoted lines under one of `headings`."""
-    return rf"(?:{'|'.join(map(re.escape, headings))})(?:\n{QUOTED_LINE})+"
-
-
-EVIDENCE_BLOCK = _quoted_block(EVIDENCE_HEADING)
-CLOSEST_BLOCK = _quoted_block(CLOSEST_HEADING)
-QUOTES_BLOCK = _quoted_block(EVIDENCE_HEADING, CLOSEST_HEADING)  # either one
 MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
 EVIDENCE_CHARS = 280  # a longer sentence is cut at a space, as a snippet is
 MIN_COPIED_CHARS = 40  # a sentence an answer repeats that makes its note a source (`copied_from`)
@@ -75,14 +60,6 @@ _WORD = re.compile(r"\w+")
 _ADDRESS = re.compile(
     r"<[^<>\s]+>|(?<!\S)\S*[/\\]\S*|(?<![\w.-])(?=[\w.-]*[^\W\d_])[\w-]+(?:\.[\w-]+)+\b"  # not "7.20.0"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """One sentence of a passage, as shown, and the link of the passage it is copied from."""
-
-    text: str
-    source: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +83,7 @@ def evidence_for(
     max_chars: int = EVIDENCE_CHARS,
     on_topic_words: int = ON_TOPIC_WORDS,
     beyond: AbstractSet[str] | None = None,
+    with_short_words: bool = False,
 ) -> list[Evidence]:
     """Return the sentences of `passages` that hold most of what `answer` says, best first ([] for none).
 
@@ -122,16 +100,21 @@ def evidence_for(
     Choice]]: which model and why" does not): what the notes say about what was asked, where the answer gives
     nothing to check; from the notes it links to, when it is only a link and they hold such a sentence.
     `beyond`: `said_beyond(answer, question)` when the caller has it already.
+    `with_short_words`: for an answer saying nothing beyond the question, its three-letter words count as its longer
+    ones do (`closest_to`); the answer check (`is_borne_out`) weighs longer words only.
     """
     if not answer.strip():  # no answer (a turn stopped before the model wrote one): nothing to check
         return []
     beyond = frozenset(said_beyond(answer, question) if beyond is None else beyond)
     if not beyond and opens_like_refusal(answer):  # "Not in the notes.": no sentence is what it says
         return []
-    said = beyond or frozenset(terms_of(question))
+    # Asked how the loaf is baked "with the lid on and off", the sentence saying "20 minutes with the lid on" says more
+    # about it than "One loaf, about 900 g baked.": the question's three-letter words count where they are sought.
+    short = short_words(question) if with_short_words and not beyond else frozenset()
+    said = beyond or frozenset(terms_of(question)) | short
     if not said:
         return []
-    wanted = question_stems(question)
+    wanted = question_stems(question) | short
     days = day_keys(question)
     passages = about_named(question, passages)  # "7 layers" of the OSI model is no answer about TinyLlama's
     candidates = [c for c in _candidates(said, passages, wanted, _plain(answer), days) if c.on_topic or not wanted]
@@ -170,7 +153,7 @@ def closest_to(question: str, passages: Sequence[Passage], *, limit: int = MAX_E
     do say about it, verbatim, and judges. Picked as `evidence_for` picks them for an answer that says nothing
     beyond the question.
     """
-    return evidence_for(question, passages, question=question, limit=limit)
+    return evidence_for(question, passages, question=question, limit=limit, with_short_words=True)
 
 
 def sentences_of_rivals(rivals: Sequence[Rival]) -> list[Evidence]:
@@ -358,23 +341,6 @@ def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str], 
     return new >= min(MIN_EVIDENCE, weight_of(said)) or (new >= 1 and on_topic >= on_topic_words)
 
 
-def evidence_block(evidence: Sequence[Evidence], *, heading: str = EVIDENCE_HEADING) -> str:
-    """Return the evidence as shown under an answer: the heading, then `- "sentence" [[Note#Heading]]` lines."""
-    if not evidence:
-        return ""
-    return "\n".join([heading, *(quoted_line(item.text, item.source) for item in evidence)])
-
-
-def quoted_line(text: str, source: str) -> str:
-    """Return one sentence of a note as quoted under an answer: `- "sentence" [[Note#Heading]]`.
-
-    A sentence holding straight double quotes ('"Kein Gouda!" sagt Oma.') is set in curly ones, so its own marks
-    are not read as doubled ('""Kein Gouda!" sagt Oma."'); the sentence itself stays as the note has it.
-    """
-    opening, closing = ("\u201c", "\u201d") if '"' in text else ('"', '"')
-    return f"- {opening}{text}{closing} {source}"
-
-
 def _candidates(
     said: frozenset[str],
     passages: Sequence[Passage],
@@ -389,6 +355,7 @@ def _candidates(
     2026-11-15?", whose only long word is its year, the running log's "Sun 15 Nov: long run 13 km" is about that day.
     """
     found: list[_Candidate] = []
+    short = any(len(term) == 3 and term.isalpha() for term in said)  # the question's three-letter words are sought
     for rank, passage in enumerate(passages):
         if not passage.source:  # a tool result without a note: nothing to link to
             continue
@@ -399,7 +366,7 @@ def _candidates(
         in_record = bool(_stems(record) & wanted)
         source_on_day = bool(days) and days_meet(days, day_keys(passage.source))
         for place, text in enumerate(quotable_sentences(passage)):
-            holds = frozenset(said & terms_of(text, bare_numbers=True))
+            holds = frozenset(said & (terms_of(text, bare_numbers=True) | (short_words(text) if short else set())))
             if holds:
                 # A sentence giving days of its own is of those ("Wed 11 Nov: 8 km" under "Week 46 (9 – 15 Nov)").
                 own_days = day_keys(text) if days else frozenset()

@@ -16,7 +16,7 @@ from agent.source_question import CAME_FROM, NO_ANSWER_BEFORE, REFUSED_BEFORE
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import PASSAGE_CHARS, REFUSAL
-from rag.answer.evidence import CLOSEST_HEADING, EVIDENCE_HEADING
+from rag.answer.quoted_evidence import CLOSEST_HEADING, EVIDENCE_HEADING
 from tests.integration.openai_librarian import ask
 from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn

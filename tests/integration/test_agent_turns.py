@@ -27,7 +27,7 @@ from core.chat import AnswerDone, AnswerText, ChatMessage, TurnRequest
 from core.errors import UpstreamUnavailable
 from core.settings import Settings
 from llm_client import OpenAICompatibleChatModel
-from rag.answer.evidence import CLOSEST_HEADING, EVIDENCE_HEADING
+from rag.answer.quoted_evidence import CLOSEST_HEADING, EVIDENCE_HEADING
 from rag.answer.relevance_gate import RelevanceGate
 from tests.scripted_llm import ScriptedLLMServer, Turn
 

@@ -14,7 +14,7 @@ from agent.chat_app_tasks import NO_MODEL_FOR_TASKS
 from app.http.main import create_app
 from app.wiring import Services
 from core.settings import Settings
-from rag.answer.evidence import EVIDENCE_HEADING
+from rag.answer.quoted_evidence import EVIDENCE_HEADING
 from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 

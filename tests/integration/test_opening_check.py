@@ -19,7 +19,7 @@ import pytest
 from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
-from rag.answer.evidence import CLOSEST_HEADING, EVIDENCE_HEADING
+from rag.answer.quoted_evidence import CLOSEST_HEADING, EVIDENCE_HEADING
 from tests.live_server import agent_app, serve_in_thread
 from tests.scripted_llm import ScriptedLLMServer, Turn
 

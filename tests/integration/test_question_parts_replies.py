@@ -7,7 +7,7 @@ from __future__ import annotations
 import openai
 import pytest
 
-from rag.answer.evidence import EVIDENCE_HEADING
+from rag.answer.quoted_evidence import EVIDENCE_HEADING
 from tests.integration.openai_librarian import ask
 from tests.scripted_llm import ScriptedLLMServer, Turn
 

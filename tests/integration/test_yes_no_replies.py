@@ -10,7 +10,7 @@ import pytest
 
 from agent.prompts import YES_NO_ADVICE
 from rag.answer.context import REFUSAL
-from rag.answer.evidence import CLOSEST_HEADING, EVIDENCE_HEADING
+from rag.answer.quoted_evidence import CLOSEST_HEADING, EVIDENCE_HEADING
 from rag.answer.yes_no import NOT_SO
 from tests.integration.openai_librarian import ask
 from tests.scripted_llm import ScriptedLLMServer, Turn

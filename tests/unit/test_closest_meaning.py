@@ -9,7 +9,7 @@ from agent.state import AgentState
 from rag.answer.attribution import Passage
 from rag.answer.closest_meaning import closest_in_meaning
 from rag.answer.context import REFUSAL, format_note
-from rag.answer.evidence import Evidence
+from rag.answer.quoted_evidence import Evidence
 
 # The 1.5B refused this over vaultofknowledge with the note that answers it first; the word test quoted only the
 # API documentation's sentence.

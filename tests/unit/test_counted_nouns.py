@@ -7,7 +7,8 @@ from agent.state import AgentState
 from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL, format_note
 from rag.answer.counted_nouns import counted_elsewhere
-from rag.answer.evidence import CLOSEST_HEADING, is_borne_out
+from rag.answer.evidence import is_borne_out
+from rag.answer.quoted_evidence import CLOSEST_HEADING
 
 # As vaultofknowledge's passages read for the question (stop 44), shortened.
 GUIDE = Passage(

@@ -5,21 +5,17 @@ from __future__ import annotations
 import re
 
 from rag.answer.attribution import Passage, said_beyond
-from rag.answer.evidence import (
+from rag.answer.evidence import closest_to, copied_from, evidence_for, is_borne_out, repeats_sentences
+from rag.answer.excerpts import stem
+from rag.answer.quoted_evidence import (
     CLOSEST_HEADING,
     EVIDENCE_BLOCK,
     EVIDENCE_HEADING,
     QUOTED_LINE,
     Evidence,
-    closest_to,
-    copied_from,
     evidence_block,
-    evidence_for,
-    is_borne_out,
     quoted_line,
-    repeats_sentences,
 )
-from rag.answer.excerpts import stem
 
 RECIPE = Passage(
     "[[Sourdough#Final recipe]]",
@@ -290,6 +286,24 @@ def test_under_a_refusal_the_closest_sentence_is_the_one_saying_most_about_the_q
     assert [item.text for item in closest][0].endswith("0.5-1 tokens per second on a single H100.")
     assert closest[0].source == "[[Local AI Requirements#Sample Calculations]]"
     assert evidence_block(closest, heading=CLOSEST_HEADING).startswith(f'{CLOSEST_HEADING}\n- "And real world')
+
+
+def test_the_questions_three_letter_words_count_for_the_closest_sentence() -> None:
+    # sample_vault: "One loaf, about 900 g baked." was quoted as closest, sharing "loaf" and "baked"; "lid", too
+    # short a word for an answer's terms, is what the question asks about.
+    passages = [
+        Passage(
+            "[[Sourdough#Method]]",
+            "6. **Bake** straight from the fridge in a Dutch oven preheated to 250 °C: **20 minutes with the lid on, "
+            "then 25 minutes at 230 °C with the lid off**.",
+        ),
+        Passage("[[Sourdough#Yield]]", "One loaf, about 900 g baked."),
+    ]
+
+    closest = closest_to("How is the loaf baked, with the lid on and off?", passages)
+
+    assert closest[0].source == "[[Sourdough#Method]]"
+    assert "20 minutes with the lid on" in closest[0].text
 
 
 def test_nothing_is_closest_when_no_sentence_shares_the_question() -> None:

@@ -6,8 +6,9 @@ from agent.answer_footer import refusal_footer
 from agent.state import AgentState
 from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL, format_note
-from rag.answer.evidence import CLOSEST_HEADING, is_borne_out
+from rag.answer.evidence import is_borne_out
 from rag.answer.figure_owners import owned_elsewhere
+from rag.answer.quoted_evidence import CLOSEST_HEADING
 
 # sample_vault's Tomato Varieties, as read for "Which one gave the most per plant?" (stop 53, the 1.5B).
 RESULTS = Passage(

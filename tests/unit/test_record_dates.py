@@ -6,7 +6,8 @@ from agent.answer_footer import refusal_footer, without_footer
 from agent.state import AgentState
 from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL, format_note
-from rag.answer.evidence import CLOSEST_HEADING, is_borne_out
+from rag.answer.evidence import is_borne_out
+from rag.answer.quoted_evidence import CLOSEST_HEADING
 from rag.answer.record_dates import MISDATED_CAUTION, misdated, misdated_places, record_date_rivals
 
 # kepano-obsidian's notes as their properties passages read (rag/chunks/chunking.property_rows).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent.answer_footer import refusal_footer
 from agent.state import AgentState
 from rag.answer.context import REFUSAL, format_note
-from rag.answer.evidence import CLOSEST_HEADING
+from rag.answer.quoted_evidence import CLOSEST_HEADING
 
 QUESTION = "When did I stop having coffee in the day to sleep better?"
 # Ranked as sample_vault's were: the sleep note first, which words the change unlike the question; a BM25 note,

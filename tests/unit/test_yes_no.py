@@ -8,8 +8,9 @@ from agent.answer_footer import refusal_footer
 from agent.state import AgentState
 from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL, format_note
-from rag.answer.evidence import CLOSEST_HEADING, is_borne_out
+from rag.answer.evidence import is_borne_out
 from rag.answer.question_kind import asks_only_yes_or_no
+from rag.answer.quoted_evidence import CLOSEST_HEADING
 from rag.answer.yes_no import (
     bare_no_unsupported,
     denials,
