@@ -1,7 +1,7 @@
 """The graph's propose_by_contract node: a change request proposed from one constrained model reply, no tools.
 
-Chosen for a model not seen making structured tool calls, and for a map of content, which code builds whatever
-the model (agent/change_contract/).
+Chosen for a model not seen making structured tool calls, and for a map of content or a tag for many notes, which
+code builds whatever the model (agent/change_contract/).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from agent.change_contract import ContractProposer
 from agent.change_contract.moc import SEARCH_DEPTH as MOC_SEARCH_DEPTH
 from agent.change_contract.moc import TopicSearch, moc_request, propose_moc
 from agent.change_contract.proposer import ContractOutcome
+from agent.change_contract.topic_tags import propose_tags, tag_request
 from agent.graph_deps import AgentDeps, scratch_of, write_text
 from agent.retrieve_node import previous_reply
 from agent.state import TURN_INPUTS_CLEARED, AgentState, MessageRecord, to_record
@@ -42,6 +43,10 @@ class ContractNode:
         request = latest_question(state["messages"])
         if (moc := moc_request(request)) is not None:
             text, _ = await propose_moc(moc, request, writes, search=self._topic_search)
+            outcome = ContractOutcome(text, is_proposed=bool(writes.proposals))
+        elif (tags := tag_request(request)) is not None:
+            previous = previous_reply(state["messages"])
+            text, _ = await propose_tags(tags, writes, search=self._topic_search, previous=previous)
             outcome = ContractOutcome(text, is_proposed=bool(writes.proposals))
         else:
             outcome = await ContractProposer(self._deps.chat_model).propose(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.change_contract.moc import moc_request
+from agent.change_contract.topic_tags import tag_request
 from agent.gate.intent import asked_change
 from agent.graph_deps import AgentDeps
 from agent.turn import TurnScratch
@@ -27,6 +28,6 @@ def offers_tools(deps: AgentDeps, question: str) -> bool:
 def is_contract_request(deps: AgentDeps, question: str, scratch: TurnScratch) -> bool:
     """Return True when this change request goes through a change contract rather than free tool calls."""
     is_change = scratch.writes is not None and asks_change(question)
-    # A map of content is built by code whatever the model (agent/change_contract/moc.py).
-    is_code_only = moc_request(question) is not None
+    # A map of content, or a tag for many notes, is built by code whatever the model (agent/change_contract/).
+    is_code_only = moc_request(question) is not None or tag_request(question) is not None
     return is_change and (is_code_only or deps.tool_use.uses_contract(deps.chat_model.model_name))

@@ -21,6 +21,10 @@ class OutOfScope(InvalidRequest):
     """A write to a path no edit may write (outside WRITABLE_FOLDERS, a private folder): naming it again won't help."""
 
 
+class TooManyWrites(InvalidRequest):
+    """A turn has proposed as many changes as MAX_WRITES_PER_TURN allows: the rest wait for the next request."""
+
+
 class AlreadyDone(InvalidRequest):
     """The note is already as the change would make it (it has the tag, the task is done): there is nothing to do."""
 

@@ -20,6 +20,8 @@ from py_rust_stemmers import SnowballStemmer
 
 from agent.change_contract.request_words import CHANGE_VERBS, LINK
 from agent.change_contract.vault_references import requested_folder, vault_folders
+from agent.tools.reader import VaultReader
+from agent.tools.snapshot import VaultSnapshot
 from agent.turn import WriteToolBox
 from core.domain import Note
 from core.errors import AppError
@@ -250,11 +252,7 @@ async def propose_moc(
     """
     reader = writes.reader
     snapshot = await asyncio.to_thread(reader.snapshot)
-    try:
-        templates = reader.templates_folder(snapshot)
-    except AppError:  # no templates folder (obsidian-tasks-demo has none): no note is a template
-        templates = ""
-    notes = [note for path, note in snapshot.notes.items() if not (templates and path.startswith(f"{templates}/"))]
+    notes = notes_outside_templates(reader, snapshot)
     found = await asyncio.to_thread(search, moc.topic)
     resolver = snapshot.resolver
     members = await asyncio.to_thread(
@@ -279,6 +277,15 @@ async def propose_moc(
     except AppError as exc:
         return f"I could not propose the map of content: {exc.message.rstrip('.')}. Nothing was proposed.", False
     return f"I read your request as: create the map of content “{moc.note_name}” {_linking(moc, members)}.", True
+
+
+def notes_outside_templates(reader: VaultReader, snapshot: VaultSnapshot) -> list[Note]:
+    """Return the vault's notes but its templates: a template is on no topic, and what it holds goes into new notes."""
+    try:
+        templates = reader.templates_folder(snapshot)
+    except AppError:  # no templates folder (obsidian-tasks-demo has none): no note is a template
+        templates = ""
+    return [note for path, note in snapshot.notes.items() if not (templates and path.startswith(f"{templates}/"))]
 
 
 def _linking(moc: MocRequest, members: MocMembers) -> str:

@@ -21,7 +21,7 @@ from agent.tools.reader import VaultReader
 from agent.tools.registry import parse_arguments, run_traced
 from core.chat import ToolSpec
 from core.edits import ProposedEdit
-from core.errors import AlreadyDone, InvalidRequest
+from core.errors import AlreadyDone, InvalidRequest, TooManyWrites
 from core.settings import WriteSettings
 from edits.proposals import SqliteProposalStore, new_proposal
 from edits.scope import check_size, check_writable
@@ -100,7 +100,7 @@ class ProposalToolbox:
                 refuse_unicode_twin(context.snapshot(), edit.new_path)
         limit = self._settings.max_writes_per_turn
         if len(self.proposals) + len(planned) > limit:
-            raise InvalidRequest(
+            raise TooManyWrites(
                 f"that would make {len(self.proposals) + len(planned)} changes this turn, but at most {limit} may be "
                 "proposed per turn (MAX_WRITES_PER_TURN); let the user approve these first, then propose the rest"
             )

@@ -7,7 +7,9 @@ broken file means Obsidian's defaults, as in the app.
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -23,6 +25,7 @@ FALLBACK_TEMPLATES_FOLDER = "Templates"
 TASKS_PLUGIN_CONFIG = "plugins/obsidian-tasks-plugin/data"  # the Tasks plugin's settings: .obsidian/<this>.json
 
 
+_DEFAULT_DAILY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")  # a daily note named in DEFAULT_DAILY_FORMAT
 PERIODIC_NOTES = "periodic-notes"  # the Periodic Notes plugin's id; its settings: .obsidian/plugins/<id>/data.json
 
 
@@ -81,12 +84,53 @@ def daily_notes_config(root: Path) -> DailyNotesConfig:
     else:  # an empty settings file still says the vault uses the plugin
         config, is_set = plugin_config(root, "daily-notes"), (root / ".obsidian" / "daily-notes.json").is_file()
     folder = text_setting(config, "folder").strip("/")  # Obsidian normalises "/Journal/" and "/" (the root)
+    if not (root / ".obsidian").is_dir():  # no settings at all: the daily notes the vault has say where they go
+        found = kept_daily_notes_folder(root)
+        if found is not None:
+            return DailyNotesConfig(folder=found, is_set=True)
     return DailyNotesConfig(
         folder=clean_relative_path(folder, what="daily notes folder"),
         format=text_setting(config, "format") or DEFAULT_DAILY_FORMAT,
         template=text_setting(config, "template"),
         is_set=is_set,
     )
+
+
+def kept_daily_notes_folder(root: Path) -> str | None:
+    """Return the folder holding most of the vault's notes named as daily notes are by default (2023-09-12.md).
+
+    A vault copied without its `.obsidian/` folder (an export, a synced copy, a folder of Markdown) has lost its
+    Daily notes settings; kepano's vault keeps "Daily/2023-09-12.md", and "today's daily note" is meant to go beside
+    it, not in the root, where Obsidian's defaults would put it. None when no such note is found, or when no folder
+    holds more than half of them.
+    """
+    folders: Counter[str] = Counter()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif _DEFAULT_DAILY_NAME.fullmatch(entry.name) and _is_date(entry.name[:10]):
+                folders[Path(folder).relative_to(root).as_posix()] += 1
+    if not folders:
+        return None
+    kept, count = folders.most_common(1)[0]
+    return ("" if kept == "." else kept) if count * 2 > folders.total() else None
+
+
+def _is_date(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_enabled(root: Path, plugin: str) -> bool:

@@ -99,7 +99,8 @@ def test_a_request_referring_back_has_the_notes_the_previous_answer_cited(settin
 
 
 # Laid out like kepano-obsidian, where an exploratory tester saw the three cases below: no .obsidian folder (new
-# daily notes go to the vault root, Obsidian's default), a category note named like a folder, dated notes in Daily/.
+# daily notes go beside the ones the vault keeps, Daily/), a category note named like a folder, dated notes in Daily/.
+TODAY = "Daily/2026-12-04.md"
 JAPAN = "Notes/2023 Japan Trip.md"
 CLIPPINGS_CATEGORY = "Categories/Clippings.md"
 SEPT_12 = "Daily/2023-09-12.md"
@@ -171,10 +172,10 @@ def test_a_link_names_its_note_exactly_as_obsidian_opens_it(kepano_reader: Vault
 @pytest.mark.parametrize(
     ("request_text", "paths"),
     [
-        ("tag my note about bread", (SEPT_12, "2026-12-04.md")),  # describes a note: the hits, then today's note
-        ("Add a task to buy milk", (SEPT_12, "2026-12-04.md")),
-        ("Set the status to Active", (SEPT_12, "2026-12-04.md")),  # a value after "to", not a note
-        ("Create a note called Dune", (SEPT_12, "2026-12-04.md")),  # a new note's name
+        ("tag my note about bread", (SEPT_12, TODAY)),  # describes a note: the hits, then today's note
+        ("Add a task to buy milk", (SEPT_12, TODAY)),
+        ("Set the status to Active", (SEPT_12, TODAY)),  # a value after "to", not a note
+        ("Create a note called Dune", (SEPT_12, TODAY)),  # a new note's name
         ("Add the tag trip to the japan trip note", (JAPAN,)),  # a name's words inside a title name that note
     ],
 )
@@ -195,7 +196,7 @@ def test_a_request_describing_a_note_keeps_its_hits_and_part_of_a_title_names_th
 def test_an_existing_note_named_by_the_date_wins_over_creating_one_in_the_daily_folder(
     kepano_reader: VaultReader, request_text: str
 ) -> None:
-    # Obsidian opens [[2023-09-12]] by name wherever it is; the daily folder (the root here) has no such note.
+    # Obsidian opens [[2023-09-12]] by name wherever it is, in the daily folder or not.
     found = gather(kepano_reader, request_text, hits=[])
     assert found.paths == (SEPT_12,)  # the shrine named inside the text to add is no target either
     daily = found.candidates[0]
@@ -204,7 +205,7 @@ def test_an_existing_note_named_by_the_date_wins_over_creating_one_in_the_daily_
 
 def test_a_day_without_a_note_anywhere_is_still_offered_in_the_daily_folder(kepano_reader: VaultReader) -> None:
     found = gather(kepano_reader, 'Append "Packed" to the daily note of 2023-09-13', hits=[])
-    assert [(c.path, c.exists) for c in found.candidates] == [("2023-09-13.md", False)]
+    assert [(c.path, c.exists) for c in found.candidates] == [("Daily/2023-09-13.md", False)]
 
 
 @pytest.mark.parametrize(
@@ -290,9 +291,22 @@ def test_other_changes_naming_no_note_keep_the_hits_first(shopping_reader: Vault
     assert gather(shopping_reader, "Add the tag shopping", hits=[MILK]).paths == (MILK, today)
 
 
-def test_a_new_task_in_a_vault_without_daily_notes_keeps_the_hits_first(kepano_reader: VaultReader) -> None:
+def test_a_new_task_goes_first_to_today_in_a_vault_keeping_daily_notes_without_settings(
+    kepano_reader: VaultReader,
+) -> None:
     found = gather(kepano_reader, "Add a task to buy milk", hits=[SEPT_12], is_new_task=True)
-    assert found.paths == (SEPT_12, "2026-12-04.md")
+    assert found.paths == (TODAY, SEPT_12)
+
+
+def test_a_new_task_in_a_vault_without_daily_notes_keeps_the_hits_first(tmp_path: Path) -> None:
+    root = write_notes(tmp_path / "plain", {JAPAN: KEPANO_NOTES[JAPAN]})
+    reader = VaultReader(
+        Settings(_env_file=None, vault_path=root, data_dir=tmp_path / "data").vault,
+        NoSearch(),
+        clock=lambda: datetime(2026, 12, 4, 9, 0),
+    )
+    found = gather(reader, "Add a task to buy milk", hits=[JAPAN], is_new_task=True)
+    assert found.paths == (JAPAN, "2026-12-04.md")
 
 
 @pytest.mark.parametrize(
@@ -314,3 +328,15 @@ def test_a_new_tasks_own_words_are_found_by_code_up_to_the_place_it_goes(
 ) -> None:
     # The 0.5B wrote "call plumber today's daily note" for the first: the words are the request's, copied by code.
     assert gather(shopping_reader, request_text, hits=[], is_new_task=True).task == task
+
+
+def test_a_vault_without_its_settings_gets_todays_daily_note_beside_the_ones_it_keeps(tmp_path: Path) -> None:
+    # kepano's vault as exported (no `.obsidian/`): "today's daily note" was proposed as a new note in the root.
+    vault = tmp_path / "vault"
+    write_notes(vault, {"Daily/2023-09-12.md": "## Notes\n", "Daily/2023-09-30.md": "## Notes\n", "Readme.md": "Hi\n"})
+    reader = reader_of(Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data"))
+
+    found = gather(reader, "Add a task to today's daily note: call the dentist", hits=["Readme.md"])
+
+    assert found.paths == (f"Daily/{reader.today().isoformat()}.md",)
+    assert not found.candidates[0].exists
