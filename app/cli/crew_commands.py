@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from app.cli.options import JsonOption, VaultOption
 from core.errors import AppError
 
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 crew_cli = typer.Typer(help="Crews: deterministic LLM pipelines over the vault.", no_args_is_help=True)
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 RunArgument = Annotated[str, typer.Argument(metavar="RUN", help="A run id (`librarian crew runs` lists them).")]
 
 
@@ -31,11 +31,11 @@ def _waiting() -> None:
 
 
 @contextmanager
-def _crews() -> Iterator[LocalCrews | RemoteCrews]:
+def _crews(vault: str | None) -> Iterator[LocalCrews | RemoteCrews]:
     from app.cli.settings_loading import load_settings
     from app.services.crew_access import open_crews
 
-    settings = load_settings()
+    settings = load_settings(vault)
     try:
         with open_crews(settings, on_wait=_waiting) as crews:
             for state in crews.recover():
@@ -48,7 +48,7 @@ def _crews() -> Iterator[LocalCrews | RemoteCrews]:
 
 
 @contextmanager
-def _reading_crews() -> Iterator[LocalCrews | RemoteCrews]:
+def _reading_crews(vault: str | None) -> Iterator[LocalCrews | RemoteCrews]:
     """Yield the crews for a command that only reads: from their files while another CLI command holds DATA_DIR.
 
     Crew notes, run logs (`state.json`) and approvals are small files written atomically, so reading them needs
@@ -61,10 +61,10 @@ def _reading_crews() -> Iterator[LocalCrews | RemoteCrews]:
     from app.services.crew_access import LocalCrews
     from rag.notes.vault import check_vault_path
 
-    settings = load_settings()
+    settings = load_settings(vault)
     owner = read_owner(settings.data_dir) if is_held(settings.data_dir) else None
     if not is_held(settings.data_dir) or (owner is not None and owner.is_server):
-        with _crews() as crews:
+        with _crews(vault) as crews:
             yield crews
         return
     holder = owner.describe() if owner else "another process"
@@ -84,11 +84,11 @@ def _reading_crews() -> Iterator[LocalCrews | RemoteCrews]:
 
 
 @crew_cli.command("list")
-def list_crews(as_json: JsonOption = False) -> None:
+def list_crews(as_json: JsonOption = False, vault: VaultOption = None) -> None:
     """List the crews under the crew root (with what their notes set that is ignored), and the notes that cannot run."""
     from app.cli.crew_console import print_catalog
 
-    with _reading_crews() as crews:
+    with _reading_crews(vault) as crews:
         catalog = crews.catalog()
     if as_json:
         out.print_json(json.dumps(catalog, ensure_ascii=False))
@@ -101,11 +101,12 @@ def run_crew(
     name: Annotated[str, typer.Argument(metavar="NAME", help="The crew (team) to run.")],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the diffs it would write; write nothing.")] = False,
     as_json: JsonOption = False,
+    vault: VaultOption = None,
 ) -> None:
     """Run a crew now, showing its progress; exit code 1 when the run does not end ok."""
     from app.cli.crew_console import LiveRun, print_run
 
-    with _crews() as crews, LiveRun(err, enabled=not as_json) as live:
+    with _crews(vault) as crews, LiveRun(err, enabled=not as_json) as live:
         state = crews.run(name, dry_run=dry_run, on_event=live.on_event)
     if as_json:
         out.print_json(json.dumps(state, ensure_ascii=False))
@@ -120,11 +121,12 @@ def list_runs(
     crew: Annotated[str | None, typer.Option(metavar="NAME", help="Only runs of this crew.")] = None,
     limit: Annotated[int, typer.Option(metavar="N", min=1, max=1000, help="How many runs.")] = 20,
     as_json: JsonOption = False,
+    vault: VaultOption = None,
 ) -> None:
     """List runs, newest first: id, crew, status, when, writes."""
     from app.cli.crew_console import print_runs
 
-    with _reading_crews() as crews:
+    with _reading_crews(vault) as crews:
         runs = crews.runs(limit=limit, crew=crew)
     if as_json:
         out.print_json(json.dumps(runs, ensure_ascii=False))
@@ -133,11 +135,11 @@ def list_runs(
 
 
 @crew_cli.command("show")
-def show_run(run_id: RunArgument, as_json: JsonOption = False) -> None:
+def show_run(run_id: RunArgument, as_json: JsonOption = False, vault: VaultOption = None) -> None:
     """Show one run: each task with what it did, the files written, a dry run's diffs."""
     from app.cli.crew_console import print_run
 
-    with _reading_crews() as crews:
+    with _reading_crews(vault) as crews:
         state = crews.show(run_id)
     if as_json:
         out.print_json(json.dumps(state, ensure_ascii=False))
@@ -146,13 +148,13 @@ def show_run(run_id: RunArgument, as_json: JsonOption = False) -> None:
 
 
 @crew_cli.command("abort")
-def abort_run(run_id: RunArgument) -> None:
+def abort_run(run_id: RunArgument, vault: VaultOption = None) -> None:
     """Ask a running crew to stop (between tasks, or inside the model's reply), whichever process runs it."""
     from app.cli.settings_loading import load_settings
     from app.services.crew_access import abort_run as request_abort
 
     try:
-        message = request_abort(load_settings(), run_id, on_wait=_waiting)
+        message = request_abort(load_settings(vault), run_id, on_wait=_waiting)
     except AppError as exc:
         err.print(f"[red]error:[/red] {escape(exc.message)}")
         raise typer.Exit(1) from exc
@@ -161,7 +163,9 @@ def abort_run(run_id: RunArgument) -> None:
 
 @crew_cli.command("undo")
 def undo_run(
-    run_id: RunArgument, assume_yes: Annotated[bool, typer.Option("--yes", "-y", help="Undo without asking.")] = False
+    run_id: RunArgument,
+    assume_yes: Annotated[bool, typer.Option("--yes", "-y", help="Undo without asking.")] = False,
+    vault: VaultOption = None,
 ) -> None:
     """Undo one run's writes, after showing the crew, time and files it restores and asking.
 
@@ -170,7 +174,7 @@ def undo_run(
     from app.cli.console import confirm
     from app.cli.crew_console import print_undo, undo_summary
 
-    with _crews() as crews:
+    with _crews(vault) as crews:
         state = crews.show(run_id)
         plan = crews.undo(run_id, confirm=False)
         print_undo(out, state, plan)
@@ -191,19 +195,23 @@ def undo_run(
 
 
 @crew_cli.command("enable")
-def enable_schedule(name: Annotated[str, typer.Argument(metavar="NAME", help="The crew (team) to enable.")]) -> None:
+def enable_schedule(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The crew (team) to enable.")], vault: VaultOption = None
+) -> None:
     """Let the crew run on its schedule (in `librarian serve`) as its notes read now; prints what is approved."""
     from app.cli.crew_console import print_approval
 
-    with _crews() as crews:
+    with _crews(vault) as crews:
         approval = crews.enable(name)
     print_approval(out, approval)
 
 
 @crew_cli.command("disable")
-def disable_schedule(name: Annotated[str, typer.Argument(metavar="NAME", help="The crew (team) to disable.")]) -> None:
+def disable_schedule(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The crew (team) to disable.")], vault: VaultOption = None
+) -> None:
     """Stop the crew's schedule (manual runs stay possible)."""
-    with _crews() as crews:
+    with _crews(vault) as crews:
         was_enabled = crews.disable(name)
     if was_enabled:
         out.print(f"schedule of {escape(name)} disabled: it no longer runs on its own")
@@ -212,12 +220,12 @@ def disable_schedule(name: Annotated[str, typer.Argument(metavar="NAME", help="T
 
 
 @crew_cli.command("install-examples")
-def install_examples() -> None:
+def install_examples(vault: VaultOption = None) -> None:
     """Copy the Task-Triage and Daily-Briefing crews into the crew root (an existing file is never overwritten)."""
     from app.cli.settings_loading import load_settings
     from crews.install import install_examples as install
 
-    settings = load_settings()
+    settings = load_settings(vault)
     done = install(settings.vault_path, settings.crews.root)
     for path in done.written:
         out.print(f"[green]+[/green] {escape(path)}")

@@ -21,6 +21,7 @@ from rich.markup import escape
 from app.cli.crew_commands import crew_cli
 from app.cli.eval_command import eval_command
 from app.cli.mcp_commands import mcp_command
+from app.cli.options import JsonOption, VaultOption
 from app.cli.proposal_commands import proposals_cli
 from app.cli.settings_loading import load_settings, reporting_errors
 from core.errors import AppError
@@ -43,12 +44,6 @@ cli.add_typer(proposals_cli, name="proposals")
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
-# A str, not a Path: typer turns "" into Path("."), which would silently index the current folder.
-VaultOption = Annotated[
-    str | None,
-    typer.Option("--vault", metavar="VAULT", help="Vault folder (default: VAULT_PATH, else ./sample_vault)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")]
 
 
@@ -99,12 +94,18 @@ def index(
             "--switch-vault", help="DATA_DIR holds another vault's index: replace it with this vault's (rebuilt)."
         ),
     ] = False,
+    vault_option: Annotated[
+        str | None, typer.Option("--vault", metavar="VAULT", help="The vault folder, as every other command takes it.")
+    ] = None,
 ) -> None:
     """Index the vault incrementally: only new and changed notes are embedded."""
     from app.cli.console import print_report, progress_reporter
     from app.process.data_dir_vault import describe_data_dir
 
-    settings = load_settings(vault)
+    if vault is not None and vault_option is not None and vault != vault_option:
+        err.print("[red]error:[/red] two vaults given (an argument and --vault); give one")
+        raise typer.Exit(2)
+    settings = load_settings(vault if vault is not None else vault_option)
     if not as_json:
         err.print(f"[dim]{escape(describe_data_dir(settings))}[/dim]")
     with (

@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from app.cli.options import VaultOption
 from core.errors import AppError
 from core.settings import Settings
 from edits.messages.entries import has_changed_lines
@@ -120,12 +121,12 @@ class RemoteProposals:
 
 
 @contextmanager
-def _proposals() -> Iterator[Proposals]:
+def _proposals(vault: str | None) -> Iterator[Proposals]:
     from app.cli.settings_loading import load_settings
     from app.process.ownership import read_owner
     from app.services.index_access import remote_client
 
-    settings = load_settings()
+    settings = load_settings(vault)
 
     def waiting() -> None:
         err.print("[dim]waiting for the service that holds this DATA_DIR to start…[/dim]")
@@ -159,16 +160,17 @@ def print_proposal(proposal: dict[str, Any]) -> None:
 
 
 @proposals_cli.callback()
-def list_by_default(ctx: typer.Context) -> None:
+def list_by_default(ctx: typer.Context, vault: VaultOption = None) -> None:
     """List the proposals waiting for your answer (the default), with their diffs."""
+    ctx.obj = vault  # `librarian proposals --vault X apply ID`: the sub-command's vault unless it names its own
     if ctx.invoked_subcommand is None:
-        list_proposals()
+        list_proposals(ctx, vault)
 
 
 @proposals_cli.command("list")
-def list_proposals() -> None:
+def list_proposals(ctx: typer.Context, vault: VaultOption = None) -> None:
     """List the proposals waiting for your answer, with their diffs (as `librarian proposals` does)."""
-    with _proposals() as proposals:
+    with _proposals(vault or ctx.obj) as proposals:
         pending = proposals.pending()
     if not pending:
         out.print("no proposals are waiting")
@@ -178,16 +180,20 @@ def list_proposals() -> None:
 
 
 @proposals_cli.command("show")
-def show(proposal_id: Annotated[str, typer.Argument(metavar="ID", help="A proposal id.")]) -> None:
+def show(
+    ctx: typer.Context,
+    proposal_id: Annotated[str, typer.Argument(metavar="ID", help="A proposal id.")],
+    vault: VaultOption = None,
+) -> None:
     """Show one proposal and its whole-note diff, whatever became of it."""
-    with _proposals() as proposals:
+    with _proposals(vault or ctx.obj) as proposals:
         print_proposal(proposals.get(proposal_id))
 
 
 @proposals_cli.command("apply")
-def apply(ids: IdsArgument) -> None:
+def apply(ctx: typer.Context, ids: IdsArgument, vault: VaultOption = None) -> None:
     """Show the proposals named, ask, then apply exactly them as one change set (`librarian undo` reverts it)."""
-    with _proposals() as proposals:
+    with _proposals(vault or ctx.obj) as proposals:
         pending = _pending_named(proposals, ids, "applied")
         for proposal_id in dict.fromkeys(ids):
             print_proposal(pending[proposal_id])
@@ -207,9 +213,9 @@ def apply(ids: IdsArgument) -> None:
 
 
 @proposals_cli.command("discard")
-def discard(ids: IdsArgument) -> None:
+def discard(ctx: typer.Context, ids: IdsArgument, vault: VaultOption = None) -> None:
     """Discard the proposals named; nothing is written."""
-    with _proposals() as proposals:
+    with _proposals(vault or ctx.obj) as proposals:
         _pending_named(proposals, ids, "discarded")
         gone = proposals.discard(ids)
     out.print(f"discarded {', '.join(gone)}" if gone else "none of these was still waiting")
