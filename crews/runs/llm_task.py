@@ -39,6 +39,8 @@ __all__ = [
 ABORT_POLL_SECONDS = 0.2  # how often an abort request is looked at while no token arrives
 UNBUDGETED_TOKENS = 10**9  # material given whole (not rendered to fit a context) is never cut
 REPLY_ENVELOPE_TOKENS = 64  # a reply's JSON around its values, and a fence or a line of prose a model adds
+REPLY_ENVELOPE_CHARS = 256  # the same in characters
+TOO_LONG = "too_long"  # the finish of a reply cut off once its text is past a section's max_chars
 
 
 class RunAborted(Exception):
@@ -138,7 +140,7 @@ async def run_llm_task(
     wanted = response_format(spec, collected, paths=shown)
     messages = build_messages(task, agent, collected, text, shown=shown, today=today)
     meter = TokenMeter(on_tokens)
-    limit = reply_token_limit(spec, len(shown))
+    limit = ReplyLimit(reply_token_limit(spec, len(shown)), spec.max_chars if spec.family == "section.write" else None)
     raw = error = ""
     for attempt in (1, 2):
         if attempt == 2:
@@ -147,6 +149,13 @@ async def run_llm_task(
             raise RunAborted
         budget.take(f"the repair call of task {task.id!r}" if attempt == 2 else f"the call of task {task.id!r}")
         raw, finish = await _reply(chat_model, messages, wanted, meter, is_aborted, limit)
+        if finish == TOO_LONG:  # no need to read it: its text is past the section's characters already
+            error = (
+                f"markdown has more than the {limit.chars} characters allowed (the reply was cut off there): write a "
+                "shorter text"
+            )
+            save_artifact(f"{task.id}-{attempt}.txt", raw, f"it did not validate: {error}")
+            continue
         try:
             if attempt == 2 and ECHO_OMITTED_TAIL in raw:
                 raise OutputInvalid("it copies the line that stood for the part of the first reply not shown again")
@@ -174,6 +183,33 @@ def reply_token_limit(spec: OutputSpec, items: int) -> int:
     return min(4096, REPLY_ENVELOPE_TOKENS + 96 * max(1, items))
 
 
+@dataclass(frozen=True, slots=True)
+class ReplyLimit:
+    """Where a streamed reply is cut off as runaway: after `pieces` pieces, or once its text is past `chars`.
+
+    `chars`: a section's max_chars (None for other outputs). A reply whose text already holds more characters than
+    the section may have cannot validate, however it ends: the 0.5B, writing a briefing of 12 tasks, went on to
+    invent "2021-13-41" and later days, and streamed 6,000 pieces (eight minutes) before the piece limit cut it off.
+    """
+
+    pieces: int
+    chars: int | None = None
+
+
+def least_text_chars(raw: str) -> int:
+    r"""Return the fewest characters of text the JSON object in a reply's `raw` characters holds so far.
+
+    Counted from its first "{" (a line of prose before it holds nothing), less REPLY_ENVELOPE_CHARS for its keys
+    and punctuation. Each escape is one character of text however written ("\n" is two characters, "\u00e9" six),
+    so every backslash is taken as one fewer: the count is never more than the text's.
+    """
+    start = raw.find("{")
+    if start < 0:
+        return 0
+    body = raw[start:]
+    return len(body) - body.count("\\") - 4 * body.count("\\u") - REPLY_ENVELOPE_CHARS
+
+
 def _unpack(material: PromptMaterial | Material, source: Material | None) -> tuple[Material, str, tuple[str, ...]]:
     if isinstance(material, Material):  # not cut to a context: shown whole
         rendered = render_material(material, max_tokens=UNBUDGETED_TOKENS, count_tokens=_rough_tokens)
@@ -194,10 +230,11 @@ async def _reply(
     wanted: dict[str, object],
     meter: TokenMeter,
     is_aborted: Callable[[], bool],
-    limit: int,
+    limit: ReplyLimit,
 ) -> tuple[str, str | None]:
-    """Stream one reply; return its text and finish reason ("length" when cut off at `limit` tokens)."""
+    """Stream one reply; return its text and finish reason ("length" or TOO_LONG when cut off at `limit`)."""
     parts: list[str] = []
+    streamed = 0  # characters: checked as they arrive, the whole reply counted only once it may be too long
     finish: str | None = None
     usage: Usage | None = None
     stream = _AbortableStream(chat_model.stream(messages, response_format=wanted), is_aborted)
@@ -206,8 +243,12 @@ async def _reply(
             if delta.text:
                 parts.append(delta.text)
                 meter.streamed(delta.text)
-                if len(parts) >= limit:
+                streamed += len(delta.text)
+                if len(parts) >= limit.pieces:
                     finish = "length"
+                    break
+                if _past_chars(parts, streamed, limit.chars):
+                    finish = TOO_LONG
                     break
             usage = delta.usage or usage
             finish = delta.finish_reason or finish
@@ -215,6 +256,12 @@ async def _reply(
         await stream.close()
         meter.settle(usage, messages)
     return "".join(parts), finish
+
+
+def _past_chars(parts: list[str], streamed: int, chars: int | None) -> bool:
+    if chars is None or streamed - REPLY_ENVELOPE_CHARS <= chars:
+        return False
+    return least_text_chars("".join(parts)) > chars
 
 
 class _AbortableStream:
