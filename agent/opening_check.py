@@ -41,7 +41,7 @@ from rag.answer.question_kind import asks_about_topic
 from rag.answer.question_parts import part_answers, question_parts
 from rag.answer.quoted_evidence import evidence_block
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
-from rag.answer.yes_no import NOT_SO, denials, opens_with
+from rag.answer.yes_no import NOT_SO, answers_yes_or_no_wrongly, denials, opens_with
 from rag.follow_up import in_context
 
 HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
@@ -181,9 +181,11 @@ def answer_check(
         quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {titled} says:", of_the_title, question)
 
     asked_parts = question_parts(question)
-    # A part read alone keeps the question's subject: "How many layers does it have?" asked of the TinyLlama model is
-    # not answered by the OSI model's "7 layers" (the 0.5B's "2. 7 layers" was shown, read with its part alone).
-    read_about_names = about_named(read_as, read)
+    # A part read alone keeps the question's subject where it refers back to it: "How many layers does it have?"
+    # asked of the TinyLlama model is not answered by the OSI model's "7 layers" (the 0.5B's "2. 7 layers" was shown,
+    # read with its part alone). A part naming its own ("Is Wine an emulator?") is read against every passage: the
+    # question's names (Vulkan, Direct3D) were its other part's, and kept out the notes saying Wine is not one.
+    part_passages = {part: about_named(read_as, read) if refers_back(part) else read for part in asked_parts}
 
     def bears_out(text: str, *, is_whole: bool = True) -> bool:
         # An answer in numbered parts is judged part by part: one copied sentence bore out the 1.5B's "1. I had 1 TENS
@@ -192,8 +194,11 @@ def answer_check(
         if not answers:
             return bears_out_whole(text, is_whole=is_whole)
         wholes = [*(True for _ in answers[:-1]), is_whole]  # the last part may still be being written
+        # A "Yes" its own part's notes deny is wrong however the whole question reads: the 0.5B's "1. Yes, Wine is an
+        # emulator." was borne out by the Vulkan passages the whole question's names chose.
         verdicts = [
-            bears_out_whole(answer, is_whole=whole) or bears_out_whole(answer, is_whole=whole, asked=part)
+            (bears_out_whole(answer, is_whole=whole) or bears_out_whole(answer, is_whole=whole, asked=part))
+            and not denied_in_part(answer, part, part_passages[part])
             for answer, part, whole in zip(answers, asked_parts, wholes, strict=True)
         ]
         empty = [whole and claims_nothing(answer, question) for answer, whole in zip(answers, wholes, strict=True)]
@@ -207,7 +212,7 @@ def answer_check(
         if of_the_note and is_whole and len(said_beyond(text, question)) < NOTE_ANSWER_MIN_TERMS:
             return False  # "Investment.", "The Analysis of Caste note about is: advaita-vedanta.org": no account of it
         return (
-            is_borne_out(text, read if asked == read_as else read_about_names, question=asked, is_whole=is_whole)
+            is_borne_out(text, read if asked == read_as else part_passages[asked], question=asked, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
             and (not (past or alone) or draws_on(text, question, of_the_days))
             and (not of_the_note or draws_on(text, question, of_the_note))
@@ -223,6 +228,17 @@ def answer_check(
         return denied_reply(opening, read, question=read_as) or quoted_instead or REFUSAL
 
     return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=reply_instead)
+
+
+def refers_back(part: str) -> bool:
+    """Return True when a part of a question names its subject by a pronoun ("How many layers does it have?")."""
+    return _PRONOUN.search(part) is not None
+
+
+def denied_in_part(answer: str, part: str, passages: Sequence[Passage]) -> bool:
+    """Return True when `answer` (one part of a numbered answer) says "Yes" or "No" to `part` as its notes deny."""
+    stated = _LIST_NUMBER.sub("", answer, count=1)
+    return answers_yes_or_no_wrongly(stated, frozenset(said_beyond(stated, part)), passages, question=part)
 
 
 def parts_borne_out(verdicts: Sequence[bool], claims_none: Sequence[bool]) -> bool:
@@ -253,6 +269,9 @@ def claims_nothing(answer: str, question: str) -> bool:
 
 
 _LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s*")
+_PRONOUN = re.compile(
+    r"\b(?:it|its|they|them|their|this|that|these|those|he|him|his|she|her|es|sie|ihn|ihm|ihr)\b", re.IGNORECASE
+)
 
 
 def denied_reply(opening: str, passages: Sequence[Passage], *, question: str) -> str:

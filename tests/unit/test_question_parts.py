@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.opening_check import answer_check
+from agent.opening_check import answer_check, refers_back
 from rag.answer.attribution import Passage
 from rag.answer.question_parts import part_answers, question_parts
 
@@ -143,3 +143,41 @@ def test_a_part_read_alone_keeps_the_subject_the_question_names() -> None:
 
     assert judged(question, [tested, osi], "1. Q4_0\n2. 7 layers") == ""
     assert judged(question, [tested, osi], "1. Q4_0\n2. 22") == "1. Q4_0\n2. 22"
+
+
+WINE = Passage(
+    "[[Wine Compatibility Layer]]",
+    'Wine, formerly WINE, originally stood for "WINE Is Not an Emulator".\n\nAs the original name implies, it is '
+    "not an emulator, but rather, a layer that translates the Windows ABI into the host ABI.",
+)
+WINDOWS_ON_UNIX = Passage(
+    "[[Emulators#Windows on UNIX]]",
+    "- Wine\n- DXVK (Vulkan based implementation of Direct3D 9 and DirectX 10-11)\n"
+    "- VKD3D (Vulkan based implementation of Direct3D 12)",
+)
+WINE_QUESTION = "Is Wine an emulator, and which Vulkan-based implementations of Direct3D do my notes list?"
+
+
+def test_a_yes_its_own_parts_notes_deny_withholds_the_answer_whatever_the_whole_question_names() -> None:
+    # The 0.5B on vaultofknowledge (stop 57): read with the whole question, whose rare names (Vulkan, Direct3D) are
+    # the second part's, the Wine note was no passage about it, and "1. Yes, Wine is an emulator." was shown.
+    wrong = "1. Yes, Wine is an emulator.\n2. DXVK and VKD3D"
+    right = "1. No, Wine is not an emulator.\n2. DXVK and VKD3D"
+
+    assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], wrong) == ""
+    assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], right) == right
+
+
+@pytest.mark.parametrize(
+    ("part", "refers"),
+    [
+        ("How many layers does it have?", True),
+        ("Did it help?", True),
+        ("Who treated them?", True),
+        ("Was kommt dazu?", False),
+        ("Is Wine an emulator?", False),
+        ("Which Vulkan-based implementations of Direct3D do my notes list?", False),
+    ],
+)
+def test_a_part_refers_back_to_the_questions_subject_by_a_pronoun(part: str, refers: bool) -> None:
+    assert refers_back(part) is refers
