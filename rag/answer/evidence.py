@@ -255,7 +255,14 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     if counted_elsewhere(answer, passages, question=question):  # "10" folders, of "10 Categories"; "43 folders"
         return False
-    if said and is_whole and (_restated(said, passages) or _repeats_all(said, answer, passages, question=question)):
+    if (
+        said
+        and is_whole
+        and (
+            _restated(said, passages, answer, question_stems(question))
+            or _repeats_all(said, answer, passages, question=question)
+        )
+    ):
         return True
     if not said and links_passages_read(answer, passages, question=question):
         return True
@@ -308,14 +315,15 @@ _REPORTING = frozenset(
 )  # fmt: skip
 
 
-def _restated(said: frozenset[str], passages: Sequence[Passage]) -> bool:
+def _restated(said: frozenset[str], passages: Sequence[Passage], answer: str, wanted: frozenset[str]) -> bool:
     """Return True when one sentence of `passages` holds most of what an answer says (RESTATED_SHARE of it, or more).
 
     Such an answer restates that sentence, whether or not the sentence shares a word with the question: the 1.5B
     answered "What therapy did I get for my neck?" with "I got Transcutaneous Electrical Nerve Stimulation (TENS) /
     Electropathy from my cervical spine.", the note's "What I got for my cervical spine: Transcutaneous Electrical
     Nerve Stimulation (TENS) / Electropathy" in other order. The sourdough's ingredients given for a plum cake are
-    spread over the recipe's rows, each holding less.
+    spread over the recipe's rows, each holding less. But a sentence about the notes it links, restated without
+    them, is said of something else (`_said_of_another`). `wanted`: the question's words (`question_stems`).
     """
     whole = weight_of(said)
     if whole < RESTATED_MIN_WEIGHT:
@@ -323,9 +331,25 @@ def _restated(said: frozenset[str], passages: Sequence[Passage]) -> bool:
     for passage in passages:
         for sentence in sentences_of(passage.text):
             held = weight_of(said & terms_of(sentence, bare_numbers=True))
-            if held >= RESTATED_MIN_WEIGHT and held >= RESTATED_SHARE * whole:
+            is_most = held >= RESTATED_MIN_WEIGHT and held >= RESTATED_SHARE * whole
+            if is_most and not _said_of_another(sentence, answer, wanted):
                 return True
     return False
+
+
+def _said_of_another(sentence: str, answer: str, wanted: frozenset[str]) -> bool:
+    """Return True for a sentence about the notes it links, which an answer restates naming none of them.
+
+    Asked for the ingredients of "my mom's plum cake", a note not written yet, the 1.5B wrote "[[Mom's Plum Cake]] —
+    the weekend loaf; recipe only" over the Kitchen MOC's "[[Sourdough]] — the weekend loaf; [[Sourdough#Final
+    recipe|recipe only]]": the sourdough's words, given to the cake. A sentence sharing a word with the question is
+    about what was asked, whatever it links.
+    """
+    linked = {note_title(match[0]).casefold() for match in WIKILINK.finditer(sentence)}
+    if not linked or _shared(_stems(sentence), wanted):
+        return False
+    named = _plain(answer).casefold()
+    return not any(title in named for title in linked)
 
 
 def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str], on_topic_words: int) -> bool:

@@ -83,6 +83,19 @@ def test_a_near_miss_answered_with_a_neighbouring_recipe_is_refused_with_what_th
     assert "levain" not in reply
 
 
+def test_a_near_miss_answered_with_a_neighbouring_notes_line_is_refused(
+    serve: Callable[..., Ask], llm: ScriptedLLMServer
+) -> None:
+    # The 1.5B's reply (stop 57): the Kitchen MOC's line on the sourdough, given to the plum cake no note holds.
+    llm.add(Turn.text("[[Mom's Plum Cake]] — the weekend loaf; [[Mom's Plum Cake|recipe only]]"))
+
+    reply = serve()([user(PLUM)])
+
+    assert "the weekend loaf" in llm.chat_requests[0].messages[-1]["content"]  # the line it was sent
+    assert reply.startswith(f"{REFUSAL}\n\n{CLOSEST_HEADING}\n"), reply
+    assert "Plum Cake — the weekend loaf" not in reply
+
+
 def test_an_answer_from_the_models_own_knowledge_is_stopped_before_any_of_it_shows(
     serve: Callable[..., Ask], llm: ScriptedLLMServer
 ) -> None:

@@ -425,3 +425,20 @@ def test_a_short_sentence_is_quoted_with_its_neighbour_in_the_line() -> None:
     assert [item.text for item in evidence_for("€18", [opening], question=question)] == [
         "€18. The new chain, fitted on 10 November."
     ]
+
+
+def test_a_sentence_about_the_notes_it_links_restated_for_another_subject_bears_out_nothing() -> None:
+    # The 1.5B on sample_vault (stop 57), asked for the ingredients of a plum cake no note holds: the Kitchen MOC's
+    # line on the sourdough, given to the cake (its links shown as text, no note of that name being read).
+    moc = Passage(
+        "[[Kitchen MOC#Recipes]]",
+        "- [[Sourdough]] — the weekend loaf; [[Sourdough#Final recipe|recipe only]]\n"
+        "- Still to write down: [[Mom's Plum Cake]]",
+    )
+    question = "What are the ingredients of my mom's plum cake?"
+
+    swapped = "[[Mom's Plum Cake]] — the weekend loaf; [[Mom's Plum Cake|recipe only]]"
+    assert not is_borne_out(swapped, [moc], question=question)
+    # Restated for the note it is about, or for a question sharing its words, it is borne out as before.
+    assert is_borne_out("Sourdough — the weekend loaf; recipe only", [moc], question="Which bread is my weekend loaf?")
+    assert is_borne_out("The weekend loaf, recipe only.", [moc], question="Which sourdough loaf do I bake?")
