@@ -19,6 +19,7 @@ from agent.change_contract.moc import MAX_MOC_NOTES, TopicSearch, moc_members, n
 from agent.change_contract.request_words import LINK
 from agent.turn import WriteToolBox
 from core.errors import AlreadyDone, AppError, TooManyWrites
+from rag.notes.inline import is_valid_tag
 
 MAX_TAGGED = MAX_MOC_NOTES  # notes one request tags; more are named as left out, as a map of content's are
 _TAG = r"#?(?P<tag>[^\s#,;!?\"“”]+?)"
@@ -75,6 +76,8 @@ async def propose_tags(
 
     `previous`: the reply before this request, whose notes "these" are. `search(topic)` blocks; it runs in a thread.
     """
+    if not is_valid_tag(asked.tag):  # checked once, not once a note
+        return f"“{asked.tag}” is not a tag: a tag has at least one non-digit. Nothing was proposed.", False
     reader = writes.reader
     snapshot = await asyncio.to_thread(reader.snapshot)
     resolver = snapshot.resolver

@@ -99,3 +99,13 @@ def test_notes_beyond_the_changes_one_turn_may_propose_are_said_to_be_left(
 
     assert shown.count("· add tag ·") == 2
     assert "more were not proposed: no more changes fit in one request (MAX_WRITES_PER_TURN)" in shown
+
+
+def test_a_tag_obsidian_would_not_read_is_refused_once_not_once_a_note(factory: LibrarianFactory, vault: Path) -> None:
+    chat = factory.start(llm_tools="auto").chat()
+    hashes = vault_hashes(vault)
+
+    shown = chat.say("Tag my notes about gardening with #2027")
+
+    assert shown.startswith("“2027” is not a tag: a tag has at least one non-digit. Nothing was proposed.")
+    assert "· add tag ·" not in shown and vault_hashes(vault) == hashes
