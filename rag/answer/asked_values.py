@@ -1,4 +1,4 @@
-"""Answers giving another kind of value than the one asked for: a price, an address.
+"""Answers giving another kind of value than the one asked for: a price, an address, a date.
 
 Small models answer a near miss with a figure or an address copied from nearby, and the word test passes it, as the
 note holds it. Over vaultofknowledge, Qwen2.5-Coder 0.5B answered "How much did it cost to repair my laptop's broken
@@ -15,6 +15,7 @@ measure or a plural noun after it: "points", "hours", "times") and no currency i
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from rag.answer.attribution import NOT_UNITS
 from rag.answer.dates import dates_in
@@ -38,6 +39,15 @@ _CURRENCY = re.compile(
     r"|roubles?|rubles?|rub|lira|try|grand|k)\b",
     re.IGNORECASE,
 )
+# A question asking when, or for a year or a date: "When was it published?", "In which year …", "Wann …".
+_ASKS_WHEN = re.compile(
+    r"^\W*when\b|\bwhen\s+(?:was|were|is|are|did|do|does|will|had|has|have)\b|\b(?:what|which)\s+(?:year|date)\b"
+    r"|^\W*wann\b|\bin welchem jahr\b",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_LIST_NUMBERS = re.compile(r"^[ \t]*\d{1,9}[.)][ \t]+", re.MULTILINE)
+YEAR_DIGITS = 4
 # A number and the word after it, if one follows ("1366 points", "50", "1,200 for").
 _NUMBER_AND_WORD = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?:\s*(?P<word>[^\W\d_]+))?")
 _ENDS_ON_NUMBER = re.compile(r"\d[.,]?\s*$")
@@ -58,7 +68,35 @@ def gives_other_kind(answer: str, *, question: str, is_whole: bool = True) -> bo
     """
     if _asks_for_price(question) and _counts_something_else(answer, is_whole=is_whole):
         return True
+    if _ASKS_WHEN.search(question) and _dates_nothing(answer, is_whole=is_whole):
+        return True
     return asks_for_value(question) and _gives_only_templates(answer)
+
+
+def _dates_nothing(answer: str, *, is_whole: bool) -> bool:
+    """Return True when `answer` gives numbers, none a date, a year or a time of day: "201483408", an ISBN.
+
+    Asked when a book was published, the 0.5B answered with its ISBN, copied from the note's record above the year.
+    A number of up to four digits may be a year ("1992") or a time ("14:00" is two); one of more digits is none.
+    """
+    dates, text = dates_in(_LIST_NUMBERS.sub("", answer))  # "2. 201483408": the item's number is no value
+    if dates:
+        return False
+    if not is_whole and _ENDS_ON_NUMBER.search(text):
+        return True  # not judged yet: the number may go on
+    numbers = _DIGITS.findall(text)
+    return bool(numbers) and all(len(number) > YEAR_DIGITS and not _is_compact_date(number) for number in numbers)
+
+
+def _is_compact_date(number: str) -> bool:
+    """Return True for a date written as eight digits ("20230912")."""
+    if len(number) != 8:
+        return False
+    try:
+        date(int(number[:4]), int(number[4:6]), int(number[6:]))
+    except ValueError:
+        return False
+    return True
 
 
 def _asks_for_price(question: str) -> bool:

@@ -385,9 +385,11 @@ def _candidates(
             continue
         where = _stems(passage.source) & wanted
         # A properties record's rows are about what its rows name: "year: 1992" beside "author: [[Kevin Kelly]]";
-        # by the least a sentence may be, so that a sentence saying "42 cloves of Germidour" itself comes first.
+        # by the least a sentence may be, so that a sentence saying "42 cloves of Germidour" itself comes first. What
+        # they name are their values: every book's record has a "year" row, and asked "Who wrote The Machine Stops,
+        # and in which year …?", the 0.5B's "Kevin Kelly" rested on Out of Control's "author: [[Kevin Kelly]]".
         record = record_text(passage.text)
-        in_record = bool(_stems(record) & wanted)
+        in_record = bool(_stems(" ".join(row["value"] for row in PROPERTY_ROW.finditer(record))) & wanted)
         source_on_day = bool(days) and days_meet(days, day_keys(passage.source))
         for place, text in enumerate(quotable_sentences(passage)):
             holds = frozenset(said & (terms_of(text, bare_numbers=True) | (short_words(text) if short else set())))

@@ -59,3 +59,15 @@ def test_paying_spending_or_charging_asked_with_a_time_or_a_count_asks_no_price(
     ):
         assert not gives_other_kind(answer, question=question), question
     assert gives_other_kind("3 visits", question="How much did I pay for the repair?")
+
+
+def test_a_number_that_can_be_no_date_is_no_answer_to_when() -> None:
+    # The 0.5B on kepano's vault (stop 57), asked when Out of Control was published: its ISBN, from the record's row
+    # above "year: 1992".
+    question = "Which book by Kevin Kelly have I noted, and when was it published?"
+    assert gives_other_kind("1. Out of Control\n2. 201483408", question=question)
+    assert gives_other_kind("201483408", question="When was it published?")
+    for dated in ("1992", "2. In 1992.", "2021-04-15", "at 14:00", "After 2 weeks", "20230912", "In April."):
+        assert not gives_other_kind(dated, question="When was it published?"), dated
+    assert not gives_other_kind("201483408", question="What is its ISBN?")
+    assert gives_other_kind("It was published in 2014", question="When was it published?", is_whole=False)

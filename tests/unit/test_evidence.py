@@ -442,3 +442,19 @@ def test_a_sentence_about_the_notes_it_links_restated_for_another_subject_bears_
     # Restated for the note it is about, or for a question sharing its words, it is borne out as before.
     assert is_borne_out("Sourdough — the weekend loaf; recipe only", [moc], question="Which bread is my weekend loaf?")
     assert is_borne_out("The weekend loaf, recipe only.", [moc], question="Which sourdough loaf do I bake?")
+
+
+def test_a_records_row_is_about_what_its_values_name_not_the_keys_every_record_has() -> None:
+    # The 0.5B on kepano's vault (stop 57): "Kevin Kelly" for who wrote The Machine Stops rested on Out of Control's
+    # "author: [[Kevin Kelly]]", that record being about the question by its "year" row, which every book has.
+    machine = Passage("[[The Machine Stops]]", "The Machine Stops\nauthor: [[E. M. Forster]]\nyear: 1909")
+    control = Passage(
+        "[[Out of Control]]",
+        "Out of Control\ncategories: [[Books]]\nisbn: 201483408\npages: 528\nyear: 1992\nauthor: [[Kevin Kelly]]",
+    )
+    question = "Who wrote The Machine Stops, and in which year was it published?"
+
+    assert not is_borne_out("Kevin Kelly", [machine, control], question=question)
+    assert is_borne_out("E. M. Forster", [machine, control], question=question)
+    # Its values still make a record about a question: asked of Kevin Kelly's book, its year row bears out "1992".
+    assert is_borne_out("1992", [machine, control], question="When was the Kevin Kelly book published?")
