@@ -122,7 +122,7 @@ class VaultReader:
 
     def daily_notes_config(self, snapshot: VaultSnapshot) -> DailyNotesConfig:
         """Return the Daily notes plugin's folder, format and template (root, YYYY-MM-DD and none by default)."""
-        return daily_notes_config(snapshot.root)
+        return daily_notes_config(snapshot.root, snapshot.notes)  # the notes listed: no second walk of the vault
 
     def template_formats(self, snapshot: VaultSnapshot) -> TemplateFormats:
         """Return the Templates plugin's date and time formats (YYYY-MM-DD and HH:mm by default)."""

@@ -10,10 +10,10 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from rag.notes.moment import format_moment
 from rag.notes.vault import clean_relative_path
@@ -72,11 +72,12 @@ def flag_setting(config: dict[str, object], key: str, default: bool) -> bool:
     return value if isinstance(value, bool) else default
 
 
-def daily_notes_config(root: Path) -> DailyNotesConfig:
+def daily_notes_config(root: Path, note_paths: Iterable[str] | None = None) -> DailyNotesConfig:
     """Return where Obsidian puts daily notes: folder, format and template (root, YYYY-MM-DD and none by default).
 
     The Periodic Notes plugin, enabled with its daily notes on, opens and creates them in its own settings' place
-    (many vaults use it instead of the core plugin); otherwise the Daily notes plugin's settings say.
+    (many vaults use it instead of the core plugin); otherwise the Daily notes plugin's settings say; in a vault with
+    no `.obsidian/` folder at all, the daily notes it keeps (`kept_daily_notes_folder`, given `note_paths` if listed).
     """
     periodic = plugin_config(root, f"plugins/{PERIODIC_NOTES}/data").get("daily")
     if isinstance(periodic, dict) and flag_setting(periodic, "enabled", False) and _is_enabled(root, PERIODIC_NOTES):
@@ -85,7 +86,7 @@ def daily_notes_config(root: Path) -> DailyNotesConfig:
         config, is_set = plugin_config(root, "daily-notes"), (root / ".obsidian" / "daily-notes.json").is_file()
     folder = text_setting(config, "folder").strip("/")  # Obsidian normalises "/Journal/" and "/" (the root)
     if not (root / ".obsidian").is_dir():  # no settings at all: the daily notes the vault has say where they go
-        found = kept_daily_notes_folder(root)
+        found = kept_daily_notes_folder(root, note_paths)
         if found is not None:
             return DailyNotesConfig(folder=found, is_set=True)
     return DailyNotesConfig(
@@ -96,15 +97,28 @@ def daily_notes_config(root: Path) -> DailyNotesConfig:
     )
 
 
-def kept_daily_notes_folder(root: Path) -> str | None:
+def kept_daily_notes_folder(root: Path, note_paths: Iterable[str] | None = None) -> str | None:
     """Return the folder holding most of the vault's notes named as daily notes are by default (2023-09-12.md).
 
     A vault copied without its `.obsidian/` folder (an export, a synced copy, a folder of Markdown) has lost its
     Daily notes settings; kepano's vault keeps "Daily/2023-09-12.md", and "today's daily note" is meant to go beside
     it, not in the root, where Obsidian's defaults would put it. None when no such note is found, or when no folder
-    holds more than half of them.
+    holds more than half of them. `note_paths`: the vault's notes (vault-relative), when the caller has them listed
+    already; else the vault's folders are walked, dot-folders aside.
     """
-    folders: Counter[str] = Counter()
+    folders: Counter[str] = Counter(
+        PurePosixPath(path).parent.as_posix()
+        for path in (_daily_named_paths(root) if note_paths is None else note_paths)
+        if _DEFAULT_DAILY_NAME.fullmatch(PurePosixPath(path).name) and _is_date(PurePosixPath(path).name[:10])
+    )
+    if not folders:
+        return None
+    kept, count = folders.most_common(1)[0]
+    return ("" if kept == "." else kept) if count * 2 > folders.total() else None
+
+
+def _daily_named_paths(root: Path) -> Iterator[str]:
+    """Yield the vault-relative paths of the files under `root` named as daily notes, dot-entries aside."""
     stack = [root]
     while stack:
         folder = stack.pop()
@@ -117,12 +131,8 @@ def kept_daily_notes_folder(root: Path) -> str | None:
                 continue
             if entry.is_dir(follow_symlinks=False):
                 stack.append(Path(entry.path))
-            elif _DEFAULT_DAILY_NAME.fullmatch(entry.name) and _is_date(entry.name[:10]):
-                folders[Path(folder).relative_to(root).as_posix()] += 1
-    if not folders:
-        return None
-    kept, count = folders.most_common(1)[0]
-    return ("" if kept == "." else kept) if count * 2 > folders.total() else None
+            elif _DEFAULT_DAILY_NAME.fullmatch(entry.name):
+                yield Path(entry.path).relative_to(root).as_posix()
 
 
 def _is_date(text: str) -> bool:

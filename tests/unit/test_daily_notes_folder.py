@@ -44,3 +44,11 @@ def test_obsidians_own_settings_win_and_without_them_its_defaults_hold(tmp_path:
     # Opened in Obsidian with no Daily notes settings: Obsidian writes today's note to the root, and so do we.
     defaults = _vault(tmp_path / "defaults", "Daily/2023-09-12.md", ".obsidian/app.json")
     assert daily_notes_config(defaults).folder == "" and not daily_notes_config(defaults).is_set
+
+
+def test_the_notes_listed_by_the_caller_are_read_in_place_of_the_folders(tmp_path: Path) -> None:
+    root = _vault(tmp_path, "Notes/a.md")  # on disk no daily note; the listing the caller has says where they are
+    listed = ["Journal/2023-09-12.md", "Journal/2023-09-13.md", "Notes/a.md"]
+
+    assert daily_notes_config(root, listed).folder == "Journal"
+    assert daily_notes_config(root).folder == ""
