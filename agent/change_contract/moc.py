@@ -252,16 +252,7 @@ async def propose_moc(
     """
     reader = writes.reader
     snapshot = await asyncio.to_thread(reader.snapshot)
-    notes = notes_outside_templates(reader, snapshot)
-    found = await asyncio.to_thread(search, moc.topic)
-    resolver = snapshot.resolver
-    members = await asyncio.to_thread(
-        moc_members,
-        notes,
-        moc.topic,
-        found,
-        resolve=lambda target, source: resolver.resolve(target, source_path=source).path,
-    )
+    members = await notes_on_topic(reader, snapshot, moc.topic, search)
     if not members.paths:
         return (
             f"I found no notes on “{moc.topic}”: none names it in its title, folder, tags or properties, and none of "
@@ -277,6 +268,21 @@ async def propose_moc(
     except AppError as exc:
         return f"I could not propose the map of content: {exc.message.rstrip('.')}. Nothing was proposed.", False
     return f"I read your request as: create the map of content “{moc.note_name}” {_linking(moc, members)}.", True
+
+
+async def notes_on_topic(
+    reader: VaultReader, snapshot: VaultSnapshot, topic: str, search: Callable[[str], TopicSearch]
+) -> MocMembers:
+    """Return the notes on `topic` a map of content links (`moc_members`), searched and judged in a thread."""
+    found = await asyncio.to_thread(search, topic)
+    resolver = snapshot.resolver
+    return await asyncio.to_thread(
+        moc_members,
+        notes_outside_templates(reader, snapshot),
+        topic,
+        found,
+        resolve=lambda target, source: resolver.resolve(target, source_path=source).path,
+    )
 
 
 def notes_outside_templates(reader: VaultReader, snapshot: VaultSnapshot) -> list[Note]:

@@ -15,7 +15,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.change_contract.moc import MAX_MOC_NOTES, TopicSearch, moc_members, notes_outside_templates, topic_stems
+from agent.change_contract.findings import Candidate
+from agent.change_contract.moc import MAX_MOC_NOTES, TopicSearch, notes_on_topic, topic_stems
+from agent.change_contract.operations import tool_call
 from agent.change_contract.request_words import LINK
 from agent.turn import WriteToolBox
 from core.errors import AlreadyDone, AppError, TooManyWrites
@@ -80,18 +82,11 @@ async def propose_tags(
         return f"“{asked.tag}” is not a tag: a tag has at least one non-digit. Nothing was proposed.", False
     reader = writes.reader
     snapshot = await asyncio.to_thread(reader.snapshot)
-    resolver = snapshot.resolver
     if asked.topic:
-        found = await asyncio.to_thread(search, asked.topic)
-        members = await asyncio.to_thread(
-            moc_members,
-            notes_outside_templates(reader, snapshot),
-            asked.topic,
-            found,
-            resolve=lambda target, source: resolver.resolve(target, source_path=source).path,
-        )
+        members = await notes_on_topic(reader, snapshot, asked.topic, search)
         paths, total, which = members.paths, members.found, f"the notes on “{asked.topic}”"
     else:
+        resolver = snapshot.resolver
         resolved = (resolver.resolve(name, source_path="").path for name in listed_notes(previous))
         listed = list(dict.fromkeys(path for path in resolved if path is not None and path in snapshot.notes))
         paths, total, which = tuple(listed[:MAX_TAGGED]), len(listed), "the notes of my previous reply"
@@ -106,7 +101,8 @@ async def propose_tags(
     left = 0
     for place, path in enumerate(paths):
         try:
-            await writes.run("edit_note", _arguments(path, asked.tag))
+            name, arguments = tool_call("add_tag", {"tag": asked.tag}, Candidate(path, label=path))
+            await writes.run(name, json.dumps(arguments))
         except AlreadyDone:
             already.append(path)
         except TooManyWrites:  # MAX_WRITES_PER_TURN set below the notes found
@@ -138,10 +134,6 @@ def listed_notes(reply: str) -> list[str]:
     """
     items = [match["name"] for match in _LISTED_LINK.finditer(reply)]
     return list(dict.fromkeys(items or (match[1] for match in LINK.finditer(reply))))
-
-
-def _arguments(path: str, tag: str) -> str:
-    return json.dumps({"command": "add_tag", "path": path, "value": tag})
 
 
 def _count(notes: int) -> str:

@@ -15,12 +15,12 @@ measure or a plural noun after it: "points", "hours", "times") and no currency i
 from __future__ import annotations
 
 import re
-from datetime import date
 
 from rag.answer.attribution import NOT_UNITS
 from rag.answer.dates import dates_in
 from rag.answer.question_kind import asks_for_value
 from rag.answer.units import measure_unit
+from rag.notes.moment import iso_day
 
 # A question asking what something cost, in English or German: by a word for a price, or by paying and "how much"
 # ("How much did I pay for …?"); not one asking for a time or a count ("How many hours did I spend …?", "How long
@@ -90,13 +90,7 @@ def _dates_nothing(answer: str, *, is_whole: bool) -> bool:
 
 def _is_compact_date(number: str) -> bool:
     """Return True for a date written as eight digits ("20230912")."""
-    if len(number) != 8:
-        return False
-    try:
-        date(int(number[:4]), int(number[4:6]), int(number[6:]))
-    except ValueError:
-        return False
-    return True
+    return len(number) == 8 and iso_day(number) is not None
 
 
 def _asks_for_price(question: str) -> bool:

@@ -13,6 +13,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date as Day
 
+from rag.notes.moment import iso_day
+
 _MONTHS = {
     **dict.fromkeys(("january", "jan", "januar", "jänner"), 1),
     **dict.fromkeys(("february", "feb", "februar"), 2),
@@ -146,7 +148,11 @@ def days_in_title(title: str) -> frozenset[str]:
     notes, whose name no daily-notes setting gives), "March 12, 2025", "Wednesday, March 12th 2025". A date without
     its year ("Meeting 12 March") is no day's, nor is a day no calendar has ("2026-02-31", a typo in a file name).
     """
-    found = {found for found in _ISO_DAY_IN_TITLE.findall(title) if len(found) != len("2026-11-16") or _is_day(found)}
+    found = {
+        found
+        for found in _ISO_DAY_IN_TITLE.findall(title)
+        if len(found) != len("2026-11-16") or iso_day(found) is not None
+    }
     found.update(day.isoformat() for day in whole_days(title))
     return frozenset(found)
 
@@ -161,11 +167,3 @@ def whole_days(text: str) -> list[Day]:
             except ValueError:  # "31st Feb, 2025"
                 continue
     return found
-
-
-def _is_day(iso: str) -> bool:
-    try:
-        Day.fromisoformat(iso)
-    except ValueError:
-        return False
-    return True

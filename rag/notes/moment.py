@@ -29,6 +29,14 @@ def parse_day(text: str, today: date) -> date:
         raise InvalidRequest(f"'{text}' is not a date: use YYYY-MM-DD, 'today', 'yesterday' or 'tomorrow'") from exc
 
 
+def iso_day(text: str) -> date | None:
+    """Return the day an ISO 8601 date names ("2023-09-12", "20230912"), or None when it names none ("2023-02-31")."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 def ordinal(number: int) -> str:
     """Return "1st", "2nd", "3rd", "11th" ... as Moment's English "Do" prints them."""
     suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path, PurePosixPath
 
-from rag.notes.moment import format_moment
+from rag.notes.moment import format_moment, iso_day
 from rag.notes.vault import clean_relative_path
 
 DEFAULT_DAILY_FORMAT = "YYYY-MM-DD"  # Obsidian's default when the Daily notes plugin has no format set
@@ -106,10 +106,9 @@ def kept_daily_notes_folder(root: Path, note_paths: Iterable[str] | None = None)
     holds more than half of them. `note_paths`: the vault's notes (vault-relative), when the caller has them listed
     already; else the vault's folders are walked, dot-folders aside.
     """
+    paths = map(PurePosixPath, _daily_named_paths(root) if note_paths is None else note_paths)
     folders: Counter[str] = Counter(
-        PurePosixPath(path).parent.as_posix()
-        for path in (_daily_named_paths(root) if note_paths is None else note_paths)
-        if _DEFAULT_DAILY_NAME.fullmatch(PurePosixPath(path).name) and _is_date(PurePosixPath(path).name[:10])
+        path.parent.as_posix() for path in paths if _DEFAULT_DAILY_NAME.fullmatch(path.name) and iso_day(path.name[:10])
     )
     if not folders:
         return None
@@ -133,14 +132,6 @@ def _daily_named_paths(root: Path) -> Iterator[str]:
                 stack.append(Path(entry.path))
             elif _DEFAULT_DAILY_NAME.fullmatch(entry.name):
                 yield Path(entry.path).relative_to(root).as_posix()
-
-
-def _is_date(text: str) -> bool:
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _is_enabled(root: Path, plugin: str) -> bool:

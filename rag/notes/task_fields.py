@@ -17,6 +17,7 @@ from datetime import date
 from core.domain import Task
 from rag.notes.frontmatter import find_frontmatter_end
 from rag.notes.inline import find_task
+from rag.notes.moment import iso_day
 from rag.notes.scanner import scan_lines, split_lines
 
 PRIORITIES = ("highest", "high", "medium", "low", "lowest")
@@ -82,10 +83,7 @@ class _Found:
 
 
 def _day(text: str) -> date | None:
-    try:
-        return date.fromisoformat(text[:10])
-    except ValueError:
-        return None
+    return iso_day(text[:10])
 
 
 def _emoji_fields(text: str, found: _Found) -> str:
