@@ -196,12 +196,19 @@ def answer_check(
         wholes = [*(True for _ in answers[:-1]), is_whole]  # the last part may still be being written
         # A "Yes" its own part's notes deny is wrong however the whole question reads: the 0.5B's "1. Yes, Wine is an
         # emulator." was borne out by the Vulkan passages the whole question's names chose.
+        denied = [
+            denied_in_part(answer, part, part_passages[part]) for answer, part in zip(answers, asked_parts, strict=True)
+        ]
         verdicts = [
             (bears_out_whole(answer, is_whole=whole) or bears_out_whole(answer, is_whole=whole, asked=part))
-            and not denied_in_part(answer, part, part_passages[part])
-            for answer, part, whole in zip(answers, asked_parts, wholes, strict=True)
+            and not is_denied
+            for answer, part, whole, is_denied in zip(answers, asked_parts, wholes, denied, strict=True)
         ]
-        empty = [whole and claims_nothing(answer, question) for answer, whole in zip(answers, wholes, strict=True)]
+        # "1. Wine is an emulator." repeats its part's words, but says what the notes deny: a claim, and a false one.
+        empty = [
+            whole and not is_denied and claims_nothing(answer, question)
+            for answer, whole, is_denied in zip(answers, wholes, denied, strict=True)
+        ]
         return parts_borne_out(verdicts, empty)
 
     def bears_out_whole(text: str, *, is_whole: bool = True, asked: str = read_as) -> bool:

@@ -7,12 +7,12 @@ see is the answer's polarity: the sentences saying most about what was asked den
 
 Code reads that much and no more: a "Yes" opening an answer to a question asking only yes or no, where one of the
 sentences sharing most of the question's words puts a negation right before one of them ("not an emulator", "does
-not help", "not on Windows"). Code replies in its place NOT_SO over those sentences (`denials`; see
-agent/opening_check.py). A "Yes" whose own words then deny what was asked is withheld too (`denies_itself`). A "No" is
-not judged against the notes, as a sentence affirming is rarely worded as the question is ("The Pi stays on" for "Is
-the Pi still running?"), but a bare "No" is shown only over a sentence denying (`bare_no_unsupported`), that sentence
-first. A "Yes" or "No" resting on what the notes do not say is withheld (`from_silence`). Neither is released before
-the sentence after it ends.
+not help", "not on Windows"), or an answer saying it without "Yes" ("Wine is an emulator.", `affirmed_denials`).
+Code replies in its place NOT_SO over those sentences (`denials`; see agent/opening_check.py). A "Yes" whose own
+words then deny what was asked is withheld too (`denies_itself`). A "No" is not judged against the notes, as a
+sentence affirming is rarely worded as the question is ("The Pi stays on" for "Is the Pi still running?"), but a bare
+"No" is shown only over a sentence denying (`bare_no_unsupported`), that sentence first. A "Yes" or "No" resting on
+what the notes do not say is withheld (`from_silence`). Neither is released before the sentence after it ends.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ _NUMBERED = r"(?:\d+[.)]\s+[\W_]*)?"
 _OPENS_YES = re.compile(rf"^[\W_]*{_NUMBERED}(?:yes|yeah|yep|ja|correct)\b", re.IGNORECASE)
 _OPENS_NO = re.compile(rf"^[\W_]*{_NUMBERED}(?:no|nope|nein)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+(?:'\w+)?")
+_LIST_NUMBER = re.compile(r"^\d+[.)]\s+[\W_]*")  # "1. Wine is …", "2) **It** …"
 # Words denying what follows them (English and German, as the notes here): "isn't" and "doesn't" by their ending.
 _NEGATIONS = frozenset(
     {"not", "never", "no", "cannot", "neither", "nor", "without", "nicht", "nie", "niemals", "kein", "keine", "keinen"}
@@ -106,7 +107,11 @@ def gives_no_reason_yet(answer: str, *, question: str) -> bool:
     came at the end of the sentence, after the words the check had found in the note; "No. The notes do not mention
     Haiku …" gives the "No" no reason (`from_silence`).
     """
-    return _judged(answer, question) and not _SENTENCE_END.search(_after_opening(answer))
+    if _judged(answer, question):
+        return not _SENTENCE_END.search(_after_opening(answer))
+    # One saying it without "Yes" is judged by its first sentence (`affirmed_denials`): "1. Wine is an" says nothing.
+    stated = _LIST_NUMBER.sub("", answer.lstrip(), count=1)
+    return opens_with(answer) is None and bool(_yes_or_no_part(question)) and not _SENTENCE_END.search(stated)
 
 
 def from_silence(answer: str, *, question: str) -> bool:
@@ -125,9 +130,27 @@ def denials(answer: str, passages: Sequence[Passage], *, question: str) -> list[
     Those putting a negation before a word asked about, and the `status:` row of a note asked whether it was done
     that says it was not (rag/answer/undone_notes.py: "Did I file the tax return?" over `status: in-progress`).
     """
-    if not _judged(answer, question, reply="yes"):
+    if _judged(answer, question, reply="yes"):
+        return [*denied_in(passages, question=question), *undone_notes_asked(passages, question=question)]
+    return affirmed_denials(answer, passages, question=question)
+
+
+def affirmed_denials(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the denying sentences whose denied word `answer` affirms without a "Yes" ([] when none).
+
+    The 0.5B answered "Is Wine an emulator, and which …?" with "1. Wine is an emulator.", every word of it in the
+    Wine note, which says "it is not an emulator". An answer opening on neither "Yes" nor "No" is judged so only when
+    its first sentence holds a word the notes deny and no negation: "Wine is a compatibility layer." names no
+    emulator, and reads as the answer it is.
+    """
+    if opens_with(answer) is not None or not _yes_or_no_part(question):
         return []
-    return [*denied_in(passages, question=question), *undone_notes_asked(passages, question=question)]
+    first = _FIRST_SENTENCE.match(_LIST_NUMBER.sub("", answer.strip(), count=1))
+    words = _words(first[0]) if first else []
+    if not words or any(_is_negation(word) for word in words):
+        return []
+    stated = {stem(word) for word in words}
+    return [rival for rival in denied_in(passages, question=question) if stem(rival.figure.split()[-1]) in stated]
 
 
 def sentences_saying_no(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:

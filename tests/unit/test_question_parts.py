@@ -168,6 +168,16 @@ def test_a_yes_its_own_parts_notes_deny_withholds_the_answer_whatever_the_whole_
     assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], right) == right
 
 
+def test_a_part_saying_without_yes_what_its_notes_deny_withholds_the_answer() -> None:
+    # The 0.5B on vaultofknowledge (stop 58): its part repeats the question's words, so it had been read as claiming
+    # nothing beside a second part borne out, and was shown.
+    wrong = "1. Wine is an emulator.\n2. Vulkan-based implementations of Direct3D include DXVK and VKD3D."
+    right = "1. Wine is a compatibility layer.\n2. Vulkan-based implementations of Direct3D include DXVK and VKD3D."
+
+    assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], wrong) == ""
+    assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], right) == right
+
+
 @pytest.mark.parametrize(
     ("part", "refers"),
     [

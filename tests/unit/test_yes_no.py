@@ -72,6 +72,22 @@ def test_a_yes_opening_the_first_of_numbered_parts_is_judged_too() -> None:
     assert not is_borne_out(answer, [WINE], question=question)
 
 
+def test_an_answer_saying_without_yes_what_the_notes_deny_is_judged_as_a_yes() -> None:
+    # The 0.5B (stop 58): "1. Wine is an emulator." was borne out word by word by the Wine note saying it is not one.
+    question = "Is Wine an emulator, and which Vulkan-based implementations of Direct3D do my notes list?"
+    answer = "1. Wine is an emulator.\n2. Vulkan-based implementations of Direct3D include DXVK and VKD3D."
+
+    assert {rival.figure for rival in denials(answer, [WINE], question=question)} == {"not an emulator"}
+    assert not is_borne_out(answer, [WINE], question=question)
+    assert {rival.figure for rival in denials("It is an emulator.", [WINE], question="Is it an emulator?")} == {
+        "not an emulator"
+    }
+    # Neither an answer naming something else nor one denying it is judged so.
+    assert denials("Wine is a compatibility layer.", [WINE], question="Is Wine an emulator?") == []
+    assert denials("Wine is not an emulator.", [WINE], question="Is Wine an emulator?") == []
+    assert denials("It is an emulator.", [WINE], question="What is an emulator?") == []  # asks no yes or no
+
+
 def test_a_no_and_a_yes_the_notes_do_not_deny_pass() -> None:
     assert is_borne_out(
         "No, Wine is not an emulator; it is a compatibility layer.", [WINE], question="Is Wine an emulator?"
@@ -95,7 +111,6 @@ def test_a_negation_denies_only_a_word_of_the_question_close_after_it() -> None:
 
 def test_only_a_question_asking_yes_or_no_and_an_answer_opening_on_yes_are_judged() -> None:
     assert denials("Yes, an emulator.", [WINE], question="Can you tell me whether it is an emulator?") == []
-    assert denials("It is an emulator.", [WINE], question="Is it an emulator?") == []  # no "Yes": the word tests judge
     assert denials("Yes, it is.", [WINE], question="Was Wine renamed?") == []  # no sentence shares the words
     assert not asks_only_yes_or_no("Did I pick bge or nomic?")
     assert asks_only_yes_or_no("Does Nix work on Windows?")
