@@ -12,7 +12,8 @@ elsewhere: the model took it from them; German capitalises every noun), passages
 statement of them holding it (nor its sentence, the sentence before, or the note and heading it stands under) with
 that name, while one holds it with another name. A name written across sentences ("Sungold did best. It yielded
 3.1 kg a plant.") is read so; a figure no passage holds gets the unread-number caution instead. Those statements are
-the rivals: shown first under the refusal.
+the rivals: shown first under the refusal. A figure the answer ties to a name of the question it repeats is judged
+so too, when the notes name it elsewhere but never by that figure ("India … 30 dB EIRP", the FCC's; `_asked_owners`).
 """
 
 from __future__ import annotations
@@ -36,26 +37,54 @@ _OPENERS = frozenset(
 
 
 def owned_elsewhere(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
-    """Return the notes' statements giving a figure of `answer` to another name than the answer gives it to."""
+    """Return the notes' statements giving a figure of `answer` to another name than the answer gives it to.
+
+    The name is the answer's own, or one of the question's it repeats (`_asked_owners`).
+    """
     asked = {word.casefold() for word in _WORD.findall(question)}
     read: set[str] | None = None  # the passages' words: read once an answer's sentence names anyone (most do not)
     rivals: list[Rival] = []
     for sentence in answer_sentences(WIKILINK.sub(" ", answer)):
-        names = _names(sentence) - asked
-        if not names:
+        named = _names(sentence)
+        if not named:
             continue
         if read is None:
             read = {word.casefold() for passage in passages for word in _WORD.findall(passage.text)}
-        names &= read
-        if not names:
-            continue
+        names = (named - asked) & read
         for figure in figures_stated(sentence, exclude=question):
             held = [(passage, at, said) for passage in passages for at, said in _holding(passage, figure)]
-            if not held or any(_names_any(names, passage, at) for passage, at, _ in held):
+            owners = names or _asked_owners(named & asked & read, held, passages)
+            if not owners or any(_names_any(owners, passage, at) for passage, at, _ in held):
                 continue
-            others = [(passage, said) for passage, _, said in held if _names(said) - names - asked]
+            others = [(passage, said) for passage, _, said in held if _names(said) - named - asked]
             rivals.extend(Rival(figure, said, passage.source) for passage, said in others)
     return rivals
+
+
+def _asked_owners(repeated: set[str], held: list[tuple[Passage, int, str]], passages: Sequence[Passage]) -> set[str]:
+    """Return the question's names an answer repeats that no statement holding its figure names, nor its note.
+
+    Asked "What is the maximum EIRP India allows in the 5 GHz Wi-Fi band?", the 0.5B answered "… India allows … is
+    30 dB EIRP." from "FCC allows 36 dBm EIRP for Point to Point (PtP) and 30 dB EIRP for Point to Multipoint
+    (PtMP) connections."; the notes give India its own sentence. The answer ties its figure to each name of the
+    question it repeats (`repeated`, named in the passages too: the notes speak of them): "EIRP", which the FCC's
+    sentence names, is the figure's kind, and "India", which it does not, is whose the figure is said to be. A
+    statement naming a word the passages write beside the name names it too: "… on a single H100" is NVIDIA's, as
+    the notes write "NVIDIA H100", asked what one Nvidia card could do.
+    """
+    owned = {name for name in repeated if any(_names_any(_with_neighbours(name, passages), p, at) for p, at, _ in held)}
+    return repeated - owned
+
+
+def _with_neighbours(name: str, passages: Sequence[Passage]) -> set[str]:
+    """Return `name` with the names the passages write right before or after it ("nvidia" -> "h100")."""
+    found = {name}
+    for passage in passages:
+        words = _WORD.findall(passage.text)
+        for at, word in enumerate(words):
+            if word.casefold() == name:
+                found |= {near.casefold() for near in words[max(at - 1, 0) : at + 2] if near[0].isupper()}
+    return found
 
 
 def _names(text: str) -> set[str]:

@@ -98,3 +98,32 @@ def test_a_quoted_name_is_the_name_and_a_link_cited_names_no_one() -> None:
 
     assert owned_elsewhere("You planted 42 cloves of Germidour [[Garlic]].", [garlic], question=question) == []
     assert is_borne_out("You planted 42 cloves [[Garlic]].", [garlic], question=question)
+
+
+# vaultofknowledge's Effective Radiated Power, as read for a near miss of its golden set (stop 58, the 0.5B).
+LAW = Passage(
+    "[[Effective Radiated Power#Law]]",
+    "FCC allows 36 dBm EIRP for Point to Point (PtP) and 30 dB EIRP for Point to Multipoint (PtMP) connections.\n\n"
+    "India allows 4W ERP (36 dBm) in 2.4GHz and in 865-868 MHz.",
+)
+
+
+def test_a_figure_the_answer_gives_to_a_name_of_the_question_the_notes_give_another_is_withheld() -> None:
+    question = "What is the maximum EIRP India allows in the 5 GHz Wi-Fi band?"
+    misread = "The maximum EIRP India allows in the 5 GHz Wi-Fi band is 30 dB EIRP."
+
+    rivals = owned_elsewhere(misread, [LAW], question=question)
+
+    assert [rival.figure for rival in rivals] == ["30 db"]  # as compared
+    assert rivals[0].sentence.startswith("FCC allows")
+    assert not is_borne_out(misread, [LAW], question=question)
+    # The figure the notes give India, asked of India, passes; so does the FCC's, asked of the FCC.
+    assert owned_elsewhere("India allows 36 dBm.", [LAW], question="How much ERP does India allow in 2.4GHz?") == []
+    assert owned_elsewhere("The FCC allows 30 dB EIRP.", [LAW], question="How much EIRP does the FCC allow?") == []
+
+
+def test_a_name_of_the_question_given_a_figure_of_another_row_is_withheld_too() -> None:
+    question = "How much did Green Zebra give per plant?"
+
+    assert [rival.figure for rival in owned_elsewhere("Green Zebra gave 3.1 kg each.", [RESULTS], question=question)]
+    assert owned_elsewhere("Sungold gave 3.1 kg each.", [RESULTS], question="How much did Sungold give?") == []
