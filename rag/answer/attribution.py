@@ -25,8 +25,9 @@ MIN_EVIDENCE = 2  # one shared word is chance; a number, or two words, is eviden
 MIN_SHARE = 0.25  # of what a longer answer says: two everyday words in common with a passage are chance too
 NUMBER_WEIGHT = 2
 # A number with the word after it, its unit if a short one or one of measure (rag.answer.units): "25 cm" is no
-# evidence for a passage that says "25 g", nor "11 days" for "11 inch". A number's groups are one ("625,000,000").
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(?!\w)(?:\s?(%|°\s?[CF]?|[^\W\d_]+))?")
+# evidence for a passage that says "25 g", nor "11 days" for "11 inch". A number's groups are one ("625,000,000"),
+# and a number written on to letters is none, nor a part of it: "2.75G" had been read as "2", met by any "2G".
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(?![.,]?\w)(?:\s?(%|°\s?[CF]?|[^\W\d_]+))?")
 # Words after a number that are no unit of it ("4 of them", "2 and 3").
 NOT_UNITS = frozenset(("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it"))
 _WORD = re.compile(r"[^\W\d_]{4,}")

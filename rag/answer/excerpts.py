@@ -40,7 +40,7 @@ _SUFFIXES = ("ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "ly", "s")
 # Question words that say nothing about where the answer is in a passage.
 FILLER = frozenset(
     ("what", "when", "where", "which", "while", "does", "have", "with", "that", "this", "from", "into", "about")
-    + ("much", "many", "long", "your", "there", "their", "would", "could", "should", "wird", "wann", "welche")
+    + ("much", "many", "long", "your", "there", "their", "would", "could", "should", "also", "wird", "wann", "welche")
 )
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from datetime import date
 
-from rag.answer.attribution import Passage, drawn_from, is_unsupported, passages_in, unread_numbers, writes_unread_code
+from rag.answer.attribution import (
+    Passage,
+    drawn_from,
+    is_unsupported,
+    passages_in,
+    terms_of,
+    unread_numbers,
+    writes_unread_code,
+)
 from rag.answer.context import format_note
 
 PASSAGES = [
@@ -144,3 +152,15 @@ def test_a_number_with_thousands_separators_is_one_number() -> None:
 
     assert unread_numbers(answer, laptop) == ["625,000,000", "750,000,000"]
     assert unread_numbers("It weighs 1,5 kg.", [Passage("[[Scale]]", "15 kg")]) == ["1,5 kg"]  # a decimal comma
+
+
+def test_a_number_written_on_to_letters_is_no_number_nor_a_part_of_one() -> None:
+    # The 0.5B on vaultofknowledge (stop 58): "… it was also called 2.75G." was read as saying "2", which "2G" held.
+    assert terms_of("It was called 2.75G.") == {"call"}
+    assert terms_of("Allowed in 2.4GHz.") == {"allow"}
+    assert terms_of("It is 25 cm, and 3.") >= {"25 cm", "3"}  # a sentence's period ends no number
+
+
+def test_also_says_nothing() -> None:
+    # "Also known as IS-95 (Interim Standard 95)" had borne out "… it was so good that it was also called 2.75G."
+    assert "also" not in terms_of("It was also called IS-95.")

@@ -458,3 +458,19 @@ def test_a_records_row_is_about_what_its_values_name_not_the_keys_every_record_h
     assert is_borne_out("E. M. Forster", [machine, control], question=question)
     # Its values still make a record about a question: asked of Kevin Kelly's book, its year row bears out "1992".
     assert is_borne_out("1992", [machine, control], question="When was the Kevin Kelly book published?")
+
+
+def test_an_answer_held_only_by_a_word_saying_nothing_and_a_number_cut_short_is_not_borne_out() -> None:
+    # The 0.5B on vaultofknowledge (stop 58), shown: "also" and the "2" of "2.75G" were the answer's terms its passages
+    # held, beside the question's "standard".
+    firmware = Passage(
+        "[[Free Radio Firmware#2G (Digital Telecommunications)]]",
+        "- cdmaOne\n\t- Also known as IS-95 (Interim Standard 95)\n- GSM (and related 2G and 2.5G standards)",
+    )
+    question = "Why did the first 2G phone standard built on code division lose customers to GSM?"
+    answer = (
+        "The first 2G phone standard built on code division lost customers to GSM because it was so good that it was "
+        "also called 2.75G."
+    )
+
+    assert not is_borne_out(answer, [firmware], question=question)
