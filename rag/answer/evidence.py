@@ -311,6 +311,8 @@ _REPORTING = frozenset(
         "mention", "mentions", "mentioned", "list", "lists", "listed", "include", "includes", "including",
         "contain", "contains", "describe", "describes", "discuss", "discusses", "cover", "covers", "following",
         "several", "various", "items", "also", "note", "noted", "notes", "wrote", "written",
+        # Where in a note it says so: "This is stated in the note [[…]] under the "Settings" section." (the 1.5B)
+        "section", "sections", "heading", "headings", "under",
     )
 )  # fmt: skip
 

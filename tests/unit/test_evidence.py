@@ -474,3 +474,20 @@ def test_an_answer_held_only_by_a_word_saying_nothing_and_a_number_cut_short_is_
     )
 
     assert not is_borne_out(answer, [firmware], question=question)
+
+
+def test_where_in_the_note_an_answer_says_it_stands_claims_nothing() -> None:
+    # The 1.5B on vaultofknowledge's yes-or-no set (stop 58), withheld: "under" and "section" were read as claims
+    # beside the "Settings" line it repeats.
+    tested = Passage(
+        "[[AI Models I Tested#TinyLlama 1.1B]]",
+        "- Quantization: Q4_0\n- Layers: 22\n- Settings\n\t- Context Width Per Sequence: 2048",
+    )
+    question = "Was the TinyLlama model I tested quantised to Q4_0?"
+    answer = (
+        "Yes, the TinyLlama model I tested was quantised to Q4_0. This is stated in the note "
+        '[[AI Models I Tested#TinyLlama 1.1B]] under the "Settings" section.'
+    )
+
+    assert is_borne_out(answer, [tested], question=question)
+    assert not is_borne_out(answer.replace("Settings", "Attempts"), [tested], question=question)
