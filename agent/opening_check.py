@@ -49,6 +49,7 @@ MAX_HOLD_CHARS = 400  # a longer run without a sentence end (a table, a code blo
 # A sentence ends at ".", "!" or "?" followed by a space or line end ("5.0 kg" goes on), or at a line break.
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 EARLY_STEP_CHARS = 12  # an opening is judged early at most once per this many new characters (7 ms a time)
+_FENCE_OPENING = re.compile(r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*")  # a code block's first line, "   ```python"
 _LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")  # "- Salt", "2. Mix", "  * nested"
 _WORD_END = re.compile(r"[\s,;.!?)]$")  # a partial word ("wheat fl") is not judged
 # Nor a number whose unit or decimals may follow: "Green Zebra gave the most per plant (3." was released early, its
@@ -406,6 +407,8 @@ def _has_opening(held: str, hold_chars: int) -> bool:
     for end in _SENTENCE_END.finditer(held, hold_chars - 1):
         if end.group() == "\n" and held[: end.start()].rstrip().endswith(":"):
             continue
+        if end.group() == "\n" and _FENCE_OPENING.fullmatch(held[held.rfind("\n", 0, end.start()) + 1 : end.start()]):
+            continue  # "```" after "the formula:" says nothing yet: the formula is on the line after it
         if _is_in_announced_list(held, end.start()):
             continue
         return True

@@ -313,6 +313,8 @@ _REPORTING = frozenset(
         "several", "various", "items", "also", "note", "noted", "notes", "wrote", "written",
         # Where in a note it says so: "This is stated in the note [[…]] under the "Settings" section." (the 1.5B)
         "section", "sections", "heading", "headings", "under",
+        # What frames a code block it repeats: "You can use the following command:\n```sh\nsystemctl restart …"
+        "command", "commands", "snippet", "formula", "code",
     )
 )  # fmt: skip
 

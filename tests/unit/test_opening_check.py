@@ -386,3 +386,30 @@ def test_an_opening_is_not_released_early_on_a_number_whose_unit_may_follow() ->
     shown = "".join(check.feed(piece) for piece in ["Green Zebra gave the most per plant (3.1", " ", "kg each", ")."])
 
     assert shown == "" and check.finish() == "" and check.is_withheld
+
+
+def test_a_code_blocks_opening_fence_does_not_end_the_opening() -> None:
+    # The 1.5B on vaultofknowledge (stop 58): "… you can use the formula:\n   ```\n" was judged before the formula.
+    judge = Judge(verdict=True)
+    check = OpeningCheck(judge)
+    opening = "1. To estimate a local model's tokens per second from memory, you can use the formula:\n   ```\n"
+    formula = "   Tokens per second = bandwidth / model size\n"
+
+    assert check.feed(opening) == ""
+    assert check.feed(formula) == opening + formula
+    assert judge.judged == [opening + formula]
+
+
+def test_code_after_the_fence_is_judged_with_the_opening() -> None:
+    deploy = Passage(
+        "[[Deployment Notes#Restart]]", "After a config change:\n\n```sh\nsystemctl restart librarian\n```"
+    )
+    question = "How do I restart the librarian after a config change?"
+    copied = "You can use the following command:\n\n```sh\nsystemctl restart librarian\n"
+    invented = (
+        "To configure a Kubernetes ingress controller, you can use the following YAML snippet:\n\n"
+        "```yaml\nkind: Ingress\n"
+    )
+
+    assert is_borne_out(copied, [deploy], question=question)
+    assert not is_borne_out(invented, [BIKE, SOURDOUGH], question="How do I configure a Kubernetes ingress controller?")
