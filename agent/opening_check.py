@@ -399,14 +399,15 @@ def _without_open_link(held: str) -> str:
 def _has_opening(held: str, hold_chars: int) -> bool:
     """Return True when `held` has a sentence end past `hold_chars`.
 
-    A line ending in a colon announces what follows ("you can use the following formula:"), which says nothing
-    yet: the opening runs on to the end of the next line, the formula or the code fence's first line; or, when a
-    list follows, to the end of the list (up to MAX_HOLD_CHARS). One item says little of a list: the 0.5B listed the
-    sourdough's ingredients for the plum cake, and its first item, "Wheat flour, type 550", is a row of the recipe.
+    A line ending in a colon announces what follows ("you can use the following formula:"), and a question (a part
+    of the one asked, written over its answer) or a code fence's first line says nothing yet: the opening runs on to
+    the end of the next line, the formula or the answer; or, when a list follows, to the end of the list (up to
+    MAX_HOLD_CHARS). One item says little of a list: the 0.5B listed the sourdough's ingredients for the plum cake,
+    and its first item, "Wheat flour, type 550", is a row of the recipe.
     """
     for end in _SENTENCE_END.finditer(held, hold_chars - 1):
-        if end.group() == "\n" and held[: end.start()].rstrip().endswith(":"):
-            continue
+        if end.group() == "?" or (end.group() == "\n" and held[: end.start()].rstrip().endswith((":", "?"))):
+            continue  # a question says nothing: the 1.5B wrote each part asked over its answer ("1. What …?")
         if end.group() == "\n" and _FENCE_OPENING.fullmatch(held[held.rfind("\n", 0, end.start()) + 1 : end.start()]):
             continue  # "```" after "the formula:" says nothing yet: the formula is on the line after it
         if _is_in_announced_list(held, end.start()):

@@ -413,3 +413,15 @@ def test_code_after_the_fence_is_judged_with_the_opening() -> None:
 
     assert is_borne_out(copied, [deploy], question=question)
     assert not is_borne_out(invented, [BIKE, SOURDOUGH], question="How do I configure a Kubernetes ingress controller?")
+
+
+def test_a_part_of_the_question_written_over_its_answer_does_not_end_the_opening() -> None:
+    # The 1.5B on vaultofknowledge (stop 58): judged alone, the part it wrote as a heading claimed nothing.
+    judge = Judge(verdict=True)
+    check = OpeningCheck(judge)
+    heading = "1. What new backronym did I propose for the program that runs Windows software on Linux?\n"
+    answer = "   WINE: Wine Is Not an Emulator.\n"
+
+    assert check.feed(heading) == ""
+    assert check.feed(answer) == heading + answer
+    assert judge.judged == [heading + answer]
