@@ -39,7 +39,7 @@ _NUMBERED = r"(?:\d+[.)]\s+[\W_]*)?"
 _OPENS_YES = re.compile(rf"^[\W_]*{_NUMBERED}(?:yes|yeah|yep|ja|correct)\b", re.IGNORECASE)
 _OPENS_NO = re.compile(rf"^[\W_]*{_NUMBERED}(?:no|nope|nein)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+(?:'\w+)?")
-_LIST_NUMBER = re.compile(r"^\d+[.)]\s+[\W_]*")  # "1. Wine is …", "2) **It** …"
+_LIST_NUMBER = re.compile(rf"^{_NUMBERED}")  # "1. Wine is …", "2) **It** …": the number before a part's answer
 # Words denying what follows them (English and German, as the notes here): "isn't" and "doesn't" by their ending.
 _NEGATIONS = frozenset(
     {"not", "never", "no", "cannot", "neither", "nor", "without", "nicht", "nie", "niemals", "kein", "keine", "keinen"}
