@@ -28,6 +28,9 @@ NUMBER_WEIGHT = 2
 # evidence for a passage that says "25 g", nor "11 days" for "11 inch". A number's groups are one ("625,000,000"),
 # and a number written on to letters is none, nor a part of it: "2.75G" had been read as "2", met by any "2G".
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(?![.,]?\w)(?:\s?(%|°\s?[CF]?|[^\W\d_]+))?")
+# A chapter and verse or a page and line ("Ayahs 2:144, 2:149"), no time: its numbers count nothing. The 1.5B's "2 TENS
+# sessions" had been borne out by a sentence on the Ayahs revealed "during prayer sessions".
+_REFERENCE = re.compile(r"(?<![\w.:])\d+:\d{3,}(?![\w:])")
 # Words after a number that are no unit of it ("4 of them", "2 and 3").
 NOT_UNITS = frozenset(("and", "the", "to", "in", "on", "at", "of", "for", "or", "by", "is", "was", "a", "an", "it"))
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -240,7 +243,7 @@ def terms_of(text: str, *, bare_numbers: bool = False) -> set[str]:
     numbers = {date.term for date in dates}
     if bare_numbers:
         numbers.update(*(date.parts() for date in dates))
-    for value, word in _NUMBER.findall(text):
+    for value, word in _NUMBER.findall(_REFERENCE.sub(" ", text)):
         value, unit = value.replace(",", "."), _unit(word)
         numbers.add(f"{value} {unit}" if unit else value)
         if bare_numbers:

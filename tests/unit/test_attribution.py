@@ -164,3 +164,9 @@ def test_a_number_written_on_to_letters_is_no_number_nor_a_part_of_one() -> None
 def test_also_says_nothing() -> None:
     # "Also known as IS-95 (Interim Standard 95)" had borne out "… it was so good that it was also called 2.75G."
     assert "also" not in terms_of("It was also called IS-95.")
+
+
+def test_a_chapter_and_verse_counts_nothing() -> None:
+    # The 1.5B on vaultofknowledge (stop 58): "1. I had 2 TENS sessions …" had been borne out by the Ayahs "2:144".
+    assert terms_of("the Ayahs 2:144, 2:149 and 2:150 revealed") == {"ayah", "reveal"}
+    assert {"14", "00"} <= terms_of("Caffeine cut-off at 14:00.")  # a time is read as before
