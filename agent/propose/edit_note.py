@@ -113,7 +113,7 @@ def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None 
 def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedEdit]:
     """Plan one edit_note call: the note's text now and after the edit."""
     if args.command == "add_task" and args.content.strip():  # a task the Tasks plugin counts (its global filter)
-        args = args.model_copy(update={"content": with_global_filter(args.content, context.root)})
+        args = args.model_copy(update={"content": with_global_filter(args.content, context.root, context.task_texts)})
     if args.command != "create":
         if args.template.strip():
             raise InvalidRequest("'template' is only for command create")

@@ -7,7 +7,7 @@ plans as proposals and shows them; only the user's approval applies them (`edits
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -70,6 +70,10 @@ class ProposeContext:
         if self._snapshot is None:
             self._snapshot = self.reader.snapshot()
         return self._snapshot
+
+    def task_texts(self) -> Iterator[str]:
+        """Yield the text of every task of the vault, as parsed now."""
+        return (task.text for note in self.snapshot().notes.values() for task in note.tasks)
 
     def today(self) -> date:
         """Return the user's today."""

@@ -15,6 +15,7 @@ from agent.tools.outcome import ToolOutcome
 from core.errors import InvalidRequest, NotFound
 from edits.diffs import content_hash, unified_diff
 from edits.proposals import SqliteProposalStore
+from rag.notes.obsidian_config import KEPT_TAG_MIN_TASKS, kept_task_tag
 from tests.edit_fakes import write_settings, write_tools_reader
 from tests.vault_state import vault_hashes
 
@@ -213,3 +214,33 @@ def test_a_task_carries_the_tasks_plugins_global_filter_when_the_vault_sets_one(
     assert "+- [ ] #task weed" in added.text  # as the plugin writes it: without the filter it is no task to it
     assert "+- [ ] dig #task" in tagged.text  # holding it already: as written
     assert "+- [ ] #task sow" in daily.text
+
+
+def test_in_a_vault_without_its_settings_a_task_carries_the_tag_nearly_all_its_tasks_hold(
+    tmp_path: Path, store: SqliteProposalStore
+) -> None:
+    # obsidian-tasks-demo, exported without `.obsidian/`: 844 of its 896 checkboxes hold its lost global filter.
+    vault = tmp_path / "exported"
+    (vault / "Projects").mkdir(parents=True)
+    (vault / NOTE).write_text(NOTE_TEXT.replace("- [ ] water", "- [ ] #task water"), encoding="utf-8")
+    tasks = "".join(f"- [ ] #task chore {n}\n" for n in range(KEPT_TAG_MIN_TASKS))
+    (vault / "Chores.md").write_text(f"# Chores\n{tasks}- [ ] a checklist item\n", encoding="utf-8")
+    toolbox = make_toolbox(vault, store)
+
+    added = run(toolbox, "edit_note", json.dumps({"command": "add_task", "path": NOTE, "content": "weed"}))
+    daily = run(toolbox, "edit_daily_note", json.dumps({"command": "add_task", "date": "today", "content": "sow"}))
+
+    assert "+- [ ] #task weed" in added.text and "+- [ ] #task sow" in daily.text
+    # With its settings kept, they say: no global filter set, none added.
+    (vault / ".obsidian").mkdir()
+    kept = run(
+        make_toolbox(vault, store), "edit_note", json.dumps({"command": "add_task", "path": NOTE, "content": "dig"})
+    )
+    assert "+- [ ] dig" in kept.text
+
+
+def test_a_tag_some_tasks_hold_is_no_convention() -> None:
+    assert kept_task_tag(["#task a"] * 30 + ["b"] * 30) == ""
+    assert kept_task_tag(["#task a"] * (KEPT_TAG_MIN_TASKS - 1)) == ""  # too few to tell
+    assert kept_task_tag(["#Task a #work"] * 19 + ["#work b"]) == "#work"
+    assert kept_task_tag(["#Task a"] * 10 + ["#task b"] * 10) == "#Task"  # one tag, however cased
