@@ -59,7 +59,7 @@ def plan_edit_daily_note(context: ProposeContext, args: EditDailyNoteArgs) -> li
     """Plan one edit of a day's daily note; a missing note is created from the daily template first."""
     day = parse_day(args.date, context.today())
     if args.command == "add_task" and args.content.strip():
-        args = args.model_copy(update={"content": with_global_filter(args.content, context.root, context.task_texts)})
+        args = args.model_copy(update={"content": with_global_filter(args.content, context.root, context.tasks)})
     computed = daily_note_path(context.reader, context.snapshot(), day)
     path = check_writable(as_on_disk(context.snapshot(), computed), settings=context.settings)
     before = context.read(path)

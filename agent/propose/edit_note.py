@@ -15,7 +15,8 @@ from core.errors import InvalidRequest, NotFound
 from edits.text import body as ops
 from edits.text import frontmatter as fm
 from edits.text.task_completion import TasksPlugin
-from rag.notes.obsidian_config import tasks_plugin_settings
+from rag.notes.kept_conventions import kept_tasks_plugin_settings
+from rag.notes.obsidian_config import has_settings, tasks_plugin_settings
 
 EditCommand = Literal[
     "create",
@@ -113,7 +114,7 @@ def compute_after(before: str, args: EditNoteArgs, *, template_text: str | None 
 def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedEdit]:
     """Plan one edit_note call: the note's text now and after the edit."""
     if args.command == "add_task" and args.content.strip():  # a task the Tasks plugin counts (its global filter)
-        args = args.model_copy(update={"content": with_global_filter(args.content, context.root, context.task_texts)})
+        args = args.model_copy(update={"content": with_global_filter(args.content, context.root, context.tasks)})
     if args.command != "create":
         if args.template.strip():
             raise InvalidRequest("'template' is only for command create")
@@ -134,8 +135,11 @@ def plan_edit_note(context: ProposeContext, args: EditNoteArgs) -> list[PlannedE
 
 def _plan_task_change(context: ProposeContext, path: str, before: str, args: EditNoteArgs) -> PlannedEdit:
     # A vault with the Tasks plugin gets what the plugin writes on completion (done date, next occurrence), dated by
-    # the user's today; the summary says what the plugin's part left out.
+    # the user's today; the summary says what the plugin's part left out. A vault without its settings, what its
+    # tasks show the plugin did (rag/notes/kept_conventions.py).
     settings = tasks_plugin_settings(context.root)
+    if settings is None and not has_settings(context.root):
+        settings = kept_tasks_plugin_settings(context.tasks())
     plugin = None if settings is None else TasksPlugin(settings, context.today())
     change = ops.toggle_task if args.command == "toggle_task" else ops.mark_task_done
     toggled = change(before, line=args.line, task=args.content, plugin=plugin)

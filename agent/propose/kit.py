@@ -19,6 +19,7 @@ from agent.tools.definition import ToolArgs, describe_validation_error, paramete
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
 from core.chat import ToolSpec
+from core.domain import Task
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest
 from core.settings import WriteSettings
@@ -71,9 +72,9 @@ class ProposeContext:
             self._snapshot = self.reader.snapshot()
         return self._snapshot
 
-    def task_texts(self) -> Iterator[str]:
-        """Yield the text of every task of the vault, as parsed now."""
-        return (task.text for note in self.snapshot().notes.values() for task in note.tasks)
+    def tasks(self) -> Iterator[Task]:
+        """Yield every task of the vault, as parsed now."""
+        return (task for note in self.snapshot().notes.values() for task in note.tasks)
 
     def today(self) -> date:
         """Return the user's today."""

@@ -174,36 +174,9 @@ def tasks_global_filter(root: Path) -> str:
     return text_setting(plugin_config(root, TASKS_PLUGIN_CONFIG), "globalFilter")
 
 
-KEPT_TAG_SHARE = 0.9  # of a vault's tasks that hold one tag, for a new task to hold it too (`kept_task_tag`)
-KEPT_TAG_MIN_TASKS = 20  # fewer tasks are no convention to follow
-_TAG = re.compile(r"(?<!\S)#[^\s#\d][^\s#]*")  # "#task", "#work/urgent"; not "#1" nor a heading's "# "
-
-
 def has_settings(root: Path) -> bool:
     """Return True when the vault keeps Obsidian's settings (a `.obsidian/` folder); an exported copy has none."""
     return (root / ".obsidian").is_dir()
-
-
-def kept_task_tag(task_texts: Iterable[str]) -> str:
-    """Return the tag nearly all of a vault's tasks hold ("#task"), or "" when there is no such convention.
-
-    The Tasks plugin's global filter is a setting; a vault copied without `.obsidian/` has lost it, but not its
-    tasks: 844 of obsidian-tasks-demo's 896 checkboxes hold "#task", and one of its notes says an item without it
-    "is not a task". A new task added there should hold it too. KEPT_TAG_SHARE of KEPT_TAG_MIN_TASKS or more.
-    """
-    counts: Counter[str] = Counter()  # by the tag as compared (Obsidian's tags ignore case)
-    spelled: dict[str, str] = {}  # as first written
-    tasks = 0
-    for text in task_texts:
-        tasks += 1
-        held = {tag.casefold(): tag for tag in _TAG.findall(text)}
-        counts.update(held.keys())
-        for key, tag in held.items():
-            spelled.setdefault(key, tag)
-    if tasks < KEPT_TAG_MIN_TASKS or not counts:
-        return ""
-    key, held_by = counts.most_common(1)[0]
-    return spelled[key] if held_by >= KEPT_TAG_SHARE * tasks else ""
 
 
 def counts_as_task(root: Path) -> Callable[[str], bool]:

@@ -15,7 +15,7 @@ from agent.tools.outcome import ToolOutcome
 from core.errors import InvalidRequest, NotFound
 from edits.diffs import content_hash, unified_diff
 from edits.proposals import SqliteProposalStore
-from rag.notes.obsidian_config import KEPT_TAG_MIN_TASKS, kept_task_tag
+from rag.notes.kept_conventions import KEPT_TAG_MIN_TASKS, kept_task_tag
 from tests.edit_fakes import write_settings, write_tools_reader
 from tests.vault_state import vault_hashes
 

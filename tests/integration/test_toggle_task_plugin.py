@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.propose import ProposalToolbox
+from core.domain import Task
 from core.edits import ProposedEdit
 from core.errors import InvalidRequest
 from edits.apply import apply_edits
@@ -19,6 +20,7 @@ from edits.messages.entries import proposal_entries
 from edits.proposals import SqliteProposalStore
 from edits.undo import undo_last
 from edits.writers.files import FileVaultWriter
+from rag.notes.kept_conventions import KEPT_DONE_MIN_TASKS, kept_tasks_plugin_settings
 from rag.notes.obsidian_config import TasksPluginSettings, tasks_plugin_settings
 from tests.edit_fakes import write_settings, write_tools_reader
 
@@ -144,6 +146,33 @@ def test_a_vault_without_the_tasks_plugin_gets_a_plain_flip(
     applied, undone = apply_then_undo(vault, proposal, log)
     assert applied == CHORES.replace("- [ ] Take out the trash", "- [x] Take out the trash")
     assert undone == CHORES
+
+
+def test_a_vault_without_its_settings_whose_done_tasks_are_dated_gets_what_the_plugin_writes(
+    vault: Path, store: SqliteProposalStore, log: SqliteChangeLog
+) -> None:
+    # obsidian-tasks-demo, exported without `.obsidian/`: 50 of its 79 done tasks carry the plugin's "✅" date.
+    shutil.rmtree(vault / ".obsidian")
+    # Enough to outnumber sample_vault's own 52 done tasks, 41 of them undated.
+    done = "".join(f"- [x] Water plants {n} ✅ 2024-02-{n % 28 + 1:02d}\n" for n in range(KEPT_DONE_MIN_TASKS * 12))
+    (vault / "Areas" / "Done.md").write_text(f"# Done\n{done}", encoding="utf-8")
+    proposal = propose_toggle(vault, store, 2)
+
+    assert proposal.operation == "toggle task (next occurrence added)"
+    assert changed_lines(proposal.diff)[-1] == "+- [x] Take out the trash 🔁 every week 📅 2024-03-04 ✅ 2024-03-06"
+    applied, undone = apply_then_undo(vault, proposal, log)
+    assert "✅ 2024-03-06" in applied and undone == CHORES
+
+
+def test_done_tasks_mostly_undated_show_no_plugin() -> None:
+    dated = [Task("Water ✅ 2024-02-01", "x", n) for n in range(3)]
+    undated = [Task("Water", "x", n) for n in range(4)]
+
+    assert kept_tasks_plugin_settings([*dated, *undated]) is None
+    assert kept_tasks_plugin_settings(dated) is None  # too few to tell
+    assert kept_tasks_plugin_settings(dated * 2) == TasksPluginSettings()
+    dataview = [Task("Water [completion:: 2024-02-01]", "x", n) for n in range(6)]
+    assert kept_tasks_plugin_settings(dataview) == TasksPluginSettings(is_dataview_format=True)
 
 
 def test_the_plugins_settings_are_read_from_its_data_json(tmp_path: Path) -> None:
