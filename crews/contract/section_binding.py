@@ -23,6 +23,7 @@ _ECHO = re.compile(r"</?\s*(?:note|material)\b", re.IGNORECASE)
 _DELIMITER_TAG = re.compile(r"[ \t]*</?\s*(?:note|material)\b[^<>\n]*>[ \t]*\n?", re.IGNORECASE)
 _HTML_TAG = re.compile(r"<\s*(/?)\s*(a|p|div|span|br|ul|ol|li|h[1-6]|html|body|strong|em|b|i)\b[^>]*>", re.IGNORECASE)
 _LINK = re.compile(r"!?\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")  # the target of [[Note#Heading|alias]]
+_EMPTY_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+\[.\])?[ \t]*(?:\n|$)", re.MULTILINE)
 _COMMENT_OR_LINK = re.compile(r"<(?:!--|https?://|mailto:)", re.IGNORECASE)  # a comment, an autolink: kept
 
 
@@ -44,8 +45,11 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
         raise OutputInvalid(f"markdown holds {echo[0]!r}: write plain Markdown bullets, not the material's tags")
     markdown = _unwrapped(markdown)
     markdown = html_to_markdown(markdown)  # small models write <h1>, <p>, <li>: the same text, as Markdown
+    markdown = _without_empty_items(markdown)
     if not markdown:
-        raise OutputInvalid("markdown is empty once its HTML tags are taken out: write the section's text")
+        raise OutputInvalid(
+            "markdown is empty once its HTML tags and empty list items are taken out: write the section's text"
+        )
     known = _linkable(material)
     invented = sorted({link for link in _LINK.findall(markdown) if link.strip().casefold() not in known})
     if invented:
@@ -59,6 +63,15 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
         shown = ", ".join(f"#{tag}" for tag in new_tags[:5])
         raise OutputInvalid(f"markdown tags {shown}, which no note given has: write no '#' before words")
     return markdown
+
+
+def _without_empty_items(markdown: str) -> str:
+    """Return `markdown` without its list items that hold nothing ("-", "2.", "- [ ]"), which say nothing in a note.
+
+    The 1.5B's briefing over obsidian-tasks-demo listed "Due tomorrow:" over two bare "-" lines.
+    """
+    kept = _EMPTY_ITEM.sub("", markdown)
+    return re.sub(r"\n{3,}", "\n\n", kept).strip() if kept != markdown else markdown
 
 
 def _unwrapped(markdown: str) -> str:

@@ -377,6 +377,18 @@ def test_bind_keeps_a_link_copied_word_for_word_from_the_material() -> None:
         bind({"markdown": markdown + "\n- [[other]]"}, BRIEFING, material)
 
 
+def test_bind_drops_list_items_that_hold_nothing() -> None:
+    # The 1.5B on obsidian-tasks-demo (stop 58): "Due tomorrow:" over two bare "-" lines, written into the daily note.
+    material = with_server_task("Feed the baby")
+    written = "Due today:\n\n- Feed the baby ([[Home Server Migration]])\nDue tomorrow:\n\n-\n- [ ]\n2.\n\n---\nEnd"
+
+    bound = bind({"markdown": written}, BRIEFING, material).markdown
+
+    assert bound == "Due today:\n\n- Feed the baby ([[Home Server Migration]])\nDue tomorrow:\n\n---\nEnd"
+    with pytest.raises(OutputInvalid, match="markdown is empty"):
+        bind({"markdown": "-\n-"}, BRIEFING, material)
+
+
 def test_bind_refuses_a_tag_no_collected_note_has_and_keeps_the_materials_own() -> None:
     # The 0.5B on obsidian-tasks-demo wrote "#feed the baby" for the task "Feed the baby": written into the daily
     # note, that tags it "feed".
