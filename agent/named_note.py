@@ -16,7 +16,7 @@ from agent.tools.note_names import note_by_name
 from agent.tools.reader import VaultReader
 from agent.tools.vault_tasks import templates_folder_or_none
 from core.domain import SearchHit
-from rag.answer.note_requests import note_asked
+from rag.answer.note_requests import names_asked
 from rag.follow_up import Query
 from rag.retrieve import Retriever
 
@@ -41,12 +41,15 @@ class NamedNotes:
         The vault is read only for a question worded as such a request. A note of the templates folder is named by
         none: "Summarize the Daily note" is not about the daily template.
         """
-        name = note_asked(question)
-        if name is None:
+        names = names_asked(question)
+        if not names:
             return None
         snapshot = self._reader.snapshot()
-        path = note_by_name(snapshot, name, templates_folder_or_none(self._reader, snapshot))
-        return None if path is None else NamedNote(path, snapshot.anchor(path))
+        templates = templates_folder_or_none(self._reader, snapshot)
+        for name in names:  # "ACME project", then "ACME"
+            if (path := note_by_name(snapshot, name, templates)) is not None:
+                return NamedNote(path, snapshot.anchor(path))
+        return None
 
 
 def note_passages(retriever: Retriever, query: Query, note: NamedNote, *, k: int) -> list[SearchHit]:

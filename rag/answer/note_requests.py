@@ -54,6 +54,26 @@ def note_asked(question: str) -> str | None:
     return asked[0] if asked else None
 
 
+# Words after a note's name saying what kind of thing it is about: "What is the ACME project about?" asks about the
+# note ACME (obsidian-tasks-demo), which the 0.5B answered from the Important Project note's task.
+_THING_KINDS = frozenset(
+    ("project", "book", "recipe", "meeting", "trip", "plan", "list", "article", "document", "doc", "idea", "topic")
+    + ("projekt", "buch", "rezept", "liste", "idee")
+)
+
+
+def names_asked(question: str) -> list[str]:
+    """Return the names `note_asked` reads, then that name without a last word saying what kind of thing it is.
+
+    "What is the ACME project about?" names "ACME project", then "ACME": the agent takes the first a note has.
+    """
+    name = note_asked(question)
+    if name is None:
+        return []
+    *first, last = name.split()
+    return [name, " ".join(first)] if first and last.casefold() in _THING_KINDS else [name]
+
+
 def note_asked_by_name(question: str) -> str | None:
     """Return the name `note_asked` reads when the request says it is a note's ("the X note", "[[X]]"), else None.
 

@@ -14,6 +14,7 @@ from agent.tools.reader import VaultReader
 from app.http.main import create_app
 from app.wiring import Services, build_services
 from core.settings import Settings
+from rag.answer.note_requests import names_asked
 from tests.code_list_vault import templates_vault
 from tests.edit_fakes import NoSearch
 from tests.fakes import HashingEmbedder
@@ -78,6 +79,7 @@ def test_the_note_named_by_title_alias_or_link_is_found(note_settings: Settings)
     acme = NamedNote("Projects/ACME.md", "[[ACME]]")
 
     assert named(note_settings, "Summarize the ACME note") == acme
+    assert named(note_settings, "What is the ACME project about?") == acme  # "ACME project": no note; "ACME"
     assert named(note_settings, "What is Acme Corp about?") == acme  # an alias
     assert named(note_settings, "What's in [[ACME]]?") == acme
     assert named(note_settings, "What is the Machine Stops note about?") == NamedNote(
@@ -91,6 +93,14 @@ def test_the_note_named_by_title_alias_or_link_is_found(note_settings: Settings)
     assert named(note_settings, "Summarize my notes on ACME") is None  # a topic: no note has that name
     assert named(note_settings, "Summarize the Daily note") is None  # a template is no note asked about
     assert named(note_settings, "How do I book the hall?") is None
+
+
+def test_a_note_named_with_what_kind_of_thing_it_is_is_found_by_its_name() -> None:
+    # obsidian-tasks-demo (stop 58): "What is the ACME project about?" was answered from the Important Project note.
+    assert names_asked("What is the ACME project about?") == ["ACME project", "ACME"]
+    assert names_asked("Summarize the Dune book") == ["Dune book", "Dune"]
+    assert names_asked("Summarize the ACME note") == ["ACME"]
+    assert names_asked("What is the project about?") == ["project"]  # no name but the kind
 
 
 def test_the_model_reads_the_named_notes_passages_alone_in_the_notes_order(
