@@ -68,6 +68,8 @@ _IN_PROGRESS_ASKED = re.compile(
     rf"\b(?:in[-\s]progress|started|in\s+arbeit|begonnen\w*|{_WORKING_ON})\b", re.IGNORECASE
 )
 _WORKING_ON_WORDS = re.compile(rf"\b{_WORKING_ON}\b", re.IGNORECASE)
+# A state said with a place's word, no place: "Which tasks are in progress?" ("in" names none), "… in Arbeit".
+_STATE_PHRASES = re.compile(rf"\b(?:in[-\s]progress|in\s+arbeit|{_WORKING_ON})\b", re.IGNORECASE)
 # Due: "Which tasks in ACME are due?", with no day named (a day named is a question by date: due_questions).
 _DUE_ASKED = re.compile(r"\b(?:due|deadlines?|fällig\w*)\b", re.IGNORECASE)
 
@@ -145,7 +147,7 @@ def asks_of_whole_vault(question: str) -> bool:
 
     "What are my open tasks?", "Which of my tasks are done?"; "What tasks do I have about the garden?": the search.
     """
-    return not _PLACE_OR_TOPIC.search(_WORKING_ON_WORDS.sub(" ", _OF_TASKS.sub(" ", question)))
+    return not _PLACE_OR_TOPIC.search(_STATE_PHRASES.sub(" ", _OF_TASKS.sub(" ", question)))
 
 
 def asks_what_worked_on(question: str) -> bool:

@@ -94,6 +94,8 @@ def test_the_state_priority_or_due_date_asked_for_narrows_the_list(settings: Set
         "1 task in progress in the vault (9 tasks in all, 7 open):",
         "- [/] #task Throw the trash away 📅 2021-11-20 [[Important Project#Trash is important]]",
     ]
+    # "in progress" names no place either (obsidian-tasks-demo, stop 58: the 0.5B answered it with a done task)
+    assert lines(settings, "Which tasks are in progress?") == lines(settings, "What tasks am I working on right now?")
     # with none in progress in a place asked of, so it is said; asked what is worked on, the notes may say it in words
     assert lines(settings, "Which tasks are in progress in ACME?") == [
         "No tasks in progress in [[ACME]] (1 task in all, 1 open)."
