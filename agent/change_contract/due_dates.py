@@ -15,6 +15,7 @@ from datetime import date
 
 from agent.change_contract.findings import Findings
 from agent.change_contract.schema import Contract
+from agent.propose.task_filter import with_filter
 from agent.tools.snapshot import VaultSnapshot
 from rag.answer.days_named import days_named
 from rag.notes.task_fields import parse_task_fields
@@ -100,8 +101,13 @@ def with_due_date(task: str, marker: str) -> str:
     return task if not marker or _DUE_MARK.search(task) else f"{task.rstrip()} {marker}"
 
 
-def with_due(contract: Contract, findings: Findings) -> Contract:
-    """Return `contract` with the due date the request gave its new task (`findings.due`) at the task's end."""
-    if contract.operation != "add_task" or not findings.due or "text" not in contract.values:
+def with_task_marks(contract: Contract, findings: Findings) -> Contract:
+    """Return `contract` with its new task marked as the vault marks its tasks.
+
+    The due date the request gave it goes at its end (`findings.due`), the Tasks plugin's global filter at its start
+    (`findings.task_filter`), so that what "I read your request as" says is the line proposed.
+    """
+    if contract.operation != "add_task" or "text" not in contract.values:
         return contract
-    return replace(contract, values={**contract.values, "text": with_due_date(contract.values["text"], findings.due)})
+    text = with_filter(with_due_date(contract.values["text"], findings.due), findings.task_filter)
+    return replace(contract, values={**contract.values, "text": text})

@@ -87,6 +87,7 @@ class Findings:
     closest: tuple[str, ...] = ()  # titles close to the missing names, to suggest
     task: str = ""  # a new task's words as the request writes them unquoted ("call the plumber"), see `task_words`
     due: str = ""  # the due date the request gives a new task, as the vault writes one ("📅 2026-12-11"), see due_dates
+    task_filter: str = ""  # the tag a new task starts with ("#task"), see agent/propose/task_filter.py
 
     @property
     def paths(self) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agent.change_contract.candidates import gather
-from agent.change_contract.due_dates import with_due
+from agent.change_contract.due_dates import with_task_marks
 from agent.change_contract.findings import Findings, TaskState
 from agent.change_contract.operations import (
     OPERATIONS,
@@ -93,7 +93,9 @@ class ContractProposer:
             result = await self._ask(messages, schema)
             outcome.usage.append(result.usage)
             try:
-                understood = with_due(validate(extract_json(result.content), operations, findings, request), findings)
+                understood = with_task_marks(
+                    validate(extract_json(result.content), operations, findings, request), findings
+                )
                 name, arguments = tool_call(understood.operation, understood.values, understood.target)
                 await writes.run(name, json.dumps(arguments))
             except AppError as exc:  # a bad reply, or the write tool's checks (a note that exists, no change)

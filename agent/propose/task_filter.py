@@ -17,7 +17,16 @@ def with_global_filter(task: str, root: Path, vault_tasks: Callable[[], Iterable
     (`kept_task_tag` over `vault_tasks()`, the vault's tasks, read only then). Unchanged when there is neither, or
     the task holds it already.
     """
-    wanted = tasks_global_filter(root) or ("" if has_settings(root) else kept_task_tag(t.text for t in vault_tasks()))
+    return with_filter(task, task_filter(root, vault_tasks))
+
+
+def task_filter(root: Path, vault_tasks: Callable[[], Iterable[Task]] = tuple) -> str:
+    """Return the tag a new task starts with: the Tasks plugin's global filter, or the vault's kept one ("": none)."""
+    return tasks_global_filter(root) or ("" if has_settings(root) else kept_task_tag(t.text for t in vault_tasks()))
+
+
+def with_filter(task: str, wanted: str) -> str:
+    """Return `task` starting with `wanted` ("#task Buy straw"), unless it is "" or the task holds it already."""
     if not wanted or holds_global_filter(task, wanted):
         return task
     return f"{wanted} {task.strip()}"

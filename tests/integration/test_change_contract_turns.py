@@ -339,6 +339,23 @@ def test_a_due_date_the_request_gives_a_new_task_is_written_as_the_vaults_tasks_
     assert "- [ ] Buy straw 📅 2099-03-01" in (vault / GARLIC).read_text(encoding="utf-8")
 
 
+def test_what_the_request_is_read_as_is_the_task_line_proposed_with_the_tasks_plugins_filter(
+    factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
+) -> None:
+    # obsidian-tasks-demo (stop 58): "I read your request as: add the task “call the plumber …”" over a diff adding
+    # "#task call the plumber …", the vault's global filter.
+    plugin = vault / ".obsidian" / "plugins" / "obsidian-tasks-plugin"
+    plugin.mkdir(parents=True)
+    (plugin / "data.json").write_text('{"globalFilter": "#task"}', encoding="utf-8")
+    llm.add(contract(operation="add_task", target=GARLIC, text="Buy straw"))
+    chat = factory.start(llm_tools="auto").chat()
+
+    shown = chat.say("Add a task to the Garlic note: Buy straw due on 2099-03-01")
+
+    assert "add the task “#task Buy straw 📅 2099-03-01”" in shown
+    assert "+- [ ] #task Buy straw 📅 2099-03-01" in shown
+
+
 def test_a_task_of_a_task_list_named_by_its_place_is_the_one_marked_done(
     factory: LibrarianFactory, llm: ScriptedLLMServer, vault: Path
 ) -> None:
