@@ -13,7 +13,7 @@ hit offered instead is what the 0.5B changed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import date
 from pathlib import PurePosixPath
 
@@ -38,7 +38,7 @@ from agent.change_contract.vault_references import (
 from agent.propose.task_filter import task_filter
 from agent.tools.reader import VaultReader
 from agent.tools.snapshot import VaultSnapshot
-from core.domain import Note, Task
+from core.domain import Note
 from rag.notes.obsidian_config import DailyNotesConfig, daily_note_path
 from rag.notes.task_notes import task_note, task_notes_config
 
@@ -128,12 +128,8 @@ def gather(
         closest=closest_titles(snapshot, missing) if not named else (),
         task=new_task_text(snapshot, request) if is_new_task and not quoted else "",
         due=due_marker(snapshot, due.day) if due is not None else "",
-        task_filter=task_filter(reader.root, lambda: _tasks_of(snapshot)) if is_new_task else "",
+        task_filter=task_filter(reader.root, snapshot.tasks) if is_new_task else "",
     )
-
-
-def _tasks_of(snapshot: VaultSnapshot) -> Iterator[Task]:
-    return (task for note in snapshot.notes.values() for task in note.tasks)
 
 
 def _daily_candidate(config: DailyNotesConfig, snapshot: VaultSnapshot, day: date, *, is_written: bool) -> Candidate:

@@ -88,11 +88,10 @@ def without_due_date(request: str, due: DueDate) -> str:
 def due_marker(snapshot: VaultSnapshot, day: date) -> str:
     """Return the due date as the vault's tasks write theirs: the Tasks plugin's `📅 …`, or Dataview's if more used."""
     emoji = dataview = 0
-    for note in snapshot.notes.values():
-        for task in note.tasks:
-            if parse_task_fields(task.text).due is not None:
-                emoji += "📅" in task.text
-                dataview += "due::" in task.text.replace(" ", "")
+    for task in snapshot.tasks():
+        if parse_task_fields(task.text).due is not None:
+            emoji += "📅" in task.text
+            dataview += "due::" in task.text.replace(" ", "")
     return f"[due:: {day.isoformat()}]" if dataview > emoji else f"📅 {day.isoformat()}"
 
 

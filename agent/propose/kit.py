@@ -74,7 +74,7 @@ class ProposeContext:
 
     def tasks(self) -> Iterator[Task]:
         """Yield every task of the vault, as parsed now."""
-        return (task for note in self.snapshot().notes.values() for task in note.tasks)
+        return self.snapshot().tasks()
 
     def today(self) -> date:
         """Return the user's today."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 import difflib
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from core.domain import Link, Note
+from core.domain import Link, Note, Task
 from core.errors import AppError, InvalidRequest, NotFound
 from rag.notes.frontmatter import property_of
 from rag.notes.links import LinkResolver, heading_key
@@ -79,6 +79,10 @@ class VaultSnapshot:
     def in_folder(self, path: str, folder: str) -> bool:
         """Return True when `path` lies in `folder` or one of its sub-folders ("" is the whole vault)."""
         return not folder or path.lower().startswith(f"{folder.lower()}/")
+
+    def tasks(self) -> Iterator[Task]:
+        """Yield every task of every note, note by note."""
+        return (task for note in self.notes.values() for task in note.tasks)
 
     def note_folders(self) -> set[str]:
         """Return every folder holding a note, in it or in a sub-folder ("Projects" of "Projects/Librarian/A.md")."""

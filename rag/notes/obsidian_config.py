@@ -85,7 +85,7 @@ def daily_notes_config(root: Path, note_paths: Iterable[str] | None = None) -> D
     else:  # an empty settings file still says the vault uses the plugin
         config, is_set = plugin_config(root, "daily-notes"), (root / ".obsidian" / "daily-notes.json").is_file()
     folder = text_setting(config, "folder").strip("/")  # Obsidian normalises "/Journal/" and "/" (the root)
-    if not (root / ".obsidian").is_dir():  # no settings at all: the daily notes the vault has say where they go
+    if not has_settings(root):  # no settings at all: the daily notes the vault has say where they go
         found = kept_daily_notes_folder(root, note_paths)
         if found is not None:
             return DailyNotesConfig(folder=found, is_set=True)
