@@ -8,17 +8,16 @@ daily notes folder is read so too (`obsidian_config.kept_daily_notes_folder`).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 
 from core.domain import Task
+from rag.notes.inline import find_tags
 from rag.notes.obsidian_config import TasksPluginSettings
 from rag.notes.task_fields import parse_task_fields
 
 KEPT_TAG_SHARE = 0.9  # of a vault's tasks that hold one tag, for a new task to hold it too (`kept_task_tag`)
 KEPT_TAG_MIN_TASKS = 20  # fewer tasks are no convention to follow
-_TAG = re.compile(r"(?<!\S)#[^\s#\d][^\s#]*")  # "#task", "#work/urgent"; not "#1" nor a heading's "# "
 
 
 def kept_task_tag(task_texts: Iterable[str]) -> str:
@@ -33,7 +32,7 @@ def kept_task_tag(task_texts: Iterable[str]) -> str:
     tasks = 0
     for text in task_texts:
         tasks += 1
-        held = {tag.casefold(): tag for tag in _TAG.findall(text)}
+        held = {tag.casefold(): f"#{tag}" for tag in find_tags(text)}  # as Obsidian reads a tag
         counts.update(held.keys())
         for key, tag in held.items():
             spelled.setdefault(key, tag)
@@ -45,7 +44,6 @@ def kept_task_tag(task_texts: Iterable[str]) -> str:
 
 KEPT_DONE_DATE_SHARE = 0.5  # of a vault's done tasks that carry a done date, for the Tasks plugin to be in use
 KEPT_DONE_MIN_TASKS = 5  # fewer done tasks are no convention to follow
-_DATAVIEW_DONE = re.compile(r"\[\s*completion\s*::", re.IGNORECASE)
 
 
 def kept_tasks_plugin_settings(tasks: Iterable[Task]) -> TasksPluginSettings | None:
@@ -65,7 +63,7 @@ def kept_tasks_plugin_settings(tasks: Iterable[Task]) -> TasksPluginSettings | N
         done += 1
         if parse_task_fields(task.text).done is not None:
             dated += 1
-            dataview += _DATAVIEW_DONE.search(task.text) is not None
+            dataview += "completion::" in task.text.replace(" ", "").casefold()  # Dataview's, as due_marker tells
     if done < KEPT_DONE_MIN_TASKS or dated < KEPT_DONE_DATE_SHARE * done:
         return None
     return TasksPluginSettings(global_filter=kept_task_tag(texts), is_dataview_format=dataview * 2 > dated)
