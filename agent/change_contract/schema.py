@@ -23,6 +23,7 @@ from agent.change_contract.request_values import values_after
 from agent.change_contract.request_words import NAME_PATTERN, gives_text
 from agent.change_contract.vault_references import named_headings
 from llm_client.replies.reply_json import OutputInvalid, schema_response_format
+from rag.notes.inline import TAG
 from rag.notes.task_fields import parse_task_fields
 
 SCHEMA_NAME = "change-v1"
@@ -87,13 +88,20 @@ def task_choices(operation: str, findings: Findings, targets: Sequence[Candidate
     quoted = [value.casefold() for value in findings.quoted]
     named = [text for text in tasks if any(value in text.casefold() for value in quoted)]
     own = {target.note_task.title for target in targets if target.note_task is not None}
-    boxes = [text for text in tasks if text not in own and _writes(request, parse_task_fields(text).description)]
+    # Its words without the plugin's markers nor tags: "Bake a cake" is "#task Bake a cake 🔼 🛫 2021-11-25", where
+    # every task holds the global filter (the 0.5B, offered all of ACME's, marked another one done).
+    boxes = [text for text in tasks if text not in own and _writes(request, _untagged(text))]
     as_task = {text for text in own if _writes(request, text, as_task=True)}
     notes = [text for text in tasks if text in as_task]
     # A task note named only as the place of the task asked for is not that task: its checkboxes are.
     placed = {text for text in own - as_task if _writes(request, text)}
     inside = [text for text in tasks if text not in placed]
     return named or boxes or notes or inside or tasks
+
+
+def _untagged(task: str) -> str:
+    """Return a task's words without its fields' markers and its tags ("#task Bake a cake 🔼" -> "Bake a cake")."""
+    return TAG.sub(" ", parse_task_fields(task).description)
 
 
 def _writes(request: str, text: str, *, as_task: bool = False) -> bool:

@@ -105,6 +105,21 @@ def test_a_task_to_mark_is_one_of_the_notes_own_tasks_in_the_right_state() -> No
     assert offered(["complete_task"], findings(GARLIC)) == []  # no open task to mark
 
 
+def test_a_task_written_out_without_its_tags_is_the_one_offered() -> None:
+    # obsidian-tasks-demo (stop 58): every task holds the global filter, so "Bake a cake" wrote out none of ACME's
+    # "#task Bake a cake 🔼 🛫 2021-11-25", all were offered, and the 0.5B marked another one done.
+    tasks = (
+        CandidateTask("#task Cook dinner ⏫ ⏳ 2021-11-23", "open", 9),
+        CandidateTask("#task Bake a cake 🔼 🛫 2021-11-25", "open", 10),
+        CandidateTask("This checklist item is not a task", "open", 15),
+    )
+    acme = Candidate("ACME.md", "ACME", tasks=tasks)
+
+    schema = contract_schema(["complete_task"], findings(acme), "Mark the task Bake a cake in ACME as done")
+
+    assert schema["properties"]["task"]["enum"] == ["#task Bake a cake 🔼 🛫 2021-11-25"]
+
+
 def test_a_task_note_named_is_completed_by_its_status_and_a_checkbox_written_out_by_its_line() -> None:
     photos = CandidateTask("Get new biometric passport photos taken 📅 2020-03-01 ⏫", "open", 14)
     passport = Candidate(
