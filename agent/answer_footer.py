@@ -36,6 +36,7 @@ from rag.answer.list_references import is_list, listed_items, with_item_named
 from rag.answer.quoted_evidence import CLOSEST_HEADING, EVIDENCE_HEADING, QUOTES_BLOCK, Evidence, evidence_block
 from rag.answer.record_dates import MISDATED_CAUTION, misdated_places, record_date_rivals
 from rag.answer.rival_figures import RIVAL_CAUTION, Rival, rival_figures
+from rag.answer.row_labels import labelled_for_another
 from rag.answer.unread_names import unread_names
 from rag.answer.yes_no import denials, sentences_saying_no
 from rag.follow_up import in_context
@@ -183,13 +184,14 @@ def _closest_block(
     """
     searched = _searched(state)
     read = [passage for passage in passages if passage.source in searched]
-    # The sentences denying its "Yes", the figures it misread, then the names it gave others' figures: the notes'
-    # statements of these come first.
+    # The sentences denying its "Yes", the figures it misread, the names it gave others' figures, then the rows asked
+    # for where it gave another row's figure: the notes' statements of these come first.
     rivals = (
         [
             *denials(withheld, passages, question=question),
             *_rivals(withheld, passages, question=question),
             *owned_elsewhere(withheld, passages, question=question),
+            *labelled_for_another(withheld, passages, question=question),
         ]
         if withheld
         else []

@@ -34,7 +34,7 @@ from rag.answer.context import REFUSAL, opens_like_refusal
 from rag.answer.evidence import MAX_EVIDENCE, is_borne_out, sentences_of_rivals
 from rag.answer.follow_up_subjects import EarlierTurn, answers_elsewhere, may_answer_elsewhere
 from rag.answer.named_subject import about_named
-from rag.answer.next_dates import dates_only_gone_by
+from rag.answer.next_dates import dates_only_gone_by, reports_on_days_to_come
 from rag.answer.note_outlines import OUTLINE_LEAD
 from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic
@@ -147,7 +147,8 @@ def answer_check(
     reply quotes them, as for the days. `titled`: the link of the best passage's note when the question is worded as
     its title ("Which AI models did I test?" of "AI Models I Tested"): a refusal of its passages is replaced by them
     quoted, and no more (another note may answer such a question). `today`: an answer to when something next comes
-    that dates it only before today is no answer (rag/answer/next_dates.py).
+    that dates it only before today is no answer, nor one saying how something went that the notes date after today,
+    by its plan's figures (rag/answer/next_dates.py).
     """
     meant = days.meant
     # Days to come are planned in notes of earlier days: only a day gone by has its own note as the record of it.
@@ -225,6 +226,7 @@ def answer_check(
             and (not (past or alone) or draws_on(text, question, of_the_days))
             and (not of_the_note or draws_on(text, question, of_the_note))
             and not (today is not None and dates_only_gone_by(text, question, today))
+            and not (today is not None and reports_on_days_to_come(text, question, passages, today))
             and not answers_elsewhere(text, question, passages, turns)
         )
 

@@ -137,17 +137,25 @@ def replay(
     *,
     checks_new_subjects: bool = True,
     days: NamedDays = NO_DAYS,
+    today: date | None = None,
 ) -> OpeningCheck:
     """Feed `pieces` to the check as the service does, stopping where it stops the model.
 
     `turns`: the conversation before the question, whose last question it is read as following (the service does so
     only for a question the search read as a follow-up); `checks_new_subjects` False: without
-    rag/answer/follow_up_subjects.py's rule; `days`: the days the question names and their notes.
+    rag/answer/follow_up_subjects.py's rule; `days`: the days the question names and their notes; `today`: the day
+    it was asked on (the service's clock).
     """
     earlier = [Passage(EARLIER_IN_CONVERSATION, text) for turn in turns or [] for text in (turn.question, turn.reply)]
     follows = turns[-1].question if turns else ""
     check = answer_check(
-        question, passages, earlier, turns=(turns or []) if checks_new_subjects else [], follows=follows, days=days
+        question,
+        passages,
+        earlier,
+        turns=(turns or []) if checks_new_subjects else [],
+        follows=follows,
+        days=days,
+        today=today,
     )
     # What the service shows the check: without the question or its parts echoed (agent/echo_trim.py).
     echo, part_echo = EchoTrim(question), PartEchoTrim(question_parts(question))
@@ -176,7 +184,7 @@ def replayed(folder: Path, items: dict[str, GoldenItem], days_of: DaysOf | None 
         reply = recording.text
         today = asked_on(recording.request)
         days = days_of(call[0], today) if days_of is not None and today is not None else NO_DAYS
-        check = replay(pieces, *call, days=days)
+        check = replay(pieces, *call, days=days, today=today)
         outcome = "withheld" if check.is_withheld else "model refusal" if opens_like_refusal(reply) else "shown"
         facts = sum(found_facts(reply, item.facts)) if item.facts else 0
         found.append(Replayed(item, reply, outcome, check.opening, facts))

@@ -10,13 +10,19 @@ Both tests are narrow: a price is refused only when every number of the answer c
 measure or a plural noun after it: "points", "hours", "times") and no currency is named ("€", "USD", "euros",
 "bucks"); a bare "50" may be a price. An address is refused only when every address the answer gives is a template's
 ("your-…", "example.com", "mydomain", "<…>", "{…}").
+
+Against the passages read (`read_otherwise`): a price the answer gives with its currency must be one the notes give
+so (asked what the new cassette for a bike cost, which no note says, the 0.5B answered "€11", the smallest cog of the
+old one's "11–34"); an address must be one the notes give outside a template's (asked the address of the user's own
+blog, the 0.5B answered "wordpress.com", the tail of "your-blog.wordpress.com/wp-admin/themes.php?search=sela").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from rag.answer.attribution import NOT_UNITS
+from rag.answer.attribution import NOT_UNITS, Passage
 from rag.answer.dates import dates_in
 from rag.answer.question_kind import asks_for_value
 from rag.answer.units import measure_unit
@@ -121,3 +127,67 @@ def _gives_only_templates(answer: str) -> bool:
     """Return True when `answer` gives an address and every address it gives is a template's."""
     addresses = [word for word in answer.split() if _ADDRESS.search(word)]
     return bool(addresses) and all(_PLACEHOLDER.search(address) for address in addresses)
+
+
+# An amount of money as written: a currency sign or code before or after the number ("€11", "11 €", "USD 40", "40
+# euros", "$1,200.50"). A currency named in the sentence only ("it cost 40, in euros") is no such amount.
+_SIGN = r"[€$£¥₹₽₩]|\b(?:eur|usd|gbp|chf|jpy|inr)\b"
+_AMOUNT_NUMBER = r"(\d+(?:[.,]\d+)*)"
+_AMOUNT = re.compile(
+    rf"(?:{_SIGN})\s?{_AMOUNT_NUMBER}(?!\d)"
+    rf"|(?<![\d.,]){_AMOUNT_NUMBER}\s?(?:{_SIGN}|\b(?:euros?|dollars?|pounds?|francs?|cents?|pence|bucks|quid|yen|rupees?)\b)",
+    re.IGNORECASE,
+)
+
+
+_GROUPED = re.compile(r"\d{1,3}(?:[.,]\d{3})+")  # "1,500", "1.500.000": thousands, or a decimal
+
+
+def read_otherwise(answer: str, passages: Sequence[Passage], *, question: str) -> bool:
+    """Return True when `answer` gives a price or an address the passages give only as something else."""
+    return prices_unread(answer, passages, question=question) or _template_parts(answer, passages, question=question)
+
+
+def _template_parts(answer: str, passages: Sequence[Passage], *, question: str) -> bool:
+    """Return True when asked for an address, each one `answer` gives stands in the passages only inside a template's.
+
+    "wordpress.com" of "your-blog.wordpress.com/…"; an address no passage holds is judged elsewhere.
+    """
+    if not asks_for_value(question):
+        return False
+    addresses = [word.strip("`*_\"'.,;:!?()[]<>") for word in answer.split() if _ADDRESS.search(word)]
+    if not addresses:
+        return False
+    words = [word for passage in passages for word in passage.text.split()]
+    for address in addresses:
+        holding = [word for word in words if address.casefold() in word.casefold()]
+        if not holding or not all(_PLACEHOLDER.search(word) for word in holding):
+            return False
+    return True
+
+
+def prices_unread(answer: str, passages: Sequence[Passage], *, question: str) -> bool:
+    """Return True when `question` asks for a price and `answer` gives an amount of money no passage gives as one.
+
+    A passage holding the number without a currency ("11–34", a cassette's cogs) bears out no price: the 0.5B
+    answered "€11" so. Amounts are compared by value ("€40" is "40.00 EUR"), whatever the currency.
+    """
+    if not _asks_for_price(question):
+        return False
+    given = _amounts(answer)
+    if not given:
+        return False
+    read = set().union(*(_amounts(passage.text) for passage in passages))
+    return not given <= read
+
+
+def _amounts(text: str) -> set[float]:
+    """Return the values of the amounts of money `text` writes: "1,5" is 1.5; "1,500" and "1.500" are 1500 or 1.5."""
+    values: set[float] = set()
+    for match in _AMOUNT.finditer(text):
+        number = match.group(1) or match.group(2)
+        whole, _, fraction = re.sub(r"[.,](?=[^.,]*$)", "|", number).partition("|")
+        values.add(float(f"{re.sub(r'[.,]', '', whole)}.{fraction or 0}"))
+        if _GROUPED.fullmatch(number):
+            values.add(float(re.sub(r"[.,]", "", number)))
+    return values

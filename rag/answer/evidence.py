@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from os.path import commonprefix
 
-from rag.answer.asked_values import gives_other_kind
+from rag.answer.asked_values import gives_other_kind, read_otherwise
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
 from rag.answer.citations import note_of, note_title
 from rag.answer.context import opens_like_refusal
@@ -29,16 +29,13 @@ from rag.answer.figure_owners import owned_elsewhere
 from rag.answer.link_answers import links_passages_read, unread_links_as_text
 from rag.answer.named_subject import about_named
 from rag.answer.passages import BLOCK_MARK
-from rag.answer.question_kind import (
-    asks_for_figure,
-    asks_for_something,
-    gives_figure,
-)
+from rag.answer.question_kind import asks_for_figure, asks_for_something, gives_figure
 from rag.answer.quote_words import normalised
 from rag.answer.quoted_evidence import Evidence
 from rag.answer.record_dates import misdated
 from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival, given_for_another, rival_figures
+from rag.answer.row_labels import labelled_for_another
 from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
@@ -240,7 +237,11 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     if gives_other_kind(answer, question=question, is_whole=is_whole):  # "1366 points" for a price, "your-blog.…"
         return False
+    if read_otherwise(answer, passages, question=question):  # "€11" of "11–34" cogs, "wordpress.com" of "your-blog.…"
+        return False
     if given_for_another(answer, passages, question=question):  # "36 dBm" asked for 5 GHz, given for 2.4GHz
+        return False
+    if labelled_for_another(answer, passages, question=question):  # "4.89" of a "Bits Per Weight:" row
         return False
     if misdated(answer, passages, question=question):  # "published on" a note's "created:" date, or another's
         return False

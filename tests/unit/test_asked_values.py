@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.answer.asked_values import gives_other_kind
+from rag.answer.asked_values import gives_other_kind, prices_unread, read_otherwise
 from rag.answer.attribution import Passage
 from rag.answer.evidence import is_borne_out
 
@@ -16,6 +16,29 @@ def test_a_count_of_something_else_is_no_price() -> None:
     assert gives_other_kind("1366 points horizontally", question=PRICE)
     assert not is_borne_out("1366 points horizontally", [screen], question=PRICE)
     assert gives_other_kind("It took 2 hours and 3 visits.", question=PRICE)
+
+
+CASSETTE = "How much did the new cassette for my commuter bike cost?"
+# sample_vault's Bike Repair Notes: no price of a new cassette, one of a cassette saved
+COGS = Passage(
+    "[[Bike Repair Notes#For next time]]", "Cassette replacement is probably due next spring (Shimano HG400, 11–34)."
+)
+CHECKER = Passage(
+    "[[Bike Repair Notes#For next time]]", "Measure the chain every 1,000 km. A €10 chain checker saves a €40 cassette."
+)
+
+
+def test_a_price_must_be_one_the_notes_give_as_money() -> None:
+    # the 0.5B on sample_vault (stop 59): the cogs' "11–34" given as the new cassette's price
+    assert prices_unread("The new cassette for my commuter bike cost €11.", [COGS, CHECKER], question=CASSETTE)
+    assert not is_borne_out("The new cassette for my commuter bike cost €11.", [COGS, CHECKER], question=CASSETTE)
+    assert prices_unread("It cost 1,000 euros.", [COGS, CHECKER], question=CASSETTE)  # the notes' 1,000 are km
+    # an amount the notes give as money, however written
+    for answer in ("It cost €40.", "40 euros", "EUR 40.00", "$40", "€10 and €40"):
+        assert not prices_unread(answer, [COGS, CHECKER], question=CASSETTE), answer
+    assert not prices_unread("1.500 €", [Passage("[[Budget]]", "Bike budget: €1,500 a year.")], question=CASSETTE)
+    assert not prices_unread("It cost 11.", [COGS], question=CASSETTE)  # no currency: a bare number is judged elsewhere
+    assert not prices_unread("€11", [COGS], question="What sizes does the cassette come in?")  # no price asked
 
 
 def test_a_currency_or_a_bare_number_may_be_a_price() -> None:
@@ -48,6 +71,23 @@ def test_a_templates_address_is_no_address_of_the_users_own() -> None:
     assert not gives_other_kind("sela-notes.wordpress.com (not your-blog.wordpress.com)", question=BLOG)
     assert not gives_other_kind("your-blog.wordpress.com", question="What does the Sela how-to tell me to visit?")
     assert not gives_other_kind("The notes don't give it.", question=BLOG)  # no address at all
+
+
+def test_the_tail_of_a_templates_address_is_no_address_of_the_users_own() -> None:
+    how_to = Passage(
+        "[[How I revived Sela]]", "Visit this URL: your-blog.wordpress.com/wp-admin/themes.php?search=sela"
+    )
+    # the 0.5B on vaultofknowledge (stop 59): the template's host without its stand-in
+    for answer in ("wordpress.com", "Your blog is at wordpress.com.", "themes.php"):
+        assert read_otherwise(answer, [how_to], question=BLOG), answer
+    assert not is_borne_out("wordpress.com", [how_to], question=BLOG)
+    # the notes give it outside a template too, or not at all (then other rules judge it)
+    own = Passage("[[Blog]]", "My blog lives at sela-fan.wordpress.com since 2019.")
+    assert not read_otherwise("wordpress.com", [how_to, own], question=BLOG)
+    assert not read_otherwise("https://myblog.wordpress.com", [how_to], question=BLOG)
+    assert not read_otherwise(
+        "wordpress.com", [how_to], question="Which host does the Sela how-to use?"
+    )  # no address asked
 
 
 def test_paying_spending_or_charging_asked_with_a_time_or_a_count_asks_no_price() -> None:
