@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from agent.answer_footer import refusal_footer
+from agent.state import AgentState
 from rag.answer.attribution import Passage
+from rag.answer.context import REFUSAL, format_note
 from rag.answer.evidence import is_borne_out
+from rag.answer.quoted_evidence import CLOSEST_HEADING
 from rag.answer.row_labels import labelled_for_another
 
 # vaultofknowledge's AI Models I Tested: a model's record with its Attempt rows left blank
@@ -38,3 +42,15 @@ def test_a_figure_of_the_row_asked_or_of_a_row_named_otherwise_is_judged_as_befo
     told = Passage("[[Speed]]", "The Llama 8B reached 4.89 tokens per second on battery.")
     assert labelled_for_another("4.89", [LLAMA, told], question=SPEED) == []
     assert labelled_for_another("No speed is noted.", [LLAMA], question=SPEED) == []  # no number given
+
+
+def test_the_refusal_opens_with_the_row_asked_for() -> None:
+    state: AgentState = {
+        "messages": [{"role": "user", "content": SPEED}, {"role": "assistant", "content": REFUSAL}],
+        "context": format_note(source=LLAMA.source, path="AI Models I Tested.md", text=LLAMA.text),
+        "allowed": [LLAMA.source],
+    }
+
+    footer = refusal_footer(REFUSAL, state, withheld="4.89")
+
+    assert footer.startswith(f'\n\n{CLOSEST_HEADING}\n- "Output Tokens/Second:" [[AI Models I Tested#Llama-8B')
