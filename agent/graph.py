@@ -22,7 +22,8 @@ from agent.gate.intent import asked_change
 from agent.graph_deps import AgentDeps, scratch_of, write_text
 from agent.history import client_instructions, model_history, reconcile
 from agent.model_reply import ModelReply, stream_reply
-from agent.opening_check import OpeningCheck, opening_check_for
+from agent.opening_check import opening_check_for
+from agent.opening_hold import OpeningCheck
 from agent.prompts import model_messages
 from agent.quoting.turn import QuoteInputs, quoted_reply
 from agent.retrieve_node import RetrieveNode

@@ -10,7 +10,7 @@ from typing import Any
 
 from agent.call_feedback import as_offered_call, command_values, without_schema_words
 from agent.echo_trim import EchoTrim, PartEchoTrim
-from agent.opening_check import OpeningCheck
+from agent.opening_hold import OpeningCheck
 from agent.repetition import NOTICE as LOOP_NOTICE
 from agent.repetition import RepetitionWatch
 from agent.turn import TurnScratch
@@ -55,8 +55,9 @@ async def stream_reply(
     message, which a small model may echo before its answer (agent/echo_trim.py), and `parts` its parts, which it may
     copy before each answer (rag/answer/question_parts.py). `opening`: hold the answer's
     opening until code has checked the notes bear it out; when they do not, the model is stopped and the reply is
-    the service's refusal (agent/opening_check.py); with `tools` offered the model is read to its end first, and a
-    call it makes then is made (what it wrote before the call was no answer).
+    the service's refusal (agent/opening_check.py), or, for an answer in numbered parts some of which they bear out,
+    those parts with the others told so (agent/opening_hold.py); with `tools` offered the model is read to its end
+    first, and a call it makes then is made (what it wrote before the call was no answer).
     """
     every = (*tools, *known)
     held_names = {tool.name for tool in every}
@@ -98,6 +99,8 @@ async def stream_reply(
             await _show(scratch, write, _checked(opening, hold.held_text))
         if opening is not None and not calls:
             await _show(scratch, write, opening.finish())
+            if opening.kept:
+                logger.info("showed the parts the notes bear out, the others told so: %r", opening.opening)
             if opening.is_withheld:
                 logger.info("withheld an answer no sentence of the notes bears out: %r", opening.opening)
                 scratch.withheld = opening.opening

@@ -20,14 +20,17 @@ answers to near misses and 4 of 202 answers to answerable questions, none of tho
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from itertools import zip_longest
 from pathlib import PurePosixPath
 
 from agent.answer_footer import latest_question, turn_passages
 from agent.day_notes import NamedDays, days_label, holds_day, of_other_days
+from agent.opening_hold import KeptParts, OpeningCheck
 from agent.state import AgentState, MessageRecord, turn_start
+from rag.answer.asked_values import gives_other_kind
 from rag.answer.attribution import Passage, said_beyond
 from rag.answer.citations import note_of
 from rag.answer.context import REFUSAL, opens_like_refusal
@@ -43,19 +46,6 @@ from rag.answer.quoted_evidence import evidence_block
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
 from rag.answer.yes_no import NOT_SO, answers_yes_or_no_wrongly, denials, opens_with
 from rag.follow_up import in_context
-
-HOLD_CHARS = 80  # the opening judged: the first sentence ending past this many characters, or the whole reply
-MAX_HOLD_CHARS = 400  # a longer run without a sentence end (a table, a code block) is judged as it stands
-# A sentence ends at ".", "!" or "?" followed by a space or line end ("5.0 kg" goes on), or at a line break.
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
-EARLY_STEP_CHARS = 12  # an opening is judged early at most once per this many new characters (7 ms a time)
-_FENCE_OPENING = re.compile(r"[ \t]*(?:```|~~~)[\w+-]*[ \t]*")  # a code block's first line, "   ```python"
-_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")  # "- Salt", "2. Mix", "  * nested"
-_WORD_END = re.compile(r"[\s,;.!?)]$")  # a partial word ("wheat fl") is not judged
-# Nor a number whose unit or decimals may follow: "Green Zebra gave the most per plant (3." was released early, its
-# "1 kg each" unread, where the notes give 3.1 kg to Sungold (rag/answer/figure_owners.py).
-_NUMBER_END = re.compile(r"\d[.,]?\s*$")
-
 
 CHECKED_QUESTION_CHARS = 400  # a longer message carries text of its own to work on: its answer is not checked
 EARLIER_IN_CONVERSATION = "(earlier in this conversation)"  # what an earlier message is read as, for the check
@@ -189,29 +179,38 @@ def answer_check(
     # question's names (Vulkan, Direct3D) were its other part's, and kept out the notes saying Wine is not one.
     part_passages = {part: about_named(read_as, read) if refers_back(part) else read for part in asked_parts}
 
-    def bears_out(text: str, *, is_whole: bool = True) -> bool:
+    def judged_parts(text: str, *, is_whole: bool) -> list[JudgedPart]:
         # An answer in numbered parts is judged part by part: one copied sentence bore out the 1.5B's "1. I had 1 TENS
         # session for my cervical spine. 2. The TENS session was treated by Transcutaneous Electrical Nerve …".
         answers = part_answers(text, len(asked_parts))
         if not answers:
-            return bears_out_whole(text, is_whole=is_whole)
+            return []
         wholes = [*(True for _ in answers[:-1]), is_whole]  # the last part may still be being written
-        # A "Yes" its own part's notes deny is wrong however the whole question reads: the 0.5B's "1. Yes, Wine is an
-        # emulator." was borne out by the Vulkan passages the whole question's names chose.
-        denied = [
-            denied_in_part(answer, part, part_passages[part]) for answer, part in zip(answers, asked_parts, strict=True)
-        ]
-        verdicts = [
-            (bears_out_whole(answer, is_whole=whole) or bears_out_whole(answer, is_whole=whole, asked=part))
-            and not is_denied
-            for answer, part, whole, is_denied in zip(answers, asked_parts, wholes, denied, strict=True)
-        ]
-        # "1. Wine is an emulator." repeats its part's words, but says what the notes deny: a claim, and a false one.
-        empty = [
-            whole and not is_denied and claims_nothing(answer, question)
-            for answer, whole, is_denied in zip(answers, wholes, denied, strict=True)
-        ]
-        return parts_borne_out(verdicts, empty)
+        judged = []
+        for answer, part, whole in zip(answers, asked_parts, wholes, strict=True):
+            # A "Yes" its own part's notes deny is wrong however the whole question reads: the 0.5B's "1. Yes, Wine
+            # is an emulator." was borne out by the Vulkan passages the whole question's names chose.
+            is_denied = denied_in_part(answer, part, part_passages[part])
+            verdict = (
+                bears_out_whole(answer, is_whole=whole) or bears_out_whole(answer, is_whole=whole, asked=part)
+            ) and not is_denied
+            # "1. Wine is an emulator." repeats its part's words, but says what the notes deny: a claim, a false one.
+            no_claim = whole and not is_denied and claims_nothing(answer, question)
+            judged.append(JudgedPart(answer, verdict, no_claim, is_denied))
+        return judged
+
+    def bears_out(text: str, *, is_whole: bool = True) -> bool:
+        judged = judged_parts(text, is_whole=is_whole)
+        if not judged:
+            return bears_out_whole(text, is_whole=is_whole)
+        return parts_borne_out([part.verdict for part in judged], [part.no_claim for part in judged])
+
+    def parts_kept(text: str) -> KeptParts | None:
+        judged = judged_parts(text, is_whole=True)
+        if not judged:
+            return None
+        kinds = [gives_other_kind(part.text, question=asked) for part, asked in zip(judged, asked_parts, strict=True)]
+        return kept_parts(judged, kinds)
 
     def bears_out_whole(text: str, *, is_whole: bool = True, asked: str = read_as) -> bool:
         # `asked`: what the answer is read as answering; a part of the question for an answer to it ("2. €432", the
@@ -237,7 +236,9 @@ def answer_check(
         # A "Yes" the notes deny is answered by the sentences denying it, before any note quoted whole.
         return denied_reply(opening, read, question=read_as) or quoted_instead or REFUSAL
 
-    return OpeningCheck(bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=reply_instead)
+    return OpeningCheck(
+        bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=reply_instead, parts_kept=parts_kept
+    )
 
 
 def refers_back(part: str) -> bool:
@@ -265,6 +266,51 @@ def parts_borne_out(verdicts: Sequence[bool], claims_none: Sequence[bool]) -> bo
     return all(verdict or no_claim for verdict, no_claim in pairs) and any(
         verdict and not no_claim for verdict, no_claim in pairs
     )
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedPart:
+    """One numbered part of an answer as judged: borne out, claiming nothing, or a "Yes" or "No" its notes deny."""
+
+    text: str
+    verdict: bool
+    no_claim: bool
+    is_denied: bool
+
+
+def kept_parts(parts: Sequence[JudgedPart], other_kind: Sequence[bool]) -> KeptParts | None:
+    """Return the answer with its wrong parts in code's words, when each is wrong in a way that says so (else None).
+
+    A numbered answer was withheld whole for one wrong part: the 0.5B's "1. Out of Control 2. 201483408" (an ISBN for
+    the year asked), the 1.5B's "1. Yes, Wine is an emulator. 2. … DXVK …, VKD3D …". A part the notes deny ("Yes"
+    where they say no) now reads "Not according to your notes.", one giving another kind of value than its part asks
+    (`other_kind`: rag/answer/asked_values.py) "I couldn't find this in your notes.", and the parts borne out are
+    shown as written, if one of them claims something. A part no sentence bears out, and no more, still withholds the
+    whole answer: on vaultofknowledge's near miss "How many TENS sessions did I have …, and who treated me?" both
+    models' second part, a copied "treated by Transcutaneous Electrical Nerve Stimulation" or "I treated me as a
+    Ayah.", passes the word test, and only the whole answer's failing says the question is not answered.
+    """
+    wrong = [not part.verdict and not part.no_claim for part in parts]
+    if not any(part.verdict and not part.no_claim for part in parts):
+        return None
+    told = [part.is_denied or kind for part, kind in zip(parts, other_kind, strict=True)]
+    if any(is_wrong and not is_told for is_wrong, is_told in zip(wrong, told, strict=True)):
+        return None
+    texts = [
+        _in_place(part.text, NOT_SO if part.is_denied else REFUSAL) if is_wrong else part.text
+        for part, is_wrong in zip(parts, wrong, strict=True)
+    ]
+    return KeptParts("".join(texts), is_last_kept=not wrong[-1])
+
+
+_PART_NUMBER = re.compile(r"^[ \t]*\d+[.)][ \t]*", re.MULTILINE)
+
+
+def _in_place(part: str, words: str) -> str:
+    """Return `part` with what it says after its number ("2. ", and any lead-in before it) replaced by `words`."""
+    number = _PART_NUMBER.search(part)
+    lead = part[: number.end()] if number else ""
+    return f"{lead}{words}" + ("\n" if part.endswith("\n") else "")
 
 
 def claims_nothing(answer: str, question: str) -> bool:
@@ -314,117 +360,3 @@ def each_note_in_turn(passages: Sequence[Passage]) -> list[Passage]:
         by_note.setdefault(note_of(passage.source), []).append(passage)
     rounds = zip_longest(*by_note.values())
     return [passage for round_ in rounds for passage in round_ if passage is not None]
-
-
-class OpeningCheck:
-    """Holds a reply's text until its opening is complete, then releases it or withholds it for good."""
-
-    def __init__(
-        self,
-        is_borne_out: Callable[[str], bool],
-        *,
-        is_borne_out_so_far: Callable[[str], bool] | None = None,
-        hold_chars: int = HOLD_CHARS,
-        withheld_reply: str | Callable[[str], str] = REFUSAL,
-    ) -> None:
-        self._is_borne_out = is_borne_out
-        # What the reply is when the opening is withheld, code's own words: fixed, or made from the opening withheld.
-        self._reply_instead = withheld_reply
-        # Whether a part of the opening, judged early, is borne out already: then it is released at once.
-        self._is_borne_out_so_far = is_borne_out_so_far
-        self._hold_chars = hold_chars
-        self._checked_at = 0  # the held length last judged early
-        self._held = ""  # the reply so far, until the opening is decided
-        self._is_decided = False
-        self.is_withheld = False  # the opening was judged and the notes do not bear it out
-        self.opening = ""  # what was judged, for the log
-
-    @property
-    def withheld_reply(self) -> str:
-        """Return what the reply is in place of the opening withheld (code's own words)."""
-        instead = self._reply_instead
-        return instead if isinstance(instead, str) else instead(self.opening)
-
-    def feed(self, text: str) -> str:
-        """Return what may be shown of the reply so far ("" while the opening is held or after it was withheld)."""
-        if self._is_decided:
-            return "" if self.is_withheld else text
-        self._held += text
-        held = self._held
-        if len(held) >= MAX_HOLD_CHARS or (len(held) >= self._hold_chars and _has_opening(held, self._hold_chars)):
-            return self._judge(held)
-        if self._is_borne_out_early(held):
-            return self._decide(held, is_withheld=False)
-        return ""
-
-    def _is_borne_out_early(self, held: str) -> bool:
-        """Return True when the opening so far, up to a word's end, is borne out by the notes already."""
-        if (
-            self._is_borne_out_so_far is None
-            or len(held) - self._checked_at < EARLY_STEP_CHARS
-            or not _WORD_END.search(held)
-            or _NUMBER_END.search(held)
-        ):
-            return False
-        self._checked_at = len(held)
-        return self._is_borne_out_so_far(_without_open_link(held))
-
-    def finish(self) -> str:
-        """Return the rest held when the reply has ended: all of a short reply, once judged ("" when withheld)."""
-        if self._is_decided:
-            return ""
-        return self._judge(self._held)
-
-    def _judge(self, held: str) -> str:
-        judged = _without_open_link(held) or held
-        return self._decide(held, is_withheld=bool(held.strip()) and not self._is_borne_out(judged))
-
-    def _decide(self, held: str, *, is_withheld: bool) -> str:
-        """Settle the opening once: return it to show, or "" when withheld (all that follows is then withheld)."""
-        self._is_decided = True
-        self._held = ""
-        self.opening = held
-        self.is_withheld = is_withheld
-        return "" if is_withheld else held
-
-
-def _without_open_link(held: str) -> str:
-    """Return `held` without a `[[link` it ends in that has not closed yet: its words are no answer's.
-
-    The 1.5B answered a near miss with "[[Bike Repair Notes#For next time]]" again and again; judged at
-    MAX_HOLD_CHARS inside the next copy, "[[Bike Repair" read as the answer's own words.
-    """
-    start = held.rfind("[[")
-    return held[:start] if start >= 0 and "]]" not in held[start:] else held
-
-
-def _has_opening(held: str, hold_chars: int) -> bool:
-    """Return True when `held` has a sentence end past `hold_chars`.
-
-    A line ending in a colon announces what follows ("you can use the following formula:"), and a question (a part
-    of the one asked, written over its answer) or a code fence's first line says nothing yet: the opening runs on to
-    the end of the next line, the formula or the answer; or, when a list follows, to the end of the list (up to
-    MAX_HOLD_CHARS). One item says little of a list: the 0.5B listed the sourdough's ingredients for the plum cake,
-    and its first item, "Wheat flour, type 550", is a row of the recipe.
-    """
-    for end in _SENTENCE_END.finditer(held, hold_chars - 1):
-        if end.group() == "?" or (end.group() == "\n" and held[: end.start()].rstrip().endswith((":", "?"))):
-            continue  # a question says nothing: the 1.5B wrote each part asked over its answer ("1. What …?")
-        if end.group() == "\n" and _FENCE_OPENING.fullmatch(held[held.rfind("\n", 0, end.start()) + 1 : end.start()]):
-            continue  # "```" after "the formula:" says nothing yet: the formula is on the line after it
-        if _is_in_announced_list(held, end.start()):
-            continue
-        return True
-    return False
-
-
-def _is_in_announced_list(held: str, at: int) -> bool:
-    """Return True when position `at` is in a list item of a list that a line ending in a colon announced."""
-    line_start = held.rfind("\n", 0, at) + 1
-    # With the two characters from `at` on: the period of "1. " is the marker's, no sentence's end.
-    if not _LIST_ITEM.match(held[line_start : at + 2]):
-        return False
-    lines = held[:line_start].rstrip().split("\n")
-    while lines and (_LIST_ITEM.match(lines[-1]) or not lines[-1].strip()):
-        lines.pop()
-    return bool(lines) and lines[-1].rstrip().endswith(":")

@@ -35,7 +35,8 @@ from typing import Any
 
 from agent.day_notes import DayNotes, NamedDays
 from agent.echo_trim import EchoTrim, PartEchoTrim
-from agent.opening_check import EARLIER_IN_CONVERSATION, NO_DAYS, OpeningCheck, answer_check
+from agent.opening_check import EARLIER_IN_CONVERSATION, NO_DAYS, answer_check
+from agent.opening_hold import OpeningCheck
 from agent.prompts import DAYS_ADVICE, PARTS_LEAD, TOPIC_ADVICE, YES_NO_ADVICE
 from agent.tools.reader import VaultReader
 from app.eval.golden import GoldenItem, load_golden_set
@@ -74,7 +75,7 @@ class Replayed:
 
     item: GoldenItem
     reply: str
-    outcome: str  # "shown", "model refusal" or "withheld"
+    outcome: str  # "shown", "model refusal", "withheld" or "parts kept" (its wrong parts told so)
     opening: str  # what the check judged (what was held)
     facts: int  # expected facts the reply states (answer items)
 
@@ -186,8 +187,9 @@ def replayed(folder: Path, items: dict[str, GoldenItem], days_of: DaysOf | None 
         days = days_of(call[0], today) if days_of is not None and today is not None else NO_DAYS
         check = replay(pieces, *call, days=days, today=today)
         outcome = "withheld" if check.is_withheld else "model refusal" if opens_like_refusal(reply) else "shown"
-        facts = sum(found_facts(reply, item.facts)) if item.facts else 0
-        found.append(Replayed(item, reply, outcome, check.opening, facts))
+        outcome = "parts kept" if check.kept else outcome
+        facts = sum(found_facts(check.kept or reply, item.facts)) if item.facts else 0
+        found.append(Replayed(item, check.kept or reply, outcome, check.opening, facts))
     return found
 
 
@@ -226,7 +228,8 @@ def main() -> None:
     counts = Counter((result.item.kind, result.outcome) for result in results)
     for kind in ("answer", "refuse"):
         of_kind = [result for result in results if result.item.kind == kind]
-        shown = ", ".join(f"{counts[kind, outcome]} {outcome}" for outcome in ("shown", "model refusal", "withheld"))
+        outcomes = ("shown", "model refusal", "withheld", "parts kept")
+        shown = ", ".join(f"{counts[kind, outcome]} {outcome}" for outcome in outcomes)
         print(f"{kind:<7} {len(of_kind):>3} replies: {shown}")
     costly = [r for r in results if r.item.kind == "answer" and r.outcome == "withheld" and r.facts]
     print(f"withheld answers stating an expected fact: {len(costly)}")
@@ -241,6 +244,8 @@ def main() -> None:
         for result in results:
             if result.outcome == "withheld":
                 print(f"- {result.item.id} ({result.item.kind}, {result.facts} facts): {result.opening!r}")
+            elif result.outcome == "parts kept":
+                print(f"- {result.item.id} ({result.item.kind}, {result.facts} facts), parts kept: {result.reply!r}")
 
 
 if __name__ == "__main__":

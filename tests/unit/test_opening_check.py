@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.opening_check import HOLD_CHARS, MAX_HOLD_CHARS, OpeningCheck
+from agent.opening_hold import HOLD_CHARS, MAX_HOLD_CHARS, OpeningCheck
 from rag.answer.attribution import Passage
 from rag.answer.evidence import is_borne_out
 from rag.answer.question_kind import kind_asked

@@ -6,7 +6,9 @@ import pytest
 
 from agent.opening_check import answer_check, refers_back
 from rag.answer.attribution import Passage
+from rag.answer.context import REFUSAL
 from rag.answer.question_parts import part_answers, question_parts
+from rag.answer.yes_no import NOT_SO
 
 
 @pytest.mark.parametrize(
@@ -158,23 +160,25 @@ WINDOWS_ON_UNIX = Passage(
 WINE_QUESTION = "Is Wine an emulator, and which Vulkan-based implementations of Direct3D do my notes list?"
 
 
-def test_a_yes_its_own_parts_notes_deny_withholds_the_answer_whatever_the_whole_question_names() -> None:
+def test_a_yes_its_own_parts_notes_deny_is_told_so_whatever_the_whole_question_names() -> None:
     # The 0.5B on vaultofknowledge (stop 57): read with the whole question, whose rare names (Vulkan, Direct3D) are
     # the second part's, the Wine note was no passage about it, and "1. Yes, Wine is an emulator." was shown.
     wrong = "1. Yes, Wine is an emulator.\n2. DXVK and VKD3D"
     right = "1. No, Wine is not an emulator.\n2. DXVK and VKD3D"
 
-    assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], wrong) == ""
+    # The part borne out stands (stop 59: the whole answer had been withheld for the wrong one).
+    assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], wrong) == f"1. {NOT_SO}\n2. DXVK and VKD3D"
     assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], right) == right
 
 
-def test_a_part_saying_without_yes_what_its_notes_deny_withholds_the_answer() -> None:
+def test_a_part_saying_without_yes_what_its_notes_deny_is_told_so() -> None:
     # The 0.5B on vaultofknowledge (stop 58): its part repeats the question's words, so it had been read as claiming
     # nothing beside a second part borne out, and was shown.
-    wrong = "1. Wine is an emulator.\n2. Vulkan-based implementations of Direct3D include DXVK and VKD3D."
-    right = "1. Wine is a compatibility layer.\n2. Vulkan-based implementations of Direct3D include DXVK and VKD3D."
+    second = "2. Vulkan-based implementations of Direct3D include DXVK and VKD3D."
+    wrong = f"1. Wine is an emulator.\n{second}"
+    right = f"1. Wine is a compatibility layer.\n{second}"
 
-    assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], wrong) == ""
+    assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], wrong) == f"1. {NOT_SO}\n{second}"
     assert judged(WINE_QUESTION, [WINDOWS_ON_UNIX, WINE], right) == right
 
 
@@ -191,3 +195,40 @@ def test_a_part_saying_without_yes_what_its_notes_deny_withholds_the_answer() ->
 )
 def test_a_part_refers_back_to_the_questions_subject_by_a_pronoun(part: str, refers: bool) -> None:
     assert refers_back(part) is refers
+
+
+# kepano-obsidian's Kevin Kelly and Out of Control notes, as the passages sent give them
+BOOKS = Passage(
+    "[[Kevin Kelly#Books]]",
+    "| Name | Year | Genre |\n| --- | --- | --- |\n| [[Out of Control]] | 1992 | [[Futurism]], [[Nonfiction]] |",
+)
+BOOK = Passage(
+    "[[Out of Control]]",
+    "Out of Control\ncategories: [[Books]]\nauthor: [[Kevin Kelly]]\nisbn: 201483408\nyear: 1992\ncreated: 2023-09-12",
+)
+KELLY_BOOK = "Which book by Kevin Kelly have I noted, and when was it published?"
+
+
+def test_a_part_giving_another_kind_of_value_is_told_so_and_the_part_borne_out_stands() -> None:
+    # The 0.5B on kepano-obsidian (stops 58, 59): the ISBN for the year asked, and the right book withheld with it.
+    assert judged(KELLY_BOOK, [BOOKS, BOOK], "1. Out of Control\n2. 201483408") == f"1. Out of Control\n2. {REFUSAL}"
+    # A part no sentence bears out beside it: withheld whole, as before.
+    assert judged(KELLY_BOOK, [BOOKS, BOOK], "1. The Inevitable\n2. 201483408") == ""
+
+
+def test_a_part_no_sentence_bears_out_still_withholds_the_whole_answer() -> None:
+    # vaultofknowledge's near miss: the count is made up, and the second part's copied words answer no "who".
+    question = "How many TENS sessions did I have for my cervical spine, and who treated me?"
+    answer = "1. I had 2 TENS sessions for my cervical spine.\n2. The TENS sessions were treated by Electropathy."
+
+    assert judged(question, [TENS], answer) == ""
+
+
+def test_a_wrong_last_part_holds_the_reply_to_its_end() -> None:
+    check = answer_check(KELLY_BOOK, [BOOKS, BOOK])
+    shown = check.feed("1. Out of Control, a book on emergence and systems that I noted in 2023.\n2. 2014")
+    shown += check.feed("83408, its number.")
+
+    assert shown == ""  # judged at the first sentence's end, its last part still being written
+    assert check.finish() == f"1. Out of Control, a book on emergence and systems that I noted in 2023.\n2. {REFUSAL}"
+    assert not check.is_withheld
