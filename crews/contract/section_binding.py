@@ -24,6 +24,12 @@ _DELIMITER_TAG = re.compile(r"[ \t]*</?\s*(?:note|material)\b[^<>\n]*>[ \t]*\n?"
 _HTML_TAG = re.compile(r"<\s*(/?)\s*(a|p|div|span|br|ul|ol|li|h[1-6]|html|body|strong|em|b|i)\b[^>]*>", re.IGNORECASE)
 _LINK = re.compile(r"!?\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")  # the target of [[Note#Heading|alias]]
 _EMPTY_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+\[.\])?[ \t]*(?:\n|$)", re.MULTILINE)
+# What code writes into the material where it leaves text out (crews/contract/material.py, crews/collectors/notes.py):
+# "… [1,234 more characters not shown]", "… [3 more task(s) of this note not shown, to fit the model's context]".
+_OMISSION_MARK = re.compile(
+    r"[ \t]*…?[ \t]*\[(?:shortened to fit the model's context: )?[\d,]+ more (?:characters|note\(s\)|task\(s\))"
+    r"[^\[\]\n]*\bnot shown\b[^\[\]\n]*\]"
+)
 _COMMENT_OR_LINK = re.compile(r"<(?:!--|https?://|mailto:)", re.IGNORECASE)  # a comment, an autolink: kept
 
 
@@ -45,7 +51,7 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
         raise OutputInvalid(f"markdown holds {echo[0]!r}: write plain Markdown bullets, not the material's tags")
     markdown = _unwrapped(markdown)
     markdown = html_to_markdown(markdown)  # small models write <h1>, <p>, <li>: the same text, as Markdown
-    markdown = _without_empty_items(markdown)
+    markdown = _without_empty_items(_without_omission_marks(markdown))
     if not markdown:
         raise OutputInvalid(
             "markdown is empty once its HTML tags and empty list items are taken out: write the section's text"
@@ -63,6 +69,18 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
         shown = ", ".join(f"#{tag}" for tag in new_tags[:5])
         raise OutputInvalid(f"markdown tags {shown}, which no note given has: write no '#' before words")
     return markdown
+
+
+def _without_omission_marks(markdown: str) -> str:
+    """Return `markdown` without the marks code wrote where it left material out, and the lines that held only one.
+
+    A small model copies what it is shown; written into a note, "… [1,234 more characters not shown]" would be code's
+    words in the user's text.
+    """
+    if not _OMISSION_MARK.search(markdown):
+        return markdown
+    lines = [(line, _OMISSION_MARK.sub("", line)) for line in markdown.split("\n")]
+    return "\n".join(kept for line, kept in lines if kept.strip() or not line.strip())
 
 
 def _without_empty_items(markdown: str) -> str:

@@ -389,6 +389,21 @@ def test_bind_drops_list_items_that_hold_nothing() -> None:
         bind({"markdown": "-\n-"}, BRIEFING, material)
 
 
+def test_bind_drops_the_marks_code_wrote_where_it_left_material_out() -> None:
+    # A small model copies what it is shown: the material's "[… not shown]" marks are code's, never a note's text.
+    material = with_server_task("Feed the baby")
+    written = (
+        "- Feed the baby ([[Home Server Migration]]) … [1,234 more characters not shown]\n"
+        "- … [3 more task(s) of this note not shown, to fit the model's context]\n"
+        "… [shortened to fit the model's context: 2,048 more characters not shown]\n"
+        "- The [2 shown] lamps stay [not shown to guests]"
+    )
+
+    bound = bind({"markdown": written}, BRIEFING, material).markdown
+
+    assert bound == "- Feed the baby ([[Home Server Migration]])\n- The [2 shown] lamps stay [not shown to guests]"
+
+
 def test_bind_refuses_a_tag_no_collected_note_has_and_keeps_the_materials_own() -> None:
     # The 0.5B on obsidian-tasks-demo wrote "#feed the baby" for the task "Feed the baby": written into the daily
     # note, that tags it "feed".
