@@ -19,6 +19,7 @@ from agent.source_question import earlier_context, questions_before
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers, writes_unread_code
+from rag.answer.choices import chose_otherwise
 from rag.answer.citations import SOURCES_BLOCK, note_of, sources_list
 from rag.answer.closest_meaning import Similarity, closest_in_meaning
 from rag.answer.context import is_refusal
@@ -184,14 +185,15 @@ def _closest_block(
     """
     searched = _searched(state)
     read = [passage for passage in passages if passage.source in searched]
-    # The sentences denying its "Yes", the figures it misread, the names it gave others' figures, then the rows asked
-    # for where it gave another row's figure: the notes' statements of these come first.
+    # The sentences denying its "Yes", the figures it misread, the names it gave others' figures, the rows asked for
+    # where it gave another row's figure, then the decision where it named another candidate: these come first.
     rivals = (
         [
             *denials(withheld, passages, question=question),
             *_rivals(withheld, passages, question=question),
             *owned_elsewhere(withheld, passages, question=question),
             *labelled_for_another(withheld, passages, question=question),
+            *chose_otherwise(withheld, passages, question=question),
         ]
         if withheld
         else []

@@ -32,6 +32,7 @@ from agent.opening_hold import KeptParts, OpeningCheck
 from agent.state import AgentState, MessageRecord, turn_start
 from rag.answer.asked_values import gives_other_kind
 from rag.answer.attribution import Passage, said_beyond
+from rag.answer.choices import chose_otherwise
 from rag.answer.citations import note_of
 from rag.answer.context import REFUSAL, opens_like_refusal
 from rag.answer.evidence import MAX_EVIDENCE, is_borne_out, sentences_of_rivals
@@ -138,7 +139,8 @@ def answer_check(
     its title ("Which AI models did I test?" of "AI Models I Tested"): a refusal of its passages is replaced by them
     quoted, and no more (another note may answer such a question). `today`: an answer to when something next comes
     that dates it only before today is no answer, nor one saying how something went that the notes date after today,
-    by its plan's figures (rag/answer/next_dates.py).
+    by its plan's figures (rag/answer/next_dates.py). Asked which was chosen, an answer naming another candidate than
+    the notes' decision is none (rag/answer/choices.py).
     """
     meant = days.meant
     # Days to come are planned in notes of earlier days: only a day gone by has its own note as the record of it.
@@ -226,6 +228,7 @@ def answer_check(
             and (not of_the_note or draws_on(text, question, of_the_note))
             and not (today is not None and dates_only_gone_by(text, question, today))
             and not (today is not None and reports_on_days_to_come(text, question, passages, today))
+            and not chose_otherwise(text, passages, question=asked)
             and not answers_elsewhere(text, question, passages, turns)
         )
 
