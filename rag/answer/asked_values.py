@@ -1,4 +1,4 @@
-"""Answers giving another kind of value than the one asked for: a price, an address, a date.
+"""Answers giving another kind of value than the one asked for: a price, an address, a date, a temperature.
 
 Small models answer a near miss with a figure or an address copied from nearby, and the word test passes it, as the
 note holds it. Over vaultofknowledge, Qwen2.5-Coder 0.5B answered "How much did it cost to repair my laptop's broken
@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from rag.answer.attribution import NOT_UNITS, Passage
 from rag.answer.dates import dates_in
+from rag.answer.measure_kinds import DURATION, TEMPERATURE, kinds_asked, kinds_given
 from rag.answer.question_kind import asks_for_value
 from rag.answer.units import measure_unit
 from rag.notes.moment import iso_day
@@ -76,7 +77,21 @@ def gives_other_kind(answer: str, *, question: str, is_whole: bool = True) -> bo
         return True
     if _ASKS_WHEN.search(question) and _dates_nothing(answer, is_whole=is_whole):
         return True
+    if is_whole and _gives_other_measure(answer, question):  # "30 minutes" asked the oven's temperature
+        return True
     return asks_for_value(question) and _gives_only_templates(answer)
+
+
+def _gives_other_measure(answer: str, question: str) -> bool:
+    """Return True when `question` asks a temperature or a length of time and `answer` gives only the other.
+
+    Asked "What's the cooking temperature for the nectarine tart?", the 1.5B answered "… is 30 minutes."
+    """
+    asked = kinds_asked(question)
+    if len(asked) != 1:
+        return False
+    given = kinds_given(answer, frozenset((TEMPERATURE, DURATION)))
+    return bool(given) and not given & asked
 
 
 def _dates_nothing(answer: str, *, is_whole: bool) -> bool:

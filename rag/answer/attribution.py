@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import date as Day
 
-from rag.answer.dates import dates_in
+from rag.answer.dates import dates_in, whole_days
 from rag.answer.excerpts import FILLER, stem
 from rag.answer.units import SHORT_UNIT_LETTERS, measure_unit
 
@@ -77,10 +77,15 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
     the answer's whole weight to be one. An answer of UNSUPPORTED_MIN_WORDS or more that shares nothing with any
     passage came from the model's own knowledge, not the notes (recorded with Qwen2.5-Coder 0.5B: how to
     configure a Kubernetes ingress controller, over a vault with none), so the reply says so.
+
+    A passage sharing only numbers with the answer is a source only if it holds what the question names, when it
+    names something (`_names_of`): asked "What rating did I give Blade Runner?", the 1.5B's "7" had Catan and
+    Futurama among its sources, whose records say "rating: 7" too.
     """
     text = WIKILINK.sub(" ", answer)
     said = said_beyond(answer, question)
     needed = max(MIN_EVIDENCE, MIN_SHARE * weight_of(said))
+    names = _names_of(question)
     best: dict[str, tuple[int, int]] = {}  # source -> (its evidence, its first rank)
     shares_any = False
     for rank, passage in enumerate(passages):
@@ -88,11 +93,46 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
         shares_any = shares_any or bool(shared)
         evidence = weight_of(shared)
         previous = best.get(passage.source)
+        if names and all(term[0].isdigit() for term in shared) and not _holds_name(passage, names):
+            continue  # a figure any record may give ("rating: 7"), in a passage about something else
         if passage.source and evidence >= needed and (previous is None or evidence > previous[0]):
             best[passage.source] = (evidence, rank if previous is None else previous[1])
     sources = sorted(best, key=lambda source: (-best[source][0], best[source][1]))[:limit]
     is_long = len(text.split()) >= UNSUPPORTED_MIN_WORDS
     return Attribution(sources, is_unsupported=is_long and bool(said) and bool(passages) and not shares_any)
+
+
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+# Capitalised words naming no thing: days and months ("on Monday"), and the pronoun "I".
+_NO_NAMES = frozenset(
+    ("i", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february")
+    + ("march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
+)
+
+
+def _names_of(question: str) -> list[frozenset[str]]:
+    """Return the names `question` writes: its runs of capitalised words after the first ("Blade Runner"), lower case.
+
+    A word all in capitals ("GPU", "EIRP") names no one thing.
+    """
+    runs: list[list[str]] = []
+    previous_end = -1
+    for index, found in enumerate(_NAME_WORD.finditer(question)):
+        word = found.group()
+        if index == 0 or not word[0].isupper() or word.isupper() or word.casefold() in _NO_NAMES:
+            continue
+        if runs and question[previous_end : found.start()].strip() == "":
+            runs[-1].append(word.casefold())
+        else:
+            runs.append([word.casefold()])
+        previous_end = found.end()
+    return [frozenset(run) for run in runs]
+
+
+def _holds_name(passage: Passage, names: Sequence[frozenset[str]]) -> bool:
+    """Return True when the passage, its text or its link, holds every word of one of `names`."""
+    words = {word.casefold() for word in _NAME_WORD.findall(f"{passage.source} {passage.text}")}
+    return any(name <= words for name in names)
 
 
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
@@ -131,6 +171,7 @@ def unread_numbers(
     # "1,500" in a note is read both as a thousands separator and as a decimal comma: an answer may write either.
     # With the unit of measure after each ("" for none): "11 days" is not read from "11 inch" (rag/answer/units.py).
     read = {(value, m.unit) for source in sources for m in _measures_in(source) for value in _readings(m.number)}
+    read |= {(str(days), "d") for passage in passages for days in _spans(passage.text)}
     read_values = {value for value, _unit in read}
     unread = [
         f"{m.number} {m.word}" if m.unit else m.number
@@ -151,6 +192,20 @@ def unread_numbers(
             if date.year is not None and date.term not in read_dates and not date.is_near(today, days=NEAR_TODAY_DAYS)
         ]
     return list(dict.fromkeys(unread))
+
+
+SPAN_DATES = 12  # dates of one passage whose spans are worked out (a daily log may hold hundreds)
+
+
+def _spans(text: str) -> set[int]:
+    """Return the days between two whole dates of `text`, counted both ways ("2023-09-12" to "2023-09-30": 18, 19).
+
+    Asked "How long was my Japan trip?", the 1.5B's "18 days", worked out from the trip's start and end, had been
+    cautioned as a number no note holds.
+    """
+    days = sorted(set(whole_days(text)))[:SPAN_DATES]
+    spans = {(later - earlier).days for index, earlier in enumerate(days) for later in days[index + 1 :]}
+    return spans | {span + 1 for span in spans}
 
 
 def _sources(passages: Sequence[Passage]) -> list[str]:

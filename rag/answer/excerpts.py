@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.answer.code_spans import code_ranges
+from rag.answer.measure_kinds import kinds_asked, kinds_given
 from rag.spellings import one_spelling
 
 QUESTION_CHARS = 4_096  # as much of a question as the embedder reads (its window of 256 tokens, 16 chars each)
@@ -89,9 +90,10 @@ def excerpt_stems(question: str) -> frozenset[str]:
     Asked "What will the allotment fee be in 2027 …?", the garden plan's "Annual fee for 2027 rises from €284 to €302
     per plot" was cut from its passage, "How far did I run on 2026-11-10?" lost "06:50 Tempo run, 8.4 km total.":
     "fee" and "run" were no question words. Counted, passages cut to 1,000 characters held more of the expected
-    evidence on two vaults' golden sets, and less on none (docs/benchmarks.md, stop 56).
+    evidence on two vaults' golden sets, and less on none (docs/benchmarks.md, stop 56). With them, the kinds of figure
+    it asks for (rag/answer/measure_kinds.py: "How hot should the oven be?" wants the sentences giving a temperature).
     """
-    return question_stems(question) | short_words(question[:QUESTION_CHARS])
+    return question_stems(question) | short_words(question[:QUESTION_CHARS]) | kinds_asked(question)
 
 
 def short_words(text: str) -> frozenset[str]:
@@ -333,7 +335,7 @@ def _wanted_in(text: str, wanted: frozenset[str]) -> frozenset[str]:
     German writes its nouns together: asked "Welchen Käse nimmt Oma?", the Käsespätzle recipe's lines "250 g würziger
     Bergkäse" and "100 g Emmentaler" were cut from the passage, and its steps sent, which say "Käse" eight times.
     """
-    found = set()
+    found = set(kinds_given(text, wanted))
     parts = [part for part in wanted if len(part) >= MIN_COMPOUND_PART]
     for word in _WORD.findall(text):
         stemmed = stem(word.casefold())

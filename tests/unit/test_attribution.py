@@ -6,6 +6,7 @@ from datetime import date
 
 from rag.answer.attribution import (
     Passage,
+    attribute,
     drawn_from,
     is_unsupported,
     passages_in,
@@ -170,3 +171,29 @@ def test_a_chapter_and_verse_counts_nothing() -> None:
     # The 1.5B on vaultofknowledge (stop 58): "1. I had 2 TENS sessions …" had been borne out by the Ayahs "2:144".
     assert terms_of("the Ayahs 2:144, 2:149 and 2:150 revealed") == {"ayah", "reveal"}
     assert {"14", "00"} <= terms_of("Caffeine cut-off at 14:00.")  # a time is read as before
+
+
+def test_a_figure_any_record_gives_is_sourced_from_the_passage_about_what_was_asked() -> None:
+    # kepano-obsidian, the 1.5B (stop 59): "7" had Catan and Futurama among its sources, their records' "rating: 7"
+    catan = Passage("[[Catan]]", "Catan\ncategories: [[Board games]]\nrating: 7")
+    blade_runner = Passage("[[Blade Runner]]", "Blade Runner\ncategories: [[Movies]]\nrating: 7\nyear: 1982")
+    futurama = Passage("[[Futurama]]", "categories: [[Shows]]\nrating: 7")
+    passages = [catan, blade_runner, futurama]
+
+    assert attribute("7", passages, question="What rating did I give Blade Runner?").sources == ["[[Blade Runner]]"]
+    # a question naming nothing (a pronoun, a day) keeps every passage holding the figure
+    assert len(attribute("7", passages, question="What rating did I give it?").sources) == 3
+    assert len(attribute("7", passages, question="What rating did I give on Monday?").sources) == 3
+    # a word shared besides the figure makes a source as before
+    both = attribute("7, the same as Catan", passages, question="What rating did I give Blade Runner?").sources
+    assert set(both) == {"[[Catan]]", "[[Blade Runner]]"}
+
+
+def test_days_between_two_dates_of_a_passage_are_read_from_it() -> None:
+    # kepano-obsidian, the 1.5B (stop 59): "18 days" from the trip's start and end had been cautioned as unread
+    trips = Passage("[[Kyoto#Trips]]", "| [[2023 Japan Trip]] | 2023-09-12 | 2023-09-30 |")
+    today = date(2026, 12, 7)
+    for answer in ("The Japan trip lasted 18 days.", "19 days, counting both"):
+        assert unread_numbers(answer, [trips], question="How long was my Japan trip?", today=today) == [], answer
+    assert unread_numbers("20 days", [trips], today=today) == ["20 days"]
+    assert unread_numbers("18 weeks", [trips], today=today) == ["18 weeks"]
