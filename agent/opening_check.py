@@ -41,9 +41,10 @@ from rag.answer.named_subject import about_named
 from rag.answer.next_dates import dates_only_gone_by, reports_on_days_to_come
 from rag.answer.note_outlines import OUTLINE_LEAD
 from rag.answer.passages import quoted_passages
-from rag.answer.question_kind import asks_about_topic
+from rag.answer.question_kind import asks_about_topic, names_only_the_kind
 from rag.answer.question_parts import part_answers, question_parts
 from rag.answer.quoted_evidence import evidence_block
+from rag.answer.records import asked_record
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
 from rag.answer.yes_no import NOT_SO, answers_yes_or_no_wrongly, denials, opens_with
 from rag.follow_up import in_context
@@ -137,7 +138,9 @@ def answer_check(
     the answer must draw on that note's passages, and in place of a refusal of them, or of an answer withheld, the
     reply quotes them, as for the days. `titled`: the link of the best passage's note when the question is worded as
     its title ("Which AI models did I test?" of "AI Models I Tested"): a refusal of its passages is replaced by them
-    quoted, and no more (another note may answer such a question). `today`: an answer to when something next comes
+    quoted, and no more (another note may answer such a question); so, with no such note, is the properties record of
+    a note the question names by its title, a row of which a question word keys ("Steph Ango / twitter: kepano",
+    rag/answer/records.asked_record). `today`: an answer to when something next comes
     that dates it only before today is no answer, nor one saying how something went that the notes date after today,
     by its plan's figures (rag/answer/next_dates.py). Asked which was chosen, an answer naming another candidate than
     the notes' decision is none (rag/answer/choices.py).
@@ -173,6 +176,10 @@ def answer_check(
     of_the_title = _of_note(titled, passages)
     if of_the_title and not quoted_instead:
         quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {titled} says:", of_the_title, question)
+    # A row of the record of the note the question names, keyed by a word of the question ("twitter: kepano").
+    record = asked_record(question, passages) if not quoted_instead else None
+    if record is not None:
+        quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {record.source} says:", [record], question)
 
     asked_parts = question_parts(question)
     # A part read alone keeps the question's subject where it refers back to it: "How many layers does it have?"
@@ -229,6 +236,7 @@ def answer_check(
             and not (today is not None and dates_only_gone_by(text, question, today))
             and not (today is not None and reports_on_days_to_come(text, question, passages, today))
             and not chose_otherwise(text, passages, question=asked)
+            and not names_only_the_kind(text, asked)
             and not answers_elsewhere(text, question, passages, turns)
         )
 

@@ -216,3 +216,52 @@ def kind_asked(question: str) -> str:
     match = _KIND_ASKED.search(question)
     kind = match["kind"].casefold() if match else ""
     return "" if kind in _NO_KIND else kind
+
+
+# "Which hotel …?", "What book …?", "…, and which model …": the thing asked for, named by its kind.
+# The kind is the last word before the verb ("What finish time am I aiming for?": time), else the first after it
+# (`kind_asked` takes the word after "what", "finish" there, which is right for the links it judges).
+_WHICH_KIND = re.compile(
+    r"(?:^|[,;:]\s*|\band\s+)(?:which|what)\s+(?:(?P<phrase>(?:[^\W\d_]+\s+){0,2}?(?P<head>[^\W\d_]{3,}))\s+"
+    r"(?:am|is|are|was|were|do|does|did|have|has|had|will|would|can|could|should)\b|(?P<kind>[^\W\d_]{3,})\b)",
+    re.IGNORECASE,
+)
+# Words after "what" that name no kind of thing: "What is …", "What kind of …", "What did …".
+_NOT_A_KIND = frozenset(
+    ("is", "are", "was", "were", "did", "does", "will", "would", "can", "could", "should", "has", "have", "had")
+    + ("kind", "sort", "type", "else", "about", "happened", "the", "this", "that", "these", "those", "time")
+)
+
+
+def names_only_the_kind(answer: str, question: str) -> bool:
+    """Return True when `question` asks which thing of a kind and `answer` names only the kind ("a hotel").
+
+    Asked "Which hotel did I stay at in Kyoto?" (no note names one), the 1.5B answered "I stayed at a hotel in Kyoto
+    during the 2023 Japan Trip.": every word borne out, and no hotel named. The kind with "a", "an" or "some" before
+    it, not followed by its name ("a hotel called …", "a book: …", "a book, Out of Control", "a finish time of
+    1:49:00") nor after one in its sentence ("Out of Control, a book by Kevin Kelly"), answers no "which".
+    """
+    for found in _WHICH_KIND.finditer(question):
+        kind = (found["head"] or found["kind"]).casefold()
+        if kind in _NOT_A_KIND:
+            continue
+        # The kind in any case; after a comma, a name opens on a capital, a quote or a link (case counts there).
+        vague = re.compile(
+            rf"(?i:\b(?:a|an|some)\s+(?:[^\W\d_]+\s+)?{re.escape(kind)}(?:e?s)?\b)"
+            rf"(?!(?i:\s+(?:called|named|of)\b)|\s*[:(\"“\[]|\s*,\s*(?:the\s+)?[\"“\[A-Z])"
+        )
+        asked = {word.casefold() for word in _CAPITALISED.findall(question)}
+        for said in vague.finditer(answer):
+            opening = _SENTENCE_START.split(answer[: said.start()])[-1]  # its sentence up to the kind
+            if not any(word.casefold() not in asked | _NO_NAME for word in _CAPITALISED.findall(opening)):
+                return True  # "I stayed at a hotel …", not "Out of Control, a book by Kevin Kelly"
+    return False
+
+
+_SENTENCE_START = re.compile(r"[.!?]\s+|\n")
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*")
+# Capitalised words opening a sentence that name nothing: "I", "The", "It", "My" …
+_NO_NAME = frozenset(
+    ("i", "the", "it", "its", "a", "an", "this", "that", "these", "those", "my", "in", "on", "at", "yes", "no", "you")
+    + ("your", "we", "our", "there", "based", "according", "from", "for", "during", "after", "before", "when")
+)

@@ -9,6 +9,11 @@ I noted, and when was it published?", so the answer check withheld the right "Ou
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from rag.answer.attribution import Passage
+from rag.answer.citations import heading_in
+from rag.answer.excerpts import question_stems
 
 # A property row: "created: 2023-09-12", "date modified: …", "Aliases: …"; a key of a few words, then its value.
 PROPERTY_ROW = re.compile(r"^\s*(?P<key>[^\W\d_][\w \-]{0,40}?)\s*:\s+(?P<value>\S.*)$", re.MULTILINE)
@@ -21,3 +26,26 @@ def record_text(text: str) -> str:
     lines = [line for line in text.splitlines()[1:] if line.strip() and not _HEADING.match(line)]
     rows = [line for line in lines if PROPERTY_ROW.match(line)]
     return "\n".join(rows) if len(rows) >= RECORD_MIN_ROWS and len(rows) == len(lines) else ""
+
+
+def asked_record(question: str, passages: Sequence[Passage]) -> Passage | None:
+    """Return the properties record of the note `question` names by its title, when a row's key is a question word.
+
+    Asked "What is Steph Ango's Twitter handle?" over kepano-obsidian, the record "Steph Ango / twitter: kepano" was
+    among the passages (rag/answer/property_records.py), and the 1.5B answered with a bare "[[Steph Ango]]", which was
+    withheld: the row itself is the answer, quoted in place of a refusal or an answer withheld
+    (agent/opening_check.py). None when no such record was read.
+    """
+    asked = question_stems(question)
+    named = question.casefold()
+    for passage in passages:
+        if heading_in(passage.source):
+            continue  # a section, not the note's record
+        title, _, rest = passage.text.strip().partition("\n")
+        lines = [line for line in rest.splitlines() if line.strip()]
+        rows = [row for line in lines if (row := PROPERTY_ROW.match(line))]
+        if not rows or len(rows) != len(lines) or title.strip().casefold() not in named:
+            continue
+        if any(question_stems(row["key"].replace("_", " ")) & asked for row in rows):
+            return passage
+    return None

@@ -1,0 +1,38 @@
+"""The record of the note a question names, quoted in place of an answer withheld (rag/answer/records.asked_record)."""
+
+from __future__ import annotations
+
+from agent.opening_check import answer_check
+from rag.answer.attribution import Passage
+from rag.answer.context import REFUSAL
+from rag.answer.records import asked_record
+
+# kepano-obsidian's Steph Ango: a note of base views, its record added as the question asks for a row of it
+CLIPPINGS = Passage(
+    "[[Steph Ango#Clippings]]", "| Title | Author |\n| --- | --- |\n| [[Buy wisely]] | [[Steph Ango]] |"
+)
+RECORD = Passage("[[Steph Ango]]", "Steph Ango\ntwitter: kepano")
+TWITTER = "What is Steph Ango's Twitter handle?"
+
+
+def test_the_record_of_the_note_named_is_found_by_a_row_the_question_asks_for() -> None:
+    assert asked_record(TWITTER, [CLIPPINGS, RECORD]) == RECORD
+    assert asked_record("What is Steph Ango's phone number?", [CLIPPINGS, RECORD]) is None  # no row asked
+    assert asked_record("What is his Twitter handle?", [CLIPPINGS, RECORD]) is None  # the note is not named
+    section = Passage("[[Steph Ango#Links]]", "Steph Ango\ntwitter: kepano")
+    assert asked_record(TWITTER, [section]) is None  # a section is no record
+
+
+def test_an_answer_withheld_is_replaced_by_the_record_quoted() -> None:
+    # the 1.5B (stop 59): a bare link, withheld; the row it should have read is the answer
+    check = answer_check(TWITTER, [CLIPPINGS, RECORD])
+    assert check.feed("[[Steph Ango]]") + check.finish() == ""
+    assert check.withheld_reply.startswith("Here is what [[Steph Ango]] says:")
+    assert "twitter: kepano" in check.withheld_reply
+    # the right answer is shown as written
+    check = answer_check(TWITTER, [CLIPPINGS, RECORD])
+    assert check.feed("kepano") + check.finish() == "kepano"
+    # with no row asked for, the refusal stays
+    check = answer_check("What is Steph Ango's phone number?", [CLIPPINGS, RECORD])
+    assert check.feed("2026-12-07") + check.finish() == ""
+    assert check.withheld_reply == REFUSAL
