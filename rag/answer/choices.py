@@ -17,6 +17,7 @@ from rag.answer.citations import heading_in
 from rag.answer.excerpts import FILLER
 from rag.answer.quote_words import normalised
 from rag.answer.rival_figures import Rival
+from rag.answer.row_labels import row_of
 
 # A question asking which was chosen: "Which model did I choose?", "What did we pick?", "Welches habe ich gewählt?".
 _ASKS_CHOICE = re.compile(
@@ -27,11 +28,7 @@ _ASKS_CHOICE = re.compile(
 # Where a note states the decision: a heading ("Decision", "Verdict", "Entscheidung") or a record's key.
 _DECISION = r"(?:decision|decided|choice|chosen|verdict|picked|selected|entscheidung|gewählt)"
 _DECISION_HEADING = re.compile(rf"^\W*(?:the\s+|my\s+|final\s+)?{_DECISION}\W*$", re.IGNORECASE)
-_DECISION_ROW = re.compile(
-    rf"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*)?[\w ]*\b{_DECISION}\w*(?:[ _]\w+)*(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*"
-    r"(?P<value>\S[^\n]*)$",
-    re.IGNORECASE | re.MULTILINE,
-)
+_DECISION_LABEL = re.compile(rf"[\w ]*\b{_DECISION}\w*(?:[ _]\w+)*", re.IGNORECASE)  # "chosen_model", "Decision"
 # A word of the answer as compared, a name whole: "nomic-ai/nomic-embed-text-v1.5", "bge-small", "BGE".
 _WORD = re.compile(r"[^\W_](?:[\w./-]*[^\W_])?")
 MIN_WORD_CHARS = 3
@@ -73,7 +70,9 @@ def _decisions(passage: Passage) -> list[Rival]:
     row keyed so, its value.
     """
     found = [
-        Rival(row["value"].strip(), row[0].strip(), passage.source) for row in _DECISION_ROW.finditer(passage.text)
+        Rival(row.value, line.strip(), passage.source)
+        for line in passage.text.splitlines()
+        if (row := row_of(line)) is not None and row.value and _DECISION_LABEL.fullmatch(row.label)
     ]
     heading = heading_in(passage.source).rsplit("#", 1)[-1]
     text = passage.text.strip()

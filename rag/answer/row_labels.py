@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rag.answer.attribution import Passage, said_beyond, terms_of
 from rag.answer.excerpts import question_stems
@@ -55,5 +56,19 @@ def labelled_for_another(answer: str, passages: Sequence[Passage], *, question: 
 
 def _label_stems(line: str) -> frozenset[str] | None:
     """Return the word stems of `line`'s label, if it is a row ("- Bits Per Weight: 4.89" -> bits, weight)."""
+    row = row_of(line)
+    return None if row is None else question_stems(row.label)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A labelled row of a note: "- Bits Per Weight: 4.89" is "Bits Per Weight" and "4.89" ("" when blank)."""
+
+    label: str
+    value: str
+
+
+def row_of(line: str) -> Row | None:
+    """Return `line` read as a labelled row, or None when it is none."""
     found = _ROW.match(line)
-    return None if found is None else question_stems(found["label"])
+    return None if found is None else Row(found["label"], found["value"].strip())

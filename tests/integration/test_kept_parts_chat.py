@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from app.wiring import Services, build_services
+from app.wiring import Services
 from core.settings import Settings
 from rag.answer.context import REFUSAL
-from tests.fakes import HashingEmbedder
 from tests.live_server import streamed_reply
 from tests.scripted_llm import ScriptedLLMServer
 from tests.scripted_llm_turns import Turn
@@ -27,26 +25,19 @@ QUESTION = "Which book by Kevin Kelly have I noted, and when was it published?"
 
 
 @pytest.fixture
-def book_settings(tmp_path: Path) -> Settings:
-    vault = write_notes(tmp_path / "vault", NOTES)
-    return Settings(_env_file=None, vault_path=vault, data_dir=tmp_path / "data")
-
-
-@pytest.fixture
-def book_services(book_settings: Settings) -> Iterator[Services]:
-    built = build_services(book_settings, embedder=HashingEmbedder())
-    built.reindexer.run_once()
-    yield built
-    built.close()
+def vault(tmp_path: Path) -> Path:
+    """Return the two notes as the vault (conftest's `settings` and `services` build on it)."""
+    return write_notes(tmp_path / "vault", NOTES)
 
 
 def test_the_part_borne_out_is_shown_with_its_source_and_the_wrong_one_told_so(
-    book_settings: Settings, book_services: Services, llm: ScriptedLLMServer
+    settings: Settings, services: Services, llm: ScriptedLLMServer
 ) -> None:
     # the 0.5B on kepano-obsidian (stops 58, 59): the ISBN for the year, which withheld the right book with it
+    services.reindexer.run_once()
     llm.add(Turn.text("1. Out of Control\n2. 201483408"))
 
-    reply = streamed_reply(QUESTION, book_settings, book_services, llm.base_url)
+    reply = streamed_reply(QUESTION, settings, services, llm.base_url)
 
     assert reply.startswith(f"1. Out of Control\n2. {REFUSAL}")
     assert "201483408" not in reply.partition("Sources:")[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent.opening_hold import HOLD_CHARS, MAX_HOLD_CHARS, OpeningCheck
 from rag.answer.attribution import Passage
 from rag.answer.evidence import is_borne_out
@@ -388,16 +390,29 @@ def test_an_opening_is_not_released_early_on_a_number_whose_unit_may_follow() ->
     assert shown == "" and check.finish() == "" and check.is_withheld
 
 
-def test_a_code_blocks_opening_fence_does_not_end_the_opening() -> None:
-    # The 1.5B on vaultofknowledge (stop 58): "… you can use the formula:\n   ```\n" was judged before the formula.
+@pytest.mark.parametrize(
+    ("opening", "answer"),
+    [
+        # The 1.5B on vaultofknowledge (stop 58): "… you can use the formula:\n   ```\n" was judged before the formula.
+        (
+            "1. To estimate a local model's tokens per second from memory, you can use the formula:\n   ```\n",
+            "   Tokens per second = bandwidth / model size\n",
+        ),
+        # The 1.5B on vaultofknowledge (stop 58): judged alone, the part it wrote as a heading claimed nothing.
+        (
+            "1. What new backronym did I propose for the program that runs Windows software on Linux?\n",
+            "   WINE: Wine Is Not an Emulator.\n",
+        ),
+    ],
+    ids=["a code block's opening fence", "a part of the question written over its answer"],
+)
+def test_a_line_saying_nothing_yet_does_not_end_the_opening(opening: str, answer: str) -> None:
     judge = Judge(verdict=True)
     check = OpeningCheck(judge)
-    opening = "1. To estimate a local model's tokens per second from memory, you can use the formula:\n   ```\n"
-    formula = "   Tokens per second = bandwidth / model size\n"
 
     assert check.feed(opening) == ""
-    assert check.feed(formula) == opening + formula
-    assert judge.judged == [opening + formula]
+    assert check.feed(answer) == opening + answer
+    assert judge.judged == [opening + answer]
 
 
 def test_code_after_the_fence_is_judged_with_the_opening() -> None:
@@ -413,15 +428,3 @@ def test_code_after_the_fence_is_judged_with_the_opening() -> None:
 
     assert is_borne_out(copied, [deploy], question=question)
     assert not is_borne_out(invented, [BIKE, SOURDOUGH], question="How do I configure a Kubernetes ingress controller?")
-
-
-def test_a_part_of_the_question_written_over_its_answer_does_not_end_the_opening() -> None:
-    # The 1.5B on vaultofknowledge (stop 58): judged alone, the part it wrote as a heading claimed nothing.
-    judge = Judge(verdict=True)
-    check = OpeningCheck(judge)
-    heading = "1. What new backronym did I propose for the program that runs Windows software on Linux?\n"
-    answer = "   WINE: Wine Is Not an Emulator.\n"
-
-    assert check.feed(heading) == ""
-    assert check.feed(answer) == heading + answer
-    assert judge.judged == [heading + answer]
