@@ -19,6 +19,7 @@ from datetime import date as Day
 
 from rag.answer.dates import dates_in, whole_days
 from rag.answer.excerpts import FILLER, stem
+from rag.answer.quote_words import holds_name, names_written
 from rag.answer.units import SHORT_UNIT_LETTERS, measure_unit
 
 MIN_EVIDENCE = 2  # one shared word is chance; a number, or two words, is evidence
@@ -93,7 +94,8 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
         shares_any = shares_any or bool(shared)
         evidence = weight_of(shared)
         previous = best.get(passage.source)
-        if names and all(term[0].isdigit() for term in shared) and not _holds_name(passage, names):
+        about = f"{passage.source} {passage.text}"
+        if names and all(term[0].isdigit() for term in shared) and not holds_name(about, names):
             continue  # a figure any record may give ("rating: 7"), in a passage about something else
         if passage.source and evidence >= needed and (previous is None or evidence > previous[0]):
             best[passage.source] = (evidence, rank if previous is None else previous[1])
@@ -102,37 +104,16 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
     return Attribution(sources, is_unsupported=is_long and bool(said) and bool(passages) and not shares_any)
 
 
-_NAME_WORD = re.compile(r"[^\W\d_][\w'’-]*")
-# Capitalised words naming no thing: days and months ("on Monday"), and the pronoun "I".
+# Capitalised words naming no thing: days and months ("on Monday").
 _NO_NAMES = frozenset(
-    ("i", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february")
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february")
     + ("march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
 )
 
 
 def _names_of(question: str) -> list[frozenset[str]]:
-    """Return the names `question` writes: its runs of capitalised words after the first ("Blade Runner"), lower case.
-
-    A word all in capitals ("GPU", "EIRP") names no one thing.
-    """
-    runs: list[list[str]] = []
-    previous_end = -1
-    for index, found in enumerate(_NAME_WORD.finditer(question)):
-        word = found.group()
-        if index == 0 or not word[0].isupper() or word.isupper() or word.casefold() in _NO_NAMES:
-            continue
-        if runs and question[previous_end : found.start()].strip() == "":
-            runs[-1].append(word.casefold())
-        else:
-            runs.append([word.casefold()])
-        previous_end = found.end()
-    return [frozenset(run) for run in runs]
-
-
-def _holds_name(passage: Passage, names: Sequence[frozenset[str]]) -> bool:
-    """Return True when the passage, its text or its link, holds every word of one of `names`."""
-    words = {word.casefold() for word in _NAME_WORD.findall(f"{passage.source} {passage.text}")}
-    return any(name <= words for name in names)
+    """Return the names `question` writes ("Blade Runner"; quote_words.names_written), days and months left out."""
+    return [name - _NO_NAMES for name in names_written(question) if name - _NO_NAMES]
 
 
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.answer.attribution import Passage
-from rag.answer.quote_words import WORDS, normalised
-from rag.answer.unread_names import NOUN_CAPITALS, capitalised_runs
+from rag.answer.quote_words import WORDS, capitalised_runs, normalised
+from rag.answer.unread_names import NOUN_CAPITALS
 from rag.answer.vocabulary import ordinary_words
 
 

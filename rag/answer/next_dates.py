@@ -16,8 +16,7 @@ from datetime import date
 from rag.answer.attribution import Passage, said_beyond, terms_of
 from rag.answer.dates import dates_in, whole_days
 from rag.answer.excerpts import sentences_of
-from rag.answer.quote_words import WORDS, normalised
-from rag.answer.unread_names import capitalised_runs
+from rag.answer.quote_words import holds_name, names_written
 
 # A question asking when something comes next: "When is my next …?", "What date is the upcoming …?", "When's the
 # coming …?", "Wann ist mein nächster …?".
@@ -63,13 +62,13 @@ def reports_on_days_to_come(answer: str, question: str, passages: Sequence[Passa
     """
     if not _ASKS_HOW_IT_WENT.search(question) or _MEANT.search(question):
         return False
-    names = [{word.casefold() for word in run} for run in capitalised_runs(WORDS.findall(normalised(question)))]
+    names = names_written(question)
     to_come: list[Passage] = []
     for passage in passages:
         days = [
             day
             for sentence in sentences_of(passage.text)
-            if _names_one(names, sentence)
+            if holds_name(sentence, names)
             for day in whole_days(sentence)
         ]
         if any(day <= today for day in days):
@@ -79,9 +78,3 @@ def reports_on_days_to_come(answer: str, question: str, passages: Sequence[Passa
     figures = {term for term in said_beyond(answer, question) if term[0].isdigit()}
     held = [terms_of(passage.text, bare_numbers=True) for passage in to_come]
     return bool(figures and held) and all(any(figure in terms for terms in held) for figure in figures)
-
-
-def _names_one(names: Sequence[set[str]], sentence: str) -> bool:
-    """Return True when `sentence` holds every word of one of `names` (any case)."""
-    words = {word.casefold() for word in WORDS.findall(normalised(sentence))}
-    return any(name <= words for name in names)

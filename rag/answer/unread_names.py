@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from rag.answer.attribution import WIKILINK, Passage
 from rag.answer.code_spans import code_ranges
-from rag.answer.quote_words import SENTENCE_END, WORDS, normalised
+from rag.answer.quote_words import SENTENCE_END, WORDS, capitalised_runs, normalised
 from rag.answer.vocabulary import ordinary_words
 
 _URL = re.compile(r"\b\w+://\S+")
@@ -81,21 +81,6 @@ def _without_code(text: str) -> str:
     return "".join([*kept, text[end:]])
 
 
-def capitalised_runs(words: Sequence[str]) -> list[list[str]]:
-    """Return the runs of capitalised words after a sentence's first, each one name ("Google Play Services")."""
-    runs: list[list[str]] = []
-    ends_run = -1  # the index of the last word of the run being read
-    for index, word in enumerate(words):
-        if index == 0 or not _is_capitalised(word):
-            continue
-        if index - 1 == ends_run:
-            runs[-1].append(word)
-        else:
-            runs.append([word])
-        ends_run = index
-    return runs
-
-
 def _sentences(text: str) -> list[str]:
     """Return the sentences of `text`, each line one at least (normalising first would join the lines).
 
@@ -103,8 +88,3 @@ def _sentences(text: str) -> list[str]:
     """
     parts = (part for sentence in SENTENCE_END.split(text) for part in _AFTER_COLON.split(sentence))
     return [normalised(part) for part in parts if part.strip()]
-
-
-def _is_capitalised(word: str) -> bool:
-    """Return True for a word written as a name: a capital first, not all capitals, not a number, not "I"."""
-    return len(word) > 1 and word[0].isupper() and not word.isupper() and not word.isdigit()

@@ -184,6 +184,11 @@ def test_a_figure_any_record_gives_is_sourced_from_the_passage_about_what_was_as
     # a question naming nothing (a pronoun, a day) keeps every passage holding the figure
     assert len(attribute("7", passages, question="What rating did I give it?").sources) == 3
     assert len(attribute("7", passages, question="What rating did I give on Monday?").sources) == 3
+    # a name written with a possessive ("Kevin Kelly's") is held by a passage naming it
+    book = Passage("[[Out of Control]]", "author: [[Kevin Kelly]]\nrating: 7")
+    assert attribute("7", [catan, book], question="What rating did I give Kevin Kelly's book?").sources == [
+        "[[Out of Control]]"
+    ]
     # a word shared besides the figure makes a source as before
     both = attribute("7, the same as Catan", passages, question="What rating did I give Blade Runner?").sources
     assert set(both) == {"[[Catan]]", "[[Blade Runner]]"}
