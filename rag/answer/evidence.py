@@ -27,7 +27,7 @@ from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, s
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.figure_owners import owned_elsewhere
 from rag.answer.link_answers import links_passages_read, unread_links_as_text
-from rag.answer.named_subject import about_named
+from rag.answer.named_subject import about_named, named_elsewhere
 from rag.answer.passages import BLOCK_MARK
 from rag.answer.question_kind import asks_for_figure, asks_for_something, gives_figure
 from rag.answer.quote_words import normalised
@@ -224,6 +224,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     sentence does not count: a start restates a sentence trivially ("wheat flour, whole wheat flour," of a recipe's
     "Whole wheat flour" row), whatever follows.
     """
+    if named_elsewhere(answer, passages, question=question):  # "Kevin Kelly" of another book, asked who wrote this one
+        return False
     passages = about_named(question, passages)  # rag/answer/named_subject.py
     written, answer = answer, unread_links_as_text(answer, passages)  # "[[kepano]]", a value in link brackets
     said = frozenset(said_beyond(answer, question))

@@ -36,3 +36,14 @@ def test_an_answer_withheld_is_replaced_by_the_record_quoted() -> None:
     check = answer_check("What is Steph Ango's phone number?", [CLIPPINGS, RECORD])
     assert check.feed("2026-12-07") + check.finish() == ""
     assert check.withheld_reply == REFUSAL
+
+
+def test_an_author_of_another_book_is_withheld_and_the_book_named_quoted() -> None:
+    # the 0.5B on kepano-obsidian (stop 60): "Kevin Kelly" is Out of Control's author (rag/answer/named_subject.py)
+    machine = Passage("[[The Machine Stops]]", "The Machine Stops\nauthor: [[E. M. Forster]]\nyear: 1909")
+    other = Passage("[[Out of Control]]", "Out of Control\nyear: 1992\nauthor: [[Kevin Kelly]]")
+    check = answer_check("Who wrote The Machine Stops, and in which year was it published?", [machine, other])
+
+    assert check.feed("Kevin Kelly, 1909") + check.finish() == ""
+    assert check.withheld_reply.startswith("Here is what [[The Machine Stops]] says:")
+    assert "author: [[E. M. Forster]]" in check.withheld_reply

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rag.answer.attribution import Passage
 from rag.answer.evidence import closest_to, evidence_for, is_borne_out
-from rag.answer.named_subject import about_named, rare_names
+from rag.answer.named_subject import about_named, named_elsewhere, rare_names, titles_named
 
 OSI = Passage(
     "[[OSI Model#Layers of OSI Model]]", "It has 7 layers, which are as follows from top to bottom:\n- Application"
@@ -50,3 +50,36 @@ def test_any_name_of_the_question_makes_a_passage_about_it() -> None:
     assert is_borne_out("It is set in `/etc/pam.d/polkit-1`.", [other, polkit, hyprland], question=question)
     # Names no passage holds (a question worded unlike its notes) set none aside.
     assert about_named("How does Zorblax draw windows?", [other, polkit]) == [other, polkit]
+
+
+# kepano-obsidian's records, as the passages show them (rag/answer/records.py); the 0.5B answered "Kevin Kelly, 1909".
+MACHINE_STOPS = Passage("[[The Machine Stops]]", "The Machine Stops\nauthor: [[E. M. Forster]]\nyear: 1909")
+OUT_OF_CONTROL = Passage("[[Out of Control]]", "Out of Control\nyear: 1992\nauthor: [[Kevin Kelly]]\nrating: 7")
+ADVICE = Passage("[[68 Bits of Unsolicited Advice]]", "68 Bits of Unsolicited Advice\nauthor: [[Kevin Kelly]]")
+AUTHOR_QUESTION = "Who wrote The Machine Stops, and in which year was it published?"
+BOOKS = [MACHINE_STOPS, OUT_OF_CONTROL, ADVICE]
+
+
+def test_a_note_title_written_as_a_name_names_the_subject() -> None:
+    assert titles_named(AUTHOR_QUESTION, BOOKS) == ["the machine stops"]
+    assert about_named(AUTHOR_QUESTION, BOOKS) == [MACHINE_STOPS]
+    assert titles_named("Who wrote Out of Control?", BOOKS) == ["out of control"]
+    # Not capitalised as a name, or of one word: no title named, every passage kept.
+    assert titles_named("Why does my garden feel out of control?", BOOKS) == []
+    sleep = Passage("[[Sleep#What I changed]]", "Caffeine cut-off at 14:00.")
+    assert titles_named("Did I Sleep better?", [sleep]) == []
+    # A passage naming the title in its text is about it too.
+    review = Passage("[[Reading log]]", "Finished [[The Machine Stops]] on the train.")
+    assert about_named(AUTHOR_QUESTION, [*BOOKS, review]) == [MACHINE_STOPS, review]
+
+
+def test_a_name_only_notes_about_another_subject_hold_bears_out_nothing() -> None:
+    wrong = "Kevin Kelly, 1909"
+
+    assert named_elsewhere(wrong, BOOKS, question=AUTHOR_QUESTION) == ["Kevin Kelly"]
+    assert not is_borne_out(wrong, BOOKS, question=AUTHOR_QUESTION)
+    right = "E. M. Forster wrote it; it was published in 1909."
+    assert named_elsewhere(right, BOOKS, question=AUTHOR_QUESTION) == []
+    assert is_borne_out(right, BOOKS, question=AUTHOR_QUESTION)
+    # Asked about Kevin Kelly's book, the name is the question's own: nothing to judge.
+    assert named_elsewhere("Out of Control, 1992", BOOKS, question="Which book by Kevin Kelly did I note?") == []
