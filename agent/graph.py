@@ -7,6 +7,7 @@ constrained model reply, bound to what code found, becomes the proposal (agent/c
 from __future__ import annotations
 
 import asyncio
+from datetime import date
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
@@ -35,6 +36,7 @@ from core.errors import AppError, UpstreamUnavailable
 from rag.answer.context import REFUSAL, is_bare_refusal, is_refusal
 from rag.answer.question_kind import asks_about_topic, asks_only_yes_or_no
 from rag.answer.question_parts import question_parts
+from rag.answer.time_cues import needs_today
 from rag.answer.topic_passages import asks_about_days_alone
 from rag.follow_up import is_continuation
 
@@ -127,9 +129,20 @@ class AgentNodes:
             chat_model=self._deps.chat_model,
             history=list(map(from_record, model_history(state["messages"]))),
             context=state.get("context", ""),
-            today=self._deps.clock().date(),
+            today=self._told_today(state, can_propose=False),
             fit=lambda messages: fit_messages(messages, [], self._deps.context),
         )
+
+    def _told_today(self, state: AgentState, *, can_propose: bool) -> date | None:
+        """Return the date the model is told this turn: None when the message does not depend on it.
+
+        A change request always gets it (a task due Friday, today's daily note); a question only when it names a day
+        or a time relative to today, or continues one that does ("Tell me more" after "What is due this week?").
+        """
+        asked = latest_question(state["messages"])
+        if can_propose or needs_today(asked) or needs_today(self._continued(state)):
+            return self._deps.clock().date()
+        return None
 
     def _opening_check(self, state: AgentState) -> OpeningCheck | None:
         """Return the check a plain answer's opening must pass before it is shown (None: shown as written)."""
@@ -162,7 +175,7 @@ class AgentNodes:
         can_propose = scratch.writes is not None and any(scratch.writes.has_tool(tool.name) for tool in tools)
         messages = model_messages(
             list(map(from_record, model_history(state["messages"]))),
-            today=self._deps.clock().date(),
+            today=self._told_today(state, can_propose=can_propose),
             context=state.get("context", ""),
             client_instructions=client_instructions(state.get("incoming", [])),
             has_tools=bool(tools),

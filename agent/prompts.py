@@ -68,12 +68,20 @@ def system_prompt(*, has_tools: bool = True, can_propose: bool = False) -> str:
     return "\n\n".join(parts)
 
 
-def turn_preamble(*, today: date, context: str, client_instructions: str = "", follows_note: bool = False) -> str:
+def date_line(today: date) -> str:
+    """Return the line telling the model today's date."""
+    return f"Today is {today.isoformat()} ({today.strftime('%A')})."
+
+
+def turn_preamble(
+    *, today: date | None, context: str, client_instructions: str = "", follows_note: bool = False
+) -> str:
     """Return what goes before the latest user message: today's date, the chat app's instructions, the notes.
 
+    `today`: None leaves the date out, for a message that does not depend on it (rag/answer/time_cues.py).
     `follows_note`: the message asks to carry out what a note says; the model is told it does not.
     """
-    parts = [f"Today is {today.isoformat()} ({today.strftime('%A')})."]
+    parts = [date_line(today)] if today is not None else []
     if client_instructions.strip():
         parts.append(f"The chat app adds these instructions (the rules come first):\n{client_instructions.strip()}")
     parts.append(f"Notes for this message:\n{context or '(none)'}")
@@ -92,7 +100,7 @@ def parts_advice(parts: Sequence[str]) -> str:
 def model_messages(
     history: Sequence[ChatMessage],
     *,
-    today: date,
+    today: date | None,
     context: str,
     client_instructions: str = "",
     has_tools: bool = True,
@@ -111,7 +119,8 @@ def model_messages(
 
     Args:
         history: what the model reads of the conversation (`agent.history.model_history`), this turn last.
-        today: the user's date.
+        today: the user's date; None for a turn that does not depend on it (`rag.answer.time_cues.needs_today`),
+            which then leaves it out.
         context: the retrieved passages as `<note>` elements.
         client_instructions: the chat app's own system prompt.
         has_tools: tools are offered with this call.

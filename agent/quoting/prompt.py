@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date
 
-from agent.prompts import QUESTION_LABEL
+from agent.prompts import QUESTION_LABEL, date_line
 from core.chat import ChatMessage
 from rag.answer.attribution import passages_in
 from rag.answer.context import neutralise_tags, quote_attribute
@@ -44,14 +44,15 @@ def passage_element(passage: OfferedPassage) -> str:
 
 
 def quote_messages(
-    history: Sequence[ChatMessage], passages: Sequence[OfferedPassage], *, today: date
+    history: Sequence[ChatMessage], passages: Sequence[OfferedPassage], *, today: date | None
 ) -> list[ChatMessage]:
     """Return the messages of the quote call: the system message, then `history` with the passages in its last question.
 
     The chat app's own instructions are left out: they ask for prose or a persona, and the reply here is JSON.
+    `today`: None leaves the date out, as agent.prompts.turn_preamble does.
     """
     notes = "\n\n".join(passage_element(passage) for passage in passages)
-    preamble = f"Today is {today.isoformat()} ({today.strftime('%A')}).\n\nNotes:\n{notes}"
+    preamble = f"{date_line(today)}\n\nNotes:\n{notes}" if today is not None else f"Notes:\n{notes}"
     messages = list(history)
     latest = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), None)
     if latest is None:

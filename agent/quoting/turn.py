@@ -29,7 +29,7 @@ class QuoteInputs:
     chat_model: ChatModel
     history: list[ChatMessage]  # agent.history.model_history, this turn's question last
     context: str  # the turn's passages as `<note>` elements (rag.answer.context)
-    today: date
+    today: date | None  # None: the question does not depend on it (agent.prompts.turn_preamble)
     fit: Callable[[list[ChatMessage]], Awaitable[list[ChatMessage]]]  # into the model's context window
 
 

@@ -39,10 +39,11 @@ def test_a_grounded_answer_keeps_valid_citations_and_lists_sources(
     assert answer.startswith("The autolyse rests 45 minutes [[Sourdough#Final recipe]].")
     assert "Sources:" in answer and "- [[Sourdough#Final recipe]]" in answer
     system, question = llm.chat_requests[-1].messages[0], llm.chat_requests[-1].messages[-1]
-    # The system message is the stable prefix; the date and the passages come with the question.
+    # The system message is the stable prefix; the passages come with the question (the date only with one
+    # depending on it: rag/answer/time_cues.py).
     assert system["role"] == "system" and "<note source=" not in system["content"]
     assert "Today is " not in system["content"]
-    assert "<note source=" in question["content"] and "Today is " in question["content"]
+    assert "<note source=" in question["content"] and "Today is " not in question["content"]
     assert question["role"] == "user" and question["content"].endswith(f"Question: {QUESTION}")
 
 

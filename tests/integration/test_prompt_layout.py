@@ -55,9 +55,9 @@ def test_the_prefix_is_the_same_bytes_across_turns_and_the_turn_inputs_follow_it
     librarian, clock = served
     llm.add(Turn.text("45 minutes [[Sourdough#Final recipe]]."), Turn.text("42 cloves."), Turn.text("Two."))
     chat = librarian.chat()
-    chat.say("How long does the sourdough autolyse rest?")
+    chat.say("How long does the sourdough autolyse rest now?")
     clock.advance(days=1)  # another day: the date changes, the prefix must not
-    chat.say("And how many garlic cloves did I plant?")
+    chat.say("And how many garlic cloves did I plant so far?")
     librarian.chat().say("Which tomato varieties do I grow?")
 
     bodies = [request.json for request in llm.chat_requests]
@@ -65,11 +65,13 @@ def test_the_prefix_is_the_same_bytes_across_turns_and_the_turn_inputs_follow_it
     system = bodies[0]["messages"][0]["content"]
     assert "<note source=" not in system and "Today is" not in system
     latest = [body["messages"][-1]["content"] for body in bodies]
-    days = [date.fromisoformat(re.findall(r"^Today is (\d{4}-\d\d-\d\d)", text)[0]) for text in latest]
+    days = [date.fromisoformat(re.findall(r"^Today is (\d{4}-\d\d-\d\d)", text)[0]) for text in latest[:2]]
     assert days[1] - days[0] == timedelta(days=1) and days[1] == clock.now.date()
+    # A question that names no time relative to today is not told the date (rag/answer/time_cues.py).
+    assert latest[2].startswith("Notes for this message:") and "Today is" not in latest[2]
     assert all("<note source=" in text for text in latest)
-    assert latest[1].endswith("Question: And how many garlic cloves did I plant?")
-    assert bodies[1]["messages"][1]["content"] == "How long does the sourdough autolyse rest?"  # history as written
+    assert latest[1].endswith("Question: And how many garlic cloves did I plant so far?")
+    assert bodies[1]["messages"][1]["content"] == "How long does the sourdough autolyse rest now?"  # as written
     assert [tool["function"]["name"] for tool in bodies[0]["tools"]] == ["search_notes", "read_note"]
 
 
@@ -107,6 +109,9 @@ def test_write_tools_come_only_with_a_request_for_a_change_and_yes_still_applies
     assert "edit_note" not in tool_names(plain) and "You cannot change notes." in plain["messages"][0]["content"]
     assert tool_names(change) == {"search_notes", "read_note", "edit_note", "move_note", "delete_note"}
     assert change["messages"][-1]["content"].endswith("Request: Add a side-dressing reminder to my Garlic note")
+    # A request for a change is told the date though it names none (a task's due day, today's daily note).
+    assert change["messages"][-1]["content"].startswith("Today is ")
+    assert not plain["messages"][-1]["content"].startswith("Today is ")
     assert re.search(PROPOSAL_ID, shown) and added not in (vault / "Areas/Garden/Garlic.md").read_text()
     assert chat.say("yes").startswith("Applied 1 change:")  # the gate, not the model, answers the yes
     assert added in (vault / "Areas/Garden/Garlic.md").read_text()

@@ -50,6 +50,12 @@ def test_date_instructions_and_notes_come_with_the_latest_question_rules_first()
     assert latest.endswith("Question: Garlic?")
 
 
+def test_a_turn_not_depending_on_the_date_is_not_told_it() -> None:
+    messages = model_messages([ChatMessage("user", "Garlic?")], today=None, context=GARLIC)
+
+    assert messages[-1].content == f"Notes for this message:\n{GARLIC}\n\nQuestion: Garlic?"
+
+
 def test_tool_rounds_of_a_turn_keep_the_question_and_its_notes_in_place() -> None:
     call_round = [
         ChatMessage("user", "Garlic?"),
