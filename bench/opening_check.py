@@ -13,7 +13,8 @@ and those withheld, with the opening each was judged on and, for an answer item,
 first was shown, against the whole reply's length: what the check adds to the first text.
 
 `--vault`: the vault the run was asked over, to read the notes of the days each question names as the service did
-(agent/day_notes.py), on the day the prompt says it was ("Today is 2026-12-05"); without it no question names days.
+(agent/day_notes.py), on the day the prompt says it was ("Today is 2026-12-05") or else the day the recording was saved
+(a prompt is told the date only when its question depends on it); without it no question names days.
 
 `--follow-ups`: every recorded plain answer to a message after earlier turns (a run of conversations, such as
 bench/questions/sample_vault.follow_ups.yaml asked two turns each), printed with its verdict and with the verdict
@@ -109,6 +110,11 @@ def asked_on(request: dict[str, Any]) -> date | None:
     return date.fromisoformat(found[1]) if found else None
 
 
+def _recorded_on(path: Path) -> date:
+    """Return the day a recording was saved: the day asked, for a call not told the date (rag/answer/time_cues.py)."""
+    return date.fromtimestamp(path.stat().st_mtime)
+
+
 def plain_answer_call(request: dict[str, Any]) -> tuple[str, list[Passage]] | None:
     """Return the question and passages of a plain answer's call (None for a quote, contract or tool call)."""
     if request.get("response_format") or request.get("tools"):
@@ -183,7 +189,7 @@ def replayed(folder: Path, items: dict[str, GoldenItem], days_of: DaysOf | None 
             continue
         pieces = list(recording.pieces)
         reply = recording.text
-        today = asked_on(recording.request)
+        today = asked_on(recording.request) or _recorded_on(path)
         days = days_of(call[0], today) if days_of is not None and today is not None else NO_DAYS
         check = replay(pieces, *call, days=days, today=today)
         outcome = "withheld" if check.is_withheld else "model refusal" if opens_like_refusal(reply) else "shown"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from datetime import datetime
 from pathlib import Path
 
 from agent.prompts import DAYS_ADVICE
@@ -75,3 +77,31 @@ def test_with_the_vault_a_question_about_days_is_replayed_with_their_notes(tmp_p
 
     assert [result.outcome for result in plain] == ["model refusal"]
     assert [result.outcome for result in with_days] == ["withheld"]
+
+
+def test_a_call_not_told_the_date_is_replayed_on_the_day_it_was_recorded(tmp_path: Path) -> None:
+    # A question naming no time relative to today is not told the date (rag/answer/time_cues.py): the day it was
+    # asked is the day its recording was saved. The race is still to come on 2026-12-07, and run by 2027-05-01.
+    item = next(item for item in GOLDEN.items if item.id == "race-result")
+    plan = (
+        '<note source="[[Half Marathon Plan#Goal]]">\nRun the Leipzig Half Marathon on **11 April 2027** in '
+        "**under 1:49:00**.\n</note>"
+    )
+    content = f"Notes for this message:\n{plan}\n\nQuestion: {item.question}"
+    chunks = [{"choices": [{"index": 0, "delta": {"content": "Your finish time was 1:49."}}]}]
+    call = {
+        "request": {"messages": [{"role": "system", "content": "rules"}, {"role": "user", "content": content}]},
+        "status": 200,
+        "sse": [*map(json.dumps, chunks), "[DONE]"],
+    }
+    path = tmp_path / "001.json"
+    path.write_text(json.dumps(call), encoding="utf-8")
+    items = {item.question: item}
+
+    os.utime(path, (datetime(2026, 12, 7, 12).timestamp(),) * 2)
+    before = replayed(tmp_path, items)
+    os.utime(path, (datetime(2027, 5, 1, 12).timestamp(),) * 2)
+    after = replayed(tmp_path, items)
+
+    assert [result.outcome for result in before] == ["withheld"]
+    assert [result.outcome for result in after] == ["shown"]
