@@ -21,6 +21,7 @@ logger = logging.getLogger(__name__)
 RETRY_DELAYS = (2.0, 5.0, 10.0, 20.0, 40.0, 60.0)
 START_RUN_GRACE_SECONDS = 5.0  # how long `settled` waits for the run at start to begin
 EARLY_RETRY_AFTER = 2.0  # a status call that finds the stores answering retries early, at most this often
+SNAPSHOT_TRIES = 3  # reads of the stores for one status, while runs keep ending during the read
 
 
 class RunFailed(AppError):
@@ -156,7 +157,13 @@ class IndexRunner:
 
         A disagreement between the stores (an emptied Redis, a lost Qdrant volume) starts a repair run.
         """
-        stored = await asyncio.to_thread(read_stored_status, self._watermarks, self._store, self._docstore)
+        # The stores are read in a thread while a run may end: read again until the runs are where they were before
+        # the read, so that a status saying the first run is done shows what it wrote (its warnings too).
+        for _ in range(SNAPSHOT_TRIES):
+            before = (self._started, self._completed, self._failed, self.is_running)
+            stored = await asyncio.to_thread(read_stored_status, self._watermarks, self._store, self._docstore)
+            if (self._started, self._completed, self._failed, self.is_running) == before:
+                break
         if stored.unreachable is None:
             self.retry_now()  # the stores answer again: a failed run need not wait out its backoff
         if stored.consistency is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from pydantic import SecretStr
 from app.wiring import Services, build_services
 from core.errors import UpstreamUnavailable
 from core.settings import Settings
+from sync import index_runner
 from sync.index_runner import IndexRunner, RunFailed
 from sync.reindex import ProgressCallback, Reindexer
 from sync.report import ReindexReport
@@ -228,6 +230,53 @@ def test_settled_gives_up_on_a_run_at_start_that_never_begins(services: Services
         began = asyncio.get_running_loop().time()
         await asyncio.wait_for(runner.settled(begun_within=0.3), WAIT_S)
         assert asyncio.get_running_loop().time() - began >= 0.3
+        await runner.aclose()
+
+    asyncio.run(scenario())
+
+
+class HeldReindexer:
+    """The real reindexer, whose run waits for `release` to begin."""
+
+    def __init__(self, inner: Reindexer) -> None:
+        self.inner = inner
+        self.release = threading.Event()
+
+    def run_once(self, on_progress: ProgressCallback | None = None) -> ReindexReport:
+        assert self.release.wait(WAIT_S)
+        return self.inner.run_once(on_progress)
+
+
+def test_a_status_read_while_a_run_ends_shows_what_the_run_wrote(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under load, the MCP client's first status after the first run listed no warnings: the stores had been read
+    # before the run wrote them, the counters after it ended (sync/index_runner.IndexRunner.status).
+    job = HeldReindexer(services.reindexer)
+    runner = make_runner(services, job, delays=(60.0,))
+    real_read = index_runner.read_stored_status
+    reads = []
+
+    def read_as_the_run_ends(*args: object) -> object:
+        stored = real_read(*args)  # type: ignore[arg-type]
+        reads.append(stored)
+        if len(reads) == 1:  # the first read is over before the run writes; it returns once the run has ended
+            job.release.set()
+            deadline = time.monotonic() + WAIT_S
+            while runner.last_report is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return stored
+
+    monkeypatch.setattr(index_runner, "read_stored_status", read_as_the_run_ends)
+
+    async def scenario() -> None:
+        run = asyncio.create_task(runner.run("start"))
+        await asyncio.sleep(0)  # the run begins, held
+        status = await runner.status()
+        await run
+        assert status.runs_completed == 1 and not status.running
+        assert status.notes == services.docstore.count() > 0  # the second read, after the run
+        assert reads[0].notes == 0
         await runner.aclose()
 
     asyncio.run(scenario())
