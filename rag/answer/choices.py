@@ -57,6 +57,27 @@ def chose_otherwise(answer: str, passages: Sequence[Passage], *, question: str) 
     return decisions
 
 
+def passed_over(passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the decisions that pass over what `question` asks whether it was chosen ("Did I choose nomic …?").
+
+    Asked so over sample_vault, the 1.5B replied "Yes / … the librarian has chosen nomic as the embedding model."
+    (stop 60), under the Decision section "**BAAI/bge-small-en-v1.5.** Nomic is two points better on Recall@5, but
+    takes 3.6 times as long …". A decision passes over a word of the question its passage names after the decision
+    (the candidate weighed and set aside) and the decision itself does not; words the note's title or heading hold
+    ("embedding", "choice") name no candidate. A "Yes" over it is denied (rag/answer/yes_no.denials).
+    """
+    if not _ASKS_CHOICE.search(question):
+        return []
+    asked = _words(question)
+    found = []
+    for passage in passages:
+        for decision in _decisions(passage):
+            weighed = _words(normalised(passage.text)) - _words(normalised(decision.figure)) - _words(passage.source)
+            if any(not _names(decision.figure, [word]) for word in asked & weighed):
+                found.append(decision)
+    return found
+
+
 def _names(decision: str, words: Sequence[str]) -> bool:
     """Return True when `decision` names one of `words`: holds it ("bge-small"), or a word of it holds one of its."""
     stated = decision.casefold()

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from rag.answer.attribution import Passage
+from rag.answer.choices import passed_over
 from rag.answer.citations import heading_in, note_title
 from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import answer_sentences, question_stems, sentences_of, stem
@@ -131,7 +132,11 @@ def denials(answer: str, passages: Sequence[Passage], *, question: str) -> list[
     that says it was not (rag/answer/undone_notes.py: "Did I file the tax return?" over `status: in-progress`).
     """
     if _judged(answer, question, reply="yes"):
-        return [*denied_in(passages, question=question), *undone_notes_asked(passages, question=question)]
+        return [
+            *denied_in(passages, question=question),
+            *undone_notes_asked(passages, question=question),
+            *passed_over(passages, question=question),  # "Yes" to "Did I choose nomic?" under a decision for bge
+        ]
     return affirmed_denials(answer, passages, question=question)
 
 

@@ -8,9 +8,10 @@ from agent.answer_footer import refusal_footer
 from agent.opening_check import answer_check
 from agent.state import AgentState
 from rag.answer.attribution import Passage
-from rag.answer.choices import chose_otherwise
+from rag.answer.choices import chose_otherwise, passed_over
 from rag.answer.context import REFUSAL, format_note
 from rag.answer.quoted_evidence import CLOSEST_HEADING
+from rag.answer.yes_no import NOT_SO
 
 # sample_vault's Embedding Model Choice: the candidates' table, then the decision under its own heading
 CANDIDATES = Passage(
@@ -65,3 +66,30 @@ def test_the_other_candidate_is_withheld_and_the_decision_quoted_first() -> None
     }
     footer = refusal_footer(REFUSAL, state, withheld="1. nomic-ai/nomic-embed-text-v1.5")
     assert footer.startswith(f'\n\n{CLOSEST_HEADING}\n- "**BAAI/bge-small-en-v1.5.** Nomic is two points better')
+
+
+@pytest.mark.parametrize(
+    ("question", "is_passed_over"),
+    [
+        ("Did I choose nomic as the librarian's embedding model?", True),
+        ("Did I pick intfloat/multilingual-e5-small?", False),  # not weighed in the decision: the table alone
+        ("Did I choose bge-small as the librarian's embedding model?", False),  # the decision
+        ("Did I choose a model for the librarian?", False),  # no candidate named
+        ("Is nomic better on Recall@5?", False),  # no choice asked
+    ],
+)
+def test_a_decision_passes_over_the_candidate_it_weighs_and_sets_aside(question: str, is_passed_over: bool) -> None:
+    assert bool(passed_over([CANDIDATES, DECISION], question=question)) is is_passed_over
+
+
+def test_a_yes_to_whether_the_candidate_set_aside_was_chosen_is_denied_by_the_decision() -> None:
+    # the 1.5B over sample_vault's yes-or-no set (stop 60)
+    question = "Did I choose nomic as the librarian's embedding model?"
+    check = answer_check(question, [CANDIDATES, DECISION])
+    wrong = "Yes\nThe note [[Embedding Model Choice#Decision]] states that the librarian has chosen nomic."
+    assert check.feed(wrong) + check.finish() == ""
+    assert check.withheld_reply.startswith(NOT_SO) and "BAAI/bge-small-en-v1.5" in check.withheld_reply
+
+    check = answer_check(question, [CANDIDATES, DECISION])
+    right = "No. The note [[Embedding Model Choice#Decision]] chose BAAI/bge-small-en-v1.5."
+    assert check.feed(right) + check.finish() == right
