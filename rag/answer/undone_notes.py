@@ -6,6 +6,13 @@ passport?" over the "Renew passport" note (`status: open`), the 1.5B answered "Y
 Lisbon trip." Code reads the row: when the question asks whether something was done ("Did I …?", "Have I …?",
 "… done?"), names the note by its title (all of the question's words but one at most are the title's), and the
 status is not a finished one, the row denies a "Yes" (rag/answer/yes_no.py).
+
+An open task says the same of what it names: asked "Did I sell the spare Pi case?", "Did I write the compose file for
+the production profile?", "Did I get the new passport photos taken?" and "Did I add the librarian's data volume to
+the restic backup?" over sample_vault, the 1.5B answered "Yes" to each (stop 60), three times quoting the open task
+itself ("[ ] Wipe the old SD card and sell the spare Pi case 📅 2026-11-30"). A task line "- [ ] …" holding all of
+the question's words but one at most (its note's title counting) denies a "Yes", unless a done task ("- [x] …") holds
+as many: then the notes say both.
 """
 
 from __future__ import annotations
@@ -23,6 +30,11 @@ FINISHED = frozenset({"done", "complete", "completed", "finished", "closed", "re
 _STATUS_ROW = re.compile(r"^status:[ \t]*(?P<value>[^\n]+?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
 # A question asking whether something was done: "Did I file …?", "Have I renewed …?", "Is the slide deck done?".
 _ASKS_DONE = re.compile(r"^\s*(?:did|have|has|had)\b|\b(?:done|finished|completed?)\b", re.IGNORECASE)
+# A task line: its list marker, its checkbox ("[ ]" open; "[x]", "[X]", "[-]" done or dropped), its text; in a
+# passage cut to its lines about the question, after the cut's "…".
+_TASK = re.compile(r"^[ \t]*(?:…[ \t]*)?(?:[-*+]|\d+[.)])[ \t]+\[(?P<mark>.)\][ \t]+(?P<text>\S[^\n]*)$", re.MULTILINE)
+MISSING_WORDS = 1  # of the question's words a task (with its note's title) may lack and still be the thing asked
+MIN_NAMED = 2  # of the question's words it holds, all if fewer: "sell" alone is not "Did I sell the old laptop?"
 
 
 def undone_notes_asked(passages: Sequence[Passage], *, question: str) -> list[Rival]:
@@ -44,3 +56,29 @@ def undone_notes_asked(passages: Sequence[Passage], *, question: str) -> list[Ri
             if value.casefold() not in FINISHED and not question_stems(value) & wanted:
                 rows.append(Rival(figure=f"status: {value}", sentence=row[0].strip(), source=passage.source))
     return rows
+
+
+def open_tasks_asked(passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the open tasks of `passages` naming what `question` asks whether it was done ([] for none).
+
+    A task names it when it holds every word of the question but MISSING_WORDS, with its note's title, MIN_NAMED of
+    them at least, one of them itself. None when a done task names it as well: the notes say it both ways.
+    """
+    asked = question.strip().rsplit("\n", 1)[-1]
+    wanted = question_stems(asked)
+    if not wanted or not _ASKS_DONE.search(asked):
+        return []
+    open_tasks, done = [], False
+    for passage in passages:
+        title = question_stems(note_title(passage.source))
+        for task in _TASK.finditer(passage.text):
+            words = question_stems(task["text"])
+            named = wanted & (words | title)
+            if len(wanted - named) > MISSING_WORDS or not wanted & words or len(named) < min(len(wanted), MIN_NAMED):
+                continue
+            if task["mark"] == " ":
+                line = f"[ ] {task['text'].strip()}"  # as the other quotes show a task: from its checkbox on
+                open_tasks.append(Rival(figure=task["text"].strip(), sentence=line, source=passage.source))
+            else:
+                done = True
+    return [] if done else open_tasks

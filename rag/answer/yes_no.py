@@ -28,7 +28,7 @@ from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import answer_sentences, question_stems, sentences_of, stem
 from rag.answer.question_kind import asks_only_yes_or_no
 from rag.answer.rival_figures import Rival
-from rag.answer.undone_notes import undone_notes_asked
+from rag.answer.undone_notes import open_tasks_asked, undone_notes_asked
 
 NOT_SO = "Not according to your notes."  # code's reply in place of a "Yes" they deny, over the sentences denying it
 NEGATION_REACH = 3  # words from a negation to the word it denies: "not (1) an (2) emulator (3)", "not on Windows"
@@ -135,6 +135,7 @@ def denials(answer: str, passages: Sequence[Passage], *, question: str) -> list[
         return [
             *denied_in(passages, question=question),
             *undone_notes_asked(passages, question=question),
+            *open_tasks_asked(passages, question=question),  # "Yes" over "[ ] … sell the spare Pi case"
             *passed_over(passages, question=question),  # "Yes" to "Did I choose nomic?" under a decision for bge
         ]
     return affirmed_denials(answer, passages, question=question)
@@ -164,7 +165,9 @@ def sentences_saying_no(answer: str, passages: Sequence[Passage], *, question: s
     Shown first under it: the 0.5B's bare "No" to "Does Plume support images for free?" was shown over a sentence on
     free licences holding the question's words, not over what the notes deny.
     """
-    return denied_in(passages, question=question, best_only=False) if _judged(answer, question, reply="no") else []
+    if not _judged(answer, question, reply="no"):
+        return []
+    return [*denied_in(passages, question=question, best_only=False), *open_tasks_asked(passages, question=question)]
 
 
 def bare_no_unsupported(answer: str, said: AbstractSet[str], passages: Sequence[Passage], *, question: str) -> bool:
@@ -176,7 +179,7 @@ def bare_no_unsupported(answer: str, said: AbstractSet[str], passages: Sequence[
     """
     if said or not _judged(answer, question, reply="no"):
         return False
-    return not denied_in(passages, question=question, best_only=False)
+    return not sentences_saying_no(answer, passages, question=question)
 
 
 def denied_in(passages: Sequence[Passage], *, question: str, best_only: bool = True) -> list[Rival]:
