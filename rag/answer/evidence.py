@@ -36,7 +36,7 @@ from rag.answer.record_dates import misdated
 from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival, given_for_another, rival_figures
 from rag.answer.row_labels import labelled_for_another
-from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet
+from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet, tasks_saying_no
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
 
@@ -249,7 +249,7 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     if answers_yes_or_no_wrongly(answer, said, passages, question=question):  # "Yes" over "not an emulator"
         return False
-    if copied_from(answer, passages):
+    if copied_from(answer, passages) or tasks_saying_no(answer, passages, question=question):  # "No" over "[ ] …"
         return True
     if rival_figures(answer, passages, question=question):  # "5 hours" in the fridge, where the notes say 14
         return False

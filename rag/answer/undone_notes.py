@@ -10,9 +10,10 @@ status is not a finished one, the row denies a "Yes" (rag/answer/yes_no.py).
 An open task says the same of what it names: asked "Did I sell the spare Pi case?", "Did I write the compose file for
 the production profile?", "Did I get the new passport photos taken?" and "Did I add the librarian's data volume to
 the restic backup?" over sample_vault, the 1.5B answered "Yes" to each (stop 60), three times quoting the open task
-itself ("[ ] Wipe the old SD card and sell the spare Pi case 📅 2026-11-30"). A task line "- [ ] …" holding all of
-the question's words but one at most (its note's title counting) denies a "Yes", unless a done task ("- [x] …") holds
-as many: then the notes say both.
+itself ("[ ] Wipe the old SD card and sell the spare Pi case 📅 2026-11-30"). A task not done (to do, in progress or
+cancelled: "- [-] Paint the shed — too cold, next spring") holding all of the question's
+words but one at most (its note's title counting) denies a "Yes", and bears out a "No", unless a done task ("- [x] …")
+holds as many: then the notes say both.
 """
 
 from __future__ import annotations
@@ -30,11 +31,14 @@ FINISHED = frozenset({"done", "complete", "completed", "finished", "closed", "re
 _STATUS_ROW = re.compile(r"^status:[ \t]*(?P<value>[^\n]+?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
 # A question asking whether something was done: "Did I file …?", "Have I renewed …?", "Is the slide deck done?".
 _ASKS_DONE = re.compile(r"^\s*(?:did|have|has|had)\b|\b(?:done|finished|completed?)\b", re.IGNORECASE)
-# A task line: its list marker, its checkbox ("[ ]" open; "[x]", "[X]", "[-]" done or dropped), its text; in a
-# passage cut to its lines about the question, after the cut's "…".
+# A task line: its list marker, its checkbox, its text; in a passage cut to its lines about the question, after the
+# cut's "…". The checkbox says whether it was done as the Tasks plugin reads it: "[x]" done; "[ ]" to do, "[/]" in
+# progress, "[-]" cancelled are not done; any other mark is a status of the user's own, which says nothing here.
+NOT_DONE = frozenset(" /-")
+DONE = frozenset("xX")
 _TASK = re.compile(r"^[ \t]*(?:…[ \t]*)?(?:[-*+]|\d+[.)])[ \t]+\[(?P<mark>.)\][ \t]+(?P<text>\S[^\n]*)$", re.MULTILINE)
 MISSING_WORDS = 1  # of the question's words a task (with its note's title) may lack and still be the thing asked
-MIN_NAMED = 2  # of the question's words it holds, all if fewer: "sell" alone is not "Did I sell the old laptop?"
+MIN_NAMED = 2  # of the question's words it holds, all if fewer
 
 
 def undone_notes_asked(passages: Sequence[Passage], *, question: str) -> list[Rival]:
@@ -59,10 +63,11 @@ def undone_notes_asked(passages: Sequence[Passage], *, question: str) -> list[Ri
 
 
 def open_tasks_asked(passages: Sequence[Passage], *, question: str) -> list[Rival]:
-    """Return the open tasks of `passages` naming what `question` asks whether it was done ([] for none).
+    """Return the tasks not done of `passages` naming what `question` asks whether it was done ([] for none).
 
     A task names it when it holds every word of the question but MISSING_WORDS, with its note's title, MIN_NAMED of
-    them at least, one of them itself. None when a done task names it as well: the notes say it both ways.
+    them at least, one of them itself. None when a done task names it as well: the notes say it both
+    ways.
     """
     asked = question.strip().rsplit("\n", 1)[-1]
     wanted = question_stems(asked)
@@ -75,10 +80,9 @@ def open_tasks_asked(passages: Sequence[Passage], *, question: str) -> list[Riva
             words = question_stems(task["text"])
             named = wanted & (words | title)
             if len(wanted - named) > MISSING_WORDS or not wanted & words or len(named) < min(len(wanted), MIN_NAMED):
-                continue
-            if task["mark"] == " ":
-                line = f"[ ] {task['text'].strip()}"  # as the other quotes show a task: from its checkbox on
+                continue  # "sell" alone is not "Did I sell the old laptop?"
+            if task["mark"] in NOT_DONE:
+                line = f"[{task['mark']}] {task['text'].strip()}"  # as the other quotes show a task: from its checkbox
                 open_tasks.append(Rival(figure=task["text"].strip(), sentence=line, source=passage.source))
-            else:
-                done = True
+            done = done or task["mark"] in DONE
     return [] if done else open_tasks

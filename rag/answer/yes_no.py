@@ -170,6 +170,16 @@ def sentences_saying_no(answer: str, passages: Sequence[Passage], *, question: s
     return [*denied_in(passages, question=question, best_only=False), *open_tasks_asked(passages, question=question)]
 
 
+def tasks_saying_no(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the tasks not done that name what a "No" denies was done: enough to bear it out ([] otherwise).
+
+    The 0.5B replies a bare "No" to every question asking yes or no; to "Did I paint the garden shed?" over "- [-]
+    Paint the shed — too cold, next spring" (rag/answer/undone_notes.open_tasks_asked) it is right, though the
+    task shares too few of the question's words to bear it out as a sentence.
+    """
+    return open_tasks_asked(passages, question=question) if _judged(answer, question, reply="no") else []
+
+
 def bare_no_unsupported(answer: str, said: AbstractSet[str], passages: Sequence[Passage], *, question: str) -> bool:
     """Return True for a "No" saying nothing more (`said`: its words beyond the question) that no sentence denies.
 

@@ -63,6 +63,21 @@ def test_an_open_task_naming_what_was_asked_denies_that_it_was_done(question: st
     assert [rival.sentence for rival in denying] == ([task] if task else [])
 
 
+def test_a_task_cancelled_or_in_progress_was_not_done_either() -> None:
+    dropped = Passage("[[Garden Jobs#Autumn]]", "- [-] Paint the shed — too cold, next spring")
+    started = Passage("[[Deployment Notes#Open tasks]]", "- [/] Write the compose file for the production profile")
+    custom = Passage("[[Deployment Notes#Open tasks]]", "- [?] Write the compose file for the production profile")
+    question = "Did I paint the garden shed?"
+    assert [r.sentence for r in open_tasks_asked([dropped], question=question)] == [f"[-] {dropped.text[6:]}"]
+    compose = "Did I write the compose file for the production profile?"
+    assert [r.sentence[:3] for r in open_tasks_asked([started], question=compose)] == ["[/]"]
+    assert open_tasks_asked([custom], question=compose) == []  # a status of the user's own
+
+    # the 0.5B's bare "No" to every yes-or-no question: shown over the task alone
+    check = answer_check(question, [dropped])
+    assert check.feed("No.") + check.finish() == "No."
+
+
 def test_a_done_task_another_task_or_another_question_deny_nothing() -> None:
     done = Passage("[[Home Server Migration#Done]]", "- [x] Sell the spare Pi case ✅ 2026-12-01")
     assert open_tasks_asked([LEFT_TO_DO, done], question="Did I sell the spare Pi case?") == []  # both said
