@@ -70,5 +70,7 @@ def test_a_yes_to_whether_a_task_note_was_done_is_denied_by_its_status(
 
     reply = ask(openai_client, [{"role": "user", "content": "Did I renew my passport?"}], stream=True)
 
-    assert reply == f'{NOT_SO}\n\n{EVIDENCE_HEADING}\n- "status: open" [[Renew passport]]'
+    # The note's open task says so as well (rag/answer/undone_notes.open_tasks_asked), quoted after its status.
+    task = '"[ ] Get new biometric passport photos taken 📅 2020-03-01 ⏫" [[Renew passport]]'
+    assert reply == f'{NOT_SO}\n\n{EVIDENCE_HEADING}\n- "status: open" [[Renew passport]]\n- {task}'
     assert "status: open" in llm.chat_requests[0].messages[-1]["content"]  # the model read the row too
