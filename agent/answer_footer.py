@@ -19,6 +19,7 @@ from agent.source_question import earlier_context, questions_before
 from agent.state import AgentState, MessageRecord, turn_start
 from agent.turn import TurnScratch
 from rag.answer.attribution import Passage, attribute, passages_in, unread_numbers, writes_unread_code
+from rag.answer.changed_figures import misread_figures
 from rag.answer.choices import chose_otherwise
 from rag.answer.citations import SOURCES_BLOCK, note_of, sources_list
 from rag.answer.closest_meaning import Similarity, closest_in_meaning
@@ -36,7 +37,7 @@ from rag.answer.figure_owners import owned_elsewhere
 from rag.answer.list_references import is_list, listed_items, with_item_named
 from rag.answer.quoted_evidence import CLOSEST_HEADING, EVIDENCE_HEADING, QUOTES_BLOCK, Evidence, evidence_block
 from rag.answer.record_dates import MISDATED_CAUTION, misdated_places, record_date_rivals
-from rag.answer.rival_figures import RIVAL_CAUTION, Rival, rival_figures
+from rag.answer.rival_figures import RIVAL_CAUTION, Rival
 from rag.answer.row_labels import labelled_for_another
 from rag.answer.unread_names import unread_names
 from rag.answer.yes_no import denials, sentences_saying_no
@@ -216,7 +217,7 @@ def _denials_first(reply: str, passages: list[Passage], question: str, evidence:
 def _rivals(answer: str, passages: list[Passage], *, question: str) -> list[Rival]:
     """Return what the notes give for what `answer` ties its figures and dates to, where it took another."""
     return [
-        *rival_figures(answer, passages, question=question),
+        *misread_figures(answer, passages, question=question),
         *record_date_rivals(answer, passages, question=question),
         *counted_elsewhere(answer, passages, question=question),
     ]

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.answer.attribution import Passage
+from rag.answer.changed_figures import misread_figures
 from rag.answer.context import REFUSAL, is_refusal
 from rag.answer.near_copy import names_in, unquoted_names
 from rag.answer.quoted_evidence import EVIDENCE_HEADING, quoted_line
 from rag.answer.quotes import OfferedPassage, VerifiedQuote, closest_sources, unquoted_numbers
-from rag.answer.rival_figures import rival_figures
 
 QUOTES_HEADING = EVIDENCE_HEADING
 NOT_SAID = "The closest notes I read don't say it:"
@@ -28,8 +28,9 @@ def quoted_answer(
 
     Each quote's line cites its note as [[Note#Heading]] (checked like any citation as it streams). The passages
     offered tell which words are names (`rag.answer.near_copy.names_in`). A number of one quoted sentence put into
-    another's words is no answer either (`rag.answer.rival_figures`): quoting both chili oil sentences, the 0.5B
-    answered "At 120 °C the flakes burned …", where the note says 150 °C burned them and 120 °C is right.
+    another's words is no answer either, nor one a quote says was changed since (`rag.answer.changed_figures`):
+    quoting both chili oil sentences, the 0.5B answered "At 120 °C the flakes burned …", where the note says 150 °C
+    burned them and 120 °C is right.
     """
     lines = [quoted_line(quote.text, quote.source) for quote in quotes]
     names = names_in([passage.text for passage in passages])
@@ -39,7 +40,7 @@ def quoted_answer(
         or is_refusal(answer)
         or unquoted_numbers(answer, quotes)
         or unquoted_names(answer, [quote.text for quote in quotes], names)
-        or rival_figures(answer, [Passage(quote.source, quote.text) for quote in quotes], question=question)
+        or misread_figures(answer, [Passage(quote.source, quote.text) for quote in quotes], question=question)
     ):
         return quoted
     return f"{answer}\n\n{quoted}"

@@ -19,6 +19,7 @@ from os.path import commonprefix
 
 from rag.answer.asked_values import gives_other_kind, read_otherwise
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
+from rag.answer.changed_figures import misread_figures
 from rag.answer.citations import note_of, note_title
 from rag.answer.context import opens_like_refusal
 from rag.answer.counted_nouns import counted_elsewhere
@@ -34,7 +35,7 @@ from rag.answer.quote_words import normalised
 from rag.answer.quoted_evidence import Evidence
 from rag.answer.record_dates import misdated
 from rag.answer.records import PROPERTY_ROW, record_text
-from rag.answer.rival_figures import Rival, given_for_another, rival_figures
+from rag.answer.rival_figures import Rival, given_for_another
 from rag.answer.row_labels import labelled_for_another
 from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet, tasks_saying_no
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
@@ -251,7 +252,7 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     if copied_from(answer, passages) or tasks_saying_no(answer, passages, question=question):  # "No" over "[ ] …"
         return True
-    if rival_figures(answer, passages, question=question):  # "5 hours" in the fridge, where the notes say 14
+    if misread_figures(answer, passages, question=question):  # "5 hours" in the fridge for 14; "114" shortened to 110
         return False
     # "Green Zebra … 3.1 kg each", which is Sungold's; as written: a link cited names no one the figure is given to
     if owned_elsewhere(written, passages, question=question):

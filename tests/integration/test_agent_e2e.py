@@ -489,3 +489,18 @@ def test_passages_carry_their_path_and_lines_only_for_a_model_offered_tools(
     openings = re.findall(r"<note [^>]*>", question)
     assert openings and all(opening.startswith('<note source="[[') for opening in openings)
     assert all(('path="' in opening) == has_location for opening in openings)
+
+
+def test_a_figure_the_notes_changed_since_is_withheld_and_the_change_quoted_first(
+    openai_client: openai.OpenAI, llm: ScriptedLLMServer
+) -> None:
+    # The 1.5B over sample_vault (stops 59 and 60): the note says "114 links shortened to 110" (changed_figures.py);
+    # both parts give 114.
+    llm.add(Turn.text("1. The chain I fitted on the commuter bike is the KMC X9, which has 114 links.\n2. It has 114."))
+
+    question = "Which chain did I fit on the commuter bike, and how many links does it have?"
+    answer = ask(openai_client, [{"role": "user", "content": question}], stream=True)
+
+    assert answer.startswith(f"{REFUSAL}\n\n{CLOSEST_HEADING}\n")
+    first = answer.split(f"{CLOSEST_HEADING}\n")[1].splitlines()[0]
+    assert "114 links shortened to 110" in first and first.endswith("[[Bike Repair Notes#Fix]]")
