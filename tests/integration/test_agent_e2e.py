@@ -19,7 +19,6 @@ from rag.answer.context import PASSAGE_CHARS, REFUSAL
 from rag.answer.quoted_evidence import CLOSEST_HEADING, EVIDENCE_HEADING
 from tests.integration.openai_librarian import ask
 from tests.live_server import agent_app, serve_in_thread
-from tests.recorded_replies import recorded
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
 # The services start from sample_vault's index, built once per session (tests/conftest.py).
@@ -490,35 +489,3 @@ def test_passages_carry_their_path_and_lines_only_for_a_model_offered_tools(
     openings = re.findall(r"<note [^>]*>", question)
     assert openings and all(opening.startswith('<note source="[[') for opening in openings)
     assert all(('path="' in opening) == has_location for opening in openings)
-
-
-def test_a_figure_the_notes_changed_since_is_withheld_and_the_change_quoted_first(
-    openai_client: openai.OpenAI, llm: ScriptedLLMServer
-) -> None:
-    # The 1.5B over sample_vault (stops 59 and 60): the note says "114 links shortened to 110" (changed_figures.py);
-    # both parts give 114.
-    llm.add(Turn.text("1. The chain I fitted on the commuter bike is the KMC X9, which has 114 links.\n2. It has 114."))
-
-    question = "Which chain did I fit on the commuter bike, and how many links does it have?"
-    answer = ask(openai_client, [{"role": "user", "content": question}], stream=True)
-
-    assert answer.startswith(f"{REFUSAL}\n\n{CLOSEST_HEADING}\n")
-    first = answer.split(f"{CLOSEST_HEADING}\n")[1].splitlines()[0]
-    assert "114 links shortened to 110" in first and first.endswith("[[Bike Repair Notes#Fix]]")
-
-
-def test_a_figure_changed_since_is_cautioned_where_the_answer_is_shown(
-    settings: Settings, services: Services, llm: ScriptedLLMServer
-) -> None:
-    # The 1.5B's reply as it streamed it (stop 60), shown as without the answer check (or after an opening shown):
-    # the caution names what the notes changed the figure to.
-    services.reindexer.run_once()
-    llm.add(recorded("s60-bike-chain-114-links.1").turn())
-    question = "Which chain did I fit on the commuter bike, and how many links does it have?"
-    with serve_in_thread(agent_app(settings, services, llm.base_url, answer_check=False)) as base_url:
-        client = openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
-        answer = ask(client, [{"role": "user", "content": question}], stream=True)
-
-    caution = "*(The notes give another figure for this: 110. Check the figures against the sources.)*"
-    assert answer.startswith("1. The chain I fitted on the commuter bike is the KMC X9, which has 114 links.")
-    assert f"\n\n{caution}\n\n" in answer
