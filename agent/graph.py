@@ -136,11 +136,12 @@ class AgentNodes:
     def _told_today(self, state: AgentState, *, can_propose: bool) -> date | None:
         """Return the date the model is told this turn: None when the message does not depend on it.
 
-        A change request always gets it (a task due Friday, today's daily note); a question only when it names a day
-        or a time relative to today, or continues one that does ("Tell me more" after "What is due this week?").
+        A change request always gets it (a task due Friday, today's daily note); a question only when it, or a question
+        before it in the conversation, names a day or a time relative to today ("And the garlic?" after "What did I
+        plant yesterday?": the earlier question is read with it).
         """
-        asked = latest_question(state["messages"])
-        if can_propose or needs_today(asked) or needs_today(self._continued(state)):
+        history = map(from_record, model_history(state["messages"]))
+        if can_propose or any(needs_today(message.content) for message in history if message.role == "user"):
             return self._deps.clock().date()
         return None
 
