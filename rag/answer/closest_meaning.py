@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, weight_of
-from rag.answer.evidence import EVIDENCE_CHARS, quotable_sentences
+from rag.answer.evidence import EVIDENCE_CHARS
 from rag.answer.excerpts import shortened
 from rag.answer.external_links import named_hosts, neutralise_links
+from rag.answer.quotable import quotable_sentences
 from rag.answer.quoted_evidence import Evidence
 
 # The similarity of each text to a question, as the retriever's embedder gives it (a dense cosine).

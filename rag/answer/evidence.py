@@ -14,7 +14,6 @@ import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from functools import lru_cache
 from os.path import commonprefix
 
 from rag.answer.asked_values import gives_other_kind, read_otherwise
@@ -24,21 +23,19 @@ from rag.answer.citations import note_of, note_title
 from rag.answer.context import opens_like_refusal
 from rag.answer.counted_nouns import counted_elsewhere
 from rag.answer.dates import day_keys, days_meet
-from rag.answer.excerpts import ELLIPSIS, LINKS, question_stems, sentences_of, short_words, shortened, stem
+from rag.answer.excerpts import question_stems, sentences_of, short_words, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.figure_owners import owned_elsewhere
 from rag.answer.link_answers import links_passages_read, unread_links_as_text
 from rag.answer.named_subject import about_named, named_elsewhere
-from rag.answer.passages import BLOCK_MARK
 from rag.answer.question_kind import asks_for_figure, asks_for_something, gives_figure
-from rag.answer.quote_words import normalised
+from rag.answer.quotable import display, plain, quotable_sentences, with_neighbour
 from rag.answer.quoted_evidence import Evidence
 from rag.answer.record_dates import misdated
 from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival, given_for_another
 from rag.answer.row_labels import labelled_for_another
 from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet, tasks_saying_no
-from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
 
 MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
@@ -48,16 +45,8 @@ ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
 RESTATED_SHARE = 2 / 3  # of an answer's terms in one sentence: the answer restates it (`is_borne_out`)
 RESTATED_MIN_WEIGHT = 3  # a number and a word, or three words: less is chance
 COMPOUND_HEAD_LETTERS = 4  # letters of each part of a compound counted as its last part's word ("berg" + "käse")
-SHORT_SENTENCE_WORDS = 3  # a quoted sentence of fewer words is shown with its neighbour in the line ("€18.")
 FORM_PREFIX = 5  # letters two forms of a word share at least ("flexib"): "form" of "formula" and "format" is chance
-_HEADING = re.compile(r"^\s*#{1,6}\s")
 _WORD = re.compile(r"\w+")
-# A URL, a path or a host/file name ("<https://publish.obsidian.md/x>", "./scripts/run.py", "minimal.guide"): no
-# words of a sentence, only where they are.
-# Each alternative starts only where a token does: unanchored, one 32k-character token took seconds.
-_ADDRESS = re.compile(
-    r"<[^<>\s]+>|(?<!\S)\S*[/\\]\S*|(?<![\w.-])(?=[\w.-]*[^\W\d_])[\w-]+(?:\.[\w-]+)+\b"  # not "7.20.0"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +104,7 @@ def evidence_for(
     wanted = question_stems(question) | short
     days = day_keys(question)
     passages = about_named(question, passages)  # "7 layers" of the OSI model is no answer about TinyLlama's
-    candidates = [c for c in _candidates(said, passages, wanted, _plain(answer), days) if c.on_topic or not wanted]
+    candidates = [c for c in _candidates(said, passages, wanted, plain(answer), days) if c.on_topic or not wanted]
     if not beyond:  # only a sentence saying something beyond the question can show what the notes say about it
         candidates = [c for c in candidates if weight_of(said_beyond(c.text, question)) >= MIN_EVIDENCE]
         # An answer that is only a link points at its note: what that note says, not a sentence elsewhere that
@@ -159,7 +148,7 @@ def sentences_of_rivals(rivals: Sequence[Rival]) -> list[Evidence]:
     shown = (
         Evidence(shortened(neutralise_links(text, ()), EVIDENCE_CHARS), rival.source)
         for rival in rivals
-        if (text := _display(rival.sentence))
+        if (text := display(rival.sentence))
     )
     return list(dict.fromkeys(shown))
 
@@ -171,12 +160,12 @@ def copied_from(answer: str, passages: Sequence[Passage]) -> list[str]:
     bring to the potluck?" with the weekly review's sentences and cited only the recipe the review embeds. A
     sentence shorter than MIN_COPIED_CHARS ("Mulched with straw.") may be said in any note.
     """
-    plain = _plain(answer)
+    written = plain(answer)
     found = []
     for passage in passages:
         if passage.source and any(
-            len(text) >= MIN_COPIED_CHARS and _plain(text) in plain
-            for text in map(_display, sentences_of(passage.text))
+            len(text) >= MIN_COPIED_CHARS and plain(text) in written
+            for text in map(display, sentences_of(passage.text))
         ):
             found.append(passage.source)
     return list(dict.fromkeys(found))
@@ -202,7 +191,7 @@ def _repeated_about(
     unless the question has no such word (`wanted` empty).
     """
     return [
-        c for c in _candidates(said, passages, wanted, _plain(answer)) if c.is_repeated and (c.on_topic or not wanted)
+        c for c in _candidates(said, passages, wanted, plain(answer)) if c.is_repeated and (c.on_topic or not wanted)
     ]
 
 
@@ -356,7 +345,7 @@ def _said_of_another(sentence: str, answer: str, wanted: frozenset[str]) -> bool
     linked = {note_title(match[0]).casefold() for match in WIKILINK.finditer(sentence)}
     if not linked or _shared(_stems(sentence), wanted):
         return False
-    named = _plain(answer).casefold()
+    named = plain(answer).casefold()
     return not any(title in named for title in linked)
 
 
@@ -407,51 +396,11 @@ def _candidates(
                 on_day = days_meet(days, own_days) if own_days else source_on_day
                 on_topic = len(_shared(_stems(text), wanted) | where) or int(on_day) or int(in_record)
                 order = rank * 10_000 + place
-                shown = _with_neighbour(passage).get(text, "")
+                shown = with_neighbour(passage).get(text, "")
                 is_row = bool(record) and bool(PROPERTY_ROW.match(text))
-                repeated = _plain(text) in answer
+                repeated = plain(text) in answer
                 found.append(_Candidate(text, passage.source, holds, on_topic, order, repeated, shown, is_row))
     return found
-
-
-def quotable_sentences(passage: Passage) -> list[str]:
-    """Return the sentences of `passage` as a quote shows them, in order: none of a table's header row.
-
-    Nor a line that is only the note's title (a properties passage opens with it), which quotes nothing the link
-    under it does not already say: "2023 Japan Trip" [[2023 Japan Trip]].
-    """
-    return list(_quotable(passage))
-
-
-@lru_cache(maxsize=1024)  # read for each early judgement of a streamed opening, and by each test of it
-def _quotable(passage: Passage) -> tuple[str, ...]:
-    title = _plain(note_title(passage.source))
-    rows = passage.text.split("\n")
-    return tuple(
-        text
-        for number, row in enumerate(rows)
-        if not (number + 1 < len(rows) and TABLE_DIVIDER.match(rows[number + 1]))  # a table's header row
-        for sentence in sentences_of(row)
-        if (text := _display(sentence)) and _plain(text) != title
-    )
-
-
-@lru_cache(maxsize=1024)
-def _with_neighbour(passage: Passage) -> dict[str, str]:
-    """Return the short sentences of `passage` (under SHORT_SENTENCE_WORDS words) as quoted: with their neighbour.
-
-    Alone, "€18." says nothing of what cost it: quoted under "€18" for the new chain's price, it is shown with the
-    sentence before it in its line ("New chain on 10 November: KMC X9, … closed with the quick link. €18."), or the one
-    after it when it opens the line. What the sentence holds is still judged alone.
-    """
-    widened: dict[str, str] = {}
-    for row in passage.text.split("\n"):
-        shown = [text for sentence in sentences_of(row) if (text := _display(sentence))]
-        for place, text in enumerate(shown):
-            if len(_WORD.findall(text)) >= SHORT_SENTENCE_WORDS or len(shown) < 2:
-                continue
-            widened[text] = f"{shown[place - 1]} {text}" if place else f"{text} {shown[1]}"
-    return widened
 
 
 def _shared(stems: frozenset[str], wanted: frozenset[str]) -> frozenset[str]:
@@ -474,27 +423,3 @@ def _is_compound_of(word: str, head: str) -> bool:
 
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(word.casefold()) for word in _WORD.findall(text))
-
-
-def _display(sentence: str) -> str:
-    """Return a sentence as shown: no list marker or quote bar, a table row as its cells ("" for no sentence).
-
-    Headings, rules and lines that are only links or embeds are no sentences.
-    """
-    if _HEADING.match(sentence) or TABLE_DIVIDER.match(sentence) or sentence.strip() == ELLIPSIS:
-        return ""
-    text = sentence.strip()
-    if text.startswith("|"):  # a table row as its cells: "| Salt | 10 g | 2 % |" -> "Salt | 10 g | 2 %"
-        cells = (cell.replace("\\|", "|") for cell in table_cells(text))
-        return " | ".join(cell for cell in cells if cell)  # out of its table, "\|" would be a plain backslash
-    text = BLOCK_MARK.sub("", text).strip()
-    text = text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS).strip()
-    # A line that is only a link or an embed ("![[Books.base#Author]]") says nothing to quote, and a chat app
-    # rendering Obsidian Markdown would embed it; one that is only an address ("publish.obsidian.md", a script's
-    # path in a code block) says nothing either.
-    return text if _WORD.search(_ADDRESS.sub("", LINKS.sub("", text))) else ""
-
-
-def _plain(text: str) -> str:
-    """Return `text` as compared for repetition: as quotes are compared (rag.answer.quote_words), case folded."""
-    return normalised(text).casefold()
