@@ -21,22 +21,21 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.domain import Task
 from rag.answer.attribution import Passage
 from rag.answer.citations import note_title
-from rag.answer.excerpts import question_stems
+from rag.answer.excerpts import ELLIPSIS, question_stems
 from rag.answer.rival_figures import Rival
+from rag.notes.inline import find_task
 
 # Statuses saying a thing is finished, as task and project templates write them (the TaskNotes default is "done").
 FINISHED = frozenset({"done", "complete", "completed", "finished", "closed", "resolved", "decided", "shipped"})
 _STATUS_ROW = re.compile(r"^status:[ \t]*(?P<value>[^\n]+?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
 # A question asking whether something was done: "Did I file …?", "Have I renewed …?", "Is the slide deck done?".
 _ASKS_DONE = re.compile(r"^\s*(?:did|have|has|had)\b|\b(?:done|finished|completed?)\b", re.IGNORECASE)
-# A task line: its list marker, its checkbox, its text; in a passage cut to its lines about the question, after the
-# cut's "…". The checkbox says whether it was done as the Tasks plugin reads it: "[x]" done; "[ ]" to do, "[/]" in
-# progress, "[-]" cancelled are not done; any other mark is a status of the user's own, which says nothing here.
+# A task's status says whether it was done as the Tasks plugin reads it: "[x]" done (`Task.is_done`); "[ ]" to do,
+# "[/]" in progress, "[-]" cancelled are not done; any other mark is a status of the user's own, which says nothing.
 NOT_DONE = frozenset(" /-")
-DONE = frozenset("xX")
-_TASK = re.compile(r"^[ \t]*(?:…[ \t]*)?(?:[-*+]|\d+[.)])[ \t]+\[(?P<mark>.)\][ \t]+(?P<text>\S[^\n]*)$", re.MULTILINE)
 MISSING_WORDS = 1  # of the question's words a task (with its note's title) may lack and still be the thing asked
 MIN_NAMED = 2  # of the question's words it holds, all if fewer
 
@@ -76,13 +75,19 @@ def open_tasks_asked(passages: Sequence[Passage], *, question: str) -> list[Riva
     open_tasks, done = [], False
     for passage in passages:
         title = question_stems(note_title(passage.source))
-        for task in _TASK.finditer(passage.text):
-            words = question_stems(task["text"])
+        for task in _tasks_in(passage.text):
+            words = question_stems(task.text)
             named = wanted & (words | title)
             if len(wanted - named) > MISSING_WORDS or not wanted & words or len(named) < min(len(wanted), MIN_NAMED):
                 continue  # "sell" alone is not "Did I sell the old laptop?"
-            if task["mark"] in NOT_DONE:
-                line = f"[{task['mark']}] {task['text'].strip()}"  # as the other quotes show a task: from its checkbox
-                open_tasks.append(Rival(figure=task["text"].strip(), sentence=line, source=passage.source))
-            done = done or task["mark"] in DONE
+            if task.status in NOT_DONE:
+                line = f"[{task.status}] {task.text}"  # as the other quotes show a task: from its checkbox
+                open_tasks.append(Rival(figure=task.text, sentence=line, source=passage.source))
+            done = done or task.is_done
     return [] if done else open_tasks
+
+
+def _tasks_in(text: str) -> list[Task]:
+    """Return the tasks of a passage's lines, a line cut to its part about the question read after the cut's "…"."""
+    lines = (line.lstrip().removeprefix(ELLIPSIS) for line in text.splitlines())
+    return [task for number, line in enumerate(lines, 1) if (task := find_task(line, number)) is not None]
