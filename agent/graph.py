@@ -7,6 +7,7 @@ constrained model reply, bound to what code found, becomes the proposal (agent/c
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import date
 from typing import Any, Literal
 
@@ -125,22 +126,22 @@ class AgentNodes:
         return {"answer": scratch.reply_text, "is_stopped_early": bool(reply.calls)}
 
     def _quote_inputs(self, state: AgentState) -> QuoteInputs:
+        history = list(map(from_record, model_history(state["messages"])))
         return QuoteInputs(
             chat_model=self._deps.chat_model,
-            history=list(map(from_record, model_history(state["messages"]))),
+            history=history,
             context=state.get("context", ""),
-            today=self._told_today(state, can_propose=False),
+            today=self._told_today(history, can_propose=False),
             fit=lambda messages: fit_messages(messages, [], self._deps.context),
         )
 
-    def _told_today(self, state: AgentState, *, can_propose: bool) -> date | None:
-        """Return the date the model is told this turn: None when the message does not depend on it.
+    def _told_today(self, history: Sequence[ChatMessage], *, can_propose: bool) -> date | None:
+        """Return the date the model is told this turn (`history`: what it reads): None when nothing asked needs it.
 
         A change request always gets it (a task due Friday, today's daily note); a question only when it, or a question
         before it in the conversation, names a day or a time relative to today ("And the garlic?" after "What did I
         plant yesterday?": the earlier question is read with it).
         """
-        history = map(from_record, model_history(state["messages"]))
         if can_propose or any(needs_today(message.content) for message in history if message.role == "user"):
             return self._deps.clock().date()
         return None
@@ -174,9 +175,10 @@ class AgentNodes:
         asked = latest_question(state["messages"])
         parts = question_parts(asked)  # listed for the model (not with a change request), and trimmed if it copies them
         can_propose = scratch.writes is not None and any(scratch.writes.has_tool(tool.name) for tool in tools)
+        history = list(map(from_record, model_history(state["messages"])))
         messages = model_messages(
-            list(map(from_record, model_history(state["messages"]))),
-            today=self._told_today(state, can_propose=can_propose),
+            history,
+            today=self._told_today(history, can_propose=can_propose),
             context=state.get("context", ""),
             client_instructions=client_instructions(state.get("incoming", [])),
             has_tools=bool(tools),

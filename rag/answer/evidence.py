@@ -214,9 +214,10 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     sentence does not count: a start restates a sentence trivially ("wheat flour, whole wheat flour," of a recipe's
     "Whole wheat flour" row), whatever follows.
     """
-    if named_elsewhere(answer, passages, question=question):  # "Kevin Kelly" of another book, asked who wrote this one
+    about = about_named(question, passages)  # rag/answer/named_subject.py
+    if named_elsewhere(answer, passages, question=question, about=about):  # "Kevin Kelly", asked who wrote another's
         return False
-    passages = about_named(question, passages)  # rag/answer/named_subject.py
+    passages = about
     written, answer = answer, unread_links_as_text(answer, passages)  # "[[kepano]]", a value in link brackets
     said = frozenset(said_beyond(answer, question))
     if not is_whole and weight_of(said) < MIN_EVIDENCE:  # too little said yet to judge

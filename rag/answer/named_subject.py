@@ -91,14 +91,16 @@ def _words(passage: Passage) -> frozenset[str]:
     return frozenset(word.casefold() for word in WORDS.findall(normalised(f"{passage.source} {passage.text}")))
 
 
-def named_elsewhere(answer: str, passages: Sequence[Passage], *, question: str) -> list[str]:
+def named_elsewhere(
+    answer: str, passages: Sequence[Passage], *, question: str, about: Sequence[Passage] | None = None
+) -> list[str]:
     """Return the names `answer` gives that only passages about something other than the question's subject hold.
 
-    Judged when the question names its subject (`about_named` keeps fewer passages than were read). A name is a run
-    of capitalised words the question does not write, its first word too ("Kevin Kelly, 1909"): of two words or
-    more, or one rare word. Returned as the answer writes them.
+    Judged when the question names its subject (`about_named` keeps fewer passages than were read; `about`: what it
+    kept, when the caller has it already). A name is a run of capitalised words the question does not write, its
+    first word too ("Kevin Kelly, 1909"): of two words or more, or one rare word. Returned as the answer writes them.
     """
-    about = about_named(question, passages)
+    about = about_named(question, passages) if about is None else about
     if len(about) == len(passages):
         return []
     others = [passage for passage in passages if passage not in about]
