@@ -79,7 +79,42 @@ def gives_other_kind(answer: str, *, question: str, is_whole: bool = True) -> bo
         return True
     if is_whole and _gives_other_measure(answer, question):  # "30 minutes" asked the oven's temperature
         return True
+    if is_whole and _gives_no_contact(answer, question):  # "2023-09-12" asked a phone number
+        return True
     return asks_for_value(question) and _gives_only_templates(answer)
+
+
+# A question asking for a number to call or an e-mail address ("What is Steph's phone number?", "Wie ist die
+# Telefonnummer …?", "What's her email?"), not for a phone or a mail ("Which phone do I use?", "my email client").
+_ASKS_PHONE = re.compile(
+    r"\b(?:what|which|wie|welche[rsnm]?)\b[^?]*(?:\b(?:phone|telephone|mobile|cell|fax)\s*(?:number|no\b|#)"
+    r"|(?:telefon|handy|mobil|fax)nummer)",
+    re.IGNORECASE,
+)
+_ASKS_EMAIL = re.compile(
+    r"\b(?:what|which|wie|welche[rsnm]?)\b[^?]*\be-?mail(?:\s*address|-?adresse)?\b(?=\s*(?:\?|$|of\b|for\b|von\b))",
+    re.IGNORECASE,
+)
+# A number to call as people write them: "+49 30 1234567", "(555) 123-4567", "030/123 45 67", "0171-2345678".
+_PHONE = re.compile(r"\+?\(?\d[\d ()./-]{4,}\d")
+MIN_PHONE_DIGITS = 5  # fewer is an extension or a count, not a number to call from outside
+_EMAIL = re.compile(r"[\w.+-]+\s*(?:@|\[at\]|\(at\))\s*[\w-]+(?:\.|\s*\[dot\]\s*)\w", re.IGNORECASE)
+
+
+def _gives_no_contact(answer: str, question: str) -> bool:
+    """Return True when `question` asks a phone number or an e-mail address and `answer` gives nothing of its shape.
+
+    Asked "What is Steph Ango's phone number?", which no note of kepano-obsidian gives, the 0.5B answered
+    "2023-09-12", a clipping's date from the row naming her: a date is no number to call.
+    """
+    if _ASKS_PHONE.search(question):
+        _, undated = dates_in(answer)  # "2023-09-12" is a date, not a number of ten digits
+        return not any(
+            sum(char.isdigit() for char in found) >= MIN_PHONE_DIGITS for found in _PHONE.findall(undated)
+        )
+    if _ASKS_EMAIL.search(question):
+        return _EMAIL.search(answer) is None
+    return False
 
 
 def _gives_other_measure(answer: str, question: str) -> bool:

@@ -111,3 +111,21 @@ def test_a_number_that_can_be_no_date_is_no_answer_to_when() -> None:
         assert not gives_other_kind(dated, question="When was it published?"), dated
     assert not gives_other_kind("201483408", question="What is its ISBN?")
     assert gives_other_kind("It was published in 2014", question="When was it published?", is_whole=False)
+
+
+def test_a_phone_number_or_an_email_address_asked_must_be_given_in_its_shape() -> None:
+    # The 0.5B on kepano's vault (stop 61), asked a phone number no note gives: a clipping's date from her row.
+    question = "What is Steph Ango's phone number?"
+    for wrong in ("2023-09-12", "Steph Ango's phone number is 12 September 2023.", "1992", "kepano"):
+        assert gives_other_kind(wrong, question=question), wrong
+    for number in ("+49 30 1234567", "(555) 123-4567", "030/123 45 67", "Call 0171-2345678.", "555 1234"):
+        assert not gives_other_kind(number, question=question), number
+    assert not gives_other_kind("An iPhone 12.", question="Which phone do I use?")
+    assert gives_other_kind("Die Nummer ist 2024-01-05.", question="Wie ist die Telefonnummer von Oma?")
+    assert gives_other_kind("kepano", question="What is Steph's email address?")
+    assert gives_other_kind("Her email is 2023-09-12.", question="What's her email?")
+    for address in ("steph@stephango.com", "steph [at] stephango [dot] com"):
+        assert not gives_other_kind(address, question="What is Steph's email address?"), address
+    assert not gives_other_kind("Thunderbird", question="Which email client do I use?")
+    # Shown whole, a streamed opening is not judged by shape: "+49 30" may go on.
+    assert not gives_other_kind("+49 30", question=question, is_whole=False)
