@@ -44,7 +44,7 @@ from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic, names_only_the_kind
 from rag.answer.question_parts import part_answers, question_parts
 from rag.answer.quoted_evidence import evidence_block
-from rag.answer.records import asked_record
+from rag.answer.records import asked_record, dated_keys, dated_records_asked
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
 from rag.answer.yes_no import NOT_SO, answers_yes_or_no_wrongly, denials, opens_with
 from rag.follow_up import in_context
@@ -140,7 +140,8 @@ def answer_check(
     its title ("Which AI models did I test?" of "AI Models I Tested"): a refusal of its passages is replaced by them
     quoted, and no more (another note may answer such a question); so, with no such note, is the properties record of
     a note the question names by its title, a row of which a question word keys ("Steph Ango / twitter: kepano",
-    rag/answer/records.asked_record). `today`: an answer to when something next comes
+    rag/answer/records.asked_record), and, asked when, the records holding every word asked about and a date of their
+    own (`dated_records_asked`). `today`: an answer to when something next comes
     that dates it only before today is no answer, nor one saying how something went that the notes date after today,
     by its plan's figures (rag/answer/next_dates.py). Asked which was chosen, an answer naming another candidate than
     the notes' decision is none (rag/answer/choices.py).
@@ -180,6 +181,13 @@ def answer_check(
     record = asked_record(question, passages) if not quoted_instead else None
     if record is not None:
         quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {record.source} says:", [record], question)
+    # Asked when, the records holding every word asked about and a date of their own ("When was I in Kyoto?").
+    dated = dated_records_asked(question, passages) if not quoted_instead else []
+    if dated:
+        verb = "says" if len(dated) == 1 else "say"
+        names = " and ".join(passage.source for passage in dated)
+        rows_asked = " ".join([question, *(key for record in dated for key in dated_keys(record))])  # quoted first
+        quoted_instead = quoted_passages(f"{NOTE_QUOTED_LEAD} {names} {verb}:", dated, rows_asked)
 
     asked_parts = question_parts(question)
     # A part read alone keeps the question's subject where it refers back to it: "How many layers does it have?"

@@ -109,9 +109,7 @@ def _gives_no_contact(answer: str, question: str) -> bool:
     """
     if _ASKS_PHONE.search(question):
         _, undated = dates_in(answer)  # "2023-09-12" is a date, not a number of ten digits
-        return not any(
-            sum(char.isdigit() for char in found) >= MIN_PHONE_DIGITS for found in _PHONE.findall(undated)
-        )
+        return not any(sum(char.isdigit() for char in found) >= MIN_PHONE_DIGITS for found in _PHONE.findall(undated))
     if _ASKS_EMAIL.search(question):
         return _EMAIL.search(answer) is None
     return False

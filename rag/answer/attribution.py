@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import date as Day
+from math import ceil
 
 from rag.answer.dates import dates_in, whole_days
 from rag.answer.excerpts import FILLER, stem
@@ -82,6 +83,10 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
     A passage sharing only numbers with the answer is a source only if it holds what the question names, when it
     names something (`_names_of`): asked "What rating did I give Blade Runner?", the 1.5B's "7" had Catan and
     Futurama among its sources, whose records say "rating: 7" too.
+
+    A passage of a note the answer names by its whole title (`names_title`) is a source however little of its text
+    the answer shares: the 0.5B's "Futurama, Blade Runner" listed the table rows naming both and neither note, whose
+    passages hold the records ("categories: [[Shows]] …") and, cut short, not the title.
     """
     text = WIKILINK.sub(" ", answer)
     said = said_beyond(answer, question)
@@ -97,11 +102,30 @@ def attribute(answer: str, passages: Sequence[Passage], *, question: str = "", l
         about = f"{passage.source} {passage.text}"
         if names and all(term[0].isdigit() for term in shared) and not holds_name(about, names):
             continue  # a figure any record may give ("rating: 7"), in a passage about something else
+        if names_title(text, passage.source):
+            evidence = max(evidence, ceil(needed))
         if passage.source and evidence >= needed and (previous is None or evidence > previous[0]):
             best[passage.source] = (evidence, rank if previous is None else previous[1])
     sources = sorted(best, key=lambda source: (-best[source][0], best[source][1]))[:limit]
     is_long = len(text.split()) >= UNSUPPORTED_MIN_WORDS
     return Attribution(sources, is_unsupported=is_long and bool(said) and bool(passages) and not shares_any)
+
+
+def names_title(text: str, source: str) -> bool:
+    """Return True when `text` writes the title of the note `source` links to as a whole name.
+
+    A title of one word must be written as the note writes it ("Futurama", not the "jazz" of "jazz standards"); one
+    of more words may be in any case ("blade runner"). Titles of fewer than MIN_TITLE_CHARS letters name nothing.
+    """
+    title = source.strip().removeprefix("!").removeprefix("[[").removesuffix("]]").split("#")[0].split("|")[0]
+    title = title.rsplit("/", 1)[-1].strip()
+    if len(title) < MIN_TITLE_CHARS:
+        return False
+    flags = re.IGNORECASE if " " in title else 0
+    return re.search(rf"(?<![\w-]){re.escape(title)}(?![\w-])", text, flags) is not None
+
+
+MIN_TITLE_CHARS = 4
 
 
 # Capitalised words naming no thing: days and months ("on Monday").

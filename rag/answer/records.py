@@ -13,7 +13,10 @@ from collections.abc import Sequence
 
 from rag.answer.attribution import Passage
 from rag.answer.citations import heading_in
+from rag.answer.dates import dates_in
 from rag.answer.excerpts import question_stems
+from rag.answer.question_kind import asks_when
+from rag.notes.property_keys import KEEPING_KEYS, normal_key
 
 # A property row: "created: 2023-09-12", "date modified: …", "Aliases: …"; a key of a few words, then its value.
 PROPERTY_ROW = re.compile(r"^\s*(?P<key>[^\W\d_][\w \-]{0,40}?)\s*:\s+(?P<value>\S.*)$", re.MULTILINE)
@@ -49,3 +52,42 @@ def asked_record(question: str, passages: Sequence[Passage]) -> Passage | None:
         if any(question_stems(row["key"].replace("_", " ")) & asked for row in rows):
             return passage
     return None
+
+
+MAX_DATED_RECORDS = 2
+
+
+def dated_records_asked(question: str, passages: Sequence[Passage]) -> list[Passage]:
+    """Return the records that answer a question asking when: each holds every word the question asks about, and dates.
+
+    Asked "When was I in Kyoto?" over kepano-obsidian, the 0.5B refused, though it read the trip's record
+    ("2023 Japan Trip / start: 2023-09-12 / end: 2023-09-30 / loc: [[Kyoto]], [[Japan]]"). A record whose title and
+    rows hold every word of the question (but "when" and the like) and that dates something in a row of its own
+    is quoted in place of such a refusal. A date the note keeps about itself ("created:", "last:") dates nothing
+    asked, and a question with a word no record holds ("When did I book the hotel in Kyoto?") gets none.
+    """
+    asked = question_stems(question)
+    if not asked or not asks_when(question):
+        return []
+    found = []
+    for passage in passages:
+        if heading_in(passage.source):
+            continue  # a section, not the note's record
+        title, _, rest = passage.text.strip().partition("\n")
+        rows = record_text(passage.text)
+        if not rows or not asked <= question_stems(f"{title} {rest}".replace("[[", " ").replace("]]", " ")):
+            continue
+        if dated_keys(passage):
+            found.append(passage)
+    return found[:MAX_DATED_RECORDS]
+
+
+def dated_keys(record: Passage) -> list[str]:
+    """Return the keys of `record`'s rows dating something, not the note itself ("start", "end"; not "created")."""
+    rows = PROPERTY_ROW.finditer(record_text(record.text))
+    return [row["key"] for row in rows if not _is_kept(row["key"]) and dates_in(row["value"])[0]]
+
+
+def _is_kept(key: str) -> bool:
+    """Return True for a key whose date the note keeps about itself: "created", "last", "date modified"."""
+    return normal_key(key) in KEEPING_KEYS

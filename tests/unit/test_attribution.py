@@ -202,3 +202,18 @@ def test_days_between_two_dates_of_a_passage_are_read_from_it() -> None:
         assert unread_numbers(answer, [trips], question="How long was my Japan trip?", today=today) == [], answer
     assert unread_numbers("20 days", [trips], today=today) == ["20 days"]
     assert unread_numbers("18 weeks", [trips], today=today) == ["18 weeks"]
+
+
+def test_a_note_the_answer_names_by_its_title_is_a_source() -> None:
+    # kepano-obsidian, the 0.5B (stop 61): "Futurama, Blade Runner, Futurama" listed [[Sci-fi]] and [[Movies]], the
+    # rows naming both; the notes it names hold their records, one cut short before its title.
+    rows = Passage("[[Sci-fi]]", "| [[Blade Runner]] | 7 | [[Movies]] |\n| [[Futurama]] | 7 | [[Shows]] |")
+    futurama = Passage("[[Futurama]]", "Futurama\ncategories: [[Shows]]\nrating: 7")
+    blade_runner = Passage("[[References/Blade Runner]]", "… categories: [[Movies]]\n…\nyear: 1982")
+    jazz = Passage("[[Jazz]]", "Jazz\ncategories: [[Genres]]")
+    sources = attribute("Futurama and Blade Runner.", [rows, futurama, blade_runner, jazz], question="Which shows?")
+    assert sources.sources == ["[[Sci-fi]]", "[[Futurama]]", "[[References/Blade Runner]]"]
+    # one word names a note only as the note writes it; a name inside a longer one names nothing
+    assert attribute("I like jazz standards.", [jazz], question="What do I like?").sources == []
+    assert attribute("Jazz-Funk.", [jazz], question="What do I like?").sources == []
+    assert attribute("blade runner", [blade_runner], question="Which film?").sources == ["[[References/Blade Runner]]"]
