@@ -41,8 +41,8 @@ from rag.answer.named_subject import about_named
 from rag.answer.next_dates import dates_only_gone_by, reports_on_days_to_come
 from rag.answer.note_outlines import OUTLINE_LEAD
 from rag.answer.passages import quoted_passages
-from rag.answer.question_kind import asks_about_topic, names_only_the_kind
-from rag.answer.question_parts import part_answers, question_parts
+from rag.answer.question_kind import asks_about_topic, asks_only_yes_or_no, names_only_the_kind
+from rag.answer.question_parts import part_answers, question_parts, with_subject
 from rag.answer.quoted_evidence import evidence_block
 from rag.answer.records import asked_record, dated_keys, dated_records_asked
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
@@ -195,6 +195,12 @@ def answer_check(
     # read with its part alone). A part naming its own ("Is Wine an emulator?") is read against every passage: the
     # question's names (Vulkan, Direct3D) were its other part's, and kept out the notes saying Wine is not one.
     part_passages = {part: about_named(read_as, read) if refers_back(part) else read for part in asked_parts}
+    # A yes-or-no part naming its subject by a pronoun is read with what the other parts ask about: "Did it help?"
+    # alone shares no word with the sleep note's "time to fall asleep dropped from about 35 minutes to 15", which
+    # bears out the 0.5B's "2. Yes, it helped." to "When did I stop having coffee …, and did it help?".
+    with_subjects = {
+        part: with_subject(part, asked_parts) for part in asked_parts if refers_back(part) and asks_only_yes_or_no(part)
+    }
 
     def judged_parts(text: str, *, is_whole: bool) -> list[JudgedPart]:
         # An answer in numbered parts is judged part by part: one copied sentence bore out the 1.5B's "1. I had 1 TENS
@@ -209,7 +215,14 @@ def answer_check(
             # is an emulator." was borne out by the Vulkan passages the whole question's names chose.
             is_denied = denied_in_part(answer, part, part_passages[part])
             verdict = (
-                bears_out_whole(answer, is_whole=whole) or bears_out_whole(answer, is_whole=whole, asked=part)
+                bears_out_whole(answer, is_whole=whole)
+                or bears_out_whole(answer, is_whole=whole, asked=part)
+                or (
+                    part in with_subjects
+                    and bears_out_whole(
+                        answer, is_whole=whole, asked=with_subjects[part], read_from=part_passages[part]
+                    )
+                )
             ) and not is_denied
             # "1. Wine is an emulator." repeats its part's words, but says what the notes deny: a claim, a false one.
             no_claim = whole and not is_denied and claims_nothing(answer, question)
@@ -229,7 +242,9 @@ def answer_check(
         kinds = [gives_other_kind(part.text, question=asked) for part, asked in zip(judged, asked_parts, strict=True)]
         return kept_parts(judged, kinds)
 
-    def bears_out_whole(text: str, *, is_whole: bool = True, asked: str = read_as) -> bool:
+    def bears_out_whole(
+        text: str, *, is_whole: bool = True, asked: str = read_as, read_from: Sequence[Passage] | None = None
+    ) -> bool:
         # `asked`: what the answer is read as answering; a part of the question for an answer to it ("2. €432", the
         # garden plan's whole budget, read with the whole question gave the allotment fee's €302 as the figure asked).
         if quoted_instead and opens_like_refusal(text):
@@ -237,7 +252,7 @@ def answer_check(
         if of_the_note and is_whole and len(said_beyond(text, question)) < NOTE_ANSWER_MIN_TERMS:
             return False  # "Investment.", "The Analysis of Caste note about is: advaita-vedanta.org": no account of it
         return (
-            is_borne_out(text, read if asked == read_as else part_passages[asked], question=asked, is_whole=is_whole)
+            is_borne_out(text, _read_for(asked, read_from), question=asked, is_whole=is_whole)
             and (not is_topic or draws_on_topic(text, question, passages))
             and (not (past or alone) or draws_on(text, question, of_the_days))
             and (not of_the_note or draws_on(text, question, of_the_note))
@@ -247,6 +262,9 @@ def answer_check(
             and not names_only_the_kind(text, asked)
             and not answers_elsewhere(text, question, passages, turns)
         )
+
+    def _read_for(asked: str, read_from: Sequence[Passage] | None = None) -> Sequence[Passage]:
+        return read_from if read_from is not None else read if asked == read_as else part_passages[asked]
 
     def bears_out_so_far(text: str) -> bool:
         return not may_answer_elsewhere(text, question, turns) and bears_out(text, is_whole=False)

@@ -64,3 +64,23 @@ def part_answers(answer: str, parts: int) -> list[str]:
         return []
     ends = [*starts[1:], len(answer)]
     return [answer[: ends[0]], *(answer[start:end] for start, end in zip(starts[1:], ends[1:], strict=True))]
+
+
+# What opens a part asking for a thing: its question word, with a preposition before it and "how"'s word after it
+# ("When", "At what", "How long").
+_ASKING_OPENING = re.compile(
+    rf"^\W*(?:{_PREPOSITION})?{_QUESTION_WORD}(?:\s+(?:much|many|long|often|far|viel|viele|lange|oft)\b)?\s*",
+    re.IGNORECASE,
+)
+
+
+def with_subject(part: str, parts: tuple[str, ...]) -> str:
+    """Return `part` with what the question's other parts are about after it, their question words left out.
+
+    "Did it help?" of "When did I stop having coffee in the day to sleep better, and did it help?" reads "did I stop
+    having coffee in the day to sleep better" then, on the last line, "Did it help?", as a follow-up is read in its
+    context (rag/follow_up.in_context): the pronoun's subject, which the part alone does not name, and no question
+    word, so a bare "Yes" to it is judged by what the notes say about that subject.
+    """
+    others = [_ASKING_OPENING.sub("", other, count=1).strip(_END) for other in parts if other != part]
+    return "\n".join([*(other for other in others if other), part])

@@ -46,6 +46,15 @@ _NEGATIONS = frozenset(
     {"not", "never", "no", "cannot", "neither", "nor", "without", "nicht", "nie", "niemals", "kein", "keine", "keinen"}
     | {"keiner", "keines", "keinem"}
 )
+# Verbs of giving something up: a question asking about doing so is not denied by a sentence saying "no" to the thing.
+_GIVING_UP = frozenset(
+    stem(word)
+    for word in (
+        "stop", "stops", "stopped", "stopping", "quit", "quits", "quitting", "avoid", "avoids", "avoided", "avoiding",
+        "skip", "skips", "skipped", "skipping", "ditch", "ditched", "cut", "cuts", "drop", "drops", "dropped",
+        "aufhören", "aufgehört", "verzichten", "verzichtet", "weglassen", "weggelassen",
+    )
+)  # fmt: skip
 # The yes-or-no part a question opens on, before a part asking for something ("…, and which …?", "…; what …?").
 _FIRST_CLAUSE = re.compile(
     r"^(?P<part>[^,;?]+?)\s*(?:,\s*and\b|;|,\s*(?=(?:which|what|who|how|where|when|why)\b))", re.I
@@ -214,10 +223,14 @@ def denied_in(passages: Sequence[Passage], *, question: str, best_only: bool = T
     best = max((shared for shared, _, _ in scored), default=0)
     if best < least:
         return []
+    # Asked about giving something up ("did I stop having coffee …"), "no coffee after lunch" says it was given up:
+    # only a sentence denying the giving up itself ("did not stop") denies what was asked.
+    giving_up = wanted & _GIVING_UP
     return [
         Rival(figure=denied, sentence=sentence, source=passage.source)
         for shared, sentence, passage in scored
-        if (shared == best or (not best_only and shared >= least)) and (denied := _denied(sentence, wanted))
+        if (shared == best or (not best_only and shared >= least))
+        and (denied := _denied(sentence, giving_up or wanted))
     ]
 
 

@@ -7,7 +7,7 @@ import pytest
 from agent.opening_check import answer_check, refers_back
 from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL
-from rag.answer.question_parts import part_answers, question_parts
+from rag.answer.question_parts import part_answers, question_parts, with_subject
 from rag.answer.yes_no import NOT_SO
 
 
@@ -232,3 +232,12 @@ def test_a_wrong_last_part_holds_the_reply_to_its_end() -> None:
     assert shown == ""  # judged at the first sentence's end, its last part still being written
     assert check.finish() == f"1. Out of Control, a book on emergence and systems that I noted in 2023.\n2. {REFUSAL}"
     assert not check.is_withheld
+
+
+def test_a_part_is_read_after_what_the_other_parts_ask_about_without_their_question_words() -> None:
+    parts = question_parts("When did I stop having coffee in the day to sleep better, and did it help?")
+    assert with_subject(parts[1], parts) == "did I stop having coffee in the day to sleep better\nDid it help?"
+    parts = question_parts("Which model did I pick, and is it still running?")
+    assert with_subject(parts[1], parts) == "model did I pick\nIs it still running?"
+    parts = question_parts("How long does the loaf rest, and at what temperature?")
+    assert with_subject(parts[1], parts) == "does the loaf rest\nAt what temperature?"

@@ -14,6 +14,7 @@ from rag.answer.quoted_evidence import CLOSEST_HEADING
 from rag.answer.yes_no import (
     bare_no_unsupported,
     denials,
+    denied_in,
     denies_itself,
     from_silence,
     gives_no_reason_yet,
@@ -248,3 +249,18 @@ def test_an_opening_is_read_only_from_the_first_word() -> None:
     assert opens_with("Yes.") == "yes"
     assert opens_with("Nothing in the notes.") is None  # "no" only as a whole word
     assert opens_with("Yesterday I …") is None
+
+
+def test_asked_about_giving_something_up_a_no_to_the_thing_is_no_denial() -> None:
+    # sample_vault's sleep note (stop 61): "no coffee after lunch" had denied the 0.5B's "Yes" to whether stopping
+    # coffee helped; a sentence denying the giving up itself still denies it.
+    sleep = Passage(
+        "[[Sleep#What I changed in October]]",
+        "- **Caffeine cut-off at 14:00.** After two weeks of no coffee after lunch, time to fall asleep dropped.",
+    )
+    assert denied_in([sleep], question="did I stop having coffee in the day to sleep better\nDid it help?") == []
+    kept_on = Passage("[[Health]]", "I did not stop taking the supplements, the doctor said to go on.")
+    assert [rival.figure for rival in denied_in([kept_on], question="Did I stop taking the supplements?")] == [
+        "not stop"
+    ]
+    assert denied_in([sleep], question="Did I drink coffee after lunch?")  # not asked about giving up: denied
