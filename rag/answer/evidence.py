@@ -35,6 +35,7 @@ from rag.answer.record_dates import misdated
 from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival, given_for_another
 from rag.answer.row_labels import labelled_for_another
+from rag.answer.who_answers import given_by_another
 from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet, tasks_saying_no
 from rag.notes.inline import WIKILINK
 
@@ -246,6 +247,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     # "Green Zebra … 3.1 kg each", which is Sungold's; as written: a link cited names no one the figure is given to
     if owned_elsewhere(written, passages, question=question):
+        return False
+    if given_by_another(answer, passages, question=question):  # "Solid Snake" where the sentence says "by Zero"
         return False
     if counted_elsewhere(answer, passages, question=question):  # "10" folders, of "10 Categories"; "43 folders"
         return False

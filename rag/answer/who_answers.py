@@ -1,0 +1,79 @@
+"""A name given for "who", where the sentence saying what the answer claims names someone else.
+
+Asked "In my Metal Gear notes, who gives Naked Snake the title Big Boss, and after what?" over vaultofknowledge,
+Qwen2.5-Coder 0.5B answered "Solid Snake gives Naked Snake the title Big Boss after killing The Boss." The notes say
+"After killing The Boss, he got the title of Big Boss by Zero, a member of the American Philosophers." Every word of
+the answer is in the note (Solid Snake is in its plot too), so the word test bears it out: what is wrong is who.
+
+The test is narrow: the question asks who (whom, whose; "wer", "wen", "wem"), the answer names someone the question
+does not (a run of capitalised words, its first word counted), and says something beyond the question besides that
+name ("killing"). The sentences of the passages holding most of that claim and of the question's words are the ones
+saying it; when none of them (with the sentence before it, its note and heading) names the answer's person, and one
+of them names another the question does not, those are the rivals: the answer is withheld and they are shown first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.answer.attribution import WIKILINK, Passage, said_beyond, terms_of
+from rag.answer.excerpts import answer_sentences, question_stems, sentences_of, stem
+from rag.answer.quote_words import WORDS, capitalised_runs, normalised
+from rag.answer.rival_figures import Rival
+
+_ASKS_WHO = re.compile(r"\b(?:who|whom|whose|wer|wen|wem|wessen)\b", re.IGNORECASE)
+MIN_QUESTION_WORDS = 2  # a sentence saying the claim shares this many of the question's words, or all it has
+
+
+def given_by_another(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the sentences saying what `answer` claims that name another person than the one it gives for who."""
+    if not _ASKS_WHO.search(question):
+        return []
+    statements = answer_sentences(WIKILINK.sub(" ", answer))
+    asked = {word.casefold() for word in WORDS.findall(normalised(question))}
+    given = [run for run in _names(statements[0] if statements else "") if not {w.casefold() for w in run} <= asked]
+    if not given:
+        return []
+    given_words = {word.casefold() for run in given for word in run}
+    claim = {term for term in said_beyond(answer, question) if not set(term.split()) & given_words}
+    claim = {term for term in claim if stem(term) not in {stem(word) for word in given_words}}
+    if not claim:
+        return []
+    wanted = question_stems(question)
+    least = min(MIN_QUESTION_WORDS, len(wanted))
+    scored = []
+    for passage in passages:
+        sentences = sentences_of(passage.text)
+        for at, sentence in enumerate(sentences):
+            terms = terms_of(sentence)
+            held, shared = len(claim & terms), len(wanted & question_stems(sentence))
+            if held and shared >= least:
+                scored.append((held + shared, at, sentence, passage, sentences))
+    if not scored:
+        return []
+    best = max(score for score, *_ in scored)
+    saying = [entry for entry in scored if entry[0] == best]
+    if any(_names_any(given, passage, sentences, at) for _, at, _, passage, sentences in saying):
+        return []
+    return [
+        Rival(figure=" ".join(given[0]), sentence=sentence, source=passage.source)
+        for _, _, sentence, passage, _ in saying
+        if any(not {w.casefold() for w in run} <= asked | given_words for run in _names(sentence))
+    ]
+
+
+def _names(text: str) -> list[list[str]]:
+    """Return the runs of capitalised words of `text`, its first word included ("Solid Snake gives …")."""
+    return capitalised_runs(["", *WORDS.findall(normalised(text))])
+
+
+def _names_any(given: list[list[str]], passage: Passage, sentences: list[str], at: int) -> bool:
+    """Return True when the sentence at `at`, the one before it, or the passage's note and heading name a `given`."""
+    around = " ".join([passage.source, sentences[at - 1] if at else "", sentences[at]])
+    words = [word.casefold() for word in WORDS.findall(normalised(around))]
+    for run in given:
+        folded = [word.casefold() for word in run]
+        if any(words[start : start + len(folded)] == folded for start in range(len(words))):
+            return True
+    return False

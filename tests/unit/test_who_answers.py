@@ -1,0 +1,56 @@
+"""A name given for "who" that the sentence saying the claim does not name (rag/answer/who_answers.py)."""
+
+from __future__ import annotations
+
+from agent.answer_footer import refusal_footer
+from agent.opening_check import answer_check
+from agent.state import AgentState
+from rag.answer.attribution import Passage
+from rag.answer.context import REFUSAL, format_note
+from rag.answer.evidence import is_borne_out
+from rag.answer.who_answers import given_by_another
+
+# vaultofknowledge's Metal Gear Saga, as the 0.5B read it (stop 61)
+PLOT = Passage(
+    "[[Metal Gear Saga#Plot]]",
+    "… He was code named Naked Snake.\n"
+    "Snake was ordered to kill The Boss by the US to make her a scapegoat for the explosion.\n"
+    "The Boss told Snake that she had a vision of a world without borders shortly before they fought.\n"
+    "After killing The Boss, he got the title of Big Boss by Zero, a member of the American Philosophers.\n\n"
+    "So The Boss is the boss of Big Boss.\n"
+    "Solid Snake and Liquid Snake are the first two clones of Big Boss. …",
+)
+QUESTION = "In my Metal Gear notes, who gives Naked Snake the title Big Boss, and after what?"
+WRONG = "In my Metal Gear notes, Solid Snake gives Naked Snake the title Big Boss after killing The Boss."
+
+
+def test_a_person_the_sentence_saying_the_claim_does_not_name_is_given_by_another() -> None:
+    rivals = given_by_another(WRONG, [PLOT], question=QUESTION)
+    assert [(rival.figure, rival.sentence[:20]) for rival in rivals] == [("Solid Snake", "After killing The Bo")]
+    assert not is_borne_out(WRONG, [PLOT], question=QUESTION)
+
+
+def test_the_person_the_sentence_names_or_an_answer_claiming_nothing_else_is_not() -> None:
+    right = "Zero gives Naked Snake the title Big Boss after killing The Boss."
+    assert given_by_another(right, [PLOT], question=QUESTION) == []
+    assert is_borne_out(right, [PLOT], question=QUESTION)
+    assert given_by_another("Solid Snake.", [PLOT], question=QUESTION) == []  # nothing claimed beside the name
+    not_who = "When did Naked Snake get the title Big Boss?"
+    assert given_by_another("Solid Snake gave it after killing The Boss.", [PLOT], question=not_who) == []
+    # named in the sentence before the one saying it
+    before = Passage("[[Saga]]", "Zero found him in the jungle.\nAfter killing The Boss, he got the title of Big Boss.")
+    assert given_by_another("Zero gave it after killing The Boss.", [before], question=QUESTION) == []
+
+
+def test_the_answer_is_withheld_and_the_sentence_naming_who_quoted_first() -> None:
+    check = answer_check(QUESTION, [PLOT])
+    assert check.feed(WRONG) + check.finish() == ""
+
+    state: AgentState = {
+        "messages": [{"role": "user", "content": QUESTION}, {"role": "assistant", "content": REFUSAL}],
+        "context": format_note(source=PLOT.source, path="Metal Gear Saga.md", text=PLOT.text),
+        "allowed": [PLOT.source],
+    }
+    footer = refusal_footer(REFUSAL, state, withheld=WRONG)
+    first = footer.split("Closest in your notes:\n")[1].splitlines()[0]
+    assert "by Zero" in first and first.endswith("[[Metal Gear Saga#Plot]]")
