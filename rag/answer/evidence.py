@@ -36,7 +36,7 @@ from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival, given_for_another
 from rag.answer.row_labels import labelled_for_another
 from rag.answer.who_answers import given_by_another
-from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet, tasks_saying_no
+from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet, undone_saying_no
 from rag.notes.inline import WIKILINK
 
 MAX_EVIDENCE = 2  # sentences shown: the best, and one more only when it holds more of what the answer says
@@ -122,7 +122,12 @@ def evidence_for(
         # 1909" rests on "year: 1909" and on "author: [[E. M. Forster]]", one name, less than MIN_EVIDENCE.
         completes = best.is_row and new > 0 and said - covered <= best.holds
         if not completes and not _is_evidence(
-            new, best.on_topic, first=not (chosen or covered), said=said, on_topic_words=on_topic_words
+            new,
+            best.on_topic,
+            first=not (chosen or covered),
+            said=said,
+            on_topic_words=on_topic_words,
+            is_label=_is_label(best.text),
         ):
             break
         chosen.append(best)
@@ -241,7 +246,7 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
         return False
     if answers_yes_or_no_wrongly(answer, said, passages, question=question):  # "Yes" over "not an emulator"
         return False
-    if copied_from(answer, passages) or tasks_saying_no(answer, passages, question=question):  # "No" over "[ ] …"
+    if copied_from(answer, passages) or undone_saying_no(answer, passages, question=question):  # "No" over "[ ] …"
         return True
     if misread_figures(answer, passages, question=question):  # "5 hours" in the fridge for 14; "114" shortened to 110
         return False
@@ -353,17 +358,32 @@ def _said_of_another(sentence: str, answer: str, wanted: frozenset[str]) -> bool
     return not any(title in named for title in linked)
 
 
-def _is_evidence(new: int, on_topic: int, *, first: bool, said: frozenset[str], on_topic_words: int) -> bool:
+def _is_evidence(
+    new: int, on_topic: int, *, first: bool, said: frozenset[str], on_topic_words: int, is_label: bool = False
+) -> bool:
     """Return whether a sentence holding `new` weight of the answer's terms not yet shown is worth showing.
 
     A further sentence needs MIN_EVIDENCE. The first needs as much, or all the answer says when that is less, or
     one of its terms in a sentence holding ON_TOPIC_WORDS of the question's: "You planted 24 cloves of Germidour",
     asked how many garlic cloves were planted, has only "Germidour" in the sentence that says 42 (and plants and
-    cloves).
+    cloves). Not in a label (`_is_label`), which states nothing: the 0.5B's "… switched off … because it is not
+    compatible with Wayland." had rested on an outline's "**Wayland Compositors**" (its note's heading: "Display").
     """
     if not first:
         return new >= MIN_EVIDENCE
-    return new >= min(MIN_EVIDENCE, weight_of(said)) or (new >= 1 and on_topic >= on_topic_words)
+    return new >= min(MIN_EVIDENCE, weight_of(said)) or (new >= 1 and on_topic >= on_topic_words and not is_label)
+
+
+LABEL_MAX_WORDS = 3  # "**Wayland Compositors**", "- Types of Yoga": a line naming something, saying nothing of it
+
+
+def _is_label(sentence: str) -> bool:
+    """Return True for a line of a few words and no figure: an outline's or a list's label, not a statement."""
+    words = _LABEL_WORDS.findall(sentence)
+    return len(words) <= LABEL_MAX_WORDS and not any(char.isdigit() for char in sentence)
+
+
+_LABEL_WORDS = re.compile(r"[^\W\d_]+")
 
 
 def _candidates(

@@ -22,7 +22,15 @@ from rag.answer.excerpts import answer_sentences, question_stems, sentences_of, 
 from rag.answer.quote_words import WORDS, capitalised_runs, normalised
 from rag.answer.rival_figures import Rival
 
-_ASKS_WHO = re.compile(r"\b(?:who|whom|whose|wer|wen|wem|wessen)\b", re.IGNORECASE)
+# A question asking who: opening on the word, or a part of it doing so ("…, and who treated me?"), or after a
+# preposition ("by whom"); not a relative clause ("a site whose theme I changed").
+_ASKS_WHO = re.compile(
+    r"(?:^|[,;]\s*(?:and\s+|und\s+)?|\b(?:and|und)\s+|\b(?:by|to|from|with|for|of|von|mit|für)\s+)"
+    r"(?:who|whom|whose|wer|wen|wem|wessen)\b",
+    re.IGNORECASE,
+)
+# Words an answer's first sentence may open with that name no one: "No. …", "The …", "In my notes, …".
+_OPENERS = frozenset(("yes", "no", "the", "in", "according", "based", "my", "your", "ja", "nein", "laut", "der", "die"))
 MIN_QUESTION_WORDS = 2  # a sentence saying the claim shares this many of the question's words, or all it has
 
 
@@ -32,7 +40,11 @@ def given_by_another(answer: str, passages: Sequence[Passage], *, question: str)
         return []
     statements = answer_sentences(WIKILINK.sub(" ", answer))
     asked = {word.casefold() for word in WORDS.findall(normalised(question))}
-    given = [run for run in _names(statements[0] if statements else "") if not {w.casefold() for w in run} <= asked]
+    given = [
+        run
+        for run in _names(statements[0] if statements else "")
+        if not {word.casefold() for word in run} <= asked | _OPENERS
+    ]
     if not given:
         return []
     given_words = {word.casefold() for run in given for word in run}

@@ -26,6 +26,7 @@ from rag.answer.choices import passed_over
 from rag.answer.citations import heading_in, note_title
 from rag.answer.context import opens_like_refusal
 from rag.answer.excerpts import answer_sentences, question_stems, sentences_of, stem
+from rag.answer.planned_acts import planned_not_done
 from rag.answer.question_kind import asks_only_yes_or_no
 from rag.answer.rival_figures import Rival
 from rag.answer.undone_notes import open_tasks_asked, undone_notes_asked
@@ -145,6 +146,7 @@ def denials(answer: str, passages: Sequence[Passage], *, question: str) -> list[
             *denied_in(passages, question=question),
             *undone_notes_asked(passages, question=question),
             *open_tasks_asked(passages, question=question),  # "Yes" over "[ ] … sell the spare Pi case"
+            *planned_not_done(passages, question=question),  # "Yes" over "Cassette replacement is … due next spring"
             *passed_over(passages, question=question),  # "Yes" to "Did I choose nomic?" under a decision for bge
         ]
     return affirmed_denials(answer, passages, question=question)
@@ -176,17 +178,24 @@ def sentences_saying_no(answer: str, passages: Sequence[Passage], *, question: s
     """
     if not _judged(answer, question, reply="no"):
         return []
-    return [*denied_in(passages, question=question, best_only=False), *open_tasks_asked(passages, question=question)]
+    return [
+        *denied_in(passages, question=question, best_only=False),
+        *open_tasks_asked(passages, question=question),
+        *planned_not_done(passages, question=question),
+    ]
 
 
-def tasks_saying_no(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
-    """Return the tasks not done that name what a "No" denies was done: enough to bear it out ([] otherwise).
+def undone_saying_no(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the tasks not done, or acts still to come, that name what a "No" denies was done ([] otherwise).
 
-    The 0.5B replies a bare "No" to every question asking yes or no; to "Did I paint the garden shed?" over "- [-]
-    Paint the shed — too cold, next spring" (rag/answer/undone_notes.open_tasks_asked) it is right, though the
-    task shares too few of the question's words to bear it out as a sentence.
+    Enough to bear it out. The 0.5B replies a bare "No" to every question asking yes or no; to "Did I paint the
+    garden shed?" over "- [-] Paint the shed — too cold, next spring" (rag/answer/undone_notes.open_tasks_asked) it
+    is right, though the task shares too few of the question's words to bear it out as a sentence; so to "Did I
+    replace the cassette …?" over "Cassette replacement is probably due next spring" (rag/answer/planned_acts.py).
     """
-    return open_tasks_asked(passages, question=question) if _judged(answer, question, reply="no") else []
+    if not _judged(answer, question, reply="no"):
+        return []
+    return [*open_tasks_asked(passages, question=question), *planned_not_done(passages, question=question)]
 
 
 def bare_no_unsupported(answer: str, said: AbstractSet[str], passages: Sequence[Passage], *, question: str) -> bool:

@@ -54,3 +54,15 @@ def test_the_answer_is_withheld_and_the_sentence_naming_who_quoted_first() -> No
     footer = refusal_footer(REFUSAL, state, withheld=WRONG)
     first = footer.split("Closest in your notes:\n")[1].splitlines()[0]
     assert "by Zero" in first and first.endswith("[[Metal Gear Saga#Plot]]")
+
+
+def test_a_relative_whose_asks_no_one_and_a_no_names_no_one() -> None:
+    # sample_vault's Sela note: "a site whose theme I already changed" is no question who (the suite, stop 61)
+    sela = Passage(
+        "[[How I revived Sela#For a new site (my trick)]]",
+        "If you do change the theme even once, then you cannot get it back. Only old sites can use the other methods.",
+    )
+    question = "Can the new-site trick bring Sela back to a site whose theme I already changed?"
+    answer = "No. The new-site trick cannot bring Sela back to a site whose theme I already changed."
+    assert given_by_another(answer, [sela], question=question) == []
+    assert given_by_another("No. Zero did it after killing The Boss.", [PLOT], question=QUESTION) == []

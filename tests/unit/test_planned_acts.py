@@ -1,0 +1,37 @@
+"""What the notes say is still to come, asked whether it was done (rag/answer/planned_acts.py)."""
+
+from __future__ import annotations
+
+from agent.opening_check import answer_check
+from rag.answer.attribution import Passage
+from rag.answer.planned_acts import planned_not_done
+from rag.answer.yes_no import NOT_SO
+
+# sample_vault's bike note, as the 1.5B read it for the cassette (stops 59 and 60: it answered "Yes")
+BIKE = Passage(
+    "[[Bike Repair Notes#For next time]]",
+    "- Measure the chain every 1,000 km. A €10 chain checker saves a €40 cassette.\n"
+    "- Cassette replacement is probably due next spring anyway (Shimano HG400, 11–34).",
+)
+QUESTION = "Did I replace the cassette when my commuter bike skipped gears?"
+
+
+def test_an_act_named_as_one_to_come_was_not_done() -> None:
+    found = planned_not_done([BIKE], question=QUESTION)
+    assert [rival.sentence for rival in found] == [
+        "- Cassette replacement is probably due next spring anyway (Shimano HG400, 11–34)."
+    ]
+    assert planned_not_done([BIKE], question="Do I replace the cassette every spring?") == []  # a habit, not an act
+    assert planned_not_done([BIKE], question="Did I replace the chain?") == []  # no sentence names both
+    # a sentence naming the act without a word of time to come may say it was done: none denies then
+    done = Passage("[[Log]]", "Replaced the cassette on 3 May, the old one had shark fins.")
+    assert planned_not_done([BIKE, done], question=QUESTION) == []
+
+
+def test_a_yes_is_denied_and_a_bare_no_borne_out() -> None:
+    check = answer_check(QUESTION, [BIKE])
+    assert check.feed("Yes, I replaced the cassette.") + check.finish() == ""
+    assert check.withheld_reply.startswith(f"{NOT_SO}\n\n")
+    assert "due next spring" in check.withheld_reply
+    check = answer_check(QUESTION, [BIKE])
+    assert check.feed("No.") + check.finish() == "No."
