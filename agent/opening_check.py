@@ -274,7 +274,11 @@ def answer_check(
         return denied_reply(opening, read, question=read_as) or quoted_instead or REFUSAL
 
     return OpeningCheck(
-        bears_out, is_borne_out_so_far=bears_out_so_far, withheld_reply=reply_instead, parts_kept=parts_kept
+        bears_out,
+        is_borne_out_so_far=bears_out_so_far,
+        withheld_reply=reply_instead,
+        parts_kept=parts_kept,
+        parts=len(asked_parts),
     )
 
 

@@ -49,6 +49,7 @@ class OpeningCheck:
         hold_chars: int = HOLD_CHARS,
         withheld_reply: str | Callable[[str], str] = REFUSAL,
         parts_kept: Callable[[str], KeptParts | None] | None = None,
+        parts: int = 0,
     ) -> None:
         self._is_borne_out = is_borne_out
         # What the reply is when the opening is withheld, code's own words: fixed, or made from the opening withheld.
@@ -57,6 +58,7 @@ class OpeningCheck:
         self._is_borne_out_so_far = is_borne_out_so_far
         self._hold_chars = hold_chars
         self._parts_kept = parts_kept
+        self._parts = parts  # of the question asked: a numbered answer's opening runs into its last part
         self._is_held_to_end = False  # a wrong last part: judged again when the reply has ended
         self._checked_at = 0  # the held length last judged early
         self._held = ""  # the reply so far, until the opening is decided
@@ -79,7 +81,12 @@ class OpeningCheck:
         held = self._held
         if self._is_held_to_end:
             return ""
-        if len(held) >= MAX_HOLD_CHARS or (len(held) >= self._hold_chars and _has_opening(held, self._hold_chars)):
+        if len(held) >= MAX_HOLD_CHARS:
+            return self._judge(held)
+        last_part = _last_part_at(held, self._parts)
+        if last_part is None:
+            return ""  # a numbered answer whose last part has not started: "1. …" alone says nothing of "2."
+        if len(held) >= self._hold_chars and _has_opening(held, self._hold_chars, last_part):
             return self._judge(held)
         if self._is_borne_out_early(held):
             return self._decide(held, is_withheld=False)
@@ -136,8 +143,26 @@ def _without_open_link(held: str) -> str:
     return held[:start] if start >= 0 and "]]" not in held[start:] else held
 
 
-def _has_opening(held: str, hold_chars: int) -> bool:
-    """Return True when `held` has a sentence end past `hold_chars`.
+def _last_part_at(held: str, parts: int) -> int | None:
+    """Return where the opening's last sentence may end: after the start of a numbered answer's last part.
+
+    0 for a reply that does not number its parts as the question asks them (or a question in one part); None while
+    the last part has not started. The 0.5B's "1. The rule of thumb … is … Tokens/Second = Hardware FLOPS / FLOPs
+    per Token" was borne out and released alone, and its "2. My laptop has 1058 GB of VRAM, which is greater than 1
+    TB." shown unjudged (vaultofknowledge, stop 61): a numbered answer's opening is each part's first sentence.
+    """
+    if parts < 2 or not _FIRST_PART.match(held):
+        return 0
+    starts = [match.end() for match in _PART_START.finditer(held)]
+    return starts[parts - 1] if len(starts) >= parts else None
+
+
+_FIRST_PART = re.compile(r"\s*(?:\*\*)?1[.)]\s")  # "1. …", "**1.** …", "1) …"
+_PART_START = re.compile(r"^(?:\*\*)?\d[.)](?:\*\*)?[ \t]", re.MULTILINE)  # as part_answers reads them
+
+
+def _has_opening(held: str, hold_chars: int, start: int = 0) -> bool:
+    """Return True when `held` has a sentence end past `hold_chars` (and past `start`, a last part's start).
 
     A line ending in a colon announces what follows ("you can use the following formula:"), and a question (a part
     of the one asked, written over its answer) or a code fence's first line says nothing yet: the opening runs on to
@@ -145,7 +170,7 @@ def _has_opening(held: str, hold_chars: int) -> bool:
     MAX_HOLD_CHARS). One item says little of a list: the 0.5B listed the sourdough's ingredients for the plum cake,
     and its first item, "Wheat flour, type 550", is a row of the recipe.
     """
-    for end in _SENTENCE_END.finditer(held, hold_chars - 1):
+    for end in _SENTENCE_END.finditer(held, max(hold_chars - 1, start)):
         if end.group() == "?" or (end.group() == "\n" and held[: end.start()].rstrip().endswith((":", "?"))):
             continue  # a question says nothing: the 1.5B wrote each part asked over its answer ("1. What …?")
         if end.group() == "\n" and _FENCE_OPENING.fullmatch(held[held.rfind("\n", 0, end.start()) + 1 : end.start()]):

@@ -1,0 +1,45 @@
+"""A numbered answer's opening runs into its last part (agent/opening_hold.OpeningCheck, `parts`)."""
+
+from __future__ import annotations
+
+from agent.opening_hold import OpeningCheck
+
+# vaultofknowledge, the 0.5B (stop 61): its first part was borne out and released alone, the second shown unjudged
+FIRST = (
+    "1. The rule of thumb for estimating a local model's tokens per second from memory is to use the formula: "
+    "Tokens/Second = Hardware FLOPS / FLOPs per Token\n"
+)
+SECOND = "2. My laptop has 1058 GB of VRAM, which is greater than 1 TB. Therefore, I can put 1058 GB into it."
+
+
+def _check(parts: int) -> tuple[OpeningCheck, list[str]]:
+    judged: list[str] = []
+
+    def bears_out(text: str) -> bool:
+        judged.append(text)
+        return "1058" not in text
+
+    return OpeningCheck(bears_out, is_borne_out_so_far=bears_out, parts=parts), judged
+
+
+def test_the_opening_of_a_numbered_answer_is_judged_with_its_last_part_begun() -> None:
+    check, judged = _check(parts=2)
+    assert check.feed(FIRST) == ""  # the first part alone is not judged, nor released early
+    assert judged == []
+    assert check.feed(SECOND) == ""
+    assert check.is_withheld and "1058 GB" in check.opening
+
+
+def test_a_reply_not_numbered_or_a_question_in_one_part_is_judged_as_before() -> None:
+    check, _ = _check(parts=1)
+    assert check.feed(FIRST) == FIRST  # a question in one part: the first sentence is the opening
+    check, _ = _check(parts=2)
+    plain = "The rule of thumb is Tokens/Second = memory bandwidth / model size, and that is about all it says.\n"
+    assert check.feed(plain) == plain
+    # a right second part releases the whole
+    check, _ = _check(parts=2)
+    assert check.feed(FIRST) == ""
+    assert (
+        check.feed("2. About 50 GB/s of RAM bandwidth.") + check.finish()
+        == FIRST + "2. About 50 GB/s of RAM bandwidth."
+    )
