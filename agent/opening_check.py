@@ -279,6 +279,8 @@ def answer_check(
         withheld_reply=reply_instead,
         parts_kept=parts_kept,
         parts=len(asked_parts),
+        # "No / … This directly indicates that caffeine cut-off helped me fall asleep faster." (the 1.5B, stop 61)
+        is_held_whole=asks_only_yes_or_no(question),
     )
 
 

@@ -50,6 +50,7 @@ class OpeningCheck:
         withheld_reply: str | Callable[[str], str] = REFUSAL,
         parts_kept: Callable[[str], KeptParts | None] | None = None,
         parts: int = 0,
+        is_held_whole: bool = False,
     ) -> None:
         self._is_borne_out = is_borne_out
         # What the reply is when the opening is withheld, code's own words: fixed, or made from the opening withheld.
@@ -59,6 +60,9 @@ class OpeningCheck:
         self._hold_chars = hold_chars
         self._parts_kept = parts_kept
         self._parts = parts  # of the question asked: a numbered answer's opening runs into its last part
+        # A reply to a question asking only yes or no is short, and its reason may deny its "Yes" or "No" at the end:
+        # it is judged whole (up to MAX_HOLD_CHARS).
+        self._is_held_whole = is_held_whole
         self._is_held_to_end = False  # a wrong last part: judged again when the reply has ended
         self._checked_at = 0  # the held length last judged early
         self._held = ""  # the reply so far, until the opening is decided
@@ -83,6 +87,8 @@ class OpeningCheck:
             return ""
         if len(held) >= MAX_HOLD_CHARS:
             return self._judge(held)
+        if self._is_held_whole:
+            return ""
         last_part = _last_part_at(held, self._parts)
         if last_part is None:
             return ""  # a numbered answer whose last part has not started: "1. …" alone says nothing of "2."

@@ -8,8 +8,8 @@ Asked "Did I replace the cassette when my commuter bike skipped gears?" over sam
 
 What is asked is the question's main clause, before a clause of its circumstances ("when my commuter bike skipped
 gears", "after the move"), which the notes need not repeat: its words (two at least, the act and its thing) must all
-be in the sentence, each as written or in another form of it ("replacement" of "replace"). When any sentence names
-them all without such a word, it may say the act was done, and none is taken to deny it.
+be in one clause of the sentence, each as written or in another form of it ("replacement" of "replace"), beside
+such a word. When any clause names them all without one, it may say the act was done, and none is taken to deny it.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ _TO_COME = re.compile(
     r"|nächste[nrs]?|geplant|demnächst|später|bald|fällig|noch\s+zu)\b",
     re.IGNORECASE,
 )
+_CLAUSE_END = re.compile(r"[,;]\s+")
 MIN_ASKED = 2  # words of the main clause: the act and what it was done to
 FORM_LETTERS = 5  # letters two forms of a word share at least ("replac" of "replace" and "replacement")
 
@@ -51,9 +52,12 @@ def planned_not_done(passages: Sequence[Passage], *, question: str) -> list[Riva
     planned = []
     for passage in passages:
         for sentence in sentences_of(passage.text):
-            if not _names_all(wanted, question_stems(sentence)):
+            # A clause at a time: "it's time to replace, above 0.75 % the cassette starts wearing too" is the
+            # chain's replacement, and the cassette's wear.
+            naming = [clause for clause in _CLAUSE_END.split(sentence) if _names_all(wanted, question_stems(clause))]
+            if not naming:
                 continue
-            if not _TO_COME.search(sentence):
+            if not all(_TO_COME.search(clause) for clause in naming):
                 return []  # it may say the act was done
             planned.append(Rival(figure="still to come", sentence=sentence.strip(), source=passage.source))
     return planned

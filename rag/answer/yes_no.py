@@ -94,6 +94,7 @@ def answers_yes_or_no_wrongly(
     return (
         bool(denials(answer, passages, question=question))
         or denies_itself(answer, question=question)
+        or affirms_itself(answer, question=question)
         or bare_no_unsupported(answer, said, passages, question=question)
         or from_silence(answer, question=question)
     )
@@ -109,6 +110,22 @@ def denies_itself(answer: str, *, question: str) -> bool:
         return False
     wanted = question_stems(_yes_or_no_part(question))
     return any(_denied(sentence, wanted) for sentence in answer_sentences(_after_opening(answer)))
+
+
+def affirms_itself(answer: str, *, question: str) -> bool:
+    """Return True for a "No" whose own words then say what was asked, every word of it and no negation.
+
+    The 1.5B, told to reply yes or no first: "No / The note … states that … time to fall asleep dropped from about 35
+    minutes to 15. This directly indicates that caffeine cut-off helped me fall asleep faster."
+    """
+    if not _judged(answer, question, reply="no"):
+        return False
+    wanted = question_stems(_yes_or_no_part(question))
+    return len(wanted) >= MIN_SHARED and any(
+        wanted <= {stem(word) for word in words} and not any(_is_negation(word) for word in words)
+        for sentence in answer_sentences(_after_opening(answer))
+        if (words := _words(sentence))
+    )
 
 
 def gives_no_reason_yet(answer: str, *, question: str) -> bool:

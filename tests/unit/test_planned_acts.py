@@ -23,6 +23,9 @@ def test_an_act_named_as_one_to_come_was_not_done() -> None:
     ]
     assert planned_not_done([BIKE], question="Do I replace the cassette every spring?") == []  # a habit, not an act
     assert planned_not_done([BIKE], question="Did I replace the chain?") == []  # no sentence names both
+    # one clause names the chain's replacement, another the cassette's wear: neither names the act asked
+    rule = Passage("[[Bike Repair Notes#Diagnosis]]", "It's time to replace, above 0.75 % the cassette starts wearing.")
+    assert planned_not_done([rule], question=QUESTION) == []
     # a sentence naming the act without a word of time to come may say it was done: none denies then
     done = Passage("[[Log]]", "Replaced the cassette on 3 May, the old one had shark fins.")
     assert planned_not_done([BIKE, done], question=QUESTION) == []

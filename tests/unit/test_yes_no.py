@@ -12,6 +12,8 @@ from rag.answer.evidence import is_borne_out
 from rag.answer.question_kind import asks_only_yes_or_no
 from rag.answer.quoted_evidence import CLOSEST_HEADING
 from rag.answer.yes_no import (
+    affirms_itself,
+    answers_yes_or_no_wrongly,
     bare_no_unsupported,
     denials,
     denied_in,
@@ -264,3 +266,17 @@ def test_asked_about_giving_something_up_a_no_to_the_thing_is_no_denial() -> Non
         "not stop"
     ]
     assert denied_in([sleep], question="Did I drink coffee after lunch?")  # not asked about giving up: denied
+
+
+def test_a_no_whose_own_words_then_say_what_was_asked_is_withheld() -> None:
+    # the 1.5B over sample_vault's sleep note (stop 61), told to reply yes or no first
+    question = "Did the caffeine cut-off help me fall asleep faster?"
+    said = (
+        "No\nThe note [[Sleep#What I changed in October]] states that caffeine cut-off at 14:00. After two weeks of no"
+        " coffee after lunch, time to fall asleep dropped from about 35 minutes to 15. This directly indicates that"
+        " caffeine cut-off helped me fall asleep faster."
+    )
+    assert answers_yes_or_no_wrongly(said, set(), [], question=question)
+    for meant in ("No, the caffeine cut-off did not help me fall asleep faster.", "No, it didn't help at all."):
+        assert not affirms_itself(meant, question=question), meant
+    assert not affirms_itself("Yes, the caffeine cut-off helped me fall asleep faster.", question=question)

@@ -1,8 +1,10 @@
-"""A numbered answer's opening runs into its last part (agent/opening_hold.OpeningCheck, `parts`)."""
+"""How much of a reply is its opening: a numbered answer's runs into its last part, a yes-or-no one is all of it."""
 
 from __future__ import annotations
 
+from agent.opening_check import answer_check
 from agent.opening_hold import OpeningCheck
+from rag.answer.attribution import Passage
 
 # vaultofknowledge, the 0.5B (stop 61): its first part was borne out and released alone, the second shown unjudged
 FIRST = (
@@ -43,3 +45,20 @@ def test_a_reply_not_numbered_or_a_question_in_one_part_is_judged_as_before() ->
         check.feed("2. About 50 GB/s of RAM bandwidth.") + check.finish()
         == FIRST + "2. About 50 GB/s of RAM bandwidth."
     )
+
+
+def test_a_reply_to_a_yes_or_no_question_is_judged_whole() -> None:
+    # the 1.5B over sample_vault (stop 61): its last sentence says the opposite of its "No"
+    sleep = Passage(
+        "[[Sleep#What I changed in October]]",
+        "- **Caffeine cut-off at 14:00.** After two weeks of no coffee after lunch, time to fall asleep dropped from"
+        " about 35 minutes to 15.",
+    )
+    check = answer_check("Did the caffeine cut-off help me fall asleep faster?", [sleep])
+    pieces = [
+        "No\nThe note [[Sleep#What I changed in October]] states that caffeine cut-off at 14:00. ",
+        "After two weeks of no coffee after lunch, time to fall asleep dropped from about 35 minutes to 15. ",
+        "This directly indicates that caffeine cut-off helped me fall asleep faster.",
+    ]
+    assert "".join(check.feed(piece) for piece in pieces) + check.finish() == ""
+    assert check.is_withheld
