@@ -14,7 +14,6 @@ import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from os.path import commonprefix
 
 from rag.answer.asked_values import gives_other_kind, read_otherwise
 from rag.answer.attribution import MIN_EVIDENCE, Passage, said_beyond, terms_of, weight_of
@@ -23,7 +22,7 @@ from rag.answer.citations import note_of, note_title
 from rag.answer.context import opens_like_refusal
 from rag.answer.counted_nouns import counted_elsewhere
 from rag.answer.dates import day_keys, days_meet
-from rag.answer.excerpts import question_stems, sentences_of, short_words, shortened, stem
+from rag.answer.excerpts import is_form_of, question_stems, sentences_of, short_words, shortened, stem
 from rag.answer.external_links import named_hosts, neutralise_links
 from rag.answer.figure_owners import owned_elsewhere
 from rag.answer.link_answers import links_passages_read, unread_links_as_text
@@ -46,7 +45,6 @@ ON_TOPIC_WORDS = 2  # question words that make one shared answer word evidence
 RESTATED_SHARE = 2 / 3  # of an answer's terms in one sentence: the answer restates it (`is_borne_out`)
 RESTATED_MIN_WEIGHT = 3  # a number and a word, or three words: less is chance
 COMPOUND_HEAD_LETTERS = 4  # letters of each part of a compound counted as its last part's word ("berg" + "käse")
-FORM_PREFIX = 5  # letters two forms of a word share at least ("flexib"): "form" of "formula" and "format" is chance
 _WORD = re.compile(r"\w+")
 
 
@@ -292,16 +290,7 @@ def _repeats_all(said: frozenset[str], answer: str, passages: Sequence[Passage],
     # "- Spreadsheet" and "- Formulas" word for word) is held too.
     sources = {c.source for c in repeated}
     forms = frozenset().union(*(_stems(passage.text) for passage in passages if passage.source in sources))
-    return all(term in held or any(_is_form_of(term, word) for word in forms) for term in claimed)
-
-
-def _is_form_of(term: str, word: str) -> bool:
-    """Return True when `term` and `word` are forms of one word ("flexibility" and "flexible").
-
-    They share FORM_PREFIX letters or more, and all but the last three of the shorter: not "formula" and "format".
-    """
-    common = len(commonprefix([term, word]))
-    return not term[0].isdigit() and common >= FORM_PREFIX and common >= min(len(term), len(word)) - 3
+    return all(term in held or any(is_form_of(term, word) for word in forms) for term in claimed)
 
 
 # Words an answer uses to say what the notes do with what it repeats of them, not to claim anything of its own.

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from os.path import commonprefix
 
 from rag.answer.code_spans import code_ranges
 from rag.answer.measure_kinds import kinds_asked, kinds_given
@@ -402,3 +403,16 @@ def cut_at_space(text: str, max_chars: int) -> str:
 
 def _inside(spans: Sequence[tuple[int, int]], position: int) -> bool:
     return any(start < position < end for start, end in spans)
+
+
+FORM_PREFIX = 5  # letters two forms of a word share at least ("flexib"): "form" of "formula" and "format" is chance
+
+
+def is_form_of(term: str, word: str) -> bool:
+    """Return True when `term` and `word` are forms of one word ("flexibility" and "flexible").
+
+    "replace" and "replacement" too. They share FORM_PREFIX letters or more, and all but the last three of the
+    shorter: not "formula" and "format".
+    """
+    common = len(commonprefix([term, word]))
+    return not term[0].isdigit() and common >= FORM_PREFIX and common >= min(len(term), len(word)) - 3

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from os.path import commonprefix
 
 from rag.answer.attribution import Passage
-from rag.answer.excerpts import question_stems, sentences_of
+from rag.answer.excerpts import is_form_of, question_stems, sentences_of
 from rag.answer.rival_figures import Rival
 
 # A question asking whether something was done: "Did I replace …?", "Have I renewed …?" (not "Do I …?": a habit).
@@ -38,7 +37,6 @@ _TO_COME = re.compile(
 )
 _CLAUSE_END = re.compile(r"[,;]\s+")
 MIN_ASKED = 2  # words of the main clause: the act and what it was done to
-FORM_LETTERS = 5  # letters two forms of a word share at least ("replac" of "replace" and "replacement")
 
 
 def planned_not_done(passages: Sequence[Passage], *, question: str) -> list[Rival]:
@@ -65,9 +63,4 @@ def planned_not_done(passages: Sequence[Passage], *, question: str) -> list[Riva
 
 def _names_all(wanted: frozenset[str], words: frozenset[str]) -> bool:
     """Return True when each of `wanted` is among `words`, as written or in another form ("replacement")."""
-    return all(term in words or any(_is_form_of(term, word) for word in words) for term in wanted)
-
-
-def _is_form_of(term: str, word: str) -> bool:
-    common = len(commonprefix([term, word]))
-    return not term[0].isdigit() and common >= FORM_LETTERS and common >= min(len(term), len(word)) - 3
+    return all(term in words or any(is_form_of(term, word) for word in words) for term in wanted)
