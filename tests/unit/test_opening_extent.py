@@ -62,3 +62,10 @@ def test_a_reply_to_a_yes_or_no_question_is_judged_whole() -> None:
     ]
     assert "".join(check.feed(piece) for piece in pieces) + check.finish() == ""
     assert check.is_withheld
+
+
+def test_a_long_first_part_is_judged_by_its_own_opening() -> None:
+    # the 1.5B on vaultofknowledge (stop 61): 600 characters of a first part held its first text to 16.7 s
+    check, _ = _check(parts=2)
+    long_first = "1. " + "The rule of thumb needs the weights in memory, read once per token, at the bandwidth. " * 4
+    assert check.feed(long_first) == long_first
