@@ -48,8 +48,8 @@ def given_by_another(answer: str, passages: Sequence[Passage], *, question: str)
     if not given:
         return []
     given_words = {word.casefold() for run in given for word in run}
-    claim = {term for term in said_beyond(answer, question) if not set(term.split()) & given_words}
-    claim = {term for term in claim if stem(term) not in {stem(word) for word in given_words}}
+    named = given_words | {stem(word) for word in given_words}  # the name's words as terms are weighed: by stem
+    claim = {term for term in said_beyond(answer, question) if not {term, *term.split()} & named}
     if not claim:
         return []
     wanted = question_stems(question)
