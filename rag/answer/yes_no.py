@@ -195,11 +195,7 @@ def sentences_saying_no(answer: str, passages: Sequence[Passage], *, question: s
     """
     if not _judged(answer, question, reply="no"):
         return []
-    return [
-        *denied_in(passages, question=question, best_only=False),
-        *open_tasks_asked(passages, question=question),
-        *planned_not_done(passages, question=question),
-    ]
+    return [*denied_in(passages, question=question, best_only=False), *_undone(passages, question=question)]
 
 
 def undone_saying_no(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
@@ -210,8 +206,11 @@ def undone_saying_no(answer: str, passages: Sequence[Passage], *, question: str)
     is right, though the task shares too few of the question's words to bear it out as a sentence; so to "Did I
     replace the cassette …?" over "Cassette replacement is probably due next spring" (rag/answer/planned_acts.py).
     """
-    if not _judged(answer, question, reply="no"):
-        return []
+    return _undone(passages, question=question) if _judged(answer, question, reply="no") else []
+
+
+def _undone(passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the tasks not done and the acts still to come that name what `question` asks whether was done."""
     return [*open_tasks_asked(passages, question=question), *planned_not_done(passages, question=question)]
 
 
