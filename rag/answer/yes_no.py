@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
-from rag.answer.attribution import Passage
+from rag.answer.attribution import WIKILINK, Passage
 from rag.answer.choices import passed_over
 from rag.answer.citations import heading_in, note_title
 from rag.answer.context import opens_like_refusal
@@ -104,12 +104,17 @@ def denies_itself(answer: str, *, question: str) -> bool:
     """Return True for a "Yes" whose own words then deny what was asked.
 
     The 1.5B, told to reply yes or no first: "Yes / The note … states that at 150 °C the flakes burned …,
-    indicating that 150 °C is not a good temperature for pouring the chili oil."
+    indicating that 150 °C is not a good temperature for pouring the chili oil." So does one saying that what it was
+    asked whether was done is still to come (rag/answer/planned_acts.py): "Yes / … it is time to replace the
+    cassette." (the 1.5B, asked "Did I replace the cassette when my commuter bike skipped gears?").
     """
     if not _judged(answer, question, reply="yes"):
         return False
     wanted = question_stems(_yes_or_no_part(question))
-    return any(_denied(sentence, wanted) for sentence in answer_sentences(_after_opening(answer)))
+    reason = _after_opening(answer)
+    if any(_denied(sentence, wanted) for sentence in answer_sentences(reason)):
+        return True
+    return bool(planned_not_done([Passage("", WIKILINK.sub(" ", reason))], question=question))
 
 
 def affirms_itself(answer: str, *, question: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent.opening_check import answer_check
 from rag.answer.attribution import Passage
 from rag.answer.planned_acts import planned_not_done
-from rag.answer.yes_no import NOT_SO
+from rag.answer.yes_no import NOT_SO, denies_itself
 
 # sample_vault's bike note, as the 1.5B read it for the cassette (stops 59 and 60: it answered "Yes")
 BIKE = Passage(
@@ -38,3 +38,20 @@ def test_a_yes_is_denied_and_a_bare_no_borne_out() -> None:
     assert "due next spring" in check.withheld_reply
     check = answer_check(QUESTION, [BIKE])
     assert check.feed("No.") + check.finish() == "No."
+
+
+def test_a_yes_whose_own_reason_says_the_act_is_still_to_come_denies_itself() -> None:
+    # the 1.5B over sample_vault's diagnosis section alone (stop 61, tried as a user)
+    said = (
+        "Yes\nThe note [[Bike Repair Notes#Diagnosis]] states: \"Above 0.5 % on a 9-speed it's time to replace, above"
+        ' 0.75 % the cassette starts wearing too." Since the chain checker showed 0.75% elongation, which is above'
+        " 0.5%, it is time to replace the cassette."
+    )
+    assert denies_itself(said, question=QUESTION)
+    assert not denies_itself("Yes\nI replaced the cassette on 10 November.", question=QUESTION)
+    diagnosis = Passage(
+        "[[Bike Repair Notes#Diagnosis]]",
+        "Above 0.5 % on a 9-speed it's time to replace, above 0.75 % the cassette starts wearing too.",
+    )
+    check = answer_check(QUESTION, [diagnosis])
+    assert check.feed(said) + check.finish() == ""
