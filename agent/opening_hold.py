@@ -170,7 +170,9 @@ def _last_part_at(held: str, parts: int) -> int | None:
 
 
 _FIRST_PART = re.compile(r"\s*(?:\*\*)?1[.)]\s")  # "1. …", "**1.** …", "1) …"
-_PART_START = re.compile(r"^(?:\*\*)?\d[.)](?:\*\*)?[ \t]", re.MULTILINE)  # as part_answers reads them
+# A part's number at a line's start, bold or not ("2. …", "**2.** …"): part_answers splits plain numbers only, so a
+# bold-numbered reply is judged whole, its opening then running into its last part all the same.
+_PART_START = re.compile(r"^(?:\*\*)?\d[.)](?:\*\*)?[ \t]", re.MULTILINE)
 
 
 def _has_opening(held: str, hold_chars: int, start: int = 0) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date as Day
 from math import ceil
 
+from rag.answer.citations import note_title
 from rag.answer.dates import dates_in, whole_days
 from rag.answer.excerpts import FILLER, stem
 from rag.answer.quote_words import holds_name, names_written
@@ -117,8 +118,7 @@ def names_title(text: str, source: str) -> bool:
     A title of one word must be written as the note writes it ("Futurama", not the "jazz" of "jazz standards"); one
     of more words may be in any case ("blade runner"). Titles of fewer than MIN_TITLE_CHARS letters name nothing.
     """
-    title = source.strip().removeprefix("!").removeprefix("[[").removesuffix("]]").split("#")[0].split("|")[0]
-    title = title.rsplit("/", 1)[-1].strip()
+    title = note_title(source).strip()
     if len(title) < MIN_TITLE_CHARS:
         return False
     flags = re.IGNORECASE if " " in title else 0

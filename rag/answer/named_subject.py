@@ -106,7 +106,7 @@ def named_elsewhere(
     others = [passage for passage in passages if passage not in about]
     asked = {word.casefold() for word in WORDS.findall(normalised(question))}
     found = []
-    for run in _answer_names(answer):
+    for run in name_runs(answer):
         name = frozenset(word.casefold() for word in run)
         if name <= asked or (len(run) < 2 and name <= ordinary_words()):
             continue
@@ -115,10 +115,10 @@ def named_elsewhere(
     return found
 
 
-def _answer_names(answer: str) -> list[list[str]]:
-    """Return the runs of capitalised words of each line of `answer`, a line's first word included."""
+def name_runs(text: str) -> list[list[str]]:
+    """Return the runs of capitalised words of each line of `text`, a line's first word included."""
     runs = []
-    for line in answer.splitlines():
+    for line in text.splitlines():
         words = WORDS.findall(normalised(line))
         runs += capitalised_runs(["", *words])  # a blank first: the line's first word may start a name
     return runs

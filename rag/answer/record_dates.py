@@ -30,7 +30,7 @@ from rag.answer.attribution import Passage, terms_of
 from rag.answer.citations import note_of, note_title
 from rag.answer.dates import dates_in, day_keys, days_meet
 from rag.answer.excerpts import question_stems, stem
-from rag.answer.records import PROPERTY_ROW, record_text
+from rag.answer.records import PROPERTY_ROW, is_keeping_key, record_text
 from rag.answer.rival_figures import Rival
 from rag.chunks.pieces import TABLE_DIVIDER, table_cells
 from rag.notes.inline import WIKILINK
@@ -210,7 +210,7 @@ def _column_heading(rows: Sequence[str], number: int, day: str) -> str:
 
 def _is_keeping_row(line: str) -> bool:
     row = PROPERTY_ROW.match(line)
-    return row is not None and normal_key(row["key"]) in KEEPING_KEYS
+    return row is not None and is_keeping_key(row["key"])
 
 
 MISDATED_CAUTION = "The notes give this date for something else:"

@@ -85,9 +85,9 @@ def dated_records_asked(question: str, passages: Sequence[Passage]) -> list[Pass
 def dated_keys(record: Passage) -> list[str]:
     """Return the keys of `record`'s rows dating something, not the note itself ("start", "end"; not "created")."""
     rows = PROPERTY_ROW.finditer(record_text(record.text))
-    return [row["key"] for row in rows if not _is_kept(row["key"]) and dates_in(row["value"])[0]]
+    return [row["key"] for row in rows if not is_keeping_key(row["key"]) and dates_in(row["value"])[0]]
 
 
-def _is_kept(key: str) -> bool:
+def is_keeping_key(key: str) -> bool:
     """Return True for a key whose date the note keeps about itself: "created", "last", "date modified"."""
     return normal_key(key) in KEEPING_KEYS

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 from rag.answer.attribution import WIKILINK, Passage, said_beyond, terms_of
 from rag.answer.excerpts import answer_sentences, question_stems, sentences_of, stem
-from rag.answer.quote_words import WORDS, capitalised_runs, normalised
+from rag.answer.named_subject import name_runs
+from rag.answer.quote_words import WORDS, normalised
 from rag.answer.rival_figures import Rival
 
 # A question asking who: opening on the word, or a part of it doing so ("…, and who treated me?"), or after a
@@ -42,7 +43,7 @@ def given_by_another(answer: str, passages: Sequence[Passage], *, question: str)
     asked = {word.casefold() for word in WORDS.findall(normalised(question))}
     given = [
         run
-        for run in _names(statements[0] if statements else "")
+        for run in name_runs(statements[0] if statements else "")
         if not {word.casefold() for word in run} <= asked | _OPENERS
     ]
     if not given:
@@ -71,13 +72,8 @@ def given_by_another(answer: str, passages: Sequence[Passage], *, question: str)
     return [
         Rival(figure=" ".join(given[0]), sentence=sentence, source=passage.source)
         for _, _, sentence, passage, _ in saying
-        if any(not {w.casefold() for w in run} <= asked | given_words for run in _names(sentence))
+        if any(not {w.casefold() for w in run} <= asked | given_words for run in name_runs(sentence))
     ]
-
-
-def _names(text: str) -> list[list[str]]:
-    """Return the runs of capitalised words of `text`, its first word included ("Solid Snake gives …")."""
-    return capitalised_runs(["", *WORDS.findall(normalised(text))])
 
 
 def _names_any(given: list[list[str]], passage: Passage, sentences: list[str], at: int) -> bool:
