@@ -7,6 +7,7 @@ constrained model reply, bound to what code found, becomes the proposal (agent/c
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from datetime import date
 from typing import Any, Literal
@@ -25,7 +26,7 @@ from agent.graph_deps import AgentDeps, scratch_of, write_text
 from agent.history import client_instructions, model_history, reconcile
 from agent.model_reply import ModelReply, stream_reply
 from agent.opening_check import opening_check_for
-from agent.opening_hold import OpeningCheck
+from agent.opening_hold import PARTS_HOLD_SECONDS, OpeningCheck
 from agent.prompts import model_messages
 from agent.quoting.turn import QuoteInputs, quoted_reply
 from agent.retrieve_node import RetrieveNode
@@ -152,7 +153,12 @@ class AgentNodes:
             return None
         # "Tell me more" asks about the questions before it.
         question = self._continued(state) or latest_question(state["messages"])
-        return opening_check_for(state, question=question, today=self._deps.clock().date())
+        check = opening_check_for(state, question=question, today=self._deps.clock().date())
+        if check is not None and self._deps.first_token_seconds > 0:
+            # The first text is due when the model has read its passages and written a first sentence: a hold for a
+            # numbered answer's last part ends then (agent/opening_hold.PARTS_HOLD_SECONDS).
+            check.hold_until(time.monotonic() + self._deps.first_token_seconds + PARTS_HOLD_SECONDS)
+        return check
 
     @staticmethod
     def _days_alone_label(state: AgentState, asked: str) -> str:

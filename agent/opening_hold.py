@@ -7,6 +7,7 @@ part of it may be judged early, and what is shown in its place.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +19,12 @@ MAX_HOLD_CHARS = 400  # a longer run without a sentence end (a table, a code blo
 # on two cores): a first part running on longer (the 1.5B's 600 characters on a rule of thumb) had held its first
 # text back to MAX_HOLD_CHARS, 16.7 s, and is judged by its first sentence as before.
 PARTS_HOLD_CHARS = 240
+# Nor past a deadline: the time the model was given to read its passages (ANSWER_FIRST_TOKEN_SECONDS) and this many
+# seconds more, from the model's call. A model reading slower than measured (the 0.5B's 93 tokens a second where the
+# budget took 107) had eaten into the hold: "1. 42 cloves of 'Germidour' …", 240 characters of a first part, showed
+# the first text of sample_vault's garlic question at 11.2 s. Past it, a numbered answer, or one to a yes-or-no
+# question, is judged by its first sentence, as a long first part is.
+PARTS_HOLD_SECONDS = 2.0
 # A sentence ends at ".", "!" or "?" followed by a space or line end ("5.0 kg" goes on), or at a line break.
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 EARLY_STEP_CHARS = 12  # an opening is judged early at most once per this many new characters (7 ms a time)
@@ -68,12 +75,22 @@ class OpeningCheck:
         # it is judged whole (up to MAX_HOLD_CHARS).
         self._is_held_whole = is_held_whole
         self._is_held_to_end = False  # a wrong last part: judged again when the reply has ended
+        self._deadline: float | None = None  # when the hold for a last part, or a whole reply, ends (`hold_until`)
+        self._clock: Callable[[], float] = time.monotonic
         self._checked_at = 0  # the held length last judged early
         self._held = ""  # the reply so far, until the opening is decided
         self._is_decided = False
         self.is_withheld = False  # the opening was judged and the notes do not bear it out
         self.opening = ""  # what was judged, for the log
         self.kept = ""  # what was shown in place of an opening with wrong parts ("" for none)
+
+    def hold_until(self, deadline: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+        """Hold a numbered answer for its last part, or a yes-or-no reply whole, no later than `deadline` (`clock`).
+
+        The opening's first sentence is still held to be judged past it: without it there is nothing to judge.
+        """
+        self._deadline = deadline
+        self._clock = clock
 
     @property
     def withheld_reply(self) -> str:
@@ -91,11 +108,12 @@ class OpeningCheck:
             return ""
         if len(held) >= MAX_HOLD_CHARS:
             return self._judge(held)
-        if self._is_held_whole:
+        is_late = self._deadline is not None and self._clock() >= self._deadline
+        if self._is_held_whole and not is_late:
             return ""
         last_part = _last_part_at(held, self._parts)
         if last_part is None:
-            if len(held) < PARTS_HOLD_CHARS:
+            if len(held) < PARTS_HOLD_CHARS and not is_late:
                 return ""  # a numbered answer whose last part has not started: "1. …" alone says nothing of "2."
             last_part = 0  # a long first part: its opening is judged as any other's, not held to MAX_HOLD_CHARS
         if len(held) >= self._hold_chars and _has_opening(held, self._hold_chars, last_part):

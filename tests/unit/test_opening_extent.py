@@ -69,3 +69,23 @@ def test_a_long_first_part_is_judged_by_its_own_opening() -> None:
     check, _ = _check(parts=2)
     long_first = "1. " + "The rule of thumb needs the weights in memory, read once per token, at the bandwidth. " * 4
     assert check.feed(long_first) == long_first
+
+
+def test_past_its_deadline_a_numbered_answer_is_judged_by_its_first_part() -> None:
+    now = [0.0]
+    check, judged = _check(parts=2)
+    check.hold_until(9.0, clock=lambda: now[0])
+    assert check.feed(FIRST[:60]) == ""
+    now[0] = 9.0  # the first text is due: the first part's opening is judged, borne out and shown
+    assert check.feed(FIRST[60:]) == FIRST
+    assert judged[-1] == FIRST and not check.is_withheld
+
+
+def test_past_its_deadline_a_yes_or_no_reply_is_judged_by_its_first_sentence() -> None:
+    now = [0.0]
+    check = OpeningCheck(lambda text: "No" not in text, is_held_whole=True)
+    check.hold_until(9.0, clock=lambda: now[0])
+    opening = "Yes, the caffeine cut-off at 14:00 helped: falling asleep took 15 minutes, down from about 35.\n"
+    assert check.feed(opening) == ""  # held whole before the deadline
+    now[0] = 9.5
+    assert check.feed("It") == opening + "It"
