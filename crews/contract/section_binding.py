@@ -9,9 +9,12 @@ baby" for the task "Feed the baby" in a briefing).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from datetime import date
 
+from crews.contract.day_labels import foreign_dates, misplaced_by_day
 from crews.contract.placeholders import copied_example, section_example
 from crews.model import Material
 from llm_client.replies.reply_json import OutputInvalid
@@ -38,9 +41,13 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
     markdown = text.strip()
     if not markdown:
         raise OutputInvalid("markdown is empty: write the section's text")
+    today = date.fromisoformat(material.as_of) if material.as_of else None
     if len(markdown) > limit:
+        # The 1.5B's briefing ran past the limit listing its overdue tasks a second time, under "Due Today".
+        misplaced = misplaced_by_day(markdown, today) if today else ""
         raise OutputInvalid(
             f"markdown has {len(markdown)} characters, more than the {limit} allowed: write a shorter text"
+            + (f"; {misplaced}" if misplaced else "")
         )
     if copied_example(markdown, (section_example(limit),)):  # it would land in the note as it is
         raise OutputInvalid("markdown copies the example of the reply's shape: write the section's own text")
@@ -68,7 +75,38 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
     if new_tags:  # written into a note, "#feed the baby" tags it "feed": a tag the user never made
         shown = ", ".join(f"#{tag}" for tag in new_tags[:5])
         raise OutputInvalid(f"markdown tags {shown}, which no note given has: write no '#' before words")
+    if today and (misplaced := misplaced_by_day(markdown, today)):  # "Due Today:" over overdue tasks
+        raise OutputInvalid(misplaced)
+    if foreign := foreign_dates(markdown, material):  # "… due 2021-08-22, OVERDUE …** - 2026-12-14"
+        raise OutputInvalid(foreign)
     return markdown
+
+
+def too_long(raw: str, *, limit: int, material: Material) -> str:
+    """Return the repair's words for a reply cut off past `limit` characters of Markdown (`raw`: what came of it).
+
+    With the tasks it lists under another day's label, if its text so far shows any: the 1.5B's briefing over
+    obsidian-tasks-demo ran past 3,000 characters listing its overdue tasks again under "Due Today" and once more
+    under "Tasks Due Next Week", and told only to write less, did so again.
+    """
+    words = f"markdown has more than the {limit} characters allowed (the reply was cut off there): write a shorter text"
+    misplaced = misplaced_by_day(markdown_so_far(raw), date.fromisoformat(material.as_of)) if material.as_of else ""
+    return f"{words}; {misplaced}" if misplaced else words
+
+
+_MARKDOWN_VALUE = re.compile(r'"markdown"\s*:\s*"((?:[^"\\]|\\.)*)')  # a JSON string, up to its end or the cut
+_OPEN_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}$")
+
+
+def markdown_so_far(raw: str) -> str:
+    """Return the "markdown" string of a JSON reply cut off inside it, as far as it came ("" for none)."""
+    found = _MARKDOWN_VALUE.search(raw)
+    if found is None:
+        return ""
+    try:
+        return str(json.loads(f'"{_OPEN_ESCAPE.sub("", found.group(1))}"'))
+    except ValueError:
+        return ""
 
 
 def _without_omission_marks(markdown: str) -> str:

@@ -21,6 +21,7 @@ from core.ports import ChatModel
 from crews.contract.llm_prompt import ECHO_OMITTED_TAIL, build_messages, repair_turn
 from crews.contract.material import render_material
 from crews.contract.outputs import OutputInvalid, bind, extract_json, output_contract, response_format
+from crews.contract.section_binding import too_long
 from crews.definitions import CrewAgent, LlmTask, OutputSpec
 from crews.model import BoundOutput, Material
 from crews.runs.progress import TokenCount, TokenMeter
@@ -150,10 +151,7 @@ async def run_llm_task(
         budget.take(f"the repair call of task {task.id!r}" if attempt == 2 else f"the call of task {task.id!r}")
         raw, finish = await _reply(chat_model, messages, wanted, meter, is_aborted, limit)
         if finish == TOO_LONG:  # no need to read it: its text is past the section's characters already
-            error = (
-                f"markdown has more than the {limit.chars} characters allowed (the reply was cut off there): write a "
-                "shorter text"
-            )
+            error = too_long(raw, limit=limit.chars or spec.max_chars, material=collected)
             save_artifact(f"{task.id}-{attempt}.txt", raw, f"it did not validate: {error}")
             continue
         try:

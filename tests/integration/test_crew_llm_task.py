@@ -6,7 +6,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import pytest
@@ -33,6 +33,7 @@ from tests.crew_output_cases import (
     TRIAGE_TASK,
     example_agent,
 )
+from tests.crew_output_cases import reply as recorded_reply
 from tests.integration.llm_client_support import chat_model, llm_settings
 from tests.scripted_llm import ScriptedLLMServer, Turn
 
@@ -398,3 +399,15 @@ def test_a_repair_that_copies_the_shape_example_after_a_cut_off_reply_fails_the_
     assert "cut off" in llm.chat_requests[1].messages[-1]["content"]
     assert llm.chat_requests[1].messages[2]["content"].startswith('{"markdown": "- again and again')
     assert run.reasons["briefing-2.txt"].startswith("it did not validate: markdown copies the example")
+
+
+def test_a_cut_off_section_is_told_the_tasks_it_lists_under_another_days_label() -> None:
+    # The 1.5B over obsidian-tasks-demo (stop 62), today 2026-12-07: ten overdue tasks under "Overdue Tasks", the two
+    # others under "Due Today", then the first ones again under "Tasks Due Next Week", past 3,000 characters.
+    cut_off = recorded_reply("briefing-rf-overdue-again-cut.txt")
+    with ScriptedLLMServer([Turn.text(cut_off), Turn.text(VALID_BRIEFING)]) as llm:
+        (result,) = run_task(llm, BRIEFING_TASK, replace(BRIEFING_MATERIAL, as_of="2026-12-07"))
+    request = llm.chat_requests[1].messages[-1]["content"]
+    assert result.calls == 2
+    assert "(the reply was cut off there): write a shorter text; markdown lists " in request
+    assert 'under "## Due Today", but it is due 2021-11-21 (overdue; today is 2026-12-07)' in request
