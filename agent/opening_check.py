@@ -42,7 +42,7 @@ from rag.answer.next_dates import dates_only_gone_by, reports_on_days_to_come
 from rag.answer.note_outlines import OUTLINE_LEAD
 from rag.answer.passages import quoted_passages
 from rag.answer.question_kind import asks_about_topic, asks_only_yes_or_no, names_only_the_kind
-from rag.answer.question_parts import part_answers, question_parts, with_subject
+from rag.answer.question_parts import part_answers, question_parts, repeated_parts, with_subject
 from rag.answer.quoted_evidence import evidence_block
 from rag.answer.records import asked_record, dated_keys, dated_records_asked
 from rag.answer.topic_passages import asks_about_days_alone, draws_on, draws_on_topic
@@ -209,21 +209,26 @@ def answer_check(
         if not answers:
             return []
         wholes = [*(True for _ in answers[:-1]), is_whole]  # the last part may still be being written
+        repeated = repeated_parts(answers)  # one copied sentence given for two parts answers neither
         judged = []
-        for answer, part, whole in zip(answers, asked_parts, wholes, strict=True):
+        for index, (answer, part, whole) in enumerate(zip(answers, asked_parts, wholes, strict=True)):
             # A "Yes" its own part's notes deny is wrong however the whole question reads: the 0.5B's "1. Yes, Wine
             # is an emulator." was borne out by the Vulkan passages the whole question's names chose.
             is_denied = denied_in_part(answer, part, part_passages[part])
             verdict = (
-                bears_out_whole(answer, is_whole=whole)
-                or bears_out_whole(answer, is_whole=whole, asked=part)
-                or (
-                    part in with_subjects
-                    and bears_out_whole(
-                        answer, is_whole=whole, asked=with_subjects[part], read_from=part_passages[part]
+                (
+                    bears_out_whole(answer, is_whole=whole)
+                    or bears_out_whole(answer, is_whole=whole, asked=part)
+                    or (
+                        part in with_subjects
+                        and bears_out_whole(
+                            answer, is_whole=whole, asked=with_subjects[part], read_from=part_passages[part]
+                        )
                     )
                 )
-            ) and not is_denied
+                and not is_denied
+                and index not in repeated
+            )
             # "1. Wine is an emulator." repeats its part's words, but says what the notes deny: a claim, a false one.
             no_claim = whole and not is_denied and claims_nothing(answer, question)
             judged.append(JudgedPart(answer, verdict, no_claim, is_denied))

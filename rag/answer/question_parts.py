@@ -84,3 +84,31 @@ def with_subject(part: str, parts: tuple[str, ...]) -> str:
     """
     others = [_ASKING_OPENING.sub("", other, count=1).strip(_END) for other in parts if other != part]
     return "\n".join([*(other for other in others if other), part])
+
+
+# A sentence this long given as the answer to two parts answers neither: the 0.5B's "1. The allotment committee
+# requires before building raised beds 0.4 m from the boundary with plot 46; the rule is 0.5 m. …" and the same
+# again as "2.", for what the committee requires and how high the beds may be (a copied sentence about the compost
+# bays, borne out word for word). Two short answers may be the same rightly: "1. Alice 2. Alice".
+MIN_REPEATED_CHARS = 40
+_FIRST_SENTENCE = re.compile(r"^.*?(?:[.!?](?=\s|$)|\n|$)", re.DOTALL)
+
+
+def repeated_parts(answers: list[str]) -> set[int]:
+    """Return the indexes of the part answers (`part_answers`) that open with the same long sentence as another.
+
+    Compared by first sentence, case and spacing aside: the last part may still be being written.
+    """
+    openings = [_opening(answer) for answer in answers]
+    return {
+        index
+        for index, opening in enumerate(openings)
+        if len(opening) >= MIN_REPEATED_CHARS and openings.count(opening) > 1
+    }
+
+
+def _opening(answer: str) -> str:
+    """Return the first sentence of a part's answer without its number, folded for comparison."""
+    statement = _NUMBERED.sub("", answer.strip(), count=1).strip()
+    found = _FIRST_SENTENCE.match(statement)
+    return " ".join((found.group() if found else statement).split()).casefold()

@@ -89,3 +89,22 @@ def test_past_its_deadline_a_yes_or_no_reply_is_judged_by_its_first_sentence() -
     assert check.feed(opening) == ""  # held whole before the deadline
     now[0] = 9.5
     assert check.feed("It") == opening + "It"
+
+
+def test_one_copied_sentence_given_for_both_parts_is_withheld() -> None:
+    # The 0.5B over sample_vault (stop 62), tried as a user: a sentence about the compost bays for both parts.
+    committee = Passage(
+        "[[2026-11-10 Allotment Committee#Points for Plot 47]]",
+        "- The inspection walk noted that my compost bays are 0.4 m from the boundary with plot 46; the rule is 0.5 m."
+        " Move them 10 cm before spring. No fine.",
+    )
+    check = answer_check(
+        "What does the allotment committee require before building raised beds, and how high may they be?", [committee]
+    )
+    said = (
+        "The allotment committee requires before building raised beds 0.4 m from the boundary with plot 46; the rule "
+        "is 0.5 m. Move them 10 cm before spring. No fine."
+    )
+    reply = f"1. {said}\n2. {said}"
+    assert check.feed(reply) + check.finish() == ""
+    assert check.is_withheld

@@ -7,7 +7,7 @@ import pytest
 from agent.opening_check import answer_check, refers_back
 from rag.answer.attribution import Passage
 from rag.answer.context import REFUSAL
-from rag.answer.question_parts import part_answers, question_parts, with_subject
+from rag.answer.question_parts import part_answers, question_parts, repeated_parts, with_subject
 from rag.answer.yes_no import NOT_SO
 
 
@@ -241,3 +241,12 @@ def test_a_part_is_read_after_what_the_other_parts_ask_about_without_their_quest
     assert with_subject(parts[1], parts) == "model did I pick\nIs it still running?"
     parts = question_parts("How long does the loaf rest, and at what temperature?")
     assert with_subject(parts[1], parts) == "does the loaf rest\nAt what temperature?"
+
+
+def test_a_long_sentence_given_for_two_parts_is_a_repeat() -> None:
+    sentence = "The allotment committee requires before building raised beds 0.4 m from the boundary with plot 46;"
+    answers = [f"1. {sentence} the rule is 0.5 m. Move them 10 cm before spring.\n", f"2. {sentence.upper()}  the"]
+    assert repeated_parts(answers) == set()  # the second's first sentence is not written yet
+    answers[1] = f"2. {sentence}\tthe rule is 0.5 m. No fine."
+    assert repeated_parts(answers) == {0, 1}
+    assert repeated_parts(["1. Alice\n", "2. Alice"]) == set()  # two short answers may be the same rightly
