@@ -31,6 +31,7 @@ from rag.answer.excerpts import question_stems, stem
 from rag.answer.question_kind import asks_for_amount_anywhere, asks_only_yes_or_no, asks_when
 from rag.answer.records import record_text
 from rag.answer.secrets import redact_secrets
+from rag.answer.who_answers import asks_who
 from rag.chunks.chunking import property_rows
 from rag.notes.frontmatter import frontmatter_aliases, read_frontmatter
 from rag.notes.property_keys import KEEPING_VERBS, is_keeping_key
@@ -108,6 +109,7 @@ class PropertyRecords:
             wanted |= _STATE_KEYS
         keeping = bool(asked & _KEEPING_VERBS)
         dates, amounts = asks_when(question), asks_for_amount_anywhere(question)
+        who = asks_who(question)
         # Only the rows asked for: the rest of a record gave the 0.5B figures of its own to answer with. A row's value
         # repeating the title says nothing (a daily note's "date: 2026-11-08").
         rows = []
@@ -115,7 +117,11 @@ class PropertyRecords:
             key, _, value = row.partition(": ")
             value = value.strip()
             if (
-                (keeping if is_keeping_key(key) else _is_asked(key, value, wanted, amounts=amounts))
+                (
+                    keeping
+                    if is_keeping_key(key)
+                    else _is_asked(key, value, wanted, amounts=amounts) or (who and _names_role(value, wanted))
+                )
                 and (dates or not day_keys(value))
                 and not _repeats(value, title)
             ):
@@ -149,6 +155,19 @@ def _is_asked(key: str, value: str, wanted: frozenset[str], *, amounts: bool) ->
     if not words & wanted:
         return False
     return len(words) == 1 or amounts or not _FIGURE.fullmatch(value)
+
+
+def _names_role(value: str, wanted: frozenset[str]) -> bool:
+    """Return True when `value` gives someone the role asked for, in brackets after the name: "Brigitte Sommer (chair)".
+
+    Asked "Who chairs the allotment association?", the 0.5B refused: the meeting note lists its `attendees:` with
+    their roles, a row whose key says nothing of chairing. Only for a question asking who, and only a role in brackets:
+    other words of a value are not read (see `_is_asked`).
+    """
+    return any(_stems(role) & wanted for role in _ROLE.findall(value))
+
+
+_ROLE = re.compile(r"\(([^()]{1,40})\)")  # "(chair)", "(nature officer)"
 
 
 def _with_key_names(asked: frozenset[str]) -> frozenset[str]:

@@ -35,10 +35,17 @@ _OPENERS = frozenset(("yes", "no", "the", "in", "according", "based", "my", "you
 MIN_QUESTION_WORDS = 2  # a sentence saying the claim shares this many of the question's words, or all it has
 
 
+def asks_who(question: str) -> bool:
+    """Return True when `question`, or a part of it, asks who ("Who chairs …?", "…, and who treated me?")."""
+    return _ASKS_WHO.search(question) is not None
+
+
 def given_by_another(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
     """Return the sentences saying what `answer` claims that name another person than the one it gives for who."""
-    if not _ASKS_WHO.search(question):
+    if not asks_who(question):
         return []
+    if roles := role_of_another(answer, passages, question=question):
+        return roles
     statements = answer_sentences(WIKILINK.sub(" ", answer))
     asked = {word.casefold() for word in WORDS.findall(normalised(question))}
     given = [
@@ -85,3 +92,37 @@ def _names_any(given: list[list[str]], passage: Passage, sentences: list[str], a
         if any(words[start : start + len(folded)] == folded for start in range(len(words))):
             return True
     return False
+
+
+# A name with its role in brackets after it, as meeting notes list attendees: "Piotr Kowalski (treasurer)".
+_NAME_ROLE = re.compile(r"([^\W\d_][\w.'-]*(?:[ \t]+[^\W\d_][\w.'-]*){0,3})[ \t]*\(([^()\n]{1,40})\)")
+
+
+def role_of_another(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
+    """Return the sentences giving the role asked for to another than the person `answer` names, who has another.
+
+    Asked "Who is the treasurer of the allotment association?", the 0.5B answered "Herr Albrecht" over the meeting's
+    "attendees: Brigitte Sommer (chair), Piotr Kowalski (treasurer), Herr Albrecht (nature officer)": one sentence
+    holds every name, so no word test tells them apart. [] when the answer names a holder of the role, or no one
+    the notes give a role.
+    """
+    asked = question_stems(question)
+    pairs = [
+        (name.strip(), role, sentence, passage)
+        for passage in passages
+        for sentence in sentences_of(passage.text)
+        for name, role in _NAME_ROLE.findall(sentence)
+    ]
+    holders = [pair for pair in pairs if question_stems(pair[1]) & asked]
+    named = " ".join(WORDS.findall(normalised(WIKILINK.sub(" ", answer)))).casefold()
+    if not holders or any(_is_named(pair[0], named) for pair in holders):
+        return []
+    if not any(_is_named(pair[0], named) for pair in pairs if pair not in holders):
+        return []
+    return [Rival(figure=name, sentence=sentence, source=passage.source) for name, _, sentence, passage in holders]
+
+
+def _is_named(name: str, named: str) -> bool:
+    """Return True when the words of `name` stand together in `named` (the answer's words, folded)."""
+    words = " ".join(WORDS.findall(normalised(name))).casefold()
+    return bool(words) and f" {words} " in f" {named} "

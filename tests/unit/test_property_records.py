@@ -24,6 +24,10 @@ NOTES = {
         "---\nopenai_token: sk-live-51HXtq9Zr3VbN0aQw8LmP2sD7fK4uY6c\n---\n## Setup\n\nThe key is below.\n"
     ),
     "Books/Out of Control.md": "---\nauthor: '[[Kevin Kelly]]'\nyear: 1992\n---\n",
+    "Meetings/2026-11-10 Allotment Committee.md": (
+        "---\nattendees:\n  - Brigitte Sommer (chair)\n  - Piotr Kowalski (treasurer)\n  - about 30 members\n"
+        "location: Vereinsheim, KGV Sonnenhang\n---\n# 2026-11-10 Allotment Committee\n\nAutumn general meeting.\n"
+    ),
     "TaskNotes/File the tax return.md": (
         "---\ntitle: File the tax return\nstatus: in-progress\ndue: 2099-07-31\ntags:\n  - task\n---\n\n"
         "Through ELSTER.\n\n- [x] Download the annual statement from the bank ✅ 2026-11-12\n"
@@ -129,3 +133,18 @@ def test_a_question_asking_yes_or_no_asks_how_its_note_stands() -> None:
 
     assert found[-1].chunk.text == "File the tax return\nstatus: in-progress"
     assert records("What do I download for the tax return?", task) == task  # no yes or no: how it stands not asked
+
+
+def test_asked_who_a_role_in_brackets_after_a_name_asks_for_its_row() -> None:
+    # sample_vault, the 0.5B (stop 62): asked who chairs the association, it refused with the meeting's opening read
+    meeting = [hit("Meetings/2026-11-10 Allotment Committee.md", "2026-11-10 Allotment Committee", "Autumn meeting.")]
+
+    found = records("Who chairs the allotment association?", meeting)
+
+    assert found[1].chunk.text == (
+        "2026-11-10 Allotment Committee\n"
+        "attendees: Brigitte Sommer (chair), Piotr Kowalski (treasurer), about 30 members"
+    )
+    # not asked who, a value's words ask for nothing; nor a role not asked for
+    assert len(records("Which members chair the allotment association?", meeting)) == 1
+    assert len(records("Who hosts the allotment meetings?", meeting)) == 1

@@ -66,3 +66,23 @@ def test_a_relative_whose_asks_no_one_and_a_no_names_no_one() -> None:
     answer = "No. The new-site trick cannot bring Sela back to a site whose theme I already changed."
     assert given_by_another(answer, [sela], question=question) == []
     assert given_by_another("No. Zero did it after killing The Boss.", [PLOT], question=QUESTION) == []
+
+
+# sample_vault's allotment meeting, its attendees as the properties record shows them (stop 62)
+ATTENDEES = Passage(
+    "[[2026-11-10 Allotment Committee]]",
+    "2026-11-10 Allotment Committee\n"
+    "attendees: Brigitte Sommer (chair), Piotr Kowalski (treasurer), Herr Albrecht (nature officer), about 30 members",
+)
+TREASURER = "Who is the treasurer of the allotment association?"
+
+
+def test_a_name_given_for_a_role_the_notes_give_another_is_not_borne_out() -> None:
+    # the 0.5B, tried as a user: every name stands in the one row, so the word test bore it out
+    wrong = "The treasurer of the allotment association is Herr Albrecht."
+    assert not is_borne_out(wrong, [ATTENDEES], question=TREASURER)
+    assert given_by_another(wrong, [ATTENDEES], question=TREASURER)[0].figure == "Piotr Kowalski"
+    assert is_borne_out("Piotr Kowalski is the treasurer.", [ATTENDEES], question=TREASURER)
+    assert is_borne_out("Brigitte Sommer (chair)", [ATTENDEES], question="Who chairs the allotment association?")
+    check = answer_check(TREASURER, [ATTENDEES])
+    assert check.feed(wrong) + check.finish() == "" and check.is_withheld
