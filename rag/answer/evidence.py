@@ -35,6 +35,7 @@ from rag.answer.records import PROPERTY_ROW, record_text
 from rag.answer.rival_figures import Rival, given_for_another
 from rag.answer.row_labels import labelled_for_another
 from rag.answer.who_answers import given_by_another
+from rag.answer.year_rows import given_for_another_year
 from rag.answer.yes_no import answers_yes_or_no_wrongly, gives_no_reason_yet, undone_saying_no
 from rag.notes.inline import WIKILINK
 
@@ -237,6 +238,8 @@ def is_borne_out(answer: str, passages: Sequence[Passage], *, question: str = ""
     if read_otherwise(answer, passages, question=question):  # "€11" of "11–34" cogs, "wordpress.com" of "your-blog.…"
         return False
     if given_for_another(answer, passages, question=question):  # "36 dBm" asked for 5 GHz, given for 2.4GHz
+        return False
+    if given_for_another_year(answer, passages, question=question):  # "8" plants asked for 2026, of `plants_2027: 8`
         return False
     if labelled_for_another(answer, passages, question=question):  # "4.89" of a "Bits Per Weight:" row
         return False
