@@ -27,6 +27,10 @@ def test_a_figure_of_a_row_keyed_by_another_year_answers_for_that_year() -> None
     assert not is_borne_out(wrong, [RECORD, RESULTS], question=GROWN)
     check = answer_check(GROWN, [RECORD, RESULTS])
     assert check.feed(wrong) + check.finish() == "" and check.is_withheld
+    # as the first part of two: its number is no figure (the passages hold many a "1")
+    both = f"{GROWN[:-1]}, and which split after rain?"
+    check = answer_check(both, [RECORD, RESULTS, Passage("[[Garden Plan 2027#Beds]]", "Beans go in bed 1.")])
+    assert check.feed(f"1. {wrong}\n2. Black Krim") + check.finish() == "" and check.is_withheld
 
 
 def test_a_figure_given_for_the_asked_year_or_for_none_stands() -> None:
