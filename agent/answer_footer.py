@@ -41,7 +41,6 @@ from rag.answer.rival_figures import RIVAL_CAUTION, Rival
 from rag.answer.row_labels import labelled_for_another
 from rag.answer.unread_names import unread_names
 from rag.answer.who_answers import given_by_another
-from rag.answer.year_rows import given_for_another_year
 from rag.answer.yes_no import denials, sentences_saying_no
 from rag.follow_up import in_context
 
@@ -196,7 +195,6 @@ def _closest_block(
             *_rivals(withheld, passages, question=question),
             *owned_elsewhere(withheld, passages, question=question),
             *given_by_another(withheld, passages, question=question),
-            *given_for_another_year(withheld, passages, question=question),
             *labelled_for_another(withheld, passages, question=question),
             *chose_otherwise(withheld, passages, question=question),
         ]
