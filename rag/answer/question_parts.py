@@ -50,7 +50,7 @@ def question_parts(question: str) -> tuple[str, ...]:
 
 
 # A numbered line opening an answer's part: "1. …", "2) …" (at a line's start, not indented: "   1." is within a part).
-_NUMBERED = re.compile(r"^(?:\*\*)?\d[.)]\s", re.MULTILINE)
+PART_NUMBER = re.compile(r"^(?:\*\*)?\d[.)]\s", re.MULTILINE)
 
 
 def part_answers(answer: str, parts: int) -> list[str]:
@@ -59,7 +59,7 @@ def part_answers(answer: str, parts: int) -> list[str]:
     What comes before the first number ("Here are the answers:") goes with the first part. A list of another length
     is no answer in parts (the ingredients listed one by one). The last part may still be being written.
     """
-    starts = [match.start() for match in _NUMBERED.finditer(answer)]
+    starts = [match.start() for match in PART_NUMBER.finditer(answer)]
     if len(starts) != parts or parts < 2:
         return []
     ends = [*starts[1:], len(answer)]
@@ -109,6 +109,6 @@ def repeated_parts(answers: list[str]) -> set[int]:
 
 def _opening(answer: str) -> str:
     """Return the first sentence of a part's answer without its number, folded for comparison."""
-    statement = _NUMBERED.sub("", answer.strip(), count=1).strip()
+    statement = PART_NUMBER.sub("", answer.strip(), count=1).strip()
     found = _FIRST_SENTENCE.match(statement)
     return " ".join((found.group() if found else statement).split()).casefold()

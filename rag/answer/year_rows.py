@@ -13,12 +13,12 @@ import re
 from collections.abc import Sequence
 
 from rag.answer.attribution import Passage
+from rag.answer.question_parts import PART_NUMBER
 from rag.answer.records import PROPERTY_ROW
 from rag.answer.rival_figures import Rival
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")  # on to a key's word too: "plants_2027"
 _NUMBER = re.compile(r"(?<![\w.,:])\d+(?:[.,]\d+)?(?![\w:]|[.,]\d)")  # "8", "3.1"; not "H100" or "2:144"
-_LIST_NUMBER = re.compile(r"^[ \t]*(?:\*\*)?\d{1,2}[.)](?:\*\*)?[ \t]+", re.MULTILINE)  # a part's "1. ": no figure
 
 
 def given_for_another_year(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
@@ -30,7 +30,8 @@ def given_for_another_year(answer: str, passages: Sequence[Passage], *, question
     asked = set(_YEAR.findall(question))
     if not asked:
         return []
-    numbers = set(_NUMBER.findall(_LIST_NUMBER.sub("", answer))) - set(_NUMBER.findall(question))
+    # A part's own "1. " is no figure of it.
+    numbers = set(_NUMBER.findall(PART_NUMBER.sub("", answer))) - set(_NUMBER.findall(question))
     if not numbers:
         return []
     rivals = []
