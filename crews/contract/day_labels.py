@@ -67,11 +67,10 @@ def misplaced_by_day(markdown: str, today: date) -> str:
 
 def _wrong(line: str, label: str, when: str, standing: str, today: date) -> str:
     """Return the repair's words for a task (`line`) listed under another day's `label`."""
-    item = _LIST_ITEM.sub("", line).strip()
-    shown = item if len(item) <= 80 else f"{item[:77]}..."
     return (
-        f'markdown lists "{shown}" under "{label}", but it is {when} ({standing}; today is {today.isoformat()}): '
-        "list each task once, under the label its due date gives, and leave out a label with no task"
+        f'markdown lists "{_shown(line)}" under "{label}", but it is {when} ({standing}; today is '
+        f"{today.isoformat()}): list each task once, under the label its due date gives, and leave out a label "
+        "with no task"
     )
 
 
@@ -118,10 +117,14 @@ def foreign_dates(markdown: str, material: Material) -> str:
             continue
         other = next((day for day in _ISO_DAY.findall(line) if day not in known), None)
         if other:
-            item = _LIST_ITEM.sub("", line).strip()
-            shown = item if len(item) <= 80 else f"{item[:77]}..."
             return (
-                f'markdown gives "{shown}" the date {other}, which no task given has: keep each task\'s dates '
+                f'markdown gives "{_shown(line)}" the date {other}, which no task given has: keep each task\'s dates '
                 "exactly as given, and add none"
             )
     return ""
+
+
+def _shown(line: str) -> str:
+    """Return a list item as the repair's words quote it: without its bullet, cut to 80 characters."""
+    item = _LIST_ITEM.sub("", line).strip()
+    return item if len(item) <= 80 else f"{item[:77]}..."

@@ -41,14 +41,9 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
     markdown = text.strip()
     if not markdown:
         raise OutputInvalid("markdown is empty: write the section's text")
-    today = date.fromisoformat(material.as_of) if material.as_of else None
     if len(markdown) > limit:
-        # The 1.5B's briefing ran past the limit listing its overdue tasks a second time, under "Due Today".
-        misplaced = misplaced_by_day(markdown, today) if today else ""
-        raise OutputInvalid(
-            f"markdown has {len(markdown)} characters, more than the {limit} allowed: write a shorter text"
-            + (f"; {misplaced}" if misplaced else "")
-        )
+        words = f"markdown has {len(markdown)} characters, more than the {limit} allowed: write a shorter text"
+        raise OutputInvalid(_with_misplaced(words, markdown, material))
     if copied_example(markdown, (section_example(limit),)):  # it would land in the note as it is
         raise OutputInvalid("markdown copies the example of the reply's shape: write the section's own text")
     # Whole delimiter tags copied around the text carry nothing: drop them. Any part of one left is copied data.
@@ -75,7 +70,7 @@ def bind_section(text: str, *, limit: int, material: Material) -> str:
     if new_tags:  # written into a note, "#feed the baby" tags it "feed": a tag the user never made
         shown = ", ".join(f"#{tag}" for tag in new_tags[:5])
         raise OutputInvalid(f"markdown tags {shown}, which no note given has: write no '#' before words")
-    if today and (misplaced := misplaced_by_day(markdown, today)):  # "Due Today:" over overdue tasks
+    if (today := _as_of(material)) and (misplaced := misplaced_by_day(markdown, today)):  # "Due Today:", overdue
         raise OutputInvalid(misplaced)
     if foreign := foreign_dates(markdown, material):  # "… due 2021-08-22, OVERDUE …** - 2026-12-14"
         raise OutputInvalid(foreign)
@@ -90,8 +85,22 @@ def too_long(raw: str, *, limit: int, material: Material) -> str:
     under "Tasks Due Next Week", and told only to write less, did so again.
     """
     words = f"markdown has more than the {limit} characters allowed (the reply was cut off there): write a shorter text"
-    misplaced = misplaced_by_day(markdown_so_far(raw), date.fromisoformat(material.as_of)) if material.as_of else ""
+    return _with_misplaced(words, markdown_so_far(raw), material)
+
+
+def _with_misplaced(words: str, markdown: str, material: Material) -> str:
+    """Return `words` asking for a shorter text, and what `markdown` lists under another day's label, if anything.
+
+    The 1.5B's briefing ran past the limit listing its overdue tasks a second time, under "Due Today".
+    """
+    today = _as_of(material)
+    misplaced = misplaced_by_day(markdown, today) if today else ""
     return f"{words}; {misplaced}" if misplaced else words
+
+
+def _as_of(material: Material) -> date | None:
+    """Return the day the material was collected on, as its tasks' standing reads (None: not said)."""
+    return date.fromisoformat(material.as_of) if material.as_of else None
 
 
 _MARKDOWN_VALUE = re.compile(r'"markdown"\s*:\s*"((?:[^"\\]|\\.)*)')  # a JSON string, up to its end or the cut

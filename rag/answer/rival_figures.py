@@ -42,7 +42,7 @@ _FIGURE = re.compile(
 )
 _NOT_UNITS = NOT_UNITS | {"with", "per", "x"}  # words after a number that are no unit of it; "12 weeks" is one
 _TOKEN = re.compile(r"[€$£¥]?\d+(?:[.,]\d+)?|[^\W\d_]+")
-_NUMBER = re.compile(r"(?<![\w.,:])\d+(?:[.,]\d+)?(?![\w:]|[.,]\d)")  # "2.62", "1,5"; not "H100" or "2:144"
+BARE_NUMBER = re.compile(r"(?<![\w.,:])\d+(?:[.,]\d+)?(?![\w:]|[.,]\d)")  # "2.62", "1,5"; not "H100" or "2:144"
 # Where an answer's sentence joins two statements, each with its own figure: "The fee will be €302, and the plan's
 # estimate for the whole year's budget is €432." ties €302 to the fee alone, not to the year (whose €15 a missed
 # hour of community work costs, in the committee's decisions): the 0.5B's right answer was withheld for it.
@@ -143,8 +143,8 @@ def _given_for_another(
     text = _unlinked(answer)
     figures = _figures(text)
     stated = {(f.value, f.unit) for f in figures} - {(f.value, f.unit) for f in asked}
-    in_question = {value.replace(",", ".") for value in _NUMBER.findall(question)}
-    bare = {value.replace(",", ".") for value in _NUMBER.findall(text)} - in_question - {f.value for f in figures}
+    in_question = {value.replace(",", ".") for value in BARE_NUMBER.findall(question)}
+    bare = {value.replace(",", ".") for value in BARE_NUMBER.findall(text)} - in_question - {f.value for f in figures}
     units = {figure.unit for figure in asked}
     wanted = {(figure.value, figure.unit) for figure in asked}
     rivals: list[Rival] = []

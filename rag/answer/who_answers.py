@@ -86,12 +86,8 @@ def given_by_another(answer: str, passages: Sequence[Passage], *, question: str)
 def _names_any(given: list[list[str]], passage: Passage, sentences: list[str], at: int) -> bool:
     """Return True when the sentence at `at`, the one before it, or the passage's note and heading name a `given`."""
     around = " ".join([passage.source, sentences[at - 1] if at else "", sentences[at]])
-    words = [word.casefold() for word in WORDS.findall(normalised(around))]
-    for run in given:
-        folded = [word.casefold() for word in run]
-        if any(words[start : start + len(folded)] == folded for start in range(len(words))):
-            return True
-    return False
+    named = " ".join(WORDS.findall(normalised(around))).casefold()
+    return any(_is_named(" ".join(run), named) for run in given)
 
 
 # A name with its role in brackets after it, as meeting notes list attendees: "Piotr Kowalski (treasurer)".

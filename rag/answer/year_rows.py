@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from rag.answer.attribution import Passage
 from rag.answer.question_parts import PART_NUMBER
 from rag.answer.records import PROPERTY_ROW
-from rag.answer.rival_figures import Rival
+from rag.answer.rival_figures import BARE_NUMBER, Rival
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")  # on to a key's word too: "plants_2027"
-_NUMBER = re.compile(r"(?<![\w.,:])\d+(?:[.,]\d+)?(?![\w:]|[.,]\d)")  # "8", "3.1"; not "H100" or "2:144"
 
 
 def given_for_another_year(answer: str, passages: Sequence[Passage], *, question: str) -> list[Rival]:
@@ -31,26 +30,20 @@ def given_for_another_year(answer: str, passages: Sequence[Passage], *, question
     if not asked:
         return []
     # A part's own "1. " is no figure of it.
-    numbers = set(_NUMBER.findall(PART_NUMBER.sub("", answer))) - set(_NUMBER.findall(question))
+    numbers = set(BARE_NUMBER.findall(PART_NUMBER.sub("", answer))) - set(BARE_NUMBER.findall(question))
     if not numbers:
         return []
     rivals = []
     for passage in passages:
         heading = set(_YEAR.findall(passage.source.partition("#")[2]))
         for line in passage.text.splitlines():
-            if not numbers & set(_NUMBER.findall(_value_of(line))):
-                continue
             row = PROPERTY_ROW.match(line)
-            years = set(_YEAR.findall(row["key"])) if row else set()
-            years = years or heading
+            # What the line gives: a property row's value (its key's year is no figure of it), else the line.
+            given = numbers & set(BARE_NUMBER.findall(row["value"] if row else line))
+            if not given:
+                continue
+            years = (set(_YEAR.findall(row["key"])) if row else set()) or heading
             if not years or years & asked:
                 return []  # given for no year, or for the one asked
-            figure = next(iter(numbers & set(_NUMBER.findall(line))))
-            rivals.append(Rival(figure=figure, sentence=line.strip(), source=passage.source))
+            rivals.append(Rival(figure=min(given), sentence=line.strip(), source=passage.source))
     return rivals
-
-
-def _value_of(line: str) -> str:
-    """Return what a line gives: a property row's value (its key's year is no figure of it), else the line."""
-    row = PROPERTY_ROW.match(line)
-    return row["value"] if row else line
