@@ -64,7 +64,9 @@ class ServiceFields(BaseModel):
         description="Seconds the model may take to read a question's passages before its first word: where it reads "
         "too slowly for `ANSWER_PASSAGE_CHARS` in that time (measured on its latest replies: a 1.5B model on two CPU "
         "cores reads about 70 tokens a second), fewer are sent, at least 800 characters. A model on a GPU is not cut; "
-        "a hosted API is timed only where it reports its own reading time. 0: always `ANSWER_PASSAGE_CHARS`.",
+        "a hosted API is timed only where it reports its own reading time. It also bounds the opening's hold: an "
+        "answer in numbered parts is held for its last part, and a yes-or-no reply whole, no later than 2 s after this "
+        "time from the model's call. 0: always `ANSWER_PASSAGE_CHARS`, and no such bound.",
     )
     answer_neighbour_chunks: int = Field(
         0,
